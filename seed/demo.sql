@@ -1,0 +1,19 @@
+-- Demo data for local development and tests. Idempotent: fixed ids and INSERT OR IGNORE, so
+-- running it twice changes nothing. Sign in as any of these numbers through the dev outbox.
+INSERT OR IGNORE INTO school (id, name, time_zone) VALUES
+  (1, 'Northside Demo School', 'America/Mexico_City'),
+  (2, 'Southside Demo School', 'America/New_York');
+
+INSERT OR IGNORE INTO user (id, phone, first_name, last_name, email, status, is_super_admin) VALUES
+  (1, '+15550000001', 'Sam', 'Super', 'super@example.test', 'active', 1),
+  (2, '+15550000002', 'Alma', 'Admin', 'admin.north@example.test', 'active', 0),
+  (3, '+15550000003', 'Tomas', 'Teacher', 'teacher.north@example.test', 'active', 0),
+  (4, '+15550000004', 'Paula', 'Parent', 'parent.north@example.test', 'active', 0),
+  (5, '+15550000012', 'Sofia', 'Admin', 'admin.south@example.test', 'active', 0);
+
+-- Roles: 1 super-admin, 2 school-admin, 3 staff, 4 teacher, 5 parent (migrations/0001).
+INSERT OR IGNORE INTO role_user (id, school_id, user_id, role_id) VALUES
+  (1, 1, 2, 2),
+  (2, 1, 3, 4),
+  (3, 1, 4, 5),
+  (4, 2, 5, 2);

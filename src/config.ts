@@ -1,0 +1,81 @@
+/**
+ * The only module that reads the environment: vars and secrets are parsed once, at the edge of
+ * the app, into a typed `Config`. A missing or malformed setting fails loudly at the first request
+ * (a 500 with a log line naming the setting), never halfway through a handler.
+ */
+import { z } from "zod";
+
+const version = z.string().regex(/^\d+(\.\d+){0,2}$/, "a version like 1.4.0");
+
+const ConfigSchema = z.object({
+  ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
+  AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
+  SMS_PROVIDER: z.enum(["log", "twilio"]).default("log"),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_FROM: z.string().optional(),
+  TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
+  S3_ENDPOINT: z.url(),
+  S3_BUCKET: z.string().min(1),
+  S3_REGION: z.string().default("auto"),
+  S3_ACCESS_KEY_ID: z.string().min(1),
+  S3_SECRET_ACCESS_KEY: z.string().min(1),
+  LIBSQL_URL: z.string().optional(),
+  LIBSQL_AUTH_TOKEN: z.string().optional(),
+  IOS_LATEST_VERSION: version,
+  IOS_MIN_VERSION: version,
+  ANDROID_LATEST_VERSION: version,
+  ANDROID_MIN_VERSION: version,
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(v: z.infer<typeof ConfigSchema>) {
+  if (v.SMS_PROVIDER === "twilio" && !(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN && v.TWILIO_FROM)) {
+    throw new Error("SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM");
+  }
+  return {
+    environment: v.ENVIRONMENT,
+    isDevelopment: v.ENVIRONMENT === "development",
+    authSecret: v.AUTH_SECRET,
+    sms:
+      v.SMS_PROVIDER === "twilio"
+        ? {
+            provider: "twilio" as const,
+            accountSid: v.TWILIO_ACCOUNT_SID ?? "",
+            authToken: v.TWILIO_AUTH_TOKEN ?? "",
+            from: v.TWILIO_FROM ?? "",
+            baseUrl: v.TWILIO_BASE_URL,
+          }
+        : { provider: "log" as const },
+    s3: {
+      endpoint: v.S3_ENDPOINT.replace(/\/+$/, ""),
+      bucket: v.S3_BUCKET,
+      region: v.S3_REGION,
+      accessKeyId: v.S3_ACCESS_KEY_ID,
+      secretAccessKey: v.S3_SECRET_ACCESS_KEY,
+    },
+    libsql: v.LIBSQL_URL ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN } : undefined,
+    appVersions: {
+      ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },
+      android: { latest: v.ANDROID_LATEST_VERSION, minimum: v.ANDROID_MIN_VERSION },
+    },
+  };
+}
+
+const cache = new WeakMap<object, Config>();
+
+/** Parses vars and secrets (memoised per env object: the parse is pure). */
+export function loadConfig(env: object): Config {
+  let config = cache.get(env);
+  if (!config) {
+    const parsed = ConfigSchema.safeParse(env);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new Error(`invalid configuration: ${fields}`);
+    }
+    config = toConfig(parsed.data);
+    cache.set(env, config);
+  }
+  return config;
+}

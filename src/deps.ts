@@ -1,0 +1,34 @@
+/**
+ * What the app is assembled from. The Worker entry builds these from its bindings
+ * (`depsFromEnv`); tests build them with a fixed clock; another runtime (Node with libSQL) can
+ * build them from its own parts. Nothing in `src/` reaches for a global instead.
+ */
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import type { SmsProvider } from "./modules/auth/sms";
+
+export interface Clock {
+  now(): Date;
+}
+
+/** The part of a queue producer we use (Cloudflare's `Queue` satisfies it). */
+export interface QueueProducer<Body = unknown> {
+  send(body: Body): Promise<unknown>;
+  sendBatch(messages: Iterable<{ body: Body }>): Promise<unknown>;
+}
+
+/** The part of an object store we use (Cloudflare's `R2Bucket` satisfies it). */
+export interface ObjectStore {
+  head(key: string): Promise<{ size: number; httpMetadata?: { contentType?: string } } | null>;
+}
+
+export interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  sms: SmsProvider;
+  storage: ObjectStore;
+  queues: { push: QueueProducer; bulk: QueueProducer };
+}
+
+export const systemClock: Clock = { now: () => new Date() };

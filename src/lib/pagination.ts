@@ -1,0 +1,124 @@
+/**
+ * The one list contract (BRIEF 3, spec 2.2): `page` and `pageSize` in, the envelope
+ * `{ data, page, pageSize, total, lastPage, next, previous }` out, and one D1 round trip per page
+ * (the rows and the count go in a single `batch`).
+ */
+import { z } from "@hono/zod-openapi";
+import { count, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client";
+
+export const MAX_PAGE_SIZE = 100;
+
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: "Page number, from 1" }),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(20)
+    .openapi({ description: `Records per page, 1 to ${MAX_PAGE_SIZE}` }),
+});
+
+export type PageInput = z.infer<typeof PageQuery>;
+
+/** The envelope schema for a list of `item`. */
+export function pageOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      data: z.array(item),
+      page: z.number().int(),
+      pageSize: z.number().int(),
+      total: z.number().int(),
+      lastPage: z.number().int(),
+      next: z.string().nullable().openapi({ example: "/api/v1/permission?page=2&pageSize=20" }),
+      previous: z.string().nullable(),
+    })
+    .openapi(name);
+}
+
+export type Page<T> = {
+  data: T[];
+  page: number;
+  pageSize: number;
+  total: number;
+  lastPage: number;
+  next: string | null;
+  previous: string | null;
+};
+
+/** Builds the envelope; `url` is the request URL whose `page` is replaced for next/previous. */
+export function envelope<T>(data: T[], total: number, { page, pageSize }: PageInput, url: string): Page<T> {
+  const lastPage = Math.max(1, Math.ceil(total / pageSize));
+  const link = (p: number) => {
+    const u = new URL(url);
+    u.searchParams.set("page", String(p));
+    u.searchParams.set("pageSize", String(pageSize));
+    return `${u.pathname}?${u.searchParams.toString()}`;
+  };
+  return {
+    data,
+    page,
+    pageSize,
+    total,
+    lastPage,
+    next: page < lastPage ? link(page + 1) : null,
+    previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+  };
+}
+
+/**
+ * Reads one page of `table` matching `where`, with the total, in one round trip.
+ * @example
+ * const page = await paginate(db, permissions, { where, orderBy: [asc(permissions.name)], page: q, url: c.req.url });
+ */
+export async function paginate<Row>(
+  db: Db,
+  table: SQLiteTable,
+  opts: { where?: SQL; orderBy: SQL[]; page: PageInput; url: string },
+): Promise<Page<Row>> {
+  const { page, pageSize } = opts.page;
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(table)
+      .where(opts.where)
+      .orderBy(...opts.orderBy)
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(table).where(opts.where),
+  ]);
+  return envelope(rows as Row[], totals[0]?.n ?? 0, opts.page, opts.url);
+}
+
+/**
+ * A `sort` query parameter over the given fields: `sort=name` or `sort=-createdAt,name`.
+ * Unknown fields are a 400 that lists the allowed ones.
+ */
+export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
+  const names = Object.keys(fields);
+  return z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      description: `Comma-separated fields, \`-\` for descending. One of: ${names.join(", ")}`,
+      example: `-${names[0]}`,
+    })
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      const out: { column: SQLiteColumn; desc: boolean }[] = [];
+      for (const part of value.split(",")) {
+        const desc = part.startsWith("-");
+        const name = desc ? part.slice(1) : part;
+        const column = (fields as Record<string, SQLiteColumn>)[name];
+        if (!column) {
+          ctx.addIssue({ code: "custom", message: `Unknown sort field "${name}"; use one of: ${names.join(", ")}` });
+          return z.NEVER;
+        }
+        out.push({ column, desc });
+      }
+      return out;
+    });
+}

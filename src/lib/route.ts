@@ -1,0 +1,102 @@
+/**
+ * `defineRoute`: `createRoute` plus what every operation of this API must declare — its tag,
+ * operationId, access (checked by the `authorize` middleware), security scheme and error
+ * responses. The access is also written into the OpenAPI document (`x-access`, `x-scope`), which
+ * is how the route-conformance suite knows what to expect of each route.
+ */
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { type Access, authorize, type Scope } from "../middleware/authorize";
+import { errorResponses, type ProblemStatus } from "./errors";
+
+/** One tag per functional area of spec section 1 (plus Auth and Development). */
+export const TAGS = [
+  { name: "Auth", description: "Sign-in by verification code, token refresh and revocation" },
+  { name: "People", description: "Users, roles, parents, teachers, students, families" },
+  { name: "Schools", description: "Schools, configurations, schedules, holiday cycles" },
+  { name: "Groups", description: "Classes and their members" },
+  { name: "Transport", description: "Vehicles, routes, availability, rules and the daily summary" },
+  { name: "Permissions and tasks", description: "Access control, exit permissions, tasks, appointments" },
+  { name: "Communication", description: "Notifications, device tokens, events, invitations, lost articles" },
+  { name: "Documents", description: "Documents with signed URLs, legal documents, exports" },
+  { name: "Operations", description: "Health, version, bulk processes, cron history" },
+  { name: "Development", description: "Present only when ENVIRONMENT=development" },
+] as const;
+
+export type Tag = (typeof TAGS)[number]["name"];
+
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: "http" as const,
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "The accessToken from POST /api/v1/auth/verify-code or /api/v1/auth/refresh-token",
+  },
+};
+
+const SCHOOL_HEADER = {
+  name: "X-School-Id",
+  in: "header" as const,
+  required: false,
+  description: "The current school. Required when the caller has roles in more than one school.",
+  schema: { type: "integer" as const, minimum: 1 },
+};
+
+type RouteMeta = {
+  tag: Tag;
+  operationId: string;
+  summary: string;
+  access: Access;
+  /** Default `school` for routes that need a permission or membership. */
+  scope?: Scope;
+  /** Extra problem statuses this route can answer (409, 413, 422, 429). */
+  errors?: readonly ProblemStatus[];
+};
+
+type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operationId" | "summary">;
+
+/**
+ * @example
+ * export const getPermission = defineRoute({
+ *   method: "get", path: "/api/v1/permission/{id}", tag: "Permissions and tasks",
+ *   operationId: "getPermission", summary: "Get a permission by id", access: "permission.read",
+ *   request: { params: IdParams }, responses: { 200: json(PermissionSchema, "The permission") },
+ * });
+ */
+export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
+  const { tag, access, scope: declaredScope, errors = [], responses, ...route } = config;
+  const scope: Scope = declaredScope ?? "school";
+  const statuses = new Set<ProblemStatus>([...errors, 500]);
+  const request = route.request;
+  if (request?.params || request?.query || request?.body || request?.headers) statuses.add(400);
+  if (request?.body) statuses.add(415);
+  if (request?.params) statuses.add(404);
+  if (access !== "public") statuses.add(401);
+  if (access !== "public" && access !== "user") {
+    statuses.add(403);
+    statuses.add(400); // a malformed or missing X-School-Id
+  }
+  const sorted = [...statuses].sort((a, b) => a - b);
+  const created = createRoute({
+    ...route,
+    tags: [tag],
+    security: access === "public" ? [] : [{ bearerAuth: [] }],
+    parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],
+    middleware: [authorize(access, scope)],
+    responses: { ...responses, ...errorResponses(sorted) },
+    "x-access": access,
+    "x-scope": access === "public" || access === "user" ? undefined : scope,
+  } as R & Pick<RouteConfig, "tags" | "security" | "middleware">);
+  return created as typeof created & R;
+}
+
+/** A JSON response object for `responses`. */
+export function json<T>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } } as const;
+}
+
+/** A JSON request body, always required (an empty body is a 400, not `{}`). */
+export function jsonBody<T>(schema: T, description?: string) {
+  return { required: true, description, content: { "application/json": { schema } } } as const;
+}
+
+export const noContent = { description: "Done; no content" } as const;

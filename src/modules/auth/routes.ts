@@ -1,0 +1,141 @@
+/** Auth: sign in by verification code, refresh with rotation, sign out. */
+import { z } from "@hono/zod-openapi";
+import { callerOf, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent } from "../../lib/route";
+import { createRouter } from "../../lib/router";
+import * as auth from "./service";
+
+export const Phone = z
+  .string()
+  .regex(/^\+[1-9]\d{6,14}$/, "Expected an E.164 phone number like +15550000001")
+  .openapi({ example: "+15550000001" });
+
+export const UserSchema = RecordBase.extend({
+  phone: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  email: z.string().nullable(),
+  language: z.string(),
+  status: z.enum(["invited", "active", "inactive"]),
+  isSuperAdmin: z.boolean(),
+}).openapi("User");
+
+const Session = z
+  .object({
+    accessToken: z.string(),
+    refreshToken: z.string(),
+    tokenType: z.literal("Bearer"),
+    expiresIn: z.number().int().openapi({ description: "Seconds until the access token expires" }),
+    user: UserSchema,
+  })
+  .openapi("Session");
+
+const PhoneBody = z.strictObject({ phone: Phone });
+const RefreshBody = z.strictObject({ refreshToken: z.string().min(1).max(200) });
+
+const sendCode = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/send-verification-code",
+  tag: "Auth",
+  operationId: "sendVerificationCode",
+  summary: "Send a sign-in code by SMS",
+  description:
+    "Answers 202 whether or not the number belongs to a user. One code a minute and five an hour per number (429 with retry-after).",
+  access: "public",
+  errors: [429, 503],
+  request: { body: jsonBody(PhoneBody) },
+  responses: {
+    202: json(
+      z.object({ sent: z.literal(true), expiresIn: z.number().int(), resendIn: z.number().int() }).openapi("CodeSent"),
+      "A code was sent if the number may sign in",
+    ),
+  },
+});
+
+const verifyCode = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/verify-code",
+  tag: "Auth",
+  operationId: "verifyCode",
+  summary: "Exchange a code for a session",
+  access: "public",
+  errors: [429],
+  request: {
+    body: jsonBody(
+      z.strictObject({
+        phone: Phone,
+        code: z
+          .string()
+          .regex(/^\d{6}$/, "Expected 6 digits")
+          .openapi({ example: "123456" }),
+      }),
+    ),
+  },
+  responses: { 200: json(Session, "Signed in") },
+});
+
+const verifyPhone = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/verify-phone-number",
+  tag: "Auth",
+  operationId: "verifyPhoneNumber",
+  summary: "Say whether a number belongs to a user who may sign in",
+  access: "public",
+  request: { body: jsonBody(PhoneBody) },
+  responses: {
+    200: json(
+      z.object({ phone: z.string(), registered: z.boolean() }).openapi("PhoneCheck"),
+      "Whether it is registered",
+    ),
+  },
+});
+
+const refreshToken = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/refresh-token",
+  tag: "Auth",
+  operationId: "refreshToken",
+  summary: "Rotate a refresh token for a new session",
+  description: "The presented token is spent; presenting it again ends the whole session family.",
+  access: "public",
+  request: { body: jsonBody(RefreshBody) },
+  responses: { 200: json(Session, "A new access token and refresh token") },
+});
+
+const logout = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/logout",
+  tag: "Auth",
+  operationId: "logout",
+  summary: "Revoke the session of a refresh token",
+  access: "public",
+  request: { body: jsonBody(RefreshBody) },
+  responses: { 204: noContent },
+});
+
+const logoutAll = defineRoute({
+  method: "post",
+  path: "/api/v1/auth/logout-all",
+  tag: "Auth",
+  operationId: "logoutAll",
+  summary: "Revoke every session of the signed-in user",
+  access: "user",
+  responses: { 204: noContent },
+});
+
+export const authRouter = createRouter()
+  .openapi(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202))
+  .openapi(verifyCode, async (c) => {
+    const { phone, code } = c.req.valid("json");
+    return c.json(await auth.verifyCode(c.var.deps, phone, code), 200);
+  })
+  .openapi(verifyPhone, async (c) => c.json(await auth.verifyPhoneNumber(c.var.deps, c.req.valid("json").phone), 200))
+  .openapi(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200))
+  .openapi(logout, async (c) => {
+    await auth.logout(c.var.deps, c.req.valid("json").refreshToken);
+    return c.body(null, 204);
+  })
+  .openapi(logoutAll, async (c) => {
+    await auth.revokeAll(c.var.deps, callerOf(c).principal.userId);
+    return c.body(null, 204);
+  });

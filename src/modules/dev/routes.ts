@@ -1,0 +1,34 @@
+/** The development outbox: SMS the `log` provider "sent". Mounted only when ENVIRONMENT=development. */
+import { z } from "@hono/zod-openapi";
+import { desc, eq } from "drizzle-orm";
+import { devOutbox } from "../../db/schema";
+import { PageQuery, pageOf, paginate } from "../../lib/pagination";
+import { defineRoute, json } from "../../lib/route";
+import { createRouter } from "../../lib/router";
+import { Phone } from "../auth/routes";
+
+const Message = z
+  .object({ id: z.number().int(), to: z.string(), body: z.string(), createdAt: z.string() })
+  .openapi("OutboxMessage");
+
+const outbox = defineRoute({
+  method: "get",
+  path: "/api/v1/dev/outbox",
+  tag: "Development",
+  operationId: "listDevOutbox",
+  summary: "Messages sent to a number (newest first); development only",
+  access: "public",
+  request: { query: PageQuery.extend({ to: Phone }).strict() },
+  responses: { 200: json(pageOf(Message, "OutboxPage"), "Messages, newest first") },
+});
+
+export const devRouter = createRouter().openapi(outbox, async (c) => {
+  const q = c.req.valid("query");
+  const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
+    where: eq(devOutbox.to, q.to),
+    orderBy: [desc(devOutbox.id)],
+    page: q,
+    url: c.req.url,
+  });
+  return c.json(page, 200);
+});

@@ -1,0 +1,75 @@
+/** Health check (spec 2.7, 4.6): every dependency reports up or down; any down -> 503. */
+import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import type { Deps } from "../../deps";
+import { defineRoute, json } from "../../lib/route";
+import { createRouter } from "../../lib/router";
+
+const Component = z.object({ status: z.enum(["up", "down"]), message: z.string().optional() });
+const Report = z
+  .object({
+    status: z.enum(["ok", "error"]),
+    info: z.record(z.string(), Component).nullable(),
+    error: z.record(z.string(), Component).nullable(),
+    details: z.record(z.string(), Component),
+  })
+  .openapi("HealthReport");
+
+type ComponentStatus = z.infer<typeof Component>;
+
+const CHECKS: Record<string, (deps: Deps) => Promise<unknown>> = {
+  database: (deps) => deps.db.run(sql`select 1`),
+  storage: (deps) => deps.storage.head("health-check"),
+};
+
+const TIMEOUT_MS = 3000;
+
+async function check(deps: Deps, probe: (deps: Deps) => Promise<unknown>): Promise<ComponentStatus> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      probe(deps),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      }),
+    ]);
+    return { status: "up" };
+  } catch (err) {
+    // The message names the failure class only; no SQL or stack leaves the service.
+    return {
+      status: "down",
+      message: err instanceof Error && err.message.startsWith("no answer") ? err.message : "check failed",
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function healthReport(deps: Deps) {
+  const names = Object.keys(CHECKS);
+  const results = await Promise.all(names.map((n) => check(deps, CHECKS[n] as (d: Deps) => Promise<unknown>)));
+  const details = Object.fromEntries(names.map((n, i) => [n, results[i] as ComponentStatus]));
+  const up = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "up"));
+  const down = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "down"));
+  const ok = Object.keys(down).length === 0;
+  return { status: ok ? ("ok" as const) : ("error" as const), info: up, error: down, details };
+}
+
+const health = defineRoute({
+  method: "get",
+  path: "/api/health",
+  tag: "Operations",
+  operationId: "getHealth",
+  summary: "Health of the service and each dependency",
+  access: "public",
+  responses: {
+    200: json(Report, "Every dependency is up"),
+    503: json(Report, "A dependency is down; the report says which"),
+  },
+});
+
+export const healthRouter = createRouter().openapi(health, async (c) => {
+  const report = await healthReport(c.var.deps);
+  c.header("cache-control", "no-store");
+  return report.status === "ok" ? c.json(report, 200) : c.json(report, 503);
+});

@@ -1,0 +1,58 @@
+/** Users: the signed-in user's own information (spec 4.7 "GET current user information"). */
+import { z } from "@hono/zod-openapi";
+import { asc, eq } from "drizzle-orm";
+import { roles, roleUsers, schools, users } from "../../db/schema";
+import { notFound } from "../../lib/errors";
+import { defineRoute, json } from "../../lib/route";
+import { createRouter } from "../../lib/router";
+import { UserSchema } from "../auth/routes";
+import { toUser } from "../auth/service";
+
+const Me = UserSchema.extend({
+  schools: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      roles: z.array(z.object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })),
+    }),
+  ),
+}).openapi("CurrentUser");
+
+const me = defineRoute({
+  method: "get",
+  path: "/api/v1/user/me",
+  tag: "People",
+  operationId: "getCurrentUser",
+  summary: "The signed-in user, with their schools and roles in each",
+  access: "user",
+  responses: { 200: json(Me, "The signed-in user") },
+});
+
+export const userRouter = createRouter().openapi(me, async (c) => {
+  const { db } = c.var.deps;
+  const userId = c.var.principal.userId;
+  const [[user], memberships] = await db.batch([
+    db.select().from(users).where(eq(users.id, userId)).limit(1),
+    db
+      .select({
+        schoolId: schools.id,
+        schoolName: schools.name,
+        roleId: roles.id,
+        key: roles.key,
+        roleName: roles.name,
+      })
+      .from(roleUsers)
+      .innerJoin(schools, eq(schools.id, roleUsers.schoolId))
+      .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+      .where(eq(roleUsers.userId, userId))
+      .orderBy(asc(schools.id), asc(roles.id)),
+  ]);
+  if (!user) throw notFound("User", userId);
+  const bySchool = new Map<number, z.infer<typeof Me>["schools"][number]>();
+  for (const m of memberships) {
+    const school = bySchool.get(m.schoolId) ?? { id: m.schoolId, name: m.schoolName, roles: [] };
+    school.roles.push({ id: m.roleId, key: m.key, name: m.roleName });
+    bySchool.set(m.schoolId, school);
+  }
+  return c.json({ ...toUser(user), schools: [...bySchool.values()] }, 200);
+});

@@ -1,0 +1,76 @@
+/** Mobile version (spec 4.6, 9): the latest and minimum supported app version per platform. */
+import { z } from "@hono/zod-openapi";
+import { badRequest } from "../../lib/errors";
+import { defineRoute, json } from "../../lib/route";
+import { createRouter } from "../../lib/router";
+
+const Platform = z.enum(["ios", "android"]);
+const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, "Expected a version like 1.4.0");
+const Range = z.object({ latest: z.string(), minimum: z.string() });
+
+const Answer = z
+  .object({
+    ios: Range,
+    android: Range,
+    check: z
+      .object({
+        platform: Platform,
+        version: z.string(),
+        mustUpdate: z.boolean().openapi({ description: "Older than the minimum supported version" }),
+        updateAvailable: z.boolean().openapi({ description: "Older than the latest version" }),
+      })
+      .optional(),
+  })
+  .openapi("AppVersion");
+
+/** Compares dotted versions numerically: -1, 0 or 1. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+const version = defineRoute({
+  method: "get",
+  path: "/api/v1/version",
+  tag: "Operations",
+  operationId: "getAppVersion",
+  summary: "Mobile app versions, and whether a given app must update",
+  access: "public",
+  request: {
+    query: z.strictObject({
+      platform: Platform.optional(),
+      version: Version.optional().openapi({ example: "1.3.0" }),
+    }),
+  },
+  responses: { 200: json(Answer, "Versions per platform") },
+});
+
+export const versionRouter = createRouter().openapi(version, (c) => {
+  const { platform, version: current } = c.req.valid("query");
+  const versions = c.var.deps.config.appVersions;
+  if ((platform === undefined) !== (current === undefined)) {
+    throw badRequest("Send platform and version together", [
+      { path: platform === undefined ? "platform" : "version", message: "Required with the other" },
+    ]);
+  }
+  c.header("cache-control", "public, max-age=300");
+  if (!platform || !current) return c.json({ ...versions }, 200);
+  const range = versions[platform];
+  return c.json(
+    {
+      ...versions,
+      check: {
+        platform,
+        version: current,
+        mustUpdate: compareVersions(current, range.minimum) < 0,
+        updateAvailable: compareVersions(current, range.latest) < 0,
+      },
+    },
+    200,
+  );
+});

@@ -1,0 +1,125 @@
+/** Test helpers: an app on the real local bindings with a settable clock, and signed-in callers. */
+import { env } from "cloudflare:test";
+import { createApp } from "../src/app";
+import { loadConfig } from "../src/config";
+import { d1 } from "../src/db/client";
+import type { Deps } from "../src/deps";
+import { PERMISSIONS, type Permission, PermissionSet } from "../src/lib/access";
+import { logSms } from "../src/modules/auth/sms";
+import { signAccessToken } from "../src/modules/auth/tokens";
+
+/** Splits a SQL script into statements (seed files; no semicolons inside literals). */
+export function splitSql(script: string): string[] {
+  return script
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n")
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export class TestClock {
+  constructor(public current = new Date("2026-11-23T15:00:00.000Z")) {}
+  now() {
+    return new Date(this.current);
+  }
+  advance(seconds: number) {
+    this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
+}
+
+export const DEMO = {
+  superAdmin: { id: 1, phone: "+15550000001" },
+  northAdmin: { id: 2, phone: "+15550000002", school: 1 },
+  northTeacher: { id: 3, phone: "+15550000003", school: 1 },
+  northParent: { id: 4, phone: "+15550000004", school: 1 },
+  southAdmin: { id: 5, phone: "+15550000012", school: 2 },
+} as const;
+
+export function makeTestApp(overrides: Partial<Deps> = {}) {
+  const clock = new TestClock();
+  const config = loadConfig(env);
+  const db = d1(env.DB);
+  const deps: Deps = {
+    config,
+    db,
+    clock,
+    sms: logSms(db, clock),
+    storage: env.DOCUMENTS,
+    queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
+    ...overrides,
+  };
+  const app = createApp({ deps: () => deps, development: true });
+
+  async function request(
+    path: string,
+    init: Omit<RequestInit, "body"> & { token?: string; school?: number; body?: unknown } = {},
+  ) {
+    const { token, school, body, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token) headers.set("authorization", `Bearer ${token}`);
+    if (school !== undefined) headers.set("x-school-id", String(school));
+    let payload: BodyInit | undefined;
+    if (body !== undefined) {
+      if (typeof body === "string") payload = body;
+      else {
+        payload = JSON.stringify(body);
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+    }
+    return app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
+  }
+
+  /** Signs in through the real flow: send a code, read it from the outbox, verify it. */
+  async function signIn(phone: string) {
+    const sent = await request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
+    if (sent.status !== 202) throw new Error(`send code: ${sent.status} ${await sent.text()}`);
+    const code = await lastCode(phone);
+    const res = await request("/api/v1/auth/verify-code", { method: "POST", body: { phone, code } });
+    if (res.status !== 200) throw new Error(`verify code: ${res.status} ${await res.text()}`);
+    clock.advance(61); // past the resend cooldown, so a test can sign the same number in again
+    return (await res.json()) as { accessToken: string; refreshToken: string; user: { id: number } };
+  }
+
+  async function lastCode(phone: string) {
+    const res = await request(`/api/v1/dev/outbox?to=${encodeURIComponent(phone)}`);
+    const page = (await res.json()) as { data: { body: string }[] };
+    const code = /\b(\d{6})\b/.exec(page.data[0]?.body ?? "")?.[1];
+    if (!code) throw new Error(`no code in the outbox for ${phone}`);
+    return code;
+  }
+
+  /** Mints an access token directly: for callers with exactly the permissions a test needs. */
+  async function token(userId: number, schools: Record<number, Permission[] | "all">, superAdmin = false) {
+    const all = Object.values(PERMISSIONS);
+    const encoded = Object.fromEntries(
+      Object.entries(schools).map(([id, perms]) => [
+        id,
+        PermissionSet.encode(perms === "all" ? all : perms.map((p) => PERMISSIONS[p])),
+      ]),
+    );
+    return signAccessToken(config.authSecret, clock.now(), { userId, isSuperAdmin: superAdmin, schools: encoded });
+  }
+
+  return { app, deps, clock, db, request, signIn, lastCode, token };
+}
+
+export type TestApp = ReturnType<typeof makeTestApp>;
+
+/** Reads a problem+json body and checks its shape. */
+export async function problem(res: Response) {
+  const body = (await res.json()) as {
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    instance: string;
+    errors?: { path: string; message: string }[];
+  };
+  if (!res.headers.get("content-type")?.startsWith("application/problem+json")) {
+    throw new Error(`not problem+json: ${res.headers.get("content-type")} ${JSON.stringify(body)}`);
+  }
+  if (body.status !== res.status) throw new Error(`problem status ${body.status} != ${res.status}`);
+  return body;
+}

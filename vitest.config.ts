@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
+  const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
+  return {
+    test: {
+      projects: [
+        {
+          // Everything that runs in workerd against real local D1, R2 and Queues.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  ENVIRONMENT: "development",
+                  AUTH_SECRET: "test-secret-0123456789abcdef0123456789abcdef",
+                  S3_ACCESS_KEY_ID: "S3RVER",
+                  S3_SECRET_ACCESS_KEY: "S3RVER",
+                  TEST_MIGRATIONS: migrations,
+                  TEST_SEED: seed,
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**"],
+            setupFiles: ["./test/setup.ts"],
+          },
+        },
+        {
+          // The same services on libSQL, in Node.
+          test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" },
+        },
+      ],
+    },
+  };
+});
