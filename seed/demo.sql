@@ -17,3 +17,13 @@ INSERT OR IGNORE INTO role_user (id, school_id, user_id, role_id) VALUES
   (2, 1, 3, 4),
   (3, 1, 4, 5),
   (4, 2, 5, 2);
+
+-- The parent's family and child in the first school.
+INSERT OR IGNORE INTO family (id, school_id, family_number, name) VALUES (1, 1, 'F-0001', 'Parent family');
+INSERT OR IGNORE INTO student (id, school_id, family_id, first_name, last_name) VALUES (1, 1, 1, 'Pablo', 'Parent');
+INSERT OR IGNORE INTO parent (id, school_id, family_id, user_id) VALUES (1, 1, 1, 4);
+
+-- Each school's configuration for the 2026-2027 school year.
+INSERT OR IGNORE INTO school_configuration (id, school_id, name, start_date, end_date, max_parents_per_family) VALUES
+  (1, 1, '2026-2027', '2026-08-24', '2027-06-30', 2),
+  (2, 2, '2026-2027', '2026-09-02', '2027-06-18', 2);

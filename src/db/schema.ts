@@ -181,3 +181,173 @@ export const cronHistory = sqliteTable(
   },
   (t) => [index("cron_history_job_idx").on(t.job, t.startedAt)],
 );
+
+// ---------------------------------------------------------------- families (minimal; extended later)
+
+/** A family: unique number per school; holds students and their parents. */
+export const families = sqliteTable(
+  "family",
+  {
+    ...record,
+    schoolId: schoolId(),
+    familyNumber: text("family_number").notNull(),
+    name: text("name").notNull(),
+  },
+  (t) => [uniqueIndex("family_number_uq").on(t.schoolId, t.familyNumber)],
+);
+
+export const students = sqliteTable(
+  "student",
+  {
+    ...record,
+    schoolId: schoolId(),
+    familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+  },
+  (t) => [index("student_school_idx").on(t.schoolId, t.lastName), index("student_family_idx").on(t.familyId)],
+);
+
+/** A parent: a user who belongs to a family of the school. */
+export const parents = sqliteTable(
+  "parent",
+  {
+    ...record,
+    schoolId: schoolId(),
+    familyId: integer("family_id")
+      .notNull()
+      .references(() => families.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [uniqueIndex("parent_uq").on(t.schoolId, t.userId, t.familyId), index("parent_family_idx").on(t.familyId)],
+);
+
+// ---------------------------------------------------------------- school set-up
+
+/** A school's configuration for a school year; holiday cycles belong to one. */
+export const schoolConfigurations = sqliteTable(
+  "school_configuration",
+  {
+    ...record,
+    schoolId: schoolId(),
+    name: text("name").notNull(),
+    /** School year, YYYY-MM-DD. */
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date").notNull(),
+    maxParentsPerFamily: integer("max_parents_per_family").notNull().default(2),
+  },
+  (t) => [index("school_configuration_school_idx").on(t.schoolId, t.startDate)],
+);
+
+export const schoolHolidayCycles = sqliteTable(
+  "school_holiday_cycle",
+  {
+    ...record,
+    schoolId: schoolId(),
+    schoolConfigurationId: integer("school_configuration_id")
+      .notNull()
+      .references(() => schoolConfigurations.id, { onDelete: "cascade" }),
+    startHolidays: text("start_holidays").notNull(),
+    endHolidays: text("end_holidays").notNull(),
+  },
+  (t) => [
+    index("school_holiday_cycle_school_idx").on(t.schoolId, t.startHolidays),
+    index("school_holiday_cycle_configuration_idx").on(t.schoolConfigurationId),
+  ],
+);
+
+/** How far ahead exit permissions are asked and generated: one per school. */
+export const scheduleConfigurations = sqliteTable(
+  "schedule_configuration",
+  {
+    ...record,
+    schoolId: schoolId(),
+    permissionTimeLimit: integer("permission_time_limit").notNull(),
+    permissionWeeksInAdvance: integer("permission_weeks_in_advance").notNull(),
+  },
+  (t) => [uniqueIndex("schedule_configuration_school_uq").on(t.schoolId)],
+);
+
+// ---------------------------------------------------------------- documents and operations
+
+/** A document in object storage; `slug` is its key: `{schoolId}/documents/{name}`. */
+export const documents = sqliteTable(
+  "document",
+  {
+    ...record,
+    schoolId: schoolId(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    /** What the document belongs to (the signed-url `entity`): documents, students, tasks, ... */
+    entity: text("entity").notNull().default("documents"),
+    contentType: text("content_type"),
+  },
+  (t) => [uniqueIndex("document_slug_uq").on(t.schoolId, t.slug), index("document_name_idx").on(t.schoolId, t.name)],
+);
+
+/** Push-messaging tokens of a user's devices. A token identifies one device: unique overall. */
+export const deviceTokens = sqliteTable(
+  "device_token",
+  {
+    ...record,
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    token: text("token").notNull(),
+    platform: text("platform", { enum: ["ios", "android", "web"] }).notNull(),
+  },
+  (t) => [uniqueIndex("device_token_uq").on(t.token), index("device_token_user_idx").on(t.userId)],
+);
+
+/** An Excel import run by the bulk queue. */
+export const bulkProcesses = sqliteTable(
+  "bulk_process",
+  {
+    ...record,
+    schoolId: schoolId(),
+    entity: text("entity", {
+      enum: ["students", "teachers", "families", "groups", "route-students", "administrative-staff"],
+    }).notNull(),
+    documentId: integer("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "restrict" }),
+    status: text("status", { enum: ["queued", "processing", "completed", "failed"] })
+      .notNull()
+      .default("queued"),
+    totalRows: integer("total_rows").notNull().default(0),
+    processedRows: integer("processed_rows").notNull().default(0),
+    /** JSON array of `{ row, message }`. */
+    errors: text("errors").notNull().default("[]"),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    index("bulk_process_school_idx").on(t.schoolId, t.createdAt),
+    index("bulk_process_status_idx").on(t.schoolId, t.status),
+  ],
+);
+
+/** The transportation rules text a school shows parents: one per school. */
+export const transportationRules = sqliteTable(
+  "transportation_rules",
+  {
+    ...record,
+    schoolId: schoolId(),
+    content: text("content").notNull(),
+    updatedBy: integer("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [uniqueIndex("transportation_rules_school_uq").on(t.schoolId)],
+);
+
+/**
+ * Queue messages already handled: a consumer inserts the message key (ON CONFLICT DO NOTHING)
+ * before its side effects, so a redelivered message does nothing twice.
+ */
+export const queueReceipts = sqliteTable("queue_receipt", {
+  key: text("key").primaryKey(),
+  queue: text("queue").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+});

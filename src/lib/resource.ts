@@ -75,8 +75,12 @@ export interface ResourceConfig<
   sort?: Record<string, SQLiteColumn>;
   /** Order when no `sort` is given; `id` ascending by default. */
   defaultOrder?: SQL[];
-  /** A condition every read and write adds for this caller (e.g. a user's own rows only). */
-  visibleTo?: (principal: Principal) => SQL | undefined;
+  /**
+   * A condition every read and write adds for this caller (e.g. a user's own rows only). Required
+   * for a `school`-scoped table without a `school_id` column: it is then what keeps the school's
+   * rows apart.
+   */
+  visibleTo?: (caller: Caller) => SQL | undefined;
   /** Maps create input to column values (checks references, derives fields). */
   beforeCreate?: (input: z.infer<C>, caller: Caller) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Maps update input to column values. */
@@ -113,6 +117,9 @@ export function defineResource<
   F extends Record<string, Filter<any>> = Record<string, never>,
 >(config: ResourceConfig<T, R, C, U, F>) {
   const { table, access, label, scope } = config;
+  if (scope === "school" && !table.schoolId && !config.visibleTo) {
+    throw new Error(`${config.name}: a school-scoped table without school_id needs visibleTo`);
+  }
   const Name = pascal(config.name);
   const Names = pascal(config.plural);
   const record = config.record.openapi(Name);
@@ -126,10 +133,10 @@ export function defineResource<
 
   /** The conditions that keep every query inside the caller's school and visibility. */
   function scoped(caller: Caller, extra?: SQL): SQL | undefined {
-    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller.principal)];
+    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller)];
     if (scope === "school") {
-      if (caller.schoolId === null || !table.schoolId) throw new Error(`${config.name}: school scope without a school`);
-      conds.push(eq(table.schoolId, caller.schoolId));
+      if (caller.schoolId === null) throw new Error(`${config.name}: school scope without a school`);
+      if (table.schoolId) conds.push(eq(table.schoolId, caller.schoolId));
     }
     return and(...conds);
   }
@@ -174,7 +181,7 @@ export function defineResource<
       const now = caller.deps.clock.now().toISOString();
       const row = {
         ...values,
-        ...(scope === "school" ? { schoolId: caller.schoolId } : {}),
+        ...(scope === "school" && table.schoolId ? { schoolId: caller.schoolId } : {}),
         createdAt: now,
         updatedAt: now,
       };
