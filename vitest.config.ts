@@ -30,6 +30,7 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
+            globalSetup: ["./test/node/global-setup.ts"],
           },
         },
         {

@@ -5,6 +5,7 @@
  */
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { UrlSigner } from "./lib/s3";
 import type { SmsProvider } from "./modules/auth/sms";
 
 export interface Clock {
@@ -28,6 +29,8 @@ export interface Deps {
   clock: Clock;
   sms: SmsProvider;
   storage: ObjectStore;
+  /** Presigns object-storage URLs for clients (documents). */
+  signer: UrlSigner;
   queues: { push: QueueProducer; bulk: QueueProducer };
 }
 

@@ -8,6 +8,7 @@ import { type Db, d1, libsql } from "./db/client";
 import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
+import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./modules/auth/sms";
 
 const depsCache = new WeakMap<object, Promise<Deps>>();
@@ -25,6 +26,7 @@ export function depsFromEnv(env: Env): Promise<Deps> {
         clock: systemClock,
         sms: smsFromConfig(config, db, systemClock),
         storage: env.DOCUMENTS,
+        signer: s3Signer(config.s3),
         queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
       };
     })();

@@ -5,6 +5,7 @@ import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps } from "../src/deps";
 import { PERMISSIONS, type Permission, PermissionSet } from "../src/lib/access";
+import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/modules/auth/sms";
 import { signAccessToken } from "../src/modules/auth/tokens";
 
@@ -47,6 +48,7 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     clock,
     sms: logSms(db, clock),
     storage: env.DOCUMENTS,
+    signer: s3Signer(config.s3),
     queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
     ...overrides,
   };
