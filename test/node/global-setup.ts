@@ -77,7 +77,7 @@ async function startSmsServer() {
       const form = new URLSearchParams(raw);
       const [to, from, body] = [form.get("To"), form.get("From"), form.get("Body")];
       if (!to || !from || !body) return reply(400, { code: 21604, message: "A 'To', 'From' and 'Body' are required" });
-      received.push({ to, from, body, accountSid: user });
+      received.push({ to, from, body, accountSid: user ?? "" });
       reply(201, { sid: `SM${received.length}`, to, from, body, status: "queued" });
     });
   });
