@@ -1,0 +1,158 @@
+/**
+ * Route conformance and tenant isolation, generated from the OpenAPI document: every operation the
+ * app serves is checked here the day it is added, without editing this file.
+ *
+ * For each operation, per its declared access (`x-access`) and scope (`x-scope`):
+ * - no token -> 401, a malformed token -> 401 (unless public);
+ * - a token without the declared permission (or without any school, for member routes) -> 403;
+ * - an `{id}` of 0, -1 or abc -> 400; an unknown id -> 404;
+ * - a record of the second school is a 404 for the first school's admin through this operation,
+ *   stays untouched, and never appears in the first school's list.
+ * Records come from test/fixtures.ts; an `{id}` route without a fixture fails here.
+ */
+import { describe, expect, it } from "vitest";
+import { PERMISSIONS, type Permission } from "../src/lib/access";
+import { FIXTURES, type Fixture } from "./fixtures";
+import { makeTestApp, problem, type TestApp } from "./helpers";
+
+type Operation = {
+  operationId: string;
+  "x-access": string;
+  "x-scope"?: "school" | "platform";
+  requestBody?: unknown;
+  parameters?: { name: string; in: string; required?: boolean }[];
+};
+
+const NORTH = 1;
+const SOUTH = 2;
+const UNKNOWN_ID = 987654321;
+const ALL = Object.keys(PERMISSIONS) as Permission[];
+
+const t0 = makeTestApp();
+const doc = (await (await t0.request("/api/openapi.json")).json()) as {
+  paths: Record<string, Record<string, Operation>>;
+};
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
+
+function fixtureFor(path: string): Fixture | undefined {
+  const key = Object.keys(FIXTURES)
+    .filter((p) => path === p || path.startsWith(`${p}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  return key ? FIXTURES[key] : undefined;
+}
+
+/** The first school's admin with every permission there (not a super-admin). */
+const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
+
+function call(t: TestApp, method: string, path: string, op: Operation, init: { token?: string; id?: string | number }) {
+  const url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+)\}/g, "documents");
+  const fixture = fixtureFor(path);
+  const body = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
+  return t.request(url, { method, token: init.token, school: NORTH, body });
+}
+
+describe("the OpenAPI document", () => {
+  it("has operations to check", () => {
+    expect(operations.length).toBeGreaterThan(10);
+  });
+});
+
+for (const { path, method, op } of operations) {
+  const access = op["x-access"];
+  const hasId = path.includes("{id}");
+
+  describe(`${method} ${path} (${op.operationId}, ${access})`, () => {
+    it("declares its access", () => {
+      expect(access, "every operation goes through defineRoute").toBeTypeOf("string");
+    });
+
+    if (access !== "public") {
+      it("answers 401 without a token, or with a malformed one", async () => {
+        const t = makeTestApp();
+        for (const token of [undefined, "not-a-jwt", `${await northAdmin(t)}x`]) {
+          const res = await call(t, method, path, op, { token });
+          expect(res.status, `token ${token?.slice(0, 10)}`).toBe(401);
+          await problem(res);
+        }
+      });
+    }
+
+    if (access === "member" || access in PERMISSIONS) {
+      it("answers 403 to a caller without the permission or the school", async () => {
+        const t = makeTestApp();
+        const token =
+          access === "member" ? await t.token(2, {}) : await t.token(2, { [NORTH]: ALL.filter((p) => p !== access) });
+        const res = await call(t, method, path, op, { token });
+        expect(res.status).toBe(403);
+        await problem(res);
+      });
+    }
+
+    if (hasId) {
+      const fixture = fixtureFor(path);
+
+      it("has a fixture, so its records can be made", () => {
+        expect(fixture, `add an entry for ${path} to test/fixtures.ts`).toBeDefined();
+        if (op.requestBody) {
+          expect(fixture?.bodies?.[op.operationId], `add bodies.${op.operationId} to its fixture`).toBeDefined();
+        }
+      });
+
+      it("answers 400 to an id of 0, -1 or abc", async () => {
+        const t = makeTestApp();
+        const token = await northAdmin(t);
+        for (const id of ["0", "-1", "abc", "1.5"]) {
+          const res = await call(t, method, path, op, { token, id });
+          expect(res.status, `id ${id}`).toBe(400);
+          const body = await problem(res);
+          expect(body.errors?.map((e) => e.path)).toContain("id");
+        }
+      });
+
+      it("answers 404 to an unknown id", async () => {
+        const t = makeTestApp();
+        const res = await call(t, method, path, op, { token: await northAdmin(t), id: UNKNOWN_ID });
+        expect(res.status).toBe(404);
+        await problem(res);
+      });
+
+      if (op["x-scope"] !== "platform") {
+        it("hides the other school's record (404) and leaves it untouched", async () => {
+          const t = makeTestApp();
+          if (!fixture) throw new Error(`no fixture for ${path}`);
+          const id = await fixture.create(t, SOUTH);
+          const res = await call(t, method, path, op, { token: await northAdmin(t), id });
+          expect(res.status).toBe(404);
+          await problem(res);
+          const itemGet = doc.paths[path]?.get;
+          if (itemGet) {
+            const again = await t.request(path.replace("{id}", String(id)), {
+              token: await t.token(1, {}, true),
+              school: SOUTH,
+            });
+            expect(again.status, "still there for its own school").toBe(200);
+          }
+        });
+      }
+    }
+
+    const collection = !hasId && method === "GET" && doc.paths[`${path}/{id}`] !== undefined;
+    if (collection && op["x-scope"] !== "platform") {
+      it("never lists the other school's records", async () => {
+        const t = makeTestApp();
+        const fixture = fixtureFor(path);
+        if (!fixture) throw new Error(`no fixture for ${path}`);
+        const theirs = await fixture.create(t, SOUTH);
+        const ours = await fixture.create(t, NORTH);
+        const res = await t.request(`${path}?pageSize=100`, { token: await northAdmin(t), school: NORTH });
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as { data: { id: number }[]; total: number };
+        const ids = page.data.map((r) => r.id);
+        expect(ids).not.toContain(theirs);
+        expect(ids).toContain(ours);
+      });
+    }
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * How the route-conformance suite (test/conformance.test.ts) makes a real record of each resource.
+ * Keyed by the collection path; an operation uses the fixture whose path is the longest prefix of
+ * its own. A route with an `{id}` whose resource has no fixture fails the suite, so every new
+ * resource adds one here.
+ */
+import type { TestApp } from "./helpers";
+
+export interface Fixture {
+  /** Creates a record in `school` (through the API, as a caller allowed to) and returns its id. */
+  create(t: TestApp, school: number): Promise<number>;
+  /** Valid request bodies by operationId, for operations that take one (updates, actions). */
+  bodies?: Record<string, unknown>;
+}
+
+/** A super-admin token acting in `school`: the simplest caller that may create anything. */
+export async function asSuperAdmin(t: TestApp) {
+  return t.token(1, {}, true);
+}
+
+/** POSTs `body` to `path` in `school` and returns the created id (fails loudly otherwise). */
+export async function createVia(t: TestApp, path: string, school: number, body: unknown, token?: string) {
+  const res = await t.request(path, { method: "POST", token: token ?? (await asSuperAdmin(t)), school, body });
+  if (res.status !== 201) throw new Error(`fixture POST ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: number }).id;
+}
+
+let unique = 0;
+/** A value unique within a test file (names, slugs, tokens). */
+export const uniq = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++unique}`;
+
+export const FIXTURES: Record<string, Fixture> = {
+  "/api/v1/permission": {
+    create: (t, school) =>
+      createVia(t, "/api/v1/permission", school, { name: `custom.p${++unique}${Date.now().toString(36)}` }),
+    bodies: { updatePermission: { description: "Updated by the conformance suite" } },
+  },
+};
