@@ -54,7 +54,8 @@ export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEn
         schoolId = Number(schools[0]);
       } else if (schools.length === 0 && !isSuperAdmin) {
         throw new ApiError(403, "You have no role in any school");
-      } else if (scope === "school") {
+      } else if (scope === "school" || (access !== "member" && !isSuperAdmin)) {
+        // Even platform data needs a school to know which of the caller's roles apply.
         throw new ApiError(400, "X-School-Id header is required: you belong to more than one school", {
           errors: [{ path: "X-School-Id", message: "Required" }],
         });

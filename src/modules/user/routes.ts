@@ -1,6 +1,6 @@
 /** Users: the signed-in user's own information (spec 4.7 "GET current user information"). */
 import { z } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { defineRoute, json } from "../../lib/route";
@@ -34,12 +34,14 @@ export const userRouter = createRouter().openapi(me, async (c) => {
   const [[user], memberships] = await db.batch([
     db.select().from(users).where(eq(users.id, userId)).limit(1),
     db
+      // D1's batch answers rows keyed by column name, which drizzle maps back by position: two
+      // columns named alike (school.name, role.name) would collapse, so every name is distinct.
       .select({
-        schoolId: schools.id,
+        schoolId: roleUsers.schoolId,
         schoolName: schools.name,
-        roleId: roles.id,
+        roleId: roleUsers.roleId,
         key: roles.key,
-        roleName: roles.name,
+        roleName: sql<string>`${roles.name}`.as("role_name"),
       })
       .from(roleUsers)
       .innerJoin(schools, eq(schools.id, roleUsers.schoolId))
