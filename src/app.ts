@@ -11,6 +11,8 @@ import { SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { createRouter } from "./lib/router";
 import { authRouter } from "./modules/auth/routes";
 import { devRouter } from "./modules/dev/routes";
+import { documentResource } from "./modules/document/resource";
+import { documentSignedUrlRouter } from "./modules/document/signed-url";
 import { healthRouter } from "./modules/health/routes";
 import { permissionResource } from "./modules/permission/resource";
 import { userRouter } from "./modules/user/routes";
@@ -55,6 +57,8 @@ export function createApp(options: AppOptions) {
   app.route("/", authRouter);
   app.route("/", userRouter);
   permissionResource.mount(app);
+  documentResource.mount(app);
+  app.route("/", documentSignedUrlRouter);
   if (options.development) app.route("/", devRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);

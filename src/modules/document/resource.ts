@@ -1,0 +1,112 @@
+/**
+ * Documents (spec 2.4, 4.2, 4.7): files of a school in object storage. The record's `slug` is the
+ * object key, `{schoolId}/documents/{file name}` (BRIEF 3), so a school's keys never leave its own
+ * prefix. The list is the spec's "GET documents for current school": every query is scoped to it.
+ * Presigned URLs are an action next to it (signed-url.ts).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { bulkProcesses, documents } from "../../db/schema";
+import { badRequest, conflict } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { contains, searchTerm } from "../../lib/search";
+
+export const MAX_FILE_NAME = 200;
+
+/**
+ * The shape of a key: a school id, `documents`, then one file-name segment with no slash,
+ * backslash or control character. Whether the school is the caller's is checked by `ownSlug`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+const SLUG = /^[1-9]\d{0,9}\/documents\/[^/\\\u0000-\u001f\u007f-\u009f]{1,200}$/;
+
+export const Slug = z
+  .string()
+  .max(MAX_FILE_NAME + 25)
+  .regex(
+    SLUG,
+    `Expected {schoolId}/documents/{file name}: a file name of 1 to ${MAX_FILE_NAME} characters without /, \\ or control characters`,
+  )
+  .refine((v) => !v.includes(".."), "Must not contain ..")
+  .openapi({
+    example: "1/documents/report-card-2026.pdf",
+    description: "Object key: `{schoolId}/documents/{file name}`, where schoolId is the current school",
+  });
+
+export const DocumentName = z.string().trim().min(1).max(MAX_FILE_NAME).openapi({ example: "Report card 2026" });
+
+/** A slug is only usable under the caller's own school prefix (BRIEF 3, Documents). */
+export function ownSlug(slug: string, schoolId: number | null) {
+  const prefix = `${schoolId}/documents/`;
+  if (schoolId === null || !slug.startsWith(prefix)) {
+    throw badRequest(`Invalid body: slug must start with ${prefix}`, [
+      { path: "slug", message: `Must start with ${prefix} (the current school's documents)` },
+    ]);
+  }
+}
+
+export const DocumentRecord = RecordBase.extend({
+  name: z.string().openapi({ example: "Report card 2026" }),
+  slug: z.string().openapi({ example: "1/documents/report-card-2026.pdf" }),
+  contentType: z
+    .string()
+    .nullable()
+    .openapi({ example: "application/pdf", description: "Declared when an upload URL was issued; null before" }),
+  entity: z.string().openapi({ example: "documents", description: "What the document belongs to" }),
+});
+
+export const toDocument = (row: typeof documents.$inferSelect): z.infer<typeof DocumentRecord> => ({
+  ...timestamps(row),
+  name: row.name,
+  slug: row.slug,
+  contentType: row.contentType,
+  entity: row.entity,
+});
+
+export const documentResource = defineResource({
+  name: "document",
+  plural: "documents",
+  label: "Document",
+  path: "/api/v1/documents",
+  tag: "Documents",
+  scope: "school",
+  table: documents,
+  record: DocumentRecord,
+  toRecord: toDocument,
+  access: {
+    list: "document.read",
+    get: "document.read",
+    create: "document.write",
+    update: "document.write",
+    delete: "document.write",
+  },
+  create: z.object({ name: DocumentName, slug: Slug }),
+  update: z.object({ name: DocumentName.optional(), slug: Slug.optional() }),
+  filters: {
+    name: { schema: searchTerm("Part of the document name"), where: (v: string) => contains(documents.name, v) },
+  },
+  sort: { name: documents.name, createdAt: documents.createdAt },
+  beforeCreate: (input, caller) => {
+    ownSlug(input.slug, caller.schoolId);
+    return input;
+  },
+  beforeUpdate: (input, caller) => {
+    if (input.slug !== undefined) ownSlug(input.slug, caller.schoolId);
+    return input;
+  },
+  // A bulk process keeps its source file (the foreign key restricts the delete): say so, not 500.
+  beforeDelete: async (caller, id) => {
+    const [used] = await caller.deps.db
+      .select({ id: bulkProcesses.id })
+      .from(bulkProcesses)
+      .where(and(eq(bulkProcesses.schoolId, caller.schoolId ?? 0), eq(bulkProcesses.documentId, id)))
+      .limit(1);
+    if (used) throw conflict(`Document ${id} is the file of bulk process ${used.id}; delete that first`);
+  },
+  conflictMessage: "A document with this slug already exists in this school",
+  summaries: {
+    list: "List the current school's documents (paginated)",
+    create: "Create a document for the current school",
+  },
+  errors: { delete: [409] },
+});
