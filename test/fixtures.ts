@@ -35,4 +35,9 @@ export const FIXTURES: Record<string, Fixture> = {
       createVia(t, "/api/v1/permission", school, { name: `custom.p${++unique}${Date.now().toString(36)}` }),
     bodies: { updatePermission: { description: "Updated by the conformance suite" } },
   },
+  "/api/v1/documents": {
+    create: (t, school) =>
+      createVia(t, "/api/v1/documents", school, { name: "Fixture", slug: `${school}/documents/${uniq("doc")}.pdf` }),
+    bodies: { updateDocument: { name: "Renamed by the conformance suite" } },
+  },
 };
