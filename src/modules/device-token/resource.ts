@@ -1,0 +1,108 @@
+/**
+ * Device tokens (spec 2.6, 4.4, 4.7): the push-messaging tokens of a user's devices.
+ *
+ * A token belongs to a user, not to a school, so the table has no `school_id`:
+ * - everyone lists and reads their own tokens; a caller with `device-token.read` (admins) also
+ *   those of every user who has a role in the current school;
+ * - registering a token that already exists moves that row to the caller (a device changes hands
+ *   when someone else signs in on it) instead of duplicating it, and answers 201 either way;
+ * - updates and deletes reach only the caller's own tokens, even for an admin: anyone else's is a
+ *   404, so no one can redirect or silence another person's notifications.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, inArray, or } from "drizzle-orm";
+import { deviceTokens, roleUsers } from "../../db/schema";
+import { type Caller, callerOf, defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { createRouter } from "../../lib/router";
+
+const Token = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^\S+$/, "Must not contain whitespace")
+  .openapi({ description: "The push-messaging token of the device (FCM or APNs)", example: "fcm:APA91bH-example" });
+
+const Platform = z.enum(["ios", "android", "web"]).openapi({ example: "ios" });
+
+const RegisterInput = z.object({ token: Token, platform: Platform });
+
+/** The caller's own tokens, plus with `device-token.read` those of the current school's members. */
+function visibleTo({ principal, schoolId, deps }: Caller) {
+  const own = eq(deviceTokens.userId, principal.userId);
+  if (schoolId === null || !principal.can("device-token.read")) return own;
+  const members = deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(eq(roleUsers.schoolId, schoolId));
+  return or(own, inArray(deviceTokens.userId, members));
+}
+
+/** The same caller without the read-everyone permission: what updates and deletes see. */
+const ownTokensOnly = (caller: Caller): Caller => ({
+  ...caller,
+  principal: { ...caller.principal, can: () => false },
+});
+
+export const deviceTokenResource = defineResource({
+  name: "deviceToken",
+  plural: "deviceTokens",
+  label: "Device token",
+  path: "/api/v1/device-token",
+  tag: "Communication",
+  scope: "school",
+  table: deviceTokens,
+  record: RecordBase.extend({
+    userId: z.number().int().openapi({ description: "The user the device belongs to" }),
+    token: z.string(),
+    platform: Platform,
+  }),
+  toRecord: (row) => ({ ...timestamps(row), userId: row.userId, token: row.token, platform: row.platform }),
+  access: { list: "member", get: "member", create: "member", update: "member", delete: "member" },
+  create: RegisterInput,
+  update: z.object({ token: Token.optional(), platform: Platform.optional() }),
+  filters: {
+    userId: {
+      schema: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(Number.MAX_SAFE_INTEGER)
+        .optional()
+        .openapi({ description: "Only this user's tokens" }),
+      where: (v: number) => eq(deviceTokens.userId, v),
+    },
+  },
+  visibleTo,
+  conflictMessage: "This token is already registered; register it again with POST to take it over",
+  summaries: {
+    list: "List device tokens (yours; with device-token.read, every member's of the school)",
+    get: "Get a device token by id",
+    create: "Register a device token (re-registering an existing token takes it over)",
+    update: "Update one of your device tokens",
+    delete: "Delete one of your device tokens",
+  },
+});
+
+const { routes, service } = deviceTokenResource;
+
+/** List and get are the generic ones; register upserts; writes see only the caller's tokens. */
+export const deviceTokenRouter = deviceTokenResource
+  .mount(createRouter(), { except: ["create", "update", "delete"] })
+  .openapi(routes.create as NonNullable<typeof routes.create>, async (c) => {
+    const { deps, principal } = c.var;
+    // The generic route types its body loosely; it was validated against RegisterInput.
+    const { token, platform } = c.req.valid("json") as z.infer<typeof RegisterInput>;
+    const now = deps.clock.now().toISOString();
+    const [row] = await deps.db
+      .insert(deviceTokens)
+      .values({ userId: principal.userId, token, platform, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: deviceTokens.token, set: { userId: principal.userId, platform, updatedAt: now } })
+      .returning();
+    if (!row) throw new Error("device token upsert returned no row");
+    return c.json(deviceTokenResource.config.toRecord(row), 201);
+  })
+  .openapi(routes.update as NonNullable<typeof routes.update>, async (c) => {
+    await service.update(ownTokensOnly(callerOf(c)), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  })
+  .openapi(routes.delete as NonNullable<typeof routes.delete>, async (c) => {
+    await service.remove(ownTokensOnly(callerOf(c)), c.req.valid("param").id);
+    return c.body(null, 204);
+  });
