@@ -12,14 +12,6 @@ import { SIGNED_URL_SECONDS } from "../src/modules/document/signed-url";
 import { uniq } from "./fixtures";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 
-// Provided by test/node/global-setup.ts (outside this tsconfig, so its declaration is repeated).
-declare module "vitest" {
-  // biome-ignore lint/suspicious/noExportsInTest: a type augmentation, nothing is exported at run time
-  export interface ProvidedContext {
-    s3Endpoint: string;
-  }
-}
-
 const NORTH = 1;
 const SOUTH = 2;
 const PATH = "/api/v1/documents";

@@ -8,3 +8,11 @@ declare global {
     }
   }
 }
+
+// Addresses of the local servers started by test/node/global-setup.ts.
+declare module "vitest" {
+  export interface ProvidedContext {
+    s3Endpoint: string;
+    smsEndpoint: string;
+  }
+}

@@ -284,7 +284,11 @@ export const documents = sqliteTable(
     entity: text("entity").notNull().default("documents"),
     contentType: text("content_type"),
   },
-  (t) => [uniqueIndex("document_slug_uq").on(t.schoolId, t.slug), index("document_name_idx").on(t.schoolId, t.name)],
+  (t) => [
+    uniqueIndex("document_slug_uq").on(t.schoolId, t.slug),
+    index("document_name_idx").on(t.schoolId, t.name),
+    index("document_created_idx").on(t.schoolId, t.createdAt),
+  ],
 );
 
 /** Push-messaging tokens of a user's devices. A token identifies one device: unique overall. */
@@ -327,6 +331,8 @@ export const bulkProcesses = sqliteTable(
   (t) => [
     index("bulk_process_school_idx").on(t.schoolId, t.createdAt),
     index("bulk_process_status_idx").on(t.schoolId, t.status),
+    // Deleting a document checks the foreign key: without this index that scans every process.
+    index("bulk_process_document_idx").on(t.documentId),
   ],
 );
 

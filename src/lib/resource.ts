@@ -101,13 +101,16 @@ export interface ResourceConfig<
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** True when a database error is a UNIQUE constraint violation (D1 and libSQL word it alike). */
-export function isUniqueViolation(err: unknown): boolean {
+/** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
+function isConstraint(err: unknown, pattern: RegExp): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (/UNIQUE constraint failed/i.test(e.message)) return true;
+    if (pattern.test(e.message)) return true;
   }
   return false;
 }
+
+export const isUniqueViolation = (err: unknown) => isConstraint(err, /UNIQUE constraint failed/i);
+export const isForeignKeyViolation = (err: unknown) => isConstraint(err, /FOREIGN KEY constraint failed/i);
 
 export function defineResource<
   T extends Table,
@@ -143,6 +146,8 @@ export function defineResource<
 
   const rethrow = (err: unknown): never => {
     if (isUniqueViolation(err)) throw conflict(config.conflictMessage ?? `${label} already exists`);
+    // A restrict foreign key refused the write: another record still points at this one.
+    if (isForeignKeyViolation(err)) throw conflict(`${label} is still referenced by other records`);
     throw err;
   };
 
@@ -209,7 +214,8 @@ export function defineResource<
       const deleted = await caller.deps.db
         .delete(table)
         .where(scoped(caller, eq(table.id, id)))
-        .returning({ id: table.id });
+        .returning({ id: table.id })
+        .catch(rethrow);
       if (deleted.length === 0) throw notFound(label, id);
     },
   };
