@@ -65,13 +65,25 @@ export async function sendVerificationCode(deps: Deps, phone: string) {
   const known = canSignIn(user?.status);
   // An unknown number gets a row too (so its limits count), holding a code nobody will see.
   const code = randomDigits(6);
-  await db.insert(verificationCodes).values({
-    phone,
-    codeHash: await codeHash(deps, phone, known ? code : randomToken()),
-    expiresAt: iso(plus(now, CODE_TTL_SECONDS)),
-    createdAt: iso(now),
-  });
-  if (known) await deps.sms.send(phone, `Your school app code is ${code}. It expires in 10 minutes.`);
+  const [row] = await db
+    .insert(verificationCodes)
+    .values({
+      phone,
+      codeHash: await codeHash(deps, phone, known ? code : randomToken()),
+      expiresAt: iso(plus(now, CODE_TTL_SECONDS)),
+      createdAt: iso(now),
+    })
+    .returning({ id: verificationCodes.id });
+  if (known) {
+    try {
+      await deps.sms.send(phone, `Your school app code is ${code}. It expires in 10 minutes.`);
+    } catch (err) {
+      // Nothing was delivered: the row must not hold a cooldown or count toward the hourly cap,
+      // or the 503's "try again shortly" would be answered with a 429.
+      if (row) await db.delete(verificationCodes).where(eq(verificationCodes.id, row.id));
+      throw err;
+    }
+  }
   return { sent: true as const, expiresIn: CODE_TTL_SECONDS, resendIn: RESEND_COOLDOWN_SECONDS };
 }
 
