@@ -14,7 +14,10 @@ import { devRouter } from "./modules/dev/routes";
 import { documentResource } from "./modules/document/resource";
 import { documentSignedUrlRouter } from "./modules/document/signed-url";
 import { healthRouter } from "./modules/health/routes";
+import { holidayCycleResource } from "./modules/holiday-cycle/resource";
 import { permissionResource } from "./modules/permission/resource";
+import { scheduleConfigurationResource } from "./modules/schedule-configuration/resource";
+import { schoolConfigurationResource } from "./modules/school-configuration/resource";
 import { userRouter } from "./modules/user/routes";
 import { versionRouter } from "./modules/version/routes";
 
@@ -57,6 +60,9 @@ export function createApp(options: AppOptions) {
   app.route("/", authRouter);
   app.route("/", userRouter);
   permissionResource.mount(app);
+  schoolConfigurationResource.mount(app);
+  holidayCycleResource.mount(app);
+  scheduleConfigurationResource.mount(app);
   documentResource.mount(app);
   app.route("/", documentSignedUrlRouter);
   if (options.development) app.route("/", devRouter);

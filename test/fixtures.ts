@@ -35,6 +35,39 @@ export const FIXTURES: Record<string, Fixture> = {
       createVia(t, "/api/v1/permission", school, { name: `custom.p${++unique}${Date.now().toString(36)}` }),
     bodies: { updatePermission: { description: "Updated by the conformance suite" } },
   },
+  "/api/v1/school-configuration": {
+    create: (t, school) =>
+      createVia(t, "/api/v1/school-configuration", school, {
+        name: uniq("year"),
+        startDate: "2026-08-24",
+        endDate: "2027-06-30",
+      }),
+    bodies: { updateSchoolConfiguration: { name: "Renamed by the conformance suite", maxParentsPerFamily: 3 } },
+  },
+  "/api/v1/school-holiday-cycle": {
+    // Its own school configuration, so the fixture needs no seeded row.
+    create: async (t, school) =>
+      createVia(t, "/api/v1/school-holiday-cycle", school, {
+        startHolidays: "2026-12-19T00:00:00-06:00",
+        endHolidays: "2027-01-07T00:00:00-06:00",
+        schoolConfigurationId: await FIXTURES["/api/v1/school-configuration"]?.create(t, school),
+      }),
+    bodies: { updateSchoolHolidayCycle: { endHolidays: "2027-01-08T00:00:00-06:00" } },
+  },
+  "/api/v1/schedule-configuration": {
+    // One per school: reuse the school's configuration when it has one (GET lists 0 or 1).
+    create: async (t, school) => {
+      const token = await asSuperAdmin(t);
+      const res = await t.request("/api/v1/schedule-configuration", { token, school });
+      if (res.status !== 200) throw new Error(`fixture GET schedule-configuration: ${res.status} ${await res.text()}`);
+      const existing = ((await res.json()) as { data: { id: number }[] }).data[0];
+      return (
+        existing?.id ??
+        createVia(t, "/api/v1/schedule-configuration", school, { permissionTimeLimit: 24, permissionWeeksInAdvance: 2 })
+      );
+    },
+    bodies: { updateScheduleConfiguration: { permissionTimeLimit: 48 } },
+  },
   "/api/v1/documents": {
     create: (t, school) =>
       createVia(t, "/api/v1/documents", school, { name: "Fixture", slug: `${school}/documents/${uniq("doc")}.pdf` }),

@@ -1,0 +1,111 @@
+/**
+ * School holiday cycles (spec 2.3, 4.1, 4.7): holiday periods of a school configuration (school
+ * year). `schoolConfigurationId` is an input of creation only and is not in the returned record
+ * (spec 2.3); it must name a configuration of the current school, else 404 as if it did not exist.
+ * Date-times are stored in UTC ISO form so they sort; the list is in start order.
+ */
+import { z } from "@hono/zod-openapi";
+import { asc, eq, gte, lte } from "drizzle-orm";
+import { schoolHolidayCycles } from "../../db/schema";
+import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { assertOrdered, UtcDateTime, updatedRange } from "../school-configuration/range";
+import { schoolConfigurationResource } from "../school-configuration/resource";
+
+const ConfigurationId = z
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .openapi({ example: 1, description: "A school configuration of the current school" });
+
+const Start = UtcDateTime.openapi({ description: "Start of the holidays", example: "2026-12-19T00:00:00-06:00" });
+const End = UtcDateTime.openapi({
+  description: "End of the holidays; not before startHolidays",
+  example: "2027-01-07T00:00:00-06:00",
+});
+
+const Create = z.object({ startHolidays: Start, endHolidays: End, schoolConfigurationId: ConfigurationId });
+const Update = z.object({ startHolidays: Start.optional(), endHolidays: End.optional() });
+
+const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-12-01T00:00:00Z" });
+
+// Annotated so the hook can use the resource it belongs to.
+async function beforeUpdate(
+  input: z.infer<typeof Update>,
+  caller: Caller,
+  id: number,
+): Promise<Record<string, unknown>> {
+  const range = await updatedRange(
+    { start: input.startHolidays, end: input.endHolidays },
+    async () => {
+      const stored = await holidayCycleResource.service.get(caller, id);
+      return { start: stored.startHolidays, end: stored.endHolidays };
+    },
+    "startHolidays",
+    "endHolidays",
+  );
+  return range ? { startHolidays: range.start, endHolidays: range.end } : input;
+}
+
+async function beforeCreate(input: z.infer<typeof Create>, caller: Caller): Promise<Record<string, unknown>> {
+  assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
+  // Another school's configuration answers 404 like a missing one (BRIEF 3, Tenancy).
+  await schoolConfigurationResource.service.get(caller, input.schoolConfigurationId);
+  return input;
+}
+
+export const holidayCycleResource = defineResource({
+  name: "schoolHolidayCycle",
+  plural: "schoolHolidayCycles",
+  label: "School holiday cycle",
+  path: "/api/v1/school-holiday-cycle",
+  tag: "Schools",
+  scope: "school",
+  table: schoolHolidayCycles,
+  record: RecordBase.extend({
+    startHolidays: z.iso.datetime().openapi({ example: "2026-12-19T06:00:00.000Z" }),
+    endHolidays: z.iso.datetime().openapi({ example: "2027-01-07T06:00:00.000Z" }),
+  }),
+  toRecord: (row) => ({ ...timestamps(row), startHolidays: row.startHolidays, endHolidays: row.endHolidays }),
+  access: {
+    list: "holiday-cycle.read",
+    get: "holiday-cycle.read",
+    create: "holiday-cycle.write",
+    update: "holiday-cycle.write",
+    delete: "holiday-cycle.write",
+  },
+  create: Create,
+  update: Update,
+  filters: {
+    // school_holiday_cycle_configuration_idx
+    schoolConfigurationId: {
+      schema: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(Number.MAX_SAFE_INTEGER)
+        .optional()
+        .openapi({ description: "Only the cycles of this school configuration (school year)" }),
+      where: (v: number) => eq(schoolHolidayCycles.schoolConfigurationId, v),
+    },
+    // A window: cycles that overlap [from, to]. `to` is a range on school_holiday_cycle_school_idx
+    // (school_id, start_holidays); `from` tests end_holidays on the school's few rows it yields.
+    from: {
+      schema: at("Only cycles that end at or after this instant (e.g. now: current and upcoming holidays)"),
+      where: (v: string) => gte(schoolHolidayCycles.endHolidays, v),
+    },
+    to: {
+      schema: at("Only cycles that start at or before this instant"),
+      where: (v: string) => lte(schoolHolidayCycles.startHolidays, v),
+    },
+  },
+  sort: { startHolidays: schoolHolidayCycles.startHolidays, id: schoolHolidayCycles.id },
+  defaultOrder: [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)],
+  beforeCreate,
+  beforeUpdate,
+  errors: { create: [404] },
+  summaries: {
+    list: "List the current school's holiday cycles (paginated), in start order",
+    create: "Create a holiday cycle in a school configuration of the current school",
+  },
+});

@@ -1,0 +1,64 @@
+/**
+ * Schedule configuration (spec 2.5, 4.3, 4.7): how far ahead the current school's exit permissions
+ * are asked (`permissionTimeLimit`, hours) and generated (`permissionWeeksInAdvance`). One per
+ * school (unique index): a second POST is a 409. "GET schedule configurations for school" is the
+ * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
+ */
+import { z } from "@hono/zod-openapi";
+import { scheduleConfigurations } from "../../db/schema";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+
+export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
+
+const TimeLimit = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_PERMISSION_TIME_LIMIT_HOURS)
+  .openapi({
+    example: 24,
+    description: `Hours in advance a permission must be asked: a whole number, 0 to ${MAX_PERMISSION_TIME_LIMIT_HOURS} (one week)`,
+  });
+
+const WeeksInAdvance = z
+  .literal([1, 2, 3, 4])
+  // The generator renders a multi-value literal as its first value only: spell the enum out.
+  .openapi({
+    type: "integer",
+    enum: [1, 2, 3, 4],
+    example: 2,
+    description: "Weeks in advance permissions are received: 1, 2, 3 or 4",
+  });
+
+export const scheduleConfigurationResource = defineResource({
+  name: "scheduleConfiguration",
+  plural: "scheduleConfigurations",
+  label: "Schedule configuration",
+  path: "/api/v1/schedule-configuration",
+  tag: "Schools",
+  scope: "school",
+  table: scheduleConfigurations,
+  record: RecordBase.extend({
+    permissionTimeLimit: z.number().int().openapi({ example: 24 }),
+    permissionWeeksInAdvance: z.number().int().openapi({ example: 2 }),
+  }),
+  toRecord: (row) => ({
+    ...timestamps(row),
+    permissionTimeLimit: row.permissionTimeLimit,
+    permissionWeeksInAdvance: row.permissionWeeksInAdvance,
+  }),
+  access: {
+    list: "schedule-configuration.read",
+    get: "schedule-configuration.read",
+    create: "schedule-configuration.write",
+    update: "schedule-configuration.write",
+    delete: "schedule-configuration.write",
+  },
+  create: z.object({ permissionTimeLimit: TimeLimit, permissionWeeksInAdvance: WeeksInAdvance }),
+  update: z.object({ permissionTimeLimit: TimeLimit.optional(), permissionWeeksInAdvance: WeeksInAdvance.optional() }),
+  conflictMessage: "The current school already has a schedule configuration: update it with PUT",
+  summaries: {
+    list: "Get the current school's schedule configuration: a page of 0 (not configured) or 1 record",
+    create: "Create the current school's schedule configuration (one per school)",
+  },
+});

@@ -1,0 +1,60 @@
+/**
+ * Ranges whose end must not come before their start (a school year, a holiday cycle), and the
+ * date-time input both use. Values compare as text: `YYYY-MM-DD` and UTC `toISOString()` sort in
+ * time order.
+ */
+import { z } from "@hono/zod-openapi";
+import { badRequest } from "../../lib/errors";
+
+/**
+ * An ISO 8601 date-time with `Z` or an offset, normalised to UTC `toISOString()` so stored values
+ * sort and compare as text. Instants outside years 0000-9999 in UTC are refused: they would not.
+ */
+export const UtcDateTime = z.iso
+  .datetime({ offset: true })
+  .transform((v, ctx) => {
+    const utc = new Date(v).toISOString();
+    if (!/^\d{4}-/.test(utc)) {
+      ctx.addIssue({ code: "custom", message: "Out of range: the UTC year must be 0000 to 9999" });
+      return z.NEVER;
+    }
+    return utc;
+  })
+  .openapi({
+    type: "string",
+    format: "date-time",
+    example: "2026-12-19T00:00:00-06:00",
+    description: "ISO 8601 with Z or an offset; stored and returned in UTC",
+  });
+
+type Range = { start: string; end: string };
+
+/** Refuses `end` before `start` as a 400 on the field `endField` (equal is allowed). */
+export function assertOrdered(range: Range, startField: string, endField: string) {
+  if (range.end < range.start) {
+    const message = `Must not be before ${startField}`;
+    throw badRequest(`Invalid body: ${endField}: ${message}`, [{ path: endField, message }]);
+  }
+}
+
+/**
+ * The range an update leaves: the sent ends over the stored ones (`stored` is read only when one
+ * end is missing). Returns both ends so the pair is written together: a concurrent update of the
+ * other end cannot leave a reversed range, the last writer wins for the pair.
+ */
+export async function updatedRange(
+  sent: Partial<Range>,
+  stored: () => Promise<Range>,
+  startField: string,
+  endField: string,
+): Promise<Range | undefined> {
+  if (sent.start === undefined && sent.end === undefined) return undefined;
+  let range: Range;
+  if (sent.start !== undefined && sent.end !== undefined) range = { start: sent.start, end: sent.end };
+  else {
+    const current = await stored();
+    range = { start: sent.start ?? current.start, end: sent.end ?? current.end };
+  }
+  assertOrdered(range, startField, endField);
+  return range;
+}

@@ -1,0 +1,95 @@
+/**
+ * School configuration (spec 4.7): a school year of the current school, with the settings that go
+ * with it. Minimal on purpose: it exists so holiday cycles have something to belong to (BRIEF).
+ * Deleting one deletes its holiday cycles (the foreign key cascades).
+ */
+import { z } from "@hono/zod-openapi";
+import { asc } from "drizzle-orm";
+import { schoolConfigurations } from "../../db/schema";
+import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { assertOrdered, updatedRange } from "./range";
+
+const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
+const Name = z.string().trim().min(1).max(100).openapi({ example: "2026-2027" });
+const MaxParents = z
+  .number()
+  .int()
+  .min(1)
+  .max(6)
+  .openapi({ example: 2, description: "How many parents a family may have, 1 to 6" });
+
+const Create = z.object({
+  name: Name,
+  startDate: Day.openapi({ description: "First day of the school year, YYYY-MM-DD" }),
+  endDate: Day.openapi({ description: "Last day of the school year, YYYY-MM-DD; not before startDate" }),
+  maxParentsPerFamily: MaxParents.default(2),
+});
+
+const Update = z.object({
+  name: Name.optional(),
+  startDate: Day.optional(),
+  endDate: Day.optional(),
+  maxParentsPerFamily: MaxParents.optional(),
+});
+
+// Annotated so the hook can use the resource it belongs to.
+async function beforeUpdate(
+  input: z.infer<typeof Update>,
+  caller: Caller,
+  id: number,
+): Promise<Record<string, unknown>> {
+  const range = await updatedRange(
+    { start: input.startDate, end: input.endDate },
+    async () => {
+      const stored = await schoolConfigurationResource.service.get(caller, id);
+      return { start: stored.startDate, end: stored.endDate };
+    },
+    "startDate",
+    "endDate",
+  );
+  return range ? { ...input, startDate: range.start, endDate: range.end } : input;
+}
+
+export const schoolConfigurationResource = defineResource({
+  name: "schoolConfiguration",
+  plural: "schoolConfigurations",
+  label: "School configuration",
+  path: "/api/v1/school-configuration",
+  tag: "Schools",
+  scope: "school",
+  table: schoolConfigurations,
+  record: RecordBase.extend({
+    name: z.string().openapi({ example: "2026-2027" }),
+    startDate: z.iso.date().openapi({ example: "2026-08-24" }),
+    endDate: z.iso.date().openapi({ example: "2027-06-30" }),
+    maxParentsPerFamily: z.number().int().openapi({ example: 2 }),
+  }),
+  toRecord: (row) => ({
+    ...timestamps(row),
+    name: row.name,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    maxParentsPerFamily: row.maxParentsPerFamily,
+  }),
+  access: {
+    list: "school-configuration.read",
+    get: "school-configuration.read",
+    create: "school-configuration.write",
+    update: "school-configuration.write",
+    delete: "school-configuration.write",
+  },
+  create: Create,
+  update: Update,
+  sort: { startDate: schoolConfigurations.startDate, id: schoolConfigurations.id },
+  // school_configuration_school_idx (school_id, start_date) serves this order.
+  defaultOrder: [asc(schoolConfigurations.startDate), asc(schoolConfigurations.id)],
+  beforeCreate: (input) => {
+    assertOrdered({ start: input.startDate, end: input.endDate }, "startDate", "endDate");
+    return input;
+  },
+  beforeUpdate,
+  summaries: {
+    list: "List the current school's configurations (school years), oldest first",
+    delete: "Delete a school configuration and its holiday cycles",
+  },
+});
