@@ -144,12 +144,21 @@ export function defineResource<
     return and(...conds);
   }
 
-  const rethrow = (err: unknown): never => {
-    if (isUniqueViolation(err)) throw conflict(config.conflictMessage ?? `${label} already exists`);
-    // A restrict foreign key refused the write: another record still points at this one.
-    if (isForeignKeyViolation(err)) throw conflict(`${label} is still referenced by other records`);
-    throw err;
-  };
+  /** Maps constraint errors of a write to the problem a caller can act on. */
+  const rethrow =
+    (op: "write" | "delete") =>
+    (err: unknown): never => {
+      if (isUniqueViolation(err)) throw conflict(config.conflictMessage ?? `${label} already exists`);
+      if (isForeignKeyViolation(err)) {
+        // delete: a restrict foreign key still points here; write: a referenced record vanished meanwhile.
+        throw conflict(
+          op === "delete"
+            ? `${label} is still referenced by other records`
+            : `${label} refers to a record that no longer exists`,
+        );
+      }
+      throw err;
+    };
 
   const service = {
     async list(caller: Caller, query: Record<string, unknown>, url: string): Promise<Page<z.infer<R>>> {
@@ -194,7 +203,7 @@ export function defineResource<
         .insert(table)
         .values(row as T["$inferInsert"])
         .returning()
-        .catch(rethrow);
+        .catch(rethrow("write"));
       return config.toRecord((created as T["$inferSelect"][])[0] as T["$inferSelect"]);
     },
 
@@ -205,7 +214,7 @@ export function defineResource<
         .set({ ...values, updatedAt: caller.deps.clock.now().toISOString() } as never)
         .where(scoped(caller, eq(table.id, id)))
         .returning({ id: table.id })
-        .catch(rethrow);
+        .catch(rethrow("write"));
       if (updated.length === 0) throw notFound(label, id);
     },
 
@@ -215,7 +224,7 @@ export function defineResource<
         .delete(table)
         .where(scoped(caller, eq(table.id, id)))
         .returning({ id: table.id })
-        .catch(rethrow);
+        .catch(rethrow("delete"));
       if (deleted.length === 0) throw notFound(label, id);
     },
   };
