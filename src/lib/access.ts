@@ -82,7 +82,12 @@ export const BUILTIN_ROLES = {
       "holiday-cycle.read",
     ],
   },
-  parent: { id: 5, name: "Parent", grants: ["school.read", "transport-rules.read", "holiday-cycle.read"] },
+  parent: {
+    id: 5,
+    name: "Parent",
+    // Parents see the rules their requests must follow: cut-off, weeks ahead, holidays, transport rules.
+    grants: ["school.read", "transport-rules.read", "holiday-cycle.read", "schedule-configuration.read"],
+  },
 } as const satisfies Record<string, { id: number; name: string; grants: readonly Permission[] }>;
 
 export type BuiltinRole = keyof typeof BUILTIN_ROLES;
