@@ -1,0 +1,302 @@
+/**
+ * Access control: the permission catalogue of src/lib/access.ts agrees with the database (the
+ * migrations insert it), the bitmap tokens carry round-trips, and the permission resource keeps
+ * built-ins intact while custom permissions come and go.
+ */
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { permissions, rolePermissions, roles } from "../src/db/schema";
+import { BUILTIN_ROLES, PERMISSION_DESCRIPTIONS, PERMISSIONS, PermissionSet } from "../src/lib/access";
+import { DEMO, makeTestApp, problem } from "./helpers";
+
+const t = makeTestApp();
+const MAX_BUILTIN = Math.max(...Object.values(PERMISSIONS));
+
+let superAdmin: string;
+let schoolAdmin: string;
+let teacher: string;
+
+beforeAll(async () => {
+  superAdmin = (await t.signIn(DEMO.superAdmin.phone)).accessToken;
+  schoolAdmin = (await t.signIn(DEMO.northAdmin.phone)).accessToken;
+  teacher = (await t.signIn(DEMO.northTeacher.phone)).accessToken;
+});
+
+type Perm = { id: number; name: string; description: string; builtIn: boolean; createdAt: string; updatedAt: string };
+type Page = { data: Perm[]; total: number };
+
+const create = (body: unknown, token = superAdmin) => t.request("/api/v1/permission", { method: "POST", token, body });
+const update = (id: number, body: unknown, token = superAdmin) =>
+  t.request(`/api/v1/permission/${id}`, { method: "PUT", token, body });
+const remove = (id: number, token = superAdmin) => t.request(`/api/v1/permission/${id}`, { method: "DELETE", token });
+const get = (id: number, token = superAdmin) => t.request(`/api/v1/permission/${id}`, { token });
+async function search(term: string) {
+  const res = await t.request(`/api/v1/permission?pageSize=100&name=${encodeURIComponent(term)}`, {
+    token: schoolAdmin,
+  });
+  expect(res.status, term).toBe(200);
+  return (await res.json()) as Page;
+}
+
+describe("the catalogue and the database agree", () => {
+  it("every permission exists with its id, name and description", async () => {
+    const rows = await t.db.select().from(permissions);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const [name, id] of Object.entries(PERMISSIONS)) {
+      const row = byId.get(id);
+      expect(row?.name, `permission ${id}`).toBe(name);
+      expect(row?.description).toBe(PERMISSION_DESCRIPTIONS[name as keyof typeof PERMISSIONS]);
+    }
+    // No row in the built-in id range is unknown to the code.
+    const builtinRows = rows.filter((r) => r.id <= MAX_BUILTIN);
+    expect(builtinRows).toHaveLength(Object.keys(PERMISSIONS).length);
+    // Ids are unique in the code too.
+    expect(new Set(Object.values(PERMISSIONS)).size).toBe(Object.keys(PERMISSIONS).length);
+  });
+
+  it("every built-in role exists with exactly its grants", async () => {
+    for (const [key, role] of Object.entries(BUILTIN_ROLES)) {
+      const [row] = await t.db.select().from(roles).where(eq(roles.id, role.id));
+      expect(row, key).toMatchObject({ key, name: role.name, schoolId: null });
+      const grants = await t.db
+        .select({ id: rolePermissions.permissionId })
+        .from(rolePermissions)
+        .where(eq(rolePermissions.roleId, role.id));
+      const expected = role.grants.map((p) => PERMISSIONS[p]).sort((a, b) => a - b);
+      expect(
+        grants.map((g) => g.id).sort((a, b) => a - b),
+        key,
+      ).toEqual(expected);
+    }
+  });
+
+  it("platform-only permissions are granted to the super-admin role alone", async () => {
+    for (const name of ["permission.manage", "school.write"] as const) {
+      const holders = await t.db
+        .select({ roleId: rolePermissions.roleId })
+        .from(rolePermissions)
+        .where(eq(rolePermissions.permissionId, PERMISSIONS[name]));
+      expect(holders.map((h) => h.roleId)).toEqual([BUILTIN_ROLES["super-admin"].id]);
+    }
+  });
+});
+
+describe("PermissionSet", () => {
+  // A small deterministic generator, so a failure can be replayed.
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+
+  it("encode, has and decode round-trip for ids 1..200", () => {
+    for (let round = 0; round < 300; round++) {
+      const density = random();
+      const ids = Array.from({ length: 200 }, (_, i) => i + 1).filter(() => random() < density);
+      const encoded = PermissionSet.encode(ids);
+      expect(encoded).toMatch(/^[A-Za-z0-9_-]*$/);
+      expect(PermissionSet.decode(encoded)).toEqual(ids);
+      const members = new Set(ids);
+      for (let id = 0; id <= 210; id++)
+        expect(PermissionSet.has(encoded, id), `round ${round} id ${id}`).toBe(members.has(id));
+    }
+  });
+
+  it("handles the edges: empty, single ids, duplicates, unordered input", () => {
+    expect(PermissionSet.encode([])).toBe("");
+    expect(PermissionSet.decode("")).toEqual([]);
+    expect(PermissionSet.has("", 1)).toBe(false);
+    for (const id of [1, 7, 8, 23, 24, 25, 200]) {
+      const one = PermissionSet.encode([id]);
+      expect(PermissionSet.decode(one)).toEqual([id]);
+      expect(PermissionSet.has(one, id)).toBe(true);
+      expect(PermissionSet.has(one, id + 1)).toBe(false);
+    }
+    expect(PermissionSet.decode(PermissionSet.encode([9, 3, 9, 1]))).toEqual([1, 3, 9]);
+  });
+
+  it("treats a garbled bitmap as granting nothing, without throwing", () => {
+    for (const garbage of ["!!!!", "a", "@@@@@@@@", "====", "\u00ff\u00ff"]) {
+      for (let id = 1; id <= 30; id++) expect(PermissionSet.has(garbage, id)).toBe(false);
+      expect(() => PermissionSet.decode(garbage)).not.toThrow();
+    }
+  });
+
+  it("the school-admin bitmap fits a short token claim", () => {
+    const ids = BUILTIN_ROLES["school-admin"].grants.map((p) => PERMISSIONS[p]);
+    expect(PermissionSet.encode(ids).length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("permission resource", () => {
+  it("lets a super-admin create a custom permission", async () => {
+    const res = await create({ name: "report.export", description: "Export reports" });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as Perm;
+    expect(created).toMatchObject({ name: "report.export", description: "Export reports", builtIn: false });
+    expect(created.id).toBeGreaterThan(MAX_BUILTIN);
+    expect(created.createdAt).toBe(t.clock.now().toISOString());
+    expect(created.updatedAt).toBe(created.createdAt);
+    const fetched = await get(created.id, schoolAdmin);
+    expect(fetched.status).toBe(200);
+    expect(await fetched.json()).toEqual(created);
+    // Description defaults to empty.
+    const bare = await create({ name: "report.print" });
+    expect(((await bare.json()) as Perm).description).toBe("");
+  });
+
+  it("is managed by the platform only: a school admin or teacher gets 403", async () => {
+    for (const token of [schoolAdmin, teacher]) {
+      const res = await create({ name: "school.hack" }, token);
+      expect(res.status).toBe(403);
+      expect((await problem(res)).detail).toMatch(/permission\.manage/);
+      expect((await update(1, { description: "x" }, token)).status).toBe(403);
+      expect((await remove(PERMISSIONS["cron-history.read"], token)).status).toBe(403);
+    }
+    expect((await search("school.hack")).total).toBe(0);
+    // Reading needs permission.read: the admin has it, the teacher does not.
+    expect((await t.request("/api/v1/permission", { token: teacher })).status).toBe(403);
+    expect((await t.request("/api/v1/permission/1", { token: teacher })).status).toBe(403);
+    expect((await t.request("/api/v1/permission", { token: schoolAdmin })).status).toBe(200);
+    // Without a token: 401 everywhere.
+    for (const res of [
+      await t.request("/api/v1/permission"),
+      await t.request("/api/v1/permission", { method: "POST", body: { name: "a.b" } }),
+    ]) {
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it("refuses a duplicate name with 409, built-in or custom", async () => {
+    expect((await create({ name: "audit.read" })).status).toBe(201);
+    for (const name of ["audit.read", "permission.read"]) {
+      const res = await create({ name });
+      expect(res.status, name).toBe(409);
+      expect((await problem(res)).type).toBe("/problems/conflict");
+    }
+  });
+
+  it("refuses a badly formed name with 400", async () => {
+    for (const name of [
+      "report",
+      "Report.Export",
+      "report.",
+      ".report",
+      "report..export",
+      "report export",
+      "report_export.x",
+      "1report.x",
+      "report.%",
+      `a.${"b".repeat(100)}`,
+      "",
+      null,
+      42,
+    ]) {
+      const res = await create({ name });
+      expect(res.status, String(name)).toBe(400);
+      expect((await problem(res)).errors?.[0]?.path).toBe("name");
+    }
+    const long = await create({ name: "report.long", description: "x".repeat(501) });
+    expect(long.status).toBe(400);
+    expect((await problem(long)).errors?.[0]?.path).toBe("description");
+  });
+
+  it("keeps built-ins: renaming or deleting one is a 422, describing it is allowed", async () => {
+    const id = PERMISSIONS["school.read"];
+    const rename = await update(id, { name: "school.view" });
+    expect(rename.status).toBe(422);
+    expect((await problem(rename)).type).toBe("/problems/business-rule");
+
+    const original = PERMISSION_DESCRIPTIONS["school.read"];
+    t.clock.advance(5);
+    const describe = await update(id, { description: "Read the school's profile" });
+    expect(describe.status).toBe(204);
+    expect(await describe.text()).toBe("");
+    const after = (await (await get(id)).json()) as Perm;
+    expect(after).toMatchObject({ name: "school.read", description: "Read the school's profile", builtIn: true });
+    expect(after.updatedAt).toBe(t.clock.now().toISOString());
+    expect(after.updatedAt > after.createdAt).toBe(true);
+
+    const del = await remove(id);
+    expect(del.status).toBe(422);
+    await problem(del);
+    expect((await get(id)).status).toBe(200);
+
+    // Put the catalogue back as it was.
+    expect((await update(id, { description: original })).status).toBe(204);
+  });
+
+  it("renames and deletes a custom permission", async () => {
+    const { id } = (await (await create({ name: "visit.log" })).json()) as Perm;
+    expect((await update(id, { name: "visit.record", description: "Record visits" })).status).toBe(204);
+    expect(await (await get(id)).json()).toMatchObject({ name: "visit.record", description: "Record visits" });
+
+    // Renaming onto an existing name is a conflict.
+    const clash = await update(id, { name: "permission.read" });
+    expect(clash.status).toBe(409);
+    await problem(clash);
+
+    const del = await remove(id);
+    expect(del.status).toBe(204);
+    expect(await del.text()).toBe("");
+    const gone = await get(id);
+    expect(gone.status).toBe(404);
+    await problem(gone);
+    expect((await remove(id)).status).toBe(404);
+    expect((await update(id, { description: "x" })).status).toBe(404);
+  });
+
+  it("refuses fields that are not inputs", async () => {
+    for (const body of [
+      { name: "report.x", builtIn: true },
+      { name: "report.x", id: 1 },
+    ]) {
+      const res = await create(body);
+      expect(res.status).toBe(400);
+      expect((await problem(res)).errors?.[0]?.message).toBe("Unknown field");
+    }
+    const res = await update(PERMISSIONS["school.read"], { builtIn: false });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe("name filter", () => {
+  const catalogue = Object.keys(PERMISSIONS);
+
+  it("finds names containing the term, case-insensitively", async () => {
+    for (const term of ["configuration", "holiday", ".write", "read"]) {
+      const expected = catalogue.filter((n) => n.includes(term)).sort();
+      expect(expected.length).toBeGreaterThan(0);
+      const page = await search(term);
+      expect(
+        page.data
+          .map((p) => p.name)
+          .filter((n) => catalogue.includes(n))
+          .sort(),
+        term,
+      ).toEqual(expected);
+      expect(page.data.every((p) => p.name.includes(term))).toBe(true);
+    }
+    expect((await search("HOLIDAY")).data.map((p) => p.name).sort()).toEqual([
+      "holiday-cycle.read",
+      "holiday-cycle.write",
+    ]);
+  });
+
+  it("takes % and _ literally", async () => {
+    // No permission name can hold either, so an unescaped wildcard would match everything.
+    for (const term of ["%", "_", "%read", "school_configuration", "s%l", "\\", "\\%"]) {
+      expect((await search(term)).total, term).toBe(0);
+    }
+    expect((await search("school-configuration")).total).toBe(2);
+  });
+
+  it("refuses an empty or too long term", async () => {
+    for (const term of ["", "x".repeat(49), "%".repeat(25)]) {
+      const res = await t.request(`/api/v1/permission?name=${encodeURIComponent(term)}`, { token: schoolAdmin });
+      expect(res.status, term).toBe(400);
+      expect((await problem(res)).errors?.[0]?.path).toBe("name");
+    }
+    expect((await search("x".repeat(48))).total).toBe(0);
+  });
+});
