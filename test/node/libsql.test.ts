@@ -1,0 +1,268 @@
+/**
+ * The same app on libSQL, in Node: a local libSQL file built from the real migrations and the demo
+ * seed, the real `createApp`, and the flows whose queries matter most (sign-in by code, the current
+ * user's join, a paginated filtered list with its count in one batch, writes with a unique
+ * conflict, refresh rotation, the cron sweep). It proves the queries and batches written for D1
+ * run unchanged on libSQL.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Client, createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import type { Db } from "../../src/db/client";
+import type { Deps, QueueProducer } from "../../src/deps";
+import { runScheduled } from "../../src/jobs/scheduled";
+import { s3Signer } from "../../src/lib/s3";
+import { logSms } from "../../src/modules/auth/sms";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+class Clock {
+  current = new Date("2026-11-23T15:00:00.000Z");
+  now() {
+    return new Date(this.current);
+  }
+  advance(seconds: number) {
+    this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
+}
+
+/** A queue producer that keeps what it is given. */
+function recordingQueue(): QueueProducer & { sent: unknown[] } {
+  const sent: unknown[] = [];
+  return {
+    sent,
+    async send(body) {
+      sent.push(body);
+    },
+    async sendBatch(messages) {
+      for (const m of messages) sent.push(m.body);
+    },
+  };
+}
+
+/** Applies every migration in order, each file in one batch, the way D1 applies them. */
+async function migrate(client: Client) {
+  const dir = join(root, "migrations");
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    const statements = readFileSync(join(dir, file), "utf8")
+      .split("--> statement-breakpoint")
+      .map((s) => s.trim())
+      .filter((s) => s.replace(/^--.*$/gm, "").trim() !== "");
+    await client.batch(statements, "write");
+  }
+  await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
+}
+
+let directory: string;
+let client: Client;
+let deps: Deps;
+let clock: Clock;
+let app: ReturnType<typeof createApp>;
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), "libsql-"));
+  client = createClient({ url: `file:${join(directory, "school.db")}` });
+  await client.execute("PRAGMA foreign_keys = ON");
+  await migrate(client);
+
+  const config = loadConfig({
+    ENVIRONMENT: "development",
+    AUTH_SECRET: "libsql-test-secret-0123456789abcdef0123456789",
+    S3_ENDPOINT: "http://127.0.0.1:4569",
+    S3_BUCKET: "school-documents",
+    S3_ACCESS_KEY_ID: "test",
+    S3_SECRET_ACCESS_KEY: "test",
+    IOS_LATEST_VERSION: "1.4.0",
+    IOS_MIN_VERSION: "1.2.0",
+    ANDROID_LATEST_VERSION: "1.4.0",
+    ANDROID_MIN_VERSION: "1.2.0",
+  });
+  // drizzle's libSQL database has the same query builder and batch() as the D1 one (src/db/client.ts).
+  const db = drizzle(client) as unknown as Db;
+  clock = new Clock();
+  deps = {
+    config,
+    db,
+    clock,
+    sms: logSms(db, clock),
+    // Object storage is not what this file proves: nothing is stored.
+    storage: { head: async () => null },
+    signer: s3Signer(config.s3),
+    queues: { push: recordingQueue(), bulk: recordingQueue() },
+  };
+  app = createApp({ deps: () => deps, development: true });
+});
+
+afterAll(() => {
+  client?.close();
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+async function request(path: string, init: { method?: string; token?: string; school?: number; body?: unknown } = {}) {
+  const headers = new Headers();
+  if (init.token) headers.set("authorization", `Bearer ${init.token}`);
+  if (init.school !== undefined) headers.set("x-school-id", String(init.school));
+  if (init.body !== undefined) headers.set("content-type", "application/json");
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  return app.request(`http://localhost${path}`, { method: init.method ?? "GET", headers, body }, {} as Env);
+}
+
+type Session = { accessToken: string; refreshToken: string; user: { id: number; status: string } };
+
+async function signIn(phone: string): Promise<Session> {
+  const sent = await request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
+  expect(sent.status).toBe(202);
+  const outbox = (await (await request(`/api/v1/dev/outbox?to=${encodeURIComponent(phone)}`)).json()) as {
+    data: { body: string }[];
+  };
+  const code = /\b(\d{6})\b/.exec(outbox.data[0]?.body ?? "")?.[1] ?? "";
+  const res = await request("/api/v1/auth/verify-code", { method: "POST", body: { phone, code } });
+  expect(res.status).toBe(200);
+  clock.advance(61);
+  return (await res.json()) as Session;
+}
+
+describe("the app on libSQL", () => {
+  it("signs in by code through the outbox, with the same limits", async () => {
+    const session = await signIn("+15550000002");
+    expect(session.user).toMatchObject({ id: 2, status: "active" });
+    // The code is spent, and another right now is refused by the cooldown.
+    await request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone: "+15550000003" } });
+    const again = await request("/api/v1/auth/send-verification-code", {
+      method: "POST",
+      body: { phone: "+15550000003" },
+    });
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+    const wrong = await request("/api/v1/auth/verify-code", {
+      method: "POST",
+      body: { phone: "+15550000009", code: "123456" },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+  });
+
+  it("answers the current user with their schools and roles (a joined batch)", async () => {
+    const { accessToken } = await signIn("+15550000002");
+    const res = await request("/api/v1/user/me", { token: accessToken });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      id: 2,
+      phone: "+15550000002",
+      isSuperAdmin: false,
+      schools: [
+        { id: 1, name: "Northside Demo School", roles: [{ id: 2, key: "school-admin", name: "School admin" }] },
+      ],
+    });
+  });
+
+  it("pages a filtered list with its count in one batch", async () => {
+    const { accessToken } = await signIn("+15550000002");
+    const res = await request("/api/v1/permission?name=read&pageSize=5", { token: accessToken });
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as {
+      data: { name: string }[];
+      total: number;
+      lastPage: number;
+      next: string | null;
+      previous: string | null;
+    };
+    expect(page.data).toHaveLength(5);
+    expect(page.data.every((p) => p.name.includes("read"))).toBe(true);
+    expect(page.total).toBeGreaterThan(5);
+    expect(page.lastPage).toBe(Math.ceil(page.total / 5));
+    expect(page.next).toBe("/api/v1/permission?name=read&pageSize=5&page=2");
+    expect(page.previous).toBeNull();
+    // LIKE wildcards are literal here too.
+    const literal = (await (await request("/api/v1/permission?name=%25", { token: accessToken })).json()) as {
+      total: number;
+    };
+    expect(literal.total).toBe(0);
+    // Permissions are per school: a parent may not list them.
+    const parent = await signIn("+15550000004");
+    expect((await request("/api/v1/permission", { token: parent.accessToken })).status).toBe(403);
+  });
+
+  it("creates, conflicts, updates and deletes a custom permission as super-admin", async () => {
+    const { accessToken: token } = await signIn("+15550000001");
+    const created = await request("/api/v1/permission", {
+      method: "POST",
+      token,
+      body: { name: "report.export", description: "Export reports" },
+    });
+    expect(created.status).toBe(201);
+    const { id, builtIn } = (await created.json()) as { id: number; builtIn: boolean };
+    expect(builtIn).toBe(false);
+
+    const duplicate = await request("/api/v1/permission", { method: "POST", token, body: { name: "report.export" } });
+    expect(duplicate.status).toBe(409);
+
+    expect(
+      (await request(`/api/v1/permission/${id}`, { method: "PUT", token, body: { name: "report.download" } })).status,
+    ).toBe(204);
+    expect(await (await request(`/api/v1/permission/${id}`, { token })).json()).toMatchObject({
+      name: "report.download",
+      description: "Export reports",
+    });
+    const clash = await request(`/api/v1/permission/${id}`, {
+      method: "PUT",
+      token,
+      body: { name: "permission.read" },
+    });
+    expect(clash.status).toBe(409);
+    expect((await request("/api/v1/permission/1", { method: "DELETE", token })).status).toBe(422);
+
+    expect((await request(`/api/v1/permission/${id}`, { method: "DELETE", token })).status).toBe(204);
+    expect((await request(`/api/v1/permission/${id}`, { token })).status).toBe(404);
+    expect((await request(`/api/v1/permission/${id}`, { method: "DELETE", token })).status).toBe(404);
+  });
+
+  it("rotates refresh tokens and detects reuse", async () => {
+    const first = await signIn("+15550000003");
+    const res = await request("/api/v1/auth/refresh-token", {
+      method: "POST",
+      body: { refreshToken: first.refreshToken },
+    });
+    expect(res.status).toBe(200);
+    const second = (await res.json()) as Session;
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect((await request("/api/v1/user/me", { token: second.accessToken })).status).toBe(200);
+
+    const reuse = await request("/api/v1/auth/refresh-token", {
+      method: "POST",
+      body: { refreshToken: first.refreshToken },
+    });
+    expect(reuse.status).toBe(401);
+    const revoked = await request("/api/v1/auth/refresh-token", {
+      method: "POST",
+      body: { refreshToken: second.refreshToken },
+    });
+    expect(revoked.status).toBe(401);
+  });
+
+  it("runs the cron sweep and records it", async () => {
+    clock.advance(3 * 86400); // every code so far is now over a day past its expiry
+    await runScheduled(deps, "*/5 * * * *");
+    const codes = await client.execute("SELECT count(*) AS n FROM verification_code");
+    expect(Number(codes.rows[0]?.n)).toBe(0);
+    const runs = await client.execute("SELECT job, status FROM cron_history");
+    expect(runs.rows.map((r) => ({ job: r.job, status: r.status }))).toEqual([
+      { job: "purge-expired-auth", status: "completed" },
+    ]);
+  });
+
+  it("answers health from the libSQL database", async () => {
+    const res = await request("/api/health");
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { details: Record<string, { status: string }> }).details.database).toEqual({
+      status: "up",
+    });
+  });
+});
