@@ -10,6 +10,8 @@ import { ApiError, problemResponse } from "./lib/errors";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { createRouter } from "./lib/router";
 import { authRouter } from "./modules/auth/routes";
+import { bulkProcessRouter } from "./modules/bulk-process/routes";
+import { deviceTokenRouter } from "./modules/device-token/resource";
 import { devRouter } from "./modules/dev/routes";
 import { documentResource } from "./modules/document/resource";
 import { documentSignedUrlRouter } from "./modules/document/signed-url";
@@ -18,6 +20,7 @@ import { holidayCycleResource } from "./modules/holiday-cycle/resource";
 import { permissionResource } from "./modules/permission/resource";
 import { scheduleConfigurationResource } from "./modules/schedule-configuration/resource";
 import { schoolConfigurationResource } from "./modules/school-configuration/resource";
+import { transportRulesRouter } from "./modules/transport-rules/routes";
 import { userRouter } from "./modules/user/routes";
 import { versionRouter } from "./modules/version/routes";
 
@@ -60,6 +63,9 @@ export function createApp(options: AppOptions) {
   app.route("/", authRouter);
   app.route("/", userRouter);
   permissionResource.mount(app);
+  app.route("/", deviceTokenRouter);
+  app.route("/", transportRulesRouter);
+  app.route("/", bulkProcessRouter);
   schoolConfigurationResource.mount(app);
   holidayCycleResource.mount(app);
   scheduleConfigurationResource.mount(app);

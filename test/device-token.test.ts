@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES } from "./fixtures";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -327,5 +328,22 @@ describe("update (PUT) and delete", () => {
     const again = await t.request(`${path}/${mine.id}`, { method: "DELETE", token: parent, school: 1 });
     expect(again.status).toBe(404);
     await problem(again);
+  });
+});
+
+describe("conformance fixture", () => {
+  it("makes a token in each school that its owner can update and delete", async () => {
+    const fixture = FIXTURES["/api/v1/device-token"];
+    for (const [school, owner] of [
+      [1, admin],
+      [2, south],
+    ] as const) {
+      const id = (await fixture?.create(t, school)) as number;
+      const body = fixture?.bodies?.updateDeviceToken;
+      expect((await t.request(`${path}/${id}`, { method: "PUT", token: owner, school, body })).status).toBe(204);
+      const otherSchool = school === 1 ? { token: south, school: 2 } : { token: admin, school: 1 };
+      expect((await t.request(`${path}/${id}`, otherSchool)).status).toBe(404);
+      expect((await t.request(`${path}/${id}`, { method: "DELETE", token: owner, school })).status).toBe(204);
+    }
   });
 });

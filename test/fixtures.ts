@@ -4,6 +4,8 @@
  * its own. A route with an `{id}` whose resource has no fixture fails the suite, so every new
  * resource adds one here.
  */
+import { createMessageBatch } from "cloudflare:test";
+import { handleQueue } from "../src/jobs/queue";
 import type { TestApp } from "./helpers";
 
 export interface Fixture {
@@ -72,5 +74,35 @@ export const FIXTURES: Record<string, Fixture> = {
     create: (t, school) =>
       createVia(t, "/api/v1/documents", school, { name: "Fixture", slug: `${school}/documents/${uniq("doc")}.pdf` }),
     bodies: { updateDocument: { name: "Renamed by the conformance suite" } },
+  },
+  "/api/v1/device-token": {
+    // A token belongs to its user and only they may change it: registered by a member of `school`
+    // (the north admin in school 1, the south admin in school 2), not by the super-admin.
+    create: async (t, school) => {
+      const userId = school === 2 ? 5 : 2;
+      const token = await t.token(userId, { [school]: "all" });
+      return createVia(t, "/api/v1/device-token", school, { token: uniq("fcm"), platform: "android" }, token);
+    },
+    bodies: { updateDeviceToken: { platform: "ios" } },
+  },
+  "/api/v1/bulk-process": {
+    // PUT only queues a failed process again, so the fixture runs the bulk consumer once: the
+    // spreadsheet was never uploaded, so the process ends failed.
+    create: async (t, school) => {
+      const documentId = await createVia(t, "/api/v1/documents", school, {
+        name: "Import",
+        slug: `${school}/documents/${uniq("import")}.xlsx`,
+      });
+      const id = await createVia(t, "/api/v1/bulk-process", school, { entity: "students", documentId });
+      const message = {
+        id: uniq("fixture-bulk"),
+        timestamp: new Date(),
+        attempts: 1,
+        body: { bulkProcessId: id, schoolId: school },
+      };
+      await handleQueue(t.deps, createMessageBatch("school-bulk", [message]));
+      return id;
+    },
+    bodies: { updateBulkProcess: { status: "queued" } },
   },
 };

@@ -3,11 +3,14 @@
  * side effects, acks per message, and lets failures retry with backoff until the dead-letter queue.
  */
 import type { Deps } from "../deps";
+import { BULK_QUEUE, consumeBulkProcess } from "../modules/bulk-process/consumer";
 
 export type Consumer = (deps: Deps, message: Message<unknown>) => Promise<void>;
 
 /** Consumers per queue name (wrangler.toml). Dead-letter queues log and ack. */
-export const CONSUMERS: Record<string, Consumer> = {};
+export const CONSUMERS: Record<string, Consumer> = {
+  [BULK_QUEUE]: consumeBulkProcess,
+};
 
 const RETRY_DELAYS = [10, 30, 120, 600];
 

@@ -1,0 +1,108 @@
+/**
+ * Bulk processes (spec 4.6): the record of an Excel import. Creating one queues it for the bulk
+ * consumer (src/modules/bulk-process/consumer.ts), which moves it
+ * queued -> processing -> completed | failed.
+ *
+ * What a user may change (PUT) is only `{ "status": "queued" }` on a failed process: queue it again
+ * (after uploading a fixed file, or once the queue is back). Everything else about a process is
+ * written by the consumer.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq } from "drizzle-orm";
+import { bulkProcesses, documents } from "../../db/schema";
+import { notFound } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+
+export const ENTITIES = bulkProcesses.entity.enumValues;
+export const STATUSES = bulkProcesses.status.enumValues;
+
+const RowErrorSchema = z
+  .object({
+    row: z.number().int().openapi({ description: "Spreadsheet row (1 is the header); 0 for the file as a whole" }),
+    message: z.string(),
+  })
+  .openapi("BulkProcessRowError");
+
+/** The errors column holds a JSON array written only by this module; anything else reads as none. */
+function parseErrors(text: string): z.infer<typeof RowErrorSchema>[] {
+  try {
+    const parsed = z.array(RowErrorSchema).safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+const CreateInput = z.object({
+  entity: z.enum(ENTITIES).openapi({ example: "students" }),
+  documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+});
+export type CreateInput = z.infer<typeof CreateInput>;
+
+export const bulkProcessResource = defineResource({
+  name: "bulkProcess",
+  plural: "bulkProcesses",
+  label: "Bulk process",
+  path: "/api/v1/bulk-process",
+  tag: "Operations",
+  scope: "school",
+  table: bulkProcesses,
+  record: RecordBase.extend({
+    entity: z.enum(ENTITIES).openapi({ description: "What the spreadsheet holds" }),
+    documentId: z.number().int().openapi({ description: "The uploaded spreadsheet (a document of the school)" }),
+    status: z.enum(STATUSES).openapi({ description: "queued -> processing -> completed | failed" }),
+    totalRows: z.number().int(),
+    processedRows: z.number().int(),
+    errors: z.array(RowErrorSchema),
+    createdBy: z.number().int().nullable().openapi({ description: "The user who started it" }),
+    startedAt: z.iso.datetime().nullable(),
+    finishedAt: z.iso.datetime().nullable(),
+  }),
+  toRecord: (row) => ({
+    ...timestamps(row),
+    entity: row.entity,
+    documentId: row.documentId,
+    status: row.status,
+    totalRows: row.totalRows,
+    processedRows: row.processedRows,
+    errors: parseErrors(row.errors),
+    createdBy: row.createdBy,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  }),
+  access: {
+    list: "bulk-process.read",
+    get: "bulk-process.read",
+    create: "bulk-process.write",
+    update: "bulk-process.write",
+    delete: "bulk-process.write",
+  },
+  create: CreateInput,
+  update: z.object({
+    status: z.literal("queued").openapi({ description: "Queue a failed process again (the only change allowed)" }),
+  }),
+  filters: {
+    status: {
+      schema: z.enum(STATUSES).optional().openapi({ description: "Only processes in this status" }),
+      where: (v: (typeof STATUSES)[number]) => eq(bulkProcesses.status, v),
+    },
+  },
+  sort: { createdAt: bulkProcesses.createdAt },
+  // Newest first: the list is an import history.
+  defaultOrder: [desc(bulkProcesses.createdAt), desc(bulkProcesses.id)],
+  beforeCreate: async (input, caller) => {
+    const [document] = await caller.deps.db
+      .select({ id: documents.id })
+      .from(documents)
+      .where(and(eq(documents.id, input.documentId), eq(documents.schoolId, caller.schoolId as number)))
+      .limit(1);
+    if (!document) throw notFound("Document", input.documentId);
+    return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: caller.principal.userId };
+  },
+  errors: { create: [404, 503], update: [503], delete: [409] },
+  summaries: {
+    create: "Start a bulk import of an uploaded spreadsheet",
+    update: 'Queue a failed bulk process again ({ "status": "queued" })',
+    delete: "Delete a bulk process that is not running",
+  },
+});
