@@ -100,10 +100,10 @@ for (const { path, method, op } of operations) {
         }
       });
 
-      it("answers 400 to an id of 0, -1 or abc", async () => {
+      it("answers 400 to an id of 0, -1, abc or any non-digits form", async () => {
         const t = makeTestApp();
         const token = await northAdmin(t);
-        for (const id of ["0", "-1", "abc", "1.5"]) {
+        for (const id of ["0", "-1", "abc", "1.5", "1e3", "0x10"]) {
           const res = await call(t, method, path, op, { token, id });
           expect(res.status, `id ${id}`).toBe(400);
           const body = await problem(res);

@@ -7,16 +7,15 @@ import { z } from "@hono/zod-openapi";
 import { count, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
+import { integerString } from "./params";
 
 export const MAX_PAGE_SIZE = 100;
 
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: "Page number, from 1" }),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
+  page: integerString(z.number().int().min(1).max(1_000_000))
+    .default(1)
+    .openapi({ description: "Page number, from 1" }),
+  pageSize: integerString(z.number().int().min(1).max(MAX_PAGE_SIZE))
     .default(20)
     .openapi({ description: `Records per page, 1 to ${MAX_PAGE_SIZE}` }),
 });

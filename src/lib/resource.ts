@@ -15,16 +15,12 @@ import type { Access, Scope } from "../middleware/authorize";
 import type { Principal } from "./context";
 import { conflict, notFound, type ProblemStatus } from "./errors";
 import { type Page, PageQuery, pageOf, paginate, sortParam } from "./pagination";
+import { recordId } from "./params";
 import { defineRoute, json, jsonBody, noContent, type Tag } from "./route";
 import type { AppRouter } from "./router";
 
 export const IdParams = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
+  id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
 });
 
 export type Op = "list" | "get" | "create" | "update" | "delete";

@@ -12,6 +12,7 @@
 import { z } from "@hono/zod-openapi";
 import { eq, inArray, or } from "drizzle-orm";
 import { deviceTokens, roleUsers } from "../../db/schema";
+import { recordId } from "../../lib/params";
 import { type Caller, callerOf, defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { createRouter } from "../../lib/router";
 
@@ -59,13 +60,7 @@ export const deviceTokenResource = defineResource({
   update: z.object({ token: Token.optional(), platform: Platform.optional() }),
   filters: {
     userId: {
-      schema: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(Number.MAX_SAFE_INTEGER)
-        .optional()
-        .openapi({ description: "Only this user's tokens" }),
+      schema: recordId().optional().openapi({ description: "Only this user's tokens" }),
       where: (v: number) => eq(deviceTokens.userId, v),
     },
   },

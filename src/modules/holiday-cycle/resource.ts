@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
 import { schoolHolidayCycles } from "../../db/schema";
+import { recordId } from "../../lib/params";
 import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { assertOrdered, UtcDateTime, updatedRange } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
@@ -79,11 +80,7 @@ export const holidayCycleResource = defineResource({
   filters: {
     // school_holiday_cycle_configuration_idx
     schoolConfigurationId: {
-      schema: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(Number.MAX_SAFE_INTEGER)
+      schema: recordId()
         .optional()
         .openapi({ description: "Only the cycles of this school configuration (school year)" }),
       where: (v: number) => eq(schoolHolidayCycles.schoolConfigurationId, v),
