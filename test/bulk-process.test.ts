@@ -1,9 +1,10 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bulkProcesses, queueReceipts } from "../src/db/schema";
+import { bulkProcesses, documents, queueReceipts } from "../src/db/schema";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
 import { FIXTURES } from "./fixtures";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
@@ -551,5 +552,49 @@ describe("conformance fixture", () => {
       expect((await t.request(`${path}/${id}`, { method: "PUT", token, school, body })).status).toBe(204);
       expect((await t.request(`${path}/${id}`, { method: "DELETE", token, school })).status).toBe(204);
     }
+  });
+});
+
+describe("cron sweep of bulk processes", () => {
+  it("fails processes stuck in processing, keeps recent ones, prunes old receipts, and is safe to rerun", async () => {
+    const s = makeTestApp();
+    const [doc] = await s.db
+      .insert(documents)
+      .values({ schoolId: 1, name: "sweep.xlsx", slug: "1/documents/sweep.xlsx" })
+      .returning();
+    const at = (minutesAgo: number) => new Date(s.clock.now().getTime() - minutesAgo * 60_000).toISOString();
+    const rows = await s.db
+      .insert(bulkProcesses)
+      .values([
+        { schoolId: 1, entity: "students", documentId: doc!.id, status: "processing", startedAt: at(31) },
+        { schoolId: 1, entity: "students", documentId: doc!.id, status: "processing", startedAt: at(5) },
+        { schoolId: 1, entity: "students", documentId: doc!.id, status: "queued" },
+      ])
+      .returning({ id: bulkProcesses.id });
+    await s.db.insert(queueReceipts).values([
+      { key: "old-receipt", queue: "school-bulk", createdAt: at(8 * 24 * 60) },
+      { key: "new-receipt", queue: "school-bulk", createdAt: at(60) },
+    ]);
+
+    expect(await sweepBulkProcesses(s.deps)).toBe("1 stuck bulk processes failed, 1 queue receipts pruned");
+    const after = await s.db
+      .select()
+      .from(bulkProcesses)
+      .where(
+        inArray(
+          bulkProcesses.id,
+          rows.map((r) => r.id),
+        ),
+      );
+    expect(after.map((r) => r.status)).toEqual(["failed", "processing", "queued"]);
+    expect(JSON.parse(after[0]!.errors)[0].message).toMatch(/Stopped without finishing within 30 minutes/);
+    const receipts = await s.db.select({ key: queueReceipts.key }).from(queueReceipts);
+    expect(receipts.map((r) => r.key)).toContain("new-receipt");
+    expect(receipts.map((r) => r.key)).not.toContain("old-receipt");
+
+    s.clock.advance(60);
+    expect(await sweepBulkProcesses(s.deps)).toBe("0 stuck bulk processes failed, 0 queue receipts pruned");
+    const again = await s.db.select().from(bulkProcesses).where(eq(bulkProcesses.id, rows[0]!.id));
+    expect(again[0]!.updatedAt).toBe(after[0]!.updatedAt);
   });
 });

@@ -333,6 +333,8 @@ export const bulkProcesses = sqliteTable(
     index("bulk_process_status_idx").on(t.schoolId, t.status),
     // Deleting a document checks the foreign key: without this index that scans every process.
     index("bulk_process_document_idx").on(t.documentId),
+    // The cron sweep looks for processes stuck in "processing" across schools.
+    index("bulk_process_running_idx").on(t.status, t.startedAt),
   ],
 );
 
@@ -352,8 +354,12 @@ export const transportationRules = sqliteTable(
  * Queue messages already handled: a consumer inserts the message key (ON CONFLICT DO NOTHING)
  * before its side effects, so a redelivered message does nothing twice.
  */
-export const queueReceipts = sqliteTable("queue_receipt", {
-  key: text("key").primaryKey(),
-  queue: text("queue").notNull(),
-  createdAt: text("created_at").notNull().default(now),
-});
+export const queueReceipts = sqliteTable(
+  "queue_receipt",
+  {
+    key: text("key").primaryKey(),
+    queue: text("queue").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("queue_receipt_created_idx").on(t.createdAt)],
+);

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { cronHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { purgeExpired } from "../modules/auth/service";
+import { sweepBulkProcesses } from "../modules/bulk-process/service";
 
 type Job = { name: string; run: (deps: Deps) => Promise<string | undefined> };
 
@@ -19,6 +20,7 @@ export const SCHEDULE: Record<string, Job[]> = {
         return "expired codes and refresh tokens removed";
       },
     },
+    { name: "sweep-bulk-processes", run: sweepBulkProcesses },
   ],
   "0 2 * * *": [],
 };

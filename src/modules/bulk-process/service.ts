@@ -3,8 +3,9 @@
  * failed one again, and deleting one that is not running.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, ne } from "drizzle-orm";
-import { bulkProcesses } from "../../db/schema";
+import { and, eq, lt, ne } from "drizzle-orm";
+import { bulkProcesses, queueReceipts } from "../../db/schema";
+import type { Deps } from "../../deps";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import type { Caller } from "../../lib/resource";
 import { bulkProcessResource } from "./resource";
@@ -99,4 +100,39 @@ export async function remove(caller: Caller, id: number): Promise<void> {
   if (deleted.length === 0) {
     await refuse(caller, id, () => `Bulk process ${id} is processing; delete it once it has finished`);
   }
+}
+
+/** A process "processing" for longer than this has lost its worker (the Worker's limit is minutes). */
+export const STUCK_AFTER_MINUTES = 30;
+/** Queue receipts outlive any redelivery by far after this long. */
+export const RECEIPTS_KEPT_DAYS = 7;
+
+/**
+ * Cron sweep: marks processes stuck in "processing" as failed (the user can queue them again) and
+ * prunes old queue receipts. Conditional on the status, so running it twice changes nothing more.
+ */
+export async function sweepBulkProcesses(deps: Deps): Promise<string> {
+  const now = deps.clock.now();
+  const stuckBefore = new Date(now.getTime() - STUCK_AFTER_MINUTES * 60_000).toISOString();
+  const receiptsBefore = new Date(now.getTime() - RECEIPTS_KEPT_DAYS * 86_400_000).toISOString();
+  const errors: RowError[] = [
+    { row: 0, message: `Stopped without finishing within ${STUCK_AFTER_MINUTES} minutes; queue it again` },
+  ];
+  const [stuck, pruned] = await deps.db.batch([
+    deps.db
+      .update(bulkProcesses)
+      .set({
+        status: "failed",
+        errors: JSON.stringify(errors),
+        finishedAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      })
+      .where(and(eq(bulkProcesses.status, "processing"), lt(bulkProcesses.startedAt, stuckBefore)))
+      .returning({ id: bulkProcesses.id }),
+    deps.db
+      .delete(queueReceipts)
+      .where(lt(queueReceipts.createdAt, receiptsBefore))
+      .returning({ key: queueReceipts.key }),
+  ]);
+  return `${stuck.length} stuck bulk processes failed, ${pruned.length} queue receipts pruned`;
 }
