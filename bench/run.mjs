@@ -1,0 +1,555 @@
+/**
+ * `npm run bench`: builds the Worker as it deploys, serves the bundle in workerd through
+ * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents), measures each
+ * endpoint and a bare one-query Worker (the floor) with autocannon, counts each endpoint's D1
+ * round trips in a separate pass, and prints one table. See docs/performance.md.
+ *
+ *   npm run bench                               the default rows
+ *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`; the floor always runs)
+ *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
+ *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS)
+ *
+ * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted).
+ */
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import autocannon from "autocannon";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { tsImport } from "tsx/esm/api";
+import { unstable_readConfig } from "wrangler";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BENCH = path.join(ROOT, "bench");
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const DOCUMENTS_PER_SCHOOL = 10_000;
+const COUNT_SAMPLES = 3;
+/** The whole run stops by itself even if something hangs. */
+const WATCHDOG_MS = 6 * 60 * 1000;
+
+const AUTH_SECRET = "bench-secret-0123456789abcdef0123456789abcdef";
+const NORTH = 1;
+
+// ---------------------------------------------------------------- lifecycle
+
+/**
+ * Whatever happens (done, error, Ctrl-C, watchdog), the process ends through `exit`, where these
+ * synchronous steps run (deleting the temp dir). Miniflare's own exit hook stops workerd there
+ * too; a normal end also disposes it gracefully first.
+ */
+const onExit = [];
+process.on("exit", () => {
+  for (const fn of onExit.reverse()) {
+    try {
+      fn();
+    } catch (err) {
+      console.error(`cleanup: ${err instanceof Error ? err.message : err}`);
+    }
+  }
+});
+/** The command `run` is waiting for, if any. */
+let child;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, async () => {
+    console.error(`\n${signal}: stopping`);
+    // Wait for the build to stop, or it could write into the temp dir after it is deleted.
+    if (child) {
+      const closed = new Promise((done) => child.once("close", done));
+      child.kill("SIGTERM");
+      await closed;
+    }
+    process.exit(130);
+  });
+}
+const watchdog = setTimeout(() => {
+  console.error(`bench: still running after ${WATCHDOG_MS / 1000} s, giving up`);
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+/** Runs a command to completion (one at a time; a signal stops it by its pid, see above). */
+function run(cmd, args, env) {
+  return new Promise((resolve, reject) => {
+    child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => {
+      output += d;
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      child = undefined;
+      code === 0 ? resolve(output) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}\n${output}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- build
+
+/** `wrangler deploy --dry-run`: the exact bundle a deploy would upload. */
+async function build(outdir) {
+  await run(path.join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_LOG: "warn",
+  });
+  const files = (await readdir(outdir)).filter((f) => /\.(m?js|wasm)$/.test(f));
+  if (!files.includes("index.js")) throw new Error(`wrangler wrote no index.js in ${outdir}: ${files.join(", ")}`);
+  let raw = 0;
+  let gzip = 0;
+  for (const f of files) {
+    const bytes = await readFile(path.join(outdir, f));
+    raw += bytes.length;
+    gzip += gzipSync(bytes, { level: 9 }).length;
+  }
+  return { files, raw, gzip };
+}
+
+// ---------------------------------------------------------------- Miniflare
+
+/** wrangler.toml as wrangler itself reads it: compatibility settings and [vars]. */
+function wranglerConfig() {
+  const config = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") });
+  return {
+    vars: config.vars,
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags,
+  };
+}
+
+/** The instance to dispose at the end. */
+let running;
+
+/**
+ * One workerd, four Workers sharing one D1 database: the bundle and the floor (timed, over HTTP;
+ * the floor answers under /__floor), and the same two behind the D1-counting wrapper (called
+ * one request at a time through `getWorker`, never timed).
+ */
+async function startMiniflare(outdir, logs) {
+  const { vars, compatibilityDate, compatibilityFlags } = wranglerConfig();
+  const bindings = {
+    ...vars,
+    ENVIRONMENT: "production",
+    AUTH_SECRET,
+    S3_ACCESS_KEY_ID: "bench",
+    S3_SECRET_ACCESS_KEY: "bench",
+  };
+  const shared = {
+    compatibilityDate,
+    compatibilityFlags,
+    d1Databases: { DB: "bench-db" },
+    r2Buckets: { DOCUMENTS: "bench-documents" },
+    queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
+    bindings,
+  };
+  const bundle = await readFile(path.join(outdir, "index.js"), "utf8");
+  const floor = await readFile(path.join(BENCH, "floor-worker.js"), "utf8");
+  const counter = await readFile(path.join(BENCH, "count-d1.mjs"), "utf8");
+  const counted = (name, inner) => ({
+    ...shared,
+    name,
+    modulesRoot: outdir,
+    modules: [
+      { type: "ESModule", path: path.join(outdir, `${name}.mjs`), contents: counter },
+      { type: "ESModule", path: path.join(outdir, "worker.js"), contents: inner },
+    ],
+  });
+  // Miniflare 5 takes a new option shape; the v4 shape (the documented one, and what the vitest
+  // pool passes) goes through its converter.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      handleStructuredLogs: (log) => {
+        logs.push(`${log.level}: ${log.message}`);
+        if (logs.length > 50) logs.shift();
+      },
+      workers: [
+        {
+          ...shared,
+          name: "api",
+          modules: [{ type: "ESModule", path: path.join(outdir, "index.js"), contents: bundle }],
+          modulesRoot: outdir,
+        },
+        {
+          ...shared,
+          name: "floor",
+          routes: ["*/__floor*"],
+          modules: [{ type: "ESModule", path: path.join(BENCH, "floor-worker.js"), contents: floor }],
+          modulesRoot: BENCH,
+        },
+        counted("api-counted", bundle),
+        counted("floor-counted", floor),
+      ],
+    }),
+  );
+  running = mf;
+  const url = await mf.ready;
+  return { mf, url: url.origin };
+}
+
+// ---------------------------------------------------------------- data
+
+/** Drizzle migration files: statements separated by `--> statement-breakpoint`. */
+async function migrate(db) {
+  const dir = path.join(ROOT, "migrations");
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
+  for (const f of files) {
+    const sql = await readFile(path.join(dir, f), "utf8");
+    const statements = sql
+      .split("--> statement-breakpoint")
+      .map((s) => s.trim())
+      // A chunk of only comments is no statement (D1 refuses it).
+      .filter((s) => s.split("\n").some((line) => line.trim() && !line.trim().startsWith("--")));
+    await db.batch(statements.map((s) => db.prepare(s)));
+  }
+  return files;
+}
+
+/** seed/demo.sql: `;`-terminated statements, `--` comment lines (as test/helpers.ts splits it). */
+async function seedDemo(db) {
+  const script = await readFile(path.join(ROOT, "seed/demo.sql"), "utf8");
+  const statements = script
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n")
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  await db.batch(statements.map((s) => db.prepare(s)));
+}
+
+/** DOCUMENTS_PER_SCHOOL documents in each demo school, in one statement. */
+async function seedDocuments(db) {
+  await db
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+       INSERT INTO document (school_id, name, slug, entity, content_type)
+       SELECT s.id, printf('report-%05d.pdf', n.i), s.id || '/documents/' || printf('report-%05d.pdf', n.i),
+              'documents', 'application/pdf'
+       FROM n CROSS JOIN (SELECT id FROM school WHERE id IN (1, 2)) AS s`,
+    )
+    .bind(DOCUMENTS_PER_SCHOOL)
+    .run();
+  const rows = await db.prepare("SELECT school_id, count(*) AS n FROM document GROUP BY school_id").all();
+  return rows.results;
+}
+
+/** An access token for the north school's admin (user 2), signed by the app's own code. */
+async function adminToken() {
+  const { BUILTIN_ROLES, PERMISSIONS, PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
+  const { signAccessToken } = await tsImport("../src/modules/auth/tokens.ts", import.meta.url);
+  const bitmap = PermissionSet.encode(BUILTIN_ROLES["school-admin"].grants.map((p) => PERMISSIONS[p]));
+  return signAccessToken(AUTH_SECRET, new Date(), { userId: 2, isSuperAdmin: false, schools: { [NORTH]: bitmap } });
+}
+
+// ---------------------------------------------------------------- endpoints
+
+/**
+ * Each row: how to build one request (`n` makes writes unique), the Worker it runs on ("api" or
+ * "floor"), whether it is left out of the default set, and how to undo its writes.
+ */
+function endpoints({ token, documentId, runId }) {
+  const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
+  return [
+    {
+      key: "documents-list",
+      label: "GET /api/v1/documents?page=1&pageSize=20",
+      worker: "api",
+      request: () => ({ method: "GET", path: "/api/v1/documents?page=1&pageSize=20", headers: auth }),
+    },
+    {
+      key: "documents-get",
+      label: "GET /api/v1/documents/{id}",
+      worker: "api",
+      request: () => ({ method: "GET", path: `/api/v1/documents/${documentId}`, headers: auth }),
+    },
+    {
+      key: "documents-create",
+      label: "POST /api/v1/documents",
+      worker: "api",
+      request: (n) => {
+        const name = `bench-${runId}-${n}.pdf`;
+        return {
+          method: "POST",
+          path: "/api/v1/documents",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ name, slug: `${NORTH}/documents/${name}` }),
+        };
+      },
+      // Every other row is measured on the seeded data set, not on it plus what this row added.
+      reset: (db) =>
+        db
+          .prepare("DELETE FROM document WHERE school_id = ? AND slug LIKE ?")
+          .bind(NORTH, `${NORTH}/documents/bench-${runId}-%`)
+          .run(),
+    },
+    {
+      key: "health",
+      label: "GET /api/health",
+      worker: "api",
+      request: () => ({ method: "GET", path: "/api/health", headers: {} }),
+    },
+    {
+      key: "permissions-list",
+      label: "GET /api/v1/permission?page=1&pageSize=20",
+      worker: "api",
+      optional: true,
+      request: () => ({ method: "GET", path: "/api/v1/permission?page=1&pageSize=20", headers: auth }),
+    },
+    {
+      key: "permissions-get",
+      label: "GET /api/v1/permission/{id}",
+      worker: "api",
+      optional: true,
+      request: () => ({ method: "GET", path: "/api/v1/permission/15", headers: auth }),
+    },
+    {
+      key: "floor",
+      label: "floor: bare Worker, one D1 query (20 documents)",
+      worker: "floor",
+      request: () => ({ method: "GET", path: "/__floor", headers: {} }),
+    },
+  ];
+}
+
+/** The counting pass: a few requests one at a time, reading `x-d1-calls`. */
+async function countD1(mf, endpoint, counter) {
+  const worker = await mf.getWorker(endpoint.worker === "floor" ? "floor-counted" : "api-counted");
+  const counts = [];
+  const statuses = [];
+  let detail = "";
+  for (let i = 0; i < COUNT_SAMPLES; i++) {
+    const r = endpoint.request(counter.next++);
+    const res = await worker.fetch(`http://127.0.0.1${r.path}`, { method: r.method, headers: r.headers, body: r.body });
+    const text = await res.text();
+    statuses.push(res.status);
+    if (res.status >= 300 && !detail) detail = text.slice(0, 300);
+    counts.push(Number(res.headers.get("x-d1-calls")));
+  }
+  const min = Math.min(...counts);
+  const max = Math.max(...counts);
+  return { calls: min === max ? String(min) : `${min}-${max}`, statuses, detail };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+
+/**
+ * One autocannon run. Latencies come from autocannon's per-response event (sub-millisecond; its
+ * own histogram rounds to whole milliseconds); requests/s is autocannon's per-second average.
+ */
+async function load(base, endpoint, counter, seconds) {
+  const first = endpoint.request(counter.next);
+  const latencies = [];
+  const instance = autocannon({
+    url: `${base}${first.path}`,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    method: first.method,
+    headers: first.headers,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = endpoint.request(counter.next++);
+          return { ...req, method: r.method, path: r.path, headers: r.headers, body: r.body };
+        },
+      },
+    ],
+  });
+  instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const result = await instance;
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: result.requests.average,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count])),
+  };
+}
+
+/** Medians over the timed rounds; failures counted over the warm-up too. */
+function summarise(warm, rounds, floorRounds) {
+  const all = [warm, ...rounds];
+  const statusCodes = {};
+  for (const r of all) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    // Each round's ratio pairs it with the floor's run of the same round (same machine load).
+    ratio: floorRounds ? median(rounds.map((r, i) => r.rps / floorRounds[i].rps)) : undefined,
+    rounds: rounds.map((r) => Math.round(r.rps)),
+    non2xx: all.reduce((a, r) => a + r.non2xx, 0),
+    errors: all.reduce((a, r) => a + r.errors, 0),
+    statusCodes,
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    os: `${os.type()} ${os.release()} (${os.arch()})`,
+    cpus: `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown"}`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+  };
+}
+
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+function table(rows) {
+  const header = ["endpoint", "req/s", "p50 ms", "p99 ms", "× floor", "D1 calls/req", "non-2xx", "result"];
+  const lines = rows.map((r) => {
+    // A failed row shows no speed: numbers from error answers would read as results.
+    const m = r.verdict === "ok" ? r.m : undefined;
+    return [
+      r.label,
+      m ? String(Math.round(m.rps)) : "-",
+      m ? fmt(m.p50) : "-",
+      m ? fmt(m.p99) : "-",
+      m?.ratio === undefined ? "-" : fmt(m.ratio),
+      r.calls ?? "-",
+      r.m ? String(r.m.non2xx) : "-",
+      r.verdict,
+    ];
+  });
+  const out = [`| ${header.join(" | ")} |`, `|${header.map((_h, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
+  for (const l of lines) out.push(`| ${l.join(" | ")} |`);
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const started = Date.now();
+  const only = process.argv.slice(2);
+  const m = machine();
+  console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}; load average ${os.loadavg()[0].toFixed(2)}`);
+
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "school-api-bench-"));
+  onExit.push(() => rmSync(tmp, { recursive: true, force: true }));
+  const outdir = path.join(tmp, "dist");
+
+  const size = await build(outdir);
+  console.log(`bundle: ${size.files.join(", ")}: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip`);
+
+  const logs = [];
+  const { mf, url } = await startMiniflare(outdir, logs);
+  const db = await mf.getD1Database("DB", "api");
+  const migrations = await migrate(db);
+  await seedDemo(db);
+  const docs = await seedDocuments(db);
+  console.log(
+    `data: ${migrations.length} migrations, seed/demo.sql, documents per school: ${docs.map((d) => `${d.school_id}: ${d.n}`).join(", ")}`,
+  );
+  const documentId = (
+    await db
+      .prepare("SELECT id FROM document WHERE school_id = ? ORDER BY id LIMIT 1 OFFSET ?")
+      .bind(NORTH, DOCUMENTS_PER_SCHOOL / 2)
+      .first()
+  ).id;
+  const token = await adminToken();
+  const runId = Date.now().toString(36);
+  const all = endpoints({ token, documentId, runId });
+  const unknown = only.filter((k) => !all.some((e) => e.key === k));
+  if (unknown.length)
+    throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);
+  const selected = only.length ? all.filter((e) => only.includes(e.key)) : all.filter((e) => !e.optional);
+  // The floor is what every ratio divides by: always measure it.
+  if (!selected.some((e) => e.key === "floor")) selected.push(all.find((e) => e.key === "floor"));
+
+  console.log(
+    `load: autocannon, ${CONNECTIONS} connections, no pipelining, ${WARMUP_SECONDS} s warm-up + ${ROUNDS} × ${ROUND_SECONDS} s rounds (medians); server ${url}`,
+  );
+  const counter = { next: 0 };
+  const rows = selected.map((endpoint) => ({ endpoint, label: endpoint.label, key: endpoint.key }));
+
+  // Counting pass first: it also proves every endpoint answers 2xx before any timing.
+  for (const row of rows) {
+    const count = await countD1(mf, row.endpoint, counter);
+    row.calls = count.calls;
+    if (count.statuses.some((s) => s === 404) && /No route/.test(count.detail)) {
+      row.verdict = "FAIL: route not mounted";
+    } else if (count.statuses.some((s) => s < 200 || s >= 300)) {
+      row.verdict = `FAIL: counting pass got ${count.statuses.join(", ")}: ${count.detail}`;
+    }
+    console.log(`  ${row.label}: ${count.calls} D1 call(s)/request, status ${count.statuses.join(", ")}`);
+    await row.endpoint.reset?.(db);
+  }
+
+  // Rounds interleave the endpoints (warm-up, then round 1 of each, round 2 of each, ...) so
+  // that other load on the machine spreads over every row instead of landing on one.
+  // A row that already failed is not timed: a fast 401 is not a benchmark.
+  const timed = rows.filter((r) => !r.verdict);
+  const runs = new Map(timed.map((r) => [r, { warm: undefined, rounds: [] }]));
+  const timedRun = async (row, seconds) => {
+    const result = await load(url, row.endpoint, counter, seconds);
+    await row.endpoint.reset?.(db);
+    return result;
+  };
+  for (const row of timed) runs.get(row).warm = await timedRun(row, WARMUP_SECONDS);
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const row of timed) runs.get(row).rounds.push(await timedRun(row, ROUND_SECONDS));
+    console.log(
+      `  round ${i + 1}/${ROUNDS}: ${timed.map((r) => Math.round(runs.get(r).rounds[i].rps)).join(", ")} req/s`,
+    );
+  }
+  const floorRow = timed.find((r) => r.key === "floor");
+  for (const row of timed) {
+    const { warm, rounds } = runs.get(row);
+    row.m = summarise(warm, rounds, floorRow ? runs.get(floorRow).rounds : undefined);
+    if (row.m.non2xx + row.m.errors > 0) {
+      row.verdict = `FAIL: ${row.m.non2xx} non-2xx, ${row.m.errors} errors/timeouts; status codes ${JSON.stringify(row.m.statusCodes)}`;
+    }
+    row.verdict ??= "ok";
+  }
+  // A failing floor makes every ratio meaningless.
+  if (floorRow?.verdict !== "ok") for (const row of timed) row.m.ratio = undefined;
+  const load1 = os.loadavg()[0];
+
+  console.log("");
+  console.log(table(rows));
+  console.log("");
+  console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
+  console.log(`bundle: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip (wrangler deploy --dry-run)`);
+  console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
+  console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+  const failed = rows.filter((r) => r.verdict !== "ok");
+  if (failed.length) {
+    console.error(`\nBENCH FAILED: ${failed.map((r) => `${r.label}: ${r.verdict}`).join("\n  ")}`);
+    if (logs.length) console.error(`last Worker log lines:\n${logs.join("\n")}`);
+    process.exitCode = 1;
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exitCode = 1;
+} finally {
+  await running?.dispose().catch(() => {});
+  process.exit();
+}
