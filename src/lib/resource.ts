@@ -67,9 +67,16 @@ export interface ResourceConfig<
   update?: U;
   /** Query filters of the list: each a schema and the condition it adds. */
   filters?: F;
-  /** Sortable fields of the list (`sort=-createdAt`). */
+  /**
+   * Sortable fields of the list (`sort=-createdAt`). Offer only fields an index serves in the
+   * school's order (`(school_id, field)`): test/query-plans.test.ts fails on a sort in a temporary
+   * B-tree.
+   */
   sort?: Record<string, SQLiteColumn>;
-  /** Order when no `sort` is given; `id` ascending by default. */
+  /**
+   * Order when no `sort` is given: `createdAt, id` ascending by default (creation order, served by
+   * an index on `(school_id, created_at)`).
+   */
   defaultOrder?: SQL[];
   /**
    * A condition every read and write adds for this caller (e.g. a user's own rows only). Required
@@ -128,7 +135,7 @@ export function defineResource<
     ...filterShape,
     ...(config.sort ? { sort: sortParam(config.sort) } : {}),
   }).strict();
-  const defaultOrder = config.defaultOrder ?? [asc(table.id)];
+  const defaultOrder = config.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
 
   /** The conditions that keep every query inside the caller's school and visibility. */
   function scoped(caller: Caller, extra?: SQL): SQL | undefined {
@@ -164,8 +171,10 @@ export function defineResource<
         if (value !== undefined) conds.push(filter.where(value));
       }
       const sort = query.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
+      // Ties break on id in the direction of the last field, so one index serves the whole order.
+      const lastDesc = sort?.at(-1)?.desc ?? false;
       const orderBy = sort
-        ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), asc(table.id)]
+        ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), lastDesc ? desc(table.id) : asc(table.id)]
         : defaultOrder;
       const page = await paginate<T["$inferSelect"]>(caller.deps.db, table, {
         where: scoped(caller, and(...conds)),

@@ -255,6 +255,7 @@ describe("the app on libSQL", () => {
     const runs = await client.execute("SELECT job, status FROM cron_history");
     expect(runs.rows.map((r) => ({ job: r.job, status: r.status }))).toEqual([
       { job: "purge-expired-auth", status: "completed" },
+      { job: "sweep-bulk-processes", status: "completed" },
     ]);
   });
 

@@ -96,7 +96,7 @@ export const holidayCycleResource = defineResource({
       where: (v: string) => lte(schoolHolidayCycles.startHolidays, v),
     },
   },
-  sort: { startHolidays: schoolHolidayCycles.startHolidays, id: schoolHolidayCycles.id },
+  sort: { startHolidays: schoolHolidayCycles.startHolidays },
   defaultOrder: [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)],
   beforeCreate,
   beforeUpdate,

@@ -53,7 +53,7 @@ export const permissionResource = defineResource({
   filters: {
     name: { schema: searchTerm("Part of the permission name"), where: (v: string) => contains(permissions.name, v) },
   },
-  sort: { name: permissions.name, createdAt: permissions.createdAt, id: permissions.id },
+  sort: { name: permissions.name, id: permissions.id },
   defaultOrder: [asc(permissions.name)],
   beforeUpdate: (input, _caller, id) => {
     if (input.name !== undefined) refuseBuiltin(id, "renamed");

@@ -80,7 +80,7 @@ export const schoolConfigurationResource = defineResource({
   },
   create: Create,
   update: Update,
-  sort: { startDate: schoolConfigurations.startDate, id: schoolConfigurations.id },
+  sort: { startDate: schoolConfigurations.startDate },
   // school_configuration_school_idx (school_id, start_date) serves this order.
   defaultOrder: [asc(schoolConfigurations.startDate), asc(schoolConfigurations.id)],
   beforeCreate: (input) => {

@@ -47,7 +47,8 @@ export const userRouter = createRouter().openapi(me, async (c) => {
       .innerJoin(schools, eq(schools.id, roleUsers.schoolId))
       .innerJoin(roles, eq(roles.id, roleUsers.roleId))
       .where(eq(roleUsers.userId, userId))
-      .orderBy(asc(schools.id), asc(roles.id)),
+      // The order of role_user_uq (user_id, school_id, role_id): no sort step.
+      .orderBy(asc(roleUsers.schoolId), asc(roleUsers.roleId)),
   ]);
   if (!user) throw notFound("User", userId);
   const bySchool = new Map<number, z.infer<typeof Me>["schools"][number]>();
