@@ -562,13 +562,14 @@ describe("cron sweep of bulk processes", () => {
       .insert(documents)
       .values({ schoolId: 1, name: "sweep.xlsx", slug: "1/documents/sweep.xlsx" })
       .returning();
+    if (!doc) throw new Error("no document");
     const at = (minutesAgo: number) => new Date(s.clock.now().getTime() - minutesAgo * 60_000).toISOString();
     const rows = await s.db
       .insert(bulkProcesses)
       .values([
-        { schoolId: 1, entity: "students", documentId: doc!.id, status: "processing", startedAt: at(31) },
-        { schoolId: 1, entity: "students", documentId: doc!.id, status: "processing", startedAt: at(5) },
-        { schoolId: 1, entity: "students", documentId: doc!.id, status: "queued" },
+        { schoolId: 1, entity: "students", documentId: doc.id, status: "processing", startedAt: at(31) },
+        { schoolId: 1, entity: "students", documentId: doc.id, status: "processing", startedAt: at(5) },
+        { schoolId: 1, entity: "students", documentId: doc.id, status: "queued" },
       ])
       .returning({ id: bulkProcesses.id });
     await s.db.insert(queueReceipts).values([
@@ -587,14 +588,18 @@ describe("cron sweep of bulk processes", () => {
         ),
       );
     expect(after.map((r) => r.status)).toEqual(["failed", "processing", "queued"]);
-    expect(JSON.parse(after[0]!.errors)[0].message).toMatch(/Stopped without finishing within 30 minutes/);
+    const [failed] = after;
+    expect(JSON.parse(failed?.errors ?? "[]")[0]?.message).toMatch(/Stopped without finishing within 30 minutes/);
     const receipts = await s.db.select({ key: queueReceipts.key }).from(queueReceipts);
     expect(receipts.map((r) => r.key)).toContain("new-receipt");
     expect(receipts.map((r) => r.key)).not.toContain("old-receipt");
 
     s.clock.advance(60);
     expect(await sweepBulkProcesses(s.deps)).toBe("0 stuck bulk processes failed, 0 queue receipts pruned");
-    const again = await s.db.select().from(bulkProcesses).where(eq(bulkProcesses.id, rows[0]!.id));
-    expect(again[0]!.updatedAt).toBe(after[0]!.updatedAt);
+    const again = await s.db
+      .select()
+      .from(bulkProcesses)
+      .where(eq(bulkProcesses.id, failed?.id ?? 0));
+    expect(again[0]?.updatedAt).toBe(failed?.updatedAt);
   });
 });
