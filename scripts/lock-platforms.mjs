@@ -9,7 +9,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
 const platform = (name) => {
-  const os = /darwin/.test(name) ? "darwin" : /win32|windows/.test(name) ? "win32" : /android/.test(name) ? "android" : /linux/.test(name) ? "linux" : undefined;
+  const os = /darwin/.test(name)
+    ? "darwin"
+    : /win32|windows/.test(name)
+      ? "win32"
+      : /android/.test(name)
+        ? "android"
+        : /linux/.test(name)
+          ? "linux"
+          : undefined;
   const cpu = /arm64|aarch64/.test(name) ? "arm64" : /x64|64$/.test(name) ? "x64" : undefined;
   const libc = /musl/.test(name) ? "musl" : undefined;
   return { ...(os && { os: [os] }), ...(cpu && { cpu: [cpu] }), ...(libc && { libc: [libc] }) };
@@ -21,7 +29,11 @@ for (const [path, pkg] of Object.entries(lock.packages)) {
     if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version) || !platform(name).os) continue;
     // Node's resolution from `path`: its own node_modules, then each enclosing one, then the top.
     const candidates = [];
-    for (let dir = path; dir; dir = dir.includes("/node_modules/") ? dir.slice(0, dir.lastIndexOf("/node_modules/")) : "") {
+    for (
+      let dir = path;
+      dir;
+      dir = dir.includes("/node_modules/") ? dir.slice(0, dir.lastIndexOf("/node_modules/")) : ""
+    ) {
       candidates.push(`${dir}/node_modules/${name}`);
     }
     candidates.push(`node_modules/${name}`);
