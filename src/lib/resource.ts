@@ -141,8 +141,8 @@ export function defineResource<
   function scoped(caller: Caller, extra?: SQL): SQL | undefined {
     const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller)];
     if (scope === "school") {
-      if (caller.schoolId === null) throw new Error(`${config.name}: school scope without a school`);
-      if (table.schoolId) conds.push(eq(table.schoolId, caller.schoolId));
+      const schoolId = schoolOf(caller);
+      if (table.schoolId) conds.push(eq(table.schoolId, schoolId));
     }
     return and(...conds);
   }
@@ -333,6 +333,15 @@ export function defineResource<
   }
 
   return { config, record, routes, service, mount, scoped };
+}
+
+/**
+ * The current school of a school-scoped call. `authorize` always resolves one for a school route,
+ * so a null here is a programming error (a platform route calling school code), not a user's.
+ */
+export function schoolOf(caller: { schoolId: number | null }): number {
+  if (caller.schoolId === null) throw new Error("school-scoped code called without a current school");
+  return caller.schoolId;
 }
 
 /** The caller of a request, as service verbs take it. */

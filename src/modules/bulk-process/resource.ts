@@ -8,10 +8,10 @@
  * written by the consumer.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq } from "drizzle-orm";
-import { bulkProcesses, documents } from "../../db/schema";
-import { notFound } from "../../lib/errors";
+import { desc, eq } from "drizzle-orm";
+import { bulkProcesses } from "../../db/schema";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { documentResource } from "../document/resource";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
 export const STATUSES = bulkProcesses.status.enumValues;
@@ -91,12 +91,8 @@ export const bulkProcessResource = defineResource({
   // Newest first: the list is an import history.
   defaultOrder: [desc(bulkProcesses.createdAt), desc(bulkProcesses.id)],
   beforeCreate: async (input, caller) => {
-    const [document] = await caller.deps.db
-      .select({ id: documents.id })
-      .from(documents)
-      .where(and(eq(documents.id, input.documentId), eq(documents.schoolId, caller.schoolId as number)))
-      .limit(1);
-    if (!document) throw notFound("Document", input.documentId);
+    // Another school's document answers 404 like a missing one (BRIEF 3, Tenancy).
+    await documentResource.service.get(caller, input.documentId);
     return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: caller.principal.userId };
   },
   errors: { create: [404, 503], update: [503], delete: [409] },

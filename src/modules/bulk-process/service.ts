@@ -7,7 +7,7 @@ import { and, eq, lt, ne } from "drizzle-orm";
 import { bulkProcesses, queueReceipts } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import type { Caller } from "../../lib/resource";
+import { type Caller, schoolOf } from "../../lib/resource";
 import { bulkProcessResource } from "./resource";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
@@ -21,11 +21,6 @@ export type RowError = { row: number; message: string };
 
 /** Keeps every query inside the caller's school (the resource's own scoping). */
 const { scoped } = bulkProcessResource;
-
-function schoolOf(caller: Caller): number {
-  if (caller.schoolId === null) throw new Error("bulk process: school scope without a school");
-  return caller.schoolId;
-}
 
 /**
  * Sends the process to the bulk queue. The row is written first, so a failed send leaves it

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { documents } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
-import { type Caller, callerOf } from "../../lib/resource";
+import { type Caller, callerOf, schoolOf } from "../../lib/resource";
 import { defineRoute, json, jsonBody } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 import { DocumentName, DocumentRecord, ownSlug, Slug, toDocument } from "./resource";
@@ -65,7 +65,7 @@ export async function signDocumentUrl(caller: Caller, entity: string, input: Sig
     throw new ApiError(403, `Missing permission document.write in school ${caller.schoolId}`);
   }
   ownSlug(input.slug, caller.schoolId);
-  const schoolId = caller.schoolId as number;
+  const schoolId = schoolOf(caller);
   const now = clock.now();
 
   let row: typeof documents.$inferSelect | undefined;

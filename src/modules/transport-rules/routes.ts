@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { transportationRules } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
+import { schoolOf } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 
@@ -50,12 +51,6 @@ const replaceRules = defineRoute({
   request: { body: jsonBody(RulesInput) },
   responses: { 204: noContent },
 });
-
-/** The current school: `authorize` always resolves one for a school-scoped route. */
-function schoolOf(principal: { schoolId: number | null }): number {
-  if (principal.schoolId === null) throw new Error("transport rules: school scope without a school");
-  return principal.schoolId;
-}
 
 export const transportRulesRouter = createRouter()
   .openapi(getRules, async (c) => {
