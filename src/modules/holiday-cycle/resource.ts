@@ -9,7 +9,7 @@ import { asc, eq, gte, lte } from "drizzle-orm";
 import { schoolHolidayCycles } from "../../db/schema";
 import { recordId } from "../../lib/params";
 import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { assertOrdered, UtcDateTime, updatedRange } from "../school-configuration/range";
+import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
 
 const ConfigurationId = z
@@ -29,24 +29,6 @@ const Create = z.object({ startHolidays: Start, endHolidays: End, schoolConfigur
 const Update = z.object({ startHolidays: Start.optional(), endHolidays: End.optional() });
 
 const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-12-01T00:00:00Z" });
-
-// Annotated so the hook can use the resource it belongs to.
-async function beforeUpdate(
-  input: z.infer<typeof Update>,
-  caller: Caller,
-  id: number,
-): Promise<Record<string, unknown>> {
-  const range = await updatedRange(
-    { start: input.startHolidays, end: input.endHolidays },
-    async () => {
-      const stored = await holidayCycleResource.service.get(caller, id);
-      return { start: stored.startHolidays, end: stored.endHolidays };
-    },
-    "startHolidays",
-    "endHolidays",
-  );
-  return range ? { startHolidays: range.start, endHolidays: range.end } : input;
-}
 
 async function beforeCreate(input: z.infer<typeof Create>, caller: Caller): Promise<Record<string, unknown>> {
   assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
@@ -99,7 +81,13 @@ export const holidayCycleResource = defineResource({
   sort: { startHolidays: schoolHolidayCycles.startHolidays },
   defaultOrder: [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)],
   beforeCreate,
-  beforeUpdate,
+  beforeUpdate: orderedRangeUpdate(
+    "startHolidays",
+    "endHolidays",
+    // Annotated: the hook reads through the resource it belongs to.
+    (caller, id): Promise<Record<"startHolidays" | "endHolidays", string>> =>
+      holidayCycleResource.service.get(caller, id),
+  ),
   errors: { create: [404] },
   summaries: {
     list: "List the current school's holiday cycles (paginated), in start order",

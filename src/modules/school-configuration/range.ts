@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { badRequest } from "../../lib/errors";
+import type { Caller } from "../../lib/resource";
 
 /**
  * An ISO 8601 date-time with `Z` or an offset, normalised to UTC `toISOString()` so stored values
@@ -57,4 +58,27 @@ export async function updatedRange(
   }
   assertOrdered(range, startField, endField);
   return range;
+}
+
+/**
+ * The `beforeUpdate` hook of a resource whose `startField` must not come after `endField`:
+ * `stored` reads the record (lazily, so a resource can pass its own `service.get`).
+ */
+export function orderedRangeUpdate<S extends string, E extends string>(
+  startField: S,
+  endField: E,
+  stored: (caller: Caller, id: number) => Promise<Record<S | E, string>>,
+) {
+  return async (input: Partial<Record<S | E, string>>, caller: Caller, id: number) => {
+    const range = await updatedRange(
+      { start: input[startField], end: input[endField] },
+      async () => {
+        const row = await stored(caller, id);
+        return { start: row[startField], end: row[endField] };
+      },
+      startField,
+      endField,
+    );
+    return range ? { ...input, [startField]: range.start, [endField]: range.end } : input;
+  };
 }

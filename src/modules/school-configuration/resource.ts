@@ -6,8 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { schoolConfigurations } from "../../db/schema";
-import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { assertOrdered, updatedRange } from "./range";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { assertOrdered, orderedRangeUpdate } from "./range";
 
 const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
 const Name = z.string().trim().min(1).max(100).openapi({ example: "2026-2027" });
@@ -31,24 +31,6 @@ const Update = z.object({
   endDate: Day.optional(),
   maxParentsPerFamily: MaxParents.optional(),
 });
-
-// Annotated so the hook can use the resource it belongs to.
-async function beforeUpdate(
-  input: z.infer<typeof Update>,
-  caller: Caller,
-  id: number,
-): Promise<Record<string, unknown>> {
-  const range = await updatedRange(
-    { start: input.startDate, end: input.endDate },
-    async () => {
-      const stored = await schoolConfigurationResource.service.get(caller, id);
-      return { start: stored.startDate, end: stored.endDate };
-    },
-    "startDate",
-    "endDate",
-  );
-  return range ? { ...input, startDate: range.start, endDate: range.end } : input;
-}
 
 export const schoolConfigurationResource = defineResource({
   name: "schoolConfiguration",
@@ -87,7 +69,13 @@ export const schoolConfigurationResource = defineResource({
     assertOrdered({ start: input.startDate, end: input.endDate }, "startDate", "endDate");
     return input;
   },
-  beforeUpdate,
+  beforeUpdate: orderedRangeUpdate(
+    "startDate",
+    "endDate",
+    // Annotated: the hook reads through the resource it belongs to.
+    (caller, id): Promise<Record<"startDate" | "endDate", string>> =>
+      schoolConfigurationResource.service.get(caller, id),
+  ),
   summaries: {
     list: "List the current school's configurations (school years), oldest first",
     delete: "Delete a school configuration and its holiday cycles",
