@@ -199,32 +199,25 @@ async function startMiniflare(outdir, logs) {
 
 // ---------------------------------------------------------------- data
 
-/** Drizzle migration files: statements separated by `--> statement-breakpoint`. */
+/** The project's own SQL splitting (src/db/sql-script.ts), loaded through tsx. */
+const sqlScript = () => tsImport("../src/db/sql-script.ts", import.meta.url);
+
+/** Drizzle migration files, each applied in one batch. */
 async function migrate(db) {
   const dir = path.join(ROOT, "migrations");
   const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
   for (const f of files) {
-    const sql = await readFile(path.join(dir, f), "utf8");
-    const statements = sql
-      .split("--> statement-breakpoint")
-      .map((s) => s.trim())
-      // A chunk of only comments is no statement (D1 refuses it).
-      .filter((s) => s.split("\n").some((line) => line.trim() && !line.trim().startsWith("--")));
+    const { migrationStatements } = await sqlScript();
+    const statements = migrationStatements(await readFile(path.join(dir, f), "utf8"));
     await db.batch(statements.map((s) => db.prepare(s)));
   }
   return files;
 }
 
-/** seed/demo.sql: `;`-terminated statements, `--` comment lines (as test/helpers.ts splits it). */
+/** seed/demo.sql, split the way the tests split it. */
 async function seedDemo(db) {
-  const script = await readFile(path.join(ROOT, "seed/demo.sql"), "utf8");
-  const statements = script
-    .split("\n")
-    .filter((line) => !line.trim().startsWith("--"))
-    .join("\n")
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const { scriptStatements } = await sqlScript();
+  const statements = scriptStatements(await readFile(path.join(ROOT, "seed/demo.sql"), "utf8"));
   await db.batch(statements.map((s) => db.prepare(s)));
 }
 

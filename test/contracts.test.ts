@@ -2,10 +2,12 @@
  * The API-wide contracts (BRIEF 3): problem+json for every failure, strict input, the list
  * envelope with its links, request ids, no leaks from a 500, and the body size limit.
  */
+
 import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/client";
 import { permissions } from "../src/db/schema";
+import type { Page } from "../src/lib/pagination";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -19,15 +21,7 @@ beforeAll(async () => {
   total = (await t.db.select({ n: count() }).from(permissions))[0]?.n ?? 0;
 });
 
-type Envelope = {
-  data: { id: number; name: string }[];
-  page: number;
-  pageSize: number;
-  total: number;
-  lastPage: number;
-  next: string | null;
-  previous: string | null;
-};
+type Envelope = Page<{ id: number; name: string }>;
 
 const list = async (query: string) => {
   const res = await t.request(`/api/v1/permission${query}`, { token: admin });

@@ -3,10 +3,12 @@
  * prefix, and presigned URLs that really upload to and download from an S3 server (s3rver, started
  * by test/node/global-setup.ts).
  */
+
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../src/config";
 import { bulkProcesses } from "../src/db/schema";
+import type { Page } from "../src/lib/pagination";
 import { s3Signer } from "../src/lib/s3";
 import { SIGNED_URL_SECONDS } from "../src/modules/document/signed-url";
 import { uniq } from "./fixtures";
@@ -26,7 +28,7 @@ type Doc = {
   entity: string;
 };
 type Signed = Doc & { url: string; method: "GET" | "PUT"; expiresAt: string; headers: Record<string, string> };
-type Page = { data: Doc[]; page: number; pageSize: number; total: number; lastPage: number; next: string | null };
+type DocPage = Page<Doc>;
 
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
 const southAdmin = (t: TestApp) => t.token(5, { [SOUTH]: "all" });
@@ -284,7 +286,7 @@ describe("documents list", () => {
     const list = async (query: string) => {
       const res = await t.request(`${PATH}?${query}`, { token, school: NORTH });
       expect(res.status, await res.clone().text()).toBe(200);
-      return (await res.json()) as Page;
+      return (await res.json()) as DocPage;
     };
 
     const all = await list("pageSize=100");
@@ -456,7 +458,7 @@ describe("signed URLs", () => {
     expect(explicit.status).toBe(403);
     await problem(explicit);
     // Nothing was recorded by the refused upload.
-    const list = (await (await t.request(PATH, { token, school: NORTH })).json()) as Page;
+    const list = (await (await t.request(PATH, { token, school: NORTH })).json()) as DocPage;
     expect(list.data.map((d) => d.slug)).not.toContain(slug);
 
     await sign(t, { contentType: "application/pdf", slug, name: "x" });
@@ -481,7 +483,7 @@ describe("signed URLs", () => {
       const body = await expect400(res, "slug");
       expect(body.errors?.[0]?.message).toContain("1/documents/");
     }
-    const south = (await (await t.request(PATH, { token: await southAdmin(t), school: SOUTH })).json()) as Page;
+    const south = (await (await t.request(PATH, { token: await southAdmin(t), school: SOUTH })).json()) as DocPage;
     expect(south.data.map((d) => d.slug)).not.toContain(slug);
   });
 

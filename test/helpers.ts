@@ -9,17 +9,6 @@ import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/modules/auth/sms";
 import { signAccessToken } from "../src/modules/auth/tokens";
 
-/** Splits a SQL script into statements (seed files; no semicolons inside literals). */
-export function splitSql(script: string): string[] {
-  return script
-    .split("\n")
-    .filter((line) => !line.trim().startsWith("--"))
-    .join("\n")
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 export class TestClock {
   constructor(public current = new Date("2026-11-23T15:00:00.000Z")) {}
   now() {

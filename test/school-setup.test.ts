@@ -6,6 +6,7 @@
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { scheduleConfigurations } from "../src/db/schema";
+import type { Page } from "../src/lib/pagination";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -16,16 +17,6 @@ const SOUTH_CONFIG = 2;
 
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
 const southAdmin = (t: TestApp) => t.token(5, { [SOUTH]: "all" });
-
-type Page<T> = {
-  data: T[];
-  page: number;
-  pageSize: number;
-  total: number;
-  lastPage: number;
-  next: string | null;
-  previous: string | null;
-};
 
 /** Expects a 400 problem naming `field` among its field errors. */
 async function expect400(res: Response, field: string) {

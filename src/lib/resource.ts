@@ -79,11 +79,12 @@ export interface ResourceConfig<
    */
   defaultOrder?: SQL[];
   /**
-   * A condition every read and write adds for this caller (e.g. a user's own rows only). Required
+   * A condition every read (list, get) and write (update, delete) adds for this caller, e.g. a
+   * user's own rows only, or wider reads than writes. Required
    * for a `school`-scoped table without a `school_id` column: it is then what keeps the school's
    * rows apart.
    */
-  visibleTo?: (caller: Caller) => SQL | undefined;
+  visibleTo?: (caller: Caller, access: "read" | "write") => SQL | undefined;
   /** Maps create input to column values (checks references, derives fields). */
   beforeCreate?: (input: z.infer<C>, caller: Caller) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Maps update input to column values. */
@@ -138,8 +139,8 @@ export function defineResource<
   const defaultOrder = config.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
 
   /** The conditions that keep every query inside the caller's school and visibility. */
-  function scoped(caller: Caller, extra?: SQL): SQL | undefined {
-    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller)];
+  function scoped(caller: Caller, extra?: SQL, access: "read" | "write" = "write"): SQL | undefined {
+    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller, access)];
     if (scope === "school") {
       const schoolId = schoolOf(caller);
       if (table.schoolId) conds.push(eq(table.schoolId, schoolId));
@@ -177,7 +178,7 @@ export function defineResource<
         ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), lastDesc ? desc(table.id) : asc(table.id)]
         : defaultOrder;
       const page = await paginate<T["$inferSelect"]>(caller.deps.db, table, {
-        where: scoped(caller, and(...conds)),
+        where: scoped(caller, and(...conds), "read"),
         orderBy,
         page: { page: query.page as number, pageSize: query.pageSize as number },
         url,
@@ -189,7 +190,7 @@ export function defineResource<
       const rows = await caller.deps.db
         .select()
         .from(table as SQLiteTable)
-        .where(scoped(caller, eq(table.id, id)))
+        .where(scoped(caller, eq(table.id, id), "read"))
         .limit(1);
       if (!rows[0]) throw notFound(label, id);
       return config.toRecord(rows[0] as T["$inferSelect"]);
@@ -342,6 +343,15 @@ export function defineResource<
 export function schoolOf(caller: { schoolId: number | null }): number {
   if (caller.schoolId === null) throw new Error("school-scoped code called without a current school");
   return caller.schoolId;
+}
+
+/**
+ * The usual access of a resource: reads (list, get) need `read`, writes (create, update, delete)
+ * need `write`.
+ * @example access: readWrite("document.read", "document.write")
+ */
+export function readWrite(read: Access, write: Access): Record<Op, Access> {
+  return { list: read, get: read, create: write, update: write, delete: write };
 }
 
 /** The caller of a request, as service verbs take it. */

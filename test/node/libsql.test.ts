@@ -5,6 +5,7 @@
  * conflict, refresh rotation, the cron sweep). It proves the queries and batches written for D1
  * run unchanged on libSQL.
  */
+
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,8 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
+import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
+import type { Page } from "../../src/lib/pagination";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/modules/auth/sms";
 
@@ -51,11 +54,7 @@ async function migrate(client: Client) {
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".sql"))
     .sort()) {
-    const statements = readFileSync(join(dir, file), "utf8")
-      .split("--> statement-breakpoint")
-      .map((s) => s.trim())
-      .filter((s) => s.replace(/^--.*$/gm, "").trim() !== "");
-    await client.batch(statements, "write");
+    await client.batch(migrationStatements(readFileSync(join(dir, file), "utf8")), "write");
   }
   await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
 }
@@ -167,13 +166,7 @@ describe("the app on libSQL", () => {
     const { accessToken } = await signIn("+15550000002");
     const res = await request("/api/v1/permission?name=read&pageSize=5", { token: accessToken });
     expect(res.status).toBe(200);
-    const page = (await res.json()) as {
-      data: { name: string }[];
-      total: number;
-      lastPage: number;
-      next: string | null;
-      previous: string | null;
-    };
+    const page = (await res.json()) as Page<{ name: string }>;
     expect(page.data).toHaveLength(5);
     expect(page.data.every((p) => p.name.includes("read"))).toBe(true);
     expect(page.total).toBeGreaterThan(5);

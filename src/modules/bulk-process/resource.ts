@@ -10,7 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { bulkProcesses } from "../../db/schema";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { documentResource } from "../document/resource";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
@@ -70,13 +70,7 @@ export const bulkProcessResource = defineResource({
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
   }),
-  access: {
-    list: "bulk-process.read",
-    get: "bulk-process.read",
-    create: "bulk-process.write",
-    update: "bulk-process.write",
-    delete: "bulk-process.write",
-  },
+  access: readWrite("bulk-process.read", "bulk-process.write"),
   create: CreateInput,
   update: z.object({
     status: z.literal("queued").openapi({ description: "Queue a failed process again (the only change allowed)" }),

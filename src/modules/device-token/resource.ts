@@ -13,7 +13,7 @@ import { z } from "@hono/zod-openapi";
 import { asc, eq, inArray } from "drizzle-orm";
 import { deviceTokens, roleUsers } from "../../db/schema";
 import { recordId } from "../../lib/params";
-import { type Caller, callerOf, defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { createRouter } from "../../lib/router";
 
 const Token = z
@@ -28,21 +28,17 @@ const Platform = z.enum(["ios", "android", "web"]).openapi({ example: "ios" });
 const RegisterInput = z.object({ token: Token, platform: Platform });
 
 /**
- * The caller's own tokens; with `device-token.read`, the tokens of every member of the current
- * school (the caller's own among them, as a member). One indexed condition either way, so the list
- * reads `device_token_user_idx` in order instead of sorting the school's tokens.
+ * Writes reach the caller's own tokens only, even for admins. Reads too, except with
+ * `device-token.read`: then the tokens of every member of the current school (the caller's own
+ * among them, as a member). One indexed condition either way, so the list reads
+ * `device_token_user_idx` in order instead of sorting the school's tokens.
  */
-function visibleTo({ principal, schoolId, deps }: Caller) {
-  if (schoolId === null || !principal.can("device-token.read")) return eq(deviceTokens.userId, principal.userId);
+function visibleTo({ principal, schoolId, deps }: Caller, access: "read" | "write") {
+  const own = eq(deviceTokens.userId, principal.userId);
+  if (access === "write" || schoolId === null || !principal.can("device-token.read")) return own;
   const members = deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(eq(roleUsers.schoolId, schoolId));
   return inArray(deviceTokens.userId, members);
 }
-
-/** The same caller without the read-everyone permission: what updates and deletes see. */
-const ownTokensOnly = (caller: Caller): Caller => ({
-  ...caller,
-  principal: { ...caller.principal, can: () => false },
-});
 
 export const deviceTokenResource = defineResource({
   name: "deviceToken",
@@ -60,7 +56,7 @@ export const deviceTokenResource = defineResource({
     platform: Platform,
   }),
   toRecord: (row) => ({ ...timestamps(row), userId: row.userId, token: row.token, platform: row.platform }),
-  access: { list: "member", get: "member", create: "member", update: "member", delete: "member" },
+  access: readWrite("member", "member"),
   create: RegisterInput,
   update: z.object({ token: Token.optional(), platform: Platform.optional() }),
   filters: {
@@ -80,11 +76,11 @@ export const deviceTokenResource = defineResource({
   },
 });
 
-const { routes, service } = deviceTokenResource;
+const { routes } = deviceTokenResource;
 
-/** List and get are the generic ones; register upserts; writes see only the caller's tokens. */
+/** The generic routes, but registering upserts on the token (a device changes hands at sign-in). */
 export const deviceTokenRouter = deviceTokenResource
-  .mount(createRouter(), { except: ["create", "update", "delete"] })
+  .mount(createRouter(), { except: ["create"] })
   .openapi(routes.create as NonNullable<typeof routes.create>, async (c) => {
     const { deps, principal } = c.var;
     // The generic route types its body loosely; it was validated against RegisterInput.
@@ -97,12 +93,4 @@ export const deviceTokenRouter = deviceTokenResource
       .returning();
     if (!row) throw new Error("device token upsert returned no row");
     return c.json(deviceTokenResource.config.toRecord(row), 201);
-  })
-  .openapi(routes.update as NonNullable<typeof routes.update>, async (c) => {
-    await service.update(ownTokensOnly(callerOf(c)), c.req.valid("param").id, c.req.valid("json"));
-    return c.body(null, 204);
-  })
-  .openapi(routes.delete as NonNullable<typeof routes.delete>, async (c) => {
-    await service.remove(ownTokensOnly(callerOf(c)), c.req.valid("param").id);
-    return c.body(null, 204);
   });

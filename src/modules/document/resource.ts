@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { bulkProcesses, documents } from "../../db/schema";
 import { badRequest, conflict } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 
 export const MAX_FILE_NAME = 200;
@@ -73,13 +73,7 @@ export const documentResource = defineResource({
   table: documents,
   record: DocumentRecord,
   toRecord: toDocument,
-  access: {
-    list: "document.read",
-    get: "document.read",
-    create: "document.write",
-    update: "document.write",
-    delete: "document.write",
-  },
+  access: readWrite("document.read", "document.write"),
   create: z.object({ name: DocumentName, slug: Slug }),
   update: z.object({ name: DocumentName.optional(), slug: Slug.optional() }),
   filters: {

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
 import { schoolHolidayCycles } from "../../db/schema";
 import { recordId } from "../../lib/params";
-import { type Caller, defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
 
@@ -50,13 +50,7 @@ export const holidayCycleResource = defineResource({
     endHolidays: z.iso.datetime().openapi({ example: "2027-01-07T06:00:00.000Z" }),
   }),
   toRecord: (row) => ({ ...timestamps(row), startHolidays: row.startHolidays, endHolidays: row.endHolidays }),
-  access: {
-    list: "holiday-cycle.read",
-    get: "holiday-cycle.read",
-    create: "holiday-cycle.write",
-    update: "holiday-cycle.write",
-    delete: "holiday-cycle.write",
-  },
+  access: readWrite("holiday-cycle.read", "holiday-cycle.write"),
   create: Create,
   update: Update,
   filters: {

@@ -7,7 +7,7 @@ import { asc } from "drizzle-orm";
 import { permissions } from "../../db/schema";
 import { PERMISSIONS } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 
 const MAX_BUILTIN_ID = Math.max(...Object.values(PERMISSIONS));
@@ -41,13 +41,7 @@ export const permissionResource = defineResource({
     description: row.description,
     builtIn: row.id <= MAX_BUILTIN_ID,
   }),
-  access: {
-    list: "permission.read",
-    get: "permission.read",
-    create: "permission.manage",
-    update: "permission.manage",
-    delete: "permission.manage",
-  },
+  access: readWrite("permission.read", "permission.manage"),
   create: z.object({ name: Name, description: z.string().max(500).default("") }),
   update: z.object({ name: Name.optional(), description: z.string().max(500).optional() }),
   filters: {

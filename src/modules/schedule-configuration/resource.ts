@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { scheduleConfigurations } from "../../db/schema";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 
 export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
 
@@ -47,13 +47,7 @@ export const scheduleConfigurationResource = defineResource({
     permissionTimeLimit: row.permissionTimeLimit,
     permissionWeeksInAdvance: row.permissionWeeksInAdvance,
   }),
-  access: {
-    list: "schedule-configuration.read",
-    get: "schedule-configuration.read",
-    create: "schedule-configuration.write",
-    update: "schedule-configuration.write",
-    delete: "schedule-configuration.write",
-  },
+  access: readWrite("schedule-configuration.read", "schedule-configuration.write"),
   create: z.object({ permissionTimeLimit: TimeLimit, permissionWeeksInAdvance: WeeksInAdvance }),
   update: z.object({ permissionTimeLimit: TimeLimit.optional(), permissionWeeksInAdvance: WeeksInAdvance.optional() }),
   conflictMessage: "The current school already has a schedule configuration: update it with PUT",

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { schoolConfigurations } from "../../db/schema";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { assertOrdered, orderedRangeUpdate } from "./range";
 
 const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
@@ -53,13 +53,7 @@ export const schoolConfigurationResource = defineResource({
     endDate: row.endDate,
     maxParentsPerFamily: row.maxParentsPerFamily,
   }),
-  access: {
-    list: "school-configuration.read",
-    get: "school-configuration.read",
-    create: "school-configuration.write",
-    update: "school-configuration.write",
-    delete: "school-configuration.write",
-  },
+  access: readWrite("school-configuration.read", "school-configuration.write"),
   create: Create,
   update: Update,
   sort: { startDate: schoolConfigurations.startDate },
