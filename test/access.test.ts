@@ -5,7 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { permissions, rolePermissions, roles } from "../src/db/schema";
+import { permissions, rolePermissions, roles } from "../src/db/core";
 import { BUILTIN_ROLES, PERMISSION_DESCRIPTIONS, PERMISSIONS, PermissionSet } from "../src/lib/access";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

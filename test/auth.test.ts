@@ -8,7 +8,8 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { users, verificationCodes } from "../src/db/schema";
+import { users } from "../src/db/core";
+import { verificationCodes } from "../src/modules/auth/schema";
 import { signAccessToken } from "../src/modules/auth/tokens";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

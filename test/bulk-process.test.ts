@@ -1,10 +1,12 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bulkProcesses, documents, queueReceipts } from "../src/db/schema";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { queueReceipts } from "../src/jobs/schema";
+import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
+import { documents } from "../src/modules/document/schema";
 import { FIXTURES } from "./fixtures";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

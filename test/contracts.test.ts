@@ -6,7 +6,7 @@
 import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/client";
-import { permissions } from "../src/db/schema";
+import { permissions } from "../src/db/core";
 import type { Page } from "../src/lib/pagination";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

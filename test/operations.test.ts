@@ -8,10 +8,12 @@ import { count, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app";
 import type { Db } from "../src/db/client";
-import { cronHistory, refreshTokens, users, verificationCodes } from "../src/db/schema";
+import { users } from "../src/db/core";
 import worker from "../src/index";
 import { SCHEDULE } from "../src/jobs/scheduled";
+import { cronHistory } from "../src/jobs/schema";
 import { TAGS } from "../src/lib/route";
+import { refreshTokens, verificationCodes } from "../src/modules/auth/schema";
 import { twilioSms } from "../src/modules/auth/sms";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

@@ -3,10 +3,10 @@
  * twice, late, or not at all for a while. Each run writes its cron history row.
  */
 import { eq } from "drizzle-orm";
-import { cronHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { purgeExpired } from "../modules/auth/service";
 import { sweepBulkProcesses } from "../modules/bulk-process/service";
+import { cronHistory } from "./schema";
 
 type Job = { name: string; run: (deps: Deps) => Promise<string | undefined> };
 

@@ -6,11 +6,12 @@
  * (30 days, stored hashed); reusing a rotated refresh token revokes its whole family.
  */
 import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import { refreshTokens, rolePermissions, roleUsers, users, verificationCodes } from "../../db/schema";
+import { rolePermissions, roleUsers, users } from "../../db/core";
 import type { Deps } from "../../deps";
 import { PermissionSet } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
 export const CODE_TTL_SECONDS = 10 * 60;

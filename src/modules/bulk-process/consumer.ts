@@ -12,9 +12,11 @@
  * happened when it did not.
  */
 import { and, eq } from "drizzle-orm";
-import { bulkProcesses, documents, queueReceipts } from "../../db/schema";
 import type { Deps } from "../../deps";
 import type { Consumer } from "../../jobs/queue";
+import { queueReceipts } from "../../jobs/schema";
+import { documents } from "../document/schema";
+import { bulkProcesses } from "./schema";
 import { BulkMessage, type RowError } from "./service";
 
 export const BULK_QUEUE = "school-bulk";

@@ -9,9 +9,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { bulkProcesses } from "../../db/schema";
 import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { documentResource } from "../document/resource";
+import { bulkProcesses } from "./schema";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
 export const STATUSES = bulkProcesses.status.enumValues;

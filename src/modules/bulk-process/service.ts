@@ -4,11 +4,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, lt, ne } from "drizzle-orm";
-import { bulkProcesses, queueReceipts } from "../../db/schema";
 import type { Deps } from "../../deps";
+import { queueReceipts } from "../../jobs/schema";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { type Caller, schoolOf } from "../../lib/resource";
 import { bulkProcessResource } from "./resource";
+import { bulkProcesses } from "./schema";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
 export const BulkMessage = z.strictObject({

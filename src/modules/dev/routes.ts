@@ -1,11 +1,11 @@
 /** The development outbox: SMS the `log` provider "sent". Mounted only when ENVIRONMENT=development. */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { devOutbox } from "../../db/schema";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { defineRoute, json } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 import { Phone } from "../auth/routes";
+import { devOutbox } from "./schema";
 
 const Message = z
   .object({ id: z.number().int(), to: z.string(), body: z.string(), createdAt: z.string() })

@@ -11,10 +11,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, inArray } from "drizzle-orm";
-import { deviceTokens, roleUsers } from "../../db/schema";
+import { roleUsers } from "../../db/core";
 import { recordId } from "../../lib/params";
 import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { createRouter } from "../../lib/router";
+import { deviceTokens } from "./schema";
 
 const Token = z
   .string()

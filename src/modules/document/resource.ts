@@ -6,10 +6,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { bulkProcesses, documents } from "../../db/schema";
 import { badRequest, conflict } from "../../lib/errors";
 import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { bulkProcesses } from "../bulk-process/schema";
+import { documents } from "./schema";
 
 export const MAX_FILE_NAME = 200;
 

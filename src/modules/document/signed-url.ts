@@ -6,12 +6,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { documents } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { type Caller, callerOf, schoolOf } from "../../lib/resource";
 import { defineRoute, json, jsonBody } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 import { DocumentName, DocumentRecord, ownSlug, Slug, toDocument } from "./resource";
+import { documents } from "./schema";
 
 /** Short enough that a leaked URL is soon useless, long enough for a phone to upload a scan. */
 export const SIGNED_URL_SECONDS = 5 * 60;

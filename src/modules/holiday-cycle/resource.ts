@@ -6,11 +6,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
-import { schoolHolidayCycles } from "../../db/schema";
 import { recordId } from "../../lib/params";
 import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
+import { schoolHolidayCycles } from "./schema";
 
 const ConfigurationId = z
   .number()

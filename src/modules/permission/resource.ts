@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { permissions } from "../../db/schema";
+import { permissions } from "../../db/core";
 import { PERMISSIONS } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";

@@ -5,8 +5,8 @@
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
  */
 import { z } from "@hono/zod-openapi";
-import { scheduleConfigurations } from "../../db/schema";
 import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { scheduleConfigurations } from "./schema";
 
 export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
 

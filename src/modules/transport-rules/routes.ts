@@ -5,11 +5,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { transportationRules } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { schoolOf } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent } from "../../lib/route";
 import { createRouter } from "../../lib/router";
+import { transportationRules } from "./schema";
 
 /** 64 KiB of UTF-8: far more than a rules page needs, well under D1's 100 KB statement limit. */
 export const MAX_CONTENT_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 /** Users: the signed-in user's own information (spec 4.7 "GET current user information"). */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, sql } from "drizzle-orm";
-import { roles, roleUsers, schools, users } from "../../db/schema";
+import { roles, roleUsers, schools, users } from "../../db/core";
 import { notFound } from "../../lib/errors";
 import { defineRoute, json } from "../../lib/route";
 import { createRouter } from "../../lib/router";

@@ -1,0 +1,117 @@
+/**
+ * The spine's tables (drizzle, SQLite dialect; the same tables run on D1 and on libSQL): schools,
+ * users and access control, plus the column helpers every table uses. Each module keeps its own
+ * tables in `src/modules/<name>/schema.ts`; `npm run db:generate` reads them all
+ * (drizzle.config.ts) and writes migrations into `migrations/`.
+ *
+ * Conventions: integer `id` primary keys (AUTOINCREMENT, so `sqlite_sequence` names the last id of
+ * each table inside a batch); `created_at` / `updated_at` as ISO 8601 text written from the
+ * injected clock (they sort as text); every tenant-owned table has a non-null `school_id` and an
+ * index that starts with it.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The column default is only a fallback for hand-written SQL: the app writes both timestamps from
+ * its clock (`deps.clock`), so no test depends on the date it runs.
+ */
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+/** `id`, `created_at`, `updated_at`: every stored record carries them (spec 2.1). */
+export const record = {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  createdAt: text("created_at").notNull().default(now),
+  updatedAt: text("updated_at").notNull().default(now),
+};
+
+/** The owning school of a tenant row: required, and its rows go with the school. */
+export const schoolId = () =>
+  integer("school_id")
+    .notNull()
+    .references(() => schools.id, { onDelete: "cascade" });
+
+/** A creation instant without a DB default fallback (`created_at` of log-like tables). */
+export const createdAt = () => text("created_at").notNull().default(now);
+
+export const schools = sqliteTable("school", {
+  ...record,
+  name: text("name").notNull(),
+  timeZone: text("time_zone").notNull().default("UTC"),
+});
+
+export const users = sqliteTable(
+  "user",
+  {
+    ...record,
+    phone: text("phone").notNull(),
+    firstName: text("first_name").notNull().default(""),
+    lastName: text("last_name").notNull().default(""),
+    email: text("email"),
+    language: text("language").notNull().default("en"),
+    /** invited (never signed in), active, inactive (cannot sign in). */
+    status: text("status", { enum: ["invited", "active", "inactive"] })
+      .notNull()
+      .default("invited"),
+    /** A platform super-admin may act in any school. */
+    isSuperAdmin: integer("is_super_admin", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [uniqueIndex("user_phone_uq").on(t.phone)],
+);
+
+export const permissions = sqliteTable(
+  "permission",
+  {
+    ...record,
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+  },
+  (t) => [uniqueIndex("permission_name_uq").on(t.name)],
+);
+
+/** Roles are sets of permissions. Built-in roles have a `key` and no school. */
+export const roles = sqliteTable(
+  "role",
+  {
+    ...record,
+    key: text("key"),
+    name: text("name").notNull(),
+    schoolId: integer("school_id").references(() => schools.id, { onDelete: "cascade" }),
+  },
+  (t) => [uniqueIndex("role_key_uq").on(t.key), index("role_school_idx").on(t.schoolId)],
+);
+
+export const rolePermissions = sqliteTable(
+  "role_permission",
+  {
+    roleId: integer("role_id")
+      .notNull()
+      .references(() => roles.id, { onDelete: "cascade" }),
+    permissionId: integer("permission_id")
+      .notNull()
+      .references(() => permissions.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    uniqueIndex("role_permission_uq").on(t.roleId, t.permissionId),
+    index("role_permission_permission_idx").on(t.permissionId),
+  ],
+);
+
+/** A user's roles in a school. */
+export const roleUsers = sqliteTable(
+  "role_user",
+  {
+    ...record,
+    schoolId: schoolId(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    roleId: integer("role_id")
+      .notNull()
+      .references(() => roles.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    uniqueIndex("role_user_uq").on(t.userId, t.schoolId, t.roleId),
+    index("role_user_school_idx").on(t.schoolId, t.roleId),
+  ],
+);

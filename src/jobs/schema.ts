@@ -1,0 +1,48 @@
+/** What scheduled jobs and queue consumers record. */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { createdAt, record } from "../db/core";
+
+/** One row per scheduled run (cron history). */
+export const cronHistory = sqliteTable(
+  "cron_history",
+  {
+    ...record,
+    cron: text("cron").notNull(),
+    job: text("job").notNull(),
+    status: text("status", { enum: ["running", "completed", "failed"] }).notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at"),
+    detail: text("detail"),
+  },
+  (t) => [index("cron_history_job_idx").on(t.job, t.startedAt)],
+);
+
+/**
+ * Queue messages already handled: a consumer inserts the message key (ON CONFLICT DO NOTHING)
+ * before its side effects, so a redelivered message does nothing twice.
+ */
+export const queueReceipts = sqliteTable(
+  "queue_receipt",
+  {
+    key: text("key").primaryKey(),
+    queue: text("queue").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("queue_receipt_created_idx").on(t.createdAt)],
+);
+
+/**
+ * Fixed-window counters for rate limits (src/lib/rate-limit.ts): one row per key (`verify-phone:+1555...`,
+ * `verify-phone-ip:203.0.113.7`), counted and reset by a single upsert, so concurrent requests
+ * cannot all pass a check that each read before the others wrote.
+ */
+export const rateLimits = sqliteTable(
+  "rate_limit",
+  {
+    key: text("key").primaryKey(),
+    count: integer("count").notNull(),
+    /** When the current window ends (ISO 8601). */
+    resetAt: text("reset_at").notNull(),
+  },
+  (t) => [index("rate_limit_reset_idx").on(t.resetAt)],
+);

@@ -1,0 +1,37 @@
+/** Bulk processes (Excel imports). */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { record, schoolId, users } from "../../db/core";
+import { documents } from "../document/schema";
+
+/** An Excel import run by the bulk queue. */
+export const bulkProcesses = sqliteTable(
+  "bulk_process",
+  {
+    ...record,
+    schoolId: schoolId(),
+    entity: text("entity", {
+      enum: ["students", "teachers", "families", "groups", "route-students", "administrative-staff"],
+    }).notNull(),
+    documentId: integer("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "restrict" }),
+    status: text("status", { enum: ["queued", "processing", "completed", "failed"] })
+      .notNull()
+      .default("queued"),
+    totalRows: integer("total_rows").notNull().default(0),
+    processedRows: integer("processed_rows").notNull().default(0),
+    /** JSON array of `{ row, message }`. */
+    errors: text("errors").notNull().default("[]"),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    index("bulk_process_school_idx").on(t.schoolId, t.createdAt),
+    index("bulk_process_status_idx").on(t.schoolId, t.status),
+    // Deleting a document checks the foreign key: without this index that scans every process.
+    index("bulk_process_document_idx").on(t.documentId),
+    // The cron sweep looks for processes stuck in "processing" across schools.
+    index("bulk_process_running_idx").on(t.status, t.startedAt),
+  ],
+);

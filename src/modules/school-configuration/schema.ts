@@ -1,0 +1,18 @@
+/** School configurations (school years). */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { record, schoolId } from "../../db/core";
+
+/** A school's configuration for a school year; holiday cycles belong to one. */
+export const schoolConfigurations = sqliteTable(
+  "school_configuration",
+  {
+    ...record,
+    schoolId: schoolId(),
+    name: text("name").notNull(),
+    /** School year, YYYY-MM-DD. */
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date").notNull(),
+    maxParentsPerFamily: integer("max_parents_per_family").notNull().default(2),
+  },
+  (t) => [index("school_configuration_school_idx").on(t.schoolId, t.startDate)],
+);

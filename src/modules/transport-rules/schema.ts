@@ -1,0 +1,15 @@
+/** The transportation rules text of a school. */
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { record, schoolId, users } from "../../db/core";
+
+/** The transportation rules text a school shows parents: one per school. */
+export const transportationRules = sqliteTable(
+  "transportation_rules",
+  {
+    ...record,
+    schoolId: schoolId(),
+    content: text("content").notNull(),
+    updatedBy: integer("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [uniqueIndex("transportation_rules_school_uq").on(t.schoolId)],
+);
