@@ -8,6 +8,7 @@ CREATE INDEX `rate_limit_reset_idx` ON `rate_limit` (`reset_at`);--> statement-b
 CREATE TABLE `audit_log` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
 	`school_id` integer,
 	`actor_type` text NOT NULL,
 	`actor_id` integer,
@@ -22,5 +23,6 @@ CREATE TABLE `audit_log` (
 CREATE INDEX `audit_log_school_idx` ON `audit_log` (`school_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `audit_log_record_idx` ON `audit_log` (`school_id`,`entity`,`record_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `audit_log_entity_idx` ON `audit_log` (`school_id`,`entity`,`created_at`);--> statement-breakpoint
-CREATE INDEX `audit_log_actor_idx` ON `audit_log` (`school_id`,`actor_type`,`actor_id`,`created_at`);--> statement-breakpoint
-CREATE INDEX `audit_log_created_idx` ON `audit_log` (`created_at`);
+CREATE INDEX `audit_log_actor_idx` ON `audit_log` (`school_id`,`actor_type`,`actor_id`,`actor_name`,`created_at`);--> statement-breakpoint
+CREATE INDEX `audit_log_created_idx` ON `audit_log` (`created_at`);--> statement-breakpoint
+CREATE INDEX `cron_history_started_idx` ON `cron_history` (`started_at`);

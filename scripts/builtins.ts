@@ -1,35 +1,49 @@
 /**
- * Prints the SQL that inserts the built-in permissions, roles and grants of `src/lib/access.ts`
- * that no migration inserts yet (statements are INSERT OR IGNORE, so re-running is harmless).
+ * Prints the SQL that inserts the built-in permissions, roles and grants the modules declare
+ * (src/modules/index.ts) that no migration inserts yet. Statements are INSERT OR IGNORE with fixed
+ * timestamps, so re-running is harmless and no row depends on when it was inserted.
  *   npx drizzle-kit generate --custom --name <name> && npm run -s db:builtins > migrations/<file>.sql
- * (the new, empty migration file is skipped when comparing).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { BUILTIN_ROLES, PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from "../src/lib/access";
+import { readdirSync, readFileSync } from "node:fs";
+import { BUILTIN_ROLES } from "../src/lib/access";
+import { grantsOf, permissionCatalogue } from "../src/modules";
 
+const AT = "'2026-01-01T00:00:00.000Z'";
 const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+// What earlier migrations insert, by key: permission ids, role ids, role:permission grants.
+const dir = new URL("../migrations/", import.meta.url).pathname;
+const sql = readdirSync(dir)
+  .filter((f) => f.endsWith(".sql"))
+  .map((f) => readFileSync(dir + f, "utf8"))
+  .join("\n");
+const has = (pattern: RegExp) => pattern.test(sql);
+
 const wanted: string[] = [];
-for (const [name, id] of Object.entries(PERMISSIONS)) {
+for (const p of permissionCatalogue()) {
+  if (has(new RegExp(`INTO permission \\([^)]*\\) VALUES \\(${p.id}, `))) continue;
   wanted.push(
-    `INSERT OR IGNORE INTO permission (id, name, description) VALUES (${id}, ${q(name)}, ${q(PERMISSION_DESCRIPTIONS[name as Permission])});`,
+    `INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (${p.id}, ${q(p.name)}, ${q(p.description)}, ${AT}, ${AT});`,
   );
 }
-for (const [key, role] of Object.entries(BUILTIN_ROLES)) {
-  wanted.push(`INSERT OR IGNORE INTO role (id, key, name) VALUES (${role.id}, ${q(key)}, ${q(role.name)});`);
-  for (const p of role.grants) {
+for (const [key, role] of Object.entries(BUILTIN_ROLES) as [
+  keyof typeof BUILTIN_ROLES,
+  { id: number; name: string },
+][]) {
+  if (!has(new RegExp(`INTO role \\([^)]*\\) VALUES \\(${role.id}, `))) {
     wanted.push(
-      `INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (${role.id}, ${PERMISSIONS[p]});`,
+      `INSERT OR IGNORE INTO role (id, key, name, created_at, updated_at) VALUES (${role.id}, ${q(key)}, ${q(role.name)}, ${AT}, ${AT});`,
     );
+  }
+  for (const p of grantsOf(key)) {
+    if (has(new RegExp(`INTO role_permission \\(role_id, permission_id\\) VALUES \\(${role.id}, ${p.id}\\);`)))
+      continue;
+    wanted.push(`INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (${role.id}, ${p.id});`);
   }
 }
 
-const dir = new URL("../migrations/", import.meta.url).pathname;
-const existing = new Set(
-  readdirSync(dir)
-    .filter((f) => f.endsWith(".sql") && statSync(dir + f).size > 0)
-    .flatMap((f) => readFileSync(dir + f, "utf8").split("\n"))
-    .map((line) => line.trim()),
+console.log(
+  [`-- Built-in access data not inserted by earlier migrations (scripts/builtins.ts).`, ...wanted].join(
+    "\n--> statement-breakpoint\n",
+  ),
 );
-const missing = wanted.filter((statement) => !existing.has(statement));
-const lines = [`-- Built-in access data not inserted by earlier migrations (scripts/builtins.ts).`, ...missing];
-console.log(lines.join("\n--> statement-breakpoint\n"));

@@ -6,11 +6,13 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { permissions, rolePermissions, roles } from "../src/db/core";
-import { BUILTIN_ROLES, PERMISSION_DESCRIPTIONS, PERMISSIONS, PermissionSet } from "../src/lib/access";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { BUILTIN_ROLES, type BuiltinRole, PermissionSet } from "../src/lib/access";
+import { grantsOf, permissionCatalogue } from "../src/modules";
+import { FIRST_CUSTOM_PERMISSION_ID } from "../src/modules/permission/resource";
+import { DEMO, makeTestApp, PERMISSION_NAMES, permissionId, problem } from "./helpers";
 
 const t = makeTestApp();
-const MAX_BUILTIN = Math.max(...Object.values(PERMISSIONS));
+const MAX_BUILTIN = FIRST_CUSTOM_PERMISSION_ID - 1;
 
 let superAdmin: string;
 let schoolAdmin: string;
@@ -42,27 +44,31 @@ describe("the catalogue and the database agree", () => {
   it("every permission exists with its id, name and description", async () => {
     const rows = await t.db.select().from(permissions);
     const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const [name, id] of Object.entries(PERMISSIONS)) {
-      const row = byId.get(id);
-      expect(row?.name, `permission ${id}`).toBe(name);
-      expect(row?.description).toBe(PERMISSION_DESCRIPTIONS[name as keyof typeof PERMISSIONS]);
+    const catalogue = permissionCatalogue();
+    for (const p of catalogue) {
+      const row = byId.get(p.id);
+      expect(row?.name, `permission ${p.id}`).toBe(p.name);
+      expect(row?.description).toBe(p.description);
     }
     // No row in the built-in id range is unknown to the code.
     const builtinRows = rows.filter((r) => r.id <= MAX_BUILTIN);
-    expect(builtinRows).toHaveLength(Object.keys(PERMISSIONS).length);
-    // Ids are unique in the code too.
-    expect(new Set(Object.values(PERMISSIONS)).size).toBe(Object.keys(PERMISSIONS).length);
+    expect(builtinRows).toHaveLength(catalogue.length);
+    // Ids and names are unique in the code too.
+    expect(new Set(catalogue.map((p) => p.id)).size).toBe(catalogue.length);
+    expect(new Set(catalogue.map((p) => p.name)).size).toBe(catalogue.length);
   });
 
   it("every built-in role exists with exactly its grants", async () => {
-    for (const [key, role] of Object.entries(BUILTIN_ROLES)) {
+    for (const [key, role] of Object.entries(BUILTIN_ROLES) as [BuiltinRole, (typeof BUILTIN_ROLES)[BuiltinRole]][]) {
       const [row] = await t.db.select().from(roles).where(eq(roles.id, role.id));
       expect(row, key).toMatchObject({ key, name: role.name, schoolId: null });
       const grants = await t.db
         .select({ id: rolePermissions.permissionId })
         .from(rolePermissions)
         .where(eq(rolePermissions.roleId, role.id));
-      const expected = role.grants.map((p) => PERMISSIONS[p]).sort((a, b) => a - b);
+      const expected = grantsOf(key)
+        .map((p) => p.id)
+        .sort((a, b) => a - b);
       expect(
         grants.map((g) => g.id).sort((a, b) => a - b),
         key,
@@ -75,7 +81,7 @@ describe("the catalogue and the database agree", () => {
       const holders = await t.db
         .select({ roleId: rolePermissions.roleId })
         .from(rolePermissions)
-        .where(eq(rolePermissions.permissionId, PERMISSIONS[name]));
+        .where(eq(rolePermissions.permissionId, permissionId(name)));
       expect(holders.map((h) => h.roleId)).toEqual([BUILTIN_ROLES["super-admin"].id]);
     }
   });
@@ -123,7 +129,7 @@ describe("PermissionSet", () => {
   });
 
   it("the school-admin bitmap fits a short token claim", () => {
-    const ids = BUILTIN_ROLES["school-admin"].grants.map((p) => PERMISSIONS[p]);
+    const ids = grantsOf("school-admin").map((p) => p.id);
     expect(PermissionSet.encode(ids).length).toBeLessThanOrEqual(8);
   });
 });
@@ -151,7 +157,7 @@ describe("permission resource", () => {
       expect(res.status).toBe(403);
       expect((await problem(res)).detail).toMatch(/permission\.manage/);
       expect((await update(1, { description: "x" }, token)).status).toBe(403);
-      expect((await remove(PERMISSIONS["cron-history.read"], token)).status).toBe(403);
+      expect((await remove(permissionId("cron-history.read"), token)).status).toBe(403);
     }
     expect((await search("school.hack")).total).toBe(0);
     // Reading needs permission.read: the admin has it, the teacher does not.
@@ -202,12 +208,12 @@ describe("permission resource", () => {
   });
 
   it("keeps built-ins: renaming or deleting one is a 422, describing it is allowed", async () => {
-    const id = PERMISSIONS["school.read"];
+    const id = permissionId("school.read");
     const rename = await update(id, { name: "school.view" });
     expect(rename.status).toBe(422);
     expect((await problem(rename)).type).toBe("/problems/business-rule");
 
-    const original = PERMISSION_DESCRIPTIONS["school.read"];
+    const original = permissionCatalogue().find((p) => p.name === "school.read")?.description;
     t.clock.advance(5);
     const describe = await update(id, { description: "Read the school's profile" });
     expect(describe.status).toBe(204);
@@ -255,13 +261,13 @@ describe("permission resource", () => {
       expect(res.status).toBe(400);
       expect((await problem(res)).errors?.[0]?.message).toBe("Unknown field");
     }
-    const res = await update(PERMISSIONS["school.read"], { builtIn: false });
+    const res = await update(permissionId("school.read"), { builtIn: false });
     expect(res.status).toBe(400);
   });
 });
 
 describe("name filter", () => {
-  const catalogue = Object.keys(PERMISSIONS);
+  const catalogue = PERMISSION_NAMES;
 
   it("finds names containing the term, case-insensitively", async () => {
     for (const term of ["configuration", "holiday", ".write", "read"]) {

@@ -7,17 +7,21 @@
  * - a token without the declared permission (or without any school, for member routes) -> 403;
  * - an `{id}` of 0, -1 or abc -> 400; an unknown id -> 404;
  * - a record of the second school is a 404 for the first school's admin through this operation,
- *   stays untouched, and never appears in the first school's list.
- * Records come from test/fixtures.ts; an `{id}` route without a fixture fails here.
+ *   stays untouched, and never appears in the first school's list;
+ * - every mutating operation (outside sign-in and development) declares its audit entity
+ *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record.
+ * Records come from each module's fixture.ts; an `{id}` route without a fixture fails here.
  */
+import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { PERMISSIONS, type Permission } from "../src/lib/access";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { FIXTURES, type Fixture } from "./fixtures";
-import { makeTestApp, problem, type TestApp } from "./helpers";
+import { makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 
 type Operation = {
   operationId: string;
   "x-access": string;
+  "x-audit"?: string;
   "x-scope"?: "school" | "platform";
   requestBody?: unknown;
   parameters?: { name: string; in: string; required?: boolean }[];
@@ -26,7 +30,7 @@ type Operation = {
 const NORTH = 1;
 const SOUTH = 2;
 const UNKNOWN_ID = 987654321;
-const ALL = Object.keys(PERMISSIONS) as Permission[];
+const ALL = PERMISSION_NAMES;
 
 const t0 = makeTestApp();
 const doc = (await (await t0.request("/api/openapi.json")).json()) as {
@@ -46,8 +50,17 @@ function fixtureFor(path: string): Fixture | undefined {
 /** The first school's admin with every permission there (not a super-admin). */
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
 
-function call(t: TestApp, method: string, path: string, op: Operation, init: { token?: string; id?: string | number }) {
-  const url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+)\}/g, "documents");
+function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  op: Operation,
+  init: { token?: string; id?: string | number; parentId?: number },
+) {
+  const url = path
+    .replace("{id}", String(init.id ?? 1))
+    .replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1))
+    .replace(/\{(\w+)\}/g, "documents");
   const fixture = fixtureFor(path);
   const body = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
   return t.request(url, { method, token: init.token, school: NORTH, body });
@@ -79,7 +92,7 @@ for (const { path, method, op } of operations) {
       });
     }
 
-    if (access === "member" || access in PERMISSIONS) {
+    if (access === "member" || ALL.includes(access)) {
       it("answers 403 to a caller without the permission or the school", async () => {
         const t = makeTestApp();
         const token =
@@ -136,6 +149,66 @@ for (const { path, method, op } of operations) {
           }
         });
       }
+    }
+
+    const mutating = method !== "GET";
+    const exempt = /^\/api\/v1\/(auth|dev)\//.test(path);
+    if (mutating && !exempt) {
+      it("declares the audit entity it writes (x-audit)", () => {
+        expect(op["x-audit"], "a state change without an audit row").toBeTypeOf("string");
+      });
+
+      it("writes exactly one audit row for its record when it succeeds", async () => {
+        const t = makeTestApp();
+        const fixture = fixtureFor(path);
+        if (!fixture) throw new Error(`no fixture for ${path}`);
+        const entity = op["x-audit"] ?? "";
+        const [last] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+        const since = last?.id ?? 0;
+        let recordId: number;
+        if (hasId) {
+          const id = await fixture.create(t, NORTH);
+          const rows = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+          const before = rows[0]?.id ?? 0;
+          const res = await call(t, method, path, op, { token: await northAdmin(t), id });
+          expect(res.status, await res.clone().text()).toBeLessThan(300);
+          recordId = id;
+          const written = await t.db
+            .select()
+            .from(auditLog)
+            .where(and(gt(auditLog.id, before), eq(auditLog.entity, entity)));
+          expect(written.map((r) => r.recordId)).toEqual([recordId]);
+          expect(written[0]).toMatchObject({ schoolId: NORTH, actorType: "user", actorId: 2 });
+        } else if (method === "POST" && op.operationId.startsWith("create") && !op.requestBody) {
+          throw new Error("a create without a body");
+        } else if (fixture.bodies?.[op.operationId] !== undefined) {
+          const res = await call(t, method, path, op, { token: await northAdmin(t) });
+          expect(res.status, await res.clone().text()).toBeLessThan(300);
+          const body = (await res.json().catch(() => ({}))) as { id?: number };
+          const written = await t.db
+            .select()
+            .from(auditLog)
+            .where(and(gt(auditLog.id, since), eq(auditLog.entity, entity)));
+          expect(written).toHaveLength(1);
+          if (body.id !== undefined) expect(written[0]?.recordId).toBe(body.id);
+        } else {
+          // The collection's own create: the fixture makes the record through it.
+          recordId = await fixture.create(t, NORTH);
+          const written = await t.db
+            .select()
+            .from(auditLog)
+            .where(
+              and(
+                gt(auditLog.id, since),
+                eq(auditLog.entity, entity),
+                eq(auditLog.recordId, recordId),
+                eq(auditLog.action, "create"),
+              ),
+            );
+          expect(written).toHaveLength(1);
+          expect(written[0]?.action).toBe("create");
+        }
+      });
     }
 
     const collection = !hasId && method === "GET" && doc.paths[`${path}/{id}`] !== undefined;

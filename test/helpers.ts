@@ -4,10 +4,21 @@ import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps } from "../src/deps";
-import { PERMISSIONS, type Permission, PermissionSet } from "../src/lib/access";
+import { PermissionSet } from "../src/lib/access";
 import { s3Signer } from "../src/lib/s3";
+import { permissionCatalogue } from "../src/modules";
 import { logSms } from "../src/modules/auth/sms";
 import { signAccessToken } from "../src/modules/auth/tokens";
+
+/** Every permission name of the catalogue. */
+export const PERMISSION_NAMES = permissionCatalogue().map((p) => p.name);
+
+/** The id of a permission by name (a misspelt name fails the test). */
+export function permissionId(name: string): number {
+  const found = permissionCatalogue().find((p) => p.name === name);
+  if (!found) throw new Error(`no permission named ${name}`);
+  return found.id;
+}
 
 export class TestClock {
   constructor(public current = new Date("2026-11-23T15:00:00.000Z")) {}
@@ -82,12 +93,11 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
   }
 
   /** Mints an access token directly: for callers with exactly the permissions a test needs. */
-  async function token(userId: number, schools: Record<number, Permission[] | "all">, superAdmin = false) {
-    const all = Object.values(PERMISSIONS);
+  async function token(userId: number, schools: Record<number, string[] | "all">, superAdmin = false) {
     const encoded = Object.fromEntries(
       Object.entries(schools).map(([id, perms]) => [
         id,
-        PermissionSet.encode(perms === "all" ? all : perms.map((p) => PERMISSIONS[p])),
+        PermissionSet.encode((perms === "all" ? PERMISSION_NAMES : perms).map(permissionId)),
       ]),
     );
     return signAccessToken(config.authSecret, clock.now(), { userId, isSuperAdmin: superAdmin, schools: encoded });

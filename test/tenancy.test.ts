@@ -10,24 +10,25 @@ import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { roleUsers, users } from "../src/db/core";
 import { defineRoute, json } from "../src/lib/route";
+import { permissions as userPermissions } from "../src/modules/user/permissions";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
 
 const Probe = z.object({ userId: z.number(), schoolId: z.number().nullable() });
-const probe = (path: string, access: "member" | "user.read") =>
+const probe = (path: string, access: "member" | typeof userPermissions.read) =>
   defineRoute({
     method: "get",
     path,
     tag: "Operations",
-    operationId: `probe${access}`,
+    operationId: `probe${path}`,
     summary: "Tenancy probe (test only)",
     access,
     responses: { 200: json(Probe, "Who and where") },
   });
 for (const [path, access] of [
   ["/test/member", "member"],
-  ["/test/user-read", "user.read"],
+  ["/test/user-read", userPermissions.read],
 ] as const) {
   t.app.openapi(probe(path, access), (c) =>
     c.json({ userId: c.var.principal.userId, schoolId: c.var.principal.schoolId }, 200),

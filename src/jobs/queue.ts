@@ -1,31 +1,35 @@
 /**
- * Queue consumers. Delivery is at least once: each consumer records what it processed before its
- * side effects, acks per message, and lets failures retry with backoff until the dead-letter queue.
+ * The queue dispatcher. Delivery is at least once: each consumer records what it processed before
+ * its side effects, acks per message, and lets failures retry with backoff until the dead-letter
+ * queue. Consumers come from the module registry; dead-letter queues log and ack.
  */
 import type { Deps } from "../deps";
-import { BULK_QUEUE, consumeBulkProcess } from "../modules/bulk-process/consumer";
+import { errorFields, log } from "../lib/log";
+import type { Consumer } from "../lib/module";
+import { MODULES } from "../modules";
 
-export type Consumer = (deps: Deps, message: Message<unknown>) => Promise<void>;
-
-/** Consumers per queue name (wrangler.toml). Dead-letter queues log and ack. */
-export const CONSUMERS: Record<string, Consumer> = {
-  [BULK_QUEUE]: consumeBulkProcess,
-};
+/** The consumer of a queue, by own keys only. */
+export function consumerFor(queue: string): Consumer | undefined {
+  for (const m of MODULES) {
+    if (m.consumers && Object.hasOwn(m.consumers, queue)) return m.consumers[queue];
+  }
+  return undefined;
+}
 
 const RETRY_DELAYS = [10, 30, 120, 600];
 
 export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   if (batch.queue.endsWith("-dlq")) {
     for (const message of batch.messages) {
-      console.error(JSON.stringify({ level: "error", queue: batch.queue, id: message.id, body: message.body }));
+      log.error("dead-lettered message", { queue: batch.queue, messageId: message.id, body: message.body });
       message.ack();
     }
     return;
   }
-  const consume = CONSUMERS[batch.queue];
+  const consume = consumerFor(batch.queue);
   for (const message of batch.messages) {
     if (!consume) {
-      console.error(JSON.stringify({ level: "error", queue: batch.queue, message: "no consumer for this queue" }));
+      log.error("no consumer for this queue", { queue: batch.queue, messageId: message.id });
       message.retry();
       continue;
     }
@@ -33,15 +37,12 @@ export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Pro
       await consume(deps, message);
       message.ack();
     } catch (err) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          queue: batch.queue,
-          id: message.id,
-          attempts: message.attempts,
-          message: err instanceof Error ? err.message : String(err),
-        }),
-      );
+      log.error("message failed; retrying", {
+        queue: batch.queue,
+        messageId: message.id,
+        attempts: message.attempts,
+        ...errorFields(err),
+      });
       message.retry({ delaySeconds: RETRY_DELAYS[Math.min(message.attempts - 1, RETRY_DELAYS.length - 1)] });
     }
   }

@@ -1,32 +1,22 @@
 /**
- * Cron sweeps. Cron Triggers are UTC, at-most-best-effort: every job is a sweep that is safe to run
- * twice, late, or not at all for a while. Each run writes its cron history row.
+ * The cron dispatcher. Cron Triggers are UTC and best-effort: every job is a sweep that is safe to
+ * run twice, late, or not at all for a while. Jobs come from the module registry; each run writes
+ * its cron history row.
  */
 import { eq } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { purgeExpired } from "../modules/auth/service";
-import { sweepBulkProcesses } from "../modules/bulk-process/service";
+import { errorFields, log } from "../lib/log";
+import type { Job } from "../lib/module";
+import { MODULES } from "../modules";
 import { cronHistory } from "./schema";
 
-type Job = { name: string; run: (deps: Deps) => Promise<string | undefined> };
-
-/** Jobs per cron expression of wrangler.toml. */
-export const SCHEDULE: Record<string, Job[]> = {
-  "*/5 * * * *": [
-    {
-      name: "purge-expired-auth",
-      run: async (deps) => {
-        await purgeExpired(deps);
-        return "expired codes and refresh tokens removed";
-      },
-    },
-    { name: "sweep-bulk-processes", run: sweepBulkProcesses },
-  ],
-  "0 2 * * *": [],
-};
+/** The jobs of a cron expression (an own-key lookup: the expression comes from the runtime). */
+export function jobsFor(cron: string): Job[] {
+  return MODULES.flatMap((m) => m.jobs ?? []).filter((job) => job.cron === cron);
+}
 
 export async function runScheduled(deps: Deps, cron: string): Promise<void> {
-  for (const job of SCHEDULE[cron] ?? []) {
+  for (const job of jobsFor(cron)) {
     const startedAt = deps.clock.now().toISOString();
     const [row] = await deps.db
       .insert(cronHistory)
@@ -39,7 +29,7 @@ export async function runScheduled(deps: Deps, cron: string): Promise<void> {
     } catch (err) {
       status = "failed";
       detail = err instanceof Error ? err.message : String(err);
-      console.error(JSON.stringify({ level: "error", cron, job: job.name, message: detail }));
+      log.error("cron job failed", { cron, job: job.name, ...errorFields(err) });
     }
     const finishedAt = deps.clock.now().toISOString();
     if (row) {

@@ -14,7 +14,7 @@ export const cronHistory = sqliteTable(
     finishedAt: text("finished_at"),
     detail: text("detail"),
   },
-  (t) => [index("cron_history_job_idx").on(t.job, t.startedAt)],
+  (t) => [index("cron_history_job_idx").on(t.job, t.startedAt), index("cron_history_started_idx").on(t.startedAt)],
 );
 
 /**

@@ -1,5 +1,12 @@
-/** The Hono environment every router shares: bindings and the per-request variables. */
+/**
+ * The service context: who acts (a user, a scheduled job or an import), in which school, with
+ * which dependencies. Routes, cron sweeps and queue consumers build one and call the same service
+ * verbs with it; `tenant()` is the one function that scopes a query to the school.
+ */
+import { eq, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Deps } from "../deps";
+import type { PermissionDef } from "./access";
 
 /** Who is calling, resolved once per request by the `authorize` middleware. */
 export interface Principal {
@@ -8,7 +15,30 @@ export interface Principal {
   /** The current school, when the route is school-scoped. */
   schoolId: number | null;
   /** Whether the caller holds a permission in the current school. */
-  can(permission: import("./access").Permission): boolean;
+  can(permission: PermissionDef): boolean;
+}
+
+/** Who a change is attributed to in the audit trail. */
+export type Actor =
+  | { type: "user"; userId: number }
+  | { type: "job"; name: string }
+  | { type: "import"; bulkProcessId: number; userId: number | null };
+
+export interface Ctx {
+  deps: Deps;
+  actor: Actor;
+  /** The current school; null for platform work (the permission catalogue, cross-school sweeps). */
+  schoolId: number | null;
+  /** The signed-in user, or null for a job. */
+  userId: number | null;
+  isSuperAdmin: boolean;
+  /**
+   * Whether the actor holds a permission in the current school. Jobs and imports run the school's
+   * own processes and hold every permission; what they may touch is decided by the code that
+   * starts them.
+   */
+  can(permission: PermissionDef): boolean;
+  requestId: string | null;
 }
 
 export type AppEnv = {
@@ -19,3 +49,60 @@ export type AppEnv = {
     principal: Principal;
   };
 };
+
+/** The context of a request (after `authorize`; public routes have an anonymous principal). */
+export function ctxOf(c: { var: { deps: Deps; principal?: Principal; requestId?: string } }): Ctx {
+  const { deps, principal, requestId } = c.var;
+  const userId = principal?.userId ?? null;
+  return {
+    deps,
+    actor: { type: "user", userId: userId ?? 0 },
+    schoolId: principal?.schoolId ?? null,
+    userId,
+    isSuperAdmin: principal?.isSuperAdmin ?? false,
+    can: (p) => principal?.can(p) ?? false,
+    requestId: requestId ?? null,
+  };
+}
+
+const everything = () => true;
+
+/** The context of a scheduled job: across schools unless `schoolId` is given. */
+export function jobCtx(deps: Deps, name: string, schoolId: number | null = null): Ctx {
+  return {
+    deps,
+    actor: { type: "job", name },
+    schoolId,
+    userId: null,
+    isSuperAdmin: false,
+    can: everything,
+    requestId: null,
+  };
+}
+
+/** The context of an import (a bulk process) run by the queue consumer in its school. */
+export function importCtx(deps: Deps, bulkProcessId: number, schoolId: number, userId: number | null): Ctx {
+  return {
+    deps,
+    actor: { type: "import", bulkProcessId, userId },
+    schoolId,
+    userId,
+    isSuperAdmin: false,
+    can: everything,
+    requestId: null,
+  };
+}
+
+/**
+ * The current school of school-scoped code. `authorize` always resolves one for a school route,
+ * so a null here is a programming error (a platform route calling school code), not a user's.
+ */
+export function schoolOf(ctx: { schoolId: number | null }): number {
+  if (ctx.schoolId === null) throw new Error("school-scoped code called without a current school");
+  return ctx.schoolId;
+}
+
+/** The condition that keeps a query inside the current school: the only hand-off of `school_id`. */
+export function tenant(ctx: { schoolId: number | null }, table: { schoolId: SQLiteColumn }): SQL {
+  return eq(table.schoolId, schoolOf(ctx));
+}

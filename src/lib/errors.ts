@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { errorFields, log } from "./log";
 
 export const PROBLEMS = {
   400: { type: "validation-error", title: "Invalid request" },
@@ -122,18 +123,12 @@ export function problemResponse(c: Context, err: unknown): Response {
     status = err.status as ProblemStatus;
     detail = err.message || PROBLEMS[status].title;
   } else {
-    const e = err instanceof Error ? err : new Error(String(err));
-    console.error(
-      JSON.stringify({
-        level: "error",
-        requestId: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        error: e.name,
-        message: e.message,
-        stack: e.stack?.split("\n").slice(0, 6).join(" | "),
-      }),
-    );
+    log.error("unhandled error", {
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      ...errorFields(err),
+    });
   }
   const url = new URL(c.req.url);
   const body = {

@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { count, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { integerString } from "./params";
@@ -89,6 +90,23 @@ export async function paginate<Row>(
     db.select({ n: count() }).from(table).where(opts.where),
   ]);
   return envelope(rows as Row[], totals[0]?.n ?? 0, opts.page, opts.url);
+}
+
+/**
+ * Reads a page, its total and (for nested lists) the parent's existence in one round trip.
+ * Answers null when `check` finds no row (the parent is not in this school).
+ */
+export async function readPage<Row>(
+  db: Db,
+  rows: BatchItem<"sqlite">,
+  total: BatchItem<"sqlite">,
+  check: BatchItem<"sqlite"> | undefined,
+  page: PageInput,
+  url: string,
+): Promise<Page<Row> | null> {
+  const [data, totals, found] = await db.batch(check ? [rows, total, check] : [rows, total]);
+  if (check && (found as unknown[]).length === 0) return null;
+  return envelope(data as Row[], (totals as { n: number }[])[0]?.n ?? 0, page, url);
 }
 
 /**

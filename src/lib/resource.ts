@@ -1,29 +1,33 @@
 /**
- * `defineResource`: one way to define a resource. From a table, the record schema, the input
- * schemas, the access each operation needs and the filters it offers, it makes the routes
- * (list / get / create / update / delete) and the service verbs behind them, every query scoped
- * to the caller's school. Custom actions are ordinary `defineRoute`s next to it.
+ * `defineResource`: one way to define a resource. It takes what a resource *is* (a table, the
+ * record it answers, how it is scoped and audited) and gives builders for what it *offers*, one
+ * operation each: `list`, `get`, `create`, `update`, `delete` and `action` (a guarded state change
+ * such as `PATCH /x/{id}/confirm`). Each builder returns an `Operation` (route + handler, what a
+ * module registers) with its service verb `run`, typed from the schemas it was given; an
+ * operation that is not built does not exist, in the API or in the types.
  *
- * Contracts it keeps (BRIEF 3): POST -> 201 with the record; PUT -> 204; DELETE -> 204; another
- * school's id -> 404; a unique violation -> 409; an empty update -> 400.
+ * Contracts every operation keeps (BRIEF 3): every query is scoped to the current school (and a
+ * parent record for nested paths); POST -> 201 with the record; PUT -> 204; DELETE -> 204; an
+ * action -> 200 with the record; another school's id -> 404; a unique violation -> 409; a state
+ * change from the wrong state -> 409; a business rule -> 422. Every write is one `db.batch`: the
+ * change, its audit row, and any statements the operation adds (`also`), all or nothing.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Deps } from "../deps";
-import type { Access, Scope } from "../middleware/authorize";
-import type { Principal } from "./context";
-import { conflict, notFound, type ProblemStatus } from "./errors";
-import { type Page, PageQuery, pageOf, paginate, sortParam } from "./pagination";
+import type { Scope } from "../middleware/authorize";
+import type { Access } from "./access";
+import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "./audit";
+import { type Ctx, ctxOf, schoolOf, tenant } from "./context";
+import { conflict, notFound, type ProblemStatus, unprocessable } from "./errors";
+import { type Page, PageQuery, pageOf, readPage, sortParam } from "./pagination";
 import { recordId } from "./params";
 import { defineRoute, json, jsonBody, noContent, type Tag } from "./route";
-import type { AppRouter } from "./router";
+import { type CommitMessages, commit, GuardFailed, guard, insertedId, type Statement } from "./write";
 
 export const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
 });
-
-export type Op = "list" | "get" | "create" | "update" | "delete";
 
 type Table = SQLiteTable & {
   id: SQLiteColumn;
@@ -32,331 +36,644 @@ type Table = SQLiteTable & {
   schoolId?: SQLiteColumn;
 };
 
-type Filter<T = unknown> = { schema: z.ZodType<T | undefined>; where: (value: T) => SQL | undefined };
+/** Column values a create may set: everything but what the block writes itself. */
+export type InsertValues<T extends Table> = Omit<T["$inferInsert"], "id" | "schoolId" | "createdAt" | "updatedAt">;
+/** Column values an update or action may set (a value or an SQL expression over the row). */
+export type SetValues<T extends Table> = { [K in keyof InsertValues<T>]?: InsertValues<T>[K] | SQL };
 
-/** What a service verb knows about the call. */
-export interface Caller {
-  deps: Deps;
-  principal: Principal;
-  /** The current school for `school`-scoped resources; null for `platform` ones. */
-  schoolId: number | null;
+/** Selected fields of a joined read: columns and SQL expressions, each under its own key. */
+export type Fields = Record<string, SQLiteColumn | SQL | SQL.Aliased>;
+
+/** The row a set of fields reads. */
+export type RowOf<F extends Fields> = {
+  [K in keyof F]: F[K] extends SQLiteColumn
+    ? F[K]["_"]["notNull"] extends true
+      ? F[K]["_"]["data"]
+      : F[K]["_"]["data"] | null
+    : F[K] extends SQL.Aliased<infer X>
+      ? X
+      : F[K] extends SQL<infer X>
+        ? X
+        : never;
+};
+
+/**
+ * A list filter: its query schema, the condition it adds, and a valid example value (the query
+ * plan suite calls every list with every filter's example and checks an index serves it).
+ */
+export interface Filter<V> {
+  schema: z.ZodType<V | undefined>;
+  where: (value: V, ctx: Ctx) => SQL | undefined;
+  example: string;
 }
 
-export interface ResourceConfig<
-  T extends Table,
-  R extends z.ZodObject,
-  C extends z.ZodObject,
-  U extends z.ZodObject,
-  F extends Record<string, Filter<any>>,
-> {
+/** A nested resource's parent: `/api/v1/family/{familyId}/member` reads members of one family. */
+export interface Parent {
+  /** The path parameter: `familyId`. */
+  param: string;
+  label: string;
+  table: SQLiteTable & { id: SQLiteColumn; schoolId: SQLiteColumn };
+  /** The child's column that points at the parent. */
+  column: SQLiteColumn;
+}
+
+export interface ResourceConfig<T extends Table, R extends z.ZodObject, V extends Fields> {
   /** Singular and plural in camelCase: they make the operationIds (`listDocuments`, `getDocument`). */
   name: string;
   plural: string;
   /** Human label for messages: "Document". */
   label: string;
+  /** The name in the audit trail and permissions: `document`. */
+  entity: string;
+  /** The collection path; for a nested resource it contains the parent's `{param}`. */
   path: string;
   tag: Tag;
   scope: Scope;
   table: T;
   /** The returned record (registered as a named OpenAPI schema). */
   record: R;
-  toRecord: (row: T["$inferSelect"]) => z.infer<R>;
-  /** The operations that exist and who may call each. */
-  access: Partial<Record<Op, Access>>;
-  create?: C;
-  update?: U;
-  /** Query filters of the list: each a schema and the condition it adds. */
-  filters?: F;
   /**
-   * Sortable fields of the list (`sort=-createdAt`). Offer only fields an index serves in the
-   * school's order (`(school_id, field)`): test/query-plans.test.ts fails on a sort in a temporary
-   * B-tree.
+   * What a read selects: the table's columns by default, or joined fields (another table's
+   * columns, JSON sub-selects) under distinct keys. The block aliases every field by its key, so
+   * same-named columns of joined tables cannot collide (D1's batch maps rows by column name).
    */
-  sort?: Record<string, SQLiteColumn>;
+  view?: { fields: V; join?: (query: any) => any };
+  /** The record of a row, as this caller may see it (`ctx`: e.g. a secret shown to its owner only). */
+  toRecord: (row: NoInfer<RowOf<V>>, ctx: Ctx) => z.output<R>;
   /**
-   * Order when no `sort` is given: `createdAt, id` ascending by default (creation order, served by
-   * an index on `(school_id, created_at)`).
+   * A condition every read (list, get) and write (update, delete, action) adds for this caller,
+   * e.g. a user's own rows only. Required for a `school`-scoped table without a `school_id`
+   * column: it is then what keeps the school's rows apart.
    */
-  defaultOrder?: SQL[];
-  /**
-   * A condition every read (list, get) and write (update, delete) adds for this caller, e.g. a
-   * user's own rows only, or wider reads than writes. Required
-   * for a `school`-scoped table without a `school_id` column: it is then what keeps the school's
-   * rows apart.
-   */
-  visibleTo?: (caller: Caller, access: "read" | "write") => SQL | undefined;
-  /** Maps create input to column values (checks references, derives fields). */
-  beforeCreate?: (input: z.infer<C>, caller: Caller) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Maps update input to column values. */
-  beforeUpdate?: (
-    input: z.infer<U>,
-    caller: Caller,
-    id: number,
-  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Refuses a delete before it happens (throw an ApiError). */
-  beforeDelete?: (caller: Caller, id: number) => Promise<void> | void;
-  /** Extra problem statuses an operation can answer, for the OpenAPI document. */
-  errors?: Partial<Record<Op, ProblemStatus[]>>;
+  visibleTo?: (ctx: Ctx, access: "read" | "write") => SQL | undefined;
+  /** Columns never written to the audit trail (token values). */
+  secret?: readonly (keyof T["$inferSelect"] & string)[];
   /** The 409 message when a unique index refuses a write. */
   conflictMessage?: string;
-  /** Summaries for the OpenAPI document, per operation. */
-  summaries?: Partial<Record<Op, string>>;
+  parent?: Parent;
 }
+
+type Meta = { summary?: string; description?: string; errors?: readonly ProblemStatus[] };
+
+export interface ListSpec<F extends Record<string, Filter<any>>> extends Meta {
+  access: Access;
+  filters?: F;
+  /**
+   * Sortable fields (`sort=-createdAt`). Offer only fields an index serves in the school's order
+   * (`(school_id, field)`): the query plan suite fails on a sort in a temporary B-tree.
+   */
+  sort?: Record<string, SQLiteColumn>;
+  /** Order when no `sort` is given: `createdAt, id` ascending (an index on `(school_id, created_at)`). */
+  defaultOrder?: SQL[];
+}
+
+type Hooked<I, O> = (input: I, ctx: Ctx, id: number) => O | Promise<O>;
+type Also<I> = (ctx: Ctx, id: number | SQL<number>, input: I) => Statement[];
+
+export interface CreateSpec<T extends Table, C extends z.ZodObject> extends Meta {
+  access: Access;
+  input: C;
+  /** Maps the input to column values (checks references, derives fields). Default: the input. */
+  values?: (input: z.output<C>, ctx: Ctx, parentId: number | null) => InsertValues<T> | Promise<InsertValues<T>>;
+  /** Further statements of the same batch; `id` is the new row's id (an SQL expression). */
+  also?: Also<z.output<C>>;
+}
+
+export interface UpdateSpec<T extends Table, U extends z.ZodObject> extends Meta {
+  access: Access;
+  input: U;
+  /** Maps the input to column values. Default: the input. */
+  values?: Hooked<z.output<U>, SetValues<T>>;
+  also?: Also<z.output<U>>;
+}
+
+export interface DeleteSpec extends Meta {
+  access: Access;
+  /** Refuses a delete before it happens (throw an ApiError). */
+  check?: (ctx: Ctx, id: number) => void | Promise<void>;
+  also?: Also<undefined>;
+}
+
+/** A condition the row must meet for an action, else 422 with `message`. */
+export interface Rule {
+  when: SQL;
+  message: string;
+}
+
+export interface ActionSpec<T extends Table, I extends z.ZodObject | undefined> extends Meta {
+  /** The action's name: its path segment (`confirm` -> `/{id}/confirm`) and audit action. */
+  name: string;
+  /** The operationId's verb: `confirm` -> `confirmExitPermission`. Default: `name` in camelCase. */
+  verb?: string;
+  method?: "patch" | "post";
+  access: Access;
+  input?: I;
+  /** The states the record may be in (its status column and the allowed values), else 409. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** Business rules over the row, else 422. */
+  rules?: (ctx: Ctx, input: InputOf<I>) => Rule[];
+  /** The change. */
+  set: (ctx: Ctx, input: InputOf<I>, id: number) => SetValues<T> | Promise<SetValues<T>>;
+  also?: (ctx: Ctx, id: number, input: InputOf<I>) => Statement[];
+}
+
+type InputOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
+
+/** Unknown fields are refused; typed as the given object (a generic `.strict()` loses its shape). */
+const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as unknown as C;
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const camel = (s: string) => s.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase());
 
-/** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
-function isConstraint(err: unknown, pattern: RegExp): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (pattern.test(e.message)) return true;
-  }
-  return false;
-}
-
-export const isUniqueViolation = (err: unknown) => isConstraint(err, /UNIQUE constraint failed/i);
-export const isForeignKeyViolation = (err: unknown) => isConstraint(err, /FOREIGN KEY constraint failed/i);
-
-export function defineResource<
-  T extends Table,
-  R extends z.ZodObject,
-  C extends z.ZodObject = z.ZodObject,
-  U extends z.ZodObject = z.ZodObject,
-  F extends Record<string, Filter<any>> = Record<string, never>,
->(config: ResourceConfig<T, R, C, U, F>) {
-  const { table, access, label, scope } = config;
-  if (scope === "school" && !table.schoolId && !config.visibleTo) {
-    throw new Error(`${config.name}: a school-scoped table without school_id needs visibleTo`);
+export function defineResource<T extends Table, R extends z.ZodObject, V extends Fields = T["_"]["columns"]>(
+  config: ResourceConfig<T, R, V>,
+) {
+  const { table, label, scope, parent } = config;
+  if (scope === "school" && !table.schoolId && !config.visibleTo && !parent) {
+    throw new Error(`${config.name}: a school-scoped table without school_id needs visibleTo or a parent`);
   }
   const Name = pascal(config.name);
   const Names = pascal(config.plural);
   const record = config.record.openapi(Name);
   const itemPath = `${config.path}/{id}`;
-  const filterShape = Object.fromEntries(Object.entries(config.filters ?? {}).map(([k, f]) => [k, f.schema]));
-  const ListQuery = PageQuery.extend({
-    ...filterShape,
-    ...(config.sort ? { sort: sortParam(config.sort) } : {}),
-  }).strict();
-  const defaultOrder = config.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
+  const audit: AuditTarget = { entity: config.entity, table, secret: config.secret };
+  const messages = {
+    conflict: config.conflictMessage ?? `${label} already exists`,
+    reference: `${label} refers to a record that no longer exists`,
+  };
 
-  /** The conditions that keep every query inside the caller's school and visibility. */
-  function scoped(caller: Caller, extra?: SQL, access: "read" | "write" = "write"): SQL | undefined {
-    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(caller, access)];
-    if (scope === "school") {
-      const schoolId = schoolOf(caller);
-      if (table.schoolId) conds.push(eq(table.schoolId, schoolId));
-    }
+  const ParentParams = parent
+    ? z.object({
+        [parent.param]: recordId().openapi({
+          param: { name: parent.param, in: "path" },
+          example: 1,
+          description: `${parent.label} id`,
+        }),
+      })
+    : undefined;
+  // Typed as the plain `{ id }` params: a nested resource's parent param is read by the block's own
+  // handlers, and a route type with a union of params would lose its typed body for handler authors.
+  const ItemParams = (ParentParams ? IdParams.extend(ParentParams.shape) : IdParams) as typeof IdParams;
+  /** Adds the parent's path params to a request (kept out of its type, as above). */
+  const withParent = <Q extends object>(request: Q): Q =>
+    ParentParams ? { ...request, params: ParentParams } : request;
+  const parentOf = (params: Record<string, unknown> | undefined): number | null =>
+    parent && params ? (params[parent.param] as number) : null;
+
+  /** The conditions that keep a query inside the caller's school, parent and visibility. */
+  function scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write", parentId: number | null = null) {
+    const conds: (SQL | undefined)[] = [extra, config.visibleTo?.(ctx, access)];
+    if (scope === "school" && table.schoolId) conds.push(tenant(ctx, { schoolId: table.schoolId }));
+    if (parent && parentId !== null) conds.push(eq(parent.column, parentId));
     return and(...conds);
   }
 
-  /** Maps constraint errors of a write to the problem a caller can act on. */
-  const rethrow =
-    (op: "write" | "delete") =>
-    (err: unknown): never => {
-      if (isUniqueViolation(err)) throw conflict(config.conflictMessage ?? `${label} already exists`);
-      if (isForeignKeyViolation(err)) {
-        // delete: a restrict foreign key still points here; write: a referenced record vanished meanwhile.
-        throw conflict(
-          op === "delete"
-            ? `${label} is still referenced by other records`
-            : `${label} refers to a record that no longer exists`,
-        );
-      }
-      throw err;
-    };
+  /** The parent record in this school, as a query (for existence checks inside a batch). */
+  const parentQuery = (ctx: Ctx, parentId: number) =>
+    parent
+      ? ctx.deps.db
+          .select({ id: parent.table.id })
+          .from(parent.table as SQLiteTable)
+          .where(and(eq(parent.table.id, parentId), tenant(ctx, parent.table)))
+          .limit(1)
+      : undefined;
 
-  const service = {
-    async list(caller: Caller, query: Record<string, unknown>, url: string): Promise<Page<z.infer<R>>> {
-      const conds: (SQL | undefined)[] = [];
-      for (const [key, filter] of Object.entries(config.filters ?? {})) {
-        const value = query[key];
-        if (value !== undefined) conds.push(filter.where(value));
-      }
-      const sort = query.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
-      // Ties break on id in the direction of the last field, so one index serves the whole order.
-      const lastDesc = sort?.at(-1)?.desc ?? false;
-      const orderBy = sort
-        ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), lastDesc ? desc(table.id) : asc(table.id)]
-        : defaultOrder;
-      const page = await paginate<T["$inferSelect"]>(caller.deps.db, table, {
-        where: scoped(caller, and(...conds), "read"),
-        orderBy,
-        page: { page: query.page as number, pageSize: query.pageSize as number },
-        url,
-      });
-      return { ...page, data: page.data.map(config.toRecord) };
-    },
+  // Every field under its own alias (the D1 batch gotcha, handled once here).
+  const fields = config.view
+    ? Object.fromEntries(
+        Object.entries(config.view.fields).map(([key, f]) => {
+          const expr = "mapFromDriverValue" in f ? sql`${f}`.mapWith(f as SQLiteColumn) : sql`${f}`;
+          return [key, expr.as(key)];
+        }),
+      )
+    : undefined;
+  /** The read query of the resource (its view and joins); callers add where, order and limit. */
+  function select(ctx: Ctx): any {
+    const from = fields ? ctx.deps.db.select(fields) : ctx.deps.db.select();
+    const query = from.from(table as SQLiteTable);
+    return config.view?.join ? config.view.join(query) : query;
+  }
+  const toRecord = (row: unknown, ctx: Ctx) => config.toRecord(row as RowOf<V>, ctx);
 
-    async get(caller: Caller, id: number): Promise<z.infer<R>> {
-      const rows = await caller.deps.db
-        .select()
-        .from(table as SQLiteTable)
-        .where(scoped(caller, eq(table.id, id), "read"))
-        .limit(1);
-      if (!rows[0]) throw notFound(label, id);
-      return config.toRecord(rows[0] as T["$inferSelect"]);
-    },
-
-    async create(caller: Caller, input: z.infer<C>): Promise<z.infer<R>> {
-      const values = config.beforeCreate ? await config.beforeCreate(input, caller) : input;
-      const now = caller.deps.clock.now().toISOString();
-      const row = {
-        ...values,
-        ...(scope === "school" && table.schoolId ? { schoolId: caller.schoolId } : {}),
-        createdAt: now,
-        updatedAt: now,
-      };
-      const created = await caller.deps.db
-        .insert(table)
-        .values(row as T["$inferInsert"])
-        .returning()
-        .catch(rethrow("write"));
-      return config.toRecord((created as T["$inferSelect"][])[0] as T["$inferSelect"]);
-    },
-
-    async update(caller: Caller, id: number, input: z.infer<U>): Promise<void> {
-      const values = config.beforeUpdate ? await config.beforeUpdate(input, caller, id) : input;
-      const updated = await caller.deps.db
-        .update(table)
-        .set({ ...values, updatedAt: caller.deps.clock.now().toISOString() } as never)
-        .where(scoped(caller, eq(table.id, id)))
-        .returning({ id: table.id })
-        .catch(rethrow("write"));
-      if (updated.length === 0) throw notFound(label, id);
-    },
-
-    async remove(caller: Caller, id: number): Promise<void> {
-      await config.beforeDelete?.(caller, id);
-      const deleted = await caller.deps.db
-        .delete(table)
-        .where(scoped(caller, eq(table.id, id)))
-        .returning({ id: table.id })
-        .catch(rethrow("delete"));
-      if (deleted.length === 0) throw notFound(label, id);
-    },
-  };
-
-  const summaries = config.summaries ?? {};
-  const errors = config.errors ?? {};
-  const routes = {
-    list: access.list
-      ? defineRoute({
-          method: "get",
-          path: config.path,
-          tag: config.tag,
-          operationId: `list${Names}`,
-          summary: summaries.list ?? `List ${config.plural} (paginated)`,
-          access: access.list,
-          scope,
-          errors: errors.list,
-          request: { query: ListQuery },
-          responses: { 200: json(pageOf(record, `${Name}Page`), `A page of ${config.plural}`) },
-        })
-      : undefined,
-    get: access.get
-      ? defineRoute({
-          method: "get",
-          path: itemPath,
-          tag: config.tag,
-          operationId: `get${Name}`,
-          summary: summaries.get ?? `Get a ${label.toLowerCase()} by id`,
-          access: access.get,
-          scope,
-          errors: errors.get,
-          request: { params: IdParams },
-          responses: { 200: json(record, `The ${label.toLowerCase()}`) },
-        })
-      : undefined,
-    create:
-      access.create && config.create
-        ? defineRoute({
-            method: "post",
-            path: config.path,
-            tag: config.tag,
-            operationId: `create${Name}`,
-            summary: summaries.create ?? `Create a ${label.toLowerCase()}`,
-            access: access.create,
-            scope,
-            errors: [409, ...(errors.create ?? [])],
-            request: { body: jsonBody(config.create.strict()) },
-            responses: { 201: json(record, `The created ${label.toLowerCase()}`) },
-          })
-        : undefined,
-    update:
-      access.update && config.update
-        ? defineRoute({
-            method: "put",
-            path: itemPath,
-            tag: config.tag,
-            operationId: `update${Name}`,
-            summary: summaries.update ?? `Update a ${label.toLowerCase()}`,
-            access: access.update,
-            scope,
-            errors: [409, ...(errors.update ?? [])],
-            request: { params: IdParams, body: jsonBody(nonEmpty(config.update.strict())) },
-            responses: { 204: noContent },
-          })
-        : undefined,
-    delete: access.delete
-      ? defineRoute({
-          method: "delete",
-          path: itemPath,
-          tag: config.tag,
-          operationId: `delete${Name}`,
-          summary: summaries.delete ?? `Delete a ${label.toLowerCase()}`,
-          access: access.delete,
-          scope,
-          errors: errors.delete,
-          request: { params: IdParams },
-          responses: { 204: noContent },
-        })
-      : undefined,
-  };
-
-  /** Registers the generic handlers of every declared operation (skip some with `except`). */
-  function mount(router: AppRouter, options: { except?: Op[] } = {}) {
-    const skip = new Set(options.except ?? []);
-    const on = (op: Op, handler: (c: any) => Promise<Response>) => {
-      const route = routes[op];
-      if (route && !skip.has(op)) router.openapi(route as any, handler as any);
-    };
-    on("list", async (c) => c.json(await service.list(callerOf(c), c.req.valid("query"), c.req.url), 200));
-    on("get", async (c) => c.json(await service.get(callerOf(c), c.req.valid("param").id), 200));
-    on("create", async (c) => c.json(await service.create(callerOf(c), c.req.valid("json")), 201));
-    on("update", async (c) => {
-      await service.update(callerOf(c), c.req.valid("param").id, c.req.valid("json"));
-      return c.body(null, 204);
-    });
-    on("delete", async (c) => {
-      await service.remove(callerOf(c), c.req.valid("param").id);
-      return c.body(null, 204);
-    });
-    return router;
+  /** Reads one record; 404 when it is not there for this caller. */
+  async function find(ctx: Ctx, id: number, parentId: number | null = null): Promise<z.output<R>> {
+    const [row] = await select(ctx)
+      .where(scoped(ctx, eq(table.id, id), "read", parentId))
+      .limit(1);
+    if (!row) throw notFound(label, id);
+    return toRecord(row, ctx);
   }
 
-  return { config, record, routes, service, mount, scoped };
+  /** Why a guarded write matched nothing: a missing parent or record (404), or its state / a rule. */
+  async function refuse(
+    ctx: Ctx,
+    id: number,
+    parentId: number | null,
+    diagnose?: {
+      from?: ActionSpec<T, any>["from"];
+      rules: Rule[];
+      action: string;
+      conflict?: (state: string) => string;
+    },
+  ): Promise<never> {
+    const checks: Fields = { id: table.id };
+    if (diagnose?.from) checks.state = diagnose.from.column;
+    diagnose?.rules.forEach((rule, i) => {
+      checks[`rule${i}`] = sql<number>`CASE WHEN ${rule.when} THEN 1 ELSE 0 END`.as(`rule${i}`);
+    });
+    const [row] = (await ctx.deps.db
+      .select(checks)
+      .from(table as SQLiteTable)
+      .where(scoped(ctx, eq(table.id, id), "write", parentId))
+      .limit(1)) as Record<string, unknown>[];
+    if (!row) {
+      if (parent && parentId !== null) {
+        const [found] = (await parentQuery(ctx, parentId)) ?? [];
+        if (!found) throw notFound(parent.label, parentId);
+      }
+      throw notFound(label, id);
+    }
+    if (diagnose?.from && !diagnose.from.states.includes(String(row.state))) {
+      throw conflict(
+        diagnose.conflict?.(String(row.state)) ??
+          `${label} ${id} is ${row.state}; ${diagnose.action} needs it to be ${diagnose.from.states.join(" or ")}`,
+      );
+    }
+    const failed = diagnose?.rules.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
+    if (diagnose && failed >= 0) throw unprocessable(diagnose.rules[failed]?.message ?? "Refused by a business rule");
+    // It matched now: it changed between the write and this read. The caller may retry.
+    throw conflict(`${label} ${id} changed while it was being written; try again`);
+  }
+
+  /** Runs a guarded write; a guard failure becomes the 404 / 409 / 422 that explains it. */
+  async function guarded<S extends readonly [Statement, ...Statement[]]>(
+    ctx: Ctx,
+    id: number,
+    parentId: number | null,
+    statements: S,
+    diagnose?: Parameters<typeof refuse>[3],
+    refusals: CommitMessages = messages,
+  ) {
+    try {
+      return await commit(ctx, statements, refusals);
+    } catch (err) {
+      if (err instanceof GuardFailed) return refuse(ctx, id, parentId, diagnose);
+      throw err;
+    }
+  }
+
+  const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+
+  /**
+   * The statements of each kind of write, with their audit rows: the generic operations use them,
+   * and a custom verb composes them with its own statements into one `commit`.
+   */
+  const writes = {
+    /** INSERT (returning the row) + audit; the row gets the school, parent and timestamps. */
+    insert(ctx: Ctx, values: InsertValues<T>, parentId: number | null = null) {
+      const at = now(ctx);
+      const schoolId = scope === "school" ? schoolOf(ctx) : null;
+      const row = {
+        ...(values as Record<string, unknown>),
+        ...(table.schoolId && schoolId !== null ? { schoolId } : {}),
+        ...(parent && parentId !== null ? { [columnKey(table, parent.column)]: parentId } : {}),
+        createdAt: at,
+        updatedAt: at,
+      };
+      return [
+        ctx.deps.db
+          .insert(table)
+          .values(row as T["$inferInsert"])
+          .returning(),
+        auditCreate(ctx, audit, row, schoolId),
+      ] as const;
+    },
+    /** Audit + UPDATE of one record of this caller + guard (no row: the batch aborts). */
+    update(ctx: Ctx, id: number, set: SetValues<T>, action = "update", parentId: number | null = null, extra?: SQL) {
+      const values = { ...set, updatedAt: now(ctx) };
+      const where = scoped(ctx, and(eq(table.id, id), extra), "write", parentId);
+      return [
+        auditUpdate(ctx, audit, where, values, action),
+        ctx.deps.db
+          .update(table)
+          .set(values as never)
+          .where(where),
+        guard(ctx.deps.db),
+      ] as const;
+    },
+    /** Audit + DELETE of one record of this caller + guard. */
+    delete(ctx: Ctx, id: number, parentId: number | null = null, extra?: SQL) {
+      const where = scoped(ctx, and(eq(table.id, id), extra), "write", parentId);
+      return [auditDelete(ctx, audit, where), ctx.deps.db.delete(table).where(where), guard(ctx.deps.db)] as const;
+    },
+  };
+
+  return {
+    /** The audit target (entity, table, secrets) for hand-written audited statements. */
+    audit,
+    writes,
+    /**
+     * Runs a guarded write of record `id`; a failed guard becomes the 404, or with `from` the 409
+     * that names the record's state.
+     */
+    commit: <S extends readonly [Statement, ...Statement[]]>(
+      ctx: Ctx,
+      id: number,
+      statements: S,
+      state?: {
+        from: NonNullable<ActionSpec<T, undefined>["from"]>;
+        action: string;
+        /** The 409's detail for the state the record is in. */
+        conflict?: (state: string) => string;
+      },
+    ) => guarded(ctx, id, null, statements, state ? { ...state, rules: [] } : undefined),
+    config,
+    record,
+    /** The record of a row for this caller. */
+    toRecord,
+    /** Scopes a query to the caller's school, parent and visibility (for this resource's verbs). */
+    scoped,
+    /** Reads one record (404 if absent here): reference checks of other resources use it. */
+    find,
+
+    /** `GET path`: a page of records, filtered and sorted. */
+    list<F extends Record<string, Filter<any>> = Record<string, never>>(spec: ListSpec<F>) {
+      const filters = (spec.filters ?? {}) as F;
+      const shape = Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
+        [K in keyof F]: F[K]["schema"];
+      };
+      const query = PageQuery.extend({ ...shape, ...(spec.sort ? { sort: sortParam(spec.sort) } : {}) }).strict();
+      const defaultOrder = spec.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
+      const route = defineRoute({
+        method: "get",
+        path: config.path,
+        tag: config.tag,
+        operationId: `list${Names}`,
+        summary: spec.summary ?? `List ${config.plural} (paginated)`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        errors: spec.errors,
+        request: (ParentParams ? { query, params: ParentParams } : { query }) as { query: typeof query },
+        responses: { 200: json(pageOf(record, `${Name}Page`), `A page of ${config.plural}`) },
+        extensions: {
+          "x-filters": Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.example])),
+          "x-sort": Object.keys(spec.sort ?? {}),
+        },
+      });
+
+      async function run(ctx: Ctx, input: Record<string, unknown>, url: string, parentId: number | null = null) {
+        const conds: (SQL | undefined)[] = [];
+        for (const [key, filter] of Object.entries(filters)) {
+          const value = input[key];
+          if (value !== undefined) conds.push(filter.where(value, ctx));
+        }
+        const sort = input.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
+        // Ties break on id in the direction of the last field, so one index serves the whole order.
+        const lastDesc = sort?.at(-1)?.desc ?? false;
+        const orderBy = sort
+          ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), lastDesc ? desc(table.id) : asc(table.id)]
+          : defaultOrder;
+        const where = scoped(ctx, and(...conds), "read", parentId);
+        const page = { page: input.page as number, pageSize: input.pageSize as number };
+        const rows = select(ctx)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(page.pageSize)
+          .offset((page.page - 1) * page.pageSize);
+        const total = ctx.deps.db
+          .select({ n: sql<number>`count(*)` })
+          .from(table as SQLiteTable)
+          .where(where);
+        const check = parentId !== null ? parentQuery(ctx, parentId) : undefined;
+        const result = await readPage(ctx.deps.db, rows, total, check, page, url);
+        if (!result) throw notFound(parent?.label ?? label, parentId ?? undefined);
+        return { ...result, data: result.data.map((row) => toRecord(row, ctx)) } satisfies Page<z.output<R>>;
+      }
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = ParentParams ? (c.req.valid as any)("param") : undefined;
+          return c.json(await run(ctxOf(c), c.req.valid("query"), c.req.url, parentOf(params)), 200);
+        },
+        run,
+      };
+    },
+
+    /** `GET path/{id}`: one record. */
+    get(spec: { access: Access } & Meta) {
+      const route = defineRoute({
+        method: "get",
+        path: itemPath,
+        tag: config.tag,
+        operationId: `get${Name}`,
+        summary: spec.summary ?? `Get a ${label.toLowerCase()} by id`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        errors: spec.errors,
+        request: { params: ItemParams },
+        responses: { 200: json(record, `The ${label.toLowerCase()}`) },
+      });
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          return c.json(await find(ctxOf(c), params.id, parentOf(params)), 200);
+        },
+        run: find,
+      };
+    },
+
+    /** `POST path`: creates a record in the current school (and parent), with its audit row. */
+    create<C extends z.ZodObject>(spec: CreateSpec<T, C>) {
+      const route = defineRoute({
+        method: "post",
+        path: config.path,
+        tag: config.tag,
+        operationId: `create${Name}`,
+        summary: spec.summary ?? `Create a ${label.toLowerCase()}`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        audit: config.entity,
+        errors: [409, ...(spec.errors ?? [])],
+        request: withParent({ body: jsonBody(strict(spec.input), `${Name}Create`) }),
+        responses: { 201: json(record, `The created ${label.toLowerCase()}`) },
+      });
+
+      async function run(ctx: Ctx, input: z.output<C>, parentId: number | null = null): Promise<z.output<R>> {
+        if (parent && parentId !== null) {
+          const [found] = (await parentQuery(ctx, parentId)) ?? [];
+          if (!found) throw notFound(parent.label, parentId);
+        }
+        const values = (spec.values ? await spec.values(input, ctx, parentId) : input) as InsertValues<T>;
+        const id = insertedId(table);
+        const [, , ...rest] = await commit(
+          ctx,
+          [
+            ...writes.insert(ctx, values, parentId),
+            ...(spec.also?.(ctx, id, input) ?? []),
+            select(ctx).where(eq(table.id, id)).limit(1),
+          ],
+          messages,
+        );
+        const created = (rest.at(-1) as unknown[] | undefined)?.[0];
+        if (!created) throw new Error(`${config.name}: the created row was not read back`);
+        return toRecord(created, ctx);
+      }
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = ParentParams ? ((c.req.valid as any)("param") as Record<string, unknown>) : undefined;
+          return c.json(await run(ctxOf(c), c.req.valid("json") as z.output<C>, parentOf(params)), 201);
+        },
+        run,
+      };
+    },
+
+    /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row. */
+    update<U extends z.ZodObject>(spec: UpdateSpec<T, U>) {
+      const route = defineRoute({
+        method: "put",
+        path: itemPath,
+        tag: config.tag,
+        operationId: `update${Name}`,
+        summary: spec.summary ?? `Update a ${label.toLowerCase()}`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        audit: config.entity,
+        errors: [409, ...(spec.errors ?? [])],
+        request: { params: ItemParams, body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`) },
+        responses: { 204: noContent },
+      });
+
+      async function run(ctx: Ctx, id: number, input: z.output<U>, parentId: number | null = null): Promise<void> {
+        const values = (spec.values ? await spec.values(input, ctx, id) : input) as SetValues<T>;
+        await guarded(ctx, id, parentId, [
+          ...writes.update(ctx, id, values, "update", parentId),
+          ...(spec.also?.(ctx, id, input) ?? []),
+        ]);
+      }
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          await run(ctxOf(c), params.id, c.req.valid("json") as z.output<U>, parentOf(params));
+          return c.body(null, 204);
+        },
+        run,
+      };
+    },
+
+    /** `DELETE path/{id}`, with its audit row (the record's last values). */
+    delete(spec: DeleteSpec) {
+      const route = defineRoute({
+        method: "delete",
+        path: itemPath,
+        tag: config.tag,
+        operationId: `delete${Name}`,
+        summary: spec.summary ?? `Delete a ${label.toLowerCase()}`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        audit: config.entity,
+        errors: spec.errors,
+        request: { params: ItemParams },
+        responses: { 204: noContent },
+      });
+
+      async function run(ctx: Ctx, id: number, parentId: number | null = null): Promise<void> {
+        await spec.check?.(ctx, id);
+        await guarded(
+          ctx,
+          id,
+          parentId,
+          [...writes.delete(ctx, id, parentId), ...(spec.also?.(ctx, id, undefined) ?? [])],
+          undefined,
+          // A restrict foreign key still points here.
+          { ...messages, reference: `${label} ${id} is still referenced by other records` },
+        );
+      }
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          await run(ctxOf(c), params.id, parentOf(params));
+          return c.body(null, 204);
+        },
+        run,
+      };
+    },
+
+    /**
+     * `PATCH path/{id}/{name}`: a state change. One guarded conditional UPDATE (the record is
+     * here, in an allowed state, and meets the rules) with its audit row and `also` statements in
+     * one batch; when it matches nothing, one read tells 404 from 409 (state) from 422 (rule).
+     */
+    action<I extends z.ZodObject | undefined = undefined>(spec: ActionSpec<T, I>) {
+      const verb = spec.verb ?? camel(spec.name);
+      const route = defineRoute({
+        method: spec.method ?? "patch",
+        path: `${itemPath}/${spec.name}`,
+        tag: config.tag,
+        operationId: `${verb}${Name}`,
+        summary: spec.summary ?? `${pascal(verb)} a ${label.toLowerCase()}`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        audit: config.entity,
+        errors: [...(spec.from ? [409 as const] : []), ...(spec.rules ? [422 as const] : []), ...(spec.errors ?? [])],
+        request: spec.input
+          ? { params: ItemParams, body: jsonBody(strict(spec.input), `${Name}${pascal(verb)}`) }
+          : { params: ItemParams },
+        responses: { 200: json(record, `The ${label.toLowerCase()}, changed`) },
+      });
+
+      async function run(ctx: Ctx, id: number, input: InputOf<I>, parentId: number | null = null) {
+        const rules = spec.rules?.(ctx, input) ?? [];
+        const set = await spec.set(ctx, input, id);
+        const conds: (SQL | undefined)[] = rules.map((r) => r.when);
+        if (spec.from) conds.push(inArray(spec.from.column, [...spec.from.states]));
+        const results = await guarded(
+          ctx,
+          id,
+          parentId,
+          [
+            ...writes.update(ctx, id, set, spec.name, parentId, and(...conds)),
+            ...(spec.also?.(ctx, id, input) ?? []),
+            select(ctx).where(eq(table.id, id)).limit(1),
+          ],
+          { from: spec.from, rules, action: spec.name },
+        );
+        const row = (results.at(-1) as unknown[] | undefined)?.[0];
+        if (!row) throw notFound(label, id);
+        return toRecord(row, ctx);
+      }
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => {
+          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          const input = (spec.input ? (c.req.valid as any)("json") : undefined) as InputOf<I>;
+          return c.json(await run(ctxOf(c), params.id, input, parentOf(params)), 200);
+        },
+        run,
+      };
+    },
+  };
 }
 
-/**
- * The current school of a school-scoped call. `authorize` always resolves one for a school route,
- * so a null here is a programming error (a platform route calling school code), not a user's.
- */
-export function schoolOf(caller: { schoolId: number | null }): number {
-  if (caller.schoolId === null) throw new Error("school-scoped code called without a current school");
-  return caller.schoolId;
-}
-
-/**
- * The usual access of a resource: reads (list, get) need `read`, writes (create, update, delete)
- * need `write`.
- * @example access: readWrite("document.read", "document.write")
- */
-export function readWrite(read: Access, write: Access): Record<Op, Access> {
-  return { list: read, get: read, create: write, update: write, delete: write };
-}
-
-/** The caller of a request, as service verbs take it. */
-export function callerOf(c: { var: { deps: Deps; principal: Principal } }): Caller {
-  return { deps: c.var.deps, principal: c.var.principal, schoolId: c.var.principal.schoolId };
+/** The key under which a table holds a column (`family_id` -> `familyId`). */
+function columnKey(table: SQLiteTable, column: SQLiteColumn): string {
+  const entry = Object.entries(getTableColumns(table)).find(([, c]) => c === column);
+  if (!entry) throw new Error(`column ${column.name} is not in the table`);
+  return entry[0];
 }
 
 /** An update body must change something: `{}` is a 400, not a silent 204. */

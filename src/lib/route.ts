@@ -1,11 +1,16 @@
 /**
  * `defineRoute`: `createRoute` plus what every operation of this API must declare — its tag,
  * operationId, access (checked by the `authorize` middleware), security scheme and error
- * responses. The access is also written into the OpenAPI document (`x-access`, `x-scope`), which
- * is how the route-conformance suite knows what to expect of each route.
+ * responses. Machine-readable facts go into the OpenAPI document as extensions — `x-access`,
+ * `x-scope`, `x-audit` (the entity whose audit row a successful call writes), and for lists
+ * `x-filters` / `x-sort` — which is how the generated suites know what to expect of each route.
+ *
+ * `operation(route, handler)` pairs a route with its typed handler: the unit a module registers.
  */
-import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { type Access, authorize, type Scope } from "../middleware/authorize";
+import { createRoute, type RouteConfig, type RouteHandler, type z } from "@hono/zod-openapi";
+import { authorize, type Scope } from "../middleware/authorize";
+import { type Access, accessName } from "./access";
+import type { AppEnv } from "./context";
 import { errorResponses, type ProblemStatus } from "./errors";
 
 /** One tag per functional area of spec section 1 (plus Auth and Development). */
@@ -50,6 +55,10 @@ type RouteMeta = {
   scope?: Scope;
   /** Extra problem statuses this route can answer (409, 413, 422, 429). */
   errors?: readonly ProblemStatus[];
+  /** The audit entity a successful call writes one row for (`x-audit`). */
+  audit?: string;
+  /** Further machine-readable facts (`x-filters`, `x-sort`). */
+  extensions?: Record<`x-${string}`, unknown>;
 };
 
 type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operationId" | "summary">;
@@ -63,7 +72,7 @@ type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operat
  * });
  */
 export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
-  const { tag, access, scope: declaredScope, errors = [], responses, ...route } = config;
+  const { tag, access, scope: declaredScope, errors = [], audit, extensions, responses, ...route } = config;
   const scope: Scope = declaredScope ?? "school";
   const statuses = new Set<ProblemStatus>([...errors, 500]);
   const request = route.request;
@@ -83,8 +92,10 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],
     middleware: [authorize(access, scope)],
     responses: { ...responses, ...errorResponses(sorted) },
-    "x-access": access,
+    "x-access": accessName(access),
     "x-scope": access === "public" || access === "user" ? undefined : scope,
+    ...(audit ? { "x-audit": audit } : {}),
+    ...extensions,
   } as R & Pick<RouteConfig, "tags" | "security" | "middleware">);
   return created as typeof created & R;
 }
@@ -94,9 +105,28 @@ export function json<T>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } } as const;
 }
 
-/** A JSON request body, always required (an empty body is a 400, not `{}`). */
-export function jsonBody<T>(schema: T, description?: string) {
-  return { required: true, description, content: { "application/json": { schema } } } as const;
+/**
+ * A JSON request body, always required (an empty body is a 400, not `{}`), registered as the named
+ * schema `name` in the document's components.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, name: string, description?: string) {
+  return { required: true, description, content: { "application/json": { schema: schema.openapi(name) } } } as const;
 }
 
 export const noContent = { description: "Done; no content" } as const;
+
+/** A route and its handler: what a module registers (the app mounts each with `openapi`). */
+export interface Operation {
+  readonly route: RouteConfig & { operationId: string };
+  readonly handler: (c: any) => Response | Promise<Response>;
+}
+
+/**
+ * Pairs a route with its typed handler. Handlers parse nothing and query nothing: they read
+ * `c.req.valid(...)`, build the context with `ctxOf(c)` and call a service verb.
+ * @example
+ * export const getRules = operation(getRulesRoute, async (c) => c.json(await rules.read(ctxOf(c)), 200));
+ */
+export function operation<R extends RouteConfig & { operationId: string }>(route: R, handler: RouteHandler<R, AppEnv>) {
+  return { route, handler: handler as unknown as Operation["handler"] };
+}

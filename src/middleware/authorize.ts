@@ -4,18 +4,12 @@
  * declared permission, before any input is parsed or any handler runs.
  */
 import type { MiddlewareHandler } from "hono";
-import { PERMISSIONS, type Permission, PermissionSet } from "../lib/access";
+import { type Access, PermissionSet } from "../lib/access";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { verifyAccessToken } from "../modules/auth/tokens";
 
-/**
- * - `public`: no credentials needed.
- * - `user`: any signed-in user, for their own data; no school is resolved.
- * - `member`: any signed-in user with a role in the current school (or a super-admin).
- * - a permission name: a member whose roles grant it in the current school.
- */
-export type Access = "public" | "user" | "member" | Permission;
+export type { Access };
 
 /**
  * - `school`: tenant data; the current school must be known (header, or the caller's only school).
@@ -67,10 +61,10 @@ export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEn
       userId: Number(claims.sub),
       isSuperAdmin,
       schoolId,
-      can: (permission) => isSuperAdmin || PermissionSet.has(bitmap, PERMISSIONS[permission]),
+      can: (permission) => isSuperAdmin || PermissionSet.has(bitmap, permission.id),
     };
-    if (access !== "user" && access !== "member" && !principal.can(access)) {
-      throw new ApiError(403, `Missing permission ${access}${schoolId === null ? "" : ` in school ${schoolId}`}`);
+    if (typeof access !== "string" && !principal.can(access)) {
+      throw new ApiError(403, `Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
     }
     c.set("principal", principal);
     return next();

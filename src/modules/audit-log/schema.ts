@@ -11,6 +11,8 @@ export const auditLog = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     /** When the change happened (the clock of the request or job that made it). */
     createdAt: text("created_at").notNull(),
+    /** Always `created_at`: audit rows never change (the record contract has both). */
+    updatedAt: text("updated_at").notNull(),
     /** The school the record belongs to; null for platform records (the permission catalogue). */
     schoolId: integer("school_id"),
     /** Who: a signed-in user, a scheduled job or an import (a bulk process). */
@@ -32,7 +34,7 @@ export const auditLog = sqliteTable(
     index("audit_log_school_idx").on(t.schoolId, t.createdAt),
     index("audit_log_record_idx").on(t.schoolId, t.entity, t.recordId, t.createdAt),
     index("audit_log_entity_idx").on(t.schoolId, t.entity, t.createdAt),
-    index("audit_log_actor_idx").on(t.schoolId, t.actorType, t.actorId, t.createdAt),
+    index("audit_log_actor_idx").on(t.schoolId, t.actorType, t.actorId, t.actorName, t.createdAt),
     index("audit_log_created_idx").on(t.createdAt),
   ],
 );

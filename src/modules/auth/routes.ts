@@ -1,8 +1,8 @@
 /** Auth: sign in by verification code, refresh with rotation, sign out. */
 import { z } from "@hono/zod-openapi";
-import { callerOf, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent } from "../../lib/route";
-import { createRouter } from "../../lib/router";
+import { ctxOf } from "../../lib/context";
+import { RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import * as auth from "./service";
 
 export const Phone = z
@@ -31,6 +31,7 @@ const Session = z
   .openapi("Session");
 
 const PhoneBody = z.strictObject({ phone: Phone });
+const PhoneCheckBody = z.strictObject({ phone: Phone });
 const RefreshBody = z.strictObject({ refreshToken: z.string().min(1).max(200) });
 
 const sendCode = defineRoute({
@@ -43,7 +44,7 @@ const sendCode = defineRoute({
     "Answers 202 whether or not the number belongs to a user. One code a minute and five an hour per number (429 with retry-after).",
   access: "public",
   errors: [429, 503],
-  request: { body: jsonBody(PhoneBody) },
+  request: { body: jsonBody(PhoneBody, "SendCodeRequest") },
   responses: {
     202: json(
       z.object({ sent: z.literal(true), expiresIn: z.number().int(), resendIn: z.number().int() }).openapi("CodeSent"),
@@ -69,6 +70,7 @@ const verifyCode = defineRoute({
           .regex(/^\d{6}$/, "Expected 6 digits")
           .openapi({ example: "123456" }),
       }),
+      "VerifyCodeRequest",
     ),
   },
   responses: { 200: json(Session, "Signed in") },
@@ -81,7 +83,7 @@ const verifyPhone = defineRoute({
   operationId: "verifyPhoneNumber",
   summary: "Say whether a number belongs to a user who may sign in",
   access: "public",
-  request: { body: jsonBody(PhoneBody) },
+  request: { body: jsonBody(PhoneCheckBody, "PhoneCheckRequest") },
   responses: {
     200: json(
       z.object({ phone: z.string(), registered: z.boolean() }).openapi("PhoneCheck"),
@@ -98,7 +100,7 @@ const refreshToken = defineRoute({
   summary: "Rotate a refresh token for a new session",
   description: "The presented token is spent; presenting it again ends the whole session family.",
   access: "public",
-  request: { body: jsonBody(RefreshBody) },
+  request: { body: jsonBody(RefreshBody, "RefreshTokenRequest") },
   responses: { 200: json(Session, "A new access token and refresh token") },
 });
 
@@ -109,7 +111,7 @@ const logout = defineRoute({
   operationId: "logout",
   summary: "Revoke the session of a refresh token",
   access: "public",
-  request: { body: jsonBody(RefreshBody) },
+  request: { body: jsonBody(RefreshBody, "LogoutRequest") },
   responses: { 204: noContent },
 });
 
@@ -123,19 +125,20 @@ const logoutAll = defineRoute({
   responses: { 204: noContent },
 });
 
-export const authRouter = createRouter()
-  .openapi(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202))
-  .openapi(verifyCode, async (c) => {
+export const operations = [
+  operation(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202)),
+  operation(verifyCode, async (c) => {
     const { phone, code } = c.req.valid("json");
     return c.json(await auth.verifyCode(c.var.deps, phone, code), 200);
-  })
-  .openapi(verifyPhone, async (c) => c.json(await auth.verifyPhoneNumber(c.var.deps, c.req.valid("json").phone), 200))
-  .openapi(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200))
-  .openapi(logout, async (c) => {
+  }),
+  operation(verifyPhone, async (c) => c.json(await auth.verifyPhoneNumber(c.var.deps, c.req.valid("json").phone), 200)),
+  operation(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200)),
+  operation(logout, async (c) => {
     await auth.logout(c.var.deps, c.req.valid("json").refreshToken);
     return c.body(null, 204);
-  })
-  .openapi(logoutAll, async (c) => {
-    await auth.revokeAll(c.var.deps, callerOf(c).principal.userId);
+  }),
+  operation(logoutAll, async (c) => {
+    await auth.revokeAll(c.var.deps, ctxOf(c).userId ?? 0);
     return c.body(null, 204);
-  });
+  }),
+];

@@ -13,9 +13,14 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../../deps";
-import type { Consumer } from "../../jobs/queue";
 import { queueReceipts } from "../../jobs/schema";
+import { auditUpdate } from "../../lib/audit";
+import { type Ctx, importCtx, tenant } from "../../lib/context";
+import { errorFields, log } from "../../lib/log";
+import type { Consumer } from "../../lib/module";
+import { commit } from "../../lib/write";
 import { documents } from "../document/schema";
+import { bulkProcessResource } from "./resource";
 import { bulkProcesses } from "./schema";
 import { BulkMessage, type RowError } from "./service";
 
@@ -27,40 +32,41 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   const parsed = BulkMessage.safeParse(message.body);
   if (!parsed.success) {
     // Acked: no retry can make a malformed message valid.
-    log("error", "malformed bulk message", { id: message.id, body: message.body });
+    log.error("malformed bulk message", { queue: BULK_QUEUE, messageId: message.id, body: message.body });
     return;
   }
   const { bulkProcessId, schoolId } = parsed.data;
   const { db } = deps;
+  const ctx = importCtx(deps, bulkProcessId, schoolId, null);
   const now = deps.clock.now().toISOString();
-  const ofProcess = and(eq(bulkProcesses.id, bulkProcessId), eq(bulkProcesses.schoolId, schoolId));
-  const [receipt, claimed, files] = await db.batch([
+  const ofProcess = and(eq(bulkProcesses.id, bulkProcessId), tenant(ctx, bulkProcesses));
+  const queued = and(ofProcess, eq(bulkProcesses.status, "queued"));
+  const start = { status: "processing" as const, startedAt: now, updatedAt: now };
+  const [receipt, , claimed, files] = await commit(ctx, [
     db
       .insert(queueReceipts)
       .values({ key: message.id, queue: BULK_QUEUE, createdAt: now })
       .onConflictDoNothing()
       .returning({ key: queueReceipts.key }),
-    db
-      .update(bulkProcesses)
-      .set({ status: "processing", startedAt: now, updatedAt: now })
-      .where(and(ofProcess, eq(bulkProcesses.status, "queued")))
-      .returning({
-        id: bulkProcesses.id,
-        schoolId: bulkProcesses.schoolId,
-        entity: bulkProcesses.entity,
-        documentId: bulkProcesses.documentId,
-      }),
+    auditUpdate(ctx, bulkProcessResource.audit, queued, start, "start"),
+    db.update(bulkProcesses).set(start).where(queued).returning({
+      id: bulkProcesses.id,
+      schoolId: bulkProcesses.schoolId,
+      entity: bulkProcesses.entity,
+      documentId: bulkProcesses.documentId,
+    }),
     db
       .select({ slug: documents.slug })
       .from(bulkProcesses)
-      .innerJoin(documents, and(eq(documents.id, bulkProcesses.documentId), eq(documents.schoolId, schoolId)))
+      .innerJoin(documents, and(eq(documents.id, bulkProcesses.documentId), tenant(ctx, documents)))
       .where(ofProcess)
       .limit(1),
   ]);
   const process = claimed[0];
   if (!process) {
-    log("info", "bulk message ignored: the process is not queued", {
-      id: message.id,
+    log.info("bulk message ignored: the process is not queued", {
+      queue: BULK_QUEUE,
+      messageId: message.id,
       bulkProcessId,
       schoolId,
       redelivered: receipt.length === 0,
@@ -73,14 +79,10 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   } catch (err) {
     // Recorded as a failure the user can see and queue again, rather than a process left
     // "processing" that no redelivery would ever pick up.
-    log("error", "bulk process stopped", {
-      id: message.id,
-      bulkProcessId,
-      error: err instanceof Error ? err.message : String(err),
-    });
+    log.error("bulk process stopped", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId, ...errorFields(err) });
     errors = [{ row: 0, message: "The import stopped unexpectedly; queue it again" }];
   }
-  await finish(deps, process, errors);
+  await finish(ctx, process, errors);
 };
 
 /** Checks the uploaded file, then imports it; returns the row errors (none when it all worked). */
@@ -93,27 +95,21 @@ async function runImport(deps: Deps, process: Claimed, slug: string | undefined)
 }
 
 /** processing -> completed (no errors) or failed. */
-async function finish(deps: Deps, process: Claimed, errors: RowError[]) {
-  const now = deps.clock.now().toISOString();
-  await deps.db
-    .update(bulkProcesses)
-    .set({
-      status: errors.length === 0 ? "completed" : "failed",
-      errors: JSON.stringify(errors),
-      finishedAt: now,
-      updatedAt: now,
-    })
-    .where(
-      and(
-        eq(bulkProcesses.id, process.id),
-        eq(bulkProcesses.schoolId, process.schoolId),
-        eq(bulkProcesses.status, "processing"),
-      ),
-    );
-}
-
-function log(level: "info" | "error", message: string, fields: Record<string, unknown>) {
-  const line = JSON.stringify({ level, queue: BULK_QUEUE, message, ...fields });
-  if (level === "error") console.error(line);
-  else console.log(line);
+async function finish(ctx: Ctx, process: Claimed, errors: RowError[]) {
+  const now = ctx.deps.clock.now().toISOString();
+  const set = {
+    status: errors.length === 0 ? ("completed" as const) : ("failed" as const),
+    errors: JSON.stringify(errors),
+    finishedAt: now,
+    updatedAt: now,
+  };
+  const running = and(
+    eq(bulkProcesses.id, process.id),
+    tenant(ctx, bulkProcesses),
+    eq(bulkProcesses.status, "processing"),
+  );
+  await commit(ctx, [
+    auditUpdate(ctx, bulkProcessResource.audit, running, set, set.status === "completed" ? "complete" : "fail"),
+    ctx.deps.db.update(bulkProcesses).set(set).where(running),
+  ]);
 }

@@ -1,16 +1,16 @@
 /**
  * Bulk processes (spec 4.6): the record of an Excel import. Creating one queues it for the bulk
- * consumer (src/modules/bulk-process/consumer.ts), which moves it
- * queued -> processing -> completed | failed.
+ * consumer (consumer.ts), which moves it queued -> processing -> completed | failed.
  *
  * What a user may change (PUT) is only `{ "status": "queued" }` on a failed process: queue it again
  * (after uploading a fixed file, or once the queue is back). Everything else about a process is
- * written by the consumer.
+ * written by the consumer. A running process cannot be deleted.
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { documentResource } from "../document/resource";
+import { permissions } from "./permissions";
 import { bulkProcesses } from "./schema";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
@@ -33,16 +33,11 @@ function parseErrors(text: string): z.infer<typeof RowErrorSchema>[] {
   }
 }
 
-const CreateInput = z.object({
-  entity: z.enum(ENTITIES).openapi({ example: "students" }),
-  documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
-});
-export type CreateInput = z.infer<typeof CreateInput>;
-
 export const bulkProcessResource = defineResource({
   name: "bulkProcess",
   plural: "bulkProcesses",
   label: "Bulk process",
+  entity: "bulk-process",
   path: "/api/v1/bulk-process",
   tag: "Operations",
   scope: "school",
@@ -70,29 +65,20 @@ export const bulkProcessResource = defineResource({
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
   }),
-  access: readWrite("bulk-process.read", "bulk-process.write"),
-  create: CreateInput,
-  update: z.object({
-    status: z.literal("queued").openapi({ description: "Queue a failed process again (the only change allowed)" }),
-  }),
+});
+
+export const listBulkProcesses = bulkProcessResource.list({
+  access: permissions.read,
   filters: {
     status: {
       schema: z.enum(STATUSES).optional().openapi({ description: "Only processes in this status" }),
       where: (v: (typeof STATUSES)[number]) => eq(bulkProcesses.status, v),
+      example: "failed",
     },
   },
   sort: { createdAt: bulkProcesses.createdAt },
   // Newest first: the list is an import history.
   defaultOrder: [desc(bulkProcesses.createdAt), desc(bulkProcesses.id)],
-  beforeCreate: async (input, caller) => {
-    // Another school's document answers 404 like a missing one (BRIEF 3, Tenancy).
-    await documentResource.service.get(caller, input.documentId);
-    return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: caller.principal.userId };
-  },
-  errors: { create: [404, 503], update: [503], delete: [409] },
-  summaries: {
-    create: "Start a bulk import of an uploaded spreadsheet",
-    update: 'Queue a failed bulk process again ({ "status": "queued" })',
-    delete: "Delete a bulk process that is not running",
-  },
 });
+
+export const getBulkProcess = bulkProcessResource.get({ access: permissions.read });

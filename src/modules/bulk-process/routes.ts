@@ -1,28 +1,59 @@
 /**
- * Bulk process routes: list and get are the generic ones; create also queues the process,
- * update only queues a failed one again, delete refuses a running one.
+ * Bulk process operations whose handlers do more than the generic ones: create also queues the
+ * process, update only queues a failed one again, delete refuses a running one.
  */
-import { callerOf } from "../../lib/resource";
-import { createRouter } from "../../lib/router";
-import { bulkProcessResource, type CreateInput } from "./resource";
+import { z } from "@hono/zod-openapi";
+import { ctxOf } from "../../lib/context";
+import { operation } from "../../lib/route";
+import { documentResource } from "../document/resource";
+import { permissions } from "./permissions";
+import { bulkProcessResource, ENTITIES } from "./resource";
 import { enqueue, remove, requeue } from "./service";
 
-const { routes, service } = bulkProcessResource;
+const create = bulkProcessResource.create({
+  access: permissions.write,
+  input: z.object({
+    entity: z.enum(ENTITIES).openapi({ example: "students" }),
+    documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+  }),
+  values: async (input, ctx) => {
+    // Another school's document answers 404 like a missing one (BRIEF 3, Tenancy).
+    await documentResource.find(ctx, input.documentId);
+    return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: ctx.userId };
+  },
+  errors: [404, 503],
+  summary: "Start a bulk import of an uploaded spreadsheet",
+});
 
-export const bulkProcessRouter = bulkProcessResource
-  .mount(createRouter(), { except: ["create", "update", "delete"] })
-  .openapi(routes.create as NonNullable<typeof routes.create>, async (c) => {
-    const caller = callerOf(c);
-    // Insert first, then send: if the send fails, `enqueue` marks the row failed and answers 503.
-    const created = await service.create(caller, c.req.valid("json") as CreateInput);
-    await enqueue(caller, created.id);
-    return c.json(created, 201);
-  })
-  .openapi(routes.update as NonNullable<typeof routes.update>, async (c) => {
-    await requeue(callerOf(c), c.req.valid("param").id);
-    return c.body(null, 204);
-  })
-  .openapi(routes.delete as NonNullable<typeof routes.delete>, async (c) => {
-    await remove(callerOf(c), c.req.valid("param").id);
-    return c.body(null, 204);
-  });
+/** Inserts first, then sends: if the send fails, `enqueue` marks the row failed and answers 503. */
+export const createBulkProcess = operation(create.route, async (c) => {
+  const ctx = ctxOf(c);
+  const created = await create.run(ctx, c.req.valid("json"));
+  await enqueue(ctx, created.id);
+  return c.json(created, 201);
+});
+
+const update = bulkProcessResource.update({
+  access: permissions.write,
+  input: z.object({
+    status: z.literal("queued").openapi({ description: "Queue a failed process again (the only change allowed)" }),
+  }),
+  errors: [503],
+  summary: 'Queue a failed bulk process again ({ "status": "queued" })',
+});
+
+export const updateBulkProcess = operation(update.route, async (c) => {
+  await requeue(ctxOf(c), c.req.valid("param").id);
+  return c.body(null, 204);
+});
+
+const del = bulkProcessResource.delete({
+  access: permissions.write,
+  errors: [409],
+  summary: "Delete a bulk process that is not running",
+});
+
+export const deleteBulkProcess = operation(del.route, async (c) => {
+  await remove(ctxOf(c), c.req.valid("param").id);
+  return c.body(null, 204);
+});

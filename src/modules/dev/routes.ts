@@ -2,8 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
-import { defineRoute, json } from "../../lib/route";
-import { createRouter } from "../../lib/router";
+import { defineRoute, json, operation } from "../../lib/route";
 import { Phone } from "../auth/routes";
 import { devOutbox } from "./schema";
 
@@ -22,7 +21,7 @@ const outbox = defineRoute({
   responses: { 200: json(pageOf(Message, "OutboxPage"), "Messages, newest first") },
 });
 
-export const devRouter = createRouter().openapi(outbox, async (c) => {
+export const listDevOutbox = operation(outbox, async (c) => {
   const q = c.req.valid("query");
   const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
     where: eq(devOutbox.to, q.to),

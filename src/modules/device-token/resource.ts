@@ -3,18 +3,24 @@
  *
  * A token belongs to a user, not to a school, so the table has no `school_id`:
  * - everyone lists and reads their own tokens; a caller with `device-token.read` (admins) also
- *   those of every user who has a role in the current school;
- * - registering a token that already exists moves that row to the caller (a device changes hands
- *   when someone else signs in on it) instead of duplicating it, and answers 201 either way;
+ *   those of every user who has a role in the current school — with the value masked: a token
+ *   value is shown to its owner only, and never written to the audit trail;
+ * - registering a value that another user holds is what a device does when someone else signs
+ *   in on it: the row moves to the caller who presents the value (audited as `transfer`), and
+ *   answers 201 like any registration;
  * - updates and deletes reach only the caller's own tokens, even for an admin: anyone else's is a
  *   404, so no one can redirect or silence another person's notifications.
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, inArray } from "drizzle-orm";
 import { roleUsers } from "../../db/core";
+import { auditUpdate } from "../../lib/audit";
+import { type Ctx, ctxOf } from "../../lib/context";
 import { recordId } from "../../lib/params";
-import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
-import { createRouter } from "../../lib/router";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { operation } from "../../lib/route";
+import { commit } from "../../lib/write";
+import { permissions } from "./permissions";
 import { deviceTokens } from "./schema";
 
 const Token = z
@@ -26,7 +32,8 @@ const Token = z
 
 const Platform = z.enum(["ios", "android", "web"]).openapi({ example: "ios" });
 
-const RegisterInput = z.object({ token: Token, platform: Platform });
+/** What others see of a token value: its last four characters. */
+export const mask = (token: string) => `…${token.slice(-4)}`;
 
 /**
  * Writes reach the caller's own tokens only, even for admins. Reads too, except with
@@ -34,64 +41,103 @@ const RegisterInput = z.object({ token: Token, platform: Platform });
  * among them, as a member). One indexed condition either way, so the list reads
  * `device_token_user_idx` in order instead of sorting the school's tokens.
  */
-function visibleTo({ principal, schoolId, deps }: Caller, access: "read" | "write") {
-  const own = eq(deviceTokens.userId, principal.userId);
-  if (access === "write" || schoolId === null || !principal.can("device-token.read")) return own;
-  const members = deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(eq(roleUsers.schoolId, schoolId));
+function visibleTo(ctx: Ctx, access: "read" | "write") {
+  const own = eq(deviceTokens.userId, ctx.userId ?? 0);
+  if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
+  const members = ctx.deps.db
+    .select({ userId: roleUsers.userId })
+    .from(roleUsers)
+    .where(eq(roleUsers.schoolId, ctx.schoolId));
   return inArray(deviceTokens.userId, members);
 }
 
-export const deviceTokenResource = defineResource({
+const resource = defineResource({
   name: "deviceToken",
   plural: "deviceTokens",
   label: "Device token",
+  entity: "device-token",
   path: "/api/v1/device-token",
   tag: "Communication",
   scope: "school",
-  // By user, then registration: the order of device_token_user_idx (user_id, then rowid).
-  defaultOrder: [asc(deviceTokens.userId), asc(deviceTokens.id)],
   table: deviceTokens,
   record: RecordBase.extend({
     userId: z.number().int().openapi({ description: "The user the device belongs to" }),
-    token: z.string(),
+    token: z
+      .string()
+      .openapi({ description: "The token value; masked (`…` and its last 4 characters) unless it is yours" }),
     platform: Platform,
   }),
-  toRecord: (row) => ({ ...timestamps(row), userId: row.userId, token: row.token, platform: row.platform }),
-  access: readWrite("member", "member"),
-  create: RegisterInput,
-  update: z.object({ token: Token.optional(), platform: Platform.optional() }),
+  toRecord: (row, ctx) => ({
+    ...timestamps(row),
+    userId: row.userId,
+    token: row.userId === ctx.userId ? row.token : mask(row.token),
+    platform: row.platform,
+  }),
+  visibleTo,
+  secret: ["token"],
+  conflictMessage: "This token was registered by another request just now; register it again",
+});
+
+export const listDeviceTokens = resource.list({
+  access: "member",
   filters: {
     userId: {
       schema: recordId().optional().openapi({ description: "Only this user's tokens" }),
       where: (v: number) => eq(deviceTokens.userId, v),
+      example: "2",
     },
   },
-  visibleTo,
-  conflictMessage: "This token is already registered; register it again with POST to take it over",
-  summaries: {
-    list: "List device tokens (yours; with device-token.read, every member's of the school)",
-    get: "Get a device token by id",
-    create: "Register a device token (re-registering an existing token takes it over)",
-    update: "Update one of your device tokens",
-    delete: "Delete one of your device tokens",
-  },
+  // By user, then registration: the order of device_token_user_idx (user_id, then rowid).
+  defaultOrder: [asc(deviceTokens.userId), asc(deviceTokens.id)],
+  summary: "List device tokens (yours; with device-token.read, every member's of the school, masked)",
 });
 
-const { routes } = deviceTokenResource;
+export const getDeviceToken = resource.get({ access: "member" });
 
-/** The generic routes, but registering upserts on the token (a device changes hands at sign-in). */
-export const deviceTokenRouter = deviceTokenResource
-  .mount(createRouter(), { except: ["create"] })
-  .openapi(routes.create as NonNullable<typeof routes.create>, async (c) => {
-    const { deps, principal } = c.var;
-    // The generic route types its body loosely; it was validated against RegisterInput.
-    const { token, platform } = c.req.valid("json") as z.infer<typeof RegisterInput>;
-    const now = deps.clock.now().toISOString();
-    const [row] = await deps.db
-      .insert(deviceTokens)
-      .values({ userId: principal.userId, token, platform, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: deviceTokens.token, set: { userId: principal.userId, platform, updatedAt: now } })
-      .returning();
-    if (!row) throw new Error("device token upsert returned no row");
-    return c.json(deviceTokenResource.config.toRecord(row), 201);
-  });
+const RegisterInput = z.object({ token: Token, platform: Platform });
+
+/**
+ * Registers the caller's device: a new value is created; a value the caller holds gets its
+ * platform updated; a value another user holds moves to the caller (audited as a transfer).
+ */
+export async function registerDeviceToken(ctx: Ctx, input: z.output<typeof RegisterInput>) {
+  const { db } = ctx.deps;
+  const userId = ctx.userId ?? 0;
+  const [held] = await db.select().from(deviceTokens).where(eq(deviceTokens.token, input.token)).limit(1);
+  if (!held) {
+    const [[row]] = await commit(ctx, resource.writes.insert(ctx, { userId, ...input }), {
+      conflict: "This token was registered by another request just now; register it again",
+    });
+    return row;
+  }
+  // Not through `visibleTo`: the caller presents the value, which proves the device is theirs now.
+  const set = { userId, platform: input.platform, updatedAt: ctx.deps.clock.now().toISOString() };
+  const where = eq(deviceTokens.id, held.id);
+  const [, , [row]] = await commit(ctx, [
+    auditUpdate(ctx, resource.audit, where, set, held.userId === userId ? "update" : "transfer"),
+    db.update(deviceTokens).set(set).where(where),
+    db.select().from(deviceTokens).where(where),
+  ]);
+  return row;
+}
+
+const registerRoute = resource.create({
+  access: "member",
+  input: RegisterInput,
+  summary: "Register a device token (a value held by another user moves to you)",
+}).route;
+
+export const createDeviceToken = operation(registerRoute, async (c) => {
+  const ctx = ctxOf(c);
+  const row = await registerDeviceToken(ctx, c.req.valid("json"));
+  if (!row) throw new Error("device token registration returned no row");
+  return c.json(resource.toRecord(row, ctx), 201);
+});
+
+export const updateDeviceToken = resource.update({
+  access: "member",
+  input: z.object({ token: Token.optional(), platform: Platform.optional() }),
+  summary: "Update one of your device tokens",
+});
+
+export const deleteDeviceToken = resource.delete({ access: "member", summary: "Delete one of your device tokens" });

@@ -6,10 +6,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
+import { tenant } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
-import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { bulkProcesses } from "../bulk-process/schema";
+import { permissions } from "./permissions";
 import { documents } from "./schema";
 
 export const MAX_FILE_NAME = 200;
@@ -68,40 +70,60 @@ export const documentResource = defineResource({
   name: "document",
   plural: "documents",
   label: "Document",
+  entity: "document",
   path: "/api/v1/documents",
   tag: "Documents",
   scope: "school",
   table: documents,
   record: DocumentRecord,
   toRecord: toDocument,
-  access: readWrite("document.read", "document.write"),
-  create: z.object({ name: DocumentName, slug: Slug }),
-  update: z.object({ name: DocumentName.optional(), slug: Slug.optional() }),
+  conflictMessage: "A document with this slug already exists in this school",
+});
+
+export const listDocuments = documentResource.list({
+  access: permissions.read,
   filters: {
-    name: { schema: searchTerm("Part of the document name"), where: (v: string) => contains(documents.name, v) },
+    name: {
+      schema: searchTerm("Part of the document name"),
+      where: (v: string) => contains(documents.name, v),
+      example: "report",
+    },
   },
   sort: { name: documents.name, createdAt: documents.createdAt },
-  beforeCreate: (input, caller) => {
-    ownSlug(input.slug, caller.schoolId);
+  summary: "List the current school's documents (paginated)",
+});
+
+export const getDocument = documentResource.get({ access: permissions.read });
+
+export const createDocument = documentResource.create({
+  access: permissions.write,
+  input: z.object({ name: DocumentName, slug: Slug }),
+  values: (input, ctx) => {
+    ownSlug(input.slug, ctx.schoolId);
     return input;
   },
-  beforeUpdate: (input, caller) => {
-    if (input.slug !== undefined) ownSlug(input.slug, caller.schoolId);
+  summary: "Create a document for the current school",
+});
+
+export const updateDocument = documentResource.update({
+  access: permissions.write,
+  input: z.object({ name: DocumentName.optional(), slug: Slug.optional() }),
+  values: (input, ctx) => {
+    if (input.slug !== undefined) ownSlug(input.slug, ctx.schoolId);
     return input;
   },
-  // A bulk process keeps its source file (the foreign key restricts the delete): say so, not 500.
-  beforeDelete: async (caller, id) => {
-    const [used] = await caller.deps.db
+});
+
+export const deleteDocument = documentResource.delete({
+  access: permissions.write,
+  // A bulk process keeps its source file (the foreign key restricts the delete): say which.
+  check: async (ctx, id) => {
+    const [used] = await ctx.deps.db
       .select({ id: bulkProcesses.id })
       .from(bulkProcesses)
-      .where(and(eq(bulkProcesses.schoolId, caller.schoolId ?? 0), eq(bulkProcesses.documentId, id)))
+      .where(and(tenant(ctx, bulkProcesses), eq(bulkProcesses.documentId, id)))
       .limit(1);
     if (used) throw conflict(`Document ${id} is the file of bulk process ${used.id}; delete that first`);
   },
-  conflictMessage: "A document with this slug already exists in this school",
-  summaries: {
-    list: "List the current school's documents (paginated)",
-    create: "Create a document for the current school",
-  },
-  errors: { delete: [409] },
+  errors: [409],
 });

@@ -6,11 +6,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { type Caller, callerOf, schoolOf } from "../../lib/resource";
-import { defineRoute, json, jsonBody } from "../../lib/route";
-import { createRouter } from "../../lib/router";
-import { DocumentName, DocumentRecord, ownSlug, Slug, toDocument } from "./resource";
+import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { commit } from "../../lib/write";
+import { permissions } from "./permissions";
+import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, toDocument } from "./resource";
 import { documents } from "./schema";
 
 /** Short enough that a leaked URL is soon useless, long enough for a phone to upload a scan. */
@@ -57,35 +58,42 @@ const SignedDocument = DocumentRecord.extend({
 
 export type SignedUrlInput = z.infer<typeof SignedUrlBody>;
 
-/** The service verb: checks the key, writes or reads the record, then signs. */
-export async function signDocumentUrl(caller: Caller, entity: string, input: SignedUrlInput) {
-  const { db, clock, signer } = caller.deps;
+/**
+ * The service verb: checks the key, then for an upload creates the document for the slug or
+ * updates its name, entity and content type (each with its audit row); for a download reads it.
+ * Then signs.
+ */
+export async function signDocumentUrl(ctx: Ctx, entity: string, input: SignedUrlInput) {
+  const { db, clock, signer } = ctx.deps;
   // The route declares document.read (enough for GET); an upload also needs document.write.
-  if (input.method === "PUT" && !caller.principal.can("document.write")) {
-    throw new ApiError(403, `Missing permission document.write in school ${caller.schoolId}`);
+  if (input.method === "PUT" && !ctx.can(permissions.write)) {
+    throw new ApiError(403, `Missing permission document.write in school ${ctx.schoolId}`);
   }
-  ownSlug(input.slug, caller.schoolId);
-  const schoolId = schoolOf(caller);
+  ownSlug(input.slug, ctx.schoolId);
   const now = clock.now();
+  const [found] = await db
+    .select()
+    .from(documents)
+    .where(and(tenant(ctx, documents), eq(documents.slug, input.slug)))
+    .limit(1);
 
-  let row: typeof documents.$inferSelect | undefined;
+  let row = found;
   if (input.method === "PUT") {
-    const at = now.toISOString();
-    const fields = { name: input.name, entity, contentType: input.contentType, updatedAt: at };
-    [row] = await db
-      .insert(documents)
-      .values({ ...fields, schoolId, slug: input.slug, createdAt: at })
-      .onConflictDoUpdate({ target: [documents.schoolId, documents.slug], set: fields })
-      .returning();
-  } else {
-    [row] = await db
-      .select()
-      .from(documents)
-      .where(and(eq(documents.schoolId, schoolId), eq(documents.slug, input.slug)))
-      .limit(1);
-    if (!row) throw notFound(`Document ${input.slug}`);
+    const fields = { name: input.name, entity, contentType: input.contentType };
+    if (found) {
+      const [, , , [updated]] = await documentResource.commit(ctx, found.id, [
+        ...documentResource.writes.update(ctx, found.id, fields),
+        db.select().from(documents).where(eq(documents.id, found.id)),
+      ]);
+      row = updated;
+    } else {
+      const [[created]] = await commit(ctx, documentResource.writes.insert(ctx, { ...fields, slug: input.slug }), {
+        conflict: "This document was created by another request just now; ask again",
+      });
+      row = created;
+    }
   }
-  if (!row) throw new Error("upsert returned no row");
+  if (!row) throw notFound(`Document ${input.slug}`);
 
   const signed = await signer.sign({
     key: row.slug,
@@ -97,7 +105,7 @@ export async function signDocumentUrl(caller: Caller, entity: string, input: Sig
   return { ...toDocument(row), ...signed };
 }
 
-const signedUrl = defineRoute({
+const route = defineRoute({
   method: "post",
   path: "/api/v1/documents/{entity}/signed-url",
   tag: "Documents",
@@ -108,11 +116,13 @@ const signedUrl = defineRoute({
     "PUT needs document.write and records the document (name, content type, entity) for the slug; " +
     "the upload must send the returned `headers`. GET needs an existing document. " +
     `URLs expire after ${SIGNED_URL_SECONDS} seconds.`,
-  access: "document.read",
-  request: { params: EntityParams, body: jsonBody(SignedUrlBody) },
+  access: permissions.read,
+  audit: "document",
+  errors: [409],
+  request: { params: EntityParams, body: jsonBody(SignedUrlBody, "SignedUrlRequest") },
   responses: { 200: json(SignedDocument, "The document and its presigned URL") },
 });
 
-export const documentSignedUrlRouter = createRouter().openapi(signedUrl, async (c) =>
-  c.json(await signDocumentUrl(callerOf(c), c.req.valid("param").entity, c.req.valid("json")), 200),
+export const createDocumentSignedUrl = operation(route, async (c) =>
+  c.json(await signDocumentUrl(ctxOf(c), c.req.valid("param").entity, c.req.valid("json")), 200),
 );

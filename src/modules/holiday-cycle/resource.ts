@@ -7,9 +7,11 @@
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
 import { recordId } from "../../lib/params";
-import { type Caller, defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
+import { schoolConfigurations } from "../school-configuration/schema";
+import { permissions } from "./permissions";
 import { schoolHolidayCycles } from "./schema";
 
 const ConfigurationId = z
@@ -30,29 +32,47 @@ const Update = z.object({ startHolidays: Start.optional(), endHolidays: End.opti
 
 const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-12-01T00:00:00Z" });
 
-async function beforeCreate(input: z.infer<typeof Create>, caller: Caller): Promise<Record<string, unknown>> {
-  assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
-  // Another school's configuration answers 404 like a missing one (BRIEF 3, Tenancy).
-  await schoolConfigurationResource.service.get(caller, input.schoolConfigurationId);
-  return input;
-}
+const record = RecordBase.extend({
+  startHolidays: z.iso.datetime().openapi({ example: "2026-12-19T06:00:00.000Z" }),
+  endHolidays: z.iso.datetime().openapi({ example: "2027-01-07T06:00:00.000Z" }),
+});
+const toRecord = (row: typeof schoolHolidayCycles.$inferSelect) => ({
+  ...timestamps(row),
+  startHolidays: row.startHolidays,
+  endHolidays: row.endHolidays,
+});
 
 export const holidayCycleResource = defineResource({
   name: "schoolHolidayCycle",
   plural: "schoolHolidayCycles",
   label: "School holiday cycle",
+  entity: "school-holiday-cycle",
   path: "/api/v1/school-holiday-cycle",
   tag: "Schools",
   scope: "school",
   table: schoolHolidayCycles,
-  record: RecordBase.extend({
-    startHolidays: z.iso.datetime().openapi({ example: "2026-12-19T06:00:00.000Z" }),
-    endHolidays: z.iso.datetime().openapi({ example: "2027-01-07T06:00:00.000Z" }),
-  }),
-  toRecord: (row) => ({ ...timestamps(row), startHolidays: row.startHolidays, endHolidays: row.endHolidays }),
-  access: readWrite("holiday-cycle.read", "holiday-cycle.write"),
-  create: Create,
-  update: Update,
+  record,
+  toRecord,
+});
+
+const window = {
+  // A window: cycles that overlap [from, to]. `to` is a range on school_holiday_cycle_school_idx
+  // (school_id, start_holidays); `from` tests end_holidays on the school's few rows it yields.
+  from: {
+    schema: at("Only cycles that end at or after this instant (e.g. now: current and upcoming holidays)"),
+    where: (v: string) => gte(schoolHolidayCycles.endHolidays, v),
+    example: "2026-12-01T00:00:00Z",
+  },
+  to: {
+    schema: at("Only cycles that start at or before this instant"),
+    where: (v: string) => lte(schoolHolidayCycles.startHolidays, v),
+    example: "2027-06-30T00:00:00Z",
+  },
+};
+const startOrder = [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)];
+
+export const listSchoolHolidayCycles = holidayCycleResource.list({
+  access: permissions.read,
   filters: {
     // school_holiday_cycle_configuration_idx
     schoolConfigurationId: {
@@ -60,31 +80,64 @@ export const holidayCycleResource = defineResource({
         .optional()
         .openapi({ description: "Only the cycles of this school configuration (school year)" }),
       where: (v: number) => eq(schoolHolidayCycles.schoolConfigurationId, v),
+      example: "1",
     },
-    // A window: cycles that overlap [from, to]. `to` is a range on school_holiday_cycle_school_idx
-    // (school_id, start_holidays); `from` tests end_holidays on the school's few rows it yields.
-    from: {
-      schema: at("Only cycles that end at or after this instant (e.g. now: current and upcoming holidays)"),
-      where: (v: string) => gte(schoolHolidayCycles.endHolidays, v),
-    },
-    to: {
-      schema: at("Only cycles that start at or before this instant"),
-      where: (v: string) => lte(schoolHolidayCycles.startHolidays, v),
-    },
+    ...window,
   },
   sort: { startHolidays: schoolHolidayCycles.startHolidays },
-  defaultOrder: [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)],
-  beforeCreate,
-  beforeUpdate: orderedRangeUpdate(
-    "startHolidays",
-    "endHolidays",
-    // Annotated: the hook reads through the resource it belongs to.
-    (caller, id): Promise<Record<"startHolidays" | "endHolidays", string>> =>
-      holidayCycleResource.service.get(caller, id),
-  ),
-  errors: { create: [404] },
-  summaries: {
-    list: "List the current school's holiday cycles (paginated), in start order",
-    create: "Create a holiday cycle in a school configuration of the current school",
+  defaultOrder: startOrder,
+  summary: "List the current school's holiday cycles (paginated), in start order",
+});
+
+export const getSchoolHolidayCycle = holidayCycleResource.get({ access: permissions.read });
+
+export const createSchoolHolidayCycle = holidayCycleResource.create({
+  access: permissions.write,
+  input: Create,
+  values: async (input, ctx) => {
+    assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
+    // Another school's configuration answers 404 like a missing one (BRIEF 3, Tenancy).
+    await schoolConfigurationResource.find(ctx, input.schoolConfigurationId);
+    return input;
   },
+  errors: [404],
+  summary: "Create a holiday cycle in a school configuration of the current school",
+});
+
+export const updateSchoolHolidayCycle = holidayCycleResource.update({
+  access: permissions.write,
+  input: Update,
+  values: orderedRangeUpdate("startHolidays", "endHolidays", (ctx, id) => holidayCycleResource.find(ctx, id)),
+});
+
+export const deleteSchoolHolidayCycle = holidayCycleResource.delete({ access: permissions.write });
+
+/**
+ * The same cycles nested under their school year: `/api/v1/school-configuration/{id}/...`. The
+ * configuration must be the current school's (404 otherwise, even for an empty year).
+ */
+const cyclesOfYear = defineResource({
+  name: "schoolConfigurationHolidayCycle",
+  plural: "schoolConfigurationHolidayCycles",
+  label: "School holiday cycle",
+  entity: "school-holiday-cycle",
+  path: "/api/v1/school-configuration/{schoolConfigurationId}/school-holiday-cycle",
+  tag: "Schools",
+  scope: "school",
+  table: schoolHolidayCycles,
+  record,
+  toRecord,
+  parent: {
+    param: "schoolConfigurationId",
+    label: "School configuration",
+    table: schoolConfigurations,
+    column: schoolHolidayCycles.schoolConfigurationId,
+  },
+});
+
+export const listSchoolConfigurationHolidayCycles = cyclesOfYear.list({
+  access: permissions.read,
+  filters: window,
+  defaultOrder: startOrder,
+  summary: "List the holiday cycles of one school configuration (school year), in start order",
 });

@@ -1,16 +1,18 @@
 /**
  * Permission (spec 4.5): the access-control resource. Named capabilities shared by every school;
- * roles grant them. Built-in permissions (the code's catalogue) cannot be renamed or deleted.
+ * roles grant them. Built-in permissions (declared by the modules, ids below 1000) cannot be
+ * renamed or deleted; custom ones get ids from 1000 on.
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { permissions } from "../../db/core";
-import { PERMISSIONS } from "../../lib/access";
+import { permissions as table } from "../../db/core";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { permissions } from "./permissions";
 
-const MAX_BUILTIN_ID = Math.max(...Object.values(PERMISSIONS));
+/** Built-in permission ids are below this; the sequence of custom ones starts here (migration 0008). */
+export const FIRST_CUSTOM_PERMISSION_ID = 1000;
 
 const Name = z
   .string()
@@ -19,17 +21,18 @@ const Name = z
   .openapi({ example: "report.export" });
 
 const refuseBuiltin = (id: number, what: string) => {
-  if (id <= MAX_BUILTIN_ID) throw unprocessable(`Permission ${id} is built in and cannot be ${what}`);
+  if (id < FIRST_CUSTOM_PERMISSION_ID) throw unprocessable(`Permission ${id} is built in and cannot be ${what}`);
 };
 
-export const permissionResource = defineResource({
+const resource = defineResource({
   name: "permission",
   plural: "permissions",
   label: "Permission",
+  entity: "permission",
   path: "/api/v1/permission",
   tag: "Permissions and tasks",
   scope: "platform",
-  table: permissions,
+  table,
   record: RecordBase.extend({
     name: z.string().openapi({ example: "student.read" }),
     description: z.string(),
@@ -39,21 +42,43 @@ export const permissionResource = defineResource({
     ...timestamps(row),
     name: row.name,
     description: row.description,
-    builtIn: row.id <= MAX_BUILTIN_ID,
+    builtIn: row.id < FIRST_CUSTOM_PERMISSION_ID,
   }),
-  access: readWrite("permission.read", "permission.manage"),
-  create: z.object({ name: Name, description: z.string().max(500).default("") }),
-  update: z.object({ name: Name.optional(), description: z.string().max(500).optional() }),
+  conflictMessage: "A permission with this name already exists",
+});
+
+export const listPermissions = resource.list({
+  access: permissions.read,
   filters: {
-    name: { schema: searchTerm("Part of the permission name"), where: (v: string) => contains(permissions.name, v) },
+    name: {
+      schema: searchTerm("Part of the permission name"),
+      where: (v: string) => contains(table.name, v),
+      example: "read",
+    },
   },
-  sort: { name: permissions.name, id: permissions.id },
-  defaultOrder: [asc(permissions.name)],
-  beforeUpdate: (input, _caller, id) => {
+  sort: { name: table.name, id: table.id },
+  defaultOrder: [asc(table.name)],
+});
+
+export const getPermission = resource.get({ access: permissions.read });
+
+export const createPermission = resource.create({
+  access: permissions.manage,
+  input: z.object({ name: Name, description: z.string().max(500).default("") }),
+});
+
+export const updatePermission = resource.update({
+  access: permissions.manage,
+  input: z.object({ name: Name.optional(), description: z.string().max(500).optional() }),
+  values: (input, _ctx, id) => {
     if (input.name !== undefined) refuseBuiltin(id, "renamed");
     return input;
   },
-  beforeDelete: (_caller, id) => refuseBuiltin(id, "deleted"),
-  conflictMessage: "A permission with this name already exists",
-  errors: { update: [422], delete: [422] },
+  errors: [422],
+});
+
+export const deletePermission = resource.delete({
+  access: permissions.manage,
+  check: (_ctx, id) => refuseBuiltin(id, "deleted"),
+  errors: [422],
 });

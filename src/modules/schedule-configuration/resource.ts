@@ -5,7 +5,8 @@
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
  */
 import { z } from "@hono/zod-openapi";
-import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { permissions } from "./permissions";
 import { scheduleConfigurations } from "./schema";
 
 export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
@@ -30,10 +31,11 @@ const WeeksInAdvance = z
     description: "Weeks in advance permissions are received: 1, 2, 3 or 4",
   });
 
-export const scheduleConfigurationResource = defineResource({
+const resource = defineResource({
   name: "scheduleConfiguration",
   plural: "scheduleConfigurations",
   label: "Schedule configuration",
+  entity: "schedule-configuration",
   path: "/api/v1/schedule-configuration",
   tag: "Schools",
   scope: "school",
@@ -47,12 +49,21 @@ export const scheduleConfigurationResource = defineResource({
     permissionTimeLimit: row.permissionTimeLimit,
     permissionWeeksInAdvance: row.permissionWeeksInAdvance,
   }),
-  access: readWrite("schedule-configuration.read", "schedule-configuration.write"),
-  create: z.object({ permissionTimeLimit: TimeLimit, permissionWeeksInAdvance: WeeksInAdvance }),
-  update: z.object({ permissionTimeLimit: TimeLimit.optional(), permissionWeeksInAdvance: WeeksInAdvance.optional() }),
   conflictMessage: "The current school already has a schedule configuration: update it with PUT",
-  summaries: {
-    list: "Get the current school's schedule configuration: a page of 0 (not configured) or 1 record",
-    create: "Create the current school's schedule configuration (one per school)",
-  },
 });
+
+export const listScheduleConfigurations = resource.list({
+  access: permissions.read,
+  summary: "Get the current school's schedule configuration: a page of 0 (not configured) or 1 record",
+});
+export const getScheduleConfiguration = resource.get({ access: permissions.read });
+export const createScheduleConfiguration = resource.create({
+  access: permissions.write,
+  input: z.object({ permissionTimeLimit: TimeLimit, permissionWeeksInAdvance: WeeksInAdvance }),
+  summary: "Create the current school's schedule configuration (one per school)",
+});
+export const updateScheduleConfiguration = resource.update({
+  access: permissions.write,
+  input: z.object({ permissionTimeLimit: TimeLimit.optional(), permissionWeeksInAdvance: WeeksInAdvance.optional() }),
+});
+export const deleteScheduleConfiguration = resource.delete({ access: permissions.write });

@@ -4,8 +4,8 @@
  * time order.
  */
 import { z } from "@hono/zod-openapi";
+import type { Ctx } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
-import type { Caller } from "../../lib/resource";
 
 /**
  * An ISO 8601 date-time with `Z` or an offset, normalised to UTC `toISOString()` so stored values
@@ -67,13 +67,13 @@ export async function updatedRange(
 export function orderedRangeUpdate<S extends string, E extends string>(
   startField: S,
   endField: E,
-  stored: (caller: Caller, id: number) => Promise<Record<S | E, string>>,
+  stored: (ctx: Ctx, id: number) => Promise<Record<S | E, string>>,
 ) {
-  return async (input: Partial<Record<S | E, string>>, caller: Caller, id: number) => {
+  return async <I extends Partial<Record<S | E, string>>>(input: I, ctx: Ctx, id: number): Promise<I> => {
     const range = await updatedRange(
       { start: input[startField], end: input[endField] },
       async () => {
-        const row = await stored(caller, id);
+        const row = await stored(ctx, id);
         return { start: row[startField], end: row[endField] };
       },
       startField,

@@ -5,7 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";
 import { schoolConfigurations } from "./schema";
 
@@ -36,6 +37,7 @@ export const schoolConfigurationResource = defineResource({
   name: "schoolConfiguration",
   plural: "schoolConfigurations",
   label: "School configuration",
+  entity: "school-configuration",
   path: "/api/v1/school-configuration",
   tag: "Schools",
   scope: "school",
@@ -53,25 +55,34 @@ export const schoolConfigurationResource = defineResource({
     endDate: row.endDate,
     maxParentsPerFamily: row.maxParentsPerFamily,
   }),
-  access: readWrite("school-configuration.read", "school-configuration.write"),
-  create: Create,
-  update: Update,
+});
+
+export const listSchoolConfigurations = schoolConfigurationResource.list({
+  access: permissions.read,
   sort: { startDate: schoolConfigurations.startDate },
   // school_configuration_school_idx (school_id, start_date) serves this order.
   defaultOrder: [asc(schoolConfigurations.startDate), asc(schoolConfigurations.id)],
-  beforeCreate: (input) => {
+  summary: "List the current school's configurations (school years), oldest first",
+});
+
+export const getSchoolConfiguration = schoolConfigurationResource.get({ access: permissions.read });
+
+export const createSchoolConfiguration = schoolConfigurationResource.create({
+  access: permissions.write,
+  input: Create,
+  values: (input) => {
     assertOrdered({ start: input.startDate, end: input.endDate }, "startDate", "endDate");
     return input;
   },
-  beforeUpdate: orderedRangeUpdate(
-    "startDate",
-    "endDate",
-    // Annotated: the hook reads through the resource it belongs to.
-    (caller, id): Promise<Record<"startDate" | "endDate", string>> =>
-      schoolConfigurationResource.service.get(caller, id),
-  ),
-  summaries: {
-    list: "List the current school's configurations (school years), oldest first",
-    delete: "Delete a school configuration and its holiday cycles",
-  },
+});
+
+export const updateSchoolConfiguration = schoolConfigurationResource.update({
+  access: permissions.write,
+  input: Update,
+  values: orderedRangeUpdate("startDate", "endDate", (ctx, id) => schoolConfigurationResource.find(ctx, id)),
+});
+
+export const deleteSchoolConfiguration = schoolConfigurationResource.delete({
+  access: permissions.write,
+  summary: "Delete a school configuration and its holiday cycles",
 });

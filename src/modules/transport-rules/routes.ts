@@ -5,10 +5,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
-import { schoolOf } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent } from "../../lib/route";
-import { createRouter } from "../../lib/router";
+import { defineResource } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { commit } from "../../lib/write";
+import { permissions } from "./permissions";
 import { transportationRules } from "./schema";
 
 /** 64 KiB of UTF-8: far more than a rules page needs, well under D1's 100 KB statement limit. */
@@ -24,63 +26,76 @@ const Rules = z
   })
   .openapi("TransportationRules");
 
-const RulesInput = z
-  .strictObject({
-    content: z.string().openapi({ description: `The new text, at most ${MAX_CONTENT_BYTES} bytes of UTF-8` }),
-  })
-  .openapi("TransportationRulesInput");
+const RulesInput = z.strictObject({
+  content: z.string().openapi({ description: `The new text, at most ${MAX_CONTENT_BYTES} bytes of UTF-8` }),
+});
 
-const getRules = defineRoute({
+/** The rules as a resource: its audited writes (the routes are the singleton GET and PUT below). */
+const rules = defineResource({
+  name: "transportationRules",
+  plural: "transportationRules",
+  label: "Transportation rules",
+  entity: "transport-rules",
+  path,
+  tag: "Transport",
+  scope: "school",
+  table: transportationRules,
+  record: Rules,
+  toRecord: (row) => ({ content: row.content, updatedAt: row.updatedAt, updatedBy: row.updatedBy }),
+});
+
+const getRoute = defineRoute({
   method: "get",
   path,
   tag: "Transport",
   operationId: "getTransportationRules",
   summary: "Read the school's transportation rules",
-  access: "transport-rules.read",
+  access: permissions.read,
   responses: { 200: json(Rules, "The rules (an empty text if none was written yet)") },
 });
 
-const replaceRules = defineRoute({
+const replaceRoute = defineRoute({
   method: "put",
   path,
   tag: "Transport",
   operationId: "replaceTransportationRules",
   summary: "Replace the school's transportation rules",
-  access: "transport-rules.write",
-  errors: [413],
-  request: { body: jsonBody(RulesInput) },
+  access: permissions.write,
+  audit: "transport-rules",
+  errors: [409, 413],
+  request: { body: jsonBody(RulesInput, "TransportationRulesInput") },
   responses: { 204: noContent },
 });
 
-export const transportRulesRouter = createRouter()
-  .openapi(getRules, async (c) => {
-    const { db } = c.var.deps;
-    const schoolId = schoolOf(c.var.principal);
-    const [row] = await db
-      .select()
-      .from(transportationRules)
-      .where(eq(transportationRules.schoolId, schoolId))
-      .limit(1);
-    return c.json(
-      { content: row?.content ?? "", updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null },
-      200,
-    );
-  })
-  .openapi(replaceRules, async (c) => {
-    const { deps, principal } = c.var;
-    const { content } = c.req.valid("json");
-    const bytes = new TextEncoder().encode(content).length;
-    if (bytes > MAX_CONTENT_BYTES) {
-      throw new ApiError(413, `content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);
-    }
-    const now = deps.clock.now().toISOString();
-    const schoolId = schoolOf(principal);
-    await deps.db
-      .insert(transportationRules)
-      .values({ schoolId, content, updatedBy: principal.userId, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({
-        target: transportationRules.schoolId,
-        set: { content, updatedBy: principal.userId, updatedAt: now },
-      });
-    return c.body(null, 204);
-  });
+/** The school's rules, or an empty text if none was written yet. */
+export async function readRules(ctx: Ctx) {
+  const [row] = await ctx.deps.db.select().from(transportationRules).where(tenant(ctx, transportationRules)).limit(1);
+  return { content: row?.content ?? "", updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null };
+}
+
+/** Replaces the school's rules (created on the first write), with its audit row. */
+export async function replaceRules(ctx: Ctx, content: string) {
+  const bytes = new TextEncoder().encode(content).length;
+  if (bytes > MAX_CONTENT_BYTES) {
+    throw new ApiError(413, `content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);
+  }
+  const { db } = ctx.deps;
+  const [existing] = await db
+    .select({ id: transportationRules.id })
+    .from(transportationRules)
+    .where(tenant(ctx, transportationRules))
+    .limit(1);
+  const values = { content, updatedBy: ctx.userId };
+  if (existing) await rules.commit(ctx, existing.id, rules.writes.update(ctx, existing.id, values));
+  else
+    await commit(ctx, rules.writes.insert(ctx, values), {
+      conflict: "The rules were written by another request just now; try again",
+    });
+}
+
+export const getTransportationRules = operation(getRoute, async (c) => c.json(await readRules(ctxOf(c)), 200));
+
+export const replaceTransportationRules = operation(replaceRoute, async (c) => {
+  await replaceRules(ctxOf(c), c.req.valid("json").content);
+  return c.body(null, 204);
+});

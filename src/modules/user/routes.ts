@@ -2,9 +2,9 @@
 import { z } from "@hono/zod-openapi";
 import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/core";
+import { type Ctx, ctxOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { defineRoute, json } from "../../lib/route";
-import { createRouter } from "../../lib/router";
+import { defineRoute, json, operation } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
 
@@ -28,9 +28,10 @@ const me = defineRoute({
   responses: { 200: json(Me, "The signed-in user") },
 });
 
-export const userRouter = createRouter().openapi(me, async (c) => {
-  const { db } = c.var.deps;
-  const userId = c.var.principal.userId;
+/** The signed-in user with their schools and roles in each, in one round trip. */
+export async function currentUser(ctx: Ctx) {
+  const { db } = ctx.deps;
+  const userId = ctx.userId ?? 0;
   const [[user], memberships] = await db.batch([
     db.select().from(users).where(eq(users.id, userId)).limit(1),
     db
@@ -57,5 +58,7 @@ export const userRouter = createRouter().openapi(me, async (c) => {
     school.roles.push({ id: m.roleId, key: m.key, name: m.roleName });
     bySchool.set(m.schoolId, school);
   }
-  return c.json({ ...toUser(user), schools: [...bySchool.values()] }, 200);
-});
+  return { ...toUser(user), schools: [...bySchool.values()] };
+}
+
+export const getCurrentUser = operation(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));

@@ -1,0 +1,136 @@
+/**
+ * Audit rows, written in the same batch as the change they describe (so a write stays one round
+ * trip and no change goes unrecorded). Old values are read by the audit statement itself, placed
+ * before the change in the batch with the same WHERE, so both match the same rows or none.
+ * Secret columns (token values) are recorded as changed, never with their values.
+ */
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { auditLog } from "../modules/audit-log/schema";
+import type { Ctx } from "./context";
+import { insertedId, type Statement } from "./write";
+
+export const REDACTED = "[redacted]";
+
+export interface AuditTarget {
+  /** The entity name in the trail: `document`, `device-token`. */
+  entity: string;
+  table: SQLiteTable & { id: SQLiteColumn; schoolId?: SQLiteColumn };
+  /** Column keys whose values are never written to the trail. */
+  secret?: readonly string[];
+}
+
+/** Columns the trail leaves out: bookkeeping every row has. */
+const SKIP = new Set(["id", "schoolId", "createdAt", "updatedAt"]);
+
+function actorValues(ctx: Ctx) {
+  const { actor } = ctx;
+  return {
+    actorType: actor.type,
+    actorId: actor.type === "user" ? actor.userId : actor.type === "import" ? actor.bulkProcessId : null,
+    actorName: actor.type === "job" ? actor.name : null,
+  };
+}
+
+const columnsOf = (target: AuditTarget) =>
+  Object.entries(getTableColumns(target.table) as Record<string, SQLiteColumn>).filter(([k]) => !SKIP.has(k));
+
+/** A value as the column stores it (booleans as 0/1), so old and new compare alike. */
+const driverValue = (column: SQLiteColumn, value: unknown) =>
+  value === null || value === undefined || isSql(value) ? value : column.mapToDriverValue(value);
+
+const isSql = (v: unknown): v is SQL => typeof v === "object" && v !== null && "queryChunks" in v;
+
+/** The audit row of a record inserted earlier in the same batch. */
+export function auditCreate(
+  ctx: Ctx,
+  target: AuditTarget,
+  values: Record<string, unknown>,
+  schoolId: number | null,
+): Statement {
+  const secret = new Set(target.secret ?? []);
+  const changes: Record<string, { old: null; new: unknown }> = {};
+  for (const [key, column] of columnsOf(target)) {
+    const value = values[key];
+    if (value === undefined || isSql(value)) continue;
+    changes[key] = { old: null, new: secret.has(key) ? REDACTED : driverValue(column, value) };
+  }
+  const now = ctx.deps.clock.now().toISOString();
+  return ctx.deps.db.insert(auditLog).values({
+    createdAt: now,
+    updatedAt: now,
+    schoolId,
+    ...actorValues(ctx),
+    entity: target.entity,
+    recordId: insertedId(target.table),
+    action: "create",
+    changes: JSON.stringify(changes),
+    requestId: ctx.requestId,
+  });
+}
+
+/**
+ * The audit rows of an UPDATE of `set` on the rows matching `where`, one per row: only the fields
+ * whose value changes, with old and new. Place it just before the UPDATE in the batch.
+ */
+export function auditUpdate(
+  ctx: Ctx,
+  target: AuditTarget,
+  where: SQL | undefined,
+  set: Record<string, unknown>,
+  action = "update",
+): Statement {
+  const secret = new Set(target.secret ?? []);
+  const parts: SQL[] = [];
+  for (const [key, column] of columnsOf(target)) {
+    if (!(key in set) || set[key] === undefined) continue;
+    const next = driverValue(column, set[key]);
+    const changed = sql`${column} IS NOT ${next}`;
+    const entry = secret.has(key)
+      ? sql`json_object('old', ${REDACTED}, 'new', ${REDACTED})`
+      : sql`json_object('old', ${column}, 'new', ${next})`;
+    parts.push(sql`${key}, json(CASE WHEN ${changed} THEN ${entry} END)`);
+  }
+  return insertSelect(
+    ctx,
+    target,
+    where,
+    action,
+    parts.length ? sql`json_patch('{}', json_object(${sql.join(parts, sql`, `)}))` : sql`'{}'`,
+  );
+}
+
+/** The audit rows of a DELETE of the rows matching `where`: every field's last value. */
+export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action = "delete"): Statement {
+  const secret = new Set(target.secret ?? []);
+  const parts = columnsOf(target).map(([key, column]) =>
+    secret.has(key)
+      ? sql`${key}, json_object('old', ${REDACTED}, 'new', NULL)`
+      : sql`${key}, json_object('old', ${column}, 'new', NULL)`,
+  );
+  return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
+}
+
+/** `INSERT INTO audit_log SELECT ... FROM <table> WHERE <where>`: one audit row per matching row. */
+function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action: string, changes: SQL): Statement {
+  const { actorType, actorId, actorName } = actorValues(ctx);
+  const now = ctx.deps.clock.now().toISOString();
+  const values: Record<keyof typeof auditLog.$inferSelect, SQL> = {
+    id: sql`NULL`,
+    createdAt: sql`${now}`,
+    updatedAt: sql`${now}`,
+    schoolId: target.table.schoolId ? sql`${target.table.schoolId}` : sql`${ctx.schoolId}`,
+    actorType: sql`${actorType}`,
+    actorId: sql`${actorId}`,
+    actorName: sql`${actorName}`,
+    entity: sql`${target.entity}`,
+    recordId: sql`${target.table.id}`,
+    action: sql`${action}`,
+    changes,
+    requestId: sql`${ctx.requestId}`,
+  };
+  // Drizzle lists every column of the table, in declaration order: select them in that order.
+  const select = Object.keys(getTableColumns(auditLog)).map((key) => values[key as keyof typeof values]);
+  const filter = where ? sql` WHERE ${where}` : sql``;
+  return ctx.deps.db.insert(auditLog).select(sql`SELECT ${sql.join(select, sql`, `)} FROM ${target.table}${filter}`);
+}

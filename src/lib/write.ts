@@ -1,0 +1,83 @@
+/**
+ * The one way to write: read -> decide -> one `db.batch([...])` (one transaction, one round trip).
+ *
+ * - `guard()` after a conditional UPDATE or DELETE aborts the whole batch when that statement
+ *   matched no row (`write_guard`'s CHECK fails), so statements after it (audit rows, side
+ *   tables) never outlive a change that did not happen.
+ * - `commit()` runs the batch and maps constraint errors to the problem a caller can act on.
+ */
+
+import { getTableName, sql } from "drizzle-orm";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client";
+import type { Ctx } from "./context";
+import { conflict } from "./errors";
+
+export type Statement = BatchItem<"sqlite">;
+
+/** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
+function isConstraint(err: unknown, pattern: RegExp): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (pattern.test(e.message)) return true;
+  }
+  return false;
+}
+
+export const isUniqueViolation = (err: unknown) => isConstraint(err, /UNIQUE constraint failed/i);
+export const isForeignKeyViolation = (err: unknown) => isConstraint(err, /FOREIGN KEY constraint failed/i);
+const isGuardFailure = (err: unknown) => isConstraint(err, /CHECK constraint failed: write_guard/i);
+
+/** Thrown by `commit` when a guarded statement matched no row: the caller tells 404 from 409. */
+export class GuardFailed extends Error {
+  constructor() {
+    super("a guarded write matched no row");
+    this.name = "GuardFailed";
+  }
+}
+
+/**
+ * The guard table (migration 0007; kept out of the drizzle schema files because it is not data):
+ * its CHECK (ok = 1) refuses every row, so inserting one aborts the batch.
+ */
+const writeGuard = sqliteTable("write_guard", { ok: integer("ok").notNull() });
+
+/** Aborts the batch when the statement just before it changed no row. */
+export function guard(db: Db): Statement {
+  return db.insert(writeGuard).select(sql`SELECT 0 WHERE changes() = 0`);
+}
+
+/**
+ * The id of the row a batch just inserted into `table`, usable by later statements of the same
+ * batch (tables use AUTOINCREMENT, and D1 runs one transaction at a time).
+ */
+export function insertedId(table: SQLiteTable) {
+  return sql<number>`(SELECT seq FROM sqlite_sequence WHERE name = ${getTableName(table)})`;
+}
+
+export interface CommitMessages {
+  /** The 409 when a unique index refuses the write. */
+  conflict?: string;
+  /** The 409 when a foreign key refuses it. */
+  reference?: string;
+}
+
+/** Runs the statements as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
+export async function commit<T extends readonly [Statement, ...Statement[]]>(
+  ctx: Ctx,
+  statements: T,
+  messages: CommitMessages = {},
+): Promise<BatchResponse<T>> {
+  try {
+    return (await ctx.deps.db.batch(statements as unknown as [Statement, ...Statement[]])) as BatchResponse<T>;
+  } catch (err) {
+    if (isGuardFailure(err)) throw new GuardFailed();
+    if (isUniqueViolation(err)) throw conflict(messages.conflict ?? "A record with these values already exists");
+    if (isForeignKeyViolation(err)) {
+      throw conflict(
+        messages.reference ?? "The change refers to a record that no longer exists, or one that is still referenced",
+      );
+    }
+    throw err;
+  }
+}

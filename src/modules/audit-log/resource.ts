@@ -1,0 +1,143 @@
+/**
+ * The audit trail (`GET /api/v1/audit-log`): who changed what, when, with the old and new values.
+ * Written only by the building block (src/lib/audit.ts), in the same batch as each change; no route
+ * changes or deletes a row. School admins read their school's trail; the super-admin reads every
+ * school's when no `X-School-Id` is sent (and one school's when it is). Newest first.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, getTableColumns, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { users } from "../../db/core";
+import { type Ctx, tenant } from "../../lib/context";
+import { defineResource, RecordBase } from "../../lib/resource";
+import { UtcDateTime } from "../school-configuration/range";
+import { permissions } from "./permissions";
+import { auditLog } from "./schema";
+
+const ActorType = z.enum(auditLog.actorType.enumValues);
+
+const Change = z.object({ old: z.unknown(), new: z.unknown() }).openapi("AuditChange");
+
+/** `user:2`, `import:7` or `job:sweep-bulk-processes`. */
+const ActorRef = z
+  .string()
+  .max(80)
+  .regex(
+    /^(user:[1-9]\d{0,15}|import:[1-9]\d{0,15}|job:[a-z][a-z0-9-]{0,60})$/,
+    "Expected user:<id>, import:<id> or job:<name>",
+  )
+  .optional()
+  .openapi({
+    description: "Only changes by this actor: `user:<id>`, `import:<bulk process id>` or `job:<name>`",
+    example: "user:2",
+  });
+
+/** `document:5`: the history of one record. */
+const RecordRef = z
+  .string()
+  .max(80)
+  .regex(/^[a-z][a-z0-9-]{0,40}:[1-9]\d{0,15}$/, "Expected <entity>:<id>, like document:5")
+  .optional()
+  .openapi({ description: "Only changes of this record: `<entity>:<id>`", example: "document:5" });
+
+const Entity = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,40}$/, "Expected an entity name like document")
+  .optional()
+  .openapi({ description: "Only changes of this kind of record", example: "document" });
+
+function actorWhere(ref: string): SQL | undefined {
+  const [type, value = ""] = ref.split(/:(.*)/s) as [string, string?];
+  if (type === "job")
+    return and(eq(auditLog.actorType, "job"), isNull(auditLog.actorId), eq(auditLog.actorName, value));
+  return and(eq(auditLog.actorType, type as "user" | "import"), eq(auditLog.actorId, Number(value)));
+}
+
+function recordWhere(ref: string): SQL | undefined {
+  const i = ref.lastIndexOf(":");
+  return and(eq(auditLog.entity, ref.slice(0, i)), eq(auditLog.recordId, Number(ref.slice(i + 1))));
+}
+
+/** A super-admin without a current school reads every school's trail; everyone else their school's. */
+function visibleTo(ctx: Ctx): SQL | undefined {
+  if (ctx.isSuperAdmin && ctx.schoolId === null) return undefined;
+  return tenant(ctx, { schoolId: auditLog.schoolId });
+}
+
+function parseChanges(text: string): Record<string, { old: unknown; new: unknown }> {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+const resource = defineResource({
+  name: "auditLog",
+  plural: "auditLogs",
+  label: "Audit log entry",
+  entity: "audit-log",
+  path: "/api/v1/audit-log",
+  tag: "Operations",
+  scope: "platform",
+  table: auditLog,
+  record: RecordBase.extend({
+    schoolId: z.number().int().nullable().openapi({ description: "The school; null for platform records" }),
+    actor: z.object({
+      type: ActorType,
+      id: z.number().int().nullable().openapi({ description: "The user id, or the bulk process id of an import" }),
+      name: z.string().nullable().openapi({ description: "The user's name, or the job's" }),
+    }),
+    entity: z.string().openapi({ example: "document" }),
+    recordId: z.number().int(),
+    action: z.string().openapi({ example: "update", description: "create, update, delete or an action's name" }),
+    changes: z.record(z.string(), Change).openapi({ description: "The fields that changed, with old and new values" }),
+    requestId: z.string().nullable(),
+  }),
+  // The acting user's name, joined: one round trip for the page and its names.
+  view: {
+    fields: {
+      ...getTableColumns(auditLog),
+      userName: sql<string | null>`trim(${users.firstName} || ' ' || ${users.lastName})`,
+    },
+    join: (q) => q.leftJoin(users, and(eq(auditLog.actorType, "user"), eq(users.id, auditLog.actorId))),
+  },
+  toRecord: (row) => ({
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    schoolId: row.schoolId,
+    actor: { type: row.actorType, id: row.actorId, name: row.actorName ?? row.userName },
+    entity: row.entity,
+    recordId: row.recordId,
+    action: row.action,
+    changes: parseChanges(row.changes),
+    requestId: row.requestId,
+  }),
+  visibleTo,
+});
+
+const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-11-01T00:00:00Z" });
+
+export const listAuditLogs = resource.list({
+  access: permissions.read,
+  filters: {
+    entity: { schema: Entity, where: (v: string) => eq(auditLog.entity, v), example: "document" },
+    record: { schema: RecordRef, where: recordWhere, example: "document:5" },
+    actor: { schema: ActorRef, where: actorWhere, example: "user:2" },
+    from: {
+      schema: at("Only changes at or after this instant"),
+      where: (v: string) => gte(auditLog.createdAt, v),
+      example: "2026-11-01T00:00:00Z",
+    },
+    to: {
+      schema: at("Only changes at or before this instant"),
+      where: (v: string) => lte(auditLog.createdAt, v),
+      example: "2026-12-01T00:00:00Z",
+    },
+  },
+  // Newest first, through the (school_id, ..., created_at) indexes read backwards.
+  defaultOrder: [desc(auditLog.createdAt), desc(auditLog.id)],
+  summary: "List the audit trail, newest first (the super-admin without X-School-Id: every school's)",
+});
+
+export const getAuditLog = resource.get({ access: permissions.read, summary: "Get an audit log entry by id" });

@@ -1,0 +1,26 @@
+import { createMessageBatch } from "cloudflare:test";
+import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
+import { handleQueue } from "../../jobs/queue";
+
+export const fixtures: Fixtures = {
+  "/api/v1/bulk-process": {
+    // PUT only queues a failed process again, so the fixture runs the bulk consumer once: the
+    // spreadsheet was never uploaded, so the process ends failed.
+    create: async (t, school) => {
+      const documentId = await createVia(t, "/api/v1/documents", school, {
+        name: "Import",
+        slug: `${school}/documents/${uniq("import")}.xlsx`,
+      });
+      const id = await createVia(t, "/api/v1/bulk-process", school, { entity: "students", documentId });
+      const message = {
+        id: uniq("fixture-bulk"),
+        timestamp: new Date(),
+        attempts: 1,
+        body: { bulkProcessId: id, schoolId: school },
+      };
+      await handleQueue(t.deps, createMessageBatch("school-bulk", [message]));
+      return id;
+    },
+    bodies: { updateBulkProcess: { status: "queued" } },
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * The module registry: one line per functional area. The app's routes, the permission catalogue,
+ * the cron dispatcher and the queue dispatcher are all assembled from this list.
+ */
+import type { BuiltinRole, PermissionDef } from "../lib/access";
+import type { Module } from "../lib/module";
+import auditLog from "./audit-log";
+import auth from "./auth";
+import bulkProcess from "./bulk-process";
+import cronHistory from "./cron-history";
+import dev from "./dev";
+import deviceToken from "./device-token";
+import document from "./document";
+import health from "./health";
+import holidayCycle from "./holiday-cycle";
+import permission from "./permission";
+import scheduleConfiguration from "./schedule-configuration";
+import school from "./school";
+import schoolConfiguration from "./school-configuration";
+import transportRules from "./transport-rules";
+import user from "./user";
+import version from "./version";
+
+export const MODULES: readonly Module[] = [
+  health,
+  version,
+  auth,
+  user,
+  permission,
+  school,
+  schoolConfiguration,
+  holidayCycle,
+  scheduleConfiguration,
+  document,
+  deviceToken,
+  bulkProcess,
+  transportRules,
+  cronHistory,
+  auditLog,
+  dev,
+];
+
+let catalogue: readonly PermissionDef[] | undefined;
+
+/** Every permission the modules declare, by id (ids and names are checked unique once). */
+export function permissionCatalogue(): readonly PermissionDef[] {
+  if (!catalogue) {
+    const all = MODULES.flatMap((m) => Object.values(m.permissions ?? {})).sort((a, b) => a.id - b.id);
+    for (const [i, p] of all.entries()) {
+      const before = all[i - 1];
+      if (before && (before.id === p.id || all.some((q) => q !== p && q.name === p.name))) {
+        throw new Error(`permission ${p.name} (${p.id}) is declared twice`);
+      }
+    }
+    catalogue = all;
+  }
+  return catalogue;
+}
+
+/** The permissions a built-in role is granted (super-admin: all). */
+export function grantsOf(role: BuiltinRole): readonly PermissionDef[] {
+  return permissionCatalogue().filter((p) => role === "super-admin" || p.grants.includes(role));
+}

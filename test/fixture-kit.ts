@@ -1,0 +1,28 @@
+/** What module fixtures (`src/modules/<name>/fixture.ts`) are made of. */
+import type { TestApp } from "./helpers";
+
+export interface Fixture {
+  /** Creates a record in `school` (through the API, as a caller allowed to) and returns its id. */
+  create(t: TestApp, school: number): Promise<number>;
+  /** Valid request bodies by operationId, for operations that take one (updates, actions). */
+  bodies?: Record<string, unknown>;
+}
+
+/** Fixtures of a module, keyed by the collection path they make records for. */
+export type Fixtures = Record<string, Fixture>;
+
+/** A super-admin token acting in `school`: the simplest caller that may create anything. */
+export async function asSuperAdmin(t: TestApp) {
+  return t.token(1, {}, true);
+}
+
+/** POSTs `body` to `path` in `school` and returns the created id (fails loudly otherwise). */
+export async function createVia(t: TestApp, path: string, school: number, body: unknown, token?: string) {
+  const res = await t.request(path, { method: "POST", token: token ?? (await asSuperAdmin(t)), school, body });
+  if (res.status !== 201) throw new Error(`fixture POST ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: number }).id;
+}
+
+let unique = 0;
+/** A value unique within a test file (names, slugs, tokens). */
+export const uniq = (prefix: string) => `${prefix}-${++unique}-${Math.random().toString(36).slice(2, 8)}`;
