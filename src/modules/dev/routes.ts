@@ -5,10 +5,20 @@ import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { defineRoute, json } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 import { Phone } from "../auth/routes";
+import { codeInMessage } from "../auth/service";
 import { devOutbox } from "./schema";
 
 const Message = z
-  .object({ id: z.number().int(), to: z.string(), body: z.string(), createdAt: z.string() })
+  .object({
+    id: z.number().int(),
+    to: z.string(),
+    body: z.string(),
+    code: z
+      .string()
+      .nullable()
+      .openapi({ description: "The sign-in code the message carries, or null", example: "123456" }),
+    createdAt: z.string(),
+  })
   .openapi("OutboxMessage");
 
 const outbox = defineRoute({
@@ -30,5 +40,5 @@ export const devRouter = createRouter().openapi(outbox, async (c) => {
     page: q,
     url: c.req.url,
   });
-  return c.json(page, 200);
+  return c.json({ ...page, data: page.data.map((m) => ({ ...m, code: codeInMessage(m.body) })) }, 200);
 });
