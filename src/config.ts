@@ -6,6 +6,9 @@
 import { z } from "zod";
 
 const version = z.string().regex(/^\d+(\.\d+){0,2}$/, "a version like 1.4.0");
+/** A whole number from a var (which may arrive as text); absent or empty means "the default". */
+const whole = (min: number, max: number) =>
+  z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
 
 const ConfigSchema = z.object({
   ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
@@ -20,6 +23,10 @@ const ConfigSchema = z.object({
   S3_REGION: z.string().default("auto"),
   S3_ACCESS_KEY_ID: z.string().min(1),
   S3_SECRET_ACCESS_KEY: z.string().min(1),
+  AUTH_RESEND_COOLDOWN_SECONDS: whole(0, 3600),
+  AUTH_CODES_PER_HOUR: whole(1, 10_000),
+  AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
+  AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
   LIBSQL_URL: z.string().optional(),
   LIBSQL_AUTH_TOKEN: z.string().optional(),
   IOS_LATEST_VERSION: version,
@@ -34,10 +41,25 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
   if (v.SMS_PROVIDER === "twilio" && !(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN && v.TWILIO_FROM)) {
     throw new Error("SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM");
   }
+  const isDevelopment = v.ENVIRONMENT === "development";
+  // Strict unless development, where a developer signs in many times an hour from one address.
+  const strictUnlessDev = (value: number | undefined, strict: number, dev: number) =>
+    value ?? (isDevelopment ? dev : strict);
   return {
     environment: v.ENVIRONMENT,
-    isDevelopment: v.ENVIRONMENT === "development",
+    isDevelopment,
     authSecret: v.AUTH_SECRET,
+    /** Limits on sign-in codes and number checks (docs/decisions.md, "Auth"). */
+    authLimits: {
+      /** Seconds between two codes for one number. */
+      resendCooldownSeconds: strictUnlessDev(v.AUTH_RESEND_COOLDOWN_SECONDS, 60, 0),
+      /** Codes per number per rolling hour. */
+      codesPerHour: strictUnlessDev(v.AUTH_CODES_PER_HOUR, 5, 100),
+      /** `verify-phone-number` calls per number per hour. */
+      phoneChecksPerNumber: strictUnlessDev(v.AUTH_PHONE_CHECKS_PER_NUMBER, 10, 1000),
+      /** `verify-phone-number` calls per client address per 10 minutes. */
+      phoneChecksPerAddress: strictUnlessDev(v.AUTH_PHONE_CHECKS_PER_ADDRESS, 30, 1000),
+    },
     sms:
       v.SMS_PROVIDER === "twilio"
         ? {

@@ -4,16 +4,23 @@
  * and access tokens that expire and carry the caller's roles.
  *
  * Storage is shared by the tests of this file, so each test moves the clock two hours on (past
- * every per-number limit) and tests that exhaust a number use a number of their own.
+ * every per-number limit) and tests that exhaust a number use a number of their own. The limits
+ * are the production ones, set explicitly (the test bindings are a development environment).
+ *
+ * Concurrency: requests fired together with Promise.all interleave at every D1 call, as requests
+ * to one database do in production; a limit that reads, decides, then writes lets most through.
  */
-import { eq } from "drizzle-orm";
+import { eq, like } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { users } from "../src/db/core";
+import { rateLimits } from "../src/jobs/schema";
+import { addressKey } from "../src/lib/rate-limit";
 import { verificationCodes } from "../src/modules/auth/schema";
+import { purgeExpired } from "../src/modules/auth/service";
 import { signAccessToken } from "../src/modules/auth/tokens";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";
 
-const t = makeTestApp();
+const t = makeTestApp({ config: configWith(STRICT_AUTH_LIMITS) });
 
 beforeEach(() => {
   t.clock.advance(2 * 3600);
@@ -32,10 +39,35 @@ const sendCode = (phone: unknown) =>
   t.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
 const verify = (phone: string, code: string) =>
   t.request("/api/v1/auth/verify-code", { method: "POST", body: { phone, code } });
-const verifyPhone = (phone: unknown) =>
-  t.request("/api/v1/auth/verify-phone-number", { method: "POST", body: { phone } });
+const verifyPhone = (phone: unknown, address?: string) =>
+  t.request("/api/v1/auth/verify-phone-number", {
+    method: "POST",
+    body: { phone },
+    headers: address ? { "cf-connecting-ip": address } : {},
+  });
 const refresh = (refreshToken: string) =>
   t.request("/api/v1/auth/refresh-token", { method: "POST", body: { refreshToken } });
+
+const codeRows = (phone: string) => t.db.select().from(verificationCodes).where(eq(verificationCodes.phone, phone));
+
+/** Statuses of many responses, counted: `{ 202: 1, 429: 19 }`. */
+const tally = (responses: Response[]) =>
+  responses.reduce<Record<number, number>>((acc, r) => {
+    acc[r.status] = (acc[r.status] ?? 0) + 1;
+    return acc;
+  }, {});
+
+/** Every 429 among `responses` is a problem with a whole, positive retry-after (returns them). */
+async function retryAfters(responses: Response[]) {
+  const waits: number[] = [];
+  for (const res of responses.filter((r) => r.status === 429)) {
+    expect((await problem(res)).type).toBe("/problems/rate-limited");
+    const header = res.headers.get("retry-after") ?? "";
+    expect(header).toMatch(/^[1-9]\d*$/);
+    waits.push(Number(header));
+  }
+  return waits;
+}
 
 async function outbox(phone: string) {
   const res = await t.request(`/api/v1/dev/outbox?to=${encodeURIComponent(phone)}`);
@@ -127,6 +159,42 @@ describe("send-verification-code", () => {
     expect((await outbox(phone)).total).toBe(6);
   });
 
+  it("of 20 concurrent requests for one number, exactly one gets a code; the others are 429 with retry-after", async () => {
+    const { phone } = await newUser();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => sendCode(phone)));
+    expect(tally(responses)).toEqual({ 202: 1, 429: 19 });
+    for (const wait of await retryAfters(responses)) expect(wait).toBe(60);
+    expect(await codeRows(phone)).toHaveLength(1);
+    expect((await outbox(phone)).total).toBe(1);
+  });
+
+  it("with a cap of 5 an hour and no cooldown, 20 concurrent requests create exactly 5 codes", async () => {
+    const capped = makeTestApp({
+      config: configWith({ AUTH_RESEND_COOLDOWN_SECONDS: "0", AUTH_CODES_PER_HOUR: "5" }),
+    });
+    const { phone } = await newUser();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        capped.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } }),
+      ),
+    );
+    expect(tally(responses)).toEqual({ 202: 5, 429: 15 });
+    // All five were made this instant: the first leaves the hour window in an hour.
+    for (const wait of await retryAfters(responses)) expect(wait).toBe(3600);
+    expect(await codeRows(phone)).toHaveLength(5);
+  });
+
+  it("with development's defaults, a code may be asked for again at once", async () => {
+    const dev = makeTestApp({ config: configWith({ ENVIRONMENT: "development" }) });
+    const { phone } = await newUser();
+    for (let i = 0; i < 10; i++) {
+      const res = await dev.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
+      expect(res.status).toBe(202);
+      expect(((await res.json()) as { resendIn: number }).resendIn).toBe(0);
+    }
+    expect(await codeRows(phone)).toHaveLength(10);
+  });
+
   it("sends nothing to an inactive user, and says the number is not registered", async () => {
     const { phone } = await newUser("inactive");
     expect((await sendCode(phone)).status).toBe(202);
@@ -203,11 +271,54 @@ describe("verify-code", () => {
     for (let i = 0; i < 5; i++) expect((await verify(phone, wrong(code))).status).toBe(401);
     const res = await verify(phone, code);
     expect(res.status).toBe(429);
-    await problem(res);
+    expect((await problem(res)).title).toBe("Too many attempts");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await codeRows(phone))[0]?.attempts).toBe(5);
     // A new code starts a new count.
     t.clock.advance(61);
     await sendCode(phone);
     expect((await verify(phone, await t.lastCode(phone))).status).toBe(200);
+  });
+
+  it("of 40 concurrent wrong guesses at most 5 are evaluated, and then even the right code is refused", async () => {
+    const { phone } = await newUser();
+    await sendCode(phone);
+    const code = await t.lastCode(phone);
+    const guesses = await Promise.all(Array.from({ length: 40 }, () => verify(phone, wrong(code))));
+    expect(tally(guesses)).toEqual({ 401: 5, 429: 35 });
+    await retryAfters(guesses);
+    const details = await Promise.all(
+      guesses.filter((r) => r.status === 401).map(async (r) => (await problem(r)).detail),
+    );
+    // Each evaluated guess used up its own attempt: 4, 3, 2, 1, 0 left.
+    expect(details.map((d) => /(\d) attempts? left/.exec(d)?.[1]).sort()).toEqual(["0", "1", "2", "3", "4"]);
+    expect((await codeRows(phone))[0]?.attempts).toBe(5);
+
+    const right = await verify(phone, code);
+    expect(right.status).toBe(429);
+    await retryAfters([right]);
+    expect((await codeRows(phone))[0]).toMatchObject({ attempts: 5, consumedAt: null });
+  });
+
+  it("the right code sent with 20 concurrent wrong guesses signs in only as one of the first 5 evaluated", async () => {
+    const { phone } = await newUser();
+    await sendCode(phone);
+    const code = await t.lastCode(phone);
+    const responses = await Promise.all([
+      ...Array.from({ length: 20 }, () => verify(phone, wrong(code))),
+      verify(phone, code),
+    ]);
+    const counts = tally(responses);
+    const [row] = await codeRows(phone);
+    expect(row?.attempts).toBeLessThanOrEqual(5);
+    if (counts[200]) {
+      // The right code was claimed among the first five: it signed in once and spent the code.
+      expect(counts[200]).toBe(1);
+      expect(row?.consumedAt).not.toBeNull();
+    } else {
+      expect(counts).toEqual({ 401: 5, 429: 16 });
+      expect(row?.attempts).toBe(5);
+    }
   });
 
   it("refuses an expired code (after 10 minutes)", async () => {
@@ -290,6 +401,54 @@ describe("verify-phone-number", () => {
     }
   });
 
+  it("limits each number: of 30 concurrent checks from 30 addresses exactly 10 pass, the rest are 429", async () => {
+    const phone = "+15550200001";
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => verifyPhone(phone, `203.0.113.${i + 1}`)));
+    expect(tally(responses)).toEqual({ 200: 10, 429: 20 });
+    for (const wait of await retryAfters(responses)) expect(wait).toBe(3600);
+    // The number's window is over an hour after it began; then it answers again.
+    t.clock.advance(3599);
+    const early = await verifyPhone(phone, "203.0.113.200");
+    expect(early.status).toBe(429);
+    expect(early.headers.get("retry-after")).toBe("1");
+    t.clock.advance(1);
+    expect((await verifyPhone(phone, "203.0.113.200")).status).toBe(200);
+  });
+
+  it("limits each client address: of 40 concurrent checks of 40 numbers exactly 30 pass; other addresses may go on", async () => {
+    const address = "198.51.100.7";
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => verifyPhone(`+1555021${String(i).padStart(4, "0")}`, address)),
+    );
+    expect(tally(responses)).toEqual({ 200: 30, 429: 10 });
+    for (const wait of await retryAfters(responses)) expect(wait).toBe(600);
+    expect((await verifyPhone("+15550219999", "198.51.100.8")).status).toBe(200);
+    t.clock.advance(600);
+    expect((await verifyPhone("+15550219998", address)).status).toBe(200);
+  });
+
+  it("counts requests without a client address under one shared key", async () => {
+    const responses: Response[] = [];
+    for (let i = 0; i < 31; i++) responses.push(await verifyPhone(`+1555022${String(i).padStart(4, "0")}`));
+    expect(tally(responses)).toEqual({ 200: 30, 429: 1 });
+  });
+
+  it("counts the addresses of one IPv6 /64 as one client", async () => {
+    expect(addressKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:DB8:1:2:ffff:0:0:9")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressKey("::ffff:192.0.2.1")).toBe("192.0.2.1");
+    expect(addressKey("192.0.2.1")).toBe("192.0.2.1");
+    expect(addressKey(undefined)).toBe("unknown");
+    expect(addressKey("")).toBe("unknown");
+    const responses = await Promise.all(
+      Array.from({ length: 31 }, (_, i) =>
+        verifyPhone(`+1555023${String(i).padStart(4, "0")}`, `2001:db8:77:1:${(i + 1).toString(16)}::1`),
+      ),
+    );
+    expect(tally(responses)).toEqual({ 200: 30, 429: 1 });
+  });
+
   it("refuses a malformed number or body with 400", async () => {
     for (const phone of ["abc", "", "+1", 123]) {
       const res = await verifyPhone(phone);
@@ -301,6 +460,44 @@ describe("verify-phone-number", () => {
       body: { phone: DEMO.northAdmin.phone, status: "active" },
     });
     expect(extra.status).toBe(400);
+  });
+});
+
+describe("housekeeping", () => {
+  it("purgeExpired removes rate-limit windows that are over and keeps the running ones", async () => {
+    const at = (seconds: number) => new Date(t.clock.now().getTime() + seconds * 1000).toISOString();
+    await t.db.insert(rateLimits).values([
+      { key: "purge-test:over", count: 3, resetAt: at(-1) },
+      { key: "purge-test:ends-now", count: 3, resetAt: at(0) },
+      { key: "purge-test:running", count: 3, resetAt: at(1) },
+    ]);
+    await purgeExpired(t.deps);
+    const left = await t.db
+      .select({ key: rateLimits.key })
+      .from(rateLimits)
+      .where(like(rateLimits.key, "purge-test:%"));
+    expect(left.map((r) => r.key)).toEqual(["purge-test:running"]);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("declares the 401 and 429 the auth routes answer, and retry-after on every 429", async () => {
+    type Responses = Record<string, { headers?: Record<string, { required?: boolean; schema?: { type?: string } }> }>;
+    const doc = (await (await t.request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Responses }>>;
+    };
+    const statuses = (path: string) => Object.keys(doc.paths[path]?.post?.responses ?? {});
+    expect(statuses("/api/v1/auth/verify-code")).toEqual(expect.arrayContaining(["401", "429"]));
+    expect(statuses("/api/v1/auth/refresh-token")).toContain("401");
+    expect(statuses("/api/v1/auth/verify-phone-number")).toContain("429");
+    expect(statuses("/api/v1/auth/send-verification-code")).toContain("429");
+    const tooMany = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op.responses["429"] ? [op.responses["429"]] : [])),
+    );
+    expect(tooMany.length).toBeGreaterThanOrEqual(3);
+    for (const response of tooMany) {
+      expect(response.headers?.["retry-after"]).toMatchObject({ required: true, schema: { type: "integer" } });
+    }
   });
 });
 

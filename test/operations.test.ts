@@ -15,7 +15,8 @@ import { cronHistory } from "../src/jobs/schema";
 import { TAGS } from "../src/lib/route";
 import { refreshTokens, verificationCodes } from "../src/modules/auth/schema";
 import { twilioSms } from "../src/modules/auth/sms";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { devOutbox } from "../src/modules/dev/schema";
+import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";
 
 const t = makeTestApp();
 
@@ -139,6 +140,30 @@ describe("development outbox", () => {
 
     const dev = await t.request("/api/v1/dev/outbox?to=%2B15550000002");
     expect(dev.status).toBe(200);
+  });
+
+  it("gives each message's sign-in code as its own field, or null when it holds none", async () => {
+    const phone = "+15550300010";
+    await t.db.insert(users).values({ phone, status: "active" });
+    await t.db
+      .insert(devOutbox)
+      .values({ to: phone, body: "Your child's bus 12 leaves at 15:40", createdAt: "2026-11-23T14:00:00.000Z" });
+    const sent = await t.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
+    expect(sent.status).toBe(202);
+    const res = await t.request(`/api/v1/dev/outbox?to=${encodeURIComponent(phone)}`);
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: { body: string; code: string | null }[] };
+    expect(data).toHaveLength(2);
+    const [latest, other] = data;
+    expect(latest?.code).toMatch(/^\d{6}$/);
+    expect(latest?.body).toContain(latest?.code);
+    expect(other).toMatchObject({ body: "Your child's bus 12 leaves at 15:40", code: null });
+    // The code shown is the one that signs in.
+    const session = await t.request("/api/v1/auth/verify-code", {
+      method: "POST",
+      body: { phone, code: latest?.code },
+    });
+    expect(session.status).toBe(200);
   });
 
   it("needs a valid number", async () => {
@@ -318,7 +343,9 @@ describe("Twilio SMS provider", () => {
   it("answers 503 when the provider refuses, leaking nothing, and a retry is not rate limited", async () => {
     const phone = "+15550300003";
     await newUser(phone);
-    const app = makeTestApp({ sms: twilio("wrong-token") });
+    // The production limits: a failed send that left its row would make the retry a 429.
+    const config = configWith(STRICT_AUTH_LIMITS);
+    const app = makeTestApp({ sms: twilio("wrong-token"), config });
     const res = await app.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
     expect(res.status).toBe(503);
     const text = await res.clone().text();
@@ -328,7 +355,7 @@ describe("Twilio SMS provider", () => {
     expect(await received(phone)).toEqual([]);
 
     // The failed attempt neither counts as sent nor leaves a usable code behind.
-    const retry = makeTestApp({ sms: twilio("test-auth-token") });
+    const retry = makeTestApp({ sms: twilio("test-auth-token"), config });
     retry.clock.current = app.clock.now();
     const again = await retry.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone } });
     expect(again.status).toBe(202);

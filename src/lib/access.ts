@@ -20,6 +20,12 @@ export const BUILTIN_ROLES = {
 
 export type BuiltinRole = keyof typeof BUILTIN_ROLES;
 
+/**
+ * Built-in permission ids are below this; custom ones (created through the API) take ids from here
+ * on (migration 0008), and access tokens carry only the built-in ones: no route checks a custom one.
+ */
+export const FIRST_CUSTOM_PERMISSION_ID = 1000;
+
 /** A named capability: `document.read`. */
 export interface PermissionDef {
   readonly id: number;

@@ -80,12 +80,25 @@ const DESCRIPTIONS: Record<ProblemStatus, string> = {
   503: "A dependency is failing",
 };
 
+/** Every 429 says when to come back. */
+const RETRY_AFTER = {
+  "retry-after": {
+    description: "Seconds to wait before trying again",
+    required: true,
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
+
 /** OpenAPI response objects for the given statuses, to spread into a route's `responses`. */
 export function errorResponses(statuses: readonly ProblemStatus[]) {
   return Object.fromEntries(
     statuses.map((s) => [
       s,
-      { description: DESCRIPTIONS[s], content: { "application/problem+json": { schema: ProblemSchema } } },
+      {
+        description: DESCRIPTIONS[s],
+        ...(s === 429 ? { headers: RETRY_AFTER } : {}),
+        content: { "application/problem+json": { schema: ProblemSchema } },
+      },
     ]),
   );
 }

@@ -6,7 +6,7 @@
  * run unchanged on libSQL.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
@@ -15,49 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
-import { migrationStatements } from "../../src/db/sql-script";
-import type { Deps, QueueProducer } from "../../src/deps";
+import type { Deps } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
 import type { Page } from "../../src/lib/pagination";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/modules/auth/sms";
-
-const root = new URL("../../", import.meta.url).pathname;
-
-class Clock {
-  current = new Date("2026-11-23T15:00:00.000Z");
-  now() {
-    return new Date(this.current);
-  }
-  advance(seconds: number) {
-    this.current = new Date(this.current.getTime() + seconds * 1000);
-  }
-}
-
-/** A queue producer that keeps what it is given. */
-function recordingQueue(): QueueProducer & { sent: unknown[] } {
-  const sent: unknown[] = [];
-  return {
-    sent,
-    async send(body) {
-      sent.push(body);
-    },
-    async sendBatch(messages) {
-      for (const m of messages) sent.push(m.body);
-    },
-  };
-}
-
-/** Applies every migration in order, each file in one batch, the way D1 applies them. */
-async function migrate(client: Client) {
-  const dir = join(root, "migrations");
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    await client.batch(migrationStatements(readFileSync(join(dir, file), "utf8")), "write");
-  }
-  await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
-}
+import { Clock, migrate, recordingQueue } from "./libsql-app";
 
 let directory: string;
 let client: Client;
@@ -73,6 +36,9 @@ beforeAll(async () => {
 
   const config = loadConfig({
     ENVIRONMENT: "development",
+    // The production limits (development relaxes them): this file checks they hold on libSQL too.
+    AUTH_RESEND_COOLDOWN_SECONDS: "60",
+    AUTH_CODES_PER_HOUR: "5",
     AUTH_SECRET: "libsql-test-secret-0123456789abcdef0123456789",
     S3_ENDPOINT: "http://127.0.0.1:4569",
     S3_BUCKET: "school-documents",

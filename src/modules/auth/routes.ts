@@ -41,7 +41,7 @@ const sendCode = defineRoute({
   operationId: "sendVerificationCode",
   summary: "Send a sign-in code by SMS",
   description:
-    "Answers 202 whether or not the number belongs to a user. One code a minute and five an hour per number (429 with retry-after).",
+    "Answers 202 whether or not the number belongs to a user. Per number a resend cooldown and an hourly cap (by default one code a minute, five an hour): 429 with retry-after.",
   access: "public",
   errors: [429, 503],
   request: { body: jsonBody(PhoneBody, "SendCodeRequest") },
@@ -59,8 +59,10 @@ const verifyCode = defineRoute({
   tag: "Auth",
   operationId: "verifyCode",
   summary: "Exchange a code for a session",
+  description:
+    "401 for a wrong, expired or used code. A code allows 5 attempts; after them even the right code is a 429: ask for a new one.",
   access: "public",
-  errors: [429],
+  errors: [401, 429],
   request: {
     body: jsonBody(
       z.strictObject({
@@ -82,7 +84,10 @@ const verifyPhone = defineRoute({
   tag: "Auth",
   operationId: "verifyPhoneNumber",
   summary: "Say whether a number belongs to a user who may sign in",
+  description:
+    "Limited per number and per client address (by default 10 an hour per number, 30 per 10 minutes per address): 429 with retry-after.",
   access: "public",
+  errors: [429],
   request: { body: jsonBody(PhoneCheckBody, "PhoneCheckRequest") },
   responses: {
     200: json(
@@ -98,8 +103,9 @@ const refreshToken = defineRoute({
   tag: "Auth",
   operationId: "refreshToken",
   summary: "Rotate a refresh token for a new session",
-  description: "The presented token is spent; presenting it again ends the whole session family.",
+  description: "The presented token is spent; presenting it again ends the whole session family (401).",
   access: "public",
+  errors: [401],
   request: { body: jsonBody(RefreshBody, "RefreshTokenRequest") },
   responses: { 200: json(Session, "A new access token and refresh token") },
 });
@@ -131,7 +137,10 @@ export const operations = [
     const { phone, code } = c.req.valid("json");
     return c.json(await auth.verifyCode(c.var.deps, phone, code), 200);
   }),
-  operation(verifyPhone, async (c) => c.json(await auth.verifyPhoneNumber(c.var.deps, c.req.valid("json").phone), 200)),
+  operation(verifyPhone, async (c) => {
+    const { phone } = c.req.valid("json");
+    return c.json(await auth.verifyPhoneNumber(c.var.deps, phone, c.req.header("cf-connecting-ip")), 200);
+  }),
   operation(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200)),
   operation(logout, async (c) => {
     await auth.logout(c.var.deps, c.req.valid("json").refreshToken);

@@ -1,38 +1,79 @@
 /**
  * Sign-in by verification code, and the session that follows (BRIEF 3, "Auth").
  *
- * Codes: 6 digits, stored as an HMAC, valid 10 minutes, 5 attempts, one per minute per number,
- * at most 5 per number per hour. Sessions: an access JWT (10 minutes) and a rotating refresh token
- * (30 days, stored hashed); reusing a rotated refresh token revokes its whole family.
+ * Codes: 6 digits, stored as an HMAC, valid 10 minutes, 5 attempts; per number a resend cooldown
+ * and an hourly cap (`config.authLimits`: 60 s and 5 unless development). Sessions: an access JWT
+ * (10 minutes) and a rotating refresh token (30 days, stored hashed); reusing a rotated refresh
+ * token revokes its whole family.
+ *
+ * D1 has no interactive transactions, so every limit is enforced by the one statement that uses it
+ * up (a conditional insert, a conditional update, an upsert): concurrent requests cannot all pass
+ * a check that each read before the others wrote.
  */
-import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import { rolePermissions, roleUsers, users } from "../../db/core";
 import type { Deps } from "../../deps";
-import { PermissionSet } from "../../lib/access";
+import { rateLimits } from "../../jobs/schema";
+import { FIRST_CUSTOM_PERMISSION_ID, PermissionSet } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { addressKey, hitAll } from "../../lib/rate-limit";
 import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
 export const CODE_TTL_SECONDS = 10 * 60;
 export const CODE_MAX_ATTEMPTS = 5;
-export const RESEND_COOLDOWN_SECONDS = 60;
-export const CODES_PER_HOUR = 5;
 export const REFRESH_TTL_SECONDS = 30 * 24 * 3600;
+/** Windows of the `verify-phone-number` limits (their sizes are settings). */
+export const PHONE_CHECK_NUMBER_WINDOW_SECONDS = 3600;
+export const PHONE_CHECK_ADDRESS_WINDOW_SECONDS = 10 * 60;
 
 const iso = (d: Date) => d.toISOString();
 const plus = (d: Date, seconds: number) => new Date(d.getTime() + seconds * 1000);
 
-const tooMany = (detail: string, retryAfter: number) =>
-  new ApiError(429, detail, { headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) } });
+const tooMany = (detail: string, retryAfter: number, title?: string) =>
+  new ApiError(429, detail, { title, headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) } });
 
 const codeHash = (deps: Deps, phone: string, code: string) => hmacHex(deps.config.authSecret, `${phone}:${code}`);
+
+/** The text of the SMS that carries a code. */
+export const codeMessage = (code: string) => `Your school app code is ${code}. It expires in 10 minutes.`;
+
+/** The code a message from `codeMessage` carries, or null (the development outbox shows it). */
+export const codeInMessage = (body: string) => /\bcode is (\d{6})\b/.exec(body)?.[1] ?? null;
 
 /** Users who may sign in: invited (first sign-in activates them) or active. */
 const canSignIn = (status: string | undefined) => status === "invited" || status === "active";
 
-export async function verifyPhoneNumber(deps: Deps, phone: string) {
-  const [user] = await deps.db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
+/**
+ * Says whether a number may sign in. Limited per number and per client address (the
+ * `cf-connecting-ip` of the request), so it cannot be used to list who is registered.
+ */
+export async function verifyPhoneNumber(deps: Deps, phone: string, clientAddress?: string | null) {
+  const { db, clock, config } = deps;
+  const now = clock.now();
+  const limits = config.authLimits;
+  const [byNumber, byAddress] = await hitAll(
+    db,
+    [
+      {
+        key: `verify-phone:${phone}`,
+        limit: limits.phoneChecksPerNumber,
+        windowSeconds: PHONE_CHECK_NUMBER_WINDOW_SECONDS,
+      },
+      {
+        key: `verify-phone-ip:${addressKey(clientAddress)}`,
+        limit: limits.phoneChecksPerAddress,
+        windowSeconds: PHONE_CHECK_ADDRESS_WINDOW_SECONDS,
+      },
+    ],
+    now,
+  );
+  const refused = [byNumber, byAddress].filter((h) => h && !h.allowed);
+  if (refused.length > 0) {
+    throw tooMany("Too many number checks; try again later", Math.max(...refused.map((h) => h?.retryAfter ?? 1)));
+  }
+  const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
   return { phone, registered: canSignIn(user?.status) };
 }
 
@@ -42,50 +83,60 @@ export async function verifyPhoneNumber(deps: Deps, phone: string) {
  */
 export async function sendVerificationCode(deps: Deps, phone: string) {
   const { db, clock } = deps;
+  const { resendCooldownSeconds: cooldown, codesPerHour } = deps.config.authLimits;
   const now = clock.now();
-  const hourAgo = iso(plus(now, -3600));
-  const [[user], recent] = await db.batch([
-    db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1),
-    db
-      .select({ createdAt: verificationCodes.createdAt })
-      .from(verificationCodes)
-      .where(and(eq(verificationCodes.phone, phone), gt(verificationCodes.createdAt, hourAgo)))
-      .orderBy(desc(verificationCodes.createdAt)),
-  ]);
-  const latest = recent[0];
-  if (latest) {
-    const wait = RESEND_COOLDOWN_SECONDS - (now.getTime() - Date.parse(latest.createdAt)) / 1000;
-    if (wait > 0) throw tooMany(`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
-  }
-  if (recent.length >= CODES_PER_HOUR) {
-    const oldest = recent[recent.length - 1] as { createdAt: string };
-    const wait = 3600 - (now.getTime() - Date.parse(oldest.createdAt)) / 1000;
-    throw tooMany(`At most ${CODES_PER_HOUR} codes per hour for a number`, wait);
-  }
-
+  const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
   const known = canSignIn(user?.status);
   // An unknown number gets a row too (so its limits count), holding a code nobody will see.
   const code = randomDigits(6);
-  const [row] = await db
-    .insert(verificationCodes)
-    .values({
-      phone,
-      codeHash: await codeHash(deps, phone, known ? code : randomToken()),
-      expiresAt: iso(plus(now, CODE_TTL_SECONDS)),
-      createdAt: iso(now),
-    })
-    .returning({ id: verificationCodes.id });
+  const hash = await codeHash(deps, phone, known ? code : randomToken());
+
+  // One statement checks both limits and inserts: D1 runs statements one at a time, so of
+  // concurrent requests exactly those within the limits get a row.
+  const vc = verificationCodes;
+  const col = (c: { name: string }) => sql.identifier(c.name);
+  const recent = (since: Date) => and(eq(vc.phone, phone), gt(vc.createdAt, iso(since)));
+  const inserted = await db.all<{ id: number }>(sql`
+    INSERT INTO ${vc} (${col(vc.phone)}, ${col(vc.codeHash)}, ${col(vc.expiresAt)}, ${col(vc.createdAt)})
+    SELECT ${phone}, ${hash}, ${iso(plus(now, CODE_TTL_SECONDS))}, ${iso(now)}
+    WHERE NOT EXISTS (SELECT 1 FROM ${vc} WHERE ${recent(plus(now, -cooldown))})
+      AND (SELECT count(*) FROM ${vc} WHERE ${recent(plus(now, -3600))}) < ${codesPerHour}
+    RETURNING ${col(vc.id)}`);
+  const row = inserted[0];
+  if (!row) throw await refusal(deps, phone, now);
+
   if (known) {
     try {
-      await deps.sms.send(phone, `Your school app code is ${code}. It expires in 10 minutes.`);
+      await deps.sms.send(phone, codeMessage(code));
     } catch (err) {
       // Nothing was delivered: the row must not hold a cooldown or count toward the hourly cap,
       // or the 503's "try again shortly" would be answered with a 429.
-      if (row) await db.delete(verificationCodes).where(eq(verificationCodes.id, row.id));
+      await db.delete(vc).where(eq(vc.id, row.id));
       throw err;
     }
   }
-  return { sent: true as const, expiresIn: CODE_TTL_SECONDS, resendIn: RESEND_COOLDOWN_SECONDS };
+  return { sent: true as const, expiresIn: CODE_TTL_SECONDS, resendIn: cooldown };
+}
+
+/** Why a code was refused, and for how long: the 429 of `sendVerificationCode`. */
+async function refusal(deps: Deps, phone: string, now: Date) {
+  const { resendCooldownSeconds: cooldown, codesPerHour } = deps.config.authLimits;
+  const recent = await deps.db
+    .select({ createdAt: verificationCodes.createdAt })
+    .from(verificationCodes)
+    .where(and(eq(verificationCodes.phone, phone), gt(verificationCodes.createdAt, iso(plus(now, -3600)))))
+    .orderBy(desc(verificationCodes.createdAt));
+  const age = (row: { createdAt: string }) => (now.getTime() - Date.parse(row.createdAt)) / 1000;
+  const latest = recent[0];
+  if (latest && cooldown - age(latest) > 0) {
+    const wait = cooldown - age(latest);
+    return tooMany(`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
+  }
+  // The code whose leaving the hour window brings the count under the cap.
+  const blocking = recent[codesPerHour - 1];
+  if (blocking) return tooMany(`At most ${codesPerHour} codes per hour for a number`, 3600 - age(blocking));
+  // A concurrent request's failed send removed its row in between: asking again will do.
+  return tooMany("Another code was being sent to this number; try again", 1);
 }
 
 /** What an access token says about a user's schools: each role's permissions, per school. */
@@ -101,7 +152,8 @@ export function schoolBitmaps(rows: { schoolId: number; permissionId: number | n
   const bySchool = new Map<number, number[]>();
   for (const { schoolId, permissionId } of rows) {
     const ids = bySchool.get(schoolId) ?? [];
-    if (permissionId !== null) ids.push(permissionId);
+    // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
+    if (permissionId !== null && permissionId < FIRST_CUSTOM_PERMISSION_ID) ids.push(permissionId);
     bySchool.set(schoolId, ids);
   }
   return Object.fromEntries([...bySchool].map(([id, ids]) => [String(id), PermissionSet.encode(ids)]));
@@ -141,28 +193,39 @@ async function issueTokens(
 export async function verifyCode(deps: Deps, phone: string, code: string) {
   const { db, clock } = deps;
   const now = clock.now();
-  const [[user], [pending]] = await db.batch([
+  const vc = verificationCodes;
+  const latest = and(eq(vc.phone, phone), isNull(vc.consumedAt));
+  // The attempt is claimed before the code is compared, by one conditional update: of concurrent
+  // guesses at most CODE_MAX_ATTEMPTS are ever evaluated, and after them the code is dead, even
+  // for the right code. The read before it (same batch, so the same moment) says why a claim failed.
+  const [[user], [pending], [claimed]] = await db.batch([
     db.select().from(users).where(eq(users.phone, phone)).limit(1),
+    db.select().from(vc).where(latest).orderBy(desc(vc.id)).limit(1),
     db
-      .select()
-      .from(verificationCodes)
-      .where(and(eq(verificationCodes.phone, phone), isNull(verificationCodes.consumedAt)))
-      .orderBy(desc(verificationCodes.id))
-      .limit(1),
-  ]);
-  if (!pending || Date.parse(pending.expiresAt) <= now.getTime()) {
+      .update(vc)
+      .set({ attempts: sql`${vc.attempts} + 1` })
+      .where(
+        and(
+          eq(vc.id, db.select({ id: vc.id }).from(vc).where(latest).orderBy(desc(vc.id)).limit(1)),
+          isNull(vc.consumedAt),
+          lt(vc.attempts, CODE_MAX_ATTEMPTS),
+          gt(vc.expiresAt, iso(now)),
+        ),
+      )
+      .returning({ id: vc.id, attempts: vc.attempts, codeHash: vc.codeHash }),
+  ] as const);
+  if (!claimed) {
+    if (pending && Date.parse(pending.expiresAt) > now.getTime()) {
+      // Spent: the remedy is a new code, which may be asked for once the resend cooldown is over.
+      const wait =
+        deps.config.authLimits.resendCooldownSeconds - (now.getTime() - Date.parse(pending.createdAt)) / 1000;
+      throw tooMany("Too many wrong attempts; request a new code", wait, "Too many attempts");
+    }
     throw new ApiError(401, "No valid code for this number; request a new one", { title: "Invalid code" });
   }
-  if (pending.attempts >= CODE_MAX_ATTEMPTS) {
-    throw new ApiError(429, "Too many wrong attempts; request a new code", { title: "Too many attempts" });
-  }
-  const matches = timingSafeEqual(pending.codeHash, await codeHash(deps, phone, code));
+  const matches = timingSafeEqual(claimed.codeHash, await codeHash(deps, phone, code));
   if (!matches || !user || !canSignIn(user.status)) {
-    await db
-      .update(verificationCodes)
-      .set({ attempts: sql`${verificationCodes.attempts} + 1` })
-      .where(eq(verificationCodes.id, pending.id));
-    const left = CODE_MAX_ATTEMPTS - pending.attempts - 1;
+    const left = CODE_MAX_ATTEMPTS - claimed.attempts;
     throw new ApiError(401, `Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`, { title: "Invalid code" });
   }
 
@@ -171,7 +234,7 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
     db
       .update(verificationCodes)
       .set({ consumedAt: iso(now) })
-      .where(and(eq(verificationCodes.id, pending.id), isNull(verificationCodes.consumedAt)))
+      .where(and(eq(verificationCodes.id, claimed.id), isNull(verificationCodes.consumedAt)))
       .returning({ id: verificationCodes.id }),
     db
       .update(users)
@@ -263,7 +326,10 @@ export async function revokeAll(deps: Deps, userId: number) {
     .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
 }
 
-/** Housekeeping for the cron sweep: drop codes and refresh tokens that can no longer be used. */
+/**
+ * Housekeeping for the cron sweep: drop codes and refresh tokens that can no longer be used, and
+ * rate-limit windows that are over (a new hit starts a fresh window anyway).
+ */
 export async function purgeExpired(deps: Deps) {
   const { db } = deps;
   const now = iso(deps.clock.now());
@@ -271,5 +337,6 @@ export async function purgeExpired(deps: Deps) {
   await db.batch([
     db.delete(verificationCodes).where(lt(verificationCodes.expiresAt, dayAgo)),
     db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)),
+    db.delete(rateLimits).where(lte(rateLimits.resetAt, now)),
   ]);
 }

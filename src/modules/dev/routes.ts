@@ -4,10 +4,20 @@ import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { defineRoute, json, operation } from "../../lib/route";
 import { Phone } from "../auth/routes";
+import { codeInMessage } from "../auth/service";
 import { devOutbox } from "./schema";
 
 const Message = z
-  .object({ id: z.number().int(), to: z.string(), body: z.string(), createdAt: z.string() })
+  .object({
+    id: z.number().int(),
+    to: z.string(),
+    body: z.string(),
+    code: z
+      .string()
+      .nullable()
+      .openapi({ description: "The sign-in code the message carries, or null", example: "123456" }),
+    createdAt: z.string(),
+  })
   .openapi("OutboxMessage");
 
 const outbox = defineRoute({
@@ -29,5 +39,5 @@ export const listDevOutbox = operation(outbox, async (c) => {
     page: q,
     url: c.req.url,
   });
-  return c.json(page, 200);
+  return c.json({ ...page, data: page.data.map((m) => ({ ...m, code: codeInMessage(m.body) })) }, 200);
 });

@@ -6,13 +6,13 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { permissions as table } from "../../db/core";
+import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { permissions } from "./permissions";
 
-/** Built-in permission ids are below this; the sequence of custom ones starts here (migration 0008). */
-export const FIRST_CUSTOM_PERMISSION_ID = 1000;
+export { FIRST_CUSTOM_PERMISSION_ID };
 
 const Name = z
   .string()

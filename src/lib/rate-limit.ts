@@ -1,0 +1,83 @@
+/**
+ * Fixed-window rate limits kept in the `rate_limit` table, so they hold across every isolate and
+ * location (no in-memory counters). A hit is ONE upsert that counts and, when the window is over,
+ * starts a new one: concurrent requests are serialised by the database and none can pass a check
+ * that another has already used up.
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { rateLimits } from "../jobs/schema";
+
+export type Limit = { key: string; limit: number; windowSeconds: number };
+
+/** `allowed` when the count is within the limit; `retryAfter`: seconds until the window resets. */
+export type Hit = { allowed: boolean; count: number; retryAfter: number };
+
+function upsert(db: Db, { key, windowSeconds }: Limit, now: Date) {
+  const at = now.toISOString();
+  const over = sql`${rateLimits.resetAt} <= ${at}`;
+  return db
+    .insert(rateLimits)
+    .values({ key, count: 1, resetAt: new Date(now.getTime() + windowSeconds * 1000).toISOString() })
+    .onConflictDoUpdate({
+      target: rateLimits.key,
+      // SQLite evaluates every SET expression on the row as it was: both see the old reset_at.
+      set: {
+        count: sql`CASE WHEN ${over} THEN 1 ELSE ${rateLimits.count} + 1 END`,
+        resetAt: sql`CASE WHEN ${over} THEN excluded.reset_at ELSE ${rateLimits.resetAt} END`,
+      },
+    })
+    .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt });
+}
+
+const toHit = (limit: number, now: Date, row: { count: number; resetAt: string } | undefined): Hit => {
+  if (!row) throw new Error("rate_limit upsert returned no row");
+  const retryAfter = Math.max(1, Math.ceil((Date.parse(row.resetAt) - now.getTime()) / 1000));
+  return { allowed: row.count <= limit, count: row.count, retryAfter };
+};
+
+/**
+ * Counts one request against `key`: at most `limit` per window of `windowSeconds`.
+ *
+ * @example
+ * const { allowed, retryAfter } = await hit(db, `verify-phone:${phone}`, 10, 3600, clock.now());
+ * if (!allowed) throw new ApiError(429, "Too many checks", { headers: { "retry-after": String(retryAfter) } });
+ */
+export async function hit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<Hit> {
+  const [row] = await upsert(db, { key, limit, windowSeconds }, now);
+  return toHit(limit, now, row);
+}
+
+/**
+ * Counts one request against several limits in one round trip (one batch). Each is counted even
+ * when another refuses, so a refused caller keeps using up its own windows.
+ */
+export async function hitAll(db: Db, limits: readonly [Limit, ...Limit[]], now: Date): Promise<Hit[]> {
+  const [first, ...rest] = limits.map((l) => upsert(db, l, now));
+  if (!first) return [];
+  const results = await db.batch([first, ...rest]);
+  return results.map((rows, i) => toHit(limits[i]?.limit ?? 0, now, rows[0]));
+}
+
+/** The key used when a request carries no client address (local development, tests). */
+export const UNKNOWN_ADDRESS = "unknown";
+
+/**
+ * A client address as a rate-limit identity: IPv4 as is; IPv6 by its /64, the block one subscriber
+ * gets, so rotating addresses within it buys no extra tries.
+ */
+export function addressKey(address: string | null | undefined): string {
+  const a = address?.trim().toLowerCase().slice(0, 64);
+  if (!a) return UNKNOWN_ADDRESS;
+  if (!a.includes(":")) return a;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a)?.[1];
+  if (mapped) return mapped;
+  const [head = "", tail] = a.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const missing = 8 - left.length - right.length;
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, missing)).fill("0"), ...right];
+  const prefix = groups.slice(0, 4).map((g) => (Number.parseInt(g, 16) || 0).toString(16));
+  while (prefix.length < 4) prefix.push("0");
+  return `${prefix.join(":")}::/64`;
+}

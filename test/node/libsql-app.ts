@@ -1,0 +1,124 @@
+/**
+ * The app in Node on a local libSQL file built from the real migrations and the demo seed: what
+ * test/node/libsql.test.ts checks queries on, and what `serveApp` puts behind a real HTTP port
+ * (for scripts that call a running server, like scripts/token.mjs).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Client, createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import type { Db } from "../../src/db/client";
+import { migrationStatements } from "../../src/db/sql-script";
+import type { Deps, QueueProducer } from "../../src/deps";
+import { s3Signer } from "../../src/lib/s3";
+import { logSms } from "../../src/modules/auth/sms";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+export class Clock {
+  current = new Date("2026-11-23T15:00:00.000Z");
+  now() {
+    return new Date(this.current);
+  }
+  advance(seconds: number) {
+    this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
+}
+
+/** A queue producer that keeps what it is given. */
+export function recordingQueue(): QueueProducer & { sent: unknown[] } {
+  const sent: unknown[] = [];
+  return {
+    sent,
+    async send(body) {
+      sent.push(body);
+    },
+    async sendBatch(messages) {
+      for (const m of messages) sent.push(m.body);
+    },
+  };
+}
+
+/** Applies every migration in order, each file in one batch, the way D1 applies them. */
+export async function migrate(client: Client) {
+  const dir = join(root, "migrations");
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    await client.batch(migrationStatements(readFileSync(join(dir, file), "utf8")), "write");
+  }
+  await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
+}
+
+/**
+ * The app on a fresh seeded libSQL file, served on a free loopback port. `environment` is what
+ * the server was started with (the development outbox exists only in development).
+ */
+export async function serveApp(environment: "development" | "production") {
+  const directory = mkdtempSync(join(tmpdir(), "libsql-serve-"));
+  const client = createClient({ url: `file:${join(directory, "school.db")}` });
+  await client.execute("PRAGMA foreign_keys = ON");
+  await migrate(client);
+  const config = loadConfig({
+    ENVIRONMENT: environment,
+    AUTH_SECRET: "served-test-secret-0123456789abcdef0123456789",
+    S3_ENDPOINT: "http://127.0.0.1:4569",
+    S3_BUCKET: "school-documents",
+    S3_ACCESS_KEY_ID: "test",
+    S3_SECRET_ACCESS_KEY: "test",
+    IOS_LATEST_VERSION: "1.4.0",
+    IOS_MIN_VERSION: "1.2.0",
+    ANDROID_LATEST_VERSION: "1.4.0",
+    ANDROID_MIN_VERSION: "1.2.0",
+  });
+  const db = drizzle(client) as unknown as Db;
+  const clock = new Clock();
+  const deps: Deps = {
+    config,
+    db,
+    clock,
+    sms: logSms(db, clock),
+    storage: { head: async () => null },
+    signer: s3Signer(config.s3),
+    queues: { push: recordingQueue(), bulk: recordingQueue() },
+  };
+  const app = createApp({ deps: () => deps, development: environment === "development" });
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string") headers.set(name, value);
+    }
+    const hasBody = req.method !== "GET" && req.method !== "HEAD" && chunks.length > 0;
+    const response = await app.fetch(
+      new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? Buffer.concat(chunks) : undefined,
+      }),
+      {} as Env,
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    app,
+    deps,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      client.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
