@@ -8,7 +8,10 @@ import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse } from "./lib/errors";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
+import { routeTable } from "./lib/route-table";
 import { createRouter } from "./lib/router";
+import { jsonBody } from "./middleware/json-body";
+import { routeNotFound } from "./middleware/route-not-found";
 import { authRouter } from "./modules/auth/routes";
 import { bulkProcessRouter } from "./modules/bulk-process/routes";
 import { devRouter } from "./modules/dev/routes";
@@ -36,6 +39,7 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
 export function createApp(options: AppOptions) {
   const app = createRouter();
+  const routes = routeTable(app.openAPIRegistry); // read at the first request, once every router is mounted
 
   app.use(async function requestId(c, next) {
     const incoming = c.req.header("x-request-id");
@@ -57,6 +61,7 @@ export function createApp(options: AppOptions) {
       },
     }),
   );
+  app.use("/api/*", jsonBody(routes));
 
   app.route("/", healthRouter);
   app.route("/", versionRouter);
@@ -89,7 +94,7 @@ export function createApp(options: AppOptions) {
   }));
   app.get("/api/docs", swaggerUI({ url: "/api/openapi.json", title: "School API" }));
 
-  app.notFound((c) => problemResponse(c, new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)));
+  app.notFound(routeNotFound(routes));
   app.onError((err, c) => problemResponse(c, err));
   return app;
 }

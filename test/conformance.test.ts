@@ -7,7 +7,10 @@
  * - a token without the declared permission (or without any school, for member routes) -> 403;
  * - an `{id}` of 0, -1 or abc -> 400; an unknown id -> 404;
  * - a record of the second school is a 404 for the first school's admin through this operation,
- *   stays untouched, and never appears in the first school's list.
+ *   stays untouched, and never appears in the first school's list;
+ * - an X-School-Id naming no school -> 404, also for a super-admin.
+ * Every response of every test is also checked against the statuses its operation declares
+ * (test/helpers.ts `request`), so an undeclared status fails the suite.
  * Records come from test/fixtures.ts; an `{id}` route without a fixture fails here.
  */
 import { describe, expect, it } from "vitest";
@@ -17,6 +20,7 @@ import { makeTestApp, problem, type TestApp } from "./helpers";
 
 type Operation = {
   operationId: string;
+  responses: Record<string, { headers?: Record<string, unknown> }>;
   "x-access": string;
   "x-scope"?: "school" | "platform";
   requestBody?: unknown;
@@ -26,6 +30,7 @@ type Operation = {
 const NORTH = 1;
 const SOUTH = 2;
 const UNKNOWN_ID = 987654321;
+const UNKNOWN_SCHOOL = 999;
 const ALL = Object.keys(PERMISSIONS) as Permission[];
 
 const t0 = makeTestApp();
@@ -46,16 +51,33 @@ function fixtureFor(path: string): Fixture | undefined {
 /** The first school's admin with every permission there (not a super-admin). */
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
 
-function call(t: TestApp, method: string, path: string, op: Operation, init: { token?: string; id?: string | number }) {
+function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  op: Operation,
+  init: { token?: string; id?: string | number; school?: number },
+) {
   const url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+)\}/g, "documents");
   const fixture = fixtureFor(path);
   const body = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
-  return t.request(url, { method, token: init.token, school: NORTH, body });
+  return t.request(url, { method, token: init.token, school: init.school ?? NORTH, body });
 }
 
 describe("the OpenAPI document", () => {
   it("has operations to check", () => {
     expect(operations.length).toBeGreaterThan(10);
+  });
+
+  // Skipped until the auth engineer's change (a `retry-after` header declared on every 429) is
+  // merged into this branch; then remove `.skip`.
+  it.skip("declares a retry-after header on every 429", () => {
+    for (const { path, method, op } of operations) {
+      const limited = op.responses["429"];
+      if (!limited) continue;
+      const headers = Object.keys(limited.headers ?? {}).map((h) => h.toLowerCase());
+      expect(headers, `${method} ${path} (${op.operationId})`).toContain("retry-after");
+    }
   });
 });
 
@@ -79,7 +101,16 @@ for (const { path, method, op } of operations) {
       });
     }
 
-    if (access === "member" || access in PERMISSIONS) {
+    if (access === "member" || Object.hasOwn(PERMISSIONS, access)) {
+      it("answers 404 to an X-School-Id naming no school, also for a super-admin", async () => {
+        const t = makeTestApp();
+        for (const token of [await t.token(1, {}, true), await northAdmin(t)]) {
+          const res = await call(t, method, path, op, { token, school: UNKNOWN_SCHOOL });
+          expect(res.status).toBe(404);
+          expect((await problem(res)).detail).toBe(`School ${UNKNOWN_SCHOOL} not found`);
+        }
+      });
+
       it("answers 403 to a caller without the permission or the school", async () => {
         const t = makeTestApp();
         const token =

@@ -22,7 +22,7 @@ export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Pro
     }
     return;
   }
-  const consume = CONSUMERS[batch.queue];
+  const consume = Object.hasOwn(CONSUMERS, batch.queue) ? CONSUMERS[batch.queue] : undefined; // own keys only
   for (const message of batch.messages) {
     if (!consume) {
       console.error(JSON.stringify({ level: "error", queue: batch.queue, message: "no consumer for this queue" }));

@@ -26,7 +26,8 @@ export const SCHEDULE: Record<string, Job[]> = {
 };
 
 export async function runScheduled(deps: Deps, cron: string): Promise<void> {
-  for (const job of SCHEDULE[cron] ?? []) {
+  const jobs = Object.hasOwn(SCHEDULE, cron) ? (SCHEDULE[cron] ?? []) : []; // own keys only: not "constructor"
+  for (const job of jobs) {
     const startedAt = deps.clock.now().toISOString();
     const [row] = await deps.db
       .insert(cronHistory)

@@ -9,6 +9,7 @@ import { PERMISSIONS } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, readWrite, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
 
 const MAX_BUILTIN_ID = Math.max(...Object.values(PERMISSIONS));
 
@@ -42,8 +43,8 @@ export const permissionResource = defineResource({
     builtIn: row.id <= MAX_BUILTIN_ID,
   }),
   access: readWrite("permission.read", "permission.manage"),
-  create: z.object({ name: Name, description: z.string().max(500).default("") }),
-  update: z.object({ name: Name.optional(), description: z.string().max(500).optional() }),
+  create: z.object({ name: Name, description: text({ max: 500, min: 0 }).default("") }),
+  update: z.object({ name: Name.optional(), description: text({ max: 500, min: 0 }).optional() }),
   filters: {
     name: { schema: searchTerm("Part of the permission name"), where: (v: string) => contains(permissions.name, v) },
   },
