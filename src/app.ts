@@ -11,7 +11,10 @@ import { ApiError, problemResponse } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
+import { routeTable } from "./lib/route-table";
 import { createRouter } from "./lib/router";
+import { jsonBody } from "./middleware/json-body";
+import { routeNotFound } from "./middleware/route-not-found";
 import { MODULES } from "./modules";
 
 export interface AppOptions {
@@ -26,6 +29,7 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
 export function createApp(options: AppOptions) {
   const app = createRouter();
+  const routes = routeTable(app.openAPIRegistry); // read at the first request, once every router is mounted
 
   app.use(async function accessLog(c, next) {
     const incoming = c.req.header("x-request-id");
@@ -60,6 +64,7 @@ export function createApp(options: AppOptions) {
       },
     }),
   );
+  app.use("/api/*", jsonBody(routes));
 
   for (const module of MODULES) {
     if (module.developmentOnly && !options.development) continue;
@@ -91,7 +96,7 @@ export function createApp(options: AppOptions) {
   });
   app.get("/api/docs", swaggerUI({ url: "/api/openapi.json", title: "School API" }));
 
-  app.notFound((c) => problemResponse(c, new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)));
+  app.notFound(routeNotFound(routes));
   app.onError((err, c) => problemResponse(c, err));
   return app;
 }

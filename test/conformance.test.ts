@@ -10,6 +10,9 @@
  *   stays untouched, and never appears in the first school's list;
  * - every mutating operation (outside sign-in and development) declares its audit entity
  *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record.
+ * - an X-School-Id naming no school -> 404, also for a super-admin.
+ * Every response of every test is also checked against the statuses its operation declares
+ * (test/helpers.ts `request`), so an undeclared status fails the suite.
  * Records come from each module's fixture.ts; an `{id}` route without a fixture fails here.
  */
 import { and, desc, eq, gt } from "drizzle-orm";
@@ -20,6 +23,7 @@ import { makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers"
 
 type Operation = {
   operationId: string;
+  responses: Record<string, { headers?: Record<string, unknown> }>;
   "x-access": string;
   "x-audit"?: string;
   "x-scope"?: "school" | "platform";
@@ -30,6 +34,7 @@ type Operation = {
 const NORTH = 1;
 const SOUTH = 2;
 const UNKNOWN_ID = 987654321;
+const UNKNOWN_SCHOOL = 999;
 const ALL = PERMISSION_NAMES;
 
 const t0 = makeTestApp();
@@ -55,7 +60,7 @@ function call(
   method: string,
   path: string,
   op: Operation,
-  init: { token?: string; id?: string | number; parentId?: number },
+  init: { token?: string; id?: string | number; parentId?: number; school?: number },
 ) {
   const url = path
     .replace("{id}", String(init.id ?? 1))
@@ -63,12 +68,21 @@ function call(
     .replace(/\{(\w+)\}/g, "documents");
   const fixture = fixtureFor(path);
   const body = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
-  return t.request(url, { method, token: init.token, school: NORTH, body });
+  return t.request(url, { method, token: init.token, school: init.school ?? NORTH, body });
 }
 
 describe("the OpenAPI document", () => {
   it("has operations to check", () => {
     expect(operations.length).toBeGreaterThan(10);
+  });
+
+  it("declares a retry-after header on every 429", () => {
+    for (const { path, method, op } of operations) {
+      const limited = op.responses["429"];
+      if (!limited) continue;
+      const headers = Object.keys(limited.headers ?? {}).map((h) => h.toLowerCase());
+      expect(headers, `${method} ${path} (${op.operationId})`).toContain("retry-after");
+    }
   });
 });
 
@@ -93,6 +107,15 @@ for (const { path, method, op } of operations) {
     }
 
     if (access === "member" || ALL.includes(access)) {
+      it("answers 404 to an X-School-Id naming no school, also for a super-admin", async () => {
+        const t = makeTestApp();
+        for (const token of [await t.token(1, {}, true), await northAdmin(t)]) {
+          const res = await call(t, method, path, op, { token, school: UNKNOWN_SCHOOL });
+          expect(res.status).toBe(404);
+          expect((await problem(res)).detail).toBe(`School ${UNKNOWN_SCHOOL} not found`);
+        }
+      });
+
       it("answers 403 to a caller without the permission or the school", async () => {
         const t = makeTestApp();
         const token =

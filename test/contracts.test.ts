@@ -35,7 +35,7 @@ describe("problem+json", () => {
       ["GET", "/api/v1/no-such-thing"],
       ["POST", "/api/v1/no-such-thing"],
       ["GET", "/"],
-      ["PATCH", "/api/v1/permission"],
+      ["PATCH", "/api/v1/permission/1/nothing"],
     ] as const) {
       const res = await t.request(path, { method });
       expect(res.status, `${method} ${path}`).toBe(404);

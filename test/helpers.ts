@@ -81,13 +81,15 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     if (school !== undefined) headers.set("x-school-id", String(school));
     let payload: BodyInit | undefined;
     if (body !== undefined) {
-      if (typeof body === "string") payload = body;
+      if (typeof body === "string" || body instanceof Uint8Array) payload = body;
       else {
         payload = JSON.stringify(body);
         if (!headers.has("content-type")) headers.set("content-type", "application/json");
       }
     }
-    return app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
+    const res = await app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
+    await assertDeclared(app, rest.method ?? "GET", path, res.status);
+    return res;
   }
 
   /** Signs in through the real flow: send a code, read it from the outbox, verify it. */
@@ -124,6 +126,62 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
 }
 
 export type TestApp = ReturnType<typeof makeTestApp>;
+
+type Spec = {
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+};
+type Template = { path: string; pattern: RegExp; operations: Spec["paths"][string] };
+
+// The OpenAPI document's path templates, built once per test file and set of routes (a test that
+// adds probe routes to its app gets a matcher that knows them).
+const matchers = new Map<string, Promise<Template[]>>();
+
+function templatesOf(app: ReturnType<typeof createApp>): Promise<Template[]> {
+  const key = app.openAPIRegistry.definitions
+    .map((d) => (d.type === "route" ? `${d.route.method} ${d.route.path}` : ""))
+    .join("\n");
+  let templates = matchers.get(key);
+  if (!templates) {
+    templates = (async () => {
+      const res = await app.request("http://localhost/api/openapi.json", {}, env);
+      const spec = (await res.json()) as Spec;
+      return Object.entries(spec.paths)
+        .map(([path, operations]) => ({
+          path,
+          operations,
+          // `{name}` matches one segment; everything else is literal (escape regex metacharacters).
+          pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`),
+        }))
+        .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0));
+    })();
+    matchers.set(key, templates);
+  }
+  return templates;
+}
+
+/**
+ * Fails the test when a response's status is not one its OpenAPI operation declares: every
+ * request a test makes checks the document. An unknown path is not checked (its 404 is the
+ * app's); a known path with a method it does not serve must answer 405.
+ */
+async function assertDeclared(app: ReturnType<typeof createApp>, method: string, url: string, status: number) {
+  const path = url.split("?")[0] ?? url;
+  const templates = (await templatesOf(app)).filter((t) => t.pattern.test(path));
+  if (templates.length === 0) return;
+  const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
+  const template = templates.find((t) => Object.hasOwn(t.operations, verb));
+  const operation = template?.operations[verb];
+  if (!operation) {
+    if (status !== 405) throw new Error(`${method} ${path}: no such operation, so 405 expected; got ${status}`);
+    return;
+  }
+  const declared = Object.keys(operation.responses);
+  if (declared.includes(String(status)) || declared.includes("default")) return;
+  throw new Error(
+    `${method} ${path} answered ${status}, which ${operation.operationId} (${template?.path}) does not declare; ` +
+      `declared: ${declared.join(", ")}`,
+  );
+}
 
 /** Reads a problem+json body and checks its shape. */
 export async function problem(res: Response) {

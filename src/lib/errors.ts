@@ -132,7 +132,7 @@ export function problemResponse(c: Context, err: unknown): Response {
     errors = err.options.errors;
     headers = err.options.headers ?? {};
     title = err.options.title;
-  } else if (err instanceof HTTPException && err.status in PROBLEMS && err.status < 500) {
+  } else if (err instanceof HTTPException && Object.hasOwn(PROBLEMS, err.status) && err.status < 500) {
     status = err.status as ProblemStatus;
     detail = err.message || PROBLEMS[status].title;
   } else {

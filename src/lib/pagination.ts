@@ -114,7 +114,9 @@ export async function readPage<Row>(
  * Unknown fields are a 400 that lists the allowed ones.
  */
 export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
-  const names = Object.keys(fields);
+  // A Map: `sort=constructor` or `sort=__proto__` must not find Object.prototype's members.
+  const columns = new Map<string, SQLiteColumn>(Object.entries(fields));
+  const names = [...columns.keys()];
   return z
     .string()
     .max(200)
@@ -129,7 +131,7 @@ export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
       for (const part of value.split(",")) {
         const desc = part.startsWith("-");
         const name = desc ? part.slice(1) : part;
-        const column = (fields as Record<string, SQLiteColumn>)[name];
+        const column = columns.get(name);
         if (!column) {
           ctx.addIssue({ code: "custom", message: `Unknown sort field "${name}"; use one of: ${names.join(", ")}` });
           return z.NEVER;

@@ -42,7 +42,9 @@ const SCHOOL_HEADER = {
   name: "X-School-Id",
   in: "header" as const,
   required: false,
-  description: "The current school. Required when the caller has roles in more than one school.",
+  description:
+    "The current school. Required when the caller has roles in more than one school, and from super-admins on " +
+    "school routes. A school that does not exist is a 404.",
   schema: { type: "integer" as const, minimum: 1 },
 };
 
@@ -77,12 +79,13 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   const statuses = new Set<ProblemStatus>([...errors, 500]);
   const request = route.request;
   if (request?.params || request?.query || request?.body || request?.headers) statuses.add(400);
-  if (request?.body) statuses.add(415);
+  if (request?.body) statuses.add(413).add(415);
   if (request?.params) statuses.add(404);
   if (access !== "public") statuses.add(401);
   if (access !== "public" && access !== "user") {
     statuses.add(403);
     statuses.add(400); // a malformed or missing X-School-Id
+    statuses.add(404); // an X-School-Id naming no school
   }
   const sorted = [...statuses].sort((a, b) => a - b);
   const created = createRoute({

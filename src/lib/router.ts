@@ -6,12 +6,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
 import { validationError } from "./errors";
 
-const TARGETS: Record<string, string> = {
-  json: "body",
-  query: "query",
-  param: "path parameter",
-  header: "header",
-};
+const TARGETS = new Map([
+  ["json", "body"],
+  ["query", "query"],
+  ["param", "path parameter"],
+  ["header", "header"],
+]);
 
 /**
  * @example
@@ -21,7 +21,7 @@ const TARGETS: Record<string, string> = {
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error, TARGETS[result.target] ?? result.target);
+      if (!result.success) throw validationError(result.error, TARGETS.get(result.target) ?? result.target);
     },
   });
 }

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { SAFE_TEXT, UNSAFE_TEXT_MESSAGE } from "./text";
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 const bytes = (v: string) => new TextEncoder().encode(v).length;
@@ -11,6 +12,8 @@ export const searchTerm = (description: string) =>
   z
     .string()
     .min(1)
+    // A NUL would end the pattern early in SQLite's LIKE; no control character belongs in a search.
+    .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
     .refine((v) => bytes(escapeLike(v)) + 2 <= 50, "Too long to search: at most 48 bytes")
     .optional()
     .openapi({ description });

@@ -8,6 +8,7 @@ import { type Access, PermissionSet } from "../lib/access";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { verifyAccessToken } from "../modules/auth/tokens";
+import { currentSchool } from "./current-school";
 
 export type { Access };
 
@@ -19,7 +20,6 @@ export type { Access };
 export type Scope = "school" | "platform";
 
 const BEARER = /^Bearer ([A-Za-z0-9_.-]+)$/;
-const SCHOOL_ID = /^[1-9]\d{0,9}$/;
 
 export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEnv> {
   return async function authorizeRequest(c, next) {
@@ -32,29 +32,7 @@ export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEn
 
     const isSuperAdmin = claims.sa === 1;
     const memberships = claims.sch;
-    let schoolId: number | null = null;
-    if (access !== "user") {
-      const header = c.req.header("x-school-id");
-      const schools = Object.keys(memberships);
-      if (header !== undefined) {
-        if (!SCHOOL_ID.test(header)) {
-          throw new ApiError(400, "X-School-Id must be a positive integer", {
-            errors: [{ path: "X-School-Id", message: "Expected a positive integer" }],
-          });
-        }
-        if (!isSuperAdmin && !(header in memberships)) throw new ApiError(403, `You have no role in school ${header}`);
-        schoolId = Number(header);
-      } else if (schools.length === 1) {
-        schoolId = Number(schools[0]);
-      } else if (schools.length === 0 && !isSuperAdmin) {
-        throw new ApiError(403, "You have no role in any school");
-      } else if (scope === "school" || (access !== "member" && !isSuperAdmin)) {
-        // Even platform data needs a school to know which of the caller's roles apply.
-        throw new ApiError(400, "X-School-Id header is required: you belong to more than one school", {
-          errors: [{ path: "X-School-Id", message: "Required" }],
-        });
-      }
-    }
+    const schoolId = access === "user" ? null : await currentSchool(c, claims, access, scope);
 
     const bitmap = schoolId === null ? "" : (memberships[String(schoolId)] ?? "");
     const principal: Principal = {

@@ -10,6 +10,7 @@ import { tenant } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { bulkProcesses } from "../bulk-process/schema";
 import { permissions } from "./permissions";
 import { documents } from "./schema";
@@ -31,12 +32,15 @@ export const Slug = z
     `Expected {schoolId}/documents/{file name}: a file name of 1 to ${MAX_FILE_NAME} characters without /, \\ or control characters`,
   )
   .refine((v) => !v.includes(".."), "Must not contain ..")
+  // A file name `.` is a dot segment: URL normalisation drops it, so the URL would sign another key.
+  .refine((v) => !v.endsWith("/."), "The file name must not be .")
+  .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
   .openapi({
     example: "1/documents/report-card-2026.pdf",
     description: "Object key: `{schoolId}/documents/{file name}`, where schoolId is the current school",
   });
 
-export const DocumentName = z.string().trim().min(1).max(MAX_FILE_NAME).openapi({ example: "Report card 2026" });
+export const DocumentName = text({ max: MAX_FILE_NAME }).openapi({ example: "Report card 2026" });
 
 /** A slug is only usable under the caller's own school prefix (BRIEF 3, Documents). */
 export function ownSlug(slug: string, schoolId: number | null) {

@@ -10,6 +10,7 @@ import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
 export { FIRST_CUSTOM_PERMISSION_ID };
@@ -64,12 +65,12 @@ export const getPermission = resource.get({ access: permissions.read });
 
 export const createPermission = resource.create({
   access: permissions.manage,
-  input: z.object({ name: Name, description: z.string().max(500).default("") }),
+  input: z.object({ name: Name, description: text({ max: 500, min: 0 }).default("") }),
 });
 
 export const updatePermission = resource.update({
   access: permissions.manage,
-  input: z.object({ name: Name.optional(), description: z.string().max(500).optional() }),
+  input: z.object({ name: Name.optional(), description: text({ max: 500, min: 0 }).optional() }),
   values: (input, _ctx, id) => {
     if (input.name !== undefined) refuseBuiltin(id, "renamed");
     return input;

@@ -6,12 +6,13 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";
 import { schoolConfigurations } from "./schema";
 
 const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
-const Name = z.string().trim().min(1).max(100).openapi({ example: "2026-2027" });
+const Name = text({ max: 100 }).openapi({ example: "2026-2027" });
 const MaxParents = z
   .number()
   .int()

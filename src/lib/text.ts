@@ -1,0 +1,43 @@
+/**
+ * Text typed by people (names, descriptions) and shown to other people. Control characters
+ * (C0, DEL, C1: a NUL truncates C strings and LIKE patterns, a newline breaks a one-line label) and
+ * bidirectional formatting characters (a right-to-left override makes `gpj.exe` read `exe.jpg`)
+ * have no place in it.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** C0 controls, DEL, C1 controls. */
+const CONTROL = "\\u0000-\\u001f\\u007f-\\u009f";
+/** Bidi embeddings and overrides (LRE..RLO), isolates (LRI..PDI), LRM, RLM and ALM. */
+const BIDI = "\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c";
+
+/** Matches a string free of control and bidi formatting characters (also an OpenAPI `pattern`). */
+export const SAFE_TEXT = new RegExp(`^[^${CONTROL}${BIDI}]*$`);
+const UNSAFE = new RegExp(`[${CONTROL}${BIDI}]`);
+
+export const UNSAFE_TEXT_MESSAGE = "Must not contain control characters or bidirectional formatting characters";
+
+/** The first control or bidi formatting character of `value`, as `U+202E at 4`, or undefined. */
+export function unsafeCharacter(value: string): string | undefined {
+  const match = UNSAFE.exec(value);
+  if (!match) return undefined;
+  const code = match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return `U+${code} at ${match.index}`;
+}
+
+/**
+ * Human text: trimmed, at most `max` characters (at least `min`, default 1), with no control or bidi
+ * formatting characters.
+ * @example
+ * name: text({ max: 100 }).openapi({ example: "2026-2027" }),
+ * description: text({ max: 500, min: 0 }).default(""),
+ */
+export function text({ max, min = 1 }: { max: number; min?: number }) {
+  return z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .regex(SAFE_TEXT, { error: (issue) => `${UNSAFE_TEXT_MESSAGE} (${unsafeCharacter(String(issue.input))})` })
+    .openapi({ description: `Text of ${min} to ${max} characters, without control or bidi formatting characters` });
+}

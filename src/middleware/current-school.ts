@@ -1,0 +1,64 @@
+/**
+ * The current school of a request (BRIEF 3, Tenancy), from `X-School-Id` and the caller's token:
+ * - a school the token lists is taken as is: no database round trip for ordinary members;
+ * - any other school (a super-admin's, or a non-member's) costs one primary-key lookup: a school
+ *   that does not exist is a 404 for everyone, an existing one a non-member names is a 403;
+ * - without the header: a member of exactly one school acts in it; a super-admin must name the
+ *   school on school-scoped routes (acting "nowhere" would read empty lists and fail writes).
+ */
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { schools } from "../db/core";
+import type { AppEnv } from "../lib/context";
+import { ApiError, notFound } from "../lib/errors";
+import type { AccessClaims } from "../modules/auth/tokens";
+import type { Access, Scope } from "./authorize";
+
+const SCHOOL_ID = /^[1-9]\d{0,9}$/;
+
+const required = (detail: string) =>
+  new ApiError(400, detail, { errors: [{ path: "X-School-Id", message: "Required" }] });
+
+export async function currentSchool(
+  c: Context<AppEnv>,
+  claims: Pick<AccessClaims, "sa" | "sch">,
+  access: Access,
+  scope: Scope,
+): Promise<number | null> {
+  const isSuperAdmin = claims.sa === 1;
+  const memberships = claims.sch;
+  const header = c.req.header("x-school-id");
+  if (header !== undefined) {
+    if (!SCHOOL_ID.test(header)) {
+      throw new ApiError(400, "X-School-Id must be a positive integer", {
+        errors: [{ path: "X-School-Id", message: "Expected a positive integer" }],
+      });
+    }
+    const schoolId = Number(header);
+    if (Object.hasOwn(memberships, header)) return schoolId;
+    const [school] = await c.var.deps.db
+      .select({ id: schools.id })
+      .from(schools)
+      .where(eq(schools.id, schoolId))
+      .limit(1);
+    if (!school) throw notFound("School", schoolId);
+    if (!isSuperAdmin) throw new ApiError(403, `You have no role in school ${schoolId}`);
+    return schoolId;
+  }
+
+  const mine = Object.keys(memberships);
+  if (isSuperAdmin) {
+    if (scope === "school") {
+      throw required("X-School-Id header is required: a super-admin names the school to act in");
+    }
+    // Platform data: a super-admin passes every check, whatever school.
+    return mine.length === 1 ? Number(mine[0]) : null;
+  }
+  if (mine.length === 1) return Number(mine[0]);
+  if (mine.length === 0) throw new ApiError(403, "You have no role in any school");
+  // Even platform data needs a school to know which of the caller's roles apply.
+  if (scope === "school" || access !== "member") {
+    throw required("X-School-Id header is required: you belong to more than one school");
+  }
+  return null;
+}
