@@ -9,6 +9,7 @@ import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse } from "./lib/errors";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { createRouter } from "./lib/router";
+import { browserCors } from "./middleware/cors";
 import { authRouter } from "./modules/auth/routes";
 import { bulkProcessRouter } from "./modules/bulk-process/routes";
 import { devRouter } from "./modules/dev/routes";
@@ -48,6 +49,7 @@ export function createApp(options: AppOptions) {
     c.set("deps", await options.deps(c.env));
     await next();
   });
+  app.use(browserCors);
   app.use(
     "/api/*",
     bodyLimit({

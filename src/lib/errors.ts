@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ConfigError } from "../config";
 
 export const PROBLEMS = {
   400: { type: "validation-error", title: "Invalid request" },
@@ -123,6 +124,11 @@ export function problemResponse(c: Context, err: unknown): Response {
     detail = err.message || PROBLEMS[status].title;
   } else {
     const e = err instanceof Error ? err : new Error(String(err));
+    if (e instanceof ConfigError) {
+      // The Worker refuses to serve: the log names the setting, the answer reveals nothing.
+      status = 503;
+      detail = "The service is not configured correctly and refuses to serve. Quote the request id when reporting it.";
+    }
     console.error(
       JSON.stringify({
         level: "error",

@@ -1,10 +1,14 @@
-/** The development outbox: SMS the `log` provider "sent". Mounted only when ENVIRONMENT=development. */
+/**
+ * Development-only routes, mounted only when ENVIRONMENT=development: the outbox (SMS the `log`
+ * provider "sent") and the local S3 endpoint (./s3.ts).
+ */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { defineRoute, json } from "../../lib/route";
 import { createRouter } from "../../lib/router";
 import { Phone } from "../auth/routes";
+import { devS3Router } from "./s3";
 import { devOutbox } from "./schema";
 
 const Message = z
@@ -22,13 +26,15 @@ const outbox = defineRoute({
   responses: { 200: json(pageOf(Message, "OutboxPage"), "Messages, newest first") },
 });
 
-export const devRouter = createRouter().openapi(outbox, async (c) => {
-  const q = c.req.valid("query");
-  const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
-    where: eq(devOutbox.to, q.to),
-    orderBy: [desc(devOutbox.id)],
-    page: q,
-    url: c.req.url,
-  });
-  return c.json(page, 200);
-});
+export const devRouter = createRouter()
+  .openapi(outbox, async (c) => {
+    const q = c.req.valid("query");
+    const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
+      where: eq(devOutbox.to, q.to),
+      orderBy: [desc(devOutbox.id)],
+      page: q,
+      url: c.req.url,
+    });
+    return c.json(page, 200);
+  })
+  .route("/", devS3Router);
