@@ -12,10 +12,17 @@ export default defineConfig(async () => {
           // Everything that runs in workerd against real local D1, R2 and Queues.
           plugins: [
             cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
+              // The development configuration `npm run dev` serves ([env.dev]: its vars and bindings).
+              wrangler: { configPath: "./wrangler.toml", environment: "dev" },
               miniflare: {
                 bindings: {
+                  // Pinned here as well, so a developer's own .dev.vars (which wrangler also reads)
+                  // cannot change what the tests run with.
                   ENVIRONMENT: "development",
+                  SMS_PROVIDER: "log",
+                  S3_ENDPOINT: "http://localhost:8787/dev/s3",
+                  CORS_ORIGINS: "",
+                  LIBSQL_URL: "",
                   AUTH_SECRET: "test-secret-0123456789abcdef0123456789abcdef",
                   S3_ACCESS_KEY_ID: "S3RVER",
                   S3_SECRET_ACCESS_KEY: "S3RVER",

@@ -13,6 +13,7 @@ import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { createRouter } from "./lib/router";
+import { browserCors } from "./middleware/cors";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
 import { MODULES } from "./modules";
@@ -55,6 +56,7 @@ export function createApp(options: AppOptions) {
     c.set("deps", await options.deps(c.env));
     await next();
   });
+  app.use(browserCors);
   app.use(
     "/api/*",
     bodyLimit({
@@ -69,6 +71,7 @@ export function createApp(options: AppOptions) {
   for (const module of MODULES) {
     if (module.developmentOnly && !options.development) continue;
     for (const { route, handler } of module.operations ?? []) app.openapi(route, handler);
+    if (module.router) app.route("/", module.router);
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);

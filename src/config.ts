@@ -1,7 +1,8 @@
 /**
  * The only module that reads the environment: vars and secrets are parsed once, at the edge of
- * the app, into a typed `Config`. A missing or malformed setting fails loudly at the first request
- * (a 500 with a log line naming the setting), never halfway through a handler.
+ * the app, into a typed `Config`. A missing, malformed or unsafe setting is a `ConfigError`: the
+ * Worker then answers every request 503 (problem+json, nothing revealed) and logs the reason,
+ * rather than serving half-configured (src/lib/errors.ts).
  */
 import { z } from "zod";
 
@@ -10,36 +11,78 @@ const version = z.string().regex(/^\d+(\.\d+){0,2}$/, "a version like 1.4.0");
 const whole = (min: number, max: number) =>
   z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
 
-const ConfigSchema = z.object({
-  ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
-  AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
-  SMS_PROVIDER: z.enum(["log", "twilio"]).default("log"),
-  TWILIO_ACCOUNT_SID: z.string().optional(),
-  TWILIO_AUTH_TOKEN: z.string().optional(),
-  TWILIO_FROM: z.string().optional(),
-  TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
-  S3_ENDPOINT: z.url(),
-  S3_BUCKET: z.string().min(1),
-  S3_REGION: z.string().default("auto"),
-  S3_ACCESS_KEY_ID: z.string().min(1),
-  S3_SECRET_ACCESS_KEY: z.string().min(1),
-  AUTH_RESEND_COOLDOWN_SECONDS: whole(0, 3600),
-  AUTH_CODES_PER_HOUR: whole(1, 10_000),
-  AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
-  AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
-  LIBSQL_URL: z.string().optional(),
-  LIBSQL_AUTH_TOKEN: z.string().optional(),
-  IOS_LATEST_VERSION: version,
-  IOS_MIN_VERSION: version,
-  ANDROID_LATEST_VERSION: version,
-  ANDROID_MIN_VERSION: version,
-});
+/** `scheme://host[:port]`, as browsers send it in `Origin`. */
+const ORIGIN = /^https?:\/\/[^/?#\s]+$/;
+
+const ConfigSchema = z
+  .object({
+    ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
+    AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
+    SMS_PROVIDER: z.enum(["log", "twilio"]).default("log"),
+    TWILIO_ACCOUNT_SID: z.string().optional(),
+    TWILIO_AUTH_TOKEN: z.string().optional(),
+    TWILIO_FROM: z.string().optional(),
+    TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
+    S3_ENDPOINT: z
+      .string()
+      .refine((s) => !s.includes("<"), "still the placeholder: set https://<account id>.r2.cloudflarestorage.com")
+      .pipe(z.url()),
+    S3_BUCKET: z.string().min(1),
+    S3_REGION: z.string().default("auto"),
+    S3_ACCESS_KEY_ID: z.string().min(1),
+    S3_SECRET_ACCESS_KEY: z.string().min(1),
+    AUTH_RESEND_COOLDOWN_SECONDS: whole(0, 3600),
+    AUTH_CODES_PER_HOUR: whole(1, 10_000),
+    AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
+    AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
+    CORS_ORIGINS: z
+      .string()
+      .default("")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
+    LIBSQL_URL: z.string().optional(),
+    LIBSQL_AUTH_TOKEN: z.string().optional(),
+    IOS_LATEST_VERSION: version,
+    IOS_MIN_VERSION: version,
+    ANDROID_LATEST_VERSION: version,
+    ANDROID_MIN_VERSION: version,
+  })
+  .superRefine((v, ctx) => {
+    if (v.ENVIRONMENT === "development") return;
+    // What only a developer's machine may have: readable sign-in codes and a local S3 endpoint.
+    if (v.SMS_PROVIDER === "log") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SMS_PROVIDER"],
+        message: `"log" keeps sign-in codes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "twilio"`,
+      });
+    }
+    if (!v.S3_ENDPOINT.startsWith("https://")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["S3_ENDPOINT"],
+        message: "must be https outside development (R2: https://<account id>.r2.cloudflarestorage.com)",
+      });
+    }
+  });
 
 export type Config = ReturnType<typeof toConfig>;
 
+/** Vars or secrets that make the Worker refuse to serve. The message names settings, never values. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
 function toConfig(v: z.infer<typeof ConfigSchema>) {
   if (v.SMS_PROVIDER === "twilio" && !(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN && v.TWILIO_FROM)) {
-    throw new Error("SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM");
+    throw new ConfigError(
+      "invalid configuration: SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
+    );
   }
   const isDevelopment = v.ENVIRONMENT === "development";
   // Strict unless development, where a developer signs in many times an hour from one address.
@@ -77,6 +120,12 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
       accessKeyId: v.S3_ACCESS_KEY_ID,
       secretAccessKey: v.S3_SECRET_ACCESS_KEY,
     },
+    cors: {
+      /** Exact origins allowed to call the API from a browser. */
+      origins: v.CORS_ORIGINS,
+      /** In development with no list: any loopback origin (http://localhost:<any port>, ...). */
+      loopback: isDevelopment && v.CORS_ORIGINS.length === 0,
+    },
     libsql: v.LIBSQL_URL ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN } : undefined,
     appVersions: {
       ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },
@@ -87,17 +136,26 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
 
 const cache = new WeakMap<object, Config>();
 
-/** Parses vars and secrets (memoised per env object: the parse is pure). */
+/** Parses vars and secrets (memoised per env object: the parse is pure). Throws `ConfigError`. */
 export function loadConfig(env: object): Config {
   let config = cache.get(env);
   if (!config) {
     const parsed = ConfigSchema.safeParse(env);
     if (!parsed.success) {
       const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-      throw new Error(`invalid configuration: ${fields}`);
+      throw new ConfigError(`invalid configuration: ${fields}`);
     }
     config = toConfig(parsed.data);
     cache.set(env, config);
   }
   return config;
+}
+
+/** Whether the development-only routes may be mounted: a valid configuration that says so. */
+export function servesDevelopmentRoutes(env: object): boolean {
+  try {
+    return loadConfig(env).isDevelopment;
+  } catch {
+    return false;
+  }
 }

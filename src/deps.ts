@@ -18,9 +18,23 @@ export interface QueueProducer<Body = unknown> {
   sendBatch(messages: Iterable<{ body: Body }>): Promise<unknown>;
 }
 
+/** What an object store says about an object (Cloudflare's `R2Object` satisfies it). */
+export interface StoredObject {
+  size: number;
+  etag: string;
+  uploaded: Date;
+  httpMetadata?: { contentType?: string };
+}
+
 /** The part of an object store we use (Cloudflare's `R2Bucket` satisfies it). */
 export interface ObjectStore {
-  head(key: string): Promise<{ size: number; httpMetadata?: { contentType?: string } } | null>;
+  head(key: string): Promise<StoredObject | null>;
+  get(key: string): Promise<(StoredObject & { body: ReadableStream }) | null>;
+  put(
+    key: string,
+    value: ArrayBuffer,
+    options?: { httpMetadata?: { contentType?: string } },
+  ): Promise<StoredObject | null>;
 }
 
 export interface Deps {

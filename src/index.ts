@@ -3,7 +3,7 @@
  * push and bulk messages. Dependencies are built from the bindings here and nowhere else.
  */
 import { type App, createApp } from "./app";
-import { loadConfig } from "./config";
+import { loadConfig, servesDevelopmentRoutes } from "./config";
 import { type Db, d1, libsql } from "./db/client";
 import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
@@ -36,11 +36,17 @@ export function depsFromEnv(env: Env): Promise<Deps> {
   return deps;
 }
 
-let app: App | undefined;
+/** One app with the development routes, one without (an invalid env: without, and every request 503s). */
+const apps = new Map<boolean, App>();
 
 export default {
   fetch(request, env, ctx) {
-    app ??= createApp({ deps: depsFromEnv, development: env.ENVIRONMENT === "development" });
+    const development = servesDevelopmentRoutes(env);
+    let app = apps.get(development);
+    if (!app) {
+      app = createApp({ deps: depsFromEnv, development });
+      apps.set(development, app);
+    }
     return app.fetch(request, env, ctx);
   },
   async scheduled(controller, env, ctx) {

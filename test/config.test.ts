@@ -1,71 +1,159 @@
 /**
- * Settings (src/config.ts): the sign-in limits are strict unless the environment is development,
- * where a developer signs in many times an hour; an explicit value always wins.
+ * Configuration safety: `loadConfig` refuses what would expose development-only parts outside
+ * development (the SMS outbox, a local S3 endpoint), and the Worker entry then refuses to serve:
+ * every request is a 503 problem+json that reveals nothing, with one log line naming the setting.
  */
-import { describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config";
+import { createExecutionContext, env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ConfigError, loadConfig, servesDevelopmentRoutes } from "../src/config";
+import worker from "../src/index";
+import { problem } from "./helpers";
 
-/** The settings every environment must have, and nothing else. */
-const REQUIRED = {
-  AUTH_SECRET: "config-test-secret-0123456789abcdef0123456789",
-  S3_ENDPOINT: "http://127.0.0.1:4569",
+/** A valid production configuration: what an operator sets (README, Deploy). */
+const PRODUCTION = {
+  ENVIRONMENT: "production",
+  AUTH_SECRET: "prod-secret-0123456789abcdef0123456789abcdef",
+  SMS_PROVIDER: "twilio",
+  TWILIO_ACCOUNT_SID: "ACprod",
+  TWILIO_AUTH_TOKEN: "twilio-token-value",
+  TWILIO_FROM: "+15550001234",
+  S3_ENDPOINT: "https://0123456789abcdef.r2.cloudflarestorage.com",
   S3_BUCKET: "school-documents",
-  S3_ACCESS_KEY_ID: "test",
-  S3_SECRET_ACCESS_KEY: "test",
+  S3_REGION: "auto",
+  S3_ACCESS_KEY_ID: "prod-access-key",
+  S3_SECRET_ACCESS_KEY: "prod-secret-access-key",
   IOS_LATEST_VERSION: "1.4.0",
   IOS_MIN_VERSION: "1.2.0",
   ANDROID_LATEST_VERSION: "1.4.0",
   ANDROID_MIN_VERSION: "1.2.0",
 };
 
-const STRICT = { resendCooldownSeconds: 60, codesPerHour: 5, phoneChecksPerNumber: 10, phoneChecksPerAddress: 30 };
+/** The ConfigError message `loadConfig` throws for `vars` (fails the test if it does not throw). */
+function refusal(vars: Record<string, unknown>): string {
+  try {
+    loadConfig(vars);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error(`accepted: ${JSON.stringify(vars)}`);
+}
 
-describe("sign-in limits", () => {
-  it("are strict when ENVIRONMENT is unset, production, staging or test", () => {
-    expect(loadConfig({ ...REQUIRED }).authLimits).toEqual(STRICT);
-    for (const ENVIRONMENT of ["production", "staging", "test"]) {
-      expect(loadConfig({ ...REQUIRED, ENVIRONMENT }).authLimits, ENVIRONMENT).toEqual(STRICT);
-    }
-  });
-
-  it("are relaxed in development", () => {
-    expect(loadConfig({ ...REQUIRED, ENVIRONMENT: "development" }).authLimits).toEqual({
-      resendCooldownSeconds: 0,
-      codesPerHour: 100,
-      phoneChecksPerNumber: 1000,
-      phoneChecksPerAddress: 1000,
+describe("loadConfig", () => {
+  it("accepts a production configuration: Twilio, R2 over https, no browser origin, no development routes", () => {
+    const config = loadConfig({ ...PRODUCTION });
+    expect(config).toMatchObject({
+      environment: "production",
+      isDevelopment: false,
+      sms: { provider: "twilio", accountSid: "ACprod", from: "+15550001234" },
+      s3: { endpoint: "https://0123456789abcdef.r2.cloudflarestorage.com", bucket: "school-documents" },
+      cors: { origins: [], loopback: false },
     });
+    expect(servesDevelopmentRoutes({ ...PRODUCTION })).toBe(false);
   });
 
-  it("take explicit values, in development too, as text (vars, .dev.vars) or numbers (wrangler.toml)", () => {
-    const vars = {
-      AUTH_RESEND_COOLDOWN_SECONDS: "60",
-      AUTH_CODES_PER_HOUR: 5,
-      AUTH_PHONE_CHECKS_PER_NUMBER: "10",
-      AUTH_PHONE_CHECKS_PER_ADDRESS: "30",
-    };
-    expect(loadConfig({ ...REQUIRED, ENVIRONMENT: "development", ...vars }).authLimits).toEqual(STRICT);
-    expect(
-      loadConfig({ ...REQUIRED, AUTH_RESEND_COOLDOWN_SECONDS: "0", AUTH_CODES_PER_HOUR: "20" }).authLimits,
-    ).toMatchObject({ resendCooldownSeconds: 0, codesPerHour: 20 });
-  });
-
-  it("treat an empty value as unset", () => {
-    expect(loadConfig({ ...REQUIRED, AUTH_RESEND_COOLDOWN_SECONDS: "", AUTH_CODES_PER_HOUR: "" }).authLimits).toEqual(
-      STRICT,
-    );
-  });
-
-  it("refuse values that are not whole numbers in range, naming the setting", () => {
-    for (const [name, value] of [
-      ["AUTH_RESEND_COOLDOWN_SECONDS", "-1"],
-      ["AUTH_RESEND_COOLDOWN_SECONDS", "1.5"],
-      ["AUTH_CODES_PER_HOUR", "0"],
-      ["AUTH_CODES_PER_HOUR", "many"],
-      ["AUTH_PHONE_CHECKS_PER_NUMBER", "0"],
-      ["AUTH_PHONE_CHECKS_PER_ADDRESS", "ten"],
-    ] as const) {
-      expect(() => loadConfig({ ...REQUIRED, [name]: value }), `${name}=${value}`).toThrow(name);
+  it("refuses the log SMS provider (the readable outbox) outside development", () => {
+    for (const ENVIRONMENT of ["production", "staging", "test"]) {
+      expect(refusal({ ...PRODUCTION, ENVIRONMENT, SMS_PROVIDER: "log" }), ENVIRONMENT).toMatch(
+        /SMS_PROVIDER: .*only with ENVIRONMENT=development/,
+      );
     }
+    // No ENVIRONMENT and no SMS_PROVIDER: production with the log provider, refused too.
+    const { ENVIRONMENT: _, SMS_PROVIDER: __, ...unset } = PRODUCTION;
+    expect(refusal(unset)).toMatch(/SMS_PROVIDER/);
+    const dev = loadConfig({ ...PRODUCTION, ENVIRONMENT: "development", SMS_PROVIDER: "log" });
+    expect(dev.sms.provider).toBe("log");
+  });
+
+  it("refuses a local or placeholder S3 endpoint outside development", () => {
+    for (const S3_ENDPOINT of ["http://localhost:8787/dev/s3", "http://127.0.0.1:4569"]) {
+      expect(refusal({ ...PRODUCTION, S3_ENDPOINT }), S3_ENDPOINT).toMatch(/S3_ENDPOINT: must be https/);
+    }
+    expect(refusal({ ...PRODUCTION, S3_ENDPOINT: "https://<ACCOUNT_ID>.r2.cloudflarestorage.com" })).toMatch(
+      /S3_ENDPOINT: still the placeholder/,
+    );
+    const dev = loadConfig({ ...PRODUCTION, ENVIRONMENT: "development", S3_ENDPOINT: "http://localhost:8787/dev/s3" });
+    expect(dev.s3.endpoint).toBe("http://localhost:8787/dev/s3");
+  });
+
+  it("refuses Twilio without its credentials, and names settings, never their values", () => {
+    expect(refusal({ ...PRODUCTION, TWILIO_AUTH_TOKEN: undefined })).toMatch(/TWILIO_AUTH_TOKEN/);
+    const short = refusal({ ...PRODUCTION, AUTH_SECRET: "short-secret-value" });
+    expect(short).toMatch(/AUTH_SECRET/);
+    expect(short).not.toContain("short-secret-value");
+  });
+
+  it("reads CORS_ORIGINS as a comma-separated list of exact origins", () => {
+    const config = loadConfig({
+      ...PRODUCTION,
+      CORS_ORIGINS: " https://admin.example.org, http://localhost:8081 ,,",
+    });
+    expect(config.cors).toEqual({ origins: ["https://admin.example.org", "http://localhost:8081"], loopback: false });
+    for (const CORS_ORIGINS of ["*", "https://admin.example.org/", "admin.example.org", "https://a.example/x"]) {
+      expect(refusal({ ...PRODUCTION, CORS_ORIGINS }), CORS_ORIGINS).toMatch(/CORS_ORIGINS/);
+    }
+    // Development with no list: any loopback origin; with a list: exactly the list.
+    const dev = { ...PRODUCTION, ENVIRONMENT: "development" };
+    expect(loadConfig(dev).cors).toEqual({ origins: [], loopback: true });
+    expect(loadConfig({ ...dev, CORS_ORIGINS: "http://localhost:8081" }).cors.loopback).toBe(false);
+  });
+
+  it("the test environment is the development configuration", () => {
+    expect(loadConfig(env)).toMatchObject({ isDevelopment: true, sms: { provider: "log" } });
+    expect(servesDevelopmentRoutes(env)).toBe(true);
+  });
+});
+
+describe("the Worker entry with an invalid configuration", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  async function fetchWith(vars: Record<string, unknown>, path: string) {
+    const res = await worker.fetch(
+      new Request(`http://localhost${path}`) as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, ...vars } as Env,
+      createExecutionContext(),
+    );
+    return res;
+  }
+
+  it("answers every request 503 problem+json, reveals nothing, and logs the setting", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    // The development outbox's configuration, deployed as production.
+    const outside = { ENVIRONMENT: "production" };
+    for (const path of [
+      "/api/health",
+      "/api/v1/dev/outbox?to=%2B15550000002",
+      "/dev/s3/school-documents/x",
+      "/api/x",
+    ]) {
+      const res = await fetchWith(outside, path);
+      expect(res.status, path).toBe(503);
+      expect(res.headers.get("x-request-id"), path).toBeTruthy();
+      const body = await problem(res);
+      expect(body.detail).toMatch(/not configured correctly/);
+      const { instance, ...told } = body;
+      expect(instance).toBe(path);
+      expect(JSON.stringify(told)).not.toMatch(/SMS_PROVIDER|ENVIRONMENT|outbox|AUTH_SECRET|S3RVER|test-secret/);
+    }
+    const lines = logged.mock.calls.map((args) => String(args[0]));
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ level: "error", error: "ConfigError" });
+    expect(lines[0]).toMatch(/SMS_PROVIDER: .*only with ENVIRONMENT=development/);
+    expect(lines.join("\n")).not.toContain("test-secret");
+  });
+
+  it("a valid production configuration serves, without the development routes", async () => {
+    const res = await fetchWith(PRODUCTION, "/api/health");
+    expect(res.status).toBe(200);
+    for (const path of ["/api/v1/dev/outbox?to=%2B15550000002", "/dev/s3/school-documents/x"]) {
+      const dev = await fetchWith(PRODUCTION, path);
+      expect(dev.status, path).toBe(404);
+      await problem(dev);
+    }
+    // The same Worker, in development, has them.
+    const outbox = await fetchWith({}, "/api/v1/dev/outbox?to=%2B15550000002");
+    expect(outbox.status).toBe(200);
   });
 });

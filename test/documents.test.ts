@@ -428,6 +428,7 @@ describe("signed URLs", () => {
     );
     // s3rver 3.7 does not verify V4 signatures, so it cannot show the refusal of a mismatched
     // content type (R2 and S3 answer 403 SignatureDoesNotMatch); it does enforce expiry (below).
+    // The dev S3 endpoint verifies them: test/dev-s3.test.ts shows that refusal.
   });
 
   it("is refused by the S3 server once expired", async () => {

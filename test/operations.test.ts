@@ -50,6 +50,8 @@ describe("GET /api/health", () => {
         head: async () => {
           throw new Error("down");
         },
+        get: async () => null,
+        put: async () => null,
       },
     });
     const res = await down.request("/api/health");

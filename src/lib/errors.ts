@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ConfigError } from "../config";
 import { errorFields, log } from "./log";
 
 export const PROBLEMS = {
@@ -136,6 +137,11 @@ export function problemResponse(c: Context, err: unknown): Response {
     status = err.status as ProblemStatus;
     detail = err.message || PROBLEMS[status].title;
   } else {
+    if (err instanceof ConfigError) {
+      // The Worker refuses to serve: the log names the setting, the answer reveals nothing.
+      status = 503;
+      detail = "The service is not configured correctly and refuses to serve. Quote the request id when reporting it.";
+    }
     log.error("unhandled error", {
       requestId: c.get("requestId"),
       method: c.req.method,

@@ -5,8 +5,11 @@
  * (src/modules/index.ts), so adding a resource edits its own module plus one registry line.
  * Test fixtures live beside the module (`fixture.ts`), found by the test suites.
  */
+
+import type { Hono } from "hono";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
+import type { AppEnv } from "./context";
 import type { Operation } from "./route";
 
 /** A cron sweep: safe to run twice, late, or not at all for a while. Returns a line for the history. */
@@ -27,7 +30,12 @@ export interface Module {
   jobs?: readonly Job[];
   /** Consumers by queue name (wrangler.toml `[[queues.consumers]]`). */
   consumers?: Record<string, Consumer>;
-  /** Mounted only when ENVIRONMENT=development (the SMS outbox). */
+  /**
+   * Routes outside the API contract, mounted as they are: a protocol the Worker speaks for
+   * someone else (the development S3 endpoint). Not in the OpenAPI document.
+   */
+  router?: Hono<AppEnv>;
+  /** Mounted only when ENVIRONMENT=development (the SMS outbox, the local S3 endpoint). */
   developmentOnly?: boolean;
 }
 

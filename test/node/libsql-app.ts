@@ -67,7 +67,16 @@ export async function serveApp(environment: "development" | "production") {
   const config = loadConfig({
     ENVIRONMENT: environment,
     AUTH_SECRET: "served-test-secret-0123456789abcdef0123456789",
-    S3_ENDPOINT: "http://127.0.0.1:4569",
+    // Production refuses the log provider and a local endpoint: it gets Twilio settings (unused here).
+    ...(environment === "production"
+      ? {
+          SMS_PROVIDER: "twilio",
+          TWILIO_ACCOUNT_SID: "ACtest",
+          TWILIO_AUTH_TOKEN: "token",
+          TWILIO_FROM: "+15550001234",
+          S3_ENDPOINT: "https://0123456789abcdef.r2.cloudflarestorage.com",
+        }
+      : { SMS_PROVIDER: "log", S3_ENDPOINT: "http://127.0.0.1:4569" }),
     S3_BUCKET: "school-documents",
     S3_ACCESS_KEY_ID: "test",
     S3_SECRET_ACCESS_KEY: "test",
@@ -83,7 +92,7 @@ export async function serveApp(environment: "development" | "production") {
     db,
     clock,
     sms: logSms(db, clock),
-    storage: { head: async () => null },
+    storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),
     queues: { push: recordingQueue(), bulk: recordingQueue() },
   };

@@ -58,7 +58,7 @@ beforeAll(async () => {
     clock,
     sms: logSms(db, clock),
     // Object storage is not what this file proves: nothing is stored.
-    storage: { head: async () => null },
+    storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),
     queues: { push: recordingQueue(), bulk: recordingQueue() },
   };

@@ -1,4 +1,7 @@
-/** The development outbox: SMS the `log` provider "sent". Mounted only when ENVIRONMENT=development. */
+/**
+ * Development-only routes, mounted only when ENVIRONMENT=development: the outbox (SMS the `log`
+ * provider "sent") and the local S3 endpoint (./s3.ts).
+ */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
