@@ -5,7 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { permissions, rolePermissions, roles } from "../src/db/core";
+import { permissions, rolePermissions, roles, schools } from "../src/db/core";
 import { BUILTIN_ROLES, type BuiltinRole, PermissionSet } from "../src/lib/access";
 import { grantsOf, permissionCatalogue } from "../src/modules";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../src/modules/permission/resource";
@@ -74,6 +74,17 @@ describe("the catalogue and the database agree", () => {
         key,
       ).toEqual(expected);
     }
+  });
+
+  it("built-in and seeded rows carry fixed timestamps, not the moment the database was made", async () => {
+    const builtins = [...(await t.db.select().from(permissions)), ...(await t.db.select().from(roles))].filter(
+      (r) => r.id <= MAX_BUILTIN && ("key" in r ? r.key !== null : true),
+    );
+    expect(builtins.length).toBeGreaterThan(20);
+    for (const row of builtins)
+      expect([row.createdAt, row.updatedAt]).toEqual(["2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"]);
+    const [school] = await t.db.select().from(schools).where(eq(schools.id, 1));
+    expect(school?.createdAt).toBe("2026-08-01T12:00:00.000Z");
   });
 
   it("platform-only permissions are granted to the super-admin role alone", async () => {

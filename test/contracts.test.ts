@@ -4,7 +4,7 @@
  */
 
 import { count } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "../src/db/client";
 import { permissions } from "../src/db/core";
 import type { Page } from "../src/lib/pagination";
@@ -351,5 +351,36 @@ describe("body size", () => {
     );
     expect(res.status).toBe(413);
     await problem(res);
+  });
+});
+
+describe("the access log", () => {
+  it("writes one JSON line per request: method, route, status, duration, D1 calls, who and where", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      const parsed = JSON.parse(String(line)) as Record<string, unknown>;
+      if (parsed.message === "request") lines.push(parsed);
+    });
+    try {
+      const t = makeTestApp();
+      const token = await t.token(2, { 1: "all" });
+      await t.request("/api/v1/documents?pageSize=5", { token, school: 1, headers: { "x-request-id": "log-1" } });
+      await t.request("/api/v1/documents/987654", { token, school: 1, headers: { "x-request-id": "log-2" } });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      level: "info",
+      requestId: "log-1",
+      method: "GET",
+      route: "/api/v1/documents",
+      status: 200,
+      d1Calls: 1,
+      userId: 2,
+      schoolId: 1,
+    });
+    expect(lines[0]?.durationMs).toBeTypeOf("number");
+    expect(lines[1]).toMatchObject({ requestId: "log-2", route: "/api/v1/documents/:id", status: 404, d1Calls: 1 });
   });
 });

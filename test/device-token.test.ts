@@ -347,3 +347,39 @@ describe("conformance fixture", () => {
     }
   });
 });
+
+describe("token values are their owner's only", () => {
+  it("an admin listing the school's devices sees other users' values masked, their own in full", async () => {
+    const theirs = newToken("mask");
+    const mine = newToken("own");
+    await register(teacher, { token: theirs, platform: "android" });
+    await register(admin, { token: mine, platform: "ios" });
+    const page = await list(admin, "?pageSize=100");
+    const values = page.data.map((d) => d.token);
+    expect(values).not.toContain(theirs);
+    expect(values).toContain(`…${theirs.slice(-4)}`);
+    expect(values).toContain(mine);
+    // Reading one by id masks it too; its owner reads it in full.
+    const row = page.data.find((d) => d.token === `…${theirs.slice(-4)}`);
+    const one = (await (await t.request(`${path}/${row?.id}`, { token: admin, school: 1 })).json()) as DeviceToken;
+    expect(one.token).toBe(`…${theirs.slice(-4)}`);
+    const own = (await (await t.request(`${path}/${row?.id}`, { token: teacher, school: 1 })).json()) as DeviceToken;
+    expect(own.token).toBe(theirs);
+  });
+
+  it("a value another user holds moves only to the caller who presents it, and the move is audited", async () => {
+    const value = newToken("moved");
+    const first = await register(teacher, { token: value, platform: "android" });
+    const moved = await register(parent, { token: value, platform: "ios" });
+    expect(moved).toMatchObject({ id: first.id, userId: DEMO.northParent.id, token: value, platform: "ios" });
+    expect((await list(teacher, "?pageSize=100")).data.map((d) => d.id)).not.toContain(first.id);
+    const audit = await t.request(`/api/v1/audit-log?record=device-token:${first.id}`, { token: admin, school: 1 });
+    const entries = ((await audit.json()) as { data: { action: string; changes: Record<string, unknown> }[] }).data;
+    expect(entries.map((e) => e.action)).toEqual(["transfer", "create"]);
+    expect(entries[0]?.changes).toMatchObject({
+      userId: { old: DEMO.northTeacher.id, new: DEMO.northParent.id },
+      platform: { old: "android", new: "ios" },
+    });
+    expect(JSON.stringify(entries)).not.toContain(value);
+  });
+});

@@ -63,34 +63,50 @@ async function badSteps(statement: Recorded): Promise<string[]> {
 }
 
 const t0 = makeTestApp();
-const doc = (await (await t0.request("/api/openapi.json")).json()) as {
-  paths: Record<
-    string,
-    Record<
-      string,
-      { parameters?: { name: string; in: string; required?: boolean; schema?: { description?: string } }[] }
-    >
-  >;
+type ListOperation = {
+  parameters?: { name: string; in: string; required?: boolean }[];
+  "x-filters"?: Record<string, string>;
+  "x-sort"?: string[];
 };
+const doc = (await (await t0.request("/api/openapi.json")).json()) as {
+  paths: Record<string, Record<string, ListOperation>>;
+};
+// Every list the block made (it declares x-filters and x-sort), nested ones under the demo school's
+// first record of their parent; and every other collection GET without required query parameters.
 const lists = Object.entries(doc.paths)
   .filter(
-    ([path, item]) =>
-      item.get && !path.includes("{") && !(item.get.parameters ?? []).some((p) => p.in === "query" && p.required),
+    ([, item]) =>
+      item.get &&
+      (item.get["x-filters"] !== undefined || !(item.get.parameters ?? []).some((p) => p.in === "query" && p.required)),
   )
+  .filter(([path, item]) => !path.includes("{") || item.get?.["x-filters"] !== undefined)
   .map(([path, item]) => {
-    const sort = (item.get?.parameters ?? []).find((p) => p.name === "sort");
-    const fields = /One of: (.+)$/.exec(sort?.schema?.description ?? "")?.[1]?.split(", ") ?? [];
-    return { path, sorts: fields.flatMap((f) => [f, `-${f}`]) };
+    const get = item.get as ListOperation;
+    const queries = [
+      ...(get["x-sort"] ?? []).flatMap((f) => [`sort=${f}`, `sort=-${f}`]),
+      ...Object.entries(get["x-filters"] ?? {}).map(([name, example]) => `${name}=${encodeURIComponent(example)}`),
+      // All filters at once: the combination must be served by an index too.
+      ...(Object.keys(get["x-filters"] ?? {}).length > 1
+        ? [
+            Object.entries(get["x-filters"] ?? {})
+              .map(([n, e]) => `${n}=${encodeURIComponent(e)}`)
+              .join("&"),
+          ]
+        : []),
+    ];
+    return { path: path.replace(/\{\w+\}/g, "1"), queries };
   });
 
 describe("query plans of every list", () => {
-  it("finds the lists", () => {
+  it("finds the lists, their sorts and their filters", () => {
     expect(lists.length).toBeGreaterThan(5);
+    expect(lists.some((l) => l.queries.some((q) => q.startsWith("sort=")))).toBe(true);
+    expect(lists.some((l) => l.queries.some((q) => !q.startsWith("sort=")))).toBe(true);
   });
 
-  for (const { path, sorts } of lists) {
-    for (const sort of [undefined, ...sorts]) {
-      const url = sort ? `${path}?sort=${encodeURIComponent(sort)}` : path;
+  for (const { path, queries } of lists) {
+    for (const query of [undefined, ...queries]) {
+      const url = query ? `${path}?${query}` : path;
       it(`GET ${url} reads through indexes`, async () => {
         const log: Recorded[] = [];
         const t = makeTestApp({ db: d1(recordingD1(env.DB, log)) });

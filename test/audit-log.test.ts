@@ -1,0 +1,248 @@
+/**
+ * The audit trail: what each kind of write records (old and new values, actors, secrets kept
+ * out), that no one can change it, and GET /api/v1/audit-log: filters, newest first, one school's
+ * rows for its admins and every school's for the super-admin.
+ */
+import { createMessageBatch } from "cloudflare:test";
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleQueue } from "../src/jobs/queue";
+import { auditLog } from "../src/modules/audit-log/schema";
+import { bulkProcesses } from "../src/modules/bulk-process/schema";
+import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
+import { makeTestApp, problem, type TestApp } from "./helpers";
+
+type Entry = {
+  id: number;
+  createdAt: string;
+  schoolId: number | null;
+  actor: { type: string; id: number | null; name: string | null };
+  entity: string;
+  recordId: number;
+  action: string;
+  changes: Record<string, { old: unknown; new: unknown }>;
+  requestId: string | null;
+};
+type Page = { data: Entry[]; total: number };
+
+let t: TestApp;
+// Minted at each use: tests move the clock past a token's 10 minutes.
+const as = {
+  northAdmin: () => t.token(2, { 1: "all" }),
+  southAdmin: () => t.token(5, { 2: "all" }),
+  superAdmin: () => t.token(1, {}, true),
+};
+
+beforeAll(() => {
+  t = makeTestApp();
+});
+
+async function createDocument(who: () => Promise<string>, school: number, name = "Report") {
+  const res = await t.request("/api/v1/documents", {
+    method: "POST",
+    token: await who(),
+    school,
+    body: { name, slug: `${school}/documents/${crypto.randomUUID()}.pdf` },
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: number }).id;
+}
+
+async function trail(query: string, who = as.northAdmin, school?: number) {
+  const res = await t.request(`/api/v1/audit-log?${query}`, { token: await who(), school });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as Page;
+}
+
+describe("what a write records", () => {
+  it("a create: the values; an update: only what changed, old and new; a delete: the last values", async () => {
+    const id = await createDocument(as.northAdmin, 1, "Menu");
+    t.clock.advance(60);
+    await t.request(`/api/v1/documents/${id}`, {
+      method: "PUT",
+      token: await as.northAdmin(),
+      school: 1,
+      body: { name: "Lunch menu" },
+      headers: { "x-request-id": "req-audit-1" },
+    });
+    t.clock.advance(60);
+    await t.request(`/api/v1/documents/${id}`, { method: "DELETE", token: await as.northAdmin(), school: 1 });
+
+    const { data } = await trail(`record=document:${id}`);
+    expect(data.map((e) => e.action)).toEqual(["delete", "update", "create"]);
+    const [deleted, updated, created] = data;
+    expect(created?.changes.name).toEqual({ old: null, new: "Menu" });
+    expect(created?.changes.slug?.new).toMatch(/^1\/documents\//);
+    expect(updated?.changes).toEqual({ name: { old: "Menu", new: "Lunch menu" } });
+    expect(updated?.requestId).toBe("req-audit-1");
+    expect(deleted?.changes.name).toEqual({ old: "Lunch menu", new: null });
+    for (const entry of data) {
+      expect(entry).toMatchObject({ schoolId: 1, entity: "document", recordId: id });
+      expect(entry.actor).toEqual({ type: "user", id: 2, name: "Alma Admin" });
+    }
+    expect(Date.parse(deleted?.createdAt ?? "") - Date.parse(created?.createdAt ?? "")).toBe(120_000);
+  });
+
+  it("an update that changes nothing records no field", async () => {
+    const id = await createDocument(as.northAdmin, 1, "Same");
+    await t.request(`/api/v1/documents/${id}`, {
+      method: "PUT",
+      token: await as.northAdmin(),
+      school: 1,
+      body: { name: "Same" },
+    });
+    const { data } = await trail(`record=document:${id}`);
+    expect(data[0]).toMatchObject({ action: "update", changes: {} });
+  });
+
+  it("never records a device token's value, only that it changed", async () => {
+    const value = `fcm-secret-${crypto.randomUUID()}`;
+    const res = await t.request("/api/v1/device-token", {
+      method: "POST",
+      token: await as.northAdmin(),
+      school: 1,
+      body: { token: value, platform: "ios" },
+    });
+    const { id } = (await res.json()) as { id: number };
+    await t.request(`/api/v1/device-token/${id}`, {
+      method: "PUT",
+      token: await as.northAdmin(),
+      school: 1,
+      body: { token: `${value}-2` },
+    });
+    const rows = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "device-token"), eq(auditLog.recordId, id)));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.changes).not.toContain("fcm-secret");
+    expect(JSON.parse(rows[1]?.changes ?? "{}").token).toEqual({ old: "[redacted]", new: "[redacted]" });
+  });
+
+  it("attributes an import's changes to the import and a sweep's to its job", async () => {
+    const documentId = await createDocument(as.northAdmin, 1, "Import");
+    const res = await t.request("/api/v1/bulk-process", {
+      method: "POST",
+      token: await as.northAdmin(),
+      school: 1,
+      body: { entity: "students", documentId },
+    });
+    const { id } = (await res.json()) as { id: number };
+    const message = {
+      id: crypto.randomUUID(),
+      timestamp: new Date(),
+      attempts: 1,
+      body: { bulkProcessId: id, schoolId: 1 },
+    };
+    await handleQueue(t.deps, createMessageBatch("school-bulk", [message]));
+    const imported = await trail(`actor=import:${id}`);
+    expect(imported.data.map((e) => e.action)).toEqual(["fail", "start"]);
+    expect(imported.data[1]?.changes.status).toEqual({ old: "queued", new: "processing" });
+
+    // A process left "processing" for an hour is failed by the sweep, as the job.
+    const at = t.clock.now().toISOString();
+    const [stuck] = await t.db
+      .insert(bulkProcesses)
+      .values({
+        schoolId: 1,
+        entity: "students",
+        documentId,
+        status: "processing",
+        startedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    t.clock.advance(3600);
+    await sweepBulkProcesses(t.deps);
+    const swept = await trail(`record=bulk-process:${stuck?.id}`);
+    expect(swept.data[0]).toMatchObject({
+      action: "fail",
+      actor: { type: "job", id: null, name: "sweep-bulk-processes" },
+    });
+    expect((await trail("actor=job:sweep-bulk-processes")).total).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("immutability", () => {
+  it("refuses to update or delete an audit row, even with SQL", async () => {
+    await createDocument(as.northAdmin, 1);
+    // The trigger's message is on the driver error, the cause of drizzle's "Failed query".
+    const reason = (run: () => Promise<unknown>) =>
+      run().then(
+        () => "no error",
+        (err: Error) => String((err.cause as Error | undefined)?.message ?? err.message),
+      );
+    expect(await reason(() => t.db.update(auditLog).set({ action: "forged" }))).toMatch(/immutable/);
+    expect(await reason(() => t.db.delete(auditLog))).toMatch(/immutable/);
+    expect((await t.db.select().from(auditLog)).some((r) => r.action === "forged")).toBe(false);
+  });
+
+  it("offers no route that writes to the trail", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      const res = await t.request("/api/v1/audit-log/1", { method, token: await as.superAdmin() });
+      expect(res.status, method).toBe(405);
+    }
+  });
+});
+
+describe("GET /api/v1/audit-log", () => {
+  it("shows a school admin their school's trail only, newest first", async () => {
+    const north = await createDocument(as.northAdmin, 1, "North doc");
+    const south = await createDocument(as.southAdmin, 2, "South doc");
+    const page = await trail("entity=document&pageSize=100");
+    const ids = page.data.map((e) => e.recordId);
+    expect(ids).toContain(north);
+    expect(ids).not.toContain(south);
+    expect(page.data.every((e) => e.schoolId === 1)).toBe(true);
+    const times = page.data.map((e) => e.createdAt);
+    expect([...times].sort().reverse()).toEqual(times);
+    // Another school's entry is a 404, like any other record.
+    const [theirs] = (await trail(`record=document:${south}`, as.southAdmin)).data;
+    const res = await t.request(`/api/v1/audit-log/${theirs?.id}`, { token: await as.northAdmin() });
+    expect(res.status).toBe(404);
+  });
+
+  it("shows the super-admin every school's trail, or one school's with X-School-Id", async () => {
+    const north = await createDocument(as.northAdmin, 1);
+    const south = await createDocument(as.southAdmin, 2);
+    const all = (await trail("entity=document&pageSize=100", as.superAdmin)).data.map((e) => e.recordId);
+    expect(all).toEqual(expect.arrayContaining([north, south]));
+    const one = (await trail("entity=document&pageSize=100", as.superAdmin, 2)).data;
+    expect(one.map((e) => e.recordId)).toContain(south);
+    expect(one.every((e) => e.schoolId === 2)).toBe(true);
+  });
+
+  it("filters by actor and by a date range", async () => {
+    t.clock.advance(86_400);
+    const from = t.clock.now().toISOString();
+    const mine = await createDocument(as.northAdmin, 1);
+    const other = await createDocument(() => t.token(3, { 1: "all" }), 1);
+    const to = t.clock.now().toISOString();
+    t.clock.advance(86_400);
+    await createDocument(as.northAdmin, 1);
+    const window = await trail(`from=${from}&to=${to}&entity=document`);
+    expect(window.data.map((e) => e.recordId).sort()).toEqual([mine, other].sort());
+    const byActor = await trail(`actor=user:3&from=${from}`);
+    expect(byActor.data.map((e) => e.recordId)).toEqual([other]);
+  });
+
+  it("refuses malformed filters with a 400 naming the field", async () => {
+    for (const [query, field] of [
+      ["record=document", "record"],
+      ["actor=admin:2", "actor"],
+      ["from=yesterday", "from"],
+      ["entity=Document!", "entity"],
+    ]) {
+      const res = await t.request(`/api/v1/audit-log?${query}`, { token: await as.northAdmin() });
+      expect(res.status, query).toBe(400);
+      expect((await problem(res)).errors?.map((e) => e.path)).toContain(field);
+    }
+  });
+
+  it("is for school admins: staff and teachers get a 403", async () => {
+    for (const token of [await t.token(3, { 1: ["document.read", "user.read"] })]) {
+      expect((await t.request("/api/v1/audit-log", { token })).status).toBe(403);
+    }
+  });
+});

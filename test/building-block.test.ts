@@ -1,0 +1,286 @@
+/**
+ * The building block's own guarantees, on a test-only resource over real tables (bulk processes
+ * and their queue receipts), mounted exactly as modules mount theirs:
+ * - an action is one guarded write: 200 with the record, 404 / 409 / 422 told apart, and under
+ *   concurrency exactly one caller wins;
+ * - a write's extra statements (`also`) are in its batch: all or nothing, with the audit row;
+ * - nested paths are scoped to the parent in the school;
+ * - a write is one D1 round trip.
+ */
+import { env } from "cloudflare:test";
+import { z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { d1 } from "../src/db/client";
+import { queueReceipts } from "../src/jobs/schema";
+import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
+import type { Operation } from "../src/lib/route";
+import { auditLog } from "../src/modules/audit-log/schema";
+import { permissions } from "../src/modules/bulk-process/permissions";
+import { bulkProcesses } from "../src/modules/bulk-process/schema";
+import { documents } from "../src/modules/document/schema";
+import { makeTestApp, problem, type TestApp } from "./helpers";
+
+const probe = defineResource({
+  name: "probeProcess",
+  plural: "probeProcesses",
+  label: "Probe process",
+  entity: "probe-process",
+  path: "/test/probe-process",
+  tag: "Operations",
+  scope: "school",
+  table: bulkProcesses,
+  record: RecordBase.extend({ status: z.string(), totalRows: z.number() }),
+  toRecord: (row) => ({ ...timestamps(row), status: row.status, totalRows: row.totalRows }),
+});
+
+/** queued -> failed, refused (422) for a process of 10 rows or more; notes a receipt in the same batch. */
+const cancel = probe.action({
+  name: "cancel",
+  access: permissions.write,
+  from: { column: bulkProcesses.status, states: ["queued"] },
+  rules: () => [
+    { when: sql`${bulkProcesses.totalRows} < 10`, message: "A process of 10 rows or more cannot be cancelled" },
+  ],
+  set: () => ({ status: "failed" as const }),
+  also: (ctx, id) => [
+    ctx.deps.db
+      .insert(queueReceipts)
+      .values({ key: `cancel-${id}`, queue: "probe", createdAt: ctx.deps.clock.now().toISOString() }),
+  ],
+});
+
+/** Mounts an operation as the app mounts every module's. */
+const mount = (app: TestApp["app"], op: Operation) => app.openapi(op.route, op.handler);
+
+let t: TestApp;
+let admin: string;
+
+beforeAll(async () => {
+  t = makeTestApp();
+  mount(t.app, cancel);
+  admin = await t.token(2, { 1: "all" });
+});
+
+/** A bulk process row in `school` (with its document), straight in the table. */
+async function processIn(school: number, values: Partial<typeof bulkProcesses.$inferInsert> = {}) {
+  const at = t.clock.now().toISOString();
+  const [doc] = await t.db
+    .insert(documents)
+    .values({
+      schoolId: school,
+      name: "f",
+      slug: `${school}/documents/${crypto.randomUUID()}.xlsx`,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  const [row] = await t.db
+    .insert(bulkProcesses)
+    .values({ schoolId: school, entity: "students", documentId: doc?.id ?? 0, createdAt: at, updatedAt: at, ...values })
+    .returning();
+  if (!row) throw new Error("no row");
+  return row.id;
+}
+
+const patch = (id: number | string, token = admin, school = 1) =>
+  t.request(`/test/probe-process/${id}/cancel`, { method: "PATCH", token, school });
+
+const auditRows = (id: number) =>
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.entity, "probe-process"), eq(auditLog.recordId, id)));
+
+describe("an action", () => {
+  it("changes the state, answers 200 with the record, and writes its audit row and extra statements", async () => {
+    const id = await processIn(1);
+    const res = await patch(id);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id, status: "failed" });
+    const [audit, ...more] = await auditRows(id);
+    expect(more).toEqual([]);
+    expect(audit).toMatchObject({ action: "cancel", actorType: "user", actorId: 2, schoolId: 1 });
+    expect(JSON.parse(audit?.changes ?? "{}")).toMatchObject({ status: { old: "queued", new: "failed" } });
+    const receipts = await t.db
+      .select()
+      .from(queueReceipts)
+      .where(eq(queueReceipts.key, `cancel-${id}`));
+    expect(receipts).toHaveLength(1);
+  });
+
+  it("tells 404 (not here) from 409 (wrong state) from 422 (a rule), and changes nothing", async () => {
+    const theirs = await processIn(2);
+    const done = await processIn(1, { status: "completed" });
+    const big = await processIn(1, { totalRows: 50 });
+    const cases: [number | string, number, string][] = [
+      [987654, 404, "Probe process 987654 not found"],
+      [theirs, 404, `Probe process ${theirs} not found`],
+      [done, 409, `Probe process ${done} is completed; cancel needs it to be queued`],
+      [big, 422, "A process of 10 rows or more cannot be cancelled"],
+    ];
+    for (const [id, status, detail] of cases) {
+      const res = await patch(id);
+      expect(res.status, String(id)).toBe(status);
+      expect((await problem(res)).detail).toBe(detail);
+    }
+    for (const id of [theirs, done, big]) {
+      expect(await auditRows(id)).toEqual([]);
+      expect(
+        await t.db
+          .select()
+          .from(queueReceipts)
+          .where(eq(queueReceipts.key, `cancel-${id}`)),
+      ).toEqual([]);
+    }
+    const [bigRow] = await t.db.select().from(bulkProcesses).where(eq(bulkProcesses.id, big));
+    expect(bigRow?.status).toBe("queued");
+  });
+
+  it("lets exactly one of 20 concurrent callers win, with one audit row and one receipt", async () => {
+    const id = await processIn(1);
+    const results = await Promise.all(Array.from({ length: 20 }, () => patch(id)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+    expect(await auditRows(id)).toHaveLength(1);
+    expect(
+      await t.db
+        .select()
+        .from(queueReceipts)
+        .where(eq(queueReceipts.key, `cancel-${id}`)),
+    ).toHaveLength(1);
+  });
+
+  it("rolls back the change and its audit row when an extra statement fails", async () => {
+    const id = await processIn(1);
+    // The receipt it would add exists already: the batch's unique violation undoes everything.
+    await t.db
+      .insert(queueReceipts)
+      .values({ key: `cancel-${id}`, queue: "probe", createdAt: "2026-01-01T00:00:00.000Z" });
+    const res = await patch(id);
+    expect(res.status).toBe(409);
+    const [row] = await t.db.select().from(bulkProcesses).where(eq(bulkProcesses.id, id));
+    expect(row?.status).toBe("queued");
+    expect(await auditRows(id)).toEqual([]);
+  });
+});
+
+describe("nested paths", () => {
+  const path = (year: number) => `/api/v1/school-configuration/${year}/school-holiday-cycle`;
+
+  it("list only the parent's children, and 404 for a parent of another school or none", async () => {
+    const token = await t.token(1, {}, true);
+    const year = async (school: number) => {
+      const res = await t.request("/api/v1/school-configuration", {
+        method: "POST",
+        token,
+        school,
+        body: { name: "Year", startDate: "2026-08-24", endDate: "2027-06-30" },
+      });
+      return ((await res.json()) as { id: number }).id;
+    };
+    const cycle = async (school: number, schoolConfigurationId: number, start: string) => {
+      const res = await t.request("/api/v1/school-holiday-cycle", {
+        method: "POST",
+        token,
+        school,
+        body: { startHolidays: start, endHolidays: "2027-01-07T00:00:00Z", schoolConfigurationId },
+      });
+      return ((await res.json()) as { id: number }).id;
+    };
+    const [a, b, south] = [await year(1), await year(1), await year(2)];
+    const inA = [await cycle(1, a, "2026-12-19T00:00:00Z"), await cycle(1, a, "2026-12-20T00:00:00Z")];
+    await cycle(1, b, "2026-12-21T00:00:00Z");
+    await cycle(2, south, "2026-12-22T00:00:00Z");
+
+    const res = await t.request(path(a), { token: admin, school: 1 });
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { data: { id: number }[]; total: number };
+    expect(page.data.map((c) => c.id)).toEqual(inA);
+    expect(page.total).toBe(2);
+
+    for (const parent of [south, 987654]) {
+      const other = await t.request(path(parent), { token: admin, school: 1 });
+      expect(other.status).toBe(404);
+      expect((await problem(other)).detail).toBe(`School configuration ${parent} not found`);
+    }
+  });
+});
+
+describe("round trips", () => {
+  it("a create, an update and an action each make one D1 call, audit row included (a document delete two: it first looks for a bulk process using the file)", async () => {
+    let calls = 0;
+    const EXECUTES = new Set(["all", "run", "first", "raw"]);
+    // A statement whose executions count, and whose bound copies count too.
+    const countedStatement = (s: D1PreparedStatement): D1PreparedStatement =>
+      new Proxy(s, {
+        get(target, p) {
+          const v = Reflect.get(target, p, target);
+          if (typeof v !== "function") return v;
+          return (...a: unknown[]) => {
+            if (EXECUTES.has(String(p))) calls++;
+            const out = (v as (...x: unknown[]) => unknown).apply(target, a);
+            return p === "bind" ? countedStatement(out as D1PreparedStatement) : out;
+          };
+        },
+      });
+    const counted = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
+        if (prop === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            calls++;
+            return target.batch(statements);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const app = makeTestApp({ db: d1(counted) });
+    mount(app.app, cancel);
+    const token = await app.token(2, { 1: "all" });
+    const measure = async (run: () => Promise<Response>, status: number) => {
+      calls = 0;
+      const res = await run();
+      expect(res.status, await res.clone().text()).toBe(status);
+      return calls;
+    };
+    const created = await app.request("/api/v1/documents", {
+      method: "POST",
+      token,
+      school: 1,
+      body: { name: "One trip", slug: `1/documents/${crypto.randomUUID()}.pdf` },
+    });
+    const { id } = (await created.json()) as { id: number };
+    expect(
+      await measure(
+        () =>
+          app.request("/api/v1/documents", {
+            method: "POST",
+            token,
+            school: 1,
+            body: { name: "x", slug: `1/documents/${crypto.randomUUID()}.pdf` },
+          }),
+        201,
+      ),
+    ).toBe(1);
+    expect(
+      await measure(
+        () => app.request(`/api/v1/documents/${id}`, { method: "PUT", token, school: 1, body: { name: "y" } }),
+        204,
+      ),
+    ).toBe(1);
+    const processId = await processIn(1);
+    expect(
+      await measure(
+        () => app.request(`/test/probe-process/${processId}/cancel`, { method: "PATCH", token, school: 1 }),
+        200,
+      ),
+    ).toBe(1);
+    expect(
+      await measure(() => app.request(`/api/v1/documents/${id}`, { method: "DELETE", token, school: 1 }), 204),
+    ).toBe(2);
+  });
+});
