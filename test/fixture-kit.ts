@@ -20,7 +20,12 @@ export async function asSuperAdmin(t: TestApp) {
 export async function createVia(t: TestApp, path: string, school: number, body: unknown, token?: string) {
   const res = await t.request(path, { method: "POST", token: token ?? (await asSuperAdmin(t)), school, body });
   if (res.status !== 201) throw new Error(`fixture POST ${path}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: number }).id;
+  return (await readJson<{ id: number }>(res)).id;
+}
+
+/** A response body as the type a test expects of it. */
+export async function readJson<T>(res: Response): Promise<T> {
+  return (await res.json()) as T;
 }
 
 let unique = 0;

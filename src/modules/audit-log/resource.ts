@@ -46,10 +46,12 @@ const Entity = z
   .openapi({ description: "Only changes of this kind of record", example: "document" });
 
 function actorWhere(ref: string): SQL | undefined {
-  const [type, value = ""] = ref.split(/:(.*)/s) as [string, string?];
-  if (type === "job")
+  const value = ref.slice(ref.indexOf(":") + 1);
+  if (ref.startsWith("job:")) {
     return and(eq(auditLog.actorType, "job"), isNull(auditLog.actorId), eq(auditLog.actorName, value));
-  return and(eq(auditLog.actorType, type as "user" | "import"), eq(auditLog.actorId, Number(value)));
+  }
+  const type = ref.startsWith("user:") ? "user" : "import";
+  return and(eq(auditLog.actorType, type), eq(auditLog.actorId, Number(value)));
 }
 
 function recordWhere(ref: string): SQL | undefined {

@@ -4,6 +4,7 @@
  * no database round trip; role changes take effect at the next refresh (at most ACCESS_TTL).
  */
 import { sign, verify } from "hono/jwt";
+import { z } from "zod";
 
 export const ACCESS_TTL_SECONDS = 10 * 60;
 
@@ -17,6 +18,15 @@ export interface AccessClaims {
   iat: number;
   exp: number;
 }
+
+const Claims = z.object({
+  sub: z.string().regex(/^[1-9]\d*$/),
+  sa: z.literal(1).optional(),
+  sch: z.record(z.string().regex(/^[1-9]\d*$/), z.string()),
+  typ: z.literal("access"),
+  iat: z.number(),
+  exp: z.number(),
+}) satisfies z.ZodType<AccessClaims>;
 
 export async function signAccessToken(
   secret: string,
@@ -38,15 +48,11 @@ export async function signAccessToken(
 /** Returns the claims of a valid, unexpired access token, or null. */
 export async function verifyAccessToken(secret: string, token: string, now: Date): Promise<AccessClaims | null> {
   try {
-    const payload = (await verify(token, secret, {
-      alg: "HS256",
-      exp: false,
-      iat: false,
-      nbf: false,
-    })) as unknown as AccessClaims;
-    if (payload.typ !== "access" || typeof payload.sub !== "string" || typeof payload.sch !== "object") return null;
-    if (typeof payload.exp !== "number" || payload.exp * 1000 <= now.getTime()) return null;
-    return payload;
+    const verified = await verify(token, secret, { alg: "HS256", exp: false, iat: false, nbf: false });
+    // A signed token is ours, but its shape is still checked: never trust a claim's type.
+    const parsed = Claims.safeParse(verified);
+    if (!parsed.success || parsed.data.exp * 1000 <= now.getTime()) return null;
+    return parsed.data;
   } catch {
     return null;
   }

@@ -8,6 +8,7 @@
  * whose title is S3's error code. In production the URLs point at R2's S3 endpoint instead.
  */
 import type { Context } from "hono";
+import type { StoredObject } from "../../deps";
 import type { AppEnv } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { createRouter } from "../../lib/router";
@@ -47,16 +48,20 @@ async function handle(c: Context<AppEnv>) {
     if (!stored) throw new Error(`the store did not keep ${key}`);
     return c.body(null, 200, { etag: `"${stored.etag}"` });
   }
-  const object = method === "HEAD" ? await storage.head(key) : await storage.get(key);
-  if (!object) throw notFound(`Object ${key}`);
-  const headers = {
+  const head = (object: StoredObject) => ({
     "content-type": object.httpMetadata?.contentType ?? "application/octet-stream",
     "content-length": String(object.size),
     etag: `"${object.etag}"`,
     "last-modified": object.uploaded.toUTCString(),
-  };
-  if (!("body" in object)) return c.body(null, 200, headers);
-  return c.body(object.body as ReadableStream, 200, headers);
+  });
+  if (method === "HEAD") {
+    const object = await storage.head(key);
+    if (!object) throw notFound(`Object ${key}`);
+    return c.body(null, 200, head(object));
+  }
+  const object = await storage.get(key);
+  if (!object) throw notFound(`Object ${key}`);
+  return c.body(object.body, 200, head(object));
 }
 
 /** GET also answers HEAD (Hono routes HEAD to GET handlers; the method stays HEAD). */

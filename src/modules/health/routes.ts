@@ -45,9 +45,10 @@ async function check(deps: Deps, probe: (deps: Deps) => Promise<unknown>): Promi
 }
 
 export async function healthReport(deps: Deps) {
-  const names = Object.keys(CHECKS);
-  const results = await Promise.all(names.map((n) => check(deps, CHECKS[n] as (d: Deps) => Promise<unknown>)));
-  const details = Object.fromEntries(names.map((n, i) => [n, results[i] as ComponentStatus]));
+  const results = await Promise.all(
+    Object.entries(CHECKS).map(async ([name, probe]) => [name, await check(deps, probe)] as const),
+  );
+  const details: Record<string, ComponentStatus> = Object.fromEntries(results);
   const up = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "up"));
   const down = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "down"));
   const ok = Object.keys(down).length === 0;

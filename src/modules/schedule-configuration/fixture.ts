@@ -1,4 +1,4 @@
-import { asSuperAdmin, createVia, type Fixtures } from "../../../test/fixture-kit";
+import { asSuperAdmin, createVia, type Fixtures, readJson } from "../../../test/fixture-kit";
 
 export const fixtures: Fixtures = {
   "/api/v1/schedule-configuration": {
@@ -7,7 +7,7 @@ export const fixtures: Fixtures = {
       const token = await asSuperAdmin(t);
       const res = await t.request("/api/v1/schedule-configuration", { token, school });
       if (res.status !== 200) throw new Error(`fixture GET schedule-configuration: ${res.status} ${await res.text()}`);
-      const existing = ((await res.json()) as { data: { id: number }[] }).data[0];
+      const existing = (await readJson<{ data: { id: number }[] }>(res)).data[0];
       if (existing) {
         const del = await t.request(`/api/v1/schedule-configuration/${existing.id}`, {
           method: "DELETE",
