@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
@@ -42,7 +44,18 @@ export default defineConfig(async () => {
         },
         {
           // The same services on libSQL, in Node.
-          test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" },
+          test: { name: "node", include: ["test/node/**/*.test.ts"], exclude: BUILD, environment: "node" },
+        },
+        {
+          // The built Worker (bundle budgets, start-up) and the docs page in Chromium: after the other
+          // projects and one file at a time, so the start-up timing does not share the CPUs with them.
+          test: {
+            name: "build",
+            include: BUILD,
+            environment: "node",
+            fileParallelism: false,
+            sequence: { groupOrder: 1 },
+          },
         },
       ],
     },

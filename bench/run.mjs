@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: builds the Worker as it deploys, serves the bundle in workerd through
+ * `npm run bench`: builds the Worker as it deploys (printing its size and start-up time), serves the bundle in workerd through
  * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents), measures each
  * endpoint and a bare one-query Worker (the floor) with autocannon, counts each endpoint's D1
  * round trips in a separate pass, and prints one table. See docs/performance.md.
@@ -17,7 +17,6 @@ import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { tsImport } from "tsx/esm/api";
@@ -96,22 +95,17 @@ function run(cmd, args, env) {
 
 // ---------------------------------------------------------------- build
 
-/** `wrangler deploy --dry-run`: the exact bundle a deploy would upload. */
+/**
+ * `wrangler deploy --dry-run`: the exact bundle a deploy would upload, its size, and its start-up
+ * (bench/bundle.ts, shared with test/node/bundle.test.ts, which holds them to the budgets).
+ */
+const bundleTools = () => tsImport("./bundle.ts", import.meta.url);
+
 async function build(outdir) {
-  await run(path.join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env=", "--outdir", outdir], {
-    WRANGLER_SEND_METRICS: "false",
-    WRANGLER_LOG: "warn",
-  });
-  const files = (await readdir(outdir)).filter((f) => /\.(m?js|wasm)$/.test(f));
-  if (!files.includes("index.js")) throw new Error(`wrangler wrote no index.js in ${outdir}: ${files.join(", ")}`);
-  let raw = 0;
-  let gzip = 0;
-  for (const f of files) {
-    const bytes = await readFile(path.join(outdir, f));
-    raw += bytes.length;
-    gzip += gzipSync(bytes, { level: 9 }).length;
-  }
-  return { files, raw, gzip };
+  const { buildCommand, measureBuild } = await bundleTools();
+  const { command, args, env } = buildCommand(outdir);
+  await run(command, args, env);
+  return measureBuild(outdir);
 }
 
 // ---------------------------------------------------------------- Miniflare
@@ -450,7 +444,14 @@ async function main() {
   const outdir = path.join(tmp, "dist");
 
   const size = await build(outdir);
-  console.log(`bundle: ${size.files.join(", ")}: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip`);
+  console.log(`bundle: ${size.main}: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip`);
+  const { measureStartup, BUDGETS } = await bundleTools();
+  const startup = await measureStartup(size, 7);
+  const ms = (f) => `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})`;
+  const startupLine =
+    `start-up (module evaluation + first request, fresh isolates, budget ${BUDGETS.startupMs} ms): ` +
+    `${startup.cpu ? `CPU ${ms(startup.cpu)}, ` : ""}wall ${ms(startup.wall)}`;
+  console.log(startupLine);
 
   const logs = [];
   const { mf, url } = await startMiniflare(outdir, logs);
@@ -531,6 +532,7 @@ async function main() {
   console.log("");
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
   console.log(`bundle: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip (wrangler deploy --dry-run)`);
+  console.log(startupLine);
   console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
   console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 

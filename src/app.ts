@@ -5,6 +5,7 @@
  */
 import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
+import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse } from "./lib/errors";
@@ -27,6 +28,8 @@ export interface AppOptions {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
+/** Where Workers Static Assets serve Swagger UI's files (wrangler.toml [assets]). */
+export const DOCS_ASSETS = "/api/docs/assets";
 
 export function createApp(options: AppOptions) {
   const app = createRouter();
@@ -97,7 +100,16 @@ export function createApp(options: AppOptions) {
     }
     return c.json(document);
   });
-  app.get("/api/docs", swaggerUI({ url: "/api/openapi.json", title: "School API" }));
+  // Swagger UI's files are Workers Static Assets (public/, filled by scripts/docs-assets.mjs), not a CDN.
+  app.get(
+    "/api/docs",
+    swaggerUI({
+      url: "/api/openapi.json",
+      title: "School API",
+      baseUrl: `${DOCS_ASSETS}/${swaggerUiVersion}`,
+      validatorUrl: "none",
+    }),
+  );
 
   app.notFound(routeNotFound(routes));
   app.onError((err, c) => problemResponse(c, err));

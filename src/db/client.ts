@@ -1,6 +1,8 @@
 /**
  * Opens the store chosen by configuration: the D1 binding by default, or libSQL when `LIBSQL_URL`
  * is set. Both are SQLite, run the same schema and the same migrations, and support `batch()`.
+ * The libSQL client lives in src/db/libsql.ts, which only the libSQL entry imports: the default
+ * Worker bundle carries no libSQL client (docs/performance.md).
  */
 import { type DrizzleD1Database, drizzle as drizzleD1 } from "drizzle-orm/d1";
 import { countD1Call } from "../lib/metrics";
@@ -66,11 +68,5 @@ function counted(binding: D1Database): D1Database {
   return wrapper as unknown as D1Database;
 }
 
-/** A libSQL database over HTTP (Turso or `sqld`); `file:` URLs need the Node client instead. */
-export async function libsql(url: string, authToken?: string): Promise<Db> {
-  const [{ createClient }, { drizzle }] = await Promise.all([
-    import("@libsql/client/web"),
-    import("drizzle-orm/libsql/web"),
-  ]);
-  return drizzle(createClient({ url, authToken })) as unknown as Db;
-}
+/** Opens a libSQL database (src/db/libsql.ts); only the libSQL entry, src/index.libsql.ts, bundles one. */
+export type OpenLibsql = (url: string, authToken?: string) => Db | Promise<Db>;

@@ -26,9 +26,16 @@ export const PROBLEMS = {
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEMS;
+export type ProblemType = `/problems/${(typeof PROBLEMS)[ProblemStatus]["type"]}`;
 
 /** Problem type URIs are relative references, documented in docs/errors.md. */
-export const problemType = (status: ProblemStatus) => `/problems/${PROBLEMS[status].type}`;
+export const problemType = (status: ProblemStatus): ProblemType => `/problems/${PROBLEMS[status].type}`;
+
+/** Every problem type the API answers with: the enum of `Problem.type`. */
+export const PROBLEM_TYPES = (Object.keys(PROBLEMS).map(Number) as ProblemStatus[]).map(problemType) as [
+  ProblemType,
+  ...ProblemType[],
+];
 
 export type FieldError = { path: string; message: string };
 
@@ -53,18 +60,20 @@ export const forbidden = (detail: string) => new ApiError(403, detail);
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: "/problems/validation-error" }),
-    title: z.string().openapi({ example: "Invalid request" }),
-    status: z.number().int().openapi({ example: 400 }),
-    detail: z.string().openapi({ example: "pageSize: Too big: expected number to be <=100" }),
-    instance: z.string().openapi({ example: "/api/v1/permission?pageSize=1000" }),
-    requestId: z.string().optional(),
+    type: z.enum(PROBLEM_TYPES).openapi({ description: "The kind of problem; one per status (docs/errors.md)" }),
+    title: z.string().openapi({ description: "A short summary of the problem type (some errors say more)" }),
+    status: z.number().int().openapi({ description: "The HTTP status code, repeated" }),
+    detail: z.string().openapi({ description: "What went wrong with this request" }),
+    instance: z.string().openapi({ description: "The path and query of the request" }),
+    requestId: z.string().optional().openapi({ description: "Quote it when reporting a problem" }),
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .openapi({ description: "One entry per invalid field" }),
   })
   .openapi("Problem");
+
+export type Problem = z.infer<typeof ProblemSchema>;
 
 const DESCRIPTIONS: Record<ProblemStatus, string> = {
   400: "Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field",
@@ -90,6 +99,53 @@ const RETRY_AFTER = {
   },
 };
 
+/** What each status looks like in the OpenAPI document: a body this API really answers with. */
+const EXAMPLES: Record<ProblemStatus, { detail: string; instance: string; title?: string; errors?: FieldError[] }> = {
+  400: {
+    detail: "Invalid query: pageSize: Too big: expected number to be <=100",
+    instance: "/api/v1/permission?pageSize=1000",
+    errors: [{ path: "pageSize", message: "Too big: expected number to be <=100" }],
+  },
+  401: {
+    title: "Invalid or expired access token",
+    detail: "Refresh it or sign in again.",
+    instance: "/api/v1/user/me",
+  },
+  403: { detail: "Missing permission permission.read in school 1", instance: "/api/v1/permission" },
+  404: { detail: "Document 42 not found", instance: "/api/v1/documents/42" },
+  405: { detail: "Method not allowed", instance: "/api/v1/version" },
+  409: { detail: "Permission already exists", instance: "/api/v1/permission" },
+  413: { detail: "The request body exceeds 1048576 bytes", instance: "/api/v1/documents" },
+  415: { detail: "Send the body as application/json", instance: "/api/v1/documents" },
+  422: { detail: "Permission 3 is built in and cannot be renamed", instance: "/api/v1/permission/3" },
+  429: {
+    title: "Too many attempts",
+    detail: "Too many wrong attempts; request a new code",
+    instance: "/api/v1/auth/verify-code",
+  },
+  500: {
+    detail: "An unexpected error occurred. Quote the request id when reporting it.",
+    instance: "/api/v1/documents",
+  },
+  503: {
+    detail: "The SMS provider is unavailable; try again shortly",
+    instance: "/api/v1/auth/send-verification-code",
+  },
+};
+
+/** An example problem body for a status (the OpenAPI document shows one per error response). */
+export function problemExample(status: ProblemStatus): Problem {
+  const { title, errors, ...rest } = EXAMPLES[status];
+  return {
+    type: problemType(status),
+    title: title ?? PROBLEMS[status].title,
+    status,
+    ...rest,
+    requestId: "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+    ...(errors ? { errors } : {}),
+  };
+}
+
 /** OpenAPI response objects for the given statuses, to spread into a route's `responses`. */
 export function errorResponses(statuses: readonly ProblemStatus[]) {
   return Object.fromEntries(
@@ -98,7 +154,7 @@ export function errorResponses(statuses: readonly ProblemStatus[]) {
       {
         description: DESCRIPTIONS[s],
         ...(s === 429 ? { headers: RETRY_AFTER } : {}),
-        content: { "application/problem+json": { schema: ProblemSchema } },
+        content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
       },
     ]),
   );
