@@ -9,6 +9,8 @@ export default defineConfig(async () => {
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
   return {
     test: {
+      // The access log's line per request is for operators; in test output it buries the failures.
+      onConsoleLog: (log: string) => !log.includes('"message":"request"'),
       projects: [
         {
           // Everything that runs in workerd against real local D1, R2 and Queues.

@@ -1,19 +1,25 @@
 /**
- * Assembles the HTTP app: request id + access log -> dependencies -> body limit -> the operations
- * of every registered module (each runs `authorize`, then zod validation, then its handler) -> one
- * error path. See docs/architecture.md.
+ * Assembles the HTTP app: request id + access log -> dependencies -> CORS -> body limit -> the
+ * module whose paths the request is under -> its operation (`authorize`, then zod validation, then
+ * its handler) -> one error path. See docs/architecture.md.
+ *
+ * Modules are loaded on demand: the first request under a module's paths imports its operations
+ * and builds its sub-app (once per isolate); later requests go straight to it. The OpenAPI
+ * document loads them all.
  */
 import { swaggerUI } from "@hono/swagger-ui";
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse } from "./lib/errors";
 import { log } from "./lib/log";
-import { type RequestMetrics, withMetrics } from "./lib/metrics";
+import { currentRequest, type RequestMetrics, withMetrics } from "./lib/metrics";
+import type { Module } from "./lib/module";
 import { SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { routeTable } from "./lib/route-table";
-import { createRouter } from "./lib/router";
+import { type AppRouter, createRouter } from "./lib/router";
 import { browserCors } from "./middleware/cors";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
@@ -40,14 +46,14 @@ export function createApp(options: AppOptions) {
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     c.set("requestId", id);
     const started = performance.now();
-    const metrics: RequestMetrics = { d1Calls: 0 };
+    const metrics: RequestMetrics = { d1Calls: 0, requestId: id };
     await withMetrics(metrics, next);
     c.res.headers.set("x-request-id", id);
-    const principal = c.var.principal;
+    const principal = c.var.principal ?? metrics;
     log.info("request", {
       requestId: id,
       method: c.req.method,
-      route: c.req.routePath,
+      route: metrics.route ?? c.req.routePath,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       d1Calls: metrics.d1Calls,
@@ -71,17 +77,75 @@ export function createApp(options: AppOptions) {
   );
   app.use("/api/*", jsonBody(routes));
 
-  for (const module of MODULES) {
-    if (module.developmentOnly && !options.development) continue;
-    for (const { route, handler } of module.operations ?? []) app.openapi(route, handler);
-    if (module.router) app.route("/", module.router);
+  const modules = MODULES.filter((m) => !m.developmentOnly || options.development);
+  const subApps = new Map<Module, Promise<AppRouter>>();
+
+  /** A module's own app: its operations, behind the same checks and error path as every route. */
+  function subAppOf(module: Module): Promise<AppRouter> {
+    let sub = subApps.get(module);
+    if (!sub) {
+      sub = (async () => {
+        const { operations, router } = module.load ? await module.load() : { operations: [] };
+        const moduleApp = createRouter();
+        const table = routeTable(moduleApp.openAPIRegistry);
+        moduleApp.use(async function inherit(c, next) {
+          const request = currentRequest();
+          c.set("requestId", request?.requestId ?? crypto.randomUUID());
+          c.set("deps", await options.deps(c.env));
+          await next();
+          if (request) request.route = c.req.routePath;
+        });
+        moduleApp.use("/api/*", jsonBody(table));
+        for (const { route, handler } of operations) moduleApp.openapi(route, handler);
+        if (router) moduleApp.route("/", router);
+        moduleApp.notFound(routeNotFound(table));
+        moduleApp.onError((err, c) => problemResponse(c, err));
+        return moduleApp;
+      })();
+      sub.catch(() => subApps.delete(module));
+      subApps.set(module, sub);
+    }
+    return sub;
+  }
+
+  // Each module's paths, and everything below them, go to its sub-app. More specific paths first
+  // (`/school-configuration/:id/school-holiday-cycle` before `/school-configuration/*`).
+  const mounts = modules
+    .flatMap((module) => (module.paths ?? []).map((path) => ({ path, module })))
+    .sort((a, b) => b.path.split("/").length - a.path.split("/").length);
+  for (const { path, module } of mounts) {
+    const dispatch = async (c: Context<AppEnv>) => {
+      const sub = await subAppOf(module);
+      let ctx: Parameters<AppRouter["fetch"]>[2];
+      try {
+        ctx = c.executionCtx;
+      } catch {
+        ctx = undefined; // app.request() in tests has none
+      }
+      return sub.fetch(c.req.raw, c.env, ctx);
+    };
+    app.all(path, dispatch);
+    app.all(`${path}/*`, dispatch);
+  }
+
+  /** Every module loaded: for the OpenAPI document and the checks that walk it. */
+  async function allOperations() {
+    const loaded = await Promise.all(modules.map((m) => (m.load ? m.load() : { operations: [] })));
+    return loaded.flatMap((l) => l.operations);
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);
   // Built once per isolate, on first request: generating it costs tens of milliseconds.
   let document: unknown;
-  app.get("/api/openapi.json", (c) => {
+  app.get("/api/openapi.json", async (c) => {
     if (!document) {
+      // Every module's operations join this app's own definitions (the security scheme, test
+      // probes) in its registry: described there, served by the modules' apps.
+      for (const { route } of await allOperations()) {
+        // As `openapi()` registers a route: its middleware is code, not description.
+        const { middleware: _code, hide, ...described } = route;
+        if (!hide) app.openAPIRegistry.registerPath(described);
+      }
       const generated = app.getOpenAPI31Document({
         openapi: "3.1.0",
         info: {

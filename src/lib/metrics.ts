@@ -1,18 +1,30 @@
 /**
- * Per-request counters (D1 round trips) for the access log. The D1 binding is wrapped once
- * (src/db/client.ts) and counts into the store of the request being served, found through
- * AsyncLocalStorage, so nothing is shared between requests.
+ * The state of the request being served, found through AsyncLocalStorage: its id, who called
+ * (for the access log) and its D1 round trips. The D1 binding is wrapped once (src/db/client.ts)
+ * and counts into it; a module's sub-app (src/app.ts) reads the request id from it. Nothing is
+ * shared between requests.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
 export interface RequestMetrics {
   d1Calls: number;
+  requestId?: string;
+  /** The operation's route template, set by the module app that served it. */
+  route?: string;
+  /** Set by `authorize` wherever it runs. */
+  userId?: number;
+  schoolId?: number | null;
 }
 
 const store = new AsyncLocalStorage<RequestMetrics>();
 
 export function withMetrics<T>(metrics: RequestMetrics, run: () => T): T {
   return store.run(metrics, run);
+}
+
+/** The state of the current request, if one is being served. */
+export function currentRequest(): RequestMetrics | undefined {
+  return store.getStore();
 }
 
 export function countD1Call() {

@@ -1,9 +1,13 @@
 /**
- * A module is a functional area that registers itself: its operations (routes + handlers), the
- * permissions they use, its cron jobs and its queue consumers. The app, the permission catalogue,
- * the cron dispatcher and the queue dispatcher are assembled from the registry
- * (src/modules/index.ts), so adding a resource edits its own module plus one registry line.
- * Test fixtures live beside the module (`fixture.ts`), found by the test suites.
+ * A module is a functional area that registers itself: the paths its operations live under, the
+ * permissions they use, its operations (routes + handlers, loaded on demand), its cron jobs and
+ * its queue consumers. The app, the permission catalogue, the cron dispatcher and the queue
+ * dispatcher are assembled from the registry (src/modules/index.ts), so adding a resource edits
+ * its own module plus one registry line. Test fixtures live beside the module (`fixture.ts`).
+ *
+ * A module's `index.ts` holds only cheap facts. Its operations (their zod schemas are most of
+ * the Worker's start-up time) are imported by `load` on the first request under its `paths`, so
+ * an isolate builds the schemas of the areas it serves, not of all ~360 operations.
  */
 
 import type { Hono } from "hono";
@@ -12,7 +16,10 @@ import type { PermissionDef } from "./access";
 import type { AppEnv } from "./context";
 import type { Operation } from "./route";
 
-/** A cron sweep: safe to run twice, late, or not at all for a while. Returns a line for the history. */
+/**
+ * A cron sweep: safe to run twice, late, or not at all for a while. Returns a line for the
+ * history. `run` imports what it needs (`(await import("./service")).sweep(deps)`).
+ */
 export interface Job {
   /** A cron expression of wrangler.toml's `[triggers]` (UTC). */
   cron: string;
@@ -23,18 +30,30 @@ export interface Job {
 /** Handles one queue message; throws to have it retried (with backoff, then the dead-letter queue). */
 export type Consumer = (deps: Deps, message: Message<unknown>) => Promise<void>;
 
-export interface Module {
-  name: string;
-  permissions?: Record<string, PermissionDef>;
-  operations?: readonly Operation[];
-  jobs?: readonly Job[];
-  /** Consumers by queue name (wrangler.toml `[[queues.consumers]]`). */
-  consumers?: Record<string, Consumer>;
+/** What a module's `load` gives: its operations, and any plain routes. */
+export interface ModuleRoutes {
+  operations: readonly Operation[];
   /**
    * Routes outside the API contract, mounted as they are: a protocol the Worker speaks for
    * someone else (the development S3 endpoint). Not in the OpenAPI document.
    */
   router?: Hono<AppEnv>;
+}
+
+export interface Module {
+  name: string;
+  /**
+   * Where its operations live, as Hono paths (`/api/v1/documents`,
+   * `/api/v1/school-configuration/:id/school-holiday-cycle`): a request to one of them, or below,
+   * loads the module. test/modules.test.ts checks every operation is under one.
+   */
+  paths?: readonly string[];
+  permissions?: Record<string, PermissionDef>;
+  /** Imports the module's operations (a dynamic import: the bundle initialises it on first use). */
+  load?: () => Promise<ModuleRoutes>;
+  jobs?: readonly Job[];
+  /** Consumers by queue name (wrangler.toml `[[queues.consumers]]`). */
+  consumers?: Record<string, Consumer>;
   /** Mounted only when ENVIRONMENT=development (the SMS outbox, the local S3 endpoint). */
   developmentOnly?: boolean;
 }

@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import { type Access, PermissionSet } from "../lib/access";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../modules/auth/tokens";
 import { currentSchool } from "./current-school";
 
@@ -45,6 +46,11 @@ export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEn
       throw new ApiError(403, `Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
     }
     c.set("principal", principal);
+    const request = currentRequest();
+    if (request) {
+      request.userId = principal.userId;
+      request.schoolId = principal.schoolId;
+    }
     return next();
   };
 }

@@ -1,5 +1,12 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { getAuditLog, listAuditLogs } from "./resource";
 
-export default defineModule({ name: "audit-log", permissions, operations: [listAuditLogs, getAuditLog] });
+export default defineModule({
+  name: "audit-log",
+  paths: ["/api/v1/audit-log"],
+  permissions,
+  load: async () => {
+    const { listAuditLogs, getAuditLog } = await import("./resource");
+    return { operations: [listAuditLogs, getAuditLog] };
+  },
+});

@@ -1,17 +1,16 @@
 import { defineModule } from "../../lib/module";
-import { operations } from "./routes";
-import { purgeExpired } from "./service";
 
 export default defineModule({
   name: "auth",
-  operations,
+  paths: ["/api/v1/auth"],
+  load: async () => ({ operations: (await import("./routes")).operations }),
   jobs: [
     {
       cron: "*/5 * * * *",
       name: "purge-expired-auth",
       run: async (deps) => {
-        await purgeExpired(deps);
-        return "expired codes and refresh tokens removed";
+        await (await import("./service")).purgeExpired(deps);
+        return "expired codes, refresh tokens and rate-limit windows removed";
       },
     },
   ],

@@ -24,7 +24,9 @@ import { bulkProcessResource } from "./resource";
 import { bulkProcesses } from "./schema";
 import { BulkMessage, type RowError } from "./service";
 
-export const BULK_QUEUE = "school-bulk";
+export { BULK_QUEUE } from "./queue";
+
+import { BULK_QUEUE } from "./queue";
 
 type Claimed = { id: number; schoolId: number; entity: string; documentId: number };
 

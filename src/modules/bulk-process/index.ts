@@ -1,14 +1,32 @@
 import { defineModule } from "../../lib/module";
-import { BULK_QUEUE, consumeBulkProcess } from "./consumer";
 import { permissions } from "./permissions";
-import { getBulkProcess, listBulkProcesses } from "./resource";
-import { createBulkProcess, deleteBulkProcess, updateBulkProcess } from "./routes";
-import { sweepBulkProcesses } from "./service";
+import { BULK_QUEUE } from "./queue";
 
 export default defineModule({
   name: "bulk-process",
+  paths: ["/api/v1/bulk-process"],
   permissions,
-  operations: [listBulkProcesses, getBulkProcess, createBulkProcess, updateBulkProcess, deleteBulkProcess],
-  jobs: [{ cron: "*/5 * * * *", name: "sweep-bulk-processes", run: sweepBulkProcesses }],
-  consumers: { [BULK_QUEUE]: consumeBulkProcess },
+  load: async () => {
+    const [{ listBulkProcesses, getBulkProcess }, routes] = await Promise.all([
+      import("./resource"),
+      import("./routes"),
+    ]);
+    return {
+      operations: [
+        listBulkProcesses,
+        getBulkProcess,
+        routes.createBulkProcess,
+        routes.updateBulkProcess,
+        routes.deleteBulkProcess,
+      ],
+    };
+  },
+  jobs: [
+    {
+      cron: "*/5 * * * *",
+      name: "sweep-bulk-processes",
+      run: async (deps) => (await import("./service")).sweepBulkProcesses(deps),
+    },
+  ],
+  consumers: { [BULK_QUEUE]: async (deps, message) => (await import("./consumer")).consumeBulkProcess(deps, message) },
 });

@@ -1,5 +1,12 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { getCronHistory, listCronHistories } from "./resource";
 
-export default defineModule({ name: "cron-history", permissions, operations: [listCronHistories, getCronHistory] });
+export default defineModule({
+  name: "cron-history",
+  paths: ["/api/v1/cron-history"],
+  permissions,
+  load: async () => {
+    const { listCronHistories, getCronHistory } = await import("./resource");
+    return { operations: [listCronHistories, getCronHistory] };
+  },
+});

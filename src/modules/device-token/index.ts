@@ -1,9 +1,14 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { createDeviceToken, deleteDeviceToken, getDeviceToken, listDeviceTokens, updateDeviceToken } from "./resource";
 
 export default defineModule({
   name: "device-token",
+  paths: ["/api/v1/device-token"],
   permissions,
-  operations: [listDeviceTokens, getDeviceToken, createDeviceToken, updateDeviceToken, deleteDeviceToken],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [r.listDeviceTokens, r.getDeviceToken, r.createDeviceToken, r.updateDeviceToken, r.deleteDeviceToken],
+    };
+  },
 });

@@ -1,10 +1,21 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from "./resource";
-import { createDocumentSignedUrl } from "./signed-url";
 
 export default defineModule({
   name: "document",
+  paths: ["/api/v1/documents"],
   permissions,
-  operations: [listDocuments, getDocument, createDocument, updateDocument, deleteDocument, createDocumentSignedUrl],
+  load: async () => {
+    const [r, { createDocumentSignedUrl }] = await Promise.all([import("./resource"), import("./signed-url")]);
+    return {
+      operations: [
+        r.listDocuments,
+        r.getDocument,
+        r.createDocument,
+        r.updateDocument,
+        r.deleteDocument,
+        createDocumentSignedUrl,
+      ],
+    };
+  },
 });

@@ -1,4 +1,7 @@
 import { defineModule } from "../../lib/module";
-import { getHealth } from "./routes";
 
-export default defineModule({ name: "health", operations: [getHealth] });
+export default defineModule({
+  name: "health",
+  paths: ["/api/health"],
+  load: async () => ({ operations: [(await import("./routes")).getHealth] }),
+});

@@ -1,23 +1,21 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import {
-  createSchoolHolidayCycle,
-  deleteSchoolHolidayCycle,
-  getSchoolHolidayCycle,
-  listSchoolConfigurationHolidayCycles,
-  listSchoolHolidayCycles,
-  updateSchoolHolidayCycle,
-} from "./resource";
 
 export default defineModule({
   name: "holiday-cycle",
+  paths: ["/api/v1/school-holiday-cycle", "/api/v1/school-configuration/:schoolConfigurationId/school-holiday-cycle"],
   permissions,
-  operations: [
-    listSchoolHolidayCycles,
-    getSchoolHolidayCycle,
-    createSchoolHolidayCycle,
-    updateSchoolHolidayCycle,
-    deleteSchoolHolidayCycle,
-    listSchoolConfigurationHolidayCycles,
-  ],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listSchoolHolidayCycles,
+        r.getSchoolHolidayCycle,
+        r.createSchoolHolidayCycle,
+        r.updateSchoolHolidayCycle,
+        r.deleteSchoolHolidayCycle,
+        r.listSchoolConfigurationHolidayCycles,
+      ],
+    };
+  },
 });

@@ -1,9 +1,14 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { createPermission, deletePermission, getPermission, listPermissions, updatePermission } from "./resource";
 
 export default defineModule({
   name: "permission",
+  paths: ["/api/v1/permission"],
   permissions,
-  operations: [listPermissions, getPermission, createPermission, updatePermission, deletePermission],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [r.listPermissions, r.getPermission, r.createPermission, r.updatePermission, r.deletePermission],
+    };
+  },
 });

@@ -1,21 +1,20 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import {
-  createScheduleConfiguration,
-  deleteScheduleConfiguration,
-  getScheduleConfiguration,
-  listScheduleConfigurations,
-  updateScheduleConfiguration,
-} from "./resource";
 
 export default defineModule({
   name: "schedule-configuration",
+  paths: ["/api/v1/schedule-configuration"],
   permissions,
-  operations: [
-    listScheduleConfigurations,
-    getScheduleConfiguration,
-    createScheduleConfiguration,
-    updateScheduleConfiguration,
-    deleteScheduleConfiguration,
-  ],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listScheduleConfigurations,
+        r.getScheduleConfiguration,
+        r.createScheduleConfiguration,
+        r.updateScheduleConfiguration,
+        r.deleteScheduleConfiguration,
+      ],
+    };
+  },
 });

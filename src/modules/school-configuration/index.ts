@@ -1,21 +1,20 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import {
-  createSchoolConfiguration,
-  deleteSchoolConfiguration,
-  getSchoolConfiguration,
-  listSchoolConfigurations,
-  updateSchoolConfiguration,
-} from "./resource";
 
 export default defineModule({
   name: "school-configuration",
+  paths: ["/api/v1/school-configuration"],
   permissions,
-  operations: [
-    listSchoolConfigurations,
-    getSchoolConfiguration,
-    createSchoolConfiguration,
-    updateSchoolConfiguration,
-    deleteSchoolConfiguration,
-  ],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listSchoolConfigurations,
+        r.getSchoolConfiguration,
+        r.createSchoolConfiguration,
+        r.updateSchoolConfiguration,
+        r.deleteSchoolConfiguration,
+      ],
+    };
+  },
 });

@@ -1,9 +1,12 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { getTransportationRules, replaceTransportationRules } from "./routes";
 
 export default defineModule({
   name: "transport-rules",
+  paths: ["/api/v1/rules-transportation"],
   permissions,
-  operations: [getTransportationRules, replaceTransportationRules],
+  load: async () => {
+    const { getTransportationRules, replaceTransportationRules } = await import("./routes");
+    return { operations: [getTransportationRules, replaceTransportationRules] };
+  },
 });

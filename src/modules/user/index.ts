@@ -1,5 +1,9 @@
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
-import { getCurrentUser } from "./routes";
 
-export default defineModule({ name: "user", permissions, operations: [getCurrentUser] });
+export default defineModule({
+  name: "user",
+  paths: ["/api/v1/user"],
+  permissions,
+  load: async () => ({ operations: [(await import("./routes")).getCurrentUser] }),
+});

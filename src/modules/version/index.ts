@@ -1,4 +1,7 @@
 import { defineModule } from "../../lib/module";
-import { getAppVersion } from "./routes";
 
-export default defineModule({ name: "version", operations: [getAppVersion] });
+export default defineModule({
+  name: "version",
+  paths: ["/api/v1/version"],
+  load: async () => ({ operations: [(await import("./routes")).getAppVersion] }),
+});
