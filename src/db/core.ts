@@ -18,7 +18,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  */
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
-/** `id`, `created_at`, `updated_at`: every stored record carries them (spec 2.1). */
+/** `id`, `created_at`, `updated_at`: every stored record carries them. */
 export const record = {
   id: integer("id").primaryKey({ autoIncrement: true }),
   createdAt: text("created_at").notNull().default(now),

@@ -6,7 +6,7 @@
  * module registers) with its service verb `run`, typed from the schemas it was given; an
  * operation that is not built does not exist, in the API or in the types.
  *
- * Contracts every operation keeps (BRIEF 3): every query is scoped to the current school (and a
+ * Contracts every operation keeps: every query is scoped to the current school (and a
  * parent record for nested paths); POST -> 201 with the record; PUT -> 204; DELETE -> 204; an
  * action -> 200 with the record; another school's id -> 404; a unique violation -> 409; a state
  * change from the wrong state -> 409; a business rule -> 422. Every write is one `db.batch`: the

@@ -1,5 +1,5 @@
 /**
- * The current school of a request (BRIEF 3, Tenancy), from `X-School-Id` and the caller's token:
+ * The current school of a request, from `X-School-Id` and the caller's token:
  * - a school the token lists is taken as is: no database round trip for ordinary members;
  * - any other school (a super-admin's, or a non-member's) costs one primary-key lookup: a school
  *   that does not exist is a 404 for everyone, an existing one a non-member names is a 403;

@@ -1,5 +1,5 @@
 /**
- * Sign-in by verification code, and the session that follows (BRIEF 3, "Auth").
+ * Sign-in by verification code, and the session that follows.
  *
  * Codes: 6 digits, stored as an HMAC, valid 10 minutes, 5 attempts; per number a resend cooldown
  * and an hourly cap (`config.authLimits`: 60 s and 5 unless development). Sessions: an access JWT

@@ -1,5 +1,5 @@
 /**
- * Bulk processes (spec 4.6): the record of an Excel import. Creating one queues it for the bulk
+ * Bulk processes: the record of an Excel import. Creating one queues it for the bulk
  * consumer (consumer.ts), which moves it queued -> processing -> completed | failed.
  *
  * What a user may change (PUT) is only `{ "status": "queued" }` on a failed process: queue it again

@@ -17,7 +17,7 @@ const create = bulkProcessResource.create({
     documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
   }),
   values: async (input, ctx) => {
-    // Another school's document answers 404 like a missing one (BRIEF 3, Tenancy).
+    // Another school's document answers 404 like a missing one.
     await documentResource.find(ctx, input.documentId);
     return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: ctx.userId };
   },

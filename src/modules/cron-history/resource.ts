@@ -1,5 +1,5 @@
 /**
- * Cron history (spec 1, Operations): one row per scheduled job run, written by the cron
+ * Cron history: one row per scheduled job run, written by the cron
  * dispatcher (src/jobs/scheduled.ts). Platform data: jobs sweep every school. Newest first.
  */
 import { z } from "@hono/zod-openapi";

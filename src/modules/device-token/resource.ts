@@ -1,5 +1,5 @@
 /**
- * Device tokens (spec 2.6, 4.4, 4.7): the push-messaging tokens of a user's devices.
+ * Device tokens: the push-messaging tokens of a user's devices.
  *
  * A token belongs to a user, not to a school, so the table has no `school_id`:
  * - everyone lists and reads their own tokens; a caller with `device-token.read` (admins) also

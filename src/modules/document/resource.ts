@@ -1,6 +1,6 @@
 /**
- * Documents (spec 2.4, 4.2, 4.7): files of a school in object storage. The record's `slug` is the
- * object key, `{schoolId}/documents/{file name}` (BRIEF 3), so a school's keys never leave its own
+ * Documents: files of a school in object storage. The record's `slug` is the
+ * object key, `{schoolId}/documents/{file name}`, so a school's keys never leave its own
  * prefix. The list is the spec's "GET documents for current school": every query is scoped to it.
  * Presigned URLs are an action next to it (signed-url.ts).
  */
@@ -42,7 +42,7 @@ export const Slug = z
 
 export const DocumentName = text({ max: MAX_FILE_NAME }).openapi({ example: "Report card 2026" });
 
-/** A slug is only usable under the caller's own school prefix (BRIEF 3, Documents). */
+/** A slug is only usable under the caller's own school prefix. */
 export function ownSlug(slug: string, schoolId: number | null) {
   const prefix = `${schoolId}/documents/`;
   if (schoolId === null || !slug.startsWith(prefix)) {

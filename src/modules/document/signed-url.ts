@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/documents/{entity}/signed-url` (spec 4.2): a presigned object-storage URL for a
+ * `POST /api/v1/documents/{entity}/signed-url`: a presigned object-storage URL for a
  * document of the current school. PUT (the default) is an upload: the document record is created
  * or updated for the slug in the same statement, and the URL signs the declared content type.
  * GET is a download of a document that exists. URLs expire after SIGNED_URL_SECONDS.

@@ -1,4 +1,4 @@
-/** Health check (spec 2.7, 4.6): every dependency reports up or down; any down -> 503. */
+/** Health check: every dependency reports up or down; any down -> 503. */
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../deps";

@@ -1,7 +1,7 @@
 /**
- * School holiday cycles (spec 2.3, 4.1, 4.7): holiday periods of a school configuration (school
- * year). `schoolConfigurationId` is an input of creation only and is not in the returned record
- * (spec 2.3); it must name a configuration of the current school, else 404 as if it did not exist.
+ * School holiday cycles: holiday periods of a school configuration (school year).
+ * `schoolConfigurationId` is an input of creation only and is not in the returned record; it must
+ * name a configuration of the current school, else 404 as if it did not exist.
  * Date-times are stored in UTC ISO form so they sort; the list is in start order.
  */
 import { z } from "@hono/zod-openapi";
@@ -96,7 +96,7 @@ export const createSchoolHolidayCycle = holidayCycleResource.create({
   input: Create,
   values: async (input, ctx) => {
     assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
-    // Another school's configuration answers 404 like a missing one (BRIEF 3, Tenancy).
+    // Another school's configuration answers 404 like a missing one.
     await schoolConfigurationResource.find(ctx, input.schoolConfigurationId);
     return input;
   },

@@ -1,5 +1,5 @@
 /**
- * Permission (spec 4.5): the access-control resource. Named capabilities shared by every school;
+ * Permission: the access-control resource. Named capabilities shared by every school;
  * roles grant them. Built-in permissions (declared by the modules, ids below 1000) cannot be
  * renamed or deleted; custom ones get ids from 1000 on.
  */

@@ -1,5 +1,5 @@
 /**
- * Schedule configuration (spec 2.5, 4.3, 4.7): how far ahead the current school's exit permissions
+ * Schedule configuration: how far ahead the current school's exit permissions
  * are asked (`permissionTimeLimit`, hours) and generated (`permissionWeeksInAdvance`). One per
  * school (unique index): a second POST is a 409. "GET schedule configurations for school" is the
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).

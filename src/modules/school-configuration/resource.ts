@@ -1,6 +1,6 @@
 /**
- * School configuration (spec 4.7): a school year of the current school, with the settings that go
- * with it. Minimal on purpose: it exists so holiday cycles have something to belong to (BRIEF).
+ * School configuration: a school year of the current school, with the settings that go
+ * with it. Minimal on purpose: it exists so holiday cycles have something to belong to.
  * Deleting one deletes its holiday cycles (the foreign key cascades).
  */
 import { z } from "@hono/zod-openapi";

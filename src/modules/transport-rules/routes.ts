@@ -1,5 +1,5 @@
 /**
- * Transportation rules content (spec 4.6): the one text a school shows parents about its
+ * Transportation rules content: the one text a school shows parents about its
  * transport rules. A singleton per school, so two custom routes rather than a resource: GET
  * answers an empty text until someone writes one, PUT replaces it (upsert on the school).
  */

@@ -1,4 +1,4 @@
-/** Users: the signed-in user's own information (spec 4.7 "GET current user information"). */
+/** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/core";

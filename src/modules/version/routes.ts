@@ -1,4 +1,4 @@
-/** Mobile version (spec 4.6, 9): the latest and minimum supported app version per platform. */
+/** Mobile version: the latest and minimum supported app version per platform. */
 import { z } from "@hono/zod-openapi";
 import { badRequest } from "../../lib/errors";
 import { defineRoute, json, operation } from "../../lib/route";
