@@ -4,24 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config";
+import { PRODUCTION_VARS } from "./config-vars";
 
-/** The settings every environment must have, and nothing else. */
-const REQUIRED = {
-  AUTH_SECRET: "config-test-secret-0123456789abcdef0123456789",
-  // What production needs besides (the log provider and a local endpoint are development-only).
-  SMS_PROVIDER: "twilio",
-  TWILIO_ACCOUNT_SID: "ACtest",
-  TWILIO_AUTH_TOKEN: "twilio-token",
-  TWILIO_FROM: "+15550001234",
-  S3_ENDPOINT: "https://0123456789abcdef.r2.cloudflarestorage.com",
-  S3_BUCKET: "school-documents",
-  S3_ACCESS_KEY_ID: "test",
-  S3_SECRET_ACCESS_KEY: "test",
-  IOS_LATEST_VERSION: "1.4.0",
-  IOS_MIN_VERSION: "1.2.0",
-  ANDROID_LATEST_VERSION: "1.4.0",
-  ANDROID_MIN_VERSION: "1.2.0",
-};
+/** The settings production needs, and nothing else. */
+const REQUIRED = { AUTH_SECRET: "config-test-secret-0123456789abcdef0123456789", ...PRODUCTION_VARS };
 
 const STRICT = { resendCooldownSeconds: 60, codesPerHour: 5, phoneChecksPerNumber: 10, phoneChecksPerAddress: 30 };
 

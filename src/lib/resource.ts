@@ -324,6 +324,19 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
 
   const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 
+  /** What every operation's route says of itself: its tag, id, summary, access and scope. */
+  const about = (spec: Meta & { access: Access }, operationId: string, summary: string) => ({
+    tag: config.tag,
+    operationId,
+    summary: spec.summary ?? summary,
+    description: spec.description,
+    access: spec.access,
+    scope,
+  });
+
+  /** The `{id}` route's path parameters (the parent's too, for a nested resource). */
+  const itemParams = (c: any) => c.req.valid("param") as { id: number } & Record<string, unknown>;
+
   /**
    * The statements of each kind of write, with their audit rows: the generic operations use them,
    * and a custom verb composes them with its own statements into one `commit`.
@@ -412,12 +425,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: "get",
         path: config.path,
-        tag: config.tag,
-        operationId: `list${Names}`,
-        summary: spec.summary ?? `List ${config.plural} (paginated)`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `list${Names}`, `List ${config.plural} (paginated)`),
         errors: spec.errors,
         request: (ParentParams ? { query, params: ParentParams } : { query }) as { query: typeof query },
         responses: { 200: json(pageOf(record, `${Name}Page`), `A page of ${config.plural}`) },
@@ -471,12 +479,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: "get",
         path: itemPath,
-        tag: config.tag,
-        operationId: `get${Name}`,
-        summary: spec.summary ?? `Get a ${label.toLowerCase()} by id`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `get${Name}`, `Get a ${label.toLowerCase()} by id`),
         errors: spec.errors,
         request: { params: ItemParams },
         responses: { 200: json(record, `The ${label.toLowerCase()}`) },
@@ -484,7 +487,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       return {
         route,
         handler: async (c: any): Promise<Response> => {
-          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          const params = itemParams(c);
           return c.json(await find(ctxOf(c), params.id, parentOf(params)), 200);
         },
         run: find,
@@ -496,12 +499,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: "post",
         path: config.path,
-        tag: config.tag,
-        operationId: `create${Name}`,
-        summary: spec.summary ?? `Create a ${label.toLowerCase()}`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `create${Name}`, `Create a ${label.toLowerCase()}`),
         audit: config.entity,
         errors: [409, ...(spec.errors ?? [])],
         request: withParent({ body: jsonBody(strict(spec.input), `${Name}Create`) }),
@@ -544,12 +542,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: "put",
         path: itemPath,
-        tag: config.tag,
-        operationId: `update${Name}`,
-        summary: spec.summary ?? `Update a ${label.toLowerCase()}`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `update${Name}`, `Update a ${label.toLowerCase()}`),
         audit: config.entity,
         errors: [409, ...(spec.errors ?? [])],
         request: { params: ItemParams, body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`) },
@@ -567,7 +560,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       return {
         route,
         handler: async (c: any): Promise<Response> => {
-          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          const params = itemParams(c);
           await run(ctxOf(c), params.id, c.req.valid("json") as z.output<U>, parentOf(params));
           return c.body(null, 204);
         },
@@ -580,12 +573,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: "delete",
         path: itemPath,
-        tag: config.tag,
-        operationId: `delete${Name}`,
-        summary: spec.summary ?? `Delete a ${label.toLowerCase()}`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `delete${Name}`, `Delete a ${label.toLowerCase()}`),
         audit: config.entity,
         errors: spec.errors,
         request: { params: ItemParams },
@@ -608,7 +596,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       return {
         route,
         handler: async (c: any): Promise<Response> => {
-          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          const params = itemParams(c);
           await run(ctxOf(c), params.id, parentOf(params));
           return c.body(null, 204);
         },
@@ -626,12 +614,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       const route = defineRoute({
         method: spec.method ?? "patch",
         path: `${itemPath}/${spec.name}`,
-        tag: config.tag,
-        operationId: `${verb}${Name}`,
-        summary: spec.summary ?? `${pascal(verb)} a ${label.toLowerCase()}`,
-        description: spec.description,
-        access: spec.access,
-        scope,
+        ...about(spec, `${verb}${Name}`, `${pascal(verb)} a ${label.toLowerCase()}`),
         audit: config.entity,
         errors: [...(spec.from ? [409 as const] : []), ...(spec.rules ? [422 as const] : []), ...(spec.errors ?? [])],
         request: spec.input
@@ -664,7 +647,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       return {
         route,
         handler: async (c: any): Promise<Response> => {
-          const params = c.req.valid("param") as { id: number } & Record<string, unknown>;
+          const params = itemParams(c);
           const input = (spec.input ? (c.req.valid as any)("json") : undefined) as InputOf<I>;
           return c.json(await run(ctxOf(c), params.id, input, parentOf(params)), 200);
         },

@@ -17,6 +17,7 @@ import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/modules/auth/sms";
+import { DEVELOPMENT_VARS, PRODUCTION_VARS } from "../config-vars";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -67,23 +68,7 @@ export async function serveApp(environment: "development" | "production") {
   const config = loadConfig({
     ENVIRONMENT: environment,
     AUTH_SECRET: "served-test-secret-0123456789abcdef0123456789",
-    // Production refuses the log provider and a local endpoint: it gets Twilio settings (unused here).
-    ...(environment === "production"
-      ? {
-          SMS_PROVIDER: "twilio",
-          TWILIO_ACCOUNT_SID: "ACtest",
-          TWILIO_AUTH_TOKEN: "token",
-          TWILIO_FROM: "+15550001234",
-          S3_ENDPOINT: "https://0123456789abcdef.r2.cloudflarestorage.com",
-        }
-      : { SMS_PROVIDER: "log", S3_ENDPOINT: "http://127.0.0.1:4569" }),
-    S3_BUCKET: "school-documents",
-    S3_ACCESS_KEY_ID: "test",
-    S3_SECRET_ACCESS_KEY: "test",
-    IOS_LATEST_VERSION: "1.4.0",
-    IOS_MIN_VERSION: "1.2.0",
-    ANDROID_LATEST_VERSION: "1.4.0",
-    ANDROID_MIN_VERSION: "1.2.0",
+    ...(environment === "production" ? PRODUCTION_VARS : DEVELOPMENT_VARS),
   });
   const db = drizzle(client) as unknown as Db;
   const clock = new Clock();

@@ -20,6 +20,7 @@ import { runScheduled } from "../../src/jobs/scheduled";
 import type { Page } from "../../src/lib/pagination";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/modules/auth/sms";
+import { DEVELOPMENT_VARS } from "../config-vars";
 import { Clock, migrate, recordingQueue } from "./libsql-app";
 
 let directory: string;
@@ -40,14 +41,7 @@ beforeAll(async () => {
     AUTH_RESEND_COOLDOWN_SECONDS: "60",
     AUTH_CODES_PER_HOUR: "5",
     AUTH_SECRET: "libsql-test-secret-0123456789abcdef0123456789",
-    S3_ENDPOINT: "http://127.0.0.1:4569",
-    S3_BUCKET: "school-documents",
-    S3_ACCESS_KEY_ID: "test",
-    S3_SECRET_ACCESS_KEY: "test",
-    IOS_LATEST_VERSION: "1.4.0",
-    IOS_MIN_VERSION: "1.2.0",
-    ANDROID_LATEST_VERSION: "1.4.0",
-    ANDROID_MIN_VERSION: "1.2.0",
+    ...DEVELOPMENT_VARS,
   });
   // drizzle's libSQL database has the same query builder and batch() as the D1 one (src/db/client.ts).
   const db = drizzle(client) as unknown as Db;
