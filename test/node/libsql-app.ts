@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { createApp } from "../../src/app";
-import { loadConfig } from "../../src/config";
+import { type Config, loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
@@ -46,6 +46,24 @@ export function recordingQueue(): QueueProducer & { sent: unknown[] } {
 }
 
 /** Applies every migration in order, each file in one batch, the way D1 applies them. */
+/**
+ * The app's dependencies over a libSQL client: drizzle's libSQL database has the same query builder
+ * and batch() as the D1 one (src/db/client.ts). Object storage is not what these tests prove:
+ * nothing is stored; queues record what they are sent.
+ */
+export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
+  const db = drizzle(client) as unknown as Db;
+  return {
+    config,
+    db,
+    clock,
+    sms: logSms(db, clock),
+    storage: { head: async () => null, get: async () => null, put: async () => null },
+    signer: s3Signer(config.s3),
+    queues: { push: recordingQueue(), bulk: recordingQueue() },
+  };
+}
+
 export async function migrate(client: Client) {
   const dir = join(root, "migrations");
   for (const file of readdirSync(dir)
@@ -70,17 +88,7 @@ export async function serveApp(environment: "development" | "production") {
     AUTH_SECRET: "served-test-secret-0123456789abcdef0123456789",
     ...(environment === "production" ? PRODUCTION_VARS : DEVELOPMENT_VARS),
   });
-  const db = drizzle(client) as unknown as Db;
-  const clock = new Clock();
-  const deps: Deps = {
-    config,
-    db,
-    clock,
-    sms: logSms(db, clock),
-    storage: { head: async () => null, get: async () => null, put: async () => null },
-    signer: s3Signer(config.s3),
-    queues: { push: recordingQueue(), bulk: recordingQueue() },
-  };
+  const deps = libsqlDeps(config, client, new Clock());
   const app = createApp({ deps: () => deps, development: environment === "development" });
 
   const server = createServer(async (req, res) => {

@@ -10,18 +10,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import type { Db } from "../../src/db/client";
 import type { Deps } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
 import type { Page } from "../../src/lib/pagination";
-import { s3Signer } from "../../src/lib/s3";
-import { logSms } from "../../src/modules/auth/sms";
 import { DEVELOPMENT_VARS } from "../config-vars";
-import { Clock, migrate, recordingQueue } from "./libsql-app";
+import { Clock, libsqlDeps, migrate } from "./libsql-app";
 
 let directory: string;
 let client: Client;
@@ -43,19 +39,8 @@ beforeAll(async () => {
     AUTH_SECRET: "libsql-test-secret-0123456789abcdef0123456789",
     ...DEVELOPMENT_VARS,
   });
-  // drizzle's libSQL database has the same query builder and batch() as the D1 one (src/db/client.ts).
-  const db = drizzle(client) as unknown as Db;
   clock = new Clock();
-  deps = {
-    config,
-    db,
-    clock,
-    sms: logSms(db, clock),
-    // Object storage is not what this file proves: nothing is stored.
-    storage: { head: async () => null, get: async () => null, put: async () => null },
-    signer: s3Signer(config.s3),
-    queues: { push: recordingQueue(), bulk: recordingQueue() },
-  };
+  deps = libsqlDeps(config, client, clock);
   app = createApp({ deps: () => deps, development: true });
 });
 
