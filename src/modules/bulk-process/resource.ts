@@ -9,7 +9,6 @@
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { documentResource } from "../document/resource";
 import { permissions } from "./permissions";
 import { bulkProcesses } from "./schema";
 

@@ -4,7 +4,6 @@
  * answers an empty text until someone writes one, PUT replaces it (upsert on the school).
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { defineResource } from "../../lib/resource";
