@@ -238,9 +238,10 @@ async function seedDocuments(db) {
 
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 async function adminToken() {
-  const { BUILTIN_ROLES, PERMISSIONS, PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
+  const { PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
+  const { grantsOf } = await tsImport("../src/modules/index.ts", import.meta.url);
   const { signAccessToken } = await tsImport("../src/modules/auth/tokens.ts", import.meta.url);
-  const bitmap = PermissionSet.encode(BUILTIN_ROLES["school-admin"].grants.map((p) => PERMISSIONS[p]));
+  const bitmap = PermissionSet.encode(grantsOf("school-admin").map((p) => p.id));
   return signAccessToken(AUTH_SECRET, new Date(), { userId: 2, isSuperAdmin: false, schools: { [NORTH]: bitmap } });
 }
 
@@ -284,6 +285,23 @@ function endpoints({ token, documentId, runId }) {
           .prepare("DELETE FROM document WHERE school_id = ? AND slug LIKE ?")
           .bind(NORTH, `${NORTH}/documents/bench-${runId}-%`)
           .run(),
+    },
+    {
+      key: "documents-update",
+      label: "PUT /api/v1/documents/{id}",
+      worker: "api",
+      request: (n) => ({
+        method: "PUT",
+        path: `/api/v1/documents/${documentId}`,
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ name: `Renamed ${runId} ${n}` }),
+      }),
+    },
+    {
+      key: "audit-log-list",
+      label: "GET /api/v1/audit-log?page=1&pageSize=20",
+      worker: "api",
+      request: () => ({ method: "GET", path: "/api/v1/audit-log?page=1&pageSize=20", headers: auth }),
     },
     {
       key: "health",

@@ -15,7 +15,7 @@ import { z } from "@hono/zod-openapi";
 import { asc, eq, inArray } from "drizzle-orm";
 import { roleUsers } from "../../db/core";
 import { auditUpdate } from "../../lib/audit";
-import { type Ctx, ctxOf } from "../../lib/context";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
@@ -47,7 +47,7 @@ function visibleTo(ctx: Ctx, access: "read" | "write") {
   const members = ctx.deps.db
     .select({ userId: roleUsers.userId })
     .from(roleUsers)
-    .where(eq(roleUsers.schoolId, ctx.schoolId));
+    .where(tenant(ctx, roleUsers));
   return inArray(deviceTokens.userId, members);
 }
 
