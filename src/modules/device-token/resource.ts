@@ -44,10 +44,7 @@ export const mask = (token: string) => `…${token.slice(-4)}`;
 function visibleTo(ctx: Ctx, access: "read" | "write") {
   const own = eq(deviceTokens.userId, ctx.userId ?? 0);
   if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
-  const members = ctx.deps.db
-    .select({ userId: roleUsers.userId })
-    .from(roleUsers)
-    .where(tenant(ctx, roleUsers));
+  const members = ctx.deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(tenant(ctx, roleUsers));
   return inArray(deviceTokens.userId, members);
 }
 
