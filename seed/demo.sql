@@ -27,3 +27,22 @@ INSERT OR IGNORE INTO parent (id, school_id, family_id, user_id, created_at, upd
 INSERT OR IGNORE INTO school_configuration (id, school_id, name, start_date, end_date, max_parents_per_family, created_at, updated_at) VALUES
   (1, 1, '2026-2027', '2026-08-24', '2027-06-30', 2, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (2, 2, '2026-2027', '2026-09-02', '2027-06-18', 2, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+
+-- >>> Legal documents (platform): terms of service v1 and privacy policy v1, both published. The demo
+-- parent (user 4) has accepted the terms but not the privacy policy, so GET /api/v1/user/me lists the
+-- privacy policy in legal.mustAccept for them.
+INSERT OR IGNORE INTO legal_document (id, kind, version, title, body, status, published_at, created_at, updated_at) VALUES
+  (1, 'terms', 1, 'Terms of service', '# Terms of service
+
+By using the school app you agree to use it only for your own family''s school business.
+
+1. Keep your sign-in codes to yourself.
+2. Tell the school when your phone number changes.', 'published', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
+  (2, 'privacy', 1, 'Privacy policy', '# Privacy policy
+
+The school keeps your family''s contact details, your children''s classes and how they go home each day.
+Only the school''s staff and you can see them.', 'published', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+
+INSERT OR IGNORE INTO legal_document_acceptance (id, user_id, legal_document_id, accepted_at, created_at, updated_at) VALUES
+  (1, 4, 1, '2026-08-02T12:00:00.000Z', '2026-08-02T12:00:00.000Z', '2026-08-02T12:00:00.000Z');
+-- <<< Legal documents

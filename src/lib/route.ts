@@ -53,7 +53,10 @@ type RouteMeta = {
   operationId: string;
   summary: string;
   access: Access;
-  /** Default `school` for routes that need a permission or membership. */
+  /**
+   * Default `school` for routes that need a permission or membership. A `user` route (no school
+   * resolved) may declare `platform` when it reads or writes platform records, not a school's.
+   */
   scope?: Scope;
   /** Extra problem statuses this route can answer (409, 413, 422, 429). */
   errors?: readonly ProblemStatus[];
@@ -96,7 +99,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     middleware: [authorize(access, scope)],
     responses: { ...responses, ...errorResponses(sorted) },
     "x-access": accessName(access),
-    "x-scope": access === "public" || access === "user" ? undefined : scope,
+    "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
     ...extensions,
   } as R & Pick<RouteConfig, "tags" | "security" | "middleware">);

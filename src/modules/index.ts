@@ -13,6 +13,7 @@ import deviceToken from "./device-token";
 import document from "./document";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
+import legalDocument from "./legal-document";
 import permission from "./permission";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
@@ -37,6 +38,7 @@ export const MODULES: readonly Module[] = [
   transportRules,
   cronHistory,
   auditLog,
+  legalDocument,
   dev,
 ];
 

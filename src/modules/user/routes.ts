@@ -7,6 +7,7 @@ import { notFound } from "../../lib/errors";
 import { defineRoute, json, operation } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
+import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
 
 const Me = UserSchema.extend({
   schools: z.array(
@@ -16,6 +17,7 @@ const Me = UserSchema.extend({
       roles: z.array(z.object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })),
     }),
   ),
+  legal: MustAccept,
 }).openapi("CurrentUser");
 
 const me = defineRoute({
@@ -23,16 +25,16 @@ const me = defineRoute({
   path: "/api/v1/user/me",
   tag: "People",
   operationId: "getCurrentUser",
-  summary: "The signed-in user, with their schools and roles in each",
+  summary: "The signed-in user, with their schools and roles in each, and the legal documents they must accept",
   access: "user",
   responses: { 200: json(Me, "The signed-in user") },
 });
 
-/** The signed-in user with their schools and roles in each, in one round trip. */
+/** The signed-in user with their schools and roles in each, and the legal documents to accept, in one round trip. */
 export async function currentUser(ctx: Ctx) {
   const { db } = ctx.deps;
   const userId = ctx.userId ?? 0;
-  const [[user], memberships] = await db.batch([
+  const [[user], memberships, due] = await db.batch([
     db.select().from(users).where(eq(users.id, userId)).limit(1),
     db
       // D1's batch answers rows keyed by column name, which drizzle maps back by position: two
@@ -50,6 +52,7 @@ export async function currentUser(ctx: Ctx) {
       .where(eq(roleUsers.userId, userId))
       // The order of role_user_uq (user_id, school_id, role_id): no sort step.
       .orderBy(asc(roleUsers.schoolId), asc(roleUsers.roleId)),
+    mustAcceptQuery(db, userId),
   ]);
   if (!user) throw notFound("User", userId);
   const bySchool = new Map<number, z.infer<typeof Me>["schools"][number]>();
@@ -58,7 +61,7 @@ export async function currentUser(ctx: Ctx) {
     school.roles.push({ id: m.roleId, key: m.key, name: m.roleName });
     bySchool.set(m.schoolId, school);
   }
-  return { ...toUser(user), schools: [...bySchool.values()] };
+  return { ...toUser(user), schools: [...bySchool.values()], legal: toMustAccept(due) };
 }
 
 export const getCurrentUser = operation(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));

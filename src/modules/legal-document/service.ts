@@ -1,0 +1,126 @@
+/**
+ * Legal document verbs beyond the generic ones: edits and deletes of drafts only, the latest
+ * published version of a kind, and a user's acceptance of a version.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq } from "drizzle-orm";
+import { type AuditTarget, auditCreate } from "../../lib/audit";
+import type { Ctx } from "../../lib/context";
+import { ApiError, conflict, notFound } from "../../lib/errors";
+import { RecordBase, timestamps } from "../../lib/resource";
+import { commit } from "../../lib/write";
+import { Kind, type LegalDocument, type LegalDocumentUpdate, legalDocumentResource, toLegalDocument } from "./resource";
+import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "./schema";
+
+const draftOnly = (id: number, action: string) => ({
+  from: { column: legalDocuments.status, states: ["draft"] as const },
+  action,
+  conflict: () =>
+    `Legal document ${id} is published: a published version cannot be ${action}d; create a new version instead`,
+});
+
+/** Changes the title or body of a draft (a published version: 409). */
+export async function updateDraft(ctx: Ctx, id: number, input: z.output<typeof LegalDocumentUpdate>): Promise<void> {
+  await legalDocumentResource.commit(
+    ctx,
+    id,
+    legalDocumentResource.writes.update(ctx, id, input, "update", null, eq(legalDocuments.status, "draft")),
+    draftOnly(id, "update"),
+  );
+}
+
+/** Deletes a draft (a published version: 409; users may have accepted it). */
+export async function deleteDraft(ctx: Ctx, id: number): Promise<void> {
+  await legalDocumentResource.commit(
+    ctx,
+    id,
+    legalDocumentResource.writes.delete(ctx, id, null, eq(legalDocuments.status, "draft")),
+    draftOnly(id, "delete"),
+  );
+}
+
+const KIND_LABEL: Record<LegalKind, string> = { terms: "terms of service", privacy: "privacy policy" };
+
+/** The published version of `kind` with the highest number; 404 when none is published yet. */
+export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> {
+  const [row] = await ctx.deps.db
+    .select()
+    .from(legalDocuments)
+    .where(and(eq(legalDocuments.kind, kind), eq(legalDocuments.status, "published")))
+    .orderBy(desc(legalDocuments.version))
+    .limit(1);
+  if (!row) throw new ApiError(404, `No published ${KIND_LABEL[kind]} yet`);
+  return toLegalDocument(row);
+}
+
+export const AcceptanceRecord = RecordBase.extend({
+  userId: z.number().int().openapi({ description: "The user who accepted" }),
+  legalDocumentId: z.number().int().openapi({ description: "The accepted version" }),
+  kind: Kind,
+  version: z.number().int().openapi({ example: 2 }),
+  acceptedAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
+}).openapi("LegalDocumentAcceptance");
+
+type Acceptance = z.infer<typeof AcceptanceRecord>;
+
+/** Acceptances are audited as their own records (the user who accepts is the actor). */
+export const acceptanceAudit: AuditTarget = { entity: "legal-document-acceptance", table: legalDocumentAcceptances };
+
+const toAcceptance = (
+  row: typeof legalDocumentAcceptances.$inferSelect,
+  doc: Pick<typeof legalDocuments.$inferSelect, "kind" | "version">,
+): Acceptance => ({
+  ...timestamps(row),
+  userId: row.userId,
+  legalDocumentId: row.legalDocumentId,
+  kind: doc.kind,
+  version: doc.version,
+  acceptedAt: row.acceptedAt,
+});
+
+/**
+ * Records that the signed-in user accepts published version `id`, once: accepting again answers
+ * the first acceptance and writes nothing. A draft is a 409. Any published version may be
+ * accepted; only the latest of its kind takes it off `mustAccept`.
+ *
+ * Read, decide, write: a published version never changes or goes away, so what the read saw
+ * still holds at the write; two accepts at once meet at the unique (user, version) index, and the
+ * one refused there answers the row the other wrote (its batch, audit row included, rolled back).
+ */
+export async function accept(ctx: Ctx, id: number): Promise<Acceptance> {
+  const { db } = ctx.deps;
+  const userId = ctx.userId;
+  if (userId === null) throw new Error("accept needs a signed-in user");
+  const mine = and(eq(legalDocumentAcceptances.userId, userId), eq(legalDocumentAcceptances.legalDocumentId, id));
+  const readExisting = () => db.select().from(legalDocumentAcceptances).where(mine).limit(1);
+  const [[doc], [existing]] = await db.batch([
+    db
+      .select({ kind: legalDocuments.kind, version: legalDocuments.version, status: legalDocuments.status })
+      .from(legalDocuments)
+      .where(eq(legalDocuments.id, id))
+      .limit(1),
+    readExisting(),
+  ]);
+  if (!doc) throw notFound("Legal document", id);
+  if (doc.status !== "published") {
+    throw conflict(`Legal document ${id} is a draft; only a published version can be accepted`);
+  }
+  if (existing) return toAcceptance(existing, doc);
+
+  const now = ctx.deps.clock.now().toISOString();
+  const row = { userId, legalDocumentId: id, acceptedAt: now, createdAt: now, updatedAt: now };
+  try {
+    const [[created]] = await commit(
+      ctx,
+      [db.insert(legalDocumentAcceptances).values(row).returning(), auditCreate(ctx, acceptanceAudit, row, null)],
+      { conflict: "accepted by another request just now" },
+    );
+    if (!created) throw new Error("the acceptance was not returned");
+    return toAcceptance(created, doc);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+    const [again] = await readExisting();
+    if (!again) throw err;
+    return toAcceptance(again, doc);
+  }
+}
