@@ -111,6 +111,22 @@ export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefine
   return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
 }
 
+/**
+ * The audit rows of a change that is not a column update of the target's rows (an action that
+ * writes other tables, like initialising a school's modules): one row per target row matching
+ * `where`, with `changes` an SQL expression giving its JSON object. Place it before the change in
+ * the batch, with a `where` that holds only when there is something to change.
+ */
+export function auditAction(
+  ctx: Ctx,
+  target: AuditTarget,
+  where: SQL | undefined,
+  action: string,
+  changes: SQL,
+): Statement {
+  return insertSelect(ctx, target, where, action, changes);
+}
+
 /** `INSERT INTO audit_log SELECT ... FROM <table> WHERE <where>`: one audit row per matching row. */
 function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action: string, changes: SQL): Statement {
   const { actorType, actorId, actorName } = actorValues(ctx);

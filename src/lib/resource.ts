@@ -17,6 +17,7 @@ import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "dri
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../middleware/authorize";
 import type { Access } from "./access";
+import type { AppModuleKey } from "./app-modules";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "./context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "./errors";
@@ -89,6 +90,11 @@ export interface ResourceConfig<T extends Table, R extends z.ZodObject, V extend
   path: string;
   tag: Tag;
   scope: Scope;
+  /**
+   * The application module every operation of the resource belongs to (`x-module`): where the
+   * current school has it disabled, they answer 403 naming it (src/middleware/authorize.ts).
+   */
+  module?: AppModuleKey;
   table: T;
   /** The returned record (registered as a named OpenAPI schema). */
   record: R;
@@ -418,6 +424,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         errors: spec.errors,
         request: (ParentParams ? { query, params: ParentParams } : { query }) as { query: typeof query },
         responses: { 200: json(pageOf(record, `${Name}Page`), `A page of ${config.plural}`) },
@@ -477,6 +484,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         errors: spec.errors,
         request: { params: ItemParams },
         responses: { 200: json(record, `The ${label.toLowerCase()}`) },
@@ -502,6 +510,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         audit: config.entity,
         errors: [409, ...(spec.errors ?? [])],
         request: withParent({ body: jsonBody(strict(spec.input), `${Name}Create`) }),
@@ -550,6 +559,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         audit: config.entity,
         errors: [409, ...(spec.errors ?? [])],
         request: { params: ItemParams, body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`) },
@@ -586,6 +596,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         audit: config.entity,
         errors: spec.errors,
         request: { params: ItemParams },
@@ -632,6 +643,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         description: spec.description,
         access: spec.access,
         scope,
+        module: config.module,
         audit: config.entity,
         errors: [...(spec.from ? [409 as const] : []), ...(spec.rules ? [422 as const] : []), ...(spec.errors ?? [])],
         request: spec.input
