@@ -1,11 +1,13 @@
 /**
  * Prints the SQL that inserts the built-in permissions, roles and grants the modules declare
- * (src/modules/index.ts) that no migration inserts yet. Statements are INSERT OR IGNORE with fixed
+ * (src/modules/index.ts), and the built-in application modules (src/lib/app-modules.ts), that no
+ * migration inserts yet. Statements are INSERT OR IGNORE with fixed
  * timestamps, so re-running is harmless and no row depends on when it was inserted.
  *   npx drizzle-kit generate --custom --name <name> && npm run -s db:builtins > migrations/<file>.sql
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { BUILTIN_ROLES } from "../src/lib/access";
+import { APP_MODULES } from "../src/lib/app-modules";
 import { grantsOf, permissionCatalogue } from "../src/modules";
 
 const AT = "'2026-01-01T00:00:00.000Z'";
@@ -40,6 +42,13 @@ for (const [key, role] of Object.entries(BUILTIN_ROLES) as [
       continue;
     wanted.push(`INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (${role.id}, ${p.id});`);
   }
+}
+
+for (const [key, m] of Object.entries(APP_MODULES)) {
+  if (has(new RegExp(`INTO application_module \\([^)]*\\) VALUES \\(${m.id}, `))) continue;
+  wanted.push(
+    `INSERT OR IGNORE INTO application_module (id, key, name, description, created_at, updated_at) VALUES (${m.id}, ${q(key)}, ${q(m.name)}, ${q(m.description)}, ${AT}, ${AT});`,
+  );
 }
 
 console.log(

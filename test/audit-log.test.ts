@@ -83,6 +83,29 @@ describe("what a write records", () => {
     expect(Date.parse(deleted?.createdAt ?? "") - Date.parse(created?.createdAt ?? "")).toBe(120_000);
   });
 
+  it("an update from null records the null old value", async () => {
+    const token = await as.northAdmin();
+    const slug = `1/documents/${crypto.randomUUID()}.pdf`;
+    const created = await t.request("/api/v1/documents", {
+      method: "POST",
+      token,
+      school: 1,
+      body: { name: "Scan", slug },
+    });
+    const { id, contentType } = (await created.json()) as { id: number; contentType: string | null };
+    expect(contentType).toBeNull();
+    // Asking for an upload URL of the existing slug sets its content type.
+    const signed = await t.request("/api/v1/documents/documents/signed-url", {
+      method: "POST",
+      token,
+      school: 1,
+      body: { slug, name: "Scan", contentType: "application/pdf" },
+    });
+    expect(signed.status).toBe(200);
+    const [latest] = (await trail(`record=document:${id}`)).data;
+    expect(latest?.changes).toEqual({ contentType: { old: null, new: "application/pdf" } });
+  });
+
   it("an update that changes nothing records no field", async () => {
     const id = await createDocument(as.northAdmin, 1, "Same");
     await t.request(`/api/v1/documents/${id}`, {

@@ -55,20 +55,23 @@ function fixtureFor(path: string): Fixture | undefined {
 /** The first school's admin with every permission there (not a super-admin). */
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
 
-function call(
+async function call(
   t: TestApp,
   method: string,
   path: string,
   op: Operation,
   init: { token?: string; id?: string | number; parentId?: number; school?: number },
 ) {
-  const url = path
-    .replace("{id}", String(init.id ?? 1))
-    .replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1))
-    .replace(/\{(\w+)\}/g, "documents");
+  const school = init.school ?? NORTH;
   const fixture = fixtureFor(path);
-  const body = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
-  return t.request(url, { method, token: init.token, school: init.school ?? NORTH, body });
+  let url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1));
+  for (const [, name] of url.matchAll(/\{(\w+)\}/g)) {
+    const make = name ? fixture?.params?.[name] : undefined;
+    url = url.replace(`{${name}}`, make ? await make(t, NORTH) : "documents");
+  }
+  const given = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
+  const body = typeof given === "function" ? await given(t, NORTH) : given;
+  return t.request(url, { method, token: init.token, school, body });
 }
 
 describe("the OpenAPI document", () => {

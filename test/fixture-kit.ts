@@ -1,11 +1,22 @@
 /** What module fixtures (`src/modules/<name>/fixture.ts`) are made of. */
 import type { TestApp } from "./helpers";
 
+/** A value a test makes when it needs it (a record the call refers to), in `school`. */
+export type Made<T> = (t: TestApp, school: number) => Promise<T>;
+
 export interface Fixture {
   /** Creates a record in `school` (through the API, as a caller allowed to) and returns its id. */
   create(t: TestApp, school: number): Promise<number>;
-  /** Valid request bodies by operationId, for operations that take one (updates, actions). */
-  bodies?: Record<string, unknown>;
+  /**
+   * Valid request bodies by operationId, for operations that take one (updates, actions); a
+   * `Made` body is made for each call (when it must name a record of its own).
+   */
+  bodies?: Record<string, unknown | Made<unknown>>;
+  /**
+   * Values of path parameters other than `{id}` and `{...Id}` (default: `documents`), made for
+   * each call: e.g. the key of a record the call may change without disturbing other tests.
+   */
+  params?: Record<string, Made<string>>;
 }
 
 /** Fixtures of a module, keyed by the collection path they make records for. */

@@ -89,14 +89,16 @@ export function auditUpdate(
     const entry = secret.has(key)
       ? sql`json_object('old', ${REDACTED}, 'new', ${REDACTED})`
       : sql`json_object('old', ${column}, 'new', ${next})`;
-    parts.push(sql`${key}, json(CASE WHEN ${changed} THEN ${entry} END)`);
+    parts.push(sql`(${key}, CASE WHEN ${changed} THEN ${entry} END)`);
   }
   return insertSelect(
     ctx,
     target,
     where,
     action,
-    parts.length ? sql`json_patch('{}', json_object(${sql.join(parts, sql`, `)}))` : sql`'{}'`,
+    parts.length
+      ? sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(parts, sql`, `)}) WHERE column2 IS NOT NULL)`
+      : sql`'{}'`,
   );
 }
 
@@ -109,6 +111,22 @@ export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefine
       : sql`${key}, json_object('old', ${column}, 'new', NULL)`,
   );
   return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
+}
+
+/**
+ * The audit rows of a change that is not a column update of the target's rows (an action that
+ * writes other tables, like initialising a school's modules): one row per target row matching
+ * `where`, with `changes` an SQL expression giving its JSON object. Place it before the change in
+ * the batch, with a `where` that holds only when there is something to change.
+ */
+export function auditAction(
+  ctx: Ctx,
+  target: AuditTarget,
+  where: SQL | undefined,
+  action: string,
+  changes: SQL,
+): Statement {
+  return insertSelect(ctx, target, where, action, changes);
 }
 
 /** `INSERT INTO audit_log SELECT ... FROM <table> WHERE <where>`: one audit row per matching row. */

@@ -78,7 +78,7 @@ export type Problem = z.infer<typeof ProblemSchema>;
 const DESCRIPTIONS: Record<ProblemStatus, string> = {
   400: "Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field",
   401: "No credentials, or credentials that are invalid or expired",
-  403: "Authenticated, but not allowed (missing permission, not a member of the school)",
+  403: "Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled)",
   404: "No such record in this school",
   405: "Method not allowed",
   409: "Conflict with the current state (duplicate unique value, stale state)",

@@ -17,6 +17,7 @@ import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "dri
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../middleware/authorize";
 import type { Access } from "./access";
+import type { AppModuleKey } from "./app-modules";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "./context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "./errors";
@@ -89,6 +90,11 @@ export interface ResourceConfig<T extends Table, R extends z.ZodObject, V extend
   path: string;
   tag: Tag;
   scope: Scope;
+  /**
+   * The application module every operation of the resource belongs to (`x-module`): where the
+   * current school has it disabled, they answer 403 naming it (src/middleware/authorize.ts).
+   */
+  module?: AppModuleKey;
   table: T;
   /** The returned record (registered as a named OpenAPI schema). */
   record: R;
@@ -332,6 +338,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
     description: spec.description,
     access: spec.access,
     scope,
+    module: config.module,
   });
 
   /** The `{id}` route's path parameters (the parent's too, for a nested resource). */

@@ -2,7 +2,8 @@
  * `defineRoute`: `createRoute` plus what every operation of this API must declare — its tag,
  * operationId, access (checked by the `authorize` middleware), security scheme and error
  * responses. Machine-readable facts go into the OpenAPI document as extensions — `x-access`,
- * `x-scope`, `x-audit` (the entity whose audit row a successful call writes), and for lists
+ * `x-scope`, `x-audit` (the entity whose audit row a successful call writes), `x-module` (the
+ * application module the route belongs to: 403 where the school switched it off), and for lists
  * `x-filters` / `x-sort` — which is how the generated suites know what to expect of each route.
  *
  * `operation(route, handler)` pairs a route with its typed handler: the unit a module registers.
@@ -10,6 +11,7 @@
 import { createRoute, type RouteConfig, type RouteHandler, type z } from "@hono/zod-openapi";
 import { authorize, type Scope } from "../middleware/authorize";
 import { type Access, accessName } from "./access";
+import type { AppModuleKey } from "./app-modules";
 import type { AppEnv } from "./context";
 import { errorResponses, type ProblemStatus } from "./errors";
 
@@ -62,6 +64,11 @@ type RouteMeta = {
   errors?: readonly ProblemStatus[];
   /** The audit entity a successful call writes one row for (`x-audit`). */
   audit?: string;
+  /**
+   * The application module the route belongs to (`x-module`): where the current school has it
+   * disabled, `authorize` answers 403 naming it. Needs a school, so not for `public`/`user` access.
+   */
+  module?: AppModuleKey;
   /** Further machine-readable facts (`x-filters`, `x-sort`). */
   extensions?: Record<`x-${string}`, unknown>;
 };
@@ -77,8 +84,12 @@ type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operat
  * });
  */
 export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
-  const { tag, access, scope: declaredScope, errors = [], audit, extensions, responses, ...route } = config;
+  const { tag, access, scope: declaredScope, errors = [], audit, module, extensions, responses, ...route } = config;
   const scope: Scope = declaredScope ?? "school";
+  if (module && (access === "public" || access === "user")) {
+    // No school is resolved for these: the module could not be checked, so refuse to pretend.
+    throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
+  }
   const statuses = new Set<ProblemStatus>([...errors, 500]);
   const request = route.request;
   if (request?.params || request?.query || request?.body || request?.headers) statuses.add(400);
@@ -96,11 +107,12 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     tags: [tag],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
     parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],
-    middleware: [authorize(access, scope)],
+    middleware: [authorize(access, scope, module)],
     responses: { ...responses, ...errorResponses(sorted) },
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
+    ...(module ? { "x-module": module } : {}),
     ...extensions,
   } as R & Pick<RouteConfig, "tags" | "security" | "middleware">);
   return created as typeof created & R;

@@ -1,10 +1,15 @@
 /**
  * The one auth check. Every route declares its access (see `defineRoute`); this middleware
- * authenticates the bearer token, resolves the current school from `X-School-Id`, and checks the
- * declared permission, before any input is parsed or any handler runs.
+ * authenticates the bearer token, resolves the current school from `X-School-Id`, checks that the
+ * route's application module (if it declares one) is enabled in that school, and checks the
+ * declared permission, before any input is parsed or any handler runs. None of it costs a D1
+ * round trip for a member: the token carries, per school, the permission bitmap and the set of
+ * disabled modules; a school the token does not list is looked up once (current-school.ts), its
+ * disabled modules in the same query.
  */
 import type { MiddlewareHandler } from "hono";
 import { type Access, PermissionSet } from "../lib/access";
+import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../lib/app-modules";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { currentRequest } from "../lib/metrics";
@@ -22,7 +27,7 @@ export type Scope = "school" | "platform";
 
 const BEARER = /^Bearer ([A-Za-z0-9_.-]+)$/;
 
-export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEnv> {
+export function authorize(access: Access, scope: Scope, module?: AppModuleKey): MiddlewareHandler<AppEnv> {
   return async function authorizeRequest(c, next) {
     if (access === "public") return next();
     const { config, clock } = c.var.deps;
@@ -33,7 +38,14 @@ export function authorize(access: Access, scope: Scope): MiddlewareHandler<AppEn
 
     const isSuperAdmin = claims.sa === 1;
     const memberships = claims.sch;
-    const schoolId = access === "user" ? null : await currentSchool(c, claims, access, scope);
+    const school = access === "user" ? null : await currentSchool(c, claims, access, scope);
+    const schoolId = school?.id ?? null;
+
+    if (module && schoolId !== null) {
+      // Read from the school lookup when there was one, else from the token (as of its issue).
+      const disabled = school?.disabledModules ?? claims.off?.[String(schoolId)] ?? "";
+      if (ModuleSet.has(disabled, APP_MODULES[module].id)) throw moduleDisabled(module, schoolId);
+    }
 
     const bitmap = schoolId === null ? "" : (memberships[String(schoolId)] ?? "");
     const principal: Principal = {

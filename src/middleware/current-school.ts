@@ -1,8 +1,10 @@
 /**
  * The current school of a request, from `X-School-Id` and the caller's token:
- * - a school the token lists is taken as is: no database round trip for ordinary members;
+ * - a school the token lists is taken as is: no database round trip for ordinary members (the token
+ *   also carries the school's disabled application modules);
  * - any other school (a super-admin's, or a non-member's) costs one primary-key lookup: a school
- *   that does not exist is a 404 for everyone, an existing one a non-member names is a 403;
+ *   that does not exist is a 404 for everyone, an existing one a non-member names is a 403; the
+ *   same query reads the school's disabled modules (for super-admins, whose tokens list none);
  * - without the header: a member of exactly one school acts in it; a super-admin must name the
  *   school on school-scoped routes (acting "nowhere" would read empty lists and fail writes).
  */
@@ -11,6 +13,7 @@ import type { Context } from "hono";
 import { schools } from "../db/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
+import { disabledModuleIds, moduleSetOf } from "../modules/application-module/state";
 import type { AccessClaims } from "../modules/auth/tokens";
 import type { Access, Scope } from "./authorize";
 
@@ -19,12 +22,23 @@ const SCHOOL_ID = /^[1-9]\d{0,9}$/;
 const required = (detail: string) =>
   new ApiError(400, detail, { errors: [{ path: "X-School-Id", message: "Required" }] });
 
+/**
+ * The current school; `disabledModules` is the set of its disabled module ids (a `ModuleSet`) when
+ * it was read from the database, null when the caller's token says it.
+ */
+export interface CurrentSchool {
+  id: number;
+  disabledModules: string | null;
+}
+
+const fromToken = (id: number): CurrentSchool => ({ id, disabledModules: null });
+
 export async function currentSchool(
   c: Context<AppEnv>,
   claims: Pick<AccessClaims, "sa" | "sch">,
   access: Access,
   scope: Scope,
-): Promise<number | null> {
+): Promise<CurrentSchool | null> {
   const isSuperAdmin = claims.sa === 1;
   const memberships = claims.sch;
   const header = c.req.header("x-school-id");
@@ -35,15 +49,15 @@ export async function currentSchool(
       });
     }
     const schoolId = Number(header);
-    if (Object.hasOwn(memberships, header)) return schoolId;
+    if (Object.hasOwn(memberships, header)) return fromToken(schoolId);
     const [school] = await c.var.deps.db
-      .select({ id: schools.id })
+      .select({ id: schools.id, disabled: disabledModuleIds(c.var.deps.db, schoolId) })
       .from(schools)
       .where(eq(schools.id, schoolId))
       .limit(1);
     if (!school) throw notFound("School", schoolId);
     if (!isSuperAdmin) throw new ApiError(403, `You have no role in school ${schoolId}`);
-    return schoolId;
+    return { id: schoolId, disabledModules: moduleSetOf(school.disabled) };
   }
 
   const mine = Object.keys(memberships);
@@ -52,9 +66,9 @@ export async function currentSchool(
       throw required("X-School-Id header is required: a super-admin names the school to act in");
     }
     // Platform data: a super-admin passes every check, whatever school.
-    return mine.length === 1 ? Number(mine[0]) : null;
+    return mine.length === 1 ? fromToken(Number(mine[0])) : null;
   }
-  if (mine.length === 1) return Number(mine[0]);
+  if (mine.length === 1) return fromToken(Number(mine[0]));
   if (mine.length === 0) throw new ApiError(403, "You have no role in any school");
   // Even platform data needs a school to know which of the caller's roles apply.
   if (scope === "school" || access !== "member") {

@@ -4,6 +4,7 @@
  */
 import type { BuiltinRole, PermissionDef } from "../lib/access";
 import type { Module } from "../lib/module";
+import applicationModule from "./application-module";
 import auditLog from "./audit-log";
 import auth from "./auth";
 import bulkProcess from "./bulk-process";
@@ -18,6 +19,7 @@ import permission from "./permission";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
 import schoolConfiguration from "./school-configuration";
+import schoolSchedule from "./school-schedule";
 import transportRules from "./transport-rules";
 import user from "./user";
 import version from "./version";
@@ -29,9 +31,11 @@ export const MODULES: readonly Module[] = [
   user,
   permission,
   school,
+  applicationModule,
   schoolConfiguration,
   holidayCycle,
   scheduleConfiguration,
+  schoolSchedule,
   document,
   deviceToken,
   bulkProcess,

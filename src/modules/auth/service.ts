@@ -18,6 +18,7 @@ import { FIRST_CUSTOM_PERMISSION_ID, PermissionSet } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
+import { disabledBitmaps, disabledModulesOfUser } from "../application-module/state";
 import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
@@ -180,12 +181,14 @@ async function issueTokens(
   deps: Deps,
   user: UserRow,
   memberships: { schoolId: number; permissionId: number | null }[],
+  disabled: { schoolId: number; moduleId: number }[],
   refreshToken: string,
 ) {
   const accessToken = await signAccessToken(deps.config.authSecret, deps.clock.now(), {
     userId: user.id,
     isSuperAdmin: user.isSuperAdmin,
     schools: schoolBitmaps(memberships),
+    disabledModules: disabledBitmaps(disabled),
   });
   return { accessToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ACCESS_TTL_SECONDS, user: toUser(user) };
 }
@@ -230,7 +233,7 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
   }
 
   const refreshToken = randomToken();
-  const [consumed, , , , memberships] = await db.batch([
+  const [consumed, , , , memberships, disabled] = await db.batch([
     db
       .update(verificationCodes)
       .set({ consumedAt: iso(now) })
@@ -253,13 +256,14 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
       .set({ consumedAt: iso(now) })
       .where(and(eq(verificationCodes.phone, phone), isNull(verificationCodes.consumedAt))),
     membershipsQuery(deps, user.id),
+    disabledModulesOfUser(db, user.id),
   ] as const);
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
     await db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refreshToken)));
     throw new ApiError(401, "This code was already used; request a new one", { title: "Invalid code" });
   }
-  return issueTokens(deps, { ...user, status: "active" }, memberships, refreshToken);
+  return issueTokens(deps, { ...user, status: "active" }, memberships, disabled, refreshToken);
 }
 
 export async function refresh(deps: Deps, presented: string) {
@@ -278,7 +282,7 @@ export async function refresh(deps: Deps, presented: string) {
   if (Date.parse(row.expiresAt) <= now.getTime()) throw invalid();
 
   const next = randomToken();
-  const [rotated, , [user], memberships] = await db.batch([
+  const [rotated, , [user], memberships, disabled] = await db.batch([
     db
       .update(refreshTokens)
       .set({ revokedAt: iso(now) })
@@ -293,12 +297,13 @@ export async function refresh(deps: Deps, presented: string) {
     }),
     db.select().from(users).where(eq(users.id, row.userId)).limit(1),
     membershipsQuery(deps, row.userId),
+    disabledModulesOfUser(db, row.userId),
   ] as const);
   if (rotated.length === 0 || !user || user.status !== "active") {
     await revokeFamily(deps, row.family);
     throw invalid();
   }
-  return issueTokens(deps, user, memberships, next);
+  return issueTokens(deps, user, memberships, disabled, next);
 }
 
 async function revokeFamily(deps: Deps, family: string) {

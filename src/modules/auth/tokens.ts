@@ -1,7 +1,8 @@
 /**
  * Access tokens: short-lived HS256 JWTs that carry who the caller is and, per school, the bitmap
- * of permission ids their roles grant (see `PermissionSet`). Authorising a request therefore needs
- * no database round trip; role changes take effect at the next refresh (at most ACCESS_TTL).
+ * of permission ids their roles grant (see `PermissionSet`) and the set of application modules the
+ * school has disabled (`ModuleSet`). Authorising a request therefore needs no database round trip;
+ * role changes and module toggles take effect at the next refresh (at most ACCESS_TTL).
  */
 import { sign, verify } from "hono/jwt";
 import { z } from "zod";
@@ -14,6 +15,8 @@ export interface AccessClaims {
   sa?: 1;
   /** schoolId -> permission bitmap (base64url). A key with "" is a membership without permissions. */
   sch: Record<string, string>;
+  /** schoolId -> bitmap of the built-in application modules it has disabled; only schools with some. */
+  off?: Record<string, string>;
   typ: "access";
   iat: number;
   exp: number;
@@ -23,6 +26,7 @@ const Claims = z.object({
   sub: z.string().regex(/^[1-9]\d*$/),
   sa: z.literal(1).optional(),
   sch: z.record(z.string().regex(/^[1-9]\d*$/), z.string()),
+  off: z.record(z.string().regex(/^[1-9]\d*$/), z.string()).optional(),
   typ: z.literal("access"),
   iat: z.number(),
   exp: z.number(),
@@ -31,13 +35,21 @@ const Claims = z.object({
 export async function signAccessToken(
   secret: string,
   now: Date,
-  claims: { userId: number; isSuperAdmin: boolean; schools: Record<string, string> },
+  claims: {
+    userId: number;
+    isSuperAdmin: boolean;
+    schools: Record<string, string>;
+    disabledModules?: Record<string, string>;
+  },
 ): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   const payload: AccessClaims = {
     sub: String(claims.userId),
     ...(claims.isSuperAdmin ? { sa: 1 as const } : {}),
     sch: claims.schools,
+    ...(claims.disabledModules && Object.keys(claims.disabledModules).length > 0
+      ? { off: claims.disabledModules }
+      : {}),
     typ: "access",
     iat,
     exp: iat + ACCESS_TTL_SECONDS,

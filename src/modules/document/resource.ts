@@ -78,6 +78,7 @@ export const documentResource = defineResource({
   path: "/api/v1/documents",
   tag: "Documents",
   scope: "school",
+  module: "documents",
   table: documents,
   record: DocumentRecord,
   toRecord: toDocument,

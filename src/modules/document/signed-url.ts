@@ -117,6 +117,7 @@ const route = defineRoute({
     "the upload must send the returned `headers`. GET needs an existing document. " +
     `URLs expire after ${SIGNED_URL_SECONDS} seconds.`,
   access: permissions.read,
+  module: "documents",
   audit: "document",
   errors: [409],
   request: { params: EntityParams, body: jsonBody(SignedUrlBody, "SignedUrlRequest") },

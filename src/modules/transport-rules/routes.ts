@@ -50,6 +50,7 @@ const getRoute = defineRoute({
   operationId: "getTransportationRules",
   summary: "Read the school's transportation rules",
   access: permissions.read,
+  module: "transport",
   responses: { 200: json(Rules, "The rules (an empty text if none was written yet)") },
 });
 
@@ -60,6 +61,7 @@ const replaceRoute = defineRoute({
   operationId: "replaceTransportationRules",
   summary: "Replace the school's transportation rules",
   access: permissions.write,
+  module: "transport",
   audit: "transport-rules",
   errors: [409, 413],
   request: { body: jsonBody(RulesInput, "TransportationRulesInput") },

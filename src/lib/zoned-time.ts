@@ -1,0 +1,99 @@
+/**
+ * School-local dates and times (BRIEF 3: every school has an IANA time zone; "today", "dismissal"
+ * and cut-offs are computed in it), with nothing but `Intl.DateTimeFormat`: workerd ships full ICU
+ * time-zone data, so no date library is bundled.
+ *
+ * A local time that a daylight-saving change skips (02:30 on a spring-forward night) or repeats
+ * (01:30 on a fall-back night) is resolved as Temporal's "compatible" disambiguation does: a
+ * skipped time moves forward by the gap, a repeated one takes the earlier instant.
+ */
+
+const DAY_MS = 24 * 3600 * 1000;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per zone (built on first use, kept for the isolate: building one costs ~0.1 ms). */
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** Whether `timeZone` is an IANA time zone the runtime knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The UTC milliseconds of a wall-clock reading taken as if it were UTC (any year 0000-9999). */
+function wallAsUtc(year: number, month: number, day: number, hour: number, minute: number, second = 0): number {
+  const d = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  d.setUTCFullYear(year, month - 1, day); // Date.UTC reads years 0-99 as 1900-1999
+  return d.getTime();
+}
+
+/** The zone's offset from UTC at `instant` (milliseconds, east positive: New York in winter is -5 h). */
+export function offsetAt(timeZone: string, instant: number): number {
+  const parts = formatter(timeZone).formatToParts(new Date(instant));
+  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? Number.NaN);
+  const wall = wallAsUtc(get("year"), get("month"), get("day"), get("hour") % 24, get("minute"), get("second"));
+  const whole = instant - (((instant % 1000) + 1000) % 1000);
+  return wall - whole;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** The parts of a real calendar date `YYYY-MM-DD`, or undefined (`2027-02-30` is not one). */
+export function calendarDate(date: string): { year: number; month: number; day: number } | undefined {
+  const m = DATE.exec(date);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const d = new Date(wallAsUtc(year, month, day, 0, 0));
+  if (d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
+  return { year, month, day };
+}
+
+/** The ISO weekday of a calendar date: 1 Monday .. 7 Sunday (the same in every time zone). */
+export function isoWeekday(date: string): number {
+  const parts = calendarDate(date);
+  if (!parts) throw new RangeError(`not a calendar date: ${date}`);
+  const sunday0 = new Date(wallAsUtc(parts.year, parts.month, parts.day, 0, 0)).getUTCDay();
+  return sunday0 === 0 ? 7 : sunday0;
+}
+
+/**
+ * The instant at which the wall clocks of `timeZone` read `time` (`HH:mm`) on `date` (`YYYY-MM-DD`).
+ * @example
+ * zonedInstant("2026-11-02", "15:00", "America/New_York").toISOString(); // "2026-11-02T20:00:00.000Z" (EST)
+ */
+export function zonedInstant(date: string, time: string, timeZone: string): Date {
+  const d = calendarDate(date);
+  const t = TIME.exec(time);
+  if (!d || !t) throw new RangeError(`not a local date and time: ${date} ${time}`);
+  const wall = wallAsUtc(d.year, d.month, d.day, Number(t[1]), Number(t[2]));
+  // The offsets a day either side: equal on all but the days of a change.
+  const before = offsetAt(timeZone, wall - DAY_MS);
+  const after = offsetAt(timeZone, wall + DAY_MS);
+  const fits = [...new Set([before, after])]
+    .map((offset) => wall - offset)
+    .filter((instant) => offsetAt(timeZone, instant) === wall - instant);
+  // Repeated: the earlier instant. Skipped: read with the offset before the change (moves forward).
+  return new Date(fits.length > 0 ? Math.min(...fits) : wall - before);
+}

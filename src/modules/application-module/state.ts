@@ -1,0 +1,53 @@
+/**
+ * The disabled application modules of schools, as the authorization path reads them: for the
+ * access token of a user (each of their schools) and for a school a token does not list (the
+ * super-admin's lookup in src/middleware/current-school.ts). Cheap to import: schema and SQL only.
+ * Only built-in modules count: no route checks a created one.
+ */
+import { and, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { roleUsers } from "../../db/core";
+import { FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
+import { tenant } from "../../lib/context";
+import { schoolModules } from "./schema";
+
+const disabled = and(eq(schoolModules.enabled, false), lt(schoolModules.moduleId, FIRST_CUSTOM_MODULE_ID));
+
+/**
+ * The disabled module ids of one school, comma-separated (null: none), as a scalar subquery: it
+ * rides along in the school lookup's one query. `moduleSetOf` makes the bitmap of its value.
+ */
+export function disabledModuleIds(db: Db, schoolId: number): SQL<string | null> {
+  const ids = db
+    .select({ ids: sql<string>`group_concat(${schoolModules.moduleId})` })
+    .from(schoolModules)
+    .where(and(tenant({ schoolId }, schoolModules), disabled));
+  return sql<string | null>`(${ids})`;
+}
+
+/** The disabled modules of a school as a `ModuleSet`, from `disabledModuleIds`'s value. */
+export const moduleSetOf = (ids: string | null): string =>
+  ModuleSet.encode((ids ?? "").split(",").filter(Boolean).map(Number));
+
+/** The disabled modules in each school a user has a role in: what their access token carries. */
+export function disabledModulesOfUser(db: Db, userId: number) {
+  return db
+    .select({ schoolId: schoolModules.schoolId, moduleId: schoolModules.moduleId })
+    .from(schoolModules)
+    .where(
+      and(
+        inArray(
+          schoolModules.schoolId,
+          db.select({ id: roleUsers.schoolId }).from(roleUsers).where(eq(roleUsers.userId, userId)),
+        ),
+        disabled,
+      ),
+    );
+}
+
+/** schoolId -> `ModuleSet` of disabled modules, for the schools that have any. */
+export function disabledBitmaps(rows: { schoolId: number; moduleId: number }[]): Record<string, string> {
+  const bySchool = new Map<number, number[]>();
+  for (const { schoolId, moduleId } of rows) bySchool.set(schoolId, [...(bySchool.get(schoolId) ?? []), moduleId]);
+  return Object.fromEntries([...bySchool].map(([id, ids]) => [String(id), ModuleSet.encode(ids)]));
+}

@@ -1,0 +1,162 @@
+/**
+ * School schedules (spec 4.7 "School Schedule": GET all, POST, GET by id, PUT, DELETE): when each
+ * level's day starts (entry), ends (dismissal) and when its after-school program ends, per ISO
+ * weekday, as school-local `HH:mm`. One per (school, level, weekday): a second is a 409. Times
+ * must run forward (entry < dismissal < after-school end), else 400 naming the field; an update
+ * that sends some of the times is checked against the stored others and writes all three together.
+ */
+import { z } from "@hono/zod-openapi";
+import { asc, eq } from "drizzle-orm";
+import type { Ctx } from "../../lib/context";
+import { badRequest, type FieldError } from "../../lib/errors";
+import { integerString } from "../../lib/params";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { permissions } from "./permissions";
+import { LEVELS, schoolSchedules } from "./schema";
+
+/** A school-local time of day, `HH:mm` from 00:00 to 23:59. */
+export const LocalTime = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a time HH:mm from 00:00 to 23:59")
+  .openapi({ example: "08:00", description: "School-local time of day, HH:mm (00:00-23:59)" });
+
+export const Level = z.enum(LEVELS).openapi({ example: "elementary", description: "School level" });
+
+export const Weekday = z
+  .number()
+  .int()
+  .min(1)
+  .max(7)
+  .openapi({ example: 1, description: "ISO weekday: 1 Monday .. 7 Sunday" });
+
+const Entry = LocalTime.openapi({ example: "08:00", description: "When the day starts (school-local HH:mm)" });
+const Dismissal = LocalTime.openapi({
+  example: "14:30",
+  description: "When the day ends (school-local HH:mm); after entryTime",
+});
+const AfterSchoolEnd = LocalTime.nullable().openapi({
+  example: "17:00",
+  description: "When the after-school program ends (school-local HH:mm), after dismissalTime; null: none",
+});
+
+export const SchoolScheduleRecord = RecordBase.extend({
+  level: z.enum(LEVELS).openapi({ example: "elementary" }),
+  weekday: z.number().int().openapi({ example: 1, description: "ISO weekday: 1 Monday .. 7 Sunday" }),
+  entryTime: z.string().openapi({ example: "08:00" }),
+  dismissalTime: z.string().openapi({ example: "14:30" }),
+  afterSchoolEndTime: z.string().nullable().openapi({ example: "17:00" }),
+});
+
+type Times = { entryTime: string; dismissalTime: string; afterSchoolEndTime: string | null };
+
+/** 400 with a field error for each time that does not come after the one before it. */
+export function assertTimesInOrder(times: Times) {
+  const errors: FieldError[] = [];
+  // HH:mm with leading zeros compares as text in time order.
+  if (times.dismissalTime <= times.entryTime) {
+    errors.push({ path: "dismissalTime", message: "Must be after entryTime" });
+  }
+  if (times.afterSchoolEndTime !== null && times.afterSchoolEndTime <= times.dismissalTime) {
+    errors.push({ path: "afterSchoolEndTime", message: "Must be after dismissalTime" });
+  }
+  if (errors.length > 0) {
+    throw badRequest(`Invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+  }
+}
+
+export const scheduleResource = defineResource({
+  name: "schoolSchedule",
+  plural: "schoolSchedules",
+  label: "School schedule",
+  entity: "school-schedule",
+  path: "/api/v1/school-schedule",
+  tag: "Schools",
+  scope: "school",
+  table: schoolSchedules,
+  record: SchoolScheduleRecord,
+  toRecord: (row) => ({
+    ...timestamps(row),
+    level: row.level,
+    weekday: row.weekday,
+    entryTime: row.entryTime,
+    dismissalTime: row.dismissalTime,
+    afterSchoolEndTime: row.afterSchoolEndTime,
+  }),
+  conflictMessage: "The current school already has a schedule for this level and weekday: update it with PUT",
+});
+
+export const listSchoolSchedules = scheduleResource.list({
+  access: permissions.read,
+  filters: {
+    // school_schedule_level_weekday_uq
+    level: {
+      schema: Level.optional().openapi({ description: "Only this level's schedules" }),
+      where: (v: (typeof LEVELS)[number]) => eq(schoolSchedules.level, v),
+      example: "elementary",
+    },
+    // school_schedule_weekday_idx
+    weekday: {
+      schema: integerString(z.number().int().min(1).max(7)).optional().openapi({
+        type: "integer",
+        minimum: 1,
+        maximum: 7,
+        description: "Only this ISO weekday (1 Monday .. 7 Sunday)",
+      }),
+      where: (v: number) => eq(schoolSchedules.weekday, v),
+      example: "5",
+    },
+  },
+  // A total order (one schedule per level and weekday), served by the unique index.
+  defaultOrder: [asc(schoolSchedules.level), asc(schoolSchedules.weekday)],
+  summary: "List the current school's schedules (paginated), by level then weekday",
+});
+
+export const getSchoolSchedule = scheduleResource.get({ access: permissions.read });
+
+export const createSchoolSchedule = scheduleResource.create({
+  access: permissions.write,
+  input: z.object({
+    level: Level,
+    weekday: Weekday,
+    entryTime: Entry,
+    dismissalTime: Dismissal,
+    afterSchoolEndTime: AfterSchoolEnd.optional(),
+  }),
+  values: (input) => {
+    const times = { ...input, afterSchoolEndTime: input.afterSchoolEndTime ?? null };
+    assertTimesInOrder(times);
+    return times;
+  },
+  summary: "Create the schedule of a level on a weekday for the current school",
+});
+
+/** The times an update leaves: the sent ones over the stored ones, checked, all three written. */
+async function updatedTimes(input: Partial<Times>, ctx: Ctx, id: number): Promise<Times | undefined> {
+  const sent = [input.entryTime, input.dismissalTime, input.afterSchoolEndTime];
+  if (sent.every((v) => v === undefined)) return undefined;
+  const stored = sent.some((v) => v === undefined) ? await scheduleResource.find(ctx, id) : undefined;
+  const times: Times = {
+    entryTime: input.entryTime ?? stored?.entryTime ?? "",
+    dismissalTime: input.dismissalTime ?? stored?.dismissalTime ?? "",
+    afterSchoolEndTime:
+      input.afterSchoolEndTime !== undefined ? input.afterSchoolEndTime : (stored?.afterSchoolEndTime ?? null),
+  };
+  assertTimesInOrder(times);
+  return times;
+}
+
+export const updateSchoolSchedule = scheduleResource.update({
+  access: permissions.write,
+  input: z.object({
+    level: Level.optional(),
+    weekday: Weekday.optional(),
+    entryTime: Entry.optional(),
+    dismissalTime: Dismissal.optional(),
+    afterSchoolEndTime: AfterSchoolEnd.optional(),
+  }),
+  // The three times are written together, so a concurrent update cannot leave them out of order.
+  values: async (input, ctx, id) => ({ ...input, ...(await updatedTimes(input, ctx, id)) }),
+  summary: "Update a schedule (another level and weekday that already has one is a 409)",
+});
+
+export const deleteSchoolSchedule = scheduleResource.delete({ access: permissions.write });

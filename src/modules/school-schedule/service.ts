@@ -1,0 +1,67 @@
+/**
+ * School schedules as other areas use them: "the schedule of level L on date D" with its times as
+ * both school-local `HH:mm` and UTC instants of that date (exit permissions' cut-offs, dismissal
+ * lists, reminders). Holidays are not considered here: a holiday cycle says whether D is a school
+ * day at all.
+ */
+import { and, eq } from "drizzle-orm";
+import { schools } from "../../db/core";
+import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { type Level, schoolSchedules } from "./schema";
+
+export interface ScheduledTime {
+  /** School-local time of day, `HH:mm`. */
+  local: string;
+  /** The instant it is on the date asked for, ISO 8601 UTC. */
+  at: string;
+}
+
+export interface ScheduleOn {
+  scheduleId: number;
+  level: Level;
+  date: string;
+  weekday: number;
+  timeZone: string;
+  entry: ScheduledTime;
+  dismissal: ScheduledTime;
+  afterSchoolEnd: ScheduledTime | null;
+}
+
+/**
+ * The schedule of `level` on the calendar date `date` (`YYYY-MM-DD`) in the current school, or
+ * null when the level has none on that weekday. The weekday is the date's own (a calendar date
+ * has one weekday in every zone); the school's IANA time zone (`school.time_zone`) turns its local
+ * times into instants, so 15:00 in New York is 19:00Z in October and 20:00Z in November. One round
+ * trip: the school's zone and the schedule in one batch.
+ */
+export async function scheduleOn(ctx: Ctx, level: Level, date: string): Promise<ScheduleOn | null> {
+  const weekday = isoWeekday(date);
+  const { db } = ctx.deps;
+  const schoolId = schoolOf(ctx);
+  const [[school], [row]] = await db.batch([
+    db.select({ timeZone: schools.timeZone }).from(schools).where(eq(schools.id, schoolId)).limit(1),
+    db
+      .select()
+      .from(schoolSchedules)
+      .where(and(tenant(ctx, schoolSchedules), eq(schoolSchedules.level, level), eq(schoolSchedules.weekday, weekday)))
+      .limit(1),
+  ]);
+  if (!school) throw notFound("School", schoolId);
+  if (!row) return null;
+  const at = (local: string): ScheduledTime => ({
+    local,
+    at: zonedInstant(date, local, school.timeZone).toISOString(),
+  });
+  return {
+    scheduleId: row.id,
+    level,
+    date,
+    weekday,
+    timeZone: school.timeZone,
+    entry: at(row.entryTime),
+    dismissal: at(row.dismissalTime),
+    afterSchoolEnd: row.afterSchoolEndTime === null ? null : at(row.afterSchoolEndTime),
+  };
+}
