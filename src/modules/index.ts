@@ -4,6 +4,7 @@
  */
 import type { BuiltinRole, PermissionDef } from "../lib/access";
 import type { Module } from "../lib/module";
+import address from "./address";
 import auditLog from "./audit-log";
 import auth from "./auth";
 import bulkProcess from "./bulk-process";
@@ -16,6 +17,7 @@ import holidayCycle from "./holiday-cycle";
 import permission from "./permission";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
+import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import transportRules from "./transport-rules";
 import user from "./user";
@@ -28,6 +30,8 @@ export const MODULES: readonly Module[] = [
   user,
   permission,
   school,
+  address,
+  schoolAdministrator,
   schoolConfiguration,
   holidayCycle,
   scheduleConfiguration,
