@@ -7,7 +7,7 @@
  * last administrator (422). PUT edits the person's name and email.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, exists, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -91,7 +91,7 @@ export const listSchoolAdministrators = resource.list({
     name: { schema: searchTerm("Part of the first or last name"), where: nameContains, example: "Alma" },
   },
   // Memberships of one (school, role) come out of role_user_school_idx in id order: no sort step.
-  defaultOrder: [sql`${roleUsers.id}`],
+  defaultOrder: [asc(roleUsers.id)],
   summary: "List the current school's administrators (paginated), oldest first",
 });
 

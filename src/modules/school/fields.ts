@@ -46,8 +46,8 @@ export const levelInfo = (levels: readonly Level[]) => levels.map((key) => ({ ke
 
 /**
  * Current IANA names that V8's list (CLDR's identifiers) still spells the old way (it has
- * Asia/Calcutta, not Asia/Kolkata): the zones of IANA's zone.tab missing from it in Node 20 and
- * workerd. Accepted when the runtime can compute with them.
+ * Asia/Calcutta, not Asia/Kolkata): the zones of IANA's zone.tab (2025b) missing from Node 20's
+ * list. Accepted when the runtime can compute with them.
  */
 const RENAMED = [
   "Africa/Asmara",
