@@ -206,6 +206,240 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/school/levels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every school level the service knows, with its label */
+        get: operations["listSchoolLevels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/levels/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The levels the current school offers, with their labels */
+        get: operations["listCurrentSchoolLevels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/delete-multiple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete several schools at once (platform: school.write)
+         * @description Deletes those of `ids` that exist, each with everything it owns, in one transaction, and answers which were deleted and which were not found (nothing else is deleted for them).
+         */
+        post: operations["deleteMultipleSchools"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every school (paginated; platform: school.write) */
+        get: operations["listSchools"];
+        put?: never;
+        /**
+         * Create a school (platform: school.write)
+         * @description Its address is an address of the new school: create it with POST /api/v1/address (X-School-Id: the new id), then PUT /api/v1/school/{id}/address. Its logo: PUT /api/v1/school/{id}/logo/signed-url.
+         */
+        post: operations["createSchool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a school by id (members: only the school they act in) */
+        get: operations["getSchool"];
+        /** Update a school (school admins: their own; platform: any) */
+        put: operations["updateSchool"];
+        post?: never;
+        /**
+         * Delete a school and everything it owns (platform: school.write)
+         * @description Deletes the school's rows in every table, in one transaction; users stay (they may belong to other schools). The audit trail keeps the school's rows.
+         */
+        delete: operations["deleteSchool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/{id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A school's statistics: people by role, students by level, groups, routes
+         * @description Members: only the school they act in. Counted in one database round trip.
+         */
+        get: operations["getSchoolStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/{id}/logo/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Get a presigned URL to upload (PUT: sets a new logo) or download (GET) the school's logo
+         * @description PUT needs school.update: the school's logo becomes a new key `{id}/logo/logo-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg, image/webp or image/svg+xml; send the returned `headers`). GET signs a download of the current logo (404 if none). URLs expire after 300 seconds.
+         */
+        put: operations["createSchoolLogoUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/{id}/address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the school's address: one of its addresses (or null for none)
+         * @description `addressId` must be an address of this school (POST /api/v1/address creates one); another school's is a 404.
+         */
+        put: operations["updateSchoolAddress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the current school's addresses (paginated) */
+        get: operations["listAddresses"];
+        put?: never;
+        /** Create an address of the current school */
+        post: operations["createAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/address/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a address by id */
+        get: operations["getAddress"];
+        /** Update a address */
+        put: operations["updateAddress"];
+        post?: never;
+        /** Delete an address (not the one the school points at: 409) */
+        delete: operations["deleteAddress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school-administrator": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the current school's administrators (paginated), oldest first */
+        get: operations["listSchoolAdministrators"];
+        put?: never;
+        /**
+         * Make a user an administrator of the current school
+         * @description Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, when the number is unknown; a known number keeps its name). 409 if they already administer this school.
+         */
+        post: operations["createSchoolAdministrator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school-administrator/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a school administrator by id */
+        get: operations["getSchoolAdministrator"];
+        /** Update an administrator's name or email */
+        put: operations["updateSchoolAdministrator"];
+        post?: never;
+        /** Remove an administrator (the role, not the user; never the last one: 422) */
+        delete: operations["deleteSchoolAdministrator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/application-module/school": {
         parameters: {
             query?: never;
@@ -1017,6 +1251,411 @@ export interface components {
             name?: string;
             /** @description Text of 0 to 500 characters, without control or bidi formatting characters */
             description?: string;
+        };
+        SchoolLevels: components["schemas"]["SchoolLevel"][];
+        SchoolLevel: {
+            /**
+             * @description A school level
+             * @example elementary
+             * @enum {string}
+             */
+            key: "preschool" | "elementary" | "middle" | "high";
+            /** @example Elementary school */
+            label: string;
+        };
+        SchoolsDeleted: {
+            /** @description Deleted, in the order sent */
+            deleted: number[];
+            /** @description No such school: nothing done for these */
+            notFound: number[];
+        };
+        SchoolDeleteMultiple: {
+            /**
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            ids: number[];
+        };
+        SchoolPage: {
+            data: components["schemas"]["School"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        School: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example Northside Demo School */
+            name: string;
+            /**
+             * @description IANA time zone
+             * @example America/Mexico_City
+             */
+            timeZone: string;
+            /** @description Levels offered, in order: preschool, elementary, middle, high */
+            levels: ("preschool" | "elementary" | "middle" | "high")[];
+            /** @example office@school.example */
+            email: string | null;
+            /**
+             * @description E.164
+             * @example +525555550100
+             */
+            phone: string | null;
+            /**
+             * @description Object key of the logo (PUT /api/v1/school/{id}/logo/signed-url gives URLs for it); null: none
+             * @example 1/logo/logo-2f1c.png
+             */
+            logo: string | null;
+            /** @description The school's address (an address of the school) */
+            addressId: number | null;
+            address: components["schemas"]["Address"];
+        };
+        Address: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            street: string;
+            number: string | null;
+            neighborhood: string | null;
+            city: string;
+            state: string | null;
+            postalCode: string | null;
+            /** @example MX */
+            country: string;
+            latitude: number | null;
+            longitude: number | null;
+        } | null;
+        SchoolCreate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Northside Demo School
+             */
+            name: string;
+            /**
+             * @description IANA time zone: today, dismissal and cut-offs use it
+             * @example America/Mexico_City
+             */
+            timeZone: string;
+            /**
+             * @description The levels the school offers (at least one)
+             * @example [
+             *       "elementary",
+             *       "middle"
+             *     ]
+             */
+            levels: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string | null;
+            /** @example +15550000001 */
+            phone?: string | null;
+        };
+        SchoolUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Northside Demo School
+             */
+            name?: string;
+            /**
+             * @description IANA time zone: today, dismissal and cut-offs use it
+             * @example America/Mexico_City
+             */
+            timeZone?: string;
+            /**
+             * @description The levels the school offers (at least one)
+             * @example [
+             *       "elementary",
+             *       "middle"
+             *     ]
+             */
+            levels?: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string | null;
+            /** @example +15550000001 */
+            phone?: string | null;
+            /**
+             * @description Object key of the logo, under `{schoolId}/logo/`
+             * @example 1/logo/logo-2f1c.png
+             */
+            logo?: string | null;
+        };
+        SchoolStatistics: {
+            schoolId: number;
+            people: {
+                /** @description People with at least one role in the school */
+                total: number;
+                byRole: {
+                    roleId: number;
+                    /** @description A built-in role's key; null for the school's own roles */
+                    key: string | null;
+                    name: string;
+                    count: number;
+                }[];
+            };
+            students: {
+                total: number;
+                /** @description Students per level (students have no level yet: 0 each) */
+                byLevel: {
+                    preschool: number;
+                    elementary: number;
+                    middle: number;
+                    high: number;
+                };
+            };
+            /** @description Groups (classes); 0 until groups exist */
+            groups: number;
+            /** @description Transport routes; 0 until routes exist */
+            routes: number;
+        };
+        SchoolLogoUrl: {
+            /**
+             * @description The logo's object key
+             * @example 1/logo/logo-2f1c.png
+             */
+            logo: string;
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
+            expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "image/png"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        SchoolLogoUrlRequest: {
+            /**
+             * @description PUT to upload a new logo (default), GET to download
+             * @default PUT
+             * @enum {string}
+             */
+            method: "GET" | "PUT";
+            /**
+             * @description The image's type; required to upload (the upload must send exactly this content-type)
+             * @example image/png
+             * @enum {string}
+             */
+            contentType?: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml";
+        };
+        SchoolAddressUpdate: {
+            /** @example 1 */
+            addressId: number | null;
+        };
+        AddressPage: {
+            data: components["schemas"]["Address"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        AddressCreate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Avenida Insurgentes Sur
+             */
+            street: string;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ciudad de Mexico
+             */
+            city: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code
+             * @example MX
+             */
+            country: string;
+            /**
+             * @description Text of 1 to 20 characters, without control or bidi formatting characters
+             * @example 1602
+             */
+            number?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Credito Constructor
+             */
+            neighborhood?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example CDMX
+             */
+            state?: string | null;
+            /** @example 03940 */
+            postalCode?: string | null;
+            /** @example 19.3638 */
+            latitude?: number | null;
+            /** @example -99.1801 */
+            longitude?: number | null;
+        };
+        AddressUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Avenida Insurgentes Sur
+             */
+            street?: string;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ciudad de Mexico
+             */
+            city?: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code
+             * @example MX
+             */
+            country?: string;
+            /**
+             * @description Text of 1 to 20 characters, without control or bidi formatting characters
+             * @example 1602
+             */
+            number?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Credito Constructor
+             */
+            neighborhood?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example CDMX
+             */
+            state?: string | null;
+            /** @example 03940 */
+            postalCode?: string | null;
+            /** @example 19.3638 */
+            latitude?: number | null;
+            /** @example -99.1801 */
+            longitude?: number | null;
+        };
+        SchoolAdministratorPage: {
+            data: components["schemas"]["SchoolAdministrator"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        /** @description `id` is the membership's (the role assignment); `userId` the person's */
+        SchoolAdministrator: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 2 */
+            userId: number;
+            /** @example Alma */
+            firstName: string;
+            /** @example Admin */
+            lastName: string;
+            email: string | null;
+            /** @example +15550000002 */
+            phone: string;
+            /**
+             * @description invited: has never signed in
+             * @enum {string}
+             */
+            status: "invited" | "active" | "inactive";
+            /**
+             * Format: date-time
+             * @description When the user became an administrator of this school
+             */
+            since: string;
+        };
+        SchoolAdministratorCreate: {
+            /**
+             * @description An existing user with a role in this school
+             * @example 3
+             */
+            userId?: number;
+            /**
+             * @description Anyone's number (E.164): a new, invited user if unknown
+             * @example +15550000001
+             */
+            phone?: string;
+            /**
+             * @description With phone: the new user's first name (required)
+             * @example Alma
+             */
+            firstName?: string;
+            /**
+             * @description Text of 0 to 100 characters, without control or bidi formatting characters
+             * @example Admin
+             */
+            lastName?: string;
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string;
+        };
+        SchoolAdministratorUpdate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Alma
+             */
+            firstName?: string;
+            /**
+             * @description Text of 0 to 100 characters, without control or bidi formatting characters
+             * @example Admin
+             */
+            lastName?: string;
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string | null;
         };
         SchoolApplicationModulePage: {
             data: components["schemas"]["SchoolApplicationModule"][];
@@ -3521,6 +4160,3140 @@ export interface operations {
         };
     };
     deletePermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSchoolLevels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description preschool, elementary, middle and high, in that order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolLevels"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCurrentSchoolLevels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current school's levels, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolLevels"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMultipleSchools: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolDeleteMultiple"];
+            };
+        };
+        responses: {
+            /** @description What was deleted and what was not found */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolsDeleted"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSchools: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Part of the school name */
+                name?: string;
+                /** @description Comma-separated fields, `-` for descending. One of: name, createdAt */
+                sort?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSchool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolCreate"];
+            };
+        };
+        responses: {
+            /** @description The created school */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["School"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The school */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["School"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSchool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSchool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchoolStatistics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolStatistics"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSchoolLogoUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolLogoUrlRequest"];
+            };
+        };
+        responses: {
+            /** @description The logo's key and its presigned URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolLogoUrl"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSchoolAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolAddressUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAddresses: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Part of the city name */
+                city?: string;
+                /** @description Comma-separated fields, `-` for descending. One of: city, createdAt */
+                sort?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of addresses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddressPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddressCreate"];
+            };
+        };
+        responses: {
+            /** @description The created address */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Address"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Address"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddressUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSchoolAdministrators: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Part of the first or last name */
+                name?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schoolAdministrators */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolAdministratorPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSchoolAdministrator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolAdministratorCreate"];
+            };
+        };
+        responses: {
+            /** @description The new administrator */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolAdministrator"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchoolAdministrator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The school administrator */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolAdministrator"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSchoolAdministrator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchoolAdministratorUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSchoolAdministrator: {
         parameters: {
             query?: never;
             header?: {

@@ -111,3 +111,15 @@ INSERT OR IGNORE INTO school_schedule (id, school_id, level, weekday, entry_time
   (33, 2, 'high', 3, '07:45', '14:45', NULL, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (34, 2, 'high', 4, '07:45', '14:45', NULL, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (35, 2, 'high', 5, '07:45', '13:00', NULL, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+
+-- ---- Schools: levels, contact, address (issue 8) ---------------------------------------------
+-- Each demo school's address, then the school's levels, contact and address. The UPDATE only
+-- fills a school still as seeded (no address yet, untouched since the seed's timestamp), so running
+-- the seed again never overwrites what a developer changed through the API.
+INSERT OR IGNORE INTO address (id, school_id, street, number, neighborhood, city, state, postal_code, country, latitude, longitude, created_at, updated_at) VALUES
+  (1, 1, 'Avenida Insurgentes Sur', '1602', 'Credito Constructor', 'Ciudad de Mexico', 'CDMX', '03940', 'MX', 19.3638, -99.1801, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
+  (2, 2, 'Atlantic Avenue', '350', 'Boerum Hill', 'Brooklyn', 'NY', '11217', 'US', 40.6866, -73.9826, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+UPDATE school SET levels = '["preschool","elementary","middle","high"]', email = 'office@northside.example.test', phone = '+525555550100', address_id = 1
+  WHERE id = 1 AND address_id IS NULL AND updated_at = '2026-08-01T12:00:00.000Z';
+UPDATE school SET levels = '["elementary","middle","high"]', email = 'office@southside.example.test', phone = '+17185550100', address_id = 2
+  WHERE id = 2 AND address_id IS NULL AND updated_at = '2026-08-01T12:00:00.000Z';

@@ -34,11 +34,30 @@ export const schoolId = () =>
 /** A creation instant without a DB default fallback (`created_at` of log-like tables). */
 export const createdAt = () => text("created_at").notNull().default(now);
 
-export const schools = sqliteTable("school", {
-  ...record,
-  name: text("name").notNull(),
-  timeZone: text("time_zone").notNull().default("UTC"),
-});
+/**
+ * A school (the tenant). `levels` is a JSON array of the levels it offers, in canonical order
+ * (src/modules/school/levels.ts); `address_id` points at an address of the same school (checked by
+ * the school module when it is set; no foreign key, so the address module's table need not be
+ * imported here); `logo` is an object key under `{id}/logo/`.
+ */
+export const schools = sqliteTable(
+  "school",
+  {
+    ...record,
+    name: text("name").notNull(),
+    timeZone: text("time_zone").notNull().default("UTC"),
+    levels: text("levels").notNull().default("[]"),
+    email: text("email"),
+    phone: text("phone"),
+    addressId: integer("address_id"),
+    logo: text("logo"),
+  },
+  (t) => [
+    index("school_name_idx").on(t.name),
+    index("school_created_idx").on(t.createdAt),
+    index("school_address_idx").on(t.addressId),
+  ],
+);
 
 export const users = sqliteTable(
   "user",

@@ -4,6 +4,7 @@
  */
 import type { BuiltinRole, PermissionDef } from "../lib/access";
 import type { Module } from "../lib/module";
+import address from "./address";
 import applicationModule from "./application-module";
 import auditLog from "./audit-log";
 import auth from "./auth";
@@ -18,6 +19,7 @@ import legalDocument from "./legal-document";
 import permission from "./permission";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
+import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
 import transportRules from "./transport-rules";
@@ -31,6 +33,8 @@ export const MODULES: readonly Module[] = [
   user,
   permission,
   school,
+  address,
+  schoolAdministrator,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

@@ -1,5 +1,28 @@
-/** Schools. Their operations come with the schools issue; the permissions exist already. */
+/** Schools (spec 4.7 "School"): the tenants, their levels, statistics, logo and address. */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 
-export default defineModule({ name: "school", permissions });
+export default defineModule({
+  name: "school",
+  paths: ["/api/v1/school"],
+  permissions,
+  load: async () => {
+    const [r, x] = await Promise.all([import("./resource"), import("./routes")]);
+    return {
+      // Literal paths before `/{id}`: Hono tries a path's routes in the order they are added.
+      operations: [
+        x.listSchoolLevels,
+        x.listCurrentSchoolLevels,
+        x.deleteMultipleSchools,
+        r.listSchools,
+        r.createSchool,
+        r.getSchool,
+        r.updateSchool,
+        x.deleteSchool,
+        x.getSchoolStatistics,
+        x.createSchoolLogoUrl,
+        x.updateSchoolAddress,
+      ],
+    };
+  },
+});

@@ -1,0 +1,309 @@
+/**
+ * School administrators (spec 4.7 "School Administrator"): the users who hold the built-in
+ * school-admin role in the current school. The resource is their role memberships (role_user rows
+ * with role 2): its `id` is the membership's, `userId` the person's. Creating one gives a user the
+ * role (an existing member of the school by `userId`, or anyone by phone: a new, invited user when
+ * the number is unknown); deleting one removes the role, never the user, and never the school's
+ * last administrator (422). PUT edits the person's name and email.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, exists, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { auditCreate, auditUpdate } from "../../lib/audit";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { notFound, unprocessable } from "../../lib/errors";
+import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, GuardFailed, insertedId, type Statement } from "../../lib/write";
+import { Phone } from "../auth/routes";
+import { Email } from "../school/fields";
+import { permissions as user } from "../user/permissions";
+
+const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
+
+const Record = RecordBase.extend({
+  userId: z.number().int().openapi({ example: 2 }),
+  firstName: z.string().openapi({ example: "Alma" }),
+  lastName: z.string().openapi({ example: "Admin" }),
+  email: z.string().nullable(),
+  phone: z.string().openapi({ example: "+15550000002" }),
+  status: z.enum(["invited", "active", "inactive"]).openapi({ description: "invited: has never signed in" }),
+  since: z.iso.datetime().openapi({ description: "When the user became an administrator of this school" }),
+}).openapi({ description: "`id` is the membership's (the role assignment); `userId` the person's" });
+
+export const schoolAdministratorResource = defineResource({
+  name: "schoolAdministrator",
+  plural: "schoolAdministrators",
+  label: "School administrator",
+  entity: "school-administrator",
+  path: "/api/v1/school-administrator",
+  tag: "People",
+  scope: "school",
+  table: roleUsers,
+  record: Record,
+  view: {
+    fields: {
+      id: roleUsers.id,
+      createdAt: roleUsers.createdAt,
+      updatedAt: roleUsers.updatedAt,
+      userId: roleUsers.userId,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      email: users.email,
+      phone: users.phone,
+      status: users.status,
+    },
+    join: (q) => q.innerJoin(users, eq(users.id, roleUsers.userId)),
+  },
+  toRecord: (row) => ({
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    email: row.email,
+    phone: row.phone,
+    status: row.status,
+    since: row.createdAt,
+  }),
+  // Only the school-admin role's memberships are this resource (role_user_school_idx serves it).
+  visibleTo: () => eq(roleUsers.roleId, SCHOOL_ADMIN),
+  conflictMessage: "This user is already an administrator of this school",
+});
+
+const resource = schoolAdministratorResource;
+
+/** A person's name matches (the count query has no join: a correlated lookup by primary key). */
+const nameContains = (term: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
+    eq(users.id, roleUsers.userId),
+    or(contains(users.firstName, term), contains(users.lastName, term)),
+  )})`;
+
+export const listSchoolAdministrators = resource.list({
+  access: user.read,
+  filters: {
+    name: { schema: searchTerm("Part of the first or last name"), where: nameContains, example: "Alma" },
+  },
+  // Memberships of one (school, role) come out of role_user_school_idx in id order: no sort step.
+  defaultOrder: [asc(roleUsers.id)],
+  summary: "List the current school's administrators (paginated), oldest first",
+});
+
+export const getSchoolAdministrator = resource.get({ access: user.read });
+
+const FirstName = text({ max: 100 }).openapi({ example: "Alma" });
+const LastName = text({ max: 100, min: 0 }).openapi({ example: "Admin" });
+const UserId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const CreateBody = z
+  .object({
+    userId: UserId.optional().openapi({ description: "An existing user with a role in this school", example: 3 }),
+    phone: Phone.optional().openapi({ description: "Anyone's number (E.164): a new, invited user if unknown" }),
+    firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
+    lastName: LastName.optional(),
+    email: Email.optional(),
+  })
+  .strict()
+  .superRefine((v, issue) => {
+    const add = (path: string, message: string) => issue.addIssue({ code: "custom", path: [path], message });
+    if (v.userId === undefined && v.phone === undefined) add("userId", "Send userId, or phone and firstName");
+    if (v.userId !== undefined) {
+      for (const key of ["phone", "firstName", "lastName", "email"] as const) {
+        if (v[key] !== undefined) add(key, "Not with userId: send userId alone, or phone and a name");
+      }
+    } else if (v.phone !== undefined && v.firstName === undefined) {
+      add("firstName", "Required with phone");
+    }
+  });
+
+export type CreateInput = z.infer<typeof CreateBody>;
+
+/**
+ * The user audit target: a user invited here, or renamed here, is recorded as a user change in
+ * the current school's trail (the school's admin made it).
+ */
+const userAudit = { entity: "user", table: users };
+
+/**
+ * Gives a user the school-admin role here, in one batch: the membership with its audit row (and,
+ * for an unknown number, the invited user with its own), then the record read back. A user who is
+ * already an administrator here is a 409, also when two requests race (the unique membership).
+ */
+export async function createAdministrator(ctx: Ctx, input: CreateInput) {
+  const { db, clock } = ctx.deps;
+  const invite: Statement[] = [];
+  let userId: number | SQL<number>;
+  if (input.userId !== undefined) {
+    // Someone of this school: another school's people are not this school's to see (404).
+    const [member] = await db
+      .select({ id: roleUsers.id })
+      .from(roleUsers)
+      .where(and(tenant(ctx, roleUsers), eq(roleUsers.userId, input.userId)))
+      .limit(1);
+    if (!member) throw notFound("User", input.userId);
+    userId = input.userId;
+  } else {
+    const phone = input.phone ?? "";
+    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.phone, phone)).limit(1);
+    if (known) userId = known.id;
+    else {
+      const at = clock.now().toISOString();
+      const invited = {
+        phone,
+        firstName: input.firstName ?? "",
+        lastName: input.lastName ?? "",
+        email: input.email ?? null,
+        status: "invited" as const,
+        createdAt: at,
+        updatedAt: at,
+      };
+      invite.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+      userId = insertedId(users);
+    }
+  }
+  // A new user's id is known only inside the batch (an SQL expression): the membership's audit
+  // row then names the role, and the user's own audit row the person.
+  const membership = { userId: userId as number, roleId: SCHOOL_ADMIN };
+  const batch: [Statement, ...Statement[]] = [
+    ...resource.writes.insert(ctx, membership),
+    readBack(ctx, insertedId(roleUsers)),
+  ];
+  batch.unshift(...invite);
+  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
+  const [row] = results.at(-1) as AdministratorRow[];
+  if (!row) throw new Error("schoolAdministrator: the created membership was not read back");
+  return resource.toRecord(row, ctx);
+}
+
+/** One membership with its person, by id (for a read inside a batch; column names are distinct). */
+const readBack = (ctx: Ctx, id: number | SQL<number>) =>
+  ctx.deps.db
+    .select({
+      id: roleUsers.id,
+      createdAt: roleUsers.createdAt,
+      updatedAt: roleUsers.updatedAt,
+      userId: roleUsers.userId,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      email: users.email,
+      phone: users.phone,
+      status: users.status,
+    })
+    .from(roleUsers)
+    .innerJoin(users, eq(users.id, roleUsers.userId))
+    .where(eq(roleUsers.id, id))
+    .limit(1);
+
+type AdministratorRow = Awaited<ReturnType<typeof readBack>>[number];
+
+export const createSchoolAdministrator = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/school-administrator",
+    tag: "People",
+    operationId: "createSchoolAdministrator",
+    summary: "Make a user an administrator of the current school",
+    description:
+      "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
+      "when the number is unknown; a known number keeps its name). 409 if they already administer this school.",
+    access: user.writeRoles,
+    audit: "school-administrator",
+    errors: [409],
+    request: { body: jsonBody(CreateBody, "SchoolAdministratorCreate") },
+    responses: { 201: json(resource.record, "The new administrator") },
+  }),
+  async (c) => c.json(await createAdministrator(ctxOf(c), c.req.valid("json")), 201),
+);
+
+const UpdateBody = nonEmpty(
+  z.strictObject({
+    firstName: FirstName.optional(),
+    lastName: LastName.optional(),
+    email: Email.nullable().optional(),
+  }),
+);
+
+/**
+ * Edits the administrator's name and email (the person's, wherever else they belong), in one
+ * batch: the membership is touched first, guarded, so a membership removed meanwhile is a 404 and
+ * changes nothing. Two audit rows: the administrator's and the user's (with the old and new values).
+ */
+export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+  const { db } = ctx.deps;
+  const { userId } = await resource.find(ctx, id);
+  const set = { ...input, updatedAt: ctx.deps.clock.now().toISOString() };
+  const person = eq(users.id, userId);
+  await resource.commit(ctx, id, [
+    ...resource.writes.update(ctx, id, {}),
+    auditUpdate(ctx, userAudit, person, set),
+    db.update(users).set(set).where(person),
+  ]);
+}
+
+export const updateSchoolAdministrator = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/school-administrator/{id}",
+    tag: "People",
+    operationId: "updateSchoolAdministrator",
+    summary: "Update an administrator's name or email",
+    access: user.writeRoles,
+    audit: "school-administrator",
+    errors: [409],
+    request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await updateAdministrator(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  },
+);
+
+const others = alias(roleUsers, "other_admin");
+
+/**
+ * Removes the school-admin role (the user stays), unless it is the school's last administrator
+ * (422). The count is part of the DELETE's condition, so two admins removing each other at once
+ * cannot leave the school with none: one of them is refused.
+ */
+export async function removeAdministrator(ctx: Ctx, id: number) {
+  const { db } = ctx.deps;
+  const another = exists(
+    db
+      .select({ id: others.id })
+      .from(others)
+      .where(and(tenant(ctx, others), eq(others.roleId, SCHOOL_ADMIN), sql`${others.id} <> ${roleUsers.id}`)),
+  );
+  try {
+    await commit(ctx, resource.writes.delete(ctx, id, null, another));
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    await resource.find(ctx, id); // 404 when it is not (or no longer) here
+    throw unprocessable(`School administrator ${id} is the school's last administrator; add another one first`);
+  }
+}
+
+export const deleteSchoolAdministrator = operation(
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/school-administrator/{id}",
+    tag: "People",
+    operationId: "deleteSchoolAdministrator",
+    summary: "Remove an administrator (the role, not the user; never the last one: 422)",
+    access: user.writeRoles,
+    audit: "school-administrator",
+    errors: [422],
+    request: { params: IdParams },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await removeAdministrator(ctxOf(c), c.req.valid("param").id);
+    return c.body(null, 204);
+  },
+);

@@ -1,0 +1,120 @@
+/**
+ * What a school is made of, as inputs: its levels (the four the product knows, stored as a JSON
+ * array in canonical order), an IANA time zone (the runtime's own list, plus "UTC"), contact
+ * details and the key of its logo.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const LEVELS = ["preschool", "elementary", "middle", "high"] as const;
+export type Level = (typeof LEVELS)[number];
+
+export const LEVEL_LABELS: Record<Level, string> = {
+  preschool: "Preschool",
+  elementary: "Elementary school",
+  middle: "Middle school",
+  high: "High school",
+};
+
+export const LevelSchema = z.enum(LEVELS).openapi({ description: "A school level", example: "elementary" });
+
+export const LevelsInput = z
+  .array(LevelSchema)
+  .min(1)
+  .max(LEVELS.length)
+  .refine((v) => new Set(v).size === v.length, "Each level at most once")
+  .openapi({ description: "The levels the school offers (at least one)", example: ["elementary", "middle"] });
+
+/** The stored form: a JSON array in canonical order, whatever order the client sent. */
+export const storeLevels = (levels: readonly Level[]) => JSON.stringify(LEVELS.filter((l) => levels.includes(l)));
+
+/** The levels a stored value holds (unknown or malformed entries are dropped, never thrown). */
+export function readLevels(stored: string): Level[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored);
+  } catch {
+    return [];
+  }
+  return Array.isArray(parsed) ? LEVELS.filter((l) => parsed.includes(l)) : [];
+}
+
+export const LevelInfo = z
+  .object({ key: LevelSchema, label: z.string().openapi({ example: "Elementary school" }) })
+  .openapi("SchoolLevel");
+
+export const levelInfo = (levels: readonly Level[]) => levels.map((key) => ({ key, label: LEVEL_LABELS[key] }));
+
+/**
+ * Current IANA names that V8's list (CLDR's identifiers) still spells the old way (it has
+ * Asia/Calcutta, not Asia/Kolkata): the zones of IANA's zone.tab (2025b) missing from Node 20's
+ * list. Accepted when the runtime can compute with them.
+ */
+const RENAMED = [
+  "Africa/Asmara",
+  "America/Argentina/Buenos_Aires",
+  "America/Argentina/Catamarca",
+  "America/Argentina/Cordoba",
+  "America/Argentina/Jujuy",
+  "America/Argentina/Mendoza",
+  "America/Atikokan",
+  "America/Indiana/Indianapolis",
+  "America/Kentucky/Louisville",
+  "America/Nuuk",
+  "Asia/Ho_Chi_Minh",
+  "Asia/Kathmandu",
+  "Asia/Kolkata",
+  "Asia/Yangon",
+  "Atlantic/Faroe",
+  "Europe/Kyiv",
+  "Pacific/Chuuk",
+  "Pacific/Kanton",
+  "Pacific/Pohnpei",
+];
+
+const computable = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+let zones: Set<string> | undefined;
+/**
+ * The runtime's time zones (`Intl.supportedValuesOf`), "UTC", and the renamed IANA zones above;
+ * built on first use rather than at start-up. Exact spelling: `america/new_york` is refused.
+ */
+export const isTimeZone = (tz: string) => {
+  zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC", ...RENAMED.filter(computable)]);
+  return zones.has(tz);
+};
+
+export const TimeZone = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, "Expected an IANA time zone like America/Mexico_City (or UTC)")
+  .openapi({ example: "America/Mexico_City", description: "IANA time zone: today, dismissal and cut-offs use it" });
+
+export const Email = z.email().max(254).openapi({ example: "office@school.example" });
+
+/** `{schoolId}/logo/{file}`: the file one segment of letters, digits, `.`, `_`, `-`. */
+const LOGO_KEY = /^([1-9]\d{0,9})\/logo\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export const LogoKey = z
+  .string()
+  .max(120)
+  .regex(LOGO_KEY, "Expected {schoolId}/logo/{file name}")
+  .openapi({ example: "1/logo/logo-2f1c.png", description: "Object key of the logo, under `{schoolId}/logo/`" });
+
+/** Whether a logo key lies under this school's prefix. */
+export const logoOf = (key: string, schoolId: number) => LOGO_KEY.exec(key)?.[1] === String(schoolId);
+
+/** The image types a logo may be, and the file extension each is stored with. */
+export const LOGO_TYPES = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+} as const;
+export type LogoType = keyof typeof LOGO_TYPES;

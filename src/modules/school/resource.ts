@@ -1,0 +1,140 @@
+/**
+ * Schools (spec 4.7 "School"): the tenants themselves. The `school` table is the platform's
+ * registry of tenants, so its operations are platform-scoped and narrow the rows per caller:
+ * holders of `school.write` (the platform's super-admins) reach every school; everyone else only
+ * the school they act in (another school's id is a 404). Creating, listing and deleting schools
+ * need `school.write`; updating one's own school needs `school.update` (school admins).
+ */
+import { z } from "@hono/zod-openapi";
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import { schools } from "../../db/core";
+import { type Ctx, tenant } from "../../lib/context";
+import { badRequest } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { AddressRecord, toAddress } from "../address/record";
+import { addresses } from "../address/schema";
+import { Phone } from "../auth/routes";
+import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
+import { permissions } from "./permissions";
+
+export const SchoolRecord = RecordBase.extend({
+  name: z.string().openapi({ example: "Northside Demo School" }),
+  timeZone: z.string().openapi({ example: "America/Mexico_City", description: "IANA time zone" }),
+  levels: z
+    .array(LevelSchema)
+    .openapi({ description: "Levels offered, in order: preschool, elementary, middle, high" }),
+  email: z.string().nullable().openapi({ example: "office@school.example" }),
+  phone: z.string().nullable().openapi({ example: "+525555550100", description: "E.164" }),
+  logo: z.string().nullable().openapi({
+    example: "1/logo/logo-2f1c.png",
+    description: "Object key of the logo (PUT /api/v1/school/{id}/logo/signed-url gives URLs for it); null: none",
+  }),
+  addressId: z.number().int().nullable().openapi({ description: "The school's address (an address of the school)" }),
+  address: AddressRecord.nullable(),
+});
+
+export type School = z.infer<typeof SchoolRecord>;
+
+/**
+ * The school's address as one JSON value, read by primary key in the same query. The address must
+ * be the school's own: `address_id` has no foreign key (see src/db/core.ts), so the join says so.
+ */
+const addressJson = sql<string | null>`(SELECT json_object(${sql.join(
+  Object.entries(getTableColumns(addresses)).map(([key, column]) => sql`${key}, ${column}`),
+  sql`, `,
+)}) FROM ${addresses} WHERE ${addresses.id} = ${schools.addressId} AND ${addresses.schoolId} = ${schools.id})`;
+
+type SchoolRow = typeof schools.$inferSelect & { address: string | null };
+
+export function toSchool(row: SchoolRow): School {
+  return {
+    ...timestamps(row),
+    name: row.name,
+    timeZone: row.timeZone,
+    levels: readLevels(row.levels),
+    email: row.email,
+    phone: row.phone,
+    logo: row.logo,
+    addressId: row.addressId,
+    address: row.address === null ? null : toAddress(JSON.parse(row.address)),
+  };
+}
+
+/** Holders of school.write reach every school; everyone else the school they act in. */
+export function visibleSchools(ctx: Ctx): SQL | undefined {
+  if (ctx.can(permissions.write)) return undefined;
+  return tenant(ctx, { schoolId: schools.id });
+}
+
+export const schoolResource = defineResource({
+  name: "school",
+  plural: "schools",
+  label: "School",
+  entity: "school",
+  path: "/api/v1/school",
+  tag: "Schools",
+  scope: "platform",
+  table: schools,
+  record: SchoolRecord,
+  view: { fields: { ...getTableColumns(schools), address: addressJson } },
+  toRecord: toSchool,
+  visibleTo: visibleSchools,
+});
+
+const Name = text({ max: 200 }).openapi({ example: "Northside Demo School" });
+
+export const listSchools = schoolResource.list({
+  access: permissions.write,
+  filters: {
+    name: {
+      schema: searchTerm("Part of the school name"),
+      where: (v: string) => contains(schools.name, v),
+      example: "Demo",
+    },
+  },
+  sort: { name: schools.name, createdAt: schools.createdAt },
+  summary: "List every school (paginated; platform: school.write)",
+});
+
+export const getSchool = schoolResource.get({
+  access: permissions.read,
+  summary: "Get a school by id (members: only the school they act in)",
+});
+
+export const createSchool = schoolResource.create({
+  access: permissions.write,
+  input: z.object({
+    name: Name,
+    timeZone: TimeZone,
+    levels: LevelsInput,
+    email: Email.nullable().optional(),
+    phone: Phone.nullable().optional(),
+  }),
+  values: (input) => ({ ...input, levels: storeLevels(input.levels) }),
+  summary: "Create a school (platform: school.write)",
+  description:
+    "Its address is an address of the new school: create it with POST /api/v1/address (X-School-Id: the new id), " +
+    "then PUT /api/v1/school/{id}/address. Its logo: PUT /api/v1/school/{id}/logo/signed-url.",
+});
+
+export const updateSchool = schoolResource.update({
+  access: permissions.update,
+  input: z.object({
+    name: Name.optional(),
+    timeZone: TimeZone.optional(),
+    levels: LevelsInput.optional(),
+    email: Email.nullable().optional(),
+    phone: Phone.nullable().optional(),
+    logo: LogoKey.nullable().optional(),
+  }),
+  values: ({ levels, ...input }, _ctx, id) => {
+    if (input.logo != null && !logoOf(input.logo, id)) {
+      const message = `Must start with ${id}/logo/ (this school's logos)`;
+      throw badRequest(`Invalid body: logo: ${message}`, [{ path: "logo", message }]);
+    }
+    return levels === undefined ? input : { ...input, levels: storeLevels(levels) };
+  },
+  summary: "Update a school (school admins: their own; platform: any)",
+});

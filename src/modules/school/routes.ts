@@ -1,0 +1,224 @@
+/**
+ * The school's operations besides CRUD (spec 4.7): levels, statistics, logo URL, address, and
+ * deleting several schools. Their logic is in service.ts.
+ */
+import { z } from "@hono/zod-openapi";
+import { ctxOf } from "../../lib/context";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { LEVELS, LevelInfo, LOGO_TYPES, levelInfo } from "./fields";
+import { permissions } from "./permissions";
+import * as school from "./service";
+
+const Levels = z.array(LevelInfo).openapi("SchoolLevels");
+
+export const listSchoolLevels = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/school/levels",
+    tag: "Schools",
+    operationId: "listSchoolLevels",
+    summary: "Every school level the service knows, with its label",
+    access: "user",
+    responses: { 200: json(Levels, "preschool, elementary, middle and high, in that order") },
+  }),
+  (c) => c.json(levelInfo(LEVELS), 200),
+);
+
+export const listCurrentSchoolLevels = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/school/levels/current",
+    tag: "Schools",
+    operationId: "listCurrentSchoolLevels",
+    summary: "The levels the current school offers, with their labels",
+    access: permissions.read,
+    responses: { 200: json(Levels, "The current school's levels, in order") },
+  }),
+  async (c) => c.json(await school.currentLevels(ctxOf(c)), 200),
+);
+
+const count = z.number().int().min(0);
+const Statistics = z
+  .object({
+    schoolId: z.number().int(),
+    people: z.object({
+      total: count.openapi({ description: "People with at least one role in the school" }),
+      byRole: z.array(
+        z.object({
+          roleId: z.number().int(),
+          key: z.string().nullable().openapi({ description: "A built-in role's key; null for the school's own roles" }),
+          name: z.string(),
+          count,
+        }),
+      ),
+    }),
+    students: z.object({
+      total: count,
+      byLevel: z
+        .object(Object.fromEntries(LEVELS.map((l) => [l, count])) as Record<(typeof LEVELS)[number], typeof count>)
+        .openapi({ description: "Students per level (students have no level yet: 0 each)" }),
+    }),
+    groups: count.openapi({ description: "Groups (classes); 0 until groups exist" }),
+    routes: count.openapi({ description: "Transport routes; 0 until routes exist" }),
+  })
+  .openapi("SchoolStatistics");
+
+export const getSchoolStatistics = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/school/{id}/statistics",
+    tag: "Schools",
+    operationId: "getSchoolStatistics",
+    summary: "A school's statistics: people by role, students by level, groups, routes",
+    description: "Members: only the school they act in. Counted in one database round trip.",
+    access: permissions.statistics,
+    scope: "platform",
+    request: { params: IdParams },
+    responses: { 200: json(Statistics, "The counts") },
+  }),
+  async (c) => c.json(await school.statistics(ctxOf(c), c.req.valid("param").id), 200),
+);
+
+const LogoType = z.enum(Object.keys(LOGO_TYPES) as [keyof typeof LOGO_TYPES, ...(keyof typeof LOGO_TYPES)[]]);
+
+const LogoUrlBody = z
+  .object({
+    method: z
+      .enum(["GET", "PUT"])
+      .default("PUT")
+      .openapi({ description: "PUT to upload a new logo (default), GET to download" }),
+    contentType: LogoType.optional().openapi({
+      description: "The image's type; required to upload (the upload must send exactly this content-type)",
+      example: "image/png",
+    }),
+  })
+  .strict()
+  .superRefine((v, issue) => {
+    if (v.method === "PUT" && v.contentType === undefined) {
+      issue.addIssue({ code: "custom", path: ["contentType"], message: "Required to upload (method PUT)" });
+    }
+    if (v.method === "GET" && v.contentType !== undefined) {
+      issue.addIssue({ code: "custom", path: ["contentType"], message: "Only for uploads (method PUT)" });
+    }
+  });
+
+const LogoUrl = z
+  .object({
+    logo: z.string().openapi({ example: "1/logo/logo-2f1c.png", description: "The logo's object key" }),
+    url: z.url().openapi({ description: "The presigned URL" }),
+    method: z.enum(["GET", "PUT"]),
+    expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${school.LOGO_URL_SECONDS} s)` }),
+    headers: z
+      .record(z.string(), z.string())
+      .openapi({ description: "Headers to send with the request", example: { "content-type": "image/png" } }),
+  })
+  .openapi("SchoolLogoUrl");
+
+export const createSchoolLogoUrl = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/school/{id}/logo/signed-url",
+    tag: "Schools",
+    operationId: "createSchoolLogoUrl",
+    summary: "Get a presigned URL to upload (PUT: sets a new logo) or download (GET) the school's logo",
+    description:
+      "PUT needs school.update: the school's logo becomes a new key `{id}/logo/logo-{uuid}.{ext}` and the URL " +
+      "uploads to it (image/png, image/jpeg, image/webp or image/svg+xml; send the returned `headers`). " +
+      `GET signs a download of the current logo (404 if none). URLs expire after ${school.LOGO_URL_SECONDS} seconds.`,
+    access: permissions.read,
+    scope: "platform",
+    audit: "school",
+    errors: [409],
+    request: { params: IdParams, body: jsonBody(LogoUrlBody, "SchoolLogoUrlRequest") },
+    responses: { 200: json(LogoUrl, "The logo's key and its presigned URL") },
+  }),
+  async (c) => c.json(await school.logoUrl(ctxOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+);
+
+export const updateSchoolAddress = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/school/{id}/address",
+    tag: "Schools",
+    operationId: "updateSchoolAddress",
+    summary: "Set the school's address: one of its addresses (or null for none)",
+    description:
+      "`addressId` must be an address of this school (POST /api/v1/address creates one); another school's is a 404.",
+    access: permissions.update,
+    scope: "platform",
+    audit: "school",
+    request: {
+      params: IdParams,
+      body: jsonBody(
+        z.strictObject({
+          addressId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ example: 1 }),
+        }),
+        "SchoolAddressUpdate",
+      ),
+    },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await school.setAddress(ctxOf(c), c.req.valid("param").id, c.req.valid("json").addressId);
+    return c.body(null, 204);
+  },
+);
+
+export const deleteSchool = operation(
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/school/{id}",
+    tag: "Schools",
+    operationId: "deleteSchool",
+    summary: "Delete a school and everything it owns (platform: school.write)",
+    description:
+      "Deletes the school's rows in every table, in one transaction; users stay (they may belong to other schools). " +
+      "The audit trail keeps the school's rows.",
+    access: permissions.write,
+    scope: "platform",
+    audit: "school",
+    request: { params: IdParams },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await school.deleteSchool(ctxOf(c), c.req.valid("param").id);
+    return c.body(null, 204);
+  },
+);
+
+const Ids = z
+  .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
+  .min(1)
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
+  .openapi({ example: [3, 4] });
+
+export const deleteMultipleSchools = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/school/delete-multiple",
+    tag: "Schools",
+    operationId: "deleteMultipleSchools",
+    summary: "Delete several schools at once (platform: school.write)",
+    description:
+      "Deletes those of `ids` that exist, each with everything it owns, in one transaction, and answers which " +
+      "were deleted and which were not found (nothing else is deleted for them).",
+    access: permissions.write,
+    scope: "platform",
+    audit: "school",
+    request: { body: jsonBody(z.strictObject({ ids: Ids }), "SchoolDeleteMultiple") },
+    responses: {
+      200: json(
+        z
+          .object({
+            deleted: z.array(z.number().int()).openapi({ description: "Deleted, in the order sent" }),
+            notFound: z.array(z.number().int()).openapi({ description: "No such school: nothing done for these" }),
+          })
+          .openapi("SchoolsDeleted"),
+        "What was deleted and what was not found",
+      ),
+    },
+  }),
+  async (c) => c.json(await school.deleteSchools(ctxOf(c), c.req.valid("json").ids), 200),
+);
