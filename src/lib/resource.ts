@@ -520,16 +520,17 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         }
         const values = (spec.values ? await spec.values(input, ctx, parentId) : input) as InsertValues<T>;
         const id = insertedId(table);
-        const [, , ...rest] = await commit(
+        // The INSERT returns the row; a joined view is read back at the end of the same batch.
+        const [inserted, , ...rest] = await commit(
           ctx,
           [
             ...writes.insert(ctx, values, parentId),
             ...(spec.also?.(ctx, id, input) ?? []),
-            select(ctx).where(eq(table.id, id)).limit(1),
+            ...(config.view ? [select(ctx).where(eq(table.id, id)).limit(1)] : []),
           ],
           messages,
         );
-        const created = (rest.at(-1) as unknown[] | undefined)?.[0];
+        const created = ((config.view ? rest.at(-1) : inserted) as unknown[] | undefined)?.[0];
         if (!created) throw new Error(`${config.name}: the created row was not read back`);
         return toRecord(created, ctx);
       }
