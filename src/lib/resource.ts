@@ -166,6 +166,30 @@ export interface Rule {
   message: string;
 }
 
+/** The conditions of a state change: allowed states (else 409) and business rules (else 422). */
+export interface Guards {
+  /** The states the record may be in (its status column and the allowed values), else 409. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** Business rules over the row, else 422. */
+  rules?: Rule[];
+  /** The 409's detail for the state the record is in (default: names the states `action` needs). */
+  conflict?: (state: string) => string;
+}
+
+/** A guarded change of one record: the change, its audit row and `also`, in one batch. */
+export interface Change<T extends Table> extends Guards {
+  /** The audit action: `requeue`, `publish`, `delete`. */
+  action: string;
+  /** The columns it sets; or `remove` to delete the record. */
+  set?: SetValues<T>;
+  remove?: true;
+  /** Further statements of the batch (they never outlive a change that did not happen). */
+  also?: Statement[];
+  /** Reads the record back in the same batch and answers it. */
+  readBack?: boolean;
+  parentId?: number | null;
+}
+
 export interface ActionSpec<T extends Table, I extends z.ZodObject | undefined> extends Meta {
   /** The action's name: its path segment (`confirm` -> `/{id}/confirm`) and audit action. */
   name: string;
@@ -275,16 +299,11 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
     ctx: Ctx,
     id: number,
     parentId: number | null,
-    diagnose?: {
-      from?: ActionSpec<T, any>["from"];
-      rules: Rule[];
-      action: string;
-      conflict?: (state: string) => string;
-    },
+    diagnose?: Guards & { action: string },
   ): Promise<never> {
     const checks: Fields = { id: table.id };
     if (diagnose?.from) checks.state = diagnose.from.column;
-    diagnose?.rules.forEach((rule, i) => {
+    diagnose?.rules?.forEach((rule, i) => {
       checks[`rule${i}`] = sql<number>`CASE WHEN ${rule.when} THEN 1 ELSE 0 END`.as(`rule${i}`);
     });
     const [row] = (await ctx.deps.db
@@ -305,8 +324,8 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
           `${label} ${id} is ${row.state}; ${diagnose.action} needs it to be ${diagnose.from.states.join(" or ")}`,
       );
     }
-    const failed = diagnose?.rules.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
-    if (diagnose && failed >= 0) throw unprocessable(diagnose.rules[failed]?.message ?? "Refused by a business rule");
+    const failed = diagnose?.rules?.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
+    if (failed >= 0) throw unprocessable(diagnose?.rules?.[failed]?.message ?? "Refused by a business rule");
     // It matched now: it changed between the write and this read. The caller may retry.
     throw conflict(`${label} ${id} changed while it was being written; try again`);
   }
@@ -388,25 +407,49 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
     },
   };
 
+  const readOne = (ctx: Ctx, id: number | SQL<number>) => select(ctx).where(eq(table.id, id)).limit(1);
+
+  async function change(ctx: Ctx, id: number, spec: Change<T>): Promise<z.output<R> | undefined> {
+    const parentId = spec.parentId ?? null;
+    const conds: (SQL | undefined)[] = (spec.rules ?? []).map((r) => r.when);
+    if (spec.from) conds.push(inArray(spec.from.column, [...spec.from.states]));
+    const guardedBy = and(...conds);
+    const written = spec.remove
+      ? writes.delete(ctx, id, parentId, guardedBy)
+      : writes.update(ctx, id, spec.set ?? {}, spec.action, parentId, guardedBy);
+    const results = await guarded(
+      ctx,
+      id,
+      parentId,
+      [...written, ...(spec.also ?? []), ...(spec.readBack ? [readOne(ctx, id)] : [])],
+      spec,
+      spec.remove ? { ...messages, reference: `${label} ${id} is still referenced by other records` } : messages,
+    );
+    if (!spec.readBack) return undefined;
+    const row = (results.at(-1) as unknown[] | undefined)?.[0];
+    if (!row) throw notFound(label, id);
+    return toRecord(row, ctx);
+  }
+
   return {
     /** The audit target (entity, table, secrets) for hand-written audited statements. */
     audit,
     writes,
     /**
-     * Runs a guarded write of record `id`; a failed guard becomes the 404, or with `from` the 409
-     * that names the record's state.
+     * Runs a guarded batch about record `id` (built from `writes` and the verb's own statements);
+     * a failed guard becomes a 404.
      */
-    commit: <S extends readonly [Statement, ...Statement[]]>(
-      ctx: Ctx,
-      id: number,
-      statements: S,
-      state?: {
-        from: NonNullable<ActionSpec<T, undefined>["from"]>;
-        action: string;
-        /** The 409's detail for the state the record is in. */
-        conflict?: (state: string) => string;
-      },
-    ) => guarded(ctx, id, null, statements, state ? { ...state, rules: [] } : undefined),
+    commit: <S extends readonly [Statement, ...Statement[]]>(ctx: Ctx, id: number, statements: S) =>
+      guarded(ctx, id, null, statements),
+    /**
+     * A guarded change of one record, for a verb of its own (requeue, delete a draft): one batch of
+     * the conditional UPDATE or DELETE (the record, in an allowed state, meeting the rules), its
+     * audit row and `also`; when it matches nothing, one read tells 404 from 409 from 422.
+     * Actions are this verb behind a route.
+     */
+    change,
+    /** The record `id` as a batch statement (`id` may be an `insertedId`): to read one back. */
+    readOne,
     config,
     record,
     /** The record of a row for this caller. */
@@ -526,7 +569,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
           [
             ...writes.insert(ctx, values, parentId),
             ...(spec.also?.(ctx, id, input) ?? []),
-            ...(config.view ? [select(ctx).where(eq(table.id, id)).limit(1)] : []),
+            ...(config.view ? [readOne(ctx, id)] : []),
           ],
           messages,
         );
@@ -632,24 +675,17 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       });
 
       async function run(ctx: Ctx, id: number, input: InputOf<I>, parentId: number | null = null) {
-        const rules = spec.rules?.(ctx, input) ?? [];
-        const set = await spec.set(ctx, input, id);
-        const conds: (SQL | undefined)[] = rules.map((r) => r.when);
-        if (spec.from) conds.push(inArray(spec.from.column, [...spec.from.states]));
-        const results = await guarded(
-          ctx,
-          id,
+        const record = await change(ctx, id, {
+          action: spec.name,
+          set: await spec.set(ctx, input, id),
+          from: spec.from,
+          rules: spec.rules?.(ctx, input),
+          also: spec.also?.(ctx, id, input),
+          readBack: true,
           parentId,
-          [
-            ...writes.update(ctx, id, set, spec.name, parentId, and(...conds)),
-            ...(spec.also?.(ctx, id, input) ?? []),
-            select(ctx).where(eq(table.id, id)).limit(1),
-          ],
-          { from: spec.from, rules, action: spec.name },
-        );
-        const row = (results.at(-1) as unknown[] | undefined)?.[0];
-        if (!row) throw notFound(label, id);
-        return toRecord(row, ctx);
+        });
+        if (!record) throw notFound(label, id);
+        return record;
       }
 
       return {

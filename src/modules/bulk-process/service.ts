@@ -4,7 +4,7 @@
  * state change is a guarded write with its audit row.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lt, ne } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { Deps } from "../../deps";
 import { queueReceipts } from "../../jobs/schema";
 import { auditUpdate } from "../../lib/audit";
@@ -56,39 +56,23 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
 
 /** Queues a failed process again: only from `failed`, guarded by the conditional update. */
 export async function requeue(ctx: Ctx, id: number): Promise<void> {
-  const reset = {
-    status: "queued",
-    errors: "[]",
-    totalRows: 0,
-    processedRows: 0,
-    startedAt: null,
-    finishedAt: null,
-  } as const;
-  await bulkProcessResource.commit(
-    ctx,
-    id,
-    bulkProcessResource.writes.update(ctx, id, reset, "requeue", null, eq(bulkProcesses.status, "failed")),
-    {
-      from: { column: bulkProcesses.status, states: ["failed"] },
-      action: "requeue",
-      conflict: (state) => `Bulk process ${id} is ${state}; only a failed process can be queued again`,
-    },
-  );
+  await bulkProcessResource.change(ctx, id, {
+    action: "requeue",
+    set: { status: "queued", errors: "[]", totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
+    from: { column: bulkProcesses.status, states: ["failed"] },
+    conflict: (state) => `Bulk process ${id} is ${state}; only a failed process can be queued again`,
+  });
   await enqueue(ctx, id);
 }
 
 /** Deletes a process unless the consumer is running it right now. */
 export async function remove(ctx: Ctx, id: number): Promise<void> {
-  await bulkProcessResource.commit(
-    ctx,
-    id,
-    bulkProcessResource.writes.delete(ctx, id, null, ne(bulkProcesses.status, "processing")),
-    {
-      from: { column: bulkProcesses.status, states: ["queued", "completed", "failed"] },
-      action: "delete",
-      conflict: () => `Bulk process ${id} is processing; delete it once it has finished`,
-    },
-  );
+  await bulkProcessResource.change(ctx, id, {
+    action: "delete",
+    remove: true,
+    from: { column: bulkProcesses.status, states: ["queued", "completed", "failed"] },
+    conflict: () => `Bulk process ${id} is processing; delete it once it has finished`,
+  });
 }
 
 /** A process "processing" for longer than this has lost its worker (the Worker's limit is minutes). */

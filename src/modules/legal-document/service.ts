@@ -12,31 +12,22 @@ import { commit } from "../../lib/write";
 import { Kind, type LegalDocument, type LegalDocumentUpdate, legalDocumentResource, toLegalDocument } from "./resource";
 import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "./schema";
 
+/** The guards of a change that only a draft may take (a published version: 409). */
 const draftOnly = (id: number, action: string) => ({
-  from: { column: legalDocuments.status, states: ["draft"] as const },
   action,
+  from: { column: legalDocuments.status, states: ["draft"] },
   conflict: () =>
     `Legal document ${id} is published: a published version cannot be ${action}d; create a new version instead`,
 });
 
 /** Changes the title or body of a draft (a published version: 409). */
 export async function updateDraft(ctx: Ctx, id: number, input: z.output<typeof LegalDocumentUpdate>): Promise<void> {
-  await legalDocumentResource.commit(
-    ctx,
-    id,
-    legalDocumentResource.writes.update(ctx, id, input, "update", null, eq(legalDocuments.status, "draft")),
-    draftOnly(id, "update"),
-  );
+  await legalDocumentResource.change(ctx, id, { ...draftOnly(id, "update"), set: input });
 }
 
 /** Deletes a draft (a published version: 409; users may have accepted it). */
 export async function deleteDraft(ctx: Ctx, id: number): Promise<void> {
-  await legalDocumentResource.commit(
-    ctx,
-    id,
-    legalDocumentResource.writes.delete(ctx, id, null, eq(legalDocuments.status, "draft")),
-    draftOnly(id, "delete"),
-  );
+  await legalDocumentResource.change(ctx, id, { ...draftOnly(id, "delete"), remove: true });
 }
 
 const KIND_LABEL: Record<LegalKind, string> = { terms: "terms of service", privacy: "privacy policy" };

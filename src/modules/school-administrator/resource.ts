@@ -13,12 +13,12 @@ import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditCreate, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
-import { notFound, unprocessable } from "../../lib/errors";
+import { notFound } from "../../lib/errors";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, GuardFailed, insertedId, type Statement } from "../../lib/write";
+import { commit, insertedId, type Statement } from "../../lib/write";
 import { Phone } from "../auth/routes";
 import { Email } from "../school/fields";
 import { permissions as user } from "../user/permissions";
@@ -172,35 +172,14 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
   const membership = { userId: userId as number, roleId: SCHOOL_ADMIN };
   const batch: [Statement, ...Statement[]] = [
     ...resource.writes.insert(ctx, membership),
-    readBack(ctx, insertedId(roleUsers)),
+    resource.readOne(ctx, insertedId(roleUsers)),
   ];
   batch.unshift(...invite);
   const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
-  const [row] = results.at(-1) as AdministratorRow[];
+  const [row] = results.at(-1) as unknown[];
   if (!row) throw new Error("schoolAdministrator: the created membership was not read back");
   return resource.toRecord(row, ctx);
 }
-
-/** One membership with its person, by id (for a read inside a batch; column names are distinct). */
-const readBack = (ctx: Ctx, id: number | SQL<number>) =>
-  ctx.deps.db
-    .select({
-      id: roleUsers.id,
-      createdAt: roleUsers.createdAt,
-      updatedAt: roleUsers.updatedAt,
-      userId: roleUsers.userId,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      email: users.email,
-      phone: users.phone,
-      status: users.status,
-    })
-    .from(roleUsers)
-    .innerJoin(users, eq(users.id, roleUsers.userId))
-    .where(eq(roleUsers.id, id))
-    .limit(1);
-
-type AdministratorRow = Awaited<ReturnType<typeof readBack>>[number];
 
 export const createSchoolAdministrator = operation(
   defineRoute({
@@ -280,13 +259,16 @@ export async function removeAdministrator(ctx: Ctx, id: number) {
       .from(others)
       .where(and(tenant(ctx, others), eq(others.roleId, SCHOOL_ADMIN), sql`${others.id} <> ${roleUsers.id}`)),
   );
-  try {
-    await commit(ctx, resource.writes.delete(ctx, id, null, another));
-  } catch (err) {
-    if (!(err instanceof GuardFailed)) throw err;
-    await resource.find(ctx, id); // 404 when it is not (or no longer) here
-    throw unprocessable(`School administrator ${id} is the school's last administrator; add another one first`);
-  }
+  await resource.change(ctx, id, {
+    action: "delete",
+    remove: true,
+    rules: [
+      {
+        when: another,
+        message: `School administrator ${id} is the school's last administrator; add another one first`,
+      },
+    ],
+  });
 }
 
 export const deleteSchoolAdministrator = operation(
