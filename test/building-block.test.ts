@@ -1,17 +1,6 @@
-/**
- * The building block's own guarantees, on a test-only resource over real tables (bulk processes
- * and their queue receipts), mounted exactly as modules mount theirs:
- * - an action is one guarded write: 200 with the record, 404 / 409 / 422 told apart, and under
- *   concurrency exactly one caller wins;
- * - a write's extra statements (`also`) are in its batch: all or nothing, with the audit row;
- * - nested paths are scoped to the parent in the school;
- * - a write is one D1 round trip.
- */
-import { env } from "cloudflare:test";
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { d1 } from "../src/db/client";
 import { queueReceipts } from "../src/jobs/schema";
 import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
 import type { Operation } from "../src/lib/route";
@@ -19,7 +8,7 @@ import { auditLog } from "../src/modules/audit-log/schema";
 import { permissions } from "../src/modules/bulk-process/permissions";
 import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { documents } from "../src/modules/document/schema";
-import { makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const probe = defineResource({
   name: "probeProcess",
@@ -210,40 +199,12 @@ describe("nested paths", () => {
 
 describe("round trips", () => {
   it("a create, an update and an action each make one D1 call, audit row included (a document delete two: it first looks for a bulk process using the file)", async () => {
-    let calls = 0;
-    const EXECUTES = new Set(["all", "run", "first", "raw"]);
-    // A statement whose executions count, and whose bound copies count too.
-    const countedStatement = (s: D1PreparedStatement): D1PreparedStatement =>
-      new Proxy(s, {
-        get(target, p) {
-          const v = Reflect.get(target, p, target);
-          if (typeof v !== "function") return v;
-          return (...a: unknown[]) => {
-            if (EXECUTES.has(String(p))) calls++;
-            const out = (v as (...x: unknown[]) => unknown).apply(target, a);
-            return p === "bind" ? countedStatement(out as D1PreparedStatement) : out;
-          };
-        },
-      });
-    const counted = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
-        if (prop === "batch") {
-          return (statements: D1PreparedStatement[]) => {
-            calls++;
-            return target.batch(statements);
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const app = makeTestApp({ db: d1(counted) });
+    const counting = countingTestApp();
+    const app = counting.t;
     mount(app.app, cancel);
     const token = await app.token(2, { 1: "all" });
     const measure = async (run: () => Promise<Response>, status: number) => {
-      calls = 0;
-      const res = await run();
+      const { res, calls } = await counting.measure(run);
       expect(res.status, await res.clone().text()).toBe(status);
       return calls;
     };

@@ -127,6 +127,51 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
 
 export type TestApp = ReturnType<typeof makeTestApp>;
 
+/**
+ * A test app whose D1 binding counts round trips independently of the app's own count: a batch is
+ * one, and so is each `all`/`run`/`first`/`raw` of a statement outside a batch.
+ * @example const { t, measure } = countingTestApp(); expect((await measure(() => t.request(...))).calls).toBe(1);
+ */
+export function countingTestApp() {
+  let calls = 0;
+  const EXECUTES = new Set(["all", "run", "first", "raw"]);
+  const countedStatement = (s: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(s, {
+      get(target, p) {
+        const v = Reflect.get(target, p, target);
+        if (typeof v !== "function") return v;
+        return (...a: unknown[]) => {
+          if (EXECUTES.has(String(p))) calls++;
+          const out = (v as (...x: unknown[]) => unknown).apply(target, a);
+          return p === "bind" ? countedStatement(out as D1PreparedStatement) : out;
+        };
+      },
+    });
+  const counted = new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          calls++;
+          return target.batch(statements);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const t = makeTestApp({ db: d1(counted) });
+  return {
+    t,
+    /** Runs `run` and answers its response and the D1 round trips it made. */
+    async measure(run: () => Promise<Response>) {
+      calls = 0;
+      const res = await run();
+      return { res, calls };
+    },
+  };
+}
+
 type Spec = {
   paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
 };

@@ -7,12 +7,11 @@
 import { env } from "cloudflare:test";
 import { and, desc, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { d1 } from "../src/db/client";
 import { users } from "../src/db/core";
 import { scriptStatements } from "../src/db/sql-script";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { legalDocumentAcceptances, legalDocuments } from "../src/modules/legal-document/schema";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
 const path = "/api/v1/legal-document";
@@ -455,38 +454,9 @@ describe("GET /api/v1/user/me: legal.mustAccept", () => {
   });
 
   it("is read in one D1 round trip with the user and their schools", async () => {
-    let calls = 0;
-    const counted = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return (statements: D1PreparedStatement[]) => {
-            calls++;
-            return target.batch(statements);
-          };
-        }
-        if (prop === "prepare") {
-          return (q: string) => {
-            const statement = target.prepare(q);
-            return new Proxy(statement, {
-              get(s, p) {
-                const v = Reflect.get(s, p, s);
-                if (typeof v !== "function") return v;
-                return (...a: unknown[]) => {
-                  if (["all", "run", "first", "raw"].includes(String(p))) calls++;
-                  return (v as (...x: unknown[]) => unknown).apply(s, a);
-                };
-              },
-            });
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const app = makeTestApp({ db: d1(counted) });
+    const { t: app, measure } = countingTestApp();
     const token = await app.token(DEMO.northTeacher.id, { 1: ["school.read"] });
-    calls = 0;
-    const res = await app.request("/api/v1/user/me", { token });
+    const { res, calls } = await measure(() => app.request("/api/v1/user/me", { token }));
     expect(res.status).toBe(200);
     const body = (await res.json()) as { schools: unknown[]; legal: { mustAccept: Due[] } };
     expect(body.schools).toHaveLength(1);

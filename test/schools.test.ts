@@ -7,7 +7,6 @@
 import { env } from "cloudflare:test";
 import { and, count, desc, eq, gt, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { d1 } from "../src/db/client";
 import { roleUsers, schools } from "../src/db/core";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
@@ -17,7 +16,7 @@ import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { documents } from "../src/modules/document/schema";
 import { schoolConfigurations } from "../src/modules/school-configuration/schema";
 import { uniq } from "./fixtures";
-import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -300,46 +299,7 @@ describe("a school admin and their own school", () => {
   });
 });
 
-/** A D1 binding that counts round trips (a batch is one), as in test/building-block.test.ts. */
-function countingApp() {
-  let calls = 0;
-  const EXECUTES = new Set(["all", "run", "first", "raw"]);
-  const countedStatement = (s: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(s, {
-      get(target, p) {
-        const v = Reflect.get(target, p, target);
-        if (typeof v !== "function") return v;
-        return (...a: unknown[]) => {
-          if (EXECUTES.has(String(p))) calls++;
-          const out = (v as (...x: unknown[]) => unknown).apply(target, a);
-          return p === "bind" ? countedStatement(out as D1PreparedStatement) : out;
-        };
-      },
-    });
-  const counted = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
-      if (prop === "batch") {
-        return (statements: D1PreparedStatement[]) => {
-          calls++;
-          return target.batch(statements);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const t = makeTestApp({ db: d1(counted) });
-  return {
-    t,
-    /** D1 round trips made by `run`. */
-    async measure(run: () => Promise<Response>) {
-      calls = 0;
-      const res = await run();
-      return { res, calls };
-    },
-  };
-}
+const countingApp = countingTestApp;
 
 describe("statistics", () => {
   it("counts the seeded people by role and the students, in one D1 round trip", async () => {

@@ -31,7 +31,10 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Whether `timeZone` is an IANA time zone the runtime knows. */
+/**
+ * Whether the runtime can compute in `timeZone` (it accepts aliases and any letter case: a school's
+ * time zone is validated more strictly, by its exact IANA name, in src/modules/school/fields.ts).
+ */
 export function isTimeZone(timeZone: string): boolean {
   try {
     formatter(timeZone);

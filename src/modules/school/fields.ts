@@ -4,6 +4,7 @@
  * details and the key of its logo.
  */
 import { z } from "@hono/zod-openapi";
+import { isTimeZone as computable } from "../../lib/zoned-time";
 
 export const LEVELS = ["preschool", "elementary", "middle", "high"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -71,21 +72,12 @@ const RENAMED = [
   "Pacific/Pohnpei",
 ];
 
-const computable = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 let zones: Set<string> | undefined;
 /**
  * The runtime's time zones (`Intl.supportedValuesOf`), "UTC", and the renamed IANA zones above;
  * built on first use rather than at start-up. Exact spelling: `america/new_york` is refused.
  */
-export const isTimeZone = (tz: string) => {
+const isTimeZone = (tz: string) => {
   zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC", ...RENAMED.filter(computable)]);
   return zones.has(tz);
 };
