@@ -62,6 +62,20 @@ export type Access = "public" | "user" | "member" | PermissionDef;
 export const accessName = (access: Access): string => (typeof access === "string" ? access : access.name);
 
 /**
+ * The bitmaps of ids per school, as access tokens carry them (`{ "1": "AAg" }`): a row with a
+ * null id still gives its school an entry (a membership without permissions).
+ */
+export function bitmapsBySchool(rows: Iterable<{ schoolId: number; id: number | null }>): Record<string, string> {
+  const bySchool = new Map<number, number[]>();
+  for (const { schoolId, id } of rows) {
+    const ids = bySchool.get(schoolId) ?? [];
+    if (id !== null) ids.push(id);
+    bySchool.set(schoolId, ids);
+  }
+  return Object.fromEntries([...bySchool].map(([school, ids]) => [String(school), PermissionSet.encode(ids)]));
+}
+
+/**
  * A set of permission ids packed as a bitmap and written as base64url: the compact form access
  * tokens carry (a school admin's ~100 permissions fit in ~20 characters).
  */

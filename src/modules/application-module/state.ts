@@ -44,10 +44,3 @@ export function disabledModulesOfUser(db: Db, userId: number) {
       ),
     );
 }
-
-/** schoolId -> `ModuleSet` of disabled modules, for the schools that have any. */
-export function disabledBitmaps(rows: { schoolId: number; moduleId: number }[]): Record<string, string> {
-  const bySchool = new Map<number, number[]>();
-  for (const { schoolId, moduleId } of rows) bySchool.set(schoolId, [...(bySchool.get(schoolId) ?? []), moduleId]);
-  return Object.fromEntries([...bySchool].map(([id, ids]) => [String(id), ModuleSet.encode(ids)]));
-}

@@ -14,11 +14,11 @@ import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import { rolePermissions, roleUsers, users } from "../../db/core";
 import type { Deps } from "../../deps";
 import { rateLimits } from "../../jobs/schema";
-import { FIRST_CUSTOM_PERMISSION_ID, PermissionSet } from "../../lib/access";
+import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
-import { disabledBitmaps, disabledModulesOfUser } from "../application-module/state";
+import { disabledModulesOfUser } from "../application-module/state";
 import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
@@ -150,14 +150,9 @@ function membershipsQuery(deps: Deps, userId: number) {
 }
 
 export function schoolBitmaps(rows: { schoolId: number; permissionId: number | null }[]): Record<string, string> {
-  const bySchool = new Map<number, number[]>();
-  for (const { schoolId, permissionId } of rows) {
-    const ids = bySchool.get(schoolId) ?? [];
-    // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
-    if (permissionId !== null && permissionId < FIRST_CUSTOM_PERMISSION_ID) ids.push(permissionId);
-    bySchool.set(schoolId, ids);
-  }
-  return Object.fromEntries([...bySchool].map(([id, ids]) => [String(id), PermissionSet.encode(ids)]));
+  // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
+  const builtIn = (id: number | null) => (id !== null && id < FIRST_CUSTOM_PERMISSION_ID ? id : null);
+  return bitmapsBySchool(rows.map((r) => ({ schoolId: r.schoolId, id: builtIn(r.permissionId) })));
 }
 
 type UserRow = typeof users.$inferSelect;
@@ -188,7 +183,7 @@ async function issueTokens(
     userId: user.id,
     isSuperAdmin: user.isSuperAdmin,
     schools: schoolBitmaps(memberships),
-    disabledModules: disabledBitmaps(disabled),
+    disabledModules: bitmapsBySchool(disabled.map((r) => ({ schoolId: r.schoolId, id: r.moduleId }))),
   });
   return { accessToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ACCESS_TTL_SECONDS, user: toUser(user) };
 }
