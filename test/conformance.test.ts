@@ -60,7 +60,7 @@ async function call(
   method: string,
   path: string,
   op: Operation,
-  init: { token?: string; id?: string | number; parentId?: number; school?: number },
+  init: { token?: string; id?: string | number; parentId?: number; school?: number; extra?: Record<string, unknown> },
 ) {
   const school = init.school ?? NORTH;
   const fixture = fixtureFor(path);
@@ -70,7 +70,8 @@ async function call(
     url = url.replace(`{${name}}`, make ? await make(t, NORTH) : "documents");
   }
   const given = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
-  const body = typeof given === "function" ? await given(t, NORTH) : given;
+  const made = typeof given === "function" ? await given(t, NORTH) : given;
+  const body = init.extra && made !== undefined ? { ...(made as object), ...init.extra } : made;
   return t.request(url, { method, token: init.token, school, body });
 }
 
@@ -126,6 +127,17 @@ for (const { path, method, op } of operations) {
         const res = await call(t, method, path, op, { token });
         expect(res.status).toBe(403);
         await problem(res);
+      });
+    }
+
+    if (op.requestBody) {
+      it("refuses a field its body does not have (400 naming it): nothing can be mass-assigned", async () => {
+        const t = makeTestApp();
+        const token = access === "public" ? undefined : access === "user" ? await t.token(2, {}) : await northAdmin(t);
+        const res = await call(t, method, path, op, { token, extra: { schoolId: SOUTH, createdBy: 1 } });
+        expect(res.status, await res.clone().text()).toBe(400);
+        const paths = (await problem(res)).errors?.map((e) => e.path).join(", ") ?? "";
+        expect(paths).toMatch(/schoolId/);
       });
     }
 
