@@ -2074,7 +2074,7 @@ export interface components {
         };
         SchoolScheduleCreate: {
             /**
-             * @description School level
+             * @description A school level
              * @example elementary
              * @enum {string}
              */
@@ -2102,7 +2102,7 @@ export interface components {
         };
         SchoolScheduleUpdate: {
             /**
-             * @description School level
+             * @description A school level
              * @example elementary
              * @enum {string}
              */

@@ -1,5 +1,5 @@
 /**
- * Application modules (BRIEF 3, "Modules"): functional areas a school may have switched off. The
+ * Application modules: functional areas a school may have switched off. The
  * built-in catalogue is declared here, with fixed ids, because routes name their module by key
  * (`defineRoute({ module: "documents" })`, written as `x-module`) and the one authorization path
  * checks it without a lookup: access tokens carry, per school, the set of disabled module ids as a
@@ -43,11 +43,6 @@ export const FIRST_CUSTOM_MODULE_ID = 1000;
 
 /** A set of module ids: the same base64url bitmap as a set of permission ids. */
 export const ModuleSet: typeof PermissionSet = PermissionSet;
-
-/** The key of a built-in module by id, if it is one. */
-export function appModuleKey(id: number): AppModuleKey | undefined {
-  return (Object.keys(APP_MODULES) as AppModuleKey[]).find((key) => APP_MODULES[key].id === id);
-}
 
 /** The 403 of a route whose module the current school has switched off: it names the module. */
 export function moduleDisabled(key: AppModuleKey, schoolId: number) {

@@ -1,5 +1,5 @@
 /**
- * The one list contract (BRIEF 3, spec 2.2): `page` and `pageSize` in, the envelope
+ * The one list contract: `page` and `pageSize` in, the envelope
  * `{ data, page, pageSize, total, lastPage, next, previous }` out, and one D1 round trip per page
  * (the rows and the count go in a single `batch`).
  */

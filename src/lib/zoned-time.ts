@@ -1,6 +1,6 @@
 /**
- * School-local dates and times (BRIEF 3: every school has an IANA time zone; "today", "dismissal"
- * and cut-offs are computed in it), with nothing but `Intl.DateTimeFormat`: workerd ships full ICU
+ * School-local dates and times: every school has an IANA time zone, and "today", "dismissal"
+ * and cut-offs are computed in it, with nothing but `Intl.DateTimeFormat`: workerd ships full ICU
  * time-zone data, so no date library is bundled.
  *
  * A local time that a daylight-saving change skips (02:30 on a spring-forward night) or repeats

@@ -1,4 +1,4 @@
-/** Addresses of a school (spec 4.7 "Address"). */
+/** Addresses of a school. */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 

@@ -1,5 +1,5 @@
 /**
- * Addresses (spec 4.7 "Address"): the current school's addresses. The school's own address
+ * Addresses: the current school's addresses. The school's own address
  * (`PUT /api/v1/school/{id}/address`) points at one of them; that one cannot be deleted while it
  * does (409), checked in the DELETE statement itself so no school is left pointing at nothing.
  */

@@ -1,6 +1,5 @@
 /**
- * The application module catalogue (spec 4.7 "Application Module": GET all, POST, GET by id, PUT,
- * DELETE): platform records shared by every school, managed by super-admins. Built-in modules
+ * The application module catalogue: platform records shared by every school, managed by super-admins. Built-in modules
  * (src/lib/app-modules.ts, ids below 1000) are what routes are gated by: their key cannot change
  * and they cannot be deleted (422). Created modules gate no route; clients read their state.
  * Keys never change (clients and routes know modules by key): PUT takes name and description.

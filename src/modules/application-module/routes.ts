@@ -1,6 +1,6 @@
 /**
- * The current school's application modules (spec 4.7 "Application Module", the per-school
- * operations) and `POST /api/v1/school/{id}/initialize-modules` (spec 4.7 "School"). Handlers
+ * The current school's application modules (the per-school
+ * operations) and `POST /api/v1/school/{id}/initialize-modules`. Handlers
  * parse nothing and query nothing: they call the verbs of service.ts.
  *
  * The per-school paths sit under `/api/v1/application-module/school`, beside the catalogue's

@@ -1,6 +1,5 @@
 /**
- * Each school's state of each application module (spec 4.7: all modules for a school, enabled
- * ones, check one, toggle one, bulk toggle; School: initialise modules). The current school is the
+ * Each school's state of each application module. The current school is the
  * caller's (X-School-Id). A school without a state row for a module has it enabled: that is the
  * default a new school and a new catalogue module start from, and what authorization reads.
  *

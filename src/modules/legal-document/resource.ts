@@ -1,5 +1,5 @@
 /**
- * Legal documents (spec 4.7 "Legal Documents"; docs/domain.md): versioned platform texts — terms
+ * Legal documents (docs/domain.md): versioned platform texts — terms
  * of service and privacy policy — the same for every school, written by the platform super-admin
  * (`legal-document.write`). A version is created as a draft (its number is the kind's next one),
  * edited while a draft, then published (`PATCH /{id}/publish`); a published version never changes

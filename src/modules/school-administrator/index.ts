@@ -1,4 +1,4 @@
-/** School administrators (spec 4.7): the school-admin role's memberships in the current school. */
+/** School administrators: the school-admin role's memberships in the current school. */
 import { defineModule } from "../../lib/module";
 
 export default defineModule({

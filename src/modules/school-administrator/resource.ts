@@ -1,5 +1,5 @@
 /**
- * School administrators (spec 4.7 "School Administrator"): the users who hold the built-in
+ * School administrators: the users who hold the built-in
  * school-admin role in the current school. The resource is their role memberships (role_user rows
  * with role 2): its `id` is the membership's, `userId` the person's. Creating one gives a user the
  * role (an existing member of the school by `userId`, or anyone by phone: a new, invited user when

@@ -1,12 +1,11 @@
 import { asSuperAdmin, type Fixtures, readJson } from "../../../test/fixture-kit";
+import { LEVELS } from "../school/levels";
 
 /**
  * One schedule per (school, level, weekday): a record takes a weekend slot (the demo data fills
  * weekdays 1-5) that its school has free, trying the next slot after a 409.
  */
-const SLOTS = (["preschool", "elementary", "middle", "high"] as const).flatMap((level) =>
-  [6, 7].map((weekday) => ({ level, weekday })),
-);
+const SLOTS = LEVELS.flatMap((level) => [6, 7].map((weekday) => ({ level, weekday })));
 let next = 0;
 
 export const fixtures: Fixtures = {

@@ -1,5 +1,5 @@
 /**
- * School schedules (spec 4.7 "School Schedule": GET all, POST, GET by id, PUT, DELETE): when each
+ * School schedules: when each
  * level's day starts (entry), ends (dismissal) and when its after-school program ends, per ISO
  * weekday, as school-local `HH:mm`. One per (school, level, weekday): a second is a 409. Times
  * must run forward (entry < dismissal < after-school end), else 400 naming the field; an update
@@ -11,6 +11,7 @@ import type { Ctx } from "../../lib/context";
 import { badRequest, type FieldError } from "../../lib/errors";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { LevelSchema } from "../school/fields";
 import { permissions } from "./permissions";
 import { LEVELS, schoolSchedules } from "./schema";
 
@@ -20,7 +21,7 @@ export const LocalTime = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a time HH:mm from 00:00 to 23:59")
   .openapi({ example: "08:00", description: "School-local time of day, HH:mm (00:00-23:59)" });
 
-export const Level = z.enum(LEVELS).openapi({ example: "elementary", description: "School level" });
+export const Level = LevelSchema;
 
 export const Weekday = z
   .number()

@@ -2,9 +2,10 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
 
-/** School levels (BRIEF 4, "School set-up"). */
-export const LEVELS = ["preschool", "elementary", "middle", "high"] as const;
-export type Level = (typeof LEVELS)[number];
+import { LEVELS } from "../school/levels";
+
+export type { Level } from "../school/levels";
+export { LEVELS };
 
 /**
  * When a level's day starts and ends on one ISO weekday (1 Monday .. 7 Sunday), as school-local

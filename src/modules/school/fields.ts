@@ -6,8 +6,9 @@
 import { z } from "@hono/zod-openapi";
 import { isTimeZone as computable } from "../../lib/zoned-time";
 
-export const LEVELS = ["preschool", "elementary", "middle", "high"] as const;
-export type Level = (typeof LEVELS)[number];
+import { LEVELS, type Level } from "./levels";
+
+export { LEVELS, type Level };
 
 export const LEVEL_LABELS: Record<Level, string> = {
   preschool: "Preschool",

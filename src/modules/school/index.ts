@@ -1,4 +1,4 @@
-/** Schools (spec 4.7 "School"): the tenants, their levels, statistics, logo and address. */
+/** Schools: the tenants, their levels, statistics, logo and address. */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 

@@ -1,5 +1,5 @@
 /**
- * Schools (spec 4.7 "School"): the tenants themselves. The `school` table is the platform's
+ * Schools: the tenants themselves. The `school` table is the platform's
  * registry of tenants, so its operations are platform-scoped and narrow the rows per caller:
  * holders of `school.write` (the platform's super-admins) reach every school; everyone else only
  * the school they act in (another school's id is a 404). Creating, listing and deleting schools

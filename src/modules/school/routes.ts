@@ -1,5 +1,5 @@
 /**
- * The school's operations besides CRUD (spec 4.7): levels, statistics, logo URL, address, and
+ * The school's operations besides CRUD: levels, statistics, logo URL, address, and
  * deleting several schools. Their logic is in service.ts.
  */
 import { z } from "@hono/zod-openapi";
