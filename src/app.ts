@@ -75,7 +75,6 @@ export function createApp(options: AppOptions) {
       },
     }),
   );
-  app.use("/api/*", jsonBody(routes));
 
   const modules = MODULES.filter((m) => !m.developmentOnly || options.development);
   const subApps = new Map<Module, Promise<AppRouter>>();
