@@ -33,6 +33,8 @@ export interface AppOptions {
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Requests slower than this get an access-log line even when only problems are logged. */
+const SLOW_REQUEST_MS = 1000;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 /** Where Workers Static Assets serve Swagger UI's files (wrangler.toml [assets]). */
 export const DOCS_ASSETS = "/api/docs/assets";
@@ -49,13 +51,17 @@ export function createApp(options: AppOptions) {
     const metrics: RequestMetrics = { d1Calls: 0, requestId: id };
     await withMetrics(metrics, next);
     c.res.headers.set("x-request-id", id);
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    // Before the dependencies are built (a config error) there is no setting yet: log the line.
+    const mode = c.var.deps?.config.accessLog ?? "all";
+    if (mode === "problems" && c.res.status < 400 && durationMs < SLOW_REQUEST_MS) return;
     const principal = c.var.principal ?? metrics;
     log.info("request", {
       requestId: id,
       method: c.req.method,
       route: metrics.route ?? c.req.routePath,
       status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      durationMs,
       d1Calls: metrics.d1Calls,
       userId: principal?.userId,
       schoolId: principal?.schoolId ?? undefined,

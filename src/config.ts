@@ -45,6 +45,7 @@ const ConfigSchema = z
           .filter(Boolean),
       )
       .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
+    ACCESS_LOG: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["all", "problems"]).optional()),
     LIBSQL_URL: z.string().optional(),
     LIBSQL_AUTH_TOKEN: z.string().optional(),
     IOS_LATEST_VERSION: version,
@@ -126,6 +127,12 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
       /** In development with no list: any loopback origin (http://localhost:<any port>, ...). */
       loopback: isDevelopment && v.CORS_ORIGINS.length === 0,
     },
+    /**
+     * Which requests get an access-log line: "all", or "problems" (status 400 and up, or slower than
+     * a second). Workers Logs already records every invocation (method, URL, status, time), so
+     * production logs only the lines that add to it; docs/performance.md measured what a line costs.
+     */
+    accessLog: v.ACCESS_LOG ?? (isDevelopment ? "all" : "problems"),
     libsql: v.LIBSQL_URL ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN } : undefined,
     appVersions: {
       ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },

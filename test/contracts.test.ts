@@ -3,11 +3,14 @@
  * envelope with its links, request ids, no leaks from a 500, and the body size limit.
  */
 
+import { env } from "cloudflare:test";
 import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../src/config";
 import type { Db } from "../src/db/client";
 import { permissions } from "../src/db/core";
 import type { Page } from "../src/lib/pagination";
+import { PRODUCTION_VARS } from "./config-vars";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -382,5 +385,25 @@ describe("the access log", () => {
     });
     expect(lines[0]?.durationMs).toBeTypeOf("number");
     expect(lines[1]).toMatchObject({ requestId: "log-2", route: "/api/v1/documents/:id", status: 404, d1Calls: 1 });
+  });
+
+  it('with ACCESS_LOG="problems" (production\'s default) logs only 4xx/5xx answers, which Workers Logs cannot explain alone', async () => {
+    expect(
+      loadConfig({ AUTH_SECRET: "config-test-secret-0123456789abcdef0123456789", ...PRODUCTION_VARS }).accessLog,
+    ).toBe("problems");
+    const lines: Record<string, unknown>[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      const parsed = JSON.parse(String(line)) as Record<string, unknown>;
+      if (parsed.message === "request") lines.push(parsed);
+    });
+    try {
+      const t = makeTestApp({ config: { ...loadConfig(env), accessLog: "problems" } });
+      const token = await t.token(2, { 1: "all" });
+      await t.request("/api/v1/documents?pageSize=5", { token, school: 1, headers: { "x-request-id": "quiet-1" } });
+      await t.request("/api/v1/documents/987654", { token, school: 1, headers: { "x-request-id": "loud-2" } });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.map((l) => [l.requestId, l.status])).toEqual([["loud-2", 404]]);
   });
 });
