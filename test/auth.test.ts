@@ -89,12 +89,33 @@ function claimsOf(jwt: string) {
 }
 
 describe("send-verification-code", () => {
-  it("refuses a number that is not E.164, naming the field", async () => {
-    for (const phone of ["5550000002", "+0123456789", "+1 555 000 0002", "", "+1555", 15550000002, null]) {
+  it("refuses what is not a possible phone number with its country code, naming the field", async () => {
+    for (const phone of [
+      "5550000002",
+      "555-0100",
+      "+0123456789",
+      "+999 1234567",
+      "",
+      "+1555",
+      "+1 555 ext",
+      15550000002,
+      null,
+    ]) {
       const res = await sendCode(phone);
       expect(res.status, String(phone)).toBe(400);
       expect((await problem(res)).errors?.map((e) => e.path)).toEqual(["phone"]);
     }
+  });
+
+  it("reads a number written with spaces, dashes or without its +, or with Mexico's old mobile 1, as the same user", async () => {
+    const { phone } = await newUser();
+    const spaced = `${phone.slice(0, 2)} (${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
+    expect((await sendCode(spaced)).status).toBe(202);
+    expect((await outbox(phone)).total).toBe(1);
+    const check = (p: string) => verifyPhone(p, "198.51.100.77").then((r) => r.json());
+    expect(await check(phone.slice(1))).toMatchObject({ phone, registered: true });
+    expect(await check("+52 1 55 1234 5678")).toMatchObject({ phone: "+525512345678" });
+    expect(await check("5215512345678")).toMatchObject({ phone: "+525512345678" });
   });
 
   it("sends a 6-digit code to a known number", async () => {

@@ -74,6 +74,8 @@ export const users = sqliteTable(
       .default("invited"),
     /** A platform super-admin may act in any school. */
     isSuperAdmin: integer("is_super_admin", { mode: "boolean" }).notNull().default(false),
+    /** When the person deleted their own account (personal data anonymised, tokens revoked). */
+    deletedAt: text("deleted_at"),
   },
   (t) => [uniqueIndex("user_phone_uq").on(t.phone)],
 );

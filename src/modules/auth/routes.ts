@@ -1,14 +1,10 @@
 /** Auth: sign in by verification code, refresh with rotation, sign out. */
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
+import { Phone } from "../../lib/phone";
 import { RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import * as auth from "./service";
-
-export const Phone = z
-  .string()
-  .regex(/^\+[1-9]\d{6,14}$/, "Expected an E.164 phone number like +15550000001")
-  .openapi({ example: "+15550000001" });
 
 export const UserSchema = RecordBase.extend({
   phone: z.string(),

@@ -5,8 +5,8 @@
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
+import { Phone } from "../../lib/phone";
 import { defineRoute, json, operation } from "../../lib/route";
-import { Phone } from "../auth/routes";
 import { codeInMessage } from "../auth/service";
 import { devOutbox } from "./schema";
 

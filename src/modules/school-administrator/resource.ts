@@ -14,12 +14,12 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { auditCreate, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
-import { Phone } from "../auth/routes";
 import { Email } from "../school/fields";
 import { permissions as user } from "../user/permissions";
 

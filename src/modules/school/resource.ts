@@ -10,12 +10,12 @@ import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import { schools } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { AddressRecord, toAddress } from "../address/record";
 import { addresses } from "../address/schema";
-import { Phone } from "../auth/routes";
 import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
 import { permissions } from "./permissions";
 

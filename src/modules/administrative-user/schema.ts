@@ -1,0 +1,21 @@
+/** Administrative staff: a user's staff profile in a school (the built-in "staff" role's own fields). */
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { record, schoolId, users } from "../../db/core";
+
+export const administrativeUsers = sqliteTable(
+  "administrative_user",
+  {
+    ...record,
+    schoolId: schoolId(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Job title: "Registrar", "Transport coordinator". */
+    position: text("position").notNull().default(""),
+    employeeNumber: text("employee_number"),
+  },
+  (t) => [
+    uniqueIndex("administrative_user_user_uq").on(t.schoolId, t.userId),
+    uniqueIndex("administrative_user_employee_number_uq").on(t.schoolId, t.employeeNumber),
+  ],
+);

@@ -1,0 +1,22 @@
+/** Teachers: a user's teacher profile in a school (the teacher role's own fields). */
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { record, schoolId, users } from "../../db/core";
+
+export const teachers = sqliteTable(
+  "teacher",
+  {
+    ...record,
+    schoolId: schoolId(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** JSON array of subject names ("Math", "Biology"). */
+    subjects: text("subjects").notNull().default("[]"),
+    /** The school's own staff number, if it uses one (unique in the school when set). */
+    employeeNumber: text("employee_number"),
+  },
+  (t) => [
+    uniqueIndex("teacher_user_uq").on(t.schoolId, t.userId),
+    uniqueIndex("teacher_employee_number_uq").on(t.schoolId, t.employeeNumber),
+  ],
+);

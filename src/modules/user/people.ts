@@ -1,0 +1,103 @@
+/**
+ * One person, one user: the shared way every people resource (teachers, parents, administrative
+ * staff, delegates, school administrators, imports) finds or invites a person by phone and gives
+ * them a role in the current school.
+ *
+ * `enrol` reads once (is the number known?), then returns the statements for the caller's own
+ * batch: the invited user with its audit row when the number is new, and the role membership with
+ * its audit row (`INSERT OR IGNORE`: a role already held is kept, not duplicated). Holding a role
+ * makes the person one of the school's people: migration 0016's trigger writes (or restores) their
+ * `school_user` row. A known number keeps its name: a school cannot rename someone another school
+ * also knows by sending a different name (they edit the person through `PUT /api/v1/user/{id}`).
+ */
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
+import { auditAction, auditCreate } from "../../lib/audit";
+import type { Ctx } from "../../lib/context";
+import { insertedId, type Statement } from "../../lib/write";
+
+export interface Person {
+  /** E.164 (the `Phone` schema of src/lib/phone.ts normalises it). */
+  phone: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string | null;
+  language?: "es" | "en";
+}
+
+/** The user audit target: a person invited or edited by a school is recorded in that school's trail. */
+export const userAudit = { entity: "user", table: users };
+export const roleUserAudit = { entity: "role-user", table: roleUsers };
+
+export interface Enrolment {
+  /** The user's id, or (for a new user) an expression that reads it inside the same batch. */
+  userId: number | SQL<number>;
+  /** True when the number was unknown: the statements invite a new user. */
+  invited: boolean;
+  statements: Statement[];
+}
+
+/** The user with this phone (not deleted), or undefined. */
+export async function userByPhone(ctx: Ctx, phone: string) {
+  const [user] = await ctx.deps.db
+    .select({ id: users.id, status: users.status })
+    .from(users)
+    .where(and(eq(users.phone, phone), isNull(users.deletedAt)))
+    .limit(1);
+  return user;
+}
+
+/**
+ * Finds or invites the person and gives them `role` (a built-in key or a role id) in the current
+ * school. Put `statements` first in the batch, then the profile row that names `userId`.
+ */
+export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number): Promise<Enrolment> {
+  const { db, clock } = ctx.deps;
+  const at = clock.now().toISOString();
+  const known = await userByPhone(ctx, person.phone);
+  const statements: Statement[] = [];
+  let userId: number | SQL<number>;
+  if (known) userId = known.id;
+  else {
+    const invited = {
+      phone: person.phone,
+      firstName: person.firstName ?? "",
+      lastName: person.lastName ?? "",
+      email: person.email ?? null,
+      language: person.language ?? "es",
+      status: "invited" as const,
+      createdAt: at,
+      updatedAt: at,
+    };
+    statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+    userId = insertedId(users);
+  }
+  statements.push(...giveRole(ctx, userId, role));
+  return { userId, invited: !known, statements };
+}
+
+/**
+ * Gives a user a role in the current school, unless they hold it already (then nothing is written,
+ * the audit row included: it is inserted only when the membership row was).
+ */
+export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRole | number): Statement[] {
+  const { db, clock } = ctx.deps;
+  const at = clock.now().toISOString();
+  const roleId = typeof role === "number" ? role : BUILTIN_ROLES[role].id;
+  const schoolId = ctx.schoolId ?? 0;
+  return [
+    db
+      .insert(roleUsers)
+      .values({ schoolId, userId: userId as number, roleId, createdAt: at, updatedAt: at })
+      .onConflictDoNothing(),
+    // Audited only when the row was written: changes() is the INSERT's count (0 when ignored).
+    auditAction(
+      ctx,
+      roleUserAudit,
+      and(eq(roleUsers.id, insertedId(roleUsers)), sql`changes() = 1`),
+      "create",
+      sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
+    ),
+  ];
+}
