@@ -9,7 +9,10 @@ import { roleUsers, users } from "../src/db/core";
 import { importCtx } from "../src/lib/context";
 import { normalizePhone } from "../src/lib/phone";
 import { commit } from "../src/lib/write";
+import { administrativeUsers } from "../src/modules/administrative-user/schema";
 import { auditLog } from "../src/modules/audit-log/schema";
+import { parents } from "../src/modules/parent/schema";
+import { teachers } from "../src/modules/teacher/schema";
 import { enrol } from "../src/modules/user/people";
 import { schoolUsers } from "../src/modules/user/schema";
 import { makeTestApp } from "./helpers";
@@ -20,7 +23,11 @@ const SOUTH = 2;
 
 async function enrolIn(school: number, phone: string, role: "teacher" | "parent") {
   const ctx = importCtx(t.deps, 990_000 + school, school, null);
-  const { statements } = await enrol(ctx, { phone: normalizePhone(phone) ?? "invalid", firstName: "Ana", lastName: "Ruiz" }, role);
+  const { statements } = await enrol(
+    ctx,
+    { phone: normalizePhone(phone) ?? "invalid", firstName: "Ana", lastName: "Ruiz" },
+    role,
+  );
   const [first, ...rest] = statements;
   if (first) await commit(ctx, [first, ...rest]);
 }
@@ -76,5 +83,27 @@ describe("enrol: one person, one user", () => {
     ]);
     await enrolIn(NORTH, "+15557770003", "parent");
     expect(await membershipsOf(id)).toMatchObject([{ schoolId: NORTH, deletedAt: null }]);
+  });
+});
+
+describe("a built-in role's profile follows the role (migration 0017)", () => {
+  it("giving the teacher, staff or parent role creates the profile; taking it away removes it", async () => {
+    await enrolIn(NORTH, "+15557770004", "teacher");
+    await enrolIn(NORTH, "+15557770004", "parent");
+    const [user] = await t.db.select().from(users).where(eq(users.phone, "+15557770004"));
+    const id = user?.id ?? 0;
+    expect(await t.db.select().from(teachers).where(eq(teachers.userId, id))).toMatchObject([
+      { schoolId: NORTH, subjects: "[]" },
+    ]);
+    expect(await t.db.select().from(parents).where(eq(parents.userId, id))).toHaveLength(1);
+    await t.db.delete(roleUsers).where(and(eq(roleUsers.userId, id), eq(roleUsers.roleId, 4)));
+    expect(await t.db.select().from(teachers).where(eq(teachers.userId, id))).toHaveLength(0);
+    expect(await t.db.select().from(parents).where(eq(parents.userId, id))).toHaveLength(1);
+    expect(await t.db.select().from(administrativeUsers).where(eq(administrativeUsers.userId, id))).toHaveLength(0);
+  });
+
+  it("the demo school's teacher and parent have their profiles", async () => {
+    expect(await t.db.select().from(teachers).where(eq(teachers.userId, 3))).toHaveLength(1);
+    expect(await t.db.select().from(parents).where(eq(parents.userId, 4))).toHaveLength(1);
   });
 });
