@@ -99,7 +99,12 @@ export const roles = sqliteTable(
     name: text("name").notNull(),
     schoolId: integer("school_id").references(() => schools.id, { onDelete: "cascade" }),
   },
-  (t) => [uniqueIndex("role_key_uq").on(t.key), index("role_school_idx").on(t.schoolId)],
+  (t) => [
+    uniqueIndex("role_key_uq").on(t.key),
+    index("role_school_idx").on(t.schoolId),
+    // A custom role's name is unique in its school (built-in roles have no school: NULLs are distinct).
+    uniqueIndex("role_school_name_uq").on(t.schoolId, t.name),
+  ],
 );
 
 export const rolePermissions = sqliteTable(

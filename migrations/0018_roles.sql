@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX `role_school_name_uq` ON `role` (`school_id`,`name`);
