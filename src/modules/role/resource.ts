@@ -42,7 +42,9 @@ const Record = RecordBase.extend({
 });
 
 /** The role's permissions as a JSON array, read in the same query. */
-const permissionsJson = sql<string>`(SELECT json_group_array(json_object('id', ${permissions.id}, 'name', ${permissions.name})) FROM ${rolePermissions} JOIN ${permissions} ON ${permissions.id} = ${rolePermissions.permissionId} WHERE ${rolePermissions.roleId} = ${roles.id})`;
+// Written out with qualified names: drizzle leaves columns unqualified in a one-table query, and an
+// unqualified `id` inside the sub-select would be the permission's, not the role's.
+const permissionsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'name', p.name)) FROM role_permission rp JOIN permission p ON p.id = rp.permission_id WHERE rp.role_id = "role"."id")`;
 
 const toPermissions = (raw: string | null) =>
   (JSON.parse(raw ?? "[]") as Granted[]).sort((a, b) => a.name.localeCompare(b.name));
@@ -301,7 +303,7 @@ const deleted = resource.delete({
 export async function deleteRole(ctx: Ctx, id: number) {
   const before = await customRole(ctx, id);
   mayGrant(ctx, before.permissions);
-  const held = sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.roleId} = ${roles.id})`;
+  const held = sql`NOT EXISTS (SELECT 1 FROM role_user ru WHERE ru.role_id = "role"."id")`;
   try {
     await resource.change(ctx, id, {
       action: "delete",
