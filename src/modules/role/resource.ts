@@ -79,12 +79,15 @@ export const roleResource = defineResource({
     permissions: toPermissions(row.permissions),
   }),
   // Reads: the built-in roles and the school's own; writes: the school's own only.
-  visibleTo: (ctx, how) =>
-    how === "read" ? or(isNull(roles.schoolId), eq(roles.schoolId, schoolOf(ctx))) : eq(roles.schoolId, schoolOf(ctx)),
+  visibleTo: (ctx, how) => (how === "read" ? visibleHere(schoolOf(ctx)) : eq(roles.schoolId, schoolOf(ctx))),
   conflictMessage: "A role with this name already exists in this school",
 });
 
 const resource = roleResource;
+
+/** Built-in roles (no school) count as school 0: the key of role_scope_idx. */
+const scopeOf = sql<number>`ifnull(${roles.schoolId}, 0)`;
+const visibleHere = (schoolId: number) => inArray(scopeOf, [0, schoolId]);
 
 const yes = z.enum(["true", "false"]).optional();
 
@@ -102,7 +105,9 @@ export const listRoles = resource.list({
       example: "false",
     },
   },
-  defaultOrder: [asc(roles.id)],
+  // Built-in roles (school 0 in role_scope_idx) then the school's own, each by id: the order of
+  // role_scope_idx, so no sort step.
+  defaultOrder: [asc(scopeOf), asc(roles.id)],
   summary: "List the built-in roles and the school's custom roles (paginated), built-in first",
 });
 
@@ -122,8 +127,8 @@ export async function allRoles(ctx: Ctx) {
       permissions: permissionsJson.as("permissions"),
     })
     .from(roles)
-    .where(or(isNull(roles.schoolId), eq(roles.schoolId, schoolOf(ctx))))
-    .orderBy(asc(roles.id));
+    .where(visibleHere(schoolOf(ctx)))
+    .orderBy(asc(scopeOf), asc(roles.id));
   return rows.map((row) => resource.toRecord(row, ctx));
 }
 
@@ -340,13 +345,14 @@ async function* exportRows(ctx: Ctx) {
         key: roles.key,
         permissions: permissionsJson.as("permissions"),
         users:
-          sql<number>`(SELECT count(*) FROM ${roleUsers} WHERE ${roleUsers.schoolId} = ${schoolId} AND ${roleUsers.roleId} = ${roles.id})`.as(
+          sql<number>`(SELECT count(*) FROM role_user ru WHERE ru.school_id = ${schoolId} AND ru.role_id = "role"."id")`.as(
             "users",
           ),
       })
       .from(roles)
-      .where(and(or(isNull(roles.schoolId), eq(roles.schoolId, schoolId)), gt(roles.id, after)))
-      .orderBy(asc(roles.id))
+      .where(and(visibleHere(schoolId), gt(roles.id, after)))
+      // Built-in ids are below every custom one, so `id > after` pages this order too.
+      .orderBy(asc(scopeOf), asc(roles.id))
       .limit(EXPORT_PAGE);
     for (const r of page) {
       yield [

@@ -69,7 +69,9 @@ export const listRoleUsers = resource.list({
     userId: { schema: idFilter("The user's memberships"), where: (v: number) => eq(roleUsers.userId, v), example: "3" },
     roleId: { schema: idFilter("Who holds the role"), where: (v: number) => eq(roleUsers.roleId, v), example: "4" },
   },
-  defaultOrder: [asc(roleUsers.id)],
+  // By role, then oldest first: the order of role_user_school_idx (school, role) and of
+  // role_user_uq (user, school, role), with the rowid last: no sort step for any filter.
+  defaultOrder: [asc(roleUsers.roleId), asc(roleUsers.id)],
   summary: "List the role memberships of the current school (paginated)",
 });
 
