@@ -17,6 +17,7 @@ import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import legalDocument from "./legal-document";
 import permission from "./permission";
+import role from "./role";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
 import schoolAdministrator from "./school-administrator";
@@ -32,6 +33,7 @@ export const MODULES: readonly Module[] = [
   auth,
   user,
   permission,
+  role,
   school,
   address,
   schoolAdministrator,

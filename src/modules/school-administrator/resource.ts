@@ -20,6 +20,7 @@ import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/rou
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
+import { permissions as role } from "../role/permissions";
 import { Email } from "../school/fields";
 import { permissions as user } from "../user/permissions";
 
@@ -191,7 +192,7 @@ export const createSchoolAdministrator = operation(
     description:
       "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
       "when the number is unknown; a known number keeps its name). 409 if they already administer this school.",
-    access: user.writeRoles,
+    access: role.write,
     audit: "school-administrator",
     errors: [409],
     request: { body: jsonBody(CreateBody, "SchoolAdministratorCreate") },
@@ -232,7 +233,7 @@ export const updateSchoolAdministrator = operation(
     tag: "People",
     operationId: "updateSchoolAdministrator",
     summary: "Update an administrator's name or email",
-    access: user.writeRoles,
+    access: role.write,
     audit: "school-administrator",
     errors: [409],
     request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },
@@ -278,7 +279,7 @@ export const deleteSchoolAdministrator = operation(
     tag: "People",
     operationId: "deleteSchoolAdministrator",
     summary: "Remove an administrator (the role, not the user; never the last one: 422)",
-    access: user.writeRoles,
+    access: role.write,
     audit: "school-administrator",
     errors: [422],
     request: { params: IdParams },

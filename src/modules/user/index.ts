@@ -5,5 +5,7 @@ export default defineModule({
   name: "user",
   paths: ["/api/v1/user"],
   permissions,
-  load: async () => ({ operations: [(await import("./routes")).getCurrentUser] }),
+  load: async () => ({
+    operations: [(await import("./routes")).getCurrentUser, (await import("../role/user-roles")).assignUserRoles],
+  }),
 });

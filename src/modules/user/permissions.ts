@@ -3,11 +3,4 @@ import { definePermissions, STAFF } from "../../lib/access";
 export const permissions = definePermissions({
   read: { id: 3, name: "user.read", description: "List and read users of the school", grants: STAFF },
   write: { id: 4, name: "user.write", description: "Create, update and delete users of the school", grants: STAFF },
-  readRoles: { id: 5, name: "role.read", description: "List and read roles", grants: STAFF },
-  writeRoles: {
-    id: 6,
-    name: "role.write",
-    description: "Create, update and delete roles and role assignments",
-    grants: ["school-admin"],
-  },
 });

@@ -1,0 +1,106 @@
+/**
+ * `POST /api/v1/user/{id}/roles` (spec: "assign roles to user"): sets exactly these roles for the
+ * user in the current school. Roles not listed are taken (each removal obeys the last-admin rule),
+ * listed ones not held are given (giveRole: INSERT OR IGNORE, audited when written); one batch.
+ * The caller must hold every permission of each role given or taken (403). One audit row on the
+ * user records the old and new role ids.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { roles, roleUsers, users } from "../../db/core";
+import { auditAction } from "../../lib/audit";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { unprocessable } from "../../lib/errors";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { commit, GuardFailed, type Statement } from "../../lib/write";
+import { giveRole, userAudit } from "../user/people";
+import { mayAssign, SCHOOL_ADMIN_ROLE } from "./grants";
+import { permissions as access } from "./permissions";
+import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
+
+const Body = z.strictObject({
+  roleIds: z
+    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
+    .min(1)
+    .max(20)
+    .openapi({ description: "Every role the user is to hold in this school", example: [4] }),
+});
+
+const Result = z
+  .object({
+    userId: z.number().int(),
+    roles: z.array(z.object({ id: z.number().int(), name: z.string(), key: z.string().nullable() })),
+    added: z.array(z.number().int()),
+    removed: z.array(z.number().int()),
+  })
+  .openapi("UserRoles");
+
+export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly number[]) {
+  const wanted = [...new Set(roleIds)];
+  await Promise.all([member(ctx, userId), givable(ctx, wanted)]);
+  const { db } = ctx.deps;
+  const held = await db
+    .select({ id: roleUsers.id, roleId: roleUsers.roleId })
+    .from(roleUsers)
+    .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers)));
+  const added = wanted.filter((r) => !held.some((h) => h.roleId === r));
+  const removed = held.filter((h) => !wanted.includes(h.roleId));
+  await mayAssign(ctx, [...added, ...removed.map((r) => r.roleId)], "assign or remove");
+
+  const ids = (list: readonly number[]) => JSON.stringify([...list].sort((a, b) => a - b));
+  const statements: Statement[] = [
+    auditAction(
+      ctx,
+      userAudit,
+      eq(users.id, userId),
+      "roles",
+      sql`json_object('roleIds', json_object('old', json(${ids(held.map((h) => h.roleId))}), 'new', json(${ids(wanted)})))`,
+    ),
+  ];
+  const rule = notLastAdmin(ctx);
+  for (const r of removed) {
+    statements.push(
+      ...roleUserResource.writes.delete(ctx, r.id, null, r.roleId === SCHOOL_ADMIN_ROLE ? rule.when : undefined),
+    );
+  }
+  for (const roleId of added) statements.push(...giveRole(ctx, userId, roleId));
+  statements.push(
+    db
+      .select({ id: roles.id, name: roles.name, key: roles.key })
+      .from(roleUsers)
+      .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+      .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers), inArray(roleUsers.roleId, wanted))),
+  );
+  let results: unknown[];
+  try {
+    results = await commit(ctx, statements as [Statement, ...Statement[]]);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    // A removal matched nothing: the last admin, or a membership gone meanwhile.
+    if (removed.some((r) => r.roleId === SCHOOL_ADMIN_ROLE)) throw unprocessable(rule.message);
+    throw err;
+  }
+  const current = (results.at(-1) as { id: number; name: string; key: string | null }[]).sort((a, b) => a.id - b.id);
+  return { userId, roles: current, added, removed: removed.map((r) => r.roleId) };
+}
+
+export const assignUserRoles = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/user/{id}/roles",
+    tag: "People",
+    operationId: "assignUserRoles",
+    summary: "Set a user's roles in the current school (exactly these: unlisted roles are taken)",
+    description:
+      "The user must be one of the school's people (404); every role built in or the school's own (404). The caller " +
+      "must hold every permission of each role given or taken (403; the super-admin role never). Taking the school's " +
+      "last school admin is a 422. Members get the change at their next token refresh.",
+    access: access.write,
+    audit: "user",
+    errors: [403, 409, 422],
+    request: { params: IdParams, body: jsonBody(Body, "UserRolesSet") },
+    responses: { 200: json(Result, "The user's roles in this school now, and what changed") },
+  }),
+  async (c) => c.json(await setUserRoles(ctxOf(c), c.req.valid("param").id, c.req.valid("json").roleIds), 200),
+);
