@@ -10,4 +10,10 @@ export const permissions = definePermissions({
     description: "Create, update and delete roles and role assignments",
     grants: ["school-admin"],
   },
+  invite: {
+    id: 40,
+    name: "user.invite",
+    description: "Text people an invitation to join the school in the app (rate-limited per school)",
+    grants: STAFF,
+  },
 });
