@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
 import { createVia, type Fixtures, type Made } from "../../../test/fixture-kit";
+import { roleUsers, users } from "../../db/core";
 import { schoolUsers } from "./schema";
 
 let next = 0;
@@ -8,7 +8,8 @@ let next = 0;
 const phone = () => `+1555${3_000_000 + ++next}`;
 
 /** A member made straight in the database: a call whose audit rows are counted writes none for it. */
-const quietMember = async (t: Parameters<Made<number>>[0], school: number) => {
+type T = Parameters<Made<number>>[0];
+const quietMember = async (t: T, school: number) => {
   const at = t.clock.now().toISOString();
   const [user] = await t.db
     .insert(users)
@@ -24,11 +25,12 @@ export const fixtures: Fixtures = {
     create: (t, school) => createVia(t, "/api/v1/user", school, { phone: phone(), firstName: "Ada" }),
     bodies: {
       updateUser: { lastName: "Renamed by the conformance suite" },
-      deleteUsers: async (t, school) => ({ ids: [await quietMember(t, school)] }),
+      deleteUsers: async (t: T, school: number) => ({ ids: [await quietMember(t, school)] }),
+      assignPendingUsersToParents: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
       inviteToSchool: () => Promise.resolve({ phones: [phone()] }),
-      inviteUsers: async (t, school) => ({ userIds: [await quietMember(t, school)] }),
+      inviteUsers: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
       // Everyone else of the school was just texted (cooldown): the call texts the new member only.
-      inviteInactiveUsers: async (t, school) => {
+      inviteInactiveUsers: async (t: T, school: number) => {
         const id = await quietMember(t, school);
         const at = t.clock.now().toISOString();
         await t.db.update(schoolUsers).set({ invitedAt: at }).where(eq(schoolUsers.schoolId, school));

@@ -18,8 +18,8 @@ import { hit } from "../../lib/rate-limit";
 import { commit, type Statement } from "../../lib/write";
 import { live } from "./members";
 import { userAudit } from "./people";
-import { joinSchool } from "./service";
 import { schoolUsers } from "./schema";
+import { joinSchool } from "./service";
 
 export const INVITE_REQUESTS_PER_HOUR = 30;
 export const INVITE_COOLDOWN_SECONDS = 3600;
@@ -94,7 +94,11 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
     inArray(schoolUsers.userId, ids.length ? ids : [0]),
     or(isNull(schoolUsers.invitedAt), lte(schoolUsers.invitedAt, cutoff)),
   );
-  const school = db.select({ name: schools.name }).from(schools).where(eq(schools.id, schoolOf(ctx))).limit(1);
+  const school = db
+    .select({ name: schools.name })
+    .from(schools)
+    .where(eq(schools.id, schoolOf(ctx)))
+    .limit(1);
   const claim = db
     .update(schoolUsers)
     .set({ invitedAt: at.toISOString(), updatedAt: at.toISOString() })
@@ -159,9 +163,7 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
   const before: Statement[] = [];
   for (const phone of unique) {
     const user = byPhone.get(phone);
-    const userId = user
-      ? user.id
-      : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${phone})`;
+    const userId = user ? user.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${phone})`;
     if (!user) {
       const invited = { phone, language: "es", status: "invited" as const, createdAt: at, updatedAt: at };
       before.push(
@@ -202,7 +204,10 @@ export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteRe
       .select(candidateFields)
       .from(roleUsers)
       .innerJoin(users, eq(users.id, roleUsers.userId))
-      .innerJoin(schoolUsers, and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)))
+      .innerJoin(
+        schoolUsers,
+        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
+      )
       .where(where)
       .orderBy(sql`${schoolUsers.invitedAt} IS NOT NULL`, asc(schoolUsers.invitedAt), asc(roleUsers.id))
       .limit(MAX_RECIPIENTS),
@@ -210,7 +215,10 @@ export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteRe
       .select({ n: sql<number>`count(*)` })
       .from(roleUsers)
       .innerJoin(users, eq(users.id, roleUsers.userId))
-      .innerJoin(schoolUsers, and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)))
+      .innerJoin(
+        schoolUsers,
+        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
+      )
       .where(where),
   ]);
   return send(ctx, rows, [], Math.max(0, (total[0]?.n ?? 0) - rows.length));

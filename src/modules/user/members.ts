@@ -48,7 +48,10 @@ export const RoleName = z
   .string()
   .max(20)
   .regex(/^([1-9]\d{0,9}|[a-z-]{1,20})$/, "A built-in role key (parent, teacher, staff, school-admin) or a role id")
-  .refine((v) => /^\d/.test(v) || v in BUILTIN_ROLES, "Unknown role key; use parent, teacher, staff, school-admin or a role id")
+  .refine(
+    (v) => /^\d/.test(v) || v in BUILTIN_ROLES,
+    "Unknown role key; use parent, teacher, staff, school-admin or a role id",
+  )
   .transform((v) => (/^\d/.test(v) ? Number(v) : BUILTIN_ROLES[v as BuiltinRole].id));
 
 /** Live memberships of the current school. */
@@ -66,7 +69,8 @@ export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(e
 export const nameContains = (term: string) =>
   onUser(or(contains(users.firstName, term), contains(users.lastName, term)));
 
-const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', r.id, 'key', r.key, 'name', r.name)) FROM (SELECT ${roles.id} AS id, ${roles.key} AS key, ${roles.name} AS name FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId} ORDER BY ${roleUsers.roleId}) AS r)`;
+// role_user_uq (user_id, school_id, role_id) serves it, in role id order.
+const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
 
 /** Every field under its own alias (D1's batch maps rows by column name). */
 const fields = {

@@ -3,9 +3,8 @@
  * registered before the `{id}` routes (src/modules/user/index.ts keeps that order).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { roles } from "../../db/core";
-import { permissionCatalogue } from "..";
 import { ctxOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { PageQuery, pageOf } from "../../lib/pagination";
@@ -14,19 +13,17 @@ import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
+import { permissionCatalogue } from "..";
 import { Email } from "../school/fields";
-import { INVITE_COOLDOWN_SECONDS, inviteInactive, inviteToSchool, inviteUsers, MAX_RECIPIENTS, shareUrl } from "./invite";
 import {
-  hasStatus,
-  holdsRole,
-  LANGUAGES,
-  Language,
-  Member,
-  nameContains,
-  RoleName,
-  RoleRef,
-  Status,
-} from "./members";
+  INVITE_COOLDOWN_SECONDS,
+  inviteInactive,
+  inviteToSchool,
+  inviteUsers,
+  MAX_RECIPIENTS,
+  shareUrl,
+} from "./invite";
+import { hasStatus, holdsRole, LANGUAGES, Language, Member, nameContains, RoleName, RoleRef, Status } from "./members";
 import { permissions as user } from "./permissions";
 import {
   assignPendingToParents,
@@ -39,7 +36,6 @@ import {
   profileOf,
   removeMembers,
   updateMember,
-  usableRole,
 } from "./service";
 
 const TAG = "People" as const;
@@ -114,7 +110,7 @@ export const listUsersByRole = operation(
     const [found] = await db
       .select({ id: roles.id })
       .from(roles)
-      .where(and(eq(roles.id, role), usableRole(ctx)))
+      .where(and(eq(roles.id, role), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${ctx.schoolId})`))
       .limit(1);
     if (!found) throw notFound("Role", c.req.param("role"));
     const where = [holdsRole(role), ...filtersOf(q)];
@@ -134,7 +130,11 @@ export const listLanguages = operation(
     access: "public",
     responses: { 200: json(LanguageList, "The languages") },
   }),
-  async (c) => c.json(LANGUAGES.map((l) => ({ ...l })), 200),
+  async (c) =>
+    c.json(
+      LANGUAGES.map((l) => ({ ...l })),
+      200,
+    ),
 );
 
 const MyPermissions = z
@@ -243,7 +243,10 @@ const InviteResult = z
         reason: z.enum(["inactive", "recently-invited", "delivery-failed"]),
       }),
     ),
-    remaining: z.number().int().openapi({ description: `Matched beyond the ${MAX_RECIPIENTS} per request: ask again` }),
+    remaining: z
+      .number()
+      .int()
+      .openapi({ description: `Matched beyond the ${MAX_RECIPIENTS} per request: ask again` }),
   })
   .openapi("InviteResult");
 
@@ -309,9 +312,18 @@ export const assignPending = operation(
     tag: TAG,
     operationId: "assignPendingUsersToParents",
     summary: "Give the parent role to the school's members who hold no role yet",
-    description: `At most ${MAX_ASSIGNED} per call, oldest members first; \`remaining\` says how many wait.`,
+    description: `"Pending": a member of the school with no role here (invited to the school, or added without one). At most ${MAX_ASSIGNED} per call, oldest members first; \`remaining\` says how many wait.`,
     access: user.write,
     audit: "role-user",
+    errors: [404],
+    request: {
+      body: jsonBody(
+        z.strictObject({
+          userIds: Ids.optional().openapi({ description: "Only these members (default: every pending member)" }),
+        }),
+        "AssignPendingToParents",
+      ),
+    },
     responses: {
       200: json(
         z.object({ assigned: z.array(z.number().int()), remaining: z.number().int() }).openapi("PendingAssigned"),
@@ -319,7 +331,7 @@ export const assignPending = operation(
       ),
     },
   }),
-  async (c) => c.json(await assignPendingToParents(ctxOf(c)), 200),
+  async (c) => c.json(await assignPendingToParents(ctxOf(c), c.req.valid("json").userIds), 200),
 );
 
 const FirstName = text({ max: 100 }).openapi({ example: "Ana" });

@@ -5,7 +5,7 @@
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
 import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { type SQLiteColumn, sqliteTable, integer as sqliteInteger } from "drizzle-orm/sqlite-core";
+import { type SQLiteColumn, integer as sqliteInteger, sqliteTable } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
@@ -142,7 +142,10 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   // the membership there), then the record read back.
   statements.push(joinSchool(ctx, userId), guard(db));
   for (const roleId of roleIds) statements.push(...giveRole(ctx, userId, roleId));
-  const read = memberQuery(ctx, known ? known.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})`);
+  const read = memberQuery(
+    ctx,
+    known ? known.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})`,
+  );
   const already = `The user with phone ${input.phone} is already a member of this school`;
   let results: unknown[];
   try {
@@ -224,7 +227,9 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     });
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    const checks = Object.fromEntries(rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]));
+    const checks = Object.fromEntries(
+      rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]),
+    );
     const [row] = (await db
       .select({ id: users.id, ...checks })
       .from(users)
@@ -303,7 +308,10 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
     const now = await membersAmong(ctx, ids);
     const gone = ids.filter((id) => !now.has(id));
     if (gone.length) throw notFound(gone.length === 1 ? "User" : "Users", gone.join(", "));
-    const [row] = await db.select({ ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` }).from(schools).where(eq(schools.id, school));
+    const [row] = await db
+      .select({ ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` })
+      .from(schools)
+      .where(eq(schools.id, school));
     if (row?.ok !== 1) throw unprocessable(lastAdmin);
     throw conflict("The users changed while they were being removed; try again");
   }
@@ -405,8 +413,7 @@ export async function myRoles(ctx: Ctx) {
 /** A member's profile in the current school: the person, their role profiles and delegations, in one batch. */
 export async function profileOf(ctx: Ctx, id: number) {
   const { db } = ctx.deps;
-  const here = (t: { schoolId: SQLiteColumn; userId: SQLiteColumn }) =>
-    and(tenant(ctx, t), eq(t.userId, id));
+  const here = (t: { schoolId: SQLiteColumn; userId: SQLiteColumn }) => and(tenant(ctx, t), eq(t.userId, id));
   const [member, teacher, parent, staff, actsFor, delegatesOf] = await db.batch([
     memberQuery(ctx, id),
     db.select().from(teachers).where(here(teachers)).limit(1),
@@ -442,9 +449,7 @@ export async function profileOf(ctx: Ctx, id: number) {
   const s = staff[0];
   return {
     user: toMember(row),
-    teacher: t
-      ? { id: t.id, subjects: JSON.parse(t.subjects) as string[], employeeNumber: t.employeeNumber }
-      : null,
+    teacher: t ? { id: t.id, subjects: JSON.parse(t.subjects) as string[], employeeNumber: t.employeeNumber } : null,
     parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
     administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,
     delegations: { actsFor, delegates: delegatesOf },
@@ -461,10 +466,19 @@ export const MAX_ASSIGNED = 200;
  * a role) get the parent role, MAX_ASSIGNED at a time, oldest first; the parent profile follows by
  * trigger (migration 0017). Each assignment is conditional on the person still holding no role, so
  * a role given meanwhile (or a concurrent call) is never doubled. One audit row per role given.
+ * `only`: just these members (each must be a member here: 404 naming the others).
  */
-export async function assignPendingToParents(ctx: Ctx) {
+export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
   const { db } = ctx.deps;
-  const noRole = sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
+  if (only?.length) {
+    const members = await membersAmong(ctx, only);
+    const missing = only.filter((id) => !members.has(id));
+    if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  }
+  const noRole = and(
+    sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`,
+    only?.length ? inArray(schoolUsers.userId, [...only]) : undefined,
+  );
   const [pending, total] = await db.batch([
     db
       .select({ userId: schoolUsers.userId })
@@ -483,9 +497,11 @@ export async function assignPendingToParents(ctx: Ctx) {
   const statements: Statement[] = [];
   for (const { userId } of pending) {
     statements.push(
-      db.insert(roleUsers).select(
-        sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${parent} WHERE NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${userId} AND ${roleUsers.schoolId} = ${school}) AND EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.deletedAt} IS NULL)`,
-      ),
+      db
+        .insert(roleUsers)
+        .select(
+          sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${parent} WHERE NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${userId} AND ${roleUsers.schoolId} = ${school}) AND EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.deletedAt} IS NULL)`,
+        ),
       auditAction(
         ctx,
         roleUserAudit,
@@ -493,11 +509,24 @@ export async function assignPendingToParents(ctx: Ctx) {
         "create",
         sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
       ),
-      db.select({ userId: roleUsers.userId }).from(roleUsers).where(and(eq(roleUsers.id, insertedId(roleUsers)), eq(roleUsers.userId, userId), eq(roleUsers.schoolId, school), eq(roleUsers.createdAt, at), eq(roleUsers.roleId, parent))),
+      db
+        .select({ userId: roleUsers.userId })
+        .from(roleUsers)
+        .where(
+          and(
+            eq(roleUsers.id, insertedId(roleUsers)),
+            eq(roleUsers.userId, userId),
+            eq(roleUsers.schoolId, school),
+            eq(roleUsers.createdAt, at),
+            eq(roleUsers.roleId, parent),
+          ),
+        ),
     );
   }
   const [first, ...rest] = statements;
   const results = first ? ((await commit(ctx, [first, ...rest])) as unknown[]) : [];
-  const assigned = results.filter((_, i) => i % 3 === 2).flatMap((rows) => (rows as { userId: number }[]).map((r) => r.userId));
+  const assigned = results
+    .filter((_, i) => i % 3 === 2)
+    .flatMap((rows) => (rows as { userId: number }[]).map((r) => r.userId));
   return { assigned, remaining: Math.max(0, (total[0]?.n ?? 0) - pending.length) };
 }
