@@ -47,6 +47,11 @@ const ConfigSchema = z
       .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
     ACCESS_LOG: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["all", "problems"]).optional()),
     LIBSQL_URL: z.string().optional(),
+    /**
+     * The link people get to join a school in the app (share URL, invitation texts). The default is
+     * under the reserved `.invalid` domain: a link that reaches no one's site until it is set.
+     */
+    APP_SHARE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url().default("https://school-app.invalid/join")),
     LIBSQL_AUTH_TOKEN: z.string().optional(),
     IOS_LATEST_VERSION: version,
     IOS_MIN_VERSION: version,
@@ -62,6 +67,9 @@ const ConfigSchema = z
         path: ["SMS_PROVIDER"],
         message: `"log" keeps sign-in codes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "twilio"`,
       });
+    }
+    if (!v.APP_SHARE_URL.startsWith("https://")) {
+      ctx.addIssue({ code: "custom", path: ["APP_SHARE_URL"], message: "must be https outside development" });
     }
     if (!v.S3_ENDPOINT.startsWith("https://")) {
       ctx.addIssue({
@@ -133,6 +141,8 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
      * production logs only the lines that add to it; docs/performance.md measured what a line costs.
      */
     accessLog: v.ACCESS_LOG ?? (isDevelopment ? "all" : "problems"),
+    /** The app link shared to join a school (`GET /api/v1/user/share-url`, invitation texts). */
+    appShareUrl: v.APP_SHARE_URL,
     libsql: v.LIBSQL_URL ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN } : undefined,
     appVersions: {
       ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },

@@ -5,7 +5,30 @@ export default defineModule({
   name: "user",
   paths: ["/api/v1/user"],
   permissions,
-  load: async () => ({
-    operations: [(await import("./routes")).getCurrentUser, (await import("../role/user-roles")).assignUserRoles],
-  }),
+  load: async () => {
+    const [me, r, roles] = await Promise.all([import("./routes"), import("./resource"), import("../role/user-roles")]);
+    // Literal sub-paths before the `{id}` routes.
+    return {
+      operations: [
+        me.getCurrentUser,
+        r.deleteMe,
+        r.getMyPermissions,
+        r.listLanguages,
+        r.getShareUrl,
+        r.listUsersByRole,
+        r.deleteUsers,
+        r.inviteSchool,
+        r.inviteInactiveUsers,
+        r.inviteSomeUsers,
+        r.assignPending,
+        r.listUsers,
+        r.createUser,
+        r.getUser,
+        r.updateUser,
+        r.deleteUser,
+        r.getUserProfile,
+        roles.assignUserRoles,
+      ],
+    };
+  },
 });

@@ -1,0 +1,9 @@
+-- Built-in access data not inserted by earlier migrations (scripts/builtins.ts).
+--> statement-breakpoint
+INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (40, 'user.invite', 'Text people an invitation to join the school in the app (rate-limited per school)', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (1, 40);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 40);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 40);

@@ -1,0 +1,240 @@
+/**
+ * Invitations to join the school in the app: a text with the school's name and the app link
+ * (`config.appShareUrl`), through `deps.sms`.
+ *
+ * Every request is counted against the school's limit (INVITE_REQUESTS_PER_HOUR, one upsert: no
+ * check-then-act), texts at most MAX_RECIPIENTS people, texts each person once however often the
+ * request names them, and skips whoever cannot sign in (inactive) or was texted by this school in
+ * the last INVITE_COOLDOWN_SECONDS. The people to text are *claimed* by one conditional UPDATE of
+ * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
+ * racing over the same person text them once; the texts go out after that batch.
+ */
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { roleUsers, schools, users } from "../../db/core";
+import { auditAction } from "../../lib/audit";
+import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { hit } from "../../lib/rate-limit";
+import { commit, type Statement } from "../../lib/write";
+import { live } from "./members";
+import { userAudit } from "./people";
+import { schoolUsers } from "./schema";
+import { joinSchool } from "./service";
+
+export const INVITE_REQUESTS_PER_HOUR = 30;
+export const INVITE_COOLDOWN_SECONDS = 3600;
+export const MAX_RECIPIENTS = 100;
+
+export type SkipReason = "inactive" | "recently-invited" | "delivery-failed";
+export interface InviteResult {
+  sent: number;
+  skipped: { userId: number | null; phone: string; reason: SkipReason }[];
+  /** People the request matched beyond MAX_RECIPIENTS: ask again to text them. */
+  remaining: number;
+}
+
+const inviteAudit = { entity: "user-invite", table: users };
+
+/** The link to join a school in the app. */
+export const shareUrl = (ctx: Ctx) => {
+  const url = new URL(ctx.deps.config.appShareUrl);
+  url.searchParams.set("school", String(schoolOf(ctx)));
+  return url.toString();
+};
+
+export const inviteText = (language: string, school: string, url: string) =>
+  language === "en"
+    ? `${school} invites you to its app. Sign in with this phone number: ${url}`
+    : `${school} te invita a su app. Entra con este número de teléfono: ${url}`;
+
+/** Counts the request against the school's limit: 429 with retry-after when it is used up. */
+async function limit(ctx: Ctx) {
+  const { allowed, retryAfter } = await hit(
+    ctx.deps.db,
+    `user-invite:${schoolOf(ctx)}`,
+    INVITE_REQUESTS_PER_HOUR,
+    3600,
+    ctx.deps.clock.now(),
+  );
+  if (!allowed) {
+    throw new ApiError(429, `At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour`, {
+      headers: { "retry-after": String(retryAfter) },
+    });
+  }
+}
+
+interface Candidate {
+  userId: number;
+  phone: string;
+  language: string;
+  status: string;
+  invitedAt: string | null;
+}
+
+/**
+ * Claims and texts `candidates` (members of the school), after `before` (statements that make them
+ * members). One batch: before, the audit rows, the claim; then the texts.
+ */
+async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [], remaining = 0): Promise<InviteResult> {
+  const { db, clock } = ctx.deps;
+  const at = clock.now();
+  const cutoff = new Date(at.getTime() - INVITE_COOLDOWN_SECONDS * 1000).toISOString();
+  const skipped: InviteResult["skipped"] = [];
+  const seen = new Set<number>();
+  const chosen: Candidate[] = [];
+  for (const c of candidates) {
+    if (seen.has(c.userId)) continue;
+    seen.add(c.userId);
+    if (c.status === "inactive") skipped.push({ userId: c.userId, phone: c.phone, reason: "inactive" });
+    else chosen.push(c);
+  }
+  const ids = chosen.map((c) => c.userId);
+  const claimable = and(
+    live(ctx),
+    inArray(schoolUsers.userId, ids.length ? ids : [0]),
+    or(isNull(schoolUsers.invitedAt), lte(schoolUsers.invitedAt, cutoff)),
+  );
+  const school = db
+    .select({ name: schools.name })
+    .from(schools)
+    .where(eq(schools.id, schoolOf(ctx)))
+    .limit(1);
+  const claim = db
+    .update(schoolUsers)
+    .set({ invitedAt: at.toISOString(), updatedAt: at.toISOString() })
+    .where(claimable)
+    .returning({ userId: schoolUsers.userId });
+  const results = (await commit(ctx, [
+    ...before,
+    auditAction(
+      ctx,
+      inviteAudit,
+      and(
+        inArray(users.id, ids.length ? ids : [0]),
+        sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${users.id} AND ${and(claimable)})`,
+      ),
+      "invite",
+      sql`json_object('phone', ${users.phone})`,
+    ),
+    claim,
+    school,
+  ] as unknown as [Statement, ...Statement[]])) as unknown[];
+  const claimed = new Set((results.at(-2) as { userId: number }[]).map((r) => r.userId));
+  const name = (results.at(-1) as { name: string }[])[0]?.name ?? "";
+  const url = shareUrl(ctx);
+  let sent = 0;
+  for (const c of chosen) {
+    if (!claimed.has(c.userId)) {
+      skipped.push({ userId: c.userId, phone: c.phone, reason: "recently-invited" });
+      continue;
+    }
+    try {
+      await ctx.deps.sms.send(c.phone, inviteText(c.language, name, url));
+      sent++;
+    } catch {
+      skipped.push({ userId: c.userId, phone: c.phone, reason: "delivery-failed" });
+    }
+  }
+  return { sent, skipped, remaining };
+}
+
+const candidateFields = {
+  userId: users.id,
+  phone: users.phone,
+  language: users.language,
+  status: users.status,
+  invitedAt: schoolUsers.invitedAt,
+};
+
+/**
+ * Invites people by phone to join the school: unknown numbers become invited users, everyone
+ * becomes a member (with no role yet: "pending"; see assignPendingToParents) and is texted.
+ */
+export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promise<InviteResult> {
+  await limit(ctx);
+  const { db } = ctx.deps;
+  const unique = [...new Set(phones)];
+  const known = await db
+    .select({ id: users.id, phone: users.phone, language: users.language, status: users.status })
+    .from(users)
+    .where(and(inArray(users.phone, unique), isNull(users.deletedAt)));
+  const byPhone = new Map(known.map((u) => [u.phone, u]));
+  const at = ctx.deps.clock.now().toISOString();
+  const before: Statement[] = [];
+  for (const phone of unique) {
+    const user = byPhone.get(phone);
+    const userId = user ? user.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${phone})`;
+    if (!user) {
+      const invited = { phone, language: "es", status: "invited" as const, createdAt: at, updatedAt: at };
+      before.push(
+        db.insert(users).values(invited).onConflictDoNothing(),
+        // Audited only when the row was written (changes() is the INSERT's count).
+        auditAction(
+          ctx,
+          userAudit,
+          and(eq(users.phone, phone), sql`changes() = 1`),
+          "create",
+          sql`json_object('phone', json_object('old', NULL, 'new', ${phone}), 'status', json_object('old', NULL, 'new', 'invited'))`,
+        ),
+      );
+    }
+    before.push(joinSchool(ctx, userId));
+  }
+  // The ids of the new users are known after the batch only: read them with the claim's own batch.
+  const [first, ...rest] = before;
+  if (first) await commit(ctx, [first, ...rest]);
+  const members = await db
+    .select(candidateFields)
+    .from(users)
+    .innerJoin(schoolUsers, and(eq(schoolUsers.userId, users.id), tenant(ctx, schoolUsers)))
+    .where(and(inArray(users.phone, unique), isNull(users.deletedAt)));
+  return send(ctx, members);
+}
+
+/**
+ * Invites the members holding `roleId` who have never signed in (status invited), those texted
+ * longest ago (or never) first, MAX_RECIPIENTS at a time (`remaining` says how many wait).
+ */
+export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteResult> {
+  await limit(ctx);
+  const { db } = ctx.deps;
+  const where = and(tenant(ctx, roleUsers), eq(roleUsers.roleId, roleId), eq(users.status, "invited"), live(ctx));
+  const [rows, total] = await db.batch([
+    db
+      .select(candidateFields)
+      .from(roleUsers)
+      .innerJoin(users, eq(users.id, roleUsers.userId))
+      .innerJoin(
+        schoolUsers,
+        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
+      )
+      .where(where)
+      .orderBy(sql`${schoolUsers.invitedAt} IS NOT NULL`, asc(schoolUsers.invitedAt), asc(roleUsers.id))
+      .limit(MAX_RECIPIENTS),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(roleUsers)
+      .innerJoin(users, eq(users.id, roleUsers.userId))
+      .innerJoin(
+        schoolUsers,
+        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
+      )
+      .where(where),
+  ]);
+  return send(ctx, rows, [], Math.max(0, (total[0]?.n ?? 0) - rows.length));
+}
+
+/** Invites specific members of the school (an id that is not one: 404 naming it, nobody texted). */
+export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise<InviteResult> {
+  await limit(ctx);
+  const ids = [...new Set(userIds)];
+  const rows = await ctx.deps.db
+    .select(candidateFields)
+    .from(schoolUsers)
+    .innerJoin(users, eq(users.id, schoolUsers.userId))
+    .where(and(live(ctx), inArray(schoolUsers.userId, ids)));
+  const found = new Set(rows.map((r) => r.userId));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  return send(ctx, rows);
+}

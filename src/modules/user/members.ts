@@ -1,0 +1,114 @@
+/**
+ * The school's people as records: a live `school_user` membership joined with its user, with the
+ * roles the person holds in this school (a JSON sub-select). Shared by the list, the read, the
+ * create's read-back and the role lists, so each is one query (one D1 round trip with its count).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { roles, roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
+import { type Ctx, tenant } from "../../lib/context";
+import { contains } from "../../lib/search";
+import { schoolUsers } from "./schema";
+
+export const LANGUAGES = [
+  { code: "es", name: "Español" },
+  { code: "en", name: "English" },
+] as const;
+export const Language = z.enum(["es", "en"]).openapi({ description: "es or en", example: "es" });
+export const Status = z.enum(["invited", "active", "inactive"]).openapi({
+  description: "invited: has never signed in; active: has signed in; inactive: may not sign in",
+});
+
+export const RoleRef = z
+  .object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })
+  .openapi("RoleRef", { description: "A role; `key` is set for the built-in ones" });
+
+export const Member = z
+  .object({
+    id: z.number().int().min(1).openapi({ example: 3, description: "The user's id" }),
+    phone: z.string().openapi({ example: "+15550000003" }),
+    firstName: z.string(),
+    lastName: z.string(),
+    email: z.string().nullable(),
+    language: z.string().openapi({ example: "es" }),
+    status: Status,
+    roles: z.array(RoleRef).openapi({ description: "The roles the person holds in the current school" }),
+    memberSince: z.iso.datetime().openapi({ description: "When the person joined the current school" }),
+    invitedAt: z.iso.datetime().nullable().openapi({ description: "When the school last texted them an invitation" }),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi("SchoolUser", { description: "A person of the current school" });
+
+export type MemberRecord = z.infer<typeof Member>;
+
+/** A role named by its built-in key (`parent`) or its id. */
+export const RoleName = z
+  .string()
+  .max(20)
+  .regex(/^([1-9]\d{0,9}|[a-z-]{1,20})$/, "A built-in role key (parent, teacher, staff, school-admin) or a role id")
+  .refine(
+    (v) => /^\d/.test(v) || v in BUILTIN_ROLES,
+    "Unknown role key; use parent, teacher, staff, school-admin or a role id",
+  )
+  .transform((v) => (/^\d/.test(v) ? Number(v) : BUILTIN_ROLES[v as BuiltinRole].id));
+
+/** Live memberships of the current school. */
+export const live = (ctx: Ctx) => and(tenant(ctx, schoolUsers), isNull(schoolUsers.deletedAt));
+
+/** The person holds `roleId` in the school (served by role_user_uq: user, school, role). */
+export const holdsRole = (roleId: number): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId} AND ${roleUsers.roleId} = ${roleId})`;
+
+/** A condition on the member's user row, by primary key (the count query has no join). */
+const onUser = (cond: SQL | undefined): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, schoolUsers.userId), cond)})`;
+
+export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
+export const nameContains = (term: string) =>
+  onUser(or(contains(users.firstName, term), contains(users.lastName, term)));
+
+// role_user_uq (user_id, school_id, role_id) serves it, in role id order.
+const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
+
+/** Every field under its own alias (D1's batch maps rows by column name). */
+const fields = {
+  id: sql<number>`${users.id}`.as("member_id"),
+  phone: sql<string>`${users.phone}`.as("member_phone"),
+  firstName: sql<string>`${users.firstName}`.as("member_first_name"),
+  lastName: sql<string>`${users.lastName}`.as("member_last_name"),
+  email: sql<string | null>`${users.email}`.as("member_email"),
+  language: sql<string>`${users.language}`.as("member_language"),
+  status: sql<"invited" | "active" | "inactive">`${users.status}`.as("member_status"),
+  roles: rolesJson.as("member_roles"),
+  memberSince: sql<string>`${schoolUsers.createdAt}`.as("member_since"),
+  invitedAt: sql<string | null>`${schoolUsers.invitedAt}`.as("member_invited_at"),
+  createdAt: sql<string>`${users.createdAt}`.as("member_created_at"),
+  updatedAt: sql<string>`${users.updatedAt}`.as("member_updated_at"),
+};
+
+type Row = { [K in keyof typeof fields]: (typeof fields)[K]["_"]["type"] };
+
+/** The members query (callers add where, order, limit). */
+export const selectMembers = (ctx: Ctx) =>
+  ctx.deps.db.select(fields).from(schoolUsers).innerJoin(users, eq(users.id, schoolUsers.userId));
+
+export function toMember(row: Row): MemberRecord {
+  return { ...row, roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"] };
+}
+
+/** One member of the current school, as a batch statement. */
+export const memberQuery = (ctx: Ctx, userId: number | SQL<number>) =>
+  selectMembers(ctx)
+    .where(and(live(ctx), eq(schoolUsers.userId, userId)))
+    .limit(1);
+
+/** The user ids among `ids` that are live members of the current school. */
+export async function membersAmong(ctx: Ctx, ids: readonly number[]): Promise<Set<number>> {
+  const rows = await ctx.deps.db
+    .select({ userId: schoolUsers.userId })
+    .from(schoolUsers)
+    .where(and(live(ctx), inArray(schoolUsers.userId, [...ids])));
+  return new Set(rows.map((r) => r.userId));
+}

@@ -1,0 +1,532 @@
+/**
+ * The school's people (`/api/v1/user`): add a person (one person, one user), edit them, remove them
+ * from the school (soft: the membership gets `deleted_at`, their roles here go), and a person's own
+ * account deletion (anonymised). Every write is one batch with its audit rows; every check that
+ * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
+ */
+import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { type SQLiteColumn, integer as sqliteInteger, sqliteTable } from "drizzle-orm/sqlite-core";
+import { roles, roleUsers, schools, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { type Page, readPage } from "../../lib/pagination";
+import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
+import { administrativeUsers } from "../administrative-user/schema";
+import { refreshTokens } from "../auth/schema";
+import { delegates } from "../delegate/schema";
+import { deviceTokens } from "../device-token/schema";
+import { parents } from "../parent/schema";
+import { teachers } from "../teacher/schema";
+import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
+import { giveRole, roleUserAudit, userAudit, userByPhone } from "./people";
+import { schoolUsers } from "./schema";
+
+const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
+const SUPER_ADMIN = BUILTIN_ROLES["super-admin"].id;
+const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const delegateAudit = { entity: "delegate", table: delegates };
+
+/** Aborts the batch unless the statement just before it changed exactly `n` rows. */
+const writeGuard = sqliteTable("write_guard", { ok: sqliteInteger("ok").notNull() });
+const guardCount = (ctx: Ctx, n: number): Statement =>
+  ctx.deps.db.insert(writeGuard).select(sql`SELECT 0 WHERE changes() <> ${n}`);
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export interface ListInput {
+  page: number;
+  pageSize: number;
+  where: (SQL | undefined)[];
+}
+
+/** A page of the school's people, newest first, with the total: one round trip. */
+export async function listMembers(ctx: Ctx, input: ListInput, url: string): Promise<Page<MemberRecord>> {
+  const { db } = ctx.deps;
+  const where = and(live(ctx), ...input.where);
+  const rows = selectMembers(ctx)
+    .where(where)
+    // school_user_created_idx (school_id, created_at) read backwards: no sort step.
+    .orderBy(desc(schoolUsers.createdAt), desc(schoolUsers.id))
+    .limit(input.pageSize)
+    .offset((input.page - 1) * input.pageSize);
+  const total = db.select({ n: sql<number>`count(*)` }).from(schoolUsers).where(where);
+  const page = await readPage<Parameters<typeof toMember>[0]>(db, rows, total, undefined, input, url);
+  if (!page) throw new Error("listMembers: no page");
+  return { ...page, data: page.data.map(toMember) };
+}
+
+export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
+  const [row] = await memberQuery(ctx, id);
+  if (!row) throw notFound("User", id);
+  return toMember(row);
+}
+
+/** A role the current school may use: a built-in one (not super-admin) or one of its own. */
+export const usableRole = (ctx: Ctx) =>
+  and(ne(roles.id, SUPER_ADMIN), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${schoolOf(ctx)})`);
+
+/** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
+export async function checkRoles(ctx: Ctx, ids: readonly number[]) {
+  if (ids.length === 0) return;
+  const found = await ctx.deps.db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(and(inArray(roles.id, [...ids]), usableRole(ctx)));
+  const known = new Set(found.map((r) => r.id));
+  const missing = ids.filter((id) => !known.has(id));
+  if (missing.length) throw notFound(missing.length === 1 ? "Role" : "Roles", missing.join(", "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+export interface CreateInput {
+  phone: string;
+  firstName: string;
+  lastName?: string;
+  email?: string | null;
+  language?: "es" | "en";
+  roleIds?: number[];
+}
+
+/**
+ * The membership row of a person in the current school: written, or restored when the school had
+ * removed them. A live membership is left alone (changes() = 0), which the caller guards.
+ */
+export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invitedAt?: string } = {}): Statement {
+  const at = now(ctx);
+  return ctx.deps.db
+    .insert(schoolUsers)
+    .values({ schoolId: schoolOf(ctx), userId: userId as number, createdAt: at, updatedAt: at, ...extra })
+    .onConflictDoUpdate({
+      target: [schoolUsers.schoolId, schoolUsers.userId],
+      set: { deletedAt: null, updatedAt: at, ...extra },
+      setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
+    });
+}
+
+/**
+ * Adds a person to the school: a new, invited user for an unknown number; the same user for a
+ * known one (who keeps their name: a school cannot rename someone another school knows by sending
+ * another name). Already a member here: 409, also when two requests race.
+ */
+export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
+  const { db } = ctx.deps;
+  const roleIds = [...new Set(input.roleIds ?? [])];
+  await checkRoles(ctx, roleIds);
+  const known = await userByPhone(ctx, input.phone);
+  const statements: Statement[] = [];
+  let userId: number | SQL<number>;
+  if (known) {
+    userId = known.id;
+    statements.push(auditAction(ctx, userAudit, eq(users.id, known.id), "join", sql`'{}'`));
+  } else {
+    const at = now(ctx);
+    const invited = {
+      phone: input.phone,
+      firstName: input.firstName,
+      lastName: input.lastName ?? "",
+      email: input.email ?? null,
+      language: input.language ?? "es",
+      status: "invited" as const,
+      createdAt: at,
+      updatedAt: at,
+    };
+    statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+    userId = insertedId(users);
+  }
+  // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
+  // the membership there), then the record read back.
+  statements.push(joinSchool(ctx, userId), guard(db));
+  for (const roleId of roleIds) statements.push(...giveRole(ctx, userId, roleId));
+  const read = memberQuery(
+    ctx,
+    known ? known.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})`,
+  );
+  const already = `The user with phone ${input.phone} is already a member of this school`;
+  let results: unknown[];
+  try {
+    results = (await commit(ctx, [...statements, read] as unknown as [Statement, ...Statement[]], {
+      conflict: already,
+    })) as unknown[];
+  } catch (err) {
+    if (err instanceof GuardFailed) throw conflict(already);
+    throw err;
+  }
+  const [row] = results.at(-1) as Parameters<typeof toMember>[0][];
+  if (!row) throw new Error("createMember: the member was not read back");
+  return toMember(row);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update
+
+export interface UpdateInput {
+  firstName?: string;
+  lastName?: string;
+  email?: string | null;
+  language?: "es" | "en";
+  status?: "active" | "inactive";
+}
+
+/** A live membership of the user in another school than the current one. */
+const memberElsewhere = (ctx: Ctx, userId: number) =>
+  sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
+
+const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
+  sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
+
+/**
+ * Edits a member's name, email, language and status. The status is the person's own (it decides
+ * whether they may sign in anywhere), so a school changes it only for someone who belongs to no
+ * other school, never for a super-admin nor for the caller (422). "active" lets them sign in again;
+ * someone who never signed in stays "invited". "inactive" also ends their sessions.
+ */
+export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
+  const { db } = ctx.deps;
+  const { status, ...rest } = input;
+  const set: Record<string, unknown> = { ...rest, updatedAt: now(ctx) };
+  const rules: { when: SQL; message: string }[] = [];
+  if (status !== undefined) {
+    if (id === ctx.userId) throw unprocessable("You cannot change your own status");
+    set.status =
+      status === "active"
+        ? sql`CASE WHEN ${users.status} = 'invited' THEN 'invited' ELSE 'active' END`
+        : ("inactive" as const);
+    rules.push(
+      {
+        when: sql`NOT ${memberElsewhere(ctx, id)}`,
+        message: `User ${id} belongs to other schools too: only their own account decides their status`,
+      },
+      { when: sql`${users.isSuperAdmin} = 0`, message: `User ${id} is a platform administrator` },
+    );
+  }
+  const where = and(eq(users.id, id), isMemberHere(ctx, id), ...rules.map((r) => r.when));
+  const statements: Statement[] = [
+    auditUpdate(ctx, userAudit, where, set),
+    db
+      .update(users)
+      .set(set as never)
+      .where(where),
+    guard(db),
+  ];
+  if (status === "inactive") {
+    statements.push(
+      db
+        .update(refreshTokens)
+        .set({ revokedAt: now(ctx) })
+        .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
+    );
+  }
+  try {
+    await commit(ctx, statements as [Statement, ...Statement[]], {
+      conflict: "Another user already has this value",
+    });
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    const checks = Object.fromEntries(
+      rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]),
+    );
+    const [row] = (await db
+      .select({ id: users.id, ...checks })
+      .from(users)
+      .where(and(eq(users.id, id), isMemberHere(ctx, id)))
+      .limit(1)) as Record<string, unknown>[];
+    if (!row) throw notFound("User", id);
+    const failed = rules.findIndex((_, i) => row[`rule${i}`] !== 1);
+    if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
+    throw conflict(`User ${id} changed while it was being written; try again`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Remove from the school
+
+/**
+ * The school keeps an administrator: none of `ids` is an administrator here, or one who is not
+ * among them remains.
+ */
+function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
+  const school = schoolOf(ctx);
+  const admins = (inIds: boolean) =>
+    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.schoolId} = ${school} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND ${roleUsers.userId} ${inIds ? sql`IN` : sql`NOT IN`} (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )}))`;
+  return sql`(NOT ${admins(true)} OR ${admins(false)})`;
+}
+
+/**
+ * Removes people from the school, all or none, in one batch: their memberships get `deleted_at`,
+ * their roles here are deleted (the role profiles follow by trigger), their delegations here end;
+ * one audit row per person (`user`, action `remove`) and per role. Other schools are untouched.
+ * Refused: an id that is not a member here (404 naming them), the caller (422: their own account
+ * is `DELETE /api/v1/user/me`), the school's last administrator (422).
+ */
+export async function removeMembers(ctx: Ctx, requested: readonly number[]): Promise<number[]> {
+  const { db } = ctx.deps;
+  const ids = [...new Set(requested)];
+  if (ctx.userId !== null && ids.includes(ctx.userId)) {
+    throw unprocessable(
+      "You cannot remove yourself from the school; to delete your own account use DELETE /api/v1/user/me",
+    );
+  }
+  const members = await membersAmong(ctx, ids);
+  const missing = ids.filter((id) => !members.has(id));
+  if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+
+  const at = now(ctx);
+  const school = schoolOf(ctx);
+  const lastAdmin = `This would leave the school without an administrator; give another user the school-admin role first`;
+  const keeps = keepsAnAdmin(ctx, ids);
+  const membership = and(live(ctx), inArray(schoolUsers.userId, ids), keeps);
+  const theirRoles = and(tenant(ctx, roleUsers), inArray(roleUsers.userId, ids));
+  const theirDelegations = and(tenant(ctx, delegates), inArray(delegates.userId, ids));
+  const statements: [Statement, ...Statement[]] = [
+    auditAction(
+      ctx,
+      userAudit,
+      and(inArray(users.id, ids), isMemberHere(ctx, users.id), keeps),
+      "remove",
+      sql`json_object('schoolId', json_object('old', ${school}, 'new', NULL))`,
+    ),
+    db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
+    guardCount(ctx, ids.length),
+    auditDelete(ctx, roleUserAudit, theirRoles),
+    db.delete(roleUsers).where(theirRoles),
+    auditDelete(ctx, delegateAudit, theirDelegations),
+    db.delete(delegates).where(theirDelegations),
+  ];
+  try {
+    await commit(ctx, statements);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    // Why: someone removed meanwhile (404), or the last administrator (422).
+    const now = await membersAmong(ctx, ids);
+    const gone = ids.filter((id) => !now.has(id));
+    if (gone.length) throw notFound(gone.length === 1 ? "User" : "Users", gone.join(", "));
+    const [row] = await db
+      .select({ ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` })
+      .from(schools)
+      .where(eq(schools.id, school));
+    if (row?.ok !== 1) throw unprocessable(lastAdmin);
+    throw conflict("The users changed while they were being removed; try again");
+  }
+  return ids;
+}
+
+// ---------------------------------------------------------------------------------------------
+// My own account
+
+const PLACEHOLDER = (id: number) => `deleted:${id}`;
+
+/**
+ * Deletes the caller's account: personal data anonymised (names emptied, email removed, the phone
+ * replaced by `deleted:<id>` so the number is free to register again), `deleted_at` set, status
+ * inactive (no sign-in), every session revoked, device tokens deleted, every membership removed with
+ * its roles and delegations. Refused (422) while they are the last administrator of a school.
+ * Kept: the user row (records that name the user id keep pointing at it) and the audit trail.
+ */
+export async function deleteMyAccount(ctx: Ctx) {
+  const { db } = ctx.deps;
+  const id = ctx.userId ?? 0;
+  const at = now(ctx);
+  const others = sql`other_admin`;
+  // A school where they are the only administrator.
+  const soleAdmin = sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${id} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND NOT EXISTS (SELECT 1 FROM ${roleUsers} AS ${others} WHERE ${others}.school_id = ${roleUsers.schoolId} AND ${others}.role_id = ${SCHOOL_ADMIN} AND ${others}.user_id <> ${id}))`;
+  const where = and(eq(users.id, id), isNull(users.deletedAt), sql`NOT ${soleAdmin}`);
+  const mine = eq(roleUsers.userId, id);
+  try {
+    await commit(ctx, [
+      auditAction(
+        ctx,
+        { entity: "user", table: users },
+        where,
+        "delete-account",
+        sql`json_object('anonymised', json_array('phone', 'firstName', 'lastName', 'email'), 'status', json_object('old', ${users.status}, 'new', 'inactive'))`,
+      ),
+      db
+        .update(users)
+        .set({
+          phone: PLACEHOLDER(id),
+          firstName: "",
+          lastName: "",
+          email: null,
+          status: "inactive",
+          isSuperAdmin: false,
+          deletedAt: at,
+          updatedAt: at,
+        })
+        .where(where),
+      guard(db),
+      db
+        .update(refreshTokens)
+        .set({ revokedAt: at })
+        .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
+      db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
+      db
+        .update(schoolUsers)
+        .set({ deletedAt: at, updatedAt: at })
+        .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
+      auditDelete(ctx, roleUserAudit, mine),
+      db.delete(roleUsers).where(mine),
+      auditDelete(ctx, delegateAudit, eq(delegates.userId, id)),
+      db.delete(delegates).where(eq(delegates.userId, id)),
+    ]);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    const sole = await db
+      .select({ schoolId: roleUsers.schoolId })
+      .from(roleUsers)
+      .where(
+        and(
+          mine,
+          eq(roleUsers.roleId, SCHOOL_ADMIN),
+          sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} AS ${others} WHERE ${others}.school_id = ${roleUsers.schoolId} AND ${others}.role_id = ${SCHOOL_ADMIN} AND ${others}.user_id <> ${id})`,
+        ),
+      );
+    if (sole.length) {
+      throw unprocessable(
+        `You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
+      );
+    }
+    throw notFound("User", id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Permissions and profile
+
+/** The caller's roles in the current school (their permissions come from the token). */
+export async function myRoles(ctx: Ctx) {
+  return ctx.deps.db
+    .select({ id: roles.id, key: roles.key, name: roles.name })
+    .from(roleUsers)
+    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+    .where(and(eq(roleUsers.userId, ctx.userId ?? 0), tenant(ctx, roleUsers)))
+    .orderBy(asc(roleUsers.roleId));
+}
+
+/** A member's profile in the current school: the person, their role profiles and delegations, in one batch. */
+export async function profileOf(ctx: Ctx, id: number) {
+  const { db } = ctx.deps;
+  const here = (t: { schoolId: SQLiteColumn; userId: SQLiteColumn }) => and(tenant(ctx, t), eq(t.userId, id));
+  const [member, teacher, parent, staff, actsFor, delegatesOf] = await db.batch([
+    memberQuery(ctx, id),
+    db.select().from(teachers).where(here(teachers)).limit(1),
+    db.select().from(parents).where(here(parents)).limit(1),
+    db.select().from(administrativeUsers).where(here(administrativeUsers)).limit(1),
+    db
+      .select({
+        id: delegates.id,
+        parentId: delegates.parentId,
+        userId: delegates.userId,
+        validFrom: delegates.validFrom,
+        validUntil: delegates.validUntil,
+      })
+      .from(delegates)
+      .where(and(tenant(ctx, delegates), eq(delegates.userId, id)))
+      .orderBy(asc(delegates.validUntil)),
+    db
+      .select({
+        id: delegates.id,
+        parentId: delegates.parentId,
+        userId: delegates.userId,
+        validFrom: delegates.validFrom,
+        validUntil: delegates.validUntil,
+      })
+      .from(delegates)
+      .innerJoin(parents, eq(parents.id, delegates.parentId))
+      .where(and(tenant(ctx, parents), eq(parents.userId, id))),
+  ]);
+  const [row] = member;
+  if (!row) throw notFound("User", id);
+  const t = teacher[0];
+  const p = parent[0];
+  const s = staff[0];
+  return {
+    user: toMember(row),
+    teacher: t ? { id: t.id, subjects: JSON.parse(t.subjects) as string[], employeeNumber: t.employeeNumber } : null,
+    parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
+    administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,
+    delegations: { actsFor, delegates: delegatesOf },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pending people become parents
+
+export const MAX_ASSIGNED = 200;
+
+/**
+ * Members of the school who hold no role here ("pending": invited to the school, or added without
+ * a role) get the parent role, MAX_ASSIGNED at a time, oldest first; the parent profile follows by
+ * trigger (migration 0017). Each assignment is conditional on the person still holding no role, so
+ * a role given meanwhile (or a concurrent call) is never doubled. One audit row per role given.
+ * `only`: just these members (each must be a member here: 404 naming the others).
+ */
+export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
+  const { db } = ctx.deps;
+  if (only?.length) {
+    const members = await membersAmong(ctx, only);
+    const missing = only.filter((id) => !members.has(id));
+    if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  }
+  const noRole = and(
+    sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`,
+    only?.length ? inArray(schoolUsers.userId, [...only]) : undefined,
+  );
+  const [pending, total] = await db.batch([
+    db
+      .select({ userId: schoolUsers.userId })
+      .from(schoolUsers)
+      .where(and(live(ctx), noRole))
+      .orderBy(asc(schoolUsers.createdAt), asc(schoolUsers.id))
+      .limit(MAX_ASSIGNED),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(schoolUsers)
+      .where(and(live(ctx), noRole)),
+  ]);
+  const school = schoolOf(ctx);
+  const parent = BUILTIN_ROLES.parent.id;
+  const at = now(ctx);
+  const statements: Statement[] = [];
+  for (const { userId } of pending) {
+    statements.push(
+      db
+        .insert(roleUsers)
+        .select(
+          sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${parent} WHERE NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${userId} AND ${roleUsers.schoolId} = ${school}) AND EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.deletedAt} IS NULL)`,
+        ),
+      auditAction(
+        ctx,
+        roleUserAudit,
+        and(eq(roleUsers.id, insertedId(roleUsers)), eq(roleUsers.userId, userId), sql`changes() = 1`),
+        "create",
+        sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
+      ),
+      db
+        .select({ userId: roleUsers.userId })
+        .from(roleUsers)
+        .where(
+          and(
+            eq(roleUsers.id, insertedId(roleUsers)),
+            eq(roleUsers.userId, userId),
+            eq(roleUsers.schoolId, school),
+            eq(roleUsers.createdAt, at),
+            eq(roleUsers.roleId, parent),
+          ),
+        ),
+    );
+  }
+  const [first, ...rest] = statements;
+  const results = first ? ((await commit(ctx, [first, ...rest])) as unknown[]) : [];
+  const assigned = results
+    .filter((_, i) => i % 3 === 2)
+    .flatMap((rows) => (rows as { userId: number }[]).map((r) => r.userId));
+  return { assigned, remaining: Math.max(0, (total[0]?.n ?? 0) - pending.length) };
+}

@@ -1,0 +1,261 @@
+/** The school's people (`/api/v1/user`): behaviour, visibility, races and round trips. */
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { roleUsers, users } from "../src/db/core";
+import { INVITE_REQUESTS_PER_HOUR } from "../src/modules/user/invite";
+import { schoolUsers } from "../src/modules/user/schema";
+import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
+
+const t = makeTestApp();
+const NORTH = 1;
+const SOUTH = 2;
+let n = 0;
+const phone = () => `+1555${4_000_000 + ++n}`;
+const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+
+type Member = { id: number; phone: string; status: string; roles: { id: number; key: string | null }[] };
+
+async function create(body: Record<string, unknown>, school = NORTH) {
+  const token = school === NORTH ? await admin() : await t.token(DEMO.southAdmin.id, { [SOUTH]: "all" });
+  return t.request("/api/v1/user", { method: "POST", token, school, body });
+}
+async function member(body: Record<string, unknown> = {}, school = NORTH) {
+  const res = await create({ phone: phone(), firstName: "Ana", ...body }, school);
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as Member;
+}
+
+describe("create and read", () => {
+  it("creates a person with roles, and reads them back in the list and by id", async () => {
+    const m = await member({ roleIds: [5], language: "en" });
+    expect(m).toMatchObject({ status: "invited", roles: [{ id: 5, key: "parent" }] });
+    const got = await t.request(`/api/v1/user/${m.id}`, { token: await admin(), school: NORTH });
+    expect(await got.json()).toMatchObject({ id: m.id, language: "en" });
+    const list = await t.request("/api/v1/user?role=parent&status=invited&name=Ana", {
+      token: await admin(),
+      school: NORTH,
+    });
+    const page = (await list.json()) as { data: Member[] };
+    expect(page.data.map((r) => r.id)).toContain(m.id);
+  });
+
+  it("attaches a known phone to the same user; already a member is 409; bad phone 400; unknown role 404", async () => {
+    const m = await member({}, SOUTH);
+    const again = await create({ phone: m.phone, firstName: "Other" });
+    expect(again.status).toBe(201);
+    expect(((await again.json()) as Member).id).toBe(m.id);
+    expect((await create({ phone: m.phone, firstName: "Ana" })).status).toBe(409);
+    expect((await create({ phone: "12", firstName: "Ana" })).status).toBe(400);
+    const unknown = await create({ phone: phone(), firstName: "Ana", roleIds: [987654] });
+    expect(unknown.status).toBe(404);
+    expect((await problem(unknown)).detail).toMatch(/987654/);
+    expect((await create({ phone: phone(), firstName: "Ana", roleIds: [1] })).status).toBe(404);
+  });
+
+  it("two concurrent creates of the same new number: one 201, one 409", async () => {
+    const p = phone();
+    const res = await Promise.all([create({ phone: p, firstName: "A" }), create({ phone: p, firstName: "B" })]);
+    expect(res.map((r) => r.status).sort()).toEqual([201, 409]);
+  });
+
+  it("another school's person is a 404", async () => {
+    const theirs = await member({}, SOUTH);
+    const res = await t.request(`/api/v1/user/${theirs.id}`, { token: await admin(), school: NORTH });
+    expect(res.status).toBe(404);
+  });
+
+  it("lists and reads in one D1 round trip", async () => {
+    const { t: c, measure } = countingTestApp();
+    const token = await c.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+    expect((await measure(() => c.request("/api/v1/user?role=teacher", { token, school: NORTH }))).calls).toBe(1);
+    expect((await measure(() => c.request("/api/v1/user/3", { token, school: NORTH }))).calls).toBe(1);
+  });
+
+  it("a teacher without user.read gets 403; a parent cannot list users", async () => {
+    const teacher = await t.token(DEMO.northTeacher.id, { [NORTH]: ["student.read"].filter(() => false) });
+    expect((await t.request("/api/v1/user", { token: teacher, school: NORTH })).status).toBe(403);
+    const parent = await t.token(DEMO.northParent.id, { [NORTH]: [] });
+    expect((await t.request("/api/v1/user", { token: parent, school: NORTH })).status).toBe(403);
+  });
+
+  it("by-role: an unknown role is 404, a bad key 400; languages; share URL", async () => {
+    const token = await admin();
+    expect((await t.request("/api/v1/user/by-role/987654", { token, school: NORTH })).status).toBe(404);
+    expect((await t.request("/api/v1/user/by-role/nobody", { token, school: NORTH })).status).toBe(400);
+    const teachers = await t.request("/api/v1/user/by-role/teacher", { token, school: NORTH });
+    expect(((await teachers.json()) as { data: Member[] }).data.map((m) => m.id)).toContain(DEMO.northTeacher.id);
+    const langs = await t.request("/api/v1/user/languages");
+    expect(await langs.json()).toEqual([
+      { code: "es", name: "Español" },
+      { code: "en", name: "English" },
+    ]);
+    const share = await t.request("/api/v1/user/share-url", { token, school: NORTH });
+    expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/.+school=1$/);
+  });
+
+  it("my permissions and roles; a profile with the role rows", async () => {
+    const token = await t.token(DEMO.northTeacher.id, { [NORTH]: ["user.read"] });
+    const mine = await t.request("/api/v1/user/me/permissions", { token, school: NORTH });
+    expect(await mine.json()).toMatchObject({ schoolId: 1, permissions: ["user.read"], roles: [{ key: "teacher" }] });
+    const profile = await t.request(`/api/v1/user/${DEMO.northTeacher.id}/profile`, { token, school: NORTH });
+    expect(await profile.json()).toMatchObject({ teacher: { subjects: [] }, parent: null });
+  });
+});
+
+describe("update", () => {
+  it("renames; inactive ends sign-in; refused for someone of another school (422) and for oneself", async () => {
+    const m = await member();
+    const token = await admin();
+    const put = (id: number, body: unknown) =>
+      t.request(`/api/v1/user/${id}`, { method: "PUT", token, school: NORTH, body });
+    expect((await put(m.id, { lastName: "Ruiz", status: "inactive" })).status).toBe(204);
+    const [row] = await t.db.select().from(users).where(eq(users.id, m.id));
+    expect(row).toMatchObject({ lastName: "Ruiz", status: "inactive" });
+    expect((await put(m.id, { status: "active" })).status).toBe(204);
+    const shared = await member({}, SOUTH);
+    await create({ phone: shared.phone, firstName: "x" });
+    expect((await put(shared.id, { status: "inactive" })).status).toBe(422);
+    expect((await put(DEMO.northAdmin.id, { status: "inactive" })).status).toBe(422);
+    expect((await put(m.id, {})).status).toBe(400);
+  });
+});
+
+describe("remove", () => {
+  it("soft-deletes the membership, removes roles here only, and refuses oneself and the last admin", async () => {
+    const shared = await member({ roleIds: [5] }, SOUTH);
+    await create({ phone: shared.phone, firstName: "x", roleIds: [4] });
+    const token = await admin();
+    expect((await t.request(`/api/v1/user/${shared.id}`, { method: "DELETE", token, school: NORTH })).status).toBe(204);
+    const memberships = await t.db.select().from(schoolUsers).where(eq(schoolUsers.userId, shared.id));
+    expect(memberships.find((m) => m.schoolId === NORTH)?.deletedAt).not.toBeNull();
+    expect(memberships.find((m) => m.schoolId === SOUTH)?.deletedAt).toBeNull();
+    const roles = await t.db.select().from(roleUsers).where(eq(roleUsers.userId, shared.id));
+    expect(roles.map((r) => r.schoolId)).toEqual([SOUTH]);
+    expect((await t.request(`/api/v1/user/${shared.id}`, { token, school: NORTH })).status).toBe(404);
+
+    const self = await t.request(`/api/v1/user/${DEMO.northAdmin.id}`, { method: "DELETE", token, school: NORTH });
+    expect(self.status).toBe(422);
+    expect((await problem(self)).detail).toMatch(/user\/me/);
+    const other = await t.token(DEMO.northTeacher.id, { [NORTH]: "all" });
+    const last = await t.request(`/api/v1/user/${DEMO.northAdmin.id}`, {
+      method: "DELETE",
+      token: other,
+      school: NORTH,
+    });
+    expect(last.status).toBe(422);
+  });
+
+  it("delete-multiple: all or none; another school's id is a 404 naming it; racing calls remove once", async () => {
+    const a = await member();
+    const b = await member();
+    const theirs = await member({}, SOUTH);
+    const token = await admin();
+    const post = (ids: number[]) =>
+      t.request("/api/v1/user/delete-multiple", { method: "POST", token, school: NORTH, body: { ids } });
+    const refused = await post([a.id, theirs.id]);
+    expect(refused.status).toBe(404);
+    expect((await problem(refused)).detail).toMatch(String(theirs.id));
+    expect((await t.request(`/api/v1/user/${a.id}`, { token, school: NORTH })).status).toBe(200);
+    const raced = await Promise.all([post([a.id, b.id]), post([a.id, b.id])]);
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 404]);
+  });
+});
+
+describe("delete my account", () => {
+  it("anonymises, frees the number, ends sessions, and sign-in no longer finds them", async () => {
+    const m = await member({ roleIds: [5] });
+    const session = await t.signIn(m.phone);
+    const res = await t.request("/api/v1/user/me", { method: "DELETE", token: session.accessToken });
+    expect(res.status).toBe(204);
+    const [row] = await t.db.select().from(users).where(eq(users.id, m.id));
+    expect(row).toMatchObject({ phone: `deleted:${m.id}`, firstName: "", email: null, status: "inactive" });
+    expect(row?.deletedAt).not.toBeNull();
+    const refresh = await t.request("/api/v1/auth/refresh-token", {
+      method: "POST",
+      body: { refreshToken: session.refreshToken },
+    });
+    expect(refresh.status).toBe(401);
+    const check = await t.request("/api/v1/auth/verify-phone-number", { method: "POST", body: { phone: m.phone } });
+    expect(await check.json()).toMatchObject({ registered: false });
+    // The number is free: the school may add it again, as a new user.
+    const again = await create({ phone: m.phone, firstName: "New" });
+    expect(((await again.json()) as Member).id).not.toBe(m.id);
+  });
+
+  it("is refused for a school's last administrator", async () => {
+    const res = await t.request("/api/v1/user/me", {
+      method: "DELETE",
+      token: await t.token(DEMO.southAdmin.id, {}),
+    });
+    expect(res.status).toBe(422);
+  });
+});
+
+describe("invitations", () => {
+  it("invites by phone (deduped), texts once with the school's name, and skips the recently invited", async () => {
+    const token = await admin();
+    const p = phone();
+    const res = await t.request("/api/v1/user/invite/school", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { phones: [p, p.replace("+1", "+1 ")] },
+    });
+    expect(await res.json()).toMatchObject({ sent: 1, skipped: [] });
+    const outbox = await t.request(`/api/v1/dev/outbox?to=${encodeURIComponent(p)}`);
+    const messages = ((await outbox.json()) as { data: { body: string }[] }).data;
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.body).toMatch(/school=1/);
+    const [u] = await t.db.select().from(users).where(eq(users.phone, p));
+    const again = await t.request("/api/v1/user/invite/users", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { userIds: [u?.id ?? 0] },
+    });
+    expect(await again.json()).toMatchObject({ sent: 0, skipped: [{ reason: "recently-invited" }] });
+    const theirs = await member({}, SOUTH);
+    const other = await t.request("/api/v1/user/invite/users", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { userIds: [theirs.id] },
+    });
+    expect(other.status).toBe(404);
+  });
+
+  it("invites a role's never-signed-in members; pending members become parents", async () => {
+    const token = await admin();
+    const pending = await member();
+    const assigned = await t.request("/api/v1/user/assign-pending-to-parents", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { userIds: [pending.id] },
+    });
+    expect(await assigned.json()).toMatchObject({ assigned: [pending.id] });
+    const inactive = await t.request("/api/v1/user/invite/inactive", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { role: "parent" },
+    });
+    expect(inactive.status).toBe(200);
+    const [row] = await t.db.select().from(schoolUsers).where(eq(schoolUsers.userId, pending.id));
+    expect(row?.invitedAt).not.toBeNull();
+  });
+
+  it("is rate-limited per school, also under concurrent requests (429 with retry-after)", async () => {
+    const s = makeTestApp();
+    const token = await s.token(DEMO.southAdmin.id, { [SOUTH]: "all" });
+    const res = await Promise.all(
+      Array.from({ length: INVITE_REQUESTS_PER_HOUR + 3 }, () =>
+        s.request("/api/v1/user/invite/inactive", { method: "POST", token, school: SOUTH, body: { role: "teacher" } }),
+      ),
+    );
+    const statuses = res.map((r) => r.status);
+    expect(statuses.filter((x) => x === 200)).toHaveLength(INVITE_REQUESTS_PER_HOUR);
+    const limited = res.find((r) => r.status === 429);
+    expect(limited?.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+});
