@@ -104,6 +104,8 @@ describe("teachers: reading", () => {
     expect(page.total).toBe(1);
     const long = await t.request(`${PATH}?name=${"x".repeat(49)}`, { token: await northAdmin(t) });
     expect(long.status).toBe(400);
+    const longSubject = await t.request(`${PATH}?subject=${"x".repeat(47)}`, { token: await northAdmin(t) });
+    expect(longSubject.status).toBe(400);
     const unknown = await t.request(`${PATH}?nope=1`, { token: await northAdmin(t) });
     expect(unknown.status).toBe(400);
   });
