@@ -141,7 +141,8 @@ describe("PermissionSet", () => {
 
   it("the school-admin bitmap fits a short token claim", () => {
     const ids = grantsOf("school-admin").map((p) => p.id);
-    expect(PermissionSet.encode(ids).length).toBeLessThanOrEqual(8);
+    // Ids up to ~120 (the catalogue grows by module): 16 bytes of bitmap, 22 characters.
+    expect(PermissionSet.encode(ids).length).toBeLessThanOrEqual(22);
   });
 });
 

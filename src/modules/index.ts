@@ -5,6 +5,7 @@
 import type { BuiltinRole, PermissionDef } from "../lib/access";
 import type { Module } from "../lib/module";
 import address from "./address";
+import administrativeUser from "./administrative-user";
 import applicationModule from "./application-module";
 import auditLog from "./audit-log";
 import auth from "./auth";
@@ -23,6 +24,7 @@ import school from "./school";
 import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
+import teacher from "./teacher";
 import transportRules from "./transport-rules";
 import user from "./user";
 import version from "./version";
@@ -37,6 +39,8 @@ export const MODULES: readonly Module[] = [
   school,
   address,
   schoolAdministrator,
+  teacher,
+  administrativeUser,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

@@ -1,5 +1,5 @@
 /** Administrative staff: a user's staff profile in a school (the built-in "staff" role's own fields). */
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId, users } from "../../db/core";
 
 export const administrativeUsers = sqliteTable(
@@ -15,6 +15,8 @@ export const administrativeUsers = sqliteTable(
     employeeNumber: text("employee_number"),
   },
   (t) => [
+    // The list's order (created_at, id) within a school, without a sort step.
+    index("administrative_user_created_idx").on(t.schoolId, t.createdAt),
     uniqueIndex("administrative_user_user_uq").on(t.schoolId, t.userId),
     uniqueIndex("administrative_user_employee_number_uq").on(t.schoolId, t.employeeNumber),
   ],

@@ -1,5 +1,5 @@
 /** Teachers: a user's teacher profile in a school (the teacher role's own fields). */
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId, users } from "../../db/core";
 
 export const teachers = sqliteTable(
@@ -16,6 +16,8 @@ export const teachers = sqliteTable(
     employeeNumber: text("employee_number"),
   },
   (t) => [
+    // The list's order (created_at, id) within a school, without a sort step.
+    index("teacher_created_idx").on(t.schoolId, t.createdAt),
     uniqueIndex("teacher_user_uq").on(t.schoolId, t.userId),
     uniqueIndex("teacher_employee_number_uq").on(t.schoolId, t.employeeNumber),
   ],

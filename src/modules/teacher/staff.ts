@@ -1,0 +1,324 @@
+/**
+ * Staff profiles: what teachers (src/modules/teacher) and administrative staff
+ * (src/modules/administrative-user) share. Each is a built-in role's profile row (migration 0017
+ * keeps it in step with `role_user`: giving the role creates the row, taking it away deletes it),
+ * read joined with the person (`user`). The resource's `id` is the profile's, `userId` the person's.
+ *
+ * - Create: by `userId` (one of this school's people) or by `phone` (one person, one user: a known
+ *   number attaches the role to the same user, in any school; an unknown one invites a new user),
+ *   via `enrol`/`giveRole` of src/modules/user/people.ts. One batch: the role (and the invited user),
+ *   a guard that aborts when the role was already held (409, also when requests race), the profile's
+ *   own fields, its audit row, and the record read back.
+ * - Update: the person's name and email and the profile's fields, in one batch (two audit rows).
+ * - Delete: the role's `role_user` row goes (its profile follows by trigger); the user and their
+ *   membership of the school stay.
+ * - People removed from the school (`school_user.deleted_at` set) are never listed or read.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { ApiError, conflict, notFound } from "../../lib/errors";
+import type { Page } from "../../lib/pagination";
+import { Phone } from "../../lib/phone";
+import type { Filter } from "../../lib/resource";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
+import type { Cell } from "../../lib/xlsx";
+import { Email } from "../school/fields";
+import { enrol, giveRole, roleUserAudit, userAudit } from "../user/people";
+import { schoolUsers } from "../user/schema";
+
+type ProfileTable = SQLiteTable & {
+  id: SQLiteColumn;
+  schoolId: SQLiteColumn;
+  userId: SQLiteColumn;
+  employeeNumber: SQLiteColumn;
+  createdAt: SQLiteColumn;
+  updatedAt: SQLiteColumn;
+};
+
+/** What the shared verbs need of a staff resource (a `defineResource` result). */
+export interface StaffResource {
+  audit: AuditTarget;
+  config: { label: string; table: ProfileTable };
+  writes: { update(ctx: Ctx, id: number, set: Record<string, unknown>): readonly Statement[] };
+  readOne(ctx: Ctx, id: number | SQL<number>): Statement;
+  toRecord(row: unknown, ctx: Ctx): unknown;
+  scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
+  find(ctx: Ctx, id: number): Promise<{ userId: number }>;
+}
+
+export const FirstName = text({ max: 100 }).openapi({ example: "Tomás" });
+export const LastName = text({ max: 100, min: 0 }).openapi({ example: "Teacher" });
+export const EmployeeNumber = text({ max: 50 }).openapi({
+  example: "T-0042",
+  description: "The school's own staff number (unique in the school when set)",
+});
+const UserId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const Language = z.enum(["es", "en"]);
+export const UserStatus = z.enum(["invited", "active", "inactive"]);
+
+/** The person's fields of a staff record. */
+export const PersonRecord = {
+  userId: z.number().int().openapi({ example: 3 }),
+  firstName: z.string().openapi({ example: "Tomás" }),
+  lastName: z.string().openapi({ example: "Teacher" }),
+  email: z.string().nullable(),
+  phone: z.string().openapi({ example: "+15550000003" }),
+  status: UserStatus.openapi({ description: "The user's: invited (has never signed in), active, inactive" }),
+  language: z.string().openapi({ example: "es" }),
+};
+
+/** The person's columns of the view (joined by `joinPerson`). */
+export const personFields = <T extends ProfileTable>(table: T) => ({
+  id: table.id as T["id"],
+  createdAt: table.createdAt as T["createdAt"],
+  updatedAt: table.updatedAt as T["updatedAt"],
+  userId: table.userId as T["userId"],
+  firstName: users.firstName,
+  lastName: users.lastName,
+  email: users.email,
+  phone: users.phone,
+  status: users.status,
+  language: users.language,
+});
+
+export const joinPerson = (table: ProfileTable) => (q: any) => q.innerJoin(users, eq(users.id, table.userId));
+
+/**
+ * Not removed from the school: people the school deleted (soft, `school_user.deleted_at`) are not
+ * its staff any more. A correlated lookup by the unique (school, user) index; the count query,
+ * which has no join, uses it as is.
+ */
+export const notRemoved = (table: ProfileTable): SQL =>
+  sql`NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.schoolId} = ${table.schoolId} AND ${schoolUsers.userId} = ${table.userId} AND ${schoolUsers.deletedAt} IS NOT NULL)`;
+
+/** The person's filters: part of the name, and the user's status (correlated lookups by primary key). */
+export function personFilters(table: ProfileTable) {
+  const person = (cond: SQL | undefined) =>
+    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, table.userId), cond)})`;
+  return {
+    name: {
+      schema: searchTerm("Part of the first or last name"),
+      where: (term: string) => person(or(contains(users.firstName, term), contains(users.lastName, term))),
+      example: "Ana",
+    } satisfies Filter<string>,
+    status: {
+      schema: UserStatus.optional().openapi({ description: "The user's status" }),
+      where: (status: z.infer<typeof UserStatus>) => person(eq(users.status, status)),
+      example: "active",
+    } satisfies Filter<z.infer<typeof UserStatus>>,
+  };
+}
+
+/** A create body: `userId`, or `phone` and `firstName` (with `lastName`, `email`, `language`), plus the profile's fields. */
+export function createBody<S extends z.ZodRawShape>(profile: S) {
+  return z
+    .strictObject({
+      userId: UserId.optional().openapi({ description: "One of this school's people", example: 3 }),
+      phone: Phone.optional().openapi({
+        description: "Anyone's number (E.164): the same user when known (in any school), a new invited user when not",
+      }),
+      firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
+      lastName: LastName.optional(),
+      email: Email.optional(),
+      language: Language.optional().openapi({ description: "With phone: a new user's language (default es)" }),
+      ...profile,
+    })
+    .superRefine((v: Record<string, unknown>, issue) => {
+      const add = (path: string, message: string) => issue.addIssue({ code: "custom", path: [path], message });
+      if (v.userId === undefined && v.phone === undefined) add("userId", "Send userId, or phone and firstName");
+      if (v.userId !== undefined) {
+        for (const key of ["phone", "firstName", "lastName", "email", "language"]) {
+          if (v[key] !== undefined) add(key, "Not with userId: send userId alone, or phone and a name");
+        }
+      } else if (v.phone !== undefined && v.firstName === undefined) {
+        add("firstName", "Required with phone");
+      }
+    });
+}
+
+/** The person's part of an update body. */
+export const personUpdate = {
+  firstName: FirstName.optional(),
+  lastName: LastName.optional(),
+  email: Email.nullable().optional(),
+};
+
+export interface PersonInput {
+  userId?: number;
+  phone?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  language?: "es" | "en";
+}
+
+/** 409 for a taken employee number, when that is what a unique index refused. */
+async function employeeNumberTaken(ctx: Ctx, resource: StaffResource, employeeNumber: string | null | undefined) {
+  if (!employeeNumber) return;
+  const table = resource.config.table;
+  const [taken] = await ctx.deps.db
+    .select({ id: table.id })
+    .from(table)
+    .where(and(tenant(ctx, table), eq(table.employeeNumber, employeeNumber)))
+    .limit(1);
+  if (taken) throw conflict(`Employee number ${employeeNumber} is already used in this school`);
+}
+
+/**
+ * Gives the person the role and the profile its fields, in one batch (see the file's comment).
+ * `profile` is the profile's own column values.
+ */
+export async function createStaff(
+  ctx: Ctx,
+  resource: StaffResource,
+  role: "teacher" | "staff",
+  input: PersonInput,
+  profile: Record<string, unknown> & { employeeNumber?: string | null },
+) {
+  const { db } = ctx.deps;
+  const table = resource.config.table;
+  const already = `This person is already ${role === "teacher" ? "a teacher" : "administrative staff"} of this school`;
+  let userId: number | SQL<number>;
+  const statements: Statement[] = [];
+  if (input.userId !== undefined) {
+    // One of this school's people (not removed): another school's people are not this school's to see.
+    const [member] = await db
+      .select({ id: schoolUsers.id })
+      .from(schoolUsers)
+      .where(and(tenant(ctx, schoolUsers), eq(schoolUsers.userId, input.userId), sql`${schoolUsers.deletedAt} IS NULL`))
+      .limit(1);
+    if (!member) throw notFound("User", input.userId);
+    userId = input.userId;
+    statements.push(...giveRole(ctx, userId, role));
+  } else {
+    const enrolment = await enrol(
+      ctx,
+      {
+        phone: input.phone ?? "",
+        firstName: input.firstName,
+        lastName: input.lastName,
+        email: input.email,
+        language: input.language,
+      },
+      role,
+    );
+    userId = enrolment.userId;
+    statements.push(...enrolment.statements);
+  }
+  // giveRole's audit row is written only when the role was: nothing written means it was held.
+  statements.push(guard(db));
+  const profileId = insertedId(table);
+  const at = ctx.deps.clock.now().toISOString();
+  const schoolId = schoolOf(ctx);
+  const batch: [Statement, ...Statement[]] = [
+    ...(statements as [Statement, ...Statement[]]),
+    // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
+    db
+      .update(table)
+      .set({ ...profile, updatedAt: at } as never)
+      .where(and(eq(table.id, profileId), eq(table.schoolId, schoolId))),
+    auditCreate(ctx, resource.audit, { userId, ...profile }, schoolId),
+    resource.readOne(ctx, profileId),
+  ];
+  let results: unknown[];
+  try {
+    results = await commit(ctx, batch, { conflict: already });
+  } catch (err) {
+    if (err instanceof GuardFailed) throw conflict(already);
+    if (err instanceof ApiError && err.status === 409) await employeeNumberTaken(ctx, resource, profile.employeeNumber);
+    throw err;
+  }
+  const [row] = results.at(-1) as unknown[];
+  if (!row) throw new Error(`${resource.config.label}: the created profile was not read back`);
+  return resource.toRecord(row, ctx);
+}
+
+/**
+ * Edits the person (name, email: wherever else they belong) and the profile's fields, in one batch:
+ * the profile's guarded UPDATE first (removed meanwhile: 404, nothing changed), then the user's.
+ */
+export async function updateStaff(
+  ctx: Ctx,
+  resource: StaffResource,
+  id: number,
+  person: { firstName?: string; lastName?: string; email?: string | null },
+  profile: Record<string, unknown> & { employeeNumber?: string | null },
+) {
+  const { db } = ctx.deps;
+  const { userId } = await resource.find(ctx, id);
+  const statements: Statement[] = [...resource.writes.update(ctx, id, profile)];
+  const set = Object.fromEntries(Object.entries(person).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length > 0) {
+    const values = { ...set, updatedAt: ctx.deps.clock.now().toISOString() };
+    const who = eq(users.id, userId);
+    statements.push(auditUpdate(ctx, userAudit, who, values), db.update(users).set(values).where(who));
+  }
+  try {
+    await commit(ctx, statements as [Statement, ...Statement[]], {
+      conflict: `Employee number ${profile.employeeNumber} is already used in this school`,
+    });
+  } catch (err) {
+    if (err instanceof GuardFailed) {
+      await resource.find(ctx, id); // 404 when it went meanwhile
+      throw conflict(`${resource.config.label} ${id} changed while it was being written; try again`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Takes the role away in this school (the profile follows by trigger); the user and their
+ * membership of the school stay. Audited as the profile's delete and the role assignment's.
+ */
+export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number, role: "teacher" | "staff") {
+  const { db } = ctx.deps;
+  const table = resource.config.table;
+  const profile = resource.scoped(ctx, eq(table.id, id), "write");
+  const roleWhere = and(
+    eq(roleUsers.schoolId, schoolOf(ctx)),
+    eq(roleUsers.roleId, BUILTIN_ROLES[role].id),
+    inArray(roleUsers.userId, db.select({ userId: table.userId }).from(table).where(profile)),
+  );
+  try {
+    await commit(ctx, [
+      auditDelete(ctx, resource.audit, profile),
+      auditDelete(ctx, roleUserAudit, roleWhere),
+      db.delete(roleUsers).where(roleWhere),
+      guard(db),
+    ]);
+  } catch (err) {
+    if (err instanceof GuardFailed) throw notFound(resource.config.label, id);
+    throw err;
+  }
+}
+
+/** The filters of a list, without paging: what an export takes. */
+export function exportQuery<F extends Record<string, Filter<any>>>(filters: F) {
+  return z.strictObject(
+    Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
+      [K in keyof F]: F[K]["schema"];
+    },
+  );
+}
+
+/** Every record the list gives for `input`, read page by page (100 a page: one D1 call each). */
+export async function* allRows<R>(
+  list: { run(ctx: Ctx, input: Record<string, unknown>, url: string): Promise<Page<R>> },
+  ctx: Ctx,
+  input: Record<string, unknown>,
+  url: string,
+  cells: (record: R) => Cell[],
+): AsyncGenerator<Cell[]> {
+  for (let page = 1; ; page++) {
+    const result = await list.run(ctx, { ...input, page, pageSize: 100 }, url);
+    for (const record of result.data) yield cells(record);
+    if (page >= result.lastPage) return;
+  }
+}
