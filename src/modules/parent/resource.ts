@@ -331,7 +331,11 @@ const COLUMNS = [
  * The rows of the export, read page by page in the list's order (`created_at, id`, a keyset: each
  * page starts after the last row of the one before), with the list's filters and visibility.
  */
-export async function* exportRows(ctx: Ctx, input: z.infer<typeof ExportQuery>): AsyncGenerator<Cell[]> {
+export async function* exportRows(
+  ctx: Ctx,
+  input: z.infer<typeof ExportQuery>,
+  pageSize = EXPORT_PAGE,
+): AsyncGenerator<Cell[]> {
   const conds: (SQL | undefined)[] = [];
   for (const [key, filter] of Object.entries(filters) as [keyof typeof filters, Filter<unknown>][]) {
     const value = input[key];
@@ -351,7 +355,7 @@ export async function* exportRows(ctx: Ctx, input: z.infer<typeof ExportQuery>):
       .innerJoin(users, eq(users.id, parents.userId))
       .where(resource.scoped(ctx, and(...conds, keyset), "read"))
       .orderBy(asc(parents.createdAt), asc(parents.id))
-      .limit(EXPORT_PAGE);
+      .limit(pageSize);
     for (const r of rows) {
       const contact = seesContact(ctx, r.userId);
       yield [
@@ -368,7 +372,7 @@ export async function* exportRows(ctx: Ctx, input: z.infer<typeof ExportQuery>):
       ];
     }
     const last = rows.at(-1);
-    if (rows.length < EXPORT_PAGE || !last) return;
+    if (rows.length < pageSize || !last) return;
     after = { createdAt: last.createdAt, id: last.id };
   }
 }
