@@ -53,7 +53,7 @@ export function createApp(options: AppOptions) {
     c.res.headers.set("x-request-id", id);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // Before the dependencies are built (a config error) there is no setting yet: log the line.
-    const mode = c.var.deps?.config.accessLog ?? "all";
+    const mode = c.var.deps?.config?.accessLog ?? "all";
     if (mode === "problems" && c.res.status < 400 && durationMs < SLOW_REQUEST_MS) return;
     const principal = c.var.principal ?? metrics;
     log.info("request", {
