@@ -100,3 +100,10 @@ export function zonedInstant(date: string, time: string, timeZone: string): Date
   // Repeated: the earlier instant. Skipped: read with the offset before the change (moves forward).
   return new Date(fits.length > 0 ? Math.min(...fits) : wall - before);
 }
+
+/** The calendar date (`YYYY-MM-DD`) the wall clocks of `timeZone` show at `instant`: a school's "today". */
+export function dateIn(timeZone: string, instant: Date): string {
+  const parts = formatter(timeZone).formatToParts(instant);
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${get("year").padStart(4, "0")}-${get("month").padStart(2, "0")}-${get("day").padStart(2, "0")}`;
+}

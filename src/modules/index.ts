@@ -11,12 +11,14 @@ import auditLog from "./audit-log";
 import auth from "./auth";
 import bulkProcess from "./bulk-process";
 import cronHistory from "./cron-history";
+import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import legalDocument from "./legal-document";
+import parent from "./parent";
 import permission from "./permission";
 import role from "./role";
 import scheduleConfiguration from "./schedule-configuration";
@@ -41,6 +43,8 @@ export const MODULES: readonly Module[] = [
   schoolAdministrator,
   teacher,
   administrativeUser,
+  parent,
+  delegate,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

@@ -19,6 +19,7 @@ import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { disabledModulesOfUser } from "../application-module/state";
+import { delegatedMemberships, delegationsQuery } from "../delegate/acting";
 import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
@@ -141,6 +142,11 @@ async function refusal(deps: Deps, phone: string, now: Date) {
 }
 
 /** What an access token says about a user's schools: each role's permissions, per school. */
+/**
+ * The permissions of a user's roles, per school. A delegate's delegations add, in each school where
+ * one is valid today (the school's date: src/modules/delegate/acting.ts), the built-in parent
+ * role's permissions: never more than a parent holds.
+ */
 function membershipsQuery(deps: Deps, userId: number) {
   return deps.db
     .select({ schoolId: roleUsers.schoolId, permissionId: rolePermissions.permissionId })
@@ -228,7 +234,7 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
   }
 
   const refreshToken = randomToken();
-  const [consumed, , , , memberships, disabled] = await db.batch([
+  const [consumed, , , , memberships, disabled, delegations] = await db.batch([
     db
       .update(verificationCodes)
       .set({ consumedAt: iso(now) })
@@ -252,13 +258,15 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
       .where(and(eq(verificationCodes.phone, phone), isNull(verificationCodes.consumedAt))),
     membershipsQuery(deps, user.id),
     disabledModulesOfUser(db, user.id),
+    delegationsQuery(deps, user.id),
   ] as const);
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
     await db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refreshToken)));
     throw new ApiError(401, "This code was already used; request a new one", { title: "Invalid code" });
   }
-  return issueTokens(deps, { ...user, status: "active" }, memberships, disabled, refreshToken);
+  const all = [...memberships, ...delegatedMemberships(delegations, now)];
+  return issueTokens(deps, { ...user, status: "active" }, all, disabled, refreshToken);
 }
 
 export async function refresh(deps: Deps, presented: string) {
@@ -277,7 +285,7 @@ export async function refresh(deps: Deps, presented: string) {
   if (Date.parse(row.expiresAt) <= now.getTime()) throw invalid();
 
   const next = randomToken();
-  const [rotated, , [user], memberships, disabled] = await db.batch([
+  const [rotated, , [user], memberships, disabled, delegations] = await db.batch([
     db
       .update(refreshTokens)
       .set({ revokedAt: iso(now) })
@@ -293,12 +301,13 @@ export async function refresh(deps: Deps, presented: string) {
     db.select().from(users).where(eq(users.id, row.userId)).limit(1),
     membershipsQuery(deps, row.userId),
     disabledModulesOfUser(db, row.userId),
+    delegationsQuery(deps, row.userId),
   ] as const);
   if (rotated.length === 0 || !user || user.status !== "active") {
     await revokeFamily(deps, row.family);
     throw invalid();
   }
-  return issueTokens(deps, user, memberships, disabled, next);
+  return issueTokens(deps, user, [...memberships, ...delegatedMemberships(delegations, now)], disabled, next);
 }
 
 async function revokeFamily(deps: Deps, family: string) {

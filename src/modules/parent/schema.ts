@@ -20,5 +20,10 @@ export const parents = sqliteTable(
       .notNull()
       .default("guardian"),
   },
-  (t) => [uniqueIndex("parent_user_uq").on(t.schoolId, t.userId), index("parent_family_idx").on(t.familyId)],
+  (t) => [
+    uniqueIndex("parent_user_uq").on(t.schoolId, t.userId),
+    index("parent_family_idx").on(t.familyId),
+    // The list's order (oldest first) within a school.
+    index("parent_created_idx").on(t.schoolId, t.createdAt),
+  ],
 );

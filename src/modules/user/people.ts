@@ -53,6 +53,16 @@ export async function userByPhone(ctx: Ctx, phone: string) {
  * school. Put `statements` first in the batch, then the profile row that names `userId`.
  */
 export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number): Promise<Enrolment> {
+  const found = await findOrInvite(ctx, person);
+  found.statements.push(...giveRole(ctx, found.userId, role));
+  return found;
+}
+
+/**
+ * Finds or invites the person, giving them no role (a delegate acts for a parent without one of
+ * their own). Put `statements` first in the batch.
+ */
+export async function findOrInvite(ctx: Ctx, person: Person): Promise<Enrolment> {
   const { db, clock } = ctx.deps;
   const at = clock.now().toISOString();
   const known = await userByPhone(ctx, person.phone);
@@ -73,7 +83,6 @@ export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number
     statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
     userId = insertedId(users);
   }
-  statements.push(...giveRole(ctx, userId, role));
   return { userId, invited: !known, statements };
 }
 

@@ -1,0 +1,1 @@
+CREATE INDEX `parent_created_idx` ON `parent` (`school_id`,`created_at`);

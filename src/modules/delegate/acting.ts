@@ -1,0 +1,93 @@
+/**
+ * Who acts for whom. A delegate acts for a parent in the app on the days from `valid_from` to
+ * `valid_until` (inclusive), as the school's wall clocks read them (its time zone), with the
+ * built-in parent role's permissions in that school and no more (the access token:
+ * `delegatedMemberships` below, used by src/modules/auth/service.ts).
+ */
+import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { rolePermissions, schools } from "../../db/core";
+import type { Deps } from "../../deps";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { dateIn } from "../../lib/zoned-time";
+import { parents } from "../parent/schema";
+import { delegates } from "./schema";
+
+const DAY_MS = 24 * 3600 * 1000;
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The delegations of a user that may be valid today somewhere (UTC date ±1 day covers every time
+ * zone), each with its school's time zone and the parent role's permission ids (one row per
+ * permission): the index `delegate_user_idx (user_id, valid_until)` serves it. `validToday`
+ * keeps the ones valid in their school's today.
+ */
+export function delegationsQuery(deps: Deps, userId: number) {
+  const now = deps.clock.now().getTime();
+  return deps.db
+    .select({
+      schoolId: delegates.schoolId,
+      timeZone: schools.timeZone,
+      validFrom: delegates.validFrom,
+      validUntil: delegates.validUntil,
+      permissionId: rolePermissions.permissionId,
+    })
+    .from(delegates)
+    .innerJoin(schools, eq(schools.id, delegates.schoolId))
+    .leftJoin(rolePermissions, eq(rolePermissions.roleId, BUILTIN_ROLES.parent.id))
+    .where(
+      and(
+        eq(delegates.userId, userId),
+        gte(delegates.validUntil, utcDate(now - DAY_MS)),
+        lte(delegates.validFrom, utcDate(now + DAY_MS)),
+      ),
+    );
+}
+
+/** Whether a delegation is valid at `now` in its school's time zone. */
+export function validToday(row: { timeZone: string; validFrom: string; validUntil: string }, now: Date): boolean {
+  const today = dateIn(row.timeZone, now);
+  return row.validFrom <= today && today <= row.validUntil;
+}
+
+/** The memberships a user's delegations give at `now`: the parent role's permissions per school. */
+export function delegatedMemberships(
+  rows: { schoolId: number; timeZone: string; validFrom: string; validUntil: string; permissionId: number | null }[],
+  now: Date,
+): { schoolId: number; permissionId: number | null }[] {
+  return rows.filter((r) => validToday(r, now)).map((r) => ({ schoolId: r.schoolId, permissionId: r.permissionId }));
+}
+
+/**
+ * The user ids the caller may act for in the current school today: themself, and every parent
+ * whose valid delegate they are. Parent-scoped visibility (a family's children and records) is
+ * `inArray(<the record's parent user>, await actingFor(ctx))`. One D1 call.
+ */
+export async function actingFor(ctx: Ctx): Promise<number[]> {
+  const self = ctx.userId;
+  if (self === null) return [];
+  const schoolId = schoolOf(ctx);
+  const now = ctx.deps.clock.now();
+  const rows = await ctx.deps.db
+    .select({
+      parentUserId: parents.userId,
+      timeZone: schools.timeZone,
+      validFrom: delegates.validFrom,
+      validUntil: delegates.validUntil,
+    })
+    .from(delegates)
+    .innerJoin(parents, eq(parents.id, delegates.parentId))
+    .innerJoin(schools, eq(schools.id, delegates.schoolId))
+    .where(
+      and(
+        eq(delegates.userId, self),
+        eq(delegates.schoolId, schoolId),
+        gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
+      ),
+    );
+  return [self, ...new Set(rows.filter((r) => validToday(r, now)).map((r) => r.parentUserId))];
+}
+
+/** `column IN (the users the caller acts for)`, for a query already holding `actingFor`'s answer. */
+export const actedFor = (column: Parameters<typeof inArray>[0], ids: number[]) =>
+  ids.length ? inArray(column, ids) : sql`0`;

@@ -1,0 +1,267 @@
+/**
+ * Delegates: a person (a user, found or invited by phone, given no role) who acts for a parent in
+ * the app between `validFrom` and `validUntil` (inclusive dates in the school's time zone), with
+ * the parent role's permissions and no more (src/modules/delegate/acting.ts, and the access token:
+ * src/modules/auth/service.ts).
+ *
+ * Visibility: holders of `parent.read` (reads) / `parent.write` (writes) see and manage every
+ * delegate of the school; anyone else (a parent, holding `delegate.read`/`delegate.write` through
+ * the parent role) only the delegates of their own parent profile. A delegate sees no delegates:
+ * they have no parent profile of their own, and who acts for a parent is the parent's to decide.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { users } from "../../db/core";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { badRequest, unprocessable } from "../../lib/errors";
+import { Phone } from "../../lib/phone";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, insertedId, type Statement } from "../../lib/write";
+import { calendarDate } from "../../lib/zoned-time";
+import { permissions as parentPermissions } from "../parent/permissions";
+import { ownParent, parentOf } from "../parent/resource";
+import { parents } from "../parent/schema";
+import { findOrInvite } from "../user/people";
+import { permissions } from "./permissions";
+import { delegates } from "./schema";
+
+const Day = z
+  .string()
+  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" });
+
+const Record = RecordBase.extend({
+  parentId: z.number().int().openapi({ example: 1, description: "The parent profile this delegate acts for" }),
+  parentUserId: z.number().int().openapi({ example: 4, description: "That parent's user id" }),
+  userId: z.number().int().openapi({ example: 12, description: "The delegate's user id" }),
+  firstName: z.string().openapi({ example: "Rosa" }),
+  lastName: z.string(),
+  phone: z
+    .string()
+    .nullable()
+    .openapi({ description: "Null unless the caller holds parent.contact, is the parent or is the delegate" }),
+  validFrom: Day,
+  validUntil: Day,
+});
+
+const parentUsers = alias(parents, "delegate_parent");
+
+const fields = {
+  id: delegates.id,
+  createdAt: delegates.createdAt,
+  updatedAt: delegates.updatedAt,
+  parentId: delegates.parentId,
+  parentUserId: parentUsers.userId,
+  userId: delegates.userId,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  phone: users.phone,
+  validFrom: delegates.validFrom,
+  validUntil: delegates.validUntil,
+};
+
+/** The delegates of the caller's own parent profile, for a caller who does not manage every parent. */
+const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
+  ctx.can(access === "read" ? parentPermissions.read : parentPermissions.write)
+    ? undefined
+    : sql`${delegates.parentId} IN (SELECT ${parents.id} FROM ${parents} WHERE ${and(
+        tenant(ctx, parents),
+        eq(parents.userId, ctx.userId ?? 0),
+      )})`;
+
+export const delegateResource = defineResource({
+  name: "delegate",
+  plural: "delegates",
+  label: "Delegate",
+  entity: "delegate",
+  path: "/api/v1/delegate",
+  tag: "People",
+  scope: "school",
+  table: delegates,
+  record: Record,
+  view: {
+    fields,
+    join: (q) =>
+      q.innerJoin(users, eq(users.id, delegates.userId)).innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId)),
+  },
+  toRecord: (row, ctx) => ({
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    parentId: row.parentId,
+    parentUserId: row.parentUserId,
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    phone:
+      ctx.can(parentPermissions.contact) || ctx.userId === row.userId || ctx.userId === row.parentUserId
+        ? row.phone
+        : null,
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+  }),
+  visibleTo,
+  conflictMessage: "This person is already a delegate of this parent",
+});
+
+const resource = delegateResource;
+
+const filters = {
+  parentId: {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ description: "A parent id" }),
+    where: (v: number) => eq(delegates.parentId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  name: {
+    schema: searchTerm("Part of the delegate's first or last name"),
+    where: (term: string) =>
+      sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
+        eq(users.id, delegates.userId),
+        or(contains(users.firstName, term), contains(users.lastName, term)),
+      )})`,
+    example: "Rosa",
+  } satisfies Filter<string>,
+};
+
+export const listDelegates = resource.list({
+  access: permissions.read,
+  filters,
+  summary: "List delegates (paginated), oldest first",
+  description: "Staff see every delegate of the school; a parent, their own delegates only.",
+});
+
+export const getDelegate = resource.get({ access: permissions.read });
+
+const FirstName = text({ max: 100 }).openapi({ example: "Rosa" });
+const LastName = text({ max: 100, min: 0 }).openapi({ example: "Ramirez" });
+
+const datesInOrder = (v: { validFrom?: string; validUntil?: string }) =>
+  v.validFrom === undefined || v.validUntil === undefined || v.validFrom <= v.validUntil;
+const REVERSED = { message: "validUntil must not be before validFrom", path: ["validUntil"] };
+
+const CreateBody = z
+  .strictObject({
+    parentId: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ description: "Staff: the parent; a parent leaves it out (or names their own profile)", example: 1 }),
+    phone: Phone.openapi({ description: "E.164; a new, invited user when the number is unknown" }),
+    firstName: FirstName,
+    lastName: LastName.optional(),
+    validFrom: Day,
+    validUntil: Day,
+  })
+  .refine(datesInOrder, REVERSED);
+
+/**
+ * Names a delegate for a parent: staff (`parent.write`) for any parent of the school, a parent for
+ * themself only (another parent's id is a 404). One batch: the invited user (when the number is
+ * new), the delegate row with its audit row, the record read back; the same person twice for one
+ * parent is the unique index's 409, also when two requests race.
+ */
+export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
+  const manager = ctx.can(parentPermissions.write);
+  let parent: { id: number; userId: number } | undefined;
+  if (input.parentId !== undefined) parent = await parentOf(ctx, input.parentId, !manager);
+  else {
+    parent = await ownParent(ctx);
+    if (!parent) throw unprocessable("Send parentId: only a parent of this school names their own delegates");
+  }
+  const { userId, statements } = await findOrInvite(ctx, input);
+  if (userId === parent.userId) throw unprocessable("A parent cannot be their own delegate");
+  const values = {
+    parentId: parent.id,
+    userId: userId as number,
+    validFrom: input.validFrom,
+    validUntil: input.validUntil,
+  };
+  const batch: [Statement, ...Statement[]] = [
+    ...(statements as [Statement]),
+    ...resource.writes.insert(ctx, values),
+    resource.readOne(ctx, insertedId(delegates)),
+  ];
+  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
+  const [row] = results.at(-1) as unknown[];
+  if (!row) throw new Error("delegate: the created row was not read back");
+  return resource.toRecord(row, ctx);
+}
+
+export const createDelegateOperation = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/delegate",
+    tag: "People",
+    operationId: "createDelegate",
+    summary: "Name a delegate for a parent",
+    description:
+      "The person is found by phone (or invited) and given no role: between validFrom and validUntil they act for " +
+      "the parent in the app, with the parent role's permissions. 409 if they already are this parent's delegate.",
+    access: permissions.write,
+    audit: "delegate",
+    errors: [409, 422],
+    request: { body: jsonBody(CreateBody, "DelegateCreate") },
+    responses: { 201: json(resource.record, "The new delegate") },
+  }),
+  async (c) => c.json(await createDelegate(ctxOf(c), c.req.valid("json")), 201),
+);
+
+const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUntil: Day.optional() })).refine(
+  datesInOrder,
+  REVERSED,
+);
+
+/**
+ * Changes the dates (the person's name is theirs: PUT /api/v1/user). One date alone is checked
+ * against the other as stored, and the UPDATE is guarded by the same condition, so a concurrent
+ * change of the other date cannot leave them reversed (that is a 422: read again and retry).
+ */
+export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+  const current = await resource.find(ctx, id);
+  const from = input.validFrom ?? current.validFrom;
+  const until = input.validUntil ?? current.validUntil;
+  if (from > until) {
+    throw badRequest("Invalid body: validUntil must not be before validFrom", [
+      { path: input.validUntil ? "validUntil" : "validFrom", message: "validUntil must not be before validFrom" },
+    ]);
+  }
+  const unchanged = and(eq(delegates.validFrom, current.validFrom), eq(delegates.validUntil, current.validUntil));
+  await resource.change(ctx, id, {
+    action: "update",
+    set: { validFrom: from, validUntil: until },
+    rules: [{ when: unchanged as SQL, message: "The delegate's dates changed meanwhile; read them again" }],
+  });
+}
+
+export const updateDelegateOperation = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/delegate/{id}",
+    tag: "People",
+    operationId: "updateDelegate",
+    summary: "Change a delegate's dates",
+    access: permissions.write,
+    audit: "delegate",
+    errors: [409, 422],
+    request: { params: IdParams, body: jsonBody(UpdateBody, "DelegateUpdate") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await updateDelegate(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  },
+);
+
+export const deleteDelegate = resource.delete({ access: permissions.write });

@@ -1,0 +1,426 @@
+/**
+ * Parents: the users who hold the built-in parent role (id 5) in the current school. The record is
+ * their parent profile (the `parent` row migration 0017's trigger creates when the role is given):
+ * `id` is the profile's, `userId` the person's. Creating one gives the role (finding or inviting the
+ * person by phone) and sets the relationship in the same batch; deleting one takes the role away
+ * (the trigger removes the profile, and its delegates go with it); the user stays.
+ *
+ * Visibility: holders of `parent.read` (school admins, staff, a teacher granted it) see the
+ * school's parents; anyone else sees only their own profile. Phones and emails are shown to
+ * holders of `parent.contact` and to the parent themself; to others they are null.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { Phone } from "../../lib/phone";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, guard, type Statement } from "../../lib/write";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
+import { delegates } from "../delegate/schema";
+import { Email } from "../school/fields";
+import { findOrInvite, roleUserAudit, userAudit } from "../user/people";
+import { permissions } from "./permissions";
+import { parents } from "./schema";
+
+const PARENT_ROLE = BUILTIN_ROLES.parent.id;
+
+export const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
+const STATUSES = ["invited", "active", "inactive"] as const;
+
+const Relationship = z.enum(RELATIONSHIPS).openapi({ example: "mother" });
+
+const Record = RecordBase.extend({
+  userId: z.number().int().openapi({ example: 4 }),
+  firstName: z.string().openapi({ example: "Paula" }),
+  lastName: z.string().openapi({ example: "Parent" }),
+  phone: z
+    .string()
+    .nullable()
+    .openapi({ example: "+15550000004", description: "Null unless the caller holds parent.contact or is this parent" }),
+  email: z
+    .string()
+    .nullable()
+    .openapi({ description: "Null unless the caller holds parent.contact or is this parent" }),
+  relationship: Relationship,
+  familyId: z.number().int().nullable().openapi({ description: "The parent's family (null until one is set)" }),
+  status: z.enum(STATUSES).openapi({ description: "The person's account: invited means never signed in" }),
+}).openapi({ description: "`id` is the parent profile's; `userId` the person's" });
+
+/** Whether the caller may see this person's phone and email. */
+export const seesContact = (ctx: Ctx, userId: number) => ctx.can(permissions.contact) || ctx.userId === userId;
+
+const fields = {
+  id: parents.id,
+  createdAt: parents.createdAt,
+  updatedAt: parents.updatedAt,
+  userId: parents.userId,
+  familyId: parents.familyId,
+  relationship: parents.relationship,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  phone: users.phone,
+  email: users.email,
+  status: users.status,
+};
+
+/** Own profile only, for a caller without `parent.read` (reads) or `parent.write` (writes). */
+const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
+  ctx.can(access === "read" ? permissions.read : permissions.write) ? undefined : eq(parents.userId, ctx.userId ?? 0);
+
+export const parentResource = defineResource({
+  name: "parent",
+  plural: "parents",
+  label: "Parent",
+  entity: "parent",
+  path: "/api/v1/parent",
+  tag: "People",
+  scope: "school",
+  table: parents,
+  record: Record,
+  view: { fields, join: (q) => q.innerJoin(users, eq(users.id, parents.userId)) },
+  toRecord: (row, ctx) => {
+    const contact = seesContact(ctx, row.userId);
+    return {
+      id: row.id,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      userId: row.userId,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      phone: contact ? row.phone : null,
+      email: contact ? row.email : null,
+      relationship: row.relationship,
+      familyId: row.familyId,
+      status: row.status,
+    };
+  },
+  visibleTo,
+  conflictMessage: "This person is already a parent in this school",
+});
+
+const resource = parentResource;
+
+/** A condition on the parent's user (the count query has no join: a lookup by primary key). */
+const person = (cond: SQL | undefined): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, parents.userId), cond)})`;
+
+const filters = {
+  name: {
+    schema: searchTerm("Part of the first or last name"),
+    where: (term: string) => person(or(contains(users.firstName, term), contains(users.lastName, term))),
+    example: "Paula",
+  } satisfies Filter<string>,
+  relationship: {
+    schema: Relationship.optional(),
+    where: (v: (typeof RELATIONSHIPS)[number]) => eq(parents.relationship, v),
+    example: "mother",
+  } satisfies Filter<(typeof RELATIONSHIPS)[number]>,
+  familyId: {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ description: "A family id" }),
+    where: (v: number) => eq(parents.familyId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  status: {
+    schema: z.enum(STATUSES).optional().openapi({ description: "The person's account status" }),
+    where: (v: (typeof STATUSES)[number]) => person(eq(users.status, v)),
+    example: "active",
+  } satisfies Filter<(typeof STATUSES)[number]>,
+};
+
+export const listParents = resource.list({
+  access: "member",
+  filters,
+  summary: "List the current school's parents (paginated), oldest first",
+  description:
+    "Holders of parent.read see every parent of the school; anyone else, their own parent profile only. " +
+    "Phones and emails are null without parent.contact (except one's own).",
+});
+
+export const getParent = resource.get({ access: "member" });
+
+const FirstName = text({ max: 100 }).openapi({ example: "Paula" });
+const LastName = text({ max: 100, min: 0 }).openapi({ example: "Parent" });
+
+const CreateBody = z.strictObject({
+  phone: Phone.openapi({ description: "E.164; a known number makes that person a parent here (keeping their name)" }),
+  firstName: FirstName,
+  lastName: LastName.optional(),
+  email: Email.optional(),
+  relationship: Relationship,
+  language: z.enum(["es", "en"]).optional().openapi({ description: "A new user's app language (default es)" }),
+});
+
+/**
+ * Gives the person the parent role here, in one batch: the invited user (when the number is new),
+ * the role membership (a plain INSERT: a parent already here is the unique index's 409, also when
+ * two requests race), the profile the trigger made given its relationship, the audit rows, and the
+ * record read back.
+ */
+export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) {
+  const { db, clock } = ctx.deps;
+  const schoolId = schoolOf(ctx);
+  const at = clock.now().toISOString();
+  const { userId, statements } = await findOrInvite(ctx, input);
+  const membership = { schoolId, userId: userId as number, roleId: PARENT_ROLE, createdAt: at, updatedAt: at };
+  const profile = and(eq(parents.schoolId, schoolId), eq(parents.userId, userId));
+  const batch: [Statement, ...Statement[]] = [
+    ...(statements as [Statement]),
+    db.insert(roleUsers).values(membership),
+    auditCreate(ctx, roleUserAudit, membership, schoolId),
+    db.update(parents).set({ relationship: input.relationship }).where(profile),
+    auditCreate(ctx, resource.audit, { userId, relationship: input.relationship }, schoolId),
+    resource.readOne(ctx, sql<number>`(SELECT ${parents.id} FROM ${parents} WHERE ${profile})`),
+  ];
+  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
+  const [row] = results.at(-1) as unknown[];
+  if (!row) throw new Error("parent: the created profile was not read back");
+  return resource.toRecord(row, ctx);
+}
+
+export const createParentOperation = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/parent",
+    tag: "People",
+    operationId: "createParent",
+    summary: "Make a person a parent in the current school",
+    description:
+      "Finds the person by phone (a new, invited user when the number is unknown; a known number keeps its name) " +
+      "and gives them the parent role here. 409 if they are already a parent of this school.",
+    access: permissions.write,
+    audit: "parent",
+    errors: [409],
+    request: { body: jsonBody(CreateBody, "ParentCreate") },
+    responses: { 201: json(resource.record, "The new parent") },
+  }),
+  async (c) => c.json(await createParent(ctxOf(c), c.req.valid("json")), 201),
+);
+
+const UpdateBody = nonEmpty(
+  z.strictObject({
+    relationship: Relationship.optional(),
+    firstName: FirstName.optional(),
+    lastName: LastName.optional(),
+    email: Email.nullable().optional(),
+  }),
+);
+
+/**
+ * Sets the relationship (the profile) and the name or email (the person's, the same in every school
+ * they belong to), in one batch: the profile's guarded update first, so a parent removed meanwhile
+ * is a 404 and changes nothing.
+ */
+export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+  const { db, clock } = ctx.deps;
+  const { relationship, ...personal } = input;
+  const statements: Statement[] = [];
+  if (Object.values(personal).some((v) => v !== undefined)) {
+    const { userId } = await resource.find(ctx, id);
+    const set = { ...personal, updatedAt: clock.now().toISOString() };
+    const who = eq(users.id, userId);
+    statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(set).where(who));
+  }
+  await resource.commit(ctx, id, [
+    ...resource.writes.update(ctx, id, relationship ? { relationship } : {}),
+    ...statements,
+  ]);
+}
+
+export const updateParentOperation = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/parent/{id}",
+    tag: "People",
+    operationId: "updateParent",
+    summary: "Update a parent's relationship, name or email",
+    access: permissions.write,
+    audit: "parent",
+    errors: [409],
+    request: { params: IdParams, body: jsonBody(UpdateBody, "ParentUpdate") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await updateParent(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  },
+);
+
+/**
+ * Takes the parent role away here (the user stays): the role membership is deleted and the trigger
+ * of migration 0017 deletes the profile, whose delegates cascade. One batch with the audit rows of
+ * the profile, the membership and each delegate; a profile already gone is a 404.
+ */
+export async function removeParent(ctx: Ctx, id: number) {
+  const { db } = ctx.deps;
+  const profile = resource.scoped(ctx, eq(parents.id, id), "write");
+  const userOf = sql`(SELECT ${parents.userId} FROM ${parents} WHERE ${profile})`;
+  const membership = and(
+    tenant(ctx, roleUsers),
+    eq(roleUsers.roleId, PARENT_ROLE),
+    sql`${roleUsers.userId} = ${userOf}`,
+  );
+  const theirDelegates = and(tenant(ctx, delegates), eq(delegates.parentId, id));
+  await resource.commit(ctx, id, [
+    auditDelete(ctx, resource.audit, profile),
+    auditDelete(ctx, { entity: "delegate", table: delegates }, theirDelegates),
+    auditAction(
+      ctx,
+      roleUserAudit,
+      membership,
+      "delete",
+      sql`json_object('userId', json_object('old', ${roleUsers.userId}, 'new', NULL), 'roleId', json_object('old', ${roleUsers.roleId}, 'new', NULL))`,
+    ),
+    db.delete(roleUsers).where(membership),
+    guard(db),
+  ]);
+}
+
+export const deleteParentOperation = operation(
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/parent/{id}",
+    tag: "People",
+    operationId: "deleteParent",
+    summary: "Remove a parent from the current school (the person stays)",
+    description: "Takes the parent role away here; the parent's delegates go with it.",
+    access: permissions.write,
+    audit: "parent",
+    request: { params: IdParams },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await removeParent(ctxOf(c), c.req.valid("param").id);
+    return c.body(null, 204);
+  },
+);
+
+const ExportQuery = z.strictObject(
+  Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
+    [K in keyof typeof filters]: (typeof filters)[K]["schema"];
+  },
+);
+
+const EXPORT_PAGE = 500;
+const COLUMNS = [
+  "Id",
+  "User id",
+  "First name",
+  "Last name",
+  "Phone",
+  "Email",
+  "Relationship",
+  "Family id",
+  "Status",
+  "Created at",
+];
+
+/**
+ * The rows of the export, read page by page in the list's order (`created_at, id`, a keyset: each
+ * page starts after the last row of the one before), with the list's filters and visibility.
+ */
+export async function* exportRows(
+  ctx: Ctx,
+  input: z.infer<typeof ExportQuery>,
+  pageSize = EXPORT_PAGE,
+): AsyncGenerator<Cell[]> {
+  const conds: (SQL | undefined)[] = [];
+  for (const [key, filter] of Object.entries(filters) as [keyof typeof filters, Filter<unknown>][]) {
+    const value = input[key];
+    if (value !== undefined) conds.push(filter.where(value, ctx));
+  }
+  let after: { createdAt: string; id: number } | undefined;
+  for (;;) {
+    const keyset = after
+      ? or(
+          gt(parents.createdAt, after.createdAt),
+          and(eq(parents.createdAt, after.createdAt), gt(parents.id, after.id)),
+        )
+      : undefined;
+    const rows = await ctx.deps.db
+      .select(fields)
+      .from(parents)
+      .innerJoin(users, eq(users.id, parents.userId))
+      .where(resource.scoped(ctx, and(...conds, keyset), "read"))
+      .orderBy(asc(parents.createdAt), asc(parents.id))
+      .limit(pageSize);
+    for (const r of rows) {
+      const contact = seesContact(ctx, r.userId);
+      yield [
+        r.id,
+        r.userId,
+        r.firstName,
+        r.lastName,
+        contact ? r.phone : null,
+        contact ? r.email : null,
+        r.relationship,
+        r.familyId,
+        r.status,
+        r.createdAt,
+      ];
+    }
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+export const exportParents = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/parent/export",
+    tag: "Documents",
+    operationId: "exportParents",
+    summary: "Export the current school's parents to Excel (.xlsx)",
+    description:
+      "The list's filters apply; phones and emails are empty without parent.contact. The file is streamed as it is read.",
+    access: permissions.read,
+    scope: "school",
+    request: { query: ExportQuery },
+    responses: {
+      200: {
+        description: "An .xlsx workbook with one sheet, Parents",
+        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+      },
+    },
+  }),
+  async (c) =>
+    xlsxResponse("parents.xlsx", {
+      name: "Parents",
+      columns: COLUMNS,
+      rows: exportRows(ctxOf(c), c.req.valid("query")),
+    }) as never,
+);
+
+/** The parent profile of the caller in the current school, or undefined. */
+export async function ownParent(ctx: Ctx) {
+  const [row] = await ctx.deps.db
+    .select({ id: parents.id, userId: parents.userId })
+    .from(parents)
+    .where(and(tenant(ctx, parents), eq(parents.userId, ctx.userId ?? 0)))
+    .limit(1);
+  return row;
+}
+
+/** A parent of this school by id (404 otherwise), as a delegate's parent. */
+export async function parentOf(ctx: Ctx, id: number, onlyOwn: boolean) {
+  const [row] = await ctx.deps.db
+    .select({ id: parents.id, userId: parents.userId })
+    .from(parents)
+    .where(and(tenant(ctx, parents), eq(parents.id, id), onlyOwn ? eq(parents.userId, ctx.userId ?? 0) : undefined))
+    .limit(1);
+  if (!row) throw notFound("Parent", id);
+  return row;
+}
