@@ -1,27 +1,19 @@
-/** Families and students (minimal; extended by the families issue). Parents: src/modules/parent. */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+/** Families: a unique number per school; they hold students (student.family_id) and parents (parent.family_id). */
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
 
-/** A family: unique number per school; holds students and their parents. */
 export const families = sqliteTable(
   "family",
   {
     ...record,
     schoolId: schoolId(),
+    /** The school's own number for the family, unique in the school ("F-0042"). */
     familyNumber: text("family_number").notNull(),
     name: text("name").notNull(),
   },
-  (t) => [uniqueIndex("family_number_uq").on(t.schoolId, t.familyNumber)],
-);
-
-export const students = sqliteTable(
-  "student",
-  {
-    ...record,
-    schoolId: schoolId(),
-    familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
-    firstName: text("first_name").notNull(),
-    lastName: text("last_name").notNull(),
-  },
-  (t) => [index("student_school_idx").on(t.schoolId, t.lastName), index("student_family_idx").on(t.familyId)],
+  (t) => [
+    uniqueIndex("family_number_uq").on(t.schoolId, t.familyNumber),
+    index("family_created_idx").on(t.schoolId, t.createdAt),
+    index("family_name_idx").on(t.schoolId, t.name),
+  ],
 );

@@ -13,7 +13,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { commit, GuardFailed, type Statement } from "../../lib/write";
 import { addresses } from "../address/schema";
 import { bulkProcesses } from "../bulk-process/schema";
-import { students } from "../family/schema";
+import { students } from "../student/schema";
 import { LEVELS, type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
 import { schoolResource } from "./resource";

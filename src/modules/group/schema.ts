@@ -1,0 +1,67 @@
+/** Groups (classes): a level and a school year, with their teachers and students. */
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { record, schoolId } from "../../db/core";
+import { LEVELS } from "../school/levels";
+import { students } from "../student/schema";
+import { teachers } from "../teacher/schema";
+
+export const groups = sqliteTable(
+  "school_group",
+  {
+    ...record,
+    schoolId: schoolId(),
+    name: text("name").notNull(),
+    level: text("level", { enum: LEVELS }).notNull(),
+    /** "2026-2027". */
+    schoolYear: text("school_year").notNull(),
+    /** Grade within the level (1 to 12), when the school uses one. */
+    grade: integer("grade"),
+    /** Object key of the group's image under `{schoolId}/groups/`. */
+    image: text("image"),
+  },
+  (t) => [
+    uniqueIndex("school_group_name_uq").on(t.schoolId, t.schoolYear, t.name),
+    index("school_group_created_idx").on(t.schoolId, t.createdAt),
+    index("school_group_level_idx").on(t.schoolId, t.level),
+  ],
+);
+
+export const groupTeachers = sqliteTable(
+  "group_teacher",
+  {
+    ...record,
+    schoolId: schoolId(),
+    groupId: integer("group_id")
+      .notNull()
+      .references(() => groups.id, { onDelete: "cascade" }),
+    teacherId: integer("teacher_id")
+      .notNull()
+      .references(() => teachers.id, { onDelete: "cascade" }),
+    /** What they teach this group ("Math"); null: the group's homeroom teacher. */
+    subject: text("subject"),
+  },
+  (t) => [
+    uniqueIndex("group_teacher_uq").on(t.groupId, t.teacherId),
+    index("group_teacher_teacher_idx").on(t.teacherId),
+    index("group_teacher_school_idx").on(t.schoolId, t.createdAt),
+  ],
+);
+
+export const groupStudents = sqliteTable(
+  "group_student",
+  {
+    ...record,
+    schoolId: schoolId(),
+    groupId: integer("group_id")
+      .notNull()
+      .references(() => groups.id, { onDelete: "cascade" }),
+    studentId: integer("student_id")
+      .notNull()
+      .references(() => students.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    uniqueIndex("group_student_uq").on(t.groupId, t.studentId),
+    index("group_student_student_idx").on(t.studentId),
+    index("group_student_school_idx").on(t.schoolId, t.createdAt),
+  ],
+);

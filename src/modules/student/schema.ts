@@ -1,0 +1,83 @@
+/**
+ * Students and their guardians. A student belongs to at most one family (`family_id`). A guardian
+ * is a parent-student link that says the relationship and what the guardian may do; the school may
+ * restrict it ("may not pick up"), optionally backed by a court-order document, between dates.
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { record, schoolId } from "../../db/core";
+import { documents } from "../document/schema";
+import { families } from "../family/schema";
+import { parents } from "../parent/schema";
+import { LEVELS } from "../school/levels";
+
+export const students = sqliteTable(
+  "student",
+  {
+    ...record,
+    schoolId: schoolId(),
+    familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    /** The school's enrolment number (unique in the school when set): imports match on it. */
+    idNumber: text("id_number"),
+    level: text("level", { enum: LEVELS }),
+    /** YYYY-MM-DD. */
+    birthDate: text("birth_date"),
+    status: text("status", { enum: ["active", "inactive", "graduated"] })
+      .notNull()
+      .default("active"),
+    /** Object key of the student's photo under `{schoolId}/students/`. */
+    photo: text("photo"),
+    /** Soft delete: lists exclude the student; records that name them keep their reference. */
+    deletedAt: text("deleted_at"),
+  },
+  (t) => [
+    index("student_school_idx").on(t.schoolId, t.lastName),
+    index("student_family_idx").on(t.familyId),
+    index("student_created_idx").on(t.schoolId, t.createdAt),
+    index("student_level_idx").on(t.schoolId, t.level),
+    index("student_status_idx").on(t.schoolId, t.status),
+    uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber),
+  ],
+);
+
+/** A parent's guardianship of a student, with its capabilities and any restriction the school set. */
+export const guardians = sqliteTable(
+  "guardian",
+  {
+    ...record,
+    schoolId: schoolId(),
+    studentId: integer("student_id")
+      .notNull()
+      .references(() => students.id, { onDelete: "cascade" }),
+    parentId: integer("parent_id")
+      .notNull()
+      .references(() => parents.id, { onDelete: "cascade" }),
+    relationship: text("relationship", { enum: ["mother", "father", "guardian", "grandparent", "other"] })
+      .notNull()
+      .default("guardian"),
+    canPickUp: integer("can_pick_up", { mode: "boolean" }).notNull().default(true),
+    canRequestChanges: integer("can_request_changes", { mode: "boolean" }).notNull().default(true),
+    receivesNotifications: integer("receives_notifications", { mode: "boolean" }).notNull().default(true),
+    /** A school-set restriction: the guardian may not pick the student up (between the dates, when given). */
+    restricted: integer("restricted", { mode: "boolean" }).notNull().default(false),
+    restrictionReason: text("restriction_reason"),
+    restrictionDocumentId: integer("restriction_document_id").references(() => documents.id, {
+      onDelete: "set null",
+    }),
+    /** YYYY-MM-DD, inclusive; null: open-ended. */
+    restrictionFrom: text("restriction_from"),
+    restrictionUntil: text("restriction_until"),
+  },
+  (t) => [
+    uniqueIndex("guardian_uq").on(t.studentId, t.parentId),
+    index("guardian_parent_idx").on(t.parentId),
+    index("guardian_school_idx").on(t.schoolId, t.createdAt),
+    index("guardian_document_idx").on(t.restrictionDocumentId),
+    check(
+      "guardian_restriction_dates_ck",
+      sql`${t.restrictionFrom} IS NULL OR ${t.restrictionUntil} IS NULL OR ${t.restrictionFrom} <= ${t.restrictionUntil}`,
+    ),
+  ],
+);
