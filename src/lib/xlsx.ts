@@ -184,7 +184,12 @@ function itemText(xml: string): string {
   return unescape(text);
 }
 
-const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+const ATTRS: Record<string, RegExp> = {};
+/** An attribute's value in a tag's attribute text (the patterns are made once per name). */
+const attr = (tag: string, name: string) => {
+  ATTRS[name] ??= new RegExp(`\\s${name}="([^"]*)"`);
+  return ATTRS[name].exec(tag)?.[1];
+};
 
 /** A column's 0-based index from a cell reference: A1 -> 0, AA7 -> 26. */
 export function columnIndex(ref: string): number {
@@ -269,7 +274,8 @@ export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator
   const decoder = new TextDecoder();
   const shared: string[] = [];
   const sst = meta["xl/sharedStrings.xml"];
-  if (sst) for (const m of decoder.decode(sst).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g)) shared.push(itemText(m[1] ?? ""));
+  if (sst)
+    for (const m of decoder.decode(sst).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g)) shared.push(itemText(m[1] ?? ""));
   delete meta["xl/sharedStrings.xml"];
 
   const CHUNK = 1 << 20;
@@ -304,7 +310,8 @@ export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator
       }
       while (cells.length > 0 && (cells.at(-1) === null || cells.at(-1) === "")) cells.pop();
       if (cells.length === 0) continue;
-      if (++count > maxRows + 1) throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
+      if (++count > maxRows + 1)
+        throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
       yield { row: r, cells };
     }
     if (done) break;

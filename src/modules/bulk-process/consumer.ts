@@ -109,7 +109,9 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   if (!(process.entity in IMPORTS)) return fileError(`No importer for ${process.entity} yet`);
   const { READ_LIMITS } = await import("../../lib/xlsx");
   if (head.size > READ_LIMITS.maxBytes) {
-    return fileError(`The file is ${(head.size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
+    return fileError(
+      `The file is ${(head.size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`,
+    );
   }
   const object = await deps.storage.get(slug);
   if (!object) return fileError(`Uploaded file ${slug} not found in storage`);

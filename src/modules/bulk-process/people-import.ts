@@ -21,12 +21,17 @@
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
 import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
+import { administrativeUsers } from "../administrative-user/schema";
+import { auditLog } from "../audit-log/schema";
+import { teachers } from "../teacher/schema";
+import { bulkProcesses } from "./schema";
 import type { RowError } from "./service";
 
 /** The rows of one statement set: both bounds keep each statement far under D1's 100 KB. */
@@ -241,7 +246,11 @@ export async function importPeople(
     for (const { row, cells } of rows) {
       result.totalRows++;
       const input: Record<string, string | undefined> = {};
-      for (const [field, { index }] of at) input[field] = cellText(cells[index]);
+      // A required cell left empty reads as "" so that its error says "Required".
+      for (const column of spec.columns) {
+        const found = at.get(column.field);
+        input[column.field] = (found && cellText(cells[found.index])) ?? (column.required ? "" : undefined);
+      }
       const parsed = spec.schema.safeParse(input);
       if (!parsed.success) {
         for (const issue of parsed.error.issues) {
@@ -311,16 +320,21 @@ async function writeBatch(
   // and who else in the school has one of the employee numbers.
   const phonesJson = JSON.stringify(batch.map((r) => r.values[0]));
   const numbersJson = JSON.stringify(batch.flatMap((r) => (r.values[6] === null ? [] : [r.values[6]])));
-  const [known, taken] = await db.batch([
-    db.all<{ phone: string; deleted: number; hasRole: number }>(sql`
-      SELECT u.phone AS phone, u.deleted_at IS NOT NULL AS deleted,
-        EXISTS (SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}) AS hasRole
-      FROM json_each(${phonesJson}) j JOIN user u ON u.phone = j.value`),
-    db.all<{ number: string; phone: string }>(sql`
-      SELECT p.employee_number AS number, u.phone AS phone
-      FROM json_each(${numbersJson}) j JOIN ${table} p ON p.school_id = ${school} AND p.employee_number = j.value
-      JOIN user u ON u.id = p.user_id`),
-  ]);
+  // One statement, so one round trip: both answers as JSON arrays.
+  const answer = await db.get<{ known: string; taken: string }>(sql`
+    SELECT
+      (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
+          SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId})))
+        FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS known,
+      (SELECT json_group_array(json_array(p.employee_number, u.phone))
+        FROM json_each(${numbersJson}) j CROSS JOIN ${table} p ON p.school_id = ${school} AND p.employee_number = j.value
+        JOIN user u ON u.id = p.user_id) AS taken`);
+  const known = (JSON.parse(answer?.known ?? "[]") as [string, number, number][]).map(([phone, deleted, hasRole]) => ({
+    phone,
+    deleted,
+    hasRole,
+  }));
+  const taken = (JSON.parse(answer?.taken ?? "[]") as [string, string][]).map(([number, phone]) => ({ number, phone }));
   const knownBy = new Map(known.map((k) => [k.phone, k]));
   const takenBy = new Map(taken.map((k) => [k.number, k.phone]));
   const ok: Ready[] = [];
@@ -341,45 +355,47 @@ async function writeBatch(
   const fresh = JSON.stringify(ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values));
   const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
   const all = JSON.stringify(ok.map((r) => r.values));
-  const actor = sql`${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
-  const auditColumns = sql.raw(
-    "INSERT INTO audit_log (created_at, updated_at, school_id, actor_type, actor_id, actor_name, entity, record_id, action, changes, request_id)",
-  );
-  const change = (key: string, value: ReturnType<typeof sql.raw>) => sql`${key}, json_object('old', NULL, 'new', ${value})`;
+  // Drizzle's INSERT ... SELECT names every column of the table in declaration order (id first).
+  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
+  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
   const profile = sql.identifier(spec.profileColumn);
+  const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
   // A profile row differs from its file row where a sent value is not the stored one; an employee
   // number someone else took since the read is left alone (the unique index would abort the batch).
-  const differs = sql`(
-      (j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5)
-      OR (j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6))
+  const differs = (p: SQL) => sql`(
+      (j.value->>5 IS NOT NULL AND ${p}.${profile} IS NOT j.value->>5)
+      OR (j.value->>6 IS NOT NULL AND ${p}.employee_number IS NOT j.value->>6))
     AND (j.value->>6 IS NULL OR NOT EXISTS (
-      SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> p.id))`;
+      SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
 
-  const statements: Statement[] = [
-    db.run(sql`
-      INSERT INTO user (phone, first_name, last_name, email, language, status, created_at, updated_at)
-      SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', ${now}, ${now}
-      FROM json_each(${fresh}) j WHERE true
-      ON CONFLICT (phone) DO NOTHING`),
-    db.run(sql`${auditColumns}
+  const statements: [Statement, ...Statement[]] = [
+    db
+      .insert(users)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', 0, NULL
+          FROM json_each(${fresh}) j WHERE true`,
+      )
+      .onConflictDoNothing({ target: users.phone }),
+    db.insert(auditLog).select(sql`
       SELECT ${actor}, 'user', u.id, 'create', json_object(
-        ${change("phone", sql.raw("u.phone"))}, ${change("firstName", sql.raw("u.first_name"))},
-        ${change("lastName", sql.raw("u.last_name"))}, ${change("email", sql.raw("u.email"))},
-        ${change("language", sql.raw("u.language"))}, ${change("status", sql.raw("u.status"))}), NULL
-      FROM json_each(${fresh}) j JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-    db.run(sql`
-      INSERT INTO role_user (school_id, user_id, role_id, created_at, updated_at)
-      SELECT ${school}, u.id, ${roleId}, ${now}, ${now}
-      FROM json_each(${grant}) j JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL
-      ON CONFLICT DO NOTHING`),
-    db.run(sql`${auditColumns}
-      SELECT ${actor}, 'role-user', ru.id, 'create', json_object(
-        ${change("userId", sql.raw("ru.user_id"))}, ${change("roleId", sql.raw("ru.role_id"))}), NULL
-      FROM json_each(${grant}) j JOIN user u ON u.phone = j.value
-      JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
+        ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
+        ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
+      FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
+    db
+      .insert(roleUsers)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing(),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'role-user', ru.id, 'create',
+        json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
+      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
+      CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
       WHERE ru.created_at = ${now}`),
     // One audit row per profile that changes, written before the change (it reads the old values).
-    db.run(sql`${auditColumns}
+    db.insert(auditLog).select(sql`
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
           (${spec.profileColumn}, CASE WHEN j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5
@@ -387,20 +403,40 @@ async function writeBatch(
           ('employeeNumber', CASE WHEN j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6
             THEN json_object('old', p.employee_number, 'new', j.value->>6) END))
         WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${all}) j JOIN user u ON u.phone = j.value->>0
-      JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
-      WHERE ${differs}`),
-    db.run(sql`
-      UPDATE ${table} AS p SET
-        ${profile} = COALESCE(j.value->>5, p.${profile}),
-        employee_number = COALESCE(j.value->>6, p.employee_number),
-        updated_at = ${now}
-      FROM json_each(${all}) j JOIN user u ON u.phone = j.value->>0
-      WHERE p.school_id = ${school} AND p.user_id = u.id AND ${differs}`),
-    db.run(sql`
-      UPDATE bulk_process SET processed_rows = processed_rows + ${ok.length}, updated_at = ${now}
-      WHERE id = ${processId} AND school_id = ${school} AND status = 'processing'`),
+      FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
+      CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
+      WHERE ${differs(sql.raw("p"))}`),
+    // The change itself, driven by the file's rows (json_each first, then the unique indexes): an
+    // upsert on (school_id, user_id) whose rows always exist (the role's trigger made them), so
+    // it only ever takes its DO UPDATE branch.
+    db
+      .insert(profiles)
+      .select(
+        sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
+            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number)
+          FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
+          CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
+          WHERE ${differs(sql.raw("p"))}`,
+      )
+      .onConflictDoUpdate({
+        target: [profiles.schoolId, profiles.userId],
+        set: {
+          [spec.profileColumn]: sql`excluded.${profile}`,
+          employeeNumber: sql`excluded.employee_number`,
+          updatedAt: now,
+        },
+      }),
+    db
+      .update(bulkProcesses)
+      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
+      .where(
+        and(
+          eq(bulkProcesses.id, processId),
+          eq(bulkProcesses.schoolId, school),
+          eq(bulkProcesses.status, "processing"),
+        ),
+      ),
   ];
-  await db.batch(statements as [Statement, ...Statement[]]);
+  await db.batch(statements);
   return ok.length;
 }
