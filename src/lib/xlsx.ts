@@ -35,7 +35,7 @@ const STATIC_PARTS = (sheetName: string): [string, string][] => [
   ],
   [
     "xl/workbook.xml",
-    `${XML}<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="${escape(sheetName.slice(0, 31))}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    `${XML}<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="${escapeXml(sheetName.slice(0, 31))}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
   ],
   [
     "xl/_rels/workbook.xml.rels",
@@ -49,13 +49,16 @@ const STATIC_PARTS = (sheetName: string): [string, string][] => [
 ];
 
 /** Characters XML 1.0 cannot carry at all are dropped; markup characters are escaped. */
-function escape(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
+function escapeXml(s: string): string {
+  return (
+    s
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML cannot carry
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+  );
 }
 
 /** The column letters of a 0-based index: 0 -> A, 25 -> Z, 26 -> AA. */
@@ -69,7 +72,7 @@ function cellXml(value: Cell, ref: string, style = ""): string {
   if (value === null || value === undefined || value === "") return "";
   if (typeof value === "number" && Number.isFinite(value)) return `<c r="${ref}"${style}><v>${value}</v></c>`;
   if (typeof value === "boolean") return `<c r="${ref}"${style} t="b"><v>${value ? 1 : 0}</v></c>`;
-  const text = escape(String(value));
+  const text = escapeXml(String(value));
   const space = /^\s|\s$/.test(text) ? ' xml:space="preserve"' : "";
   return `<c r="${ref}"${style} t="inlineStr"><is><t${space}>${text}</t></is></c>`;
 }
@@ -167,7 +170,7 @@ export interface SheetRow {
 const ENTITY: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 /** XML text to a string: entities, character references and OOXML's `_xHHHH_` escapes. */
-function unescape(s: string): string {
+function unescapeXml(s: string): string {
   return s
     .replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(\w+));/g, (m, hex, dec, name) =>
       hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : (ENTITY[name] ?? m),
@@ -181,7 +184,7 @@ function itemText(xml: string): string {
   for (const m of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "").matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) {
     text += m[1];
   }
-  return unescape(text);
+  return unescapeXml(text);
 }
 
 const ATTRS: Record<string, RegExp> = {};
@@ -214,10 +217,10 @@ function cellValue(type: string | undefined, inner: string, shared: string[]): C
     case "str": // a formula's text result
     case "e": // an error value: #N/A, #REF!
     case "d": // an ISO 8601 date (rare: Excel writes dates as serial numbers)
-      return unescape(v);
+      return unescapeXml(v);
     default: {
       const n = Number(v);
-      return Number.isFinite(n) ? n : unescape(v);
+      return Number.isFinite(n) ? n : unescapeXml(v);
     }
   }
 }
