@@ -6,7 +6,8 @@ import type { Deps } from "../src/deps";
 
 /** The document as the development server serves it (with the Development routes). */
 export async function openapiDocument(): Promise<object> {
-  const app = createApp({ deps: () => ({}) as Deps, development: true });
+  // No bindings: only the access log reads the dependencies (its config) on this route.
+  const app = createApp({ deps: () => ({ config: { accessLog: "problems" } }) as Deps, development: true });
   const res = await app.request("http://localhost:8787/api/openapi.json", {}, {} as Env);
   if (!res.ok) throw new Error(`openapi.json: ${res.status} ${await res.text()}`);
   return (await res.json()) as object;
