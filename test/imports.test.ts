@@ -447,6 +447,26 @@ describe("5,000 teachers", () => {
   }, 60_000);
 });
 
+describe("batches bounded by bytes", () => {
+  it("rows of long values are split by JSON size (~80 KB), not only by count, and all arrive", async () => {
+    // ~450 bytes of JSON per row: 300 rows are ~135 KB, more than one statement may carry.
+    const long = (i: number, c: string) => `${c.repeat(90)}${i}`;
+    const subjects = Array.from({ length: 20 }, (_, k) => `Subject number ${k}`).join(", ");
+    const rows = Array.from({ length: 300 }, (_, i) => [
+      phone(200_000 + i),
+      long(i, "F"),
+      long(i, "L"),
+      null,
+      null,
+      subjects,
+      null,
+    ]);
+    const { process } = await runImport("/api/v1/teacher/upload-file", await xlsx(TEACHER_COLUMNS, rows));
+    expect(process).toMatchObject({ status: "completed", totalRows: 300, processedRows: 300, errors: [] });
+    expect(await teacherOf(phone(200_299))).toEqual([expect.objectContaining({ firstName: long(299, "F") })]);
+  });
+});
+
 describe("GET /api/v1/bulk-process/template/{entity}", () => {
   it.each([
     ["teachers", TEACHER_COLUMNS],
