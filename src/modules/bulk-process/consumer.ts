@@ -7,12 +7,15 @@
  * redelivered message, a second message for the same process, a deleted process or another
  * school's id all find no queued row and do nothing.
  *
- * The importers (spreadsheet parsers per entity) do not exist yet, so a process whose file is in
- * storage ends `failed` with "No importer for <entity> yet": nobody should believe an import
- * happened when it did not.
+ * Teachers and administrative staff have importers (people-import.ts). The other entities do not
+ * yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
+ * nobody should believe an import happened when it did not.
+ *
+ * A process ends `completed` when the file was read to the end, with the rows it refused listed in
+ * `errors` (the others imported), and `failed` when the file itself was refused (row 0 or a missing
+ * column), when no row could be imported, or when the import stopped.
  */
 import { and, eq } from "drizzle-orm";
-import type { Deps } from "../../deps";
 import { queueReceipts } from "../../jobs/schema";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, importCtx, tenant } from "../../lib/context";
@@ -23,6 +26,9 @@ import { documents } from "../document/schema";
 import { bulkProcessResource } from "./resource";
 import { bulkProcesses } from "./schema";
 import { BulkMessage, type RowError } from "./service";
+
+/** Errors kept on the process: enough to fix a file, small enough for its row. */
+const MAX_ERRORS = 200;
 
 export { BULK_QUEUE } from "./queue";
 
@@ -75,35 +81,59 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
     });
     return;
   }
-  let errors: RowError[];
+  let result: Outcome;
   try {
-    errors = await runImport(deps, process, files[0]?.slug);
+    result = await runImport(ctx, process, files[0]?.slug);
   } catch (err) {
     // Recorded as a failure the user can see and queue again, rather than a process left
-    // "processing" that no redelivery would ever pick up.
+    // "processing" that no redelivery would ever pick up. The batches already written stay: a
+    // second run updates them rather than duplicating them.
     log.error("bulk process stopped", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId, ...errorFields(err) });
-    errors = [{ row: 0, message: "The import stopped unexpectedly; queue it again" }];
+    result = { errors: [{ row: 0, message: "The import stopped unexpectedly; queue it again" }], fatal: true };
   }
-  await finish(ctx, process, errors);
+  await finish(ctx, process, result);
 };
 
-/** Checks the uploaded file, then imports it; returns the row errors (none when it all worked). */
-async function runImport(deps: Deps, process: Claimed, slug: string | undefined): Promise<RowError[]> {
-  if (slug === undefined) return [{ row: 0, message: `Document ${process.documentId} not found` }];
+type Outcome = { errors: RowError[]; fatal: boolean; totalRows?: number; processedRows?: number };
+
+const fileError = (message: string): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
+
+/** Checks the uploaded file, then imports it. */
+async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): Promise<Outcome> {
+  const { deps } = ctx;
+  if (slug === undefined) return fileError(`Document ${process.documentId} not found`);
   // R2 has no POST-policy uploads: the object may never have been uploaded under its key.
-  const object = await deps.storage.head(slug);
-  if (!object) return [{ row: 0, message: `Uploaded file ${slug} not found in storage` }];
-  return [{ row: 0, message: `No importer for ${process.entity} yet` }];
+  const head = await deps.storage.head(slug);
+  if (!head) return fileError(`Uploaded file ${slug} not found in storage`);
+  const { IMPORTS, importPeople } = await import("./people-import");
+  if (!(process.entity in IMPORTS)) return fileError(`No importer for ${process.entity} yet`);
+  const { READ_LIMITS } = await import("../../lib/xlsx");
+  if (head.size > READ_LIMITS.maxBytes) {
+    return fileError(
+      `The file is ${(head.size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`,
+    );
+  }
+  const object = await deps.storage.get(slug);
+  if (!object) return fileError(`Uploaded file ${slug} not found in storage`);
+  const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
+  return importPeople(ctx, process.id, process.entity as keyof typeof IMPORTS, bytes);
 }
 
-/** processing -> completed (no errors) or failed. */
-async function finish(ctx: Ctx, process: Claimed, errors: RowError[]) {
+/** processing -> completed (the file was read; refused rows listed) or failed. */
+async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   const now = ctx.deps.clock.now().toISOString();
+  const { errors, fatal, totalRows, processedRows } = result;
+  const failed = fatal || (errors.length > 0 && processedRows === 0);
+  const listed = errors.length > MAX_ERRORS ? errors.slice(0, MAX_ERRORS) : errors;
+  if (listed.length < errors.length) {
+    listed.push({ row: errors[MAX_ERRORS]?.row ?? 0, message: `${errors.length - MAX_ERRORS} more errors not listed` });
+  }
   const set = {
-    status: errors.length === 0 ? ("completed" as const) : ("failed" as const),
-    errors: JSON.stringify(errors),
+    status: failed ? ("failed" as const) : ("completed" as const),
+    errors: JSON.stringify(listed),
     finishedAt: now,
     updatedAt: now,
+    ...(totalRows !== undefined ? { totalRows, processedRows: processedRows ?? 0 } : {}),
   };
   const running = and(
     eq(bulkProcesses.id, process.id),

@@ -1,5 +1,6 @@
 import { createMessageBatch } from "cloudflare:test";
 import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
+import type { TestApp } from "../../../test/helpers";
 import { handleQueue } from "../../jobs/queue";
 
 export const fixtures: Fixtures = {
@@ -22,5 +23,21 @@ export const fixtures: Fixtures = {
       return id;
     },
     bodies: { updateBulkProcess: { status: "queued" } },
+    params: { entity: async () => "teachers" },
+  },
+  // The upload operations start a bulk process for a document of the school.
+  "/api/v1/teacher/upload-file": {
+    create: (t, school) => createVia(t, "/api/v1/documents", school, { name: "Import", slug: upload(school) }),
+    bodies: { uploadTeachersFile: async (t: TestApp, school: number) => ({ documentId: await document(t, school) }) },
+  },
+  "/api/v1/administrative-user/upload-file": {
+    create: (t, school) => createVia(t, "/api/v1/documents", school, { name: "Import", slug: upload(school) }),
+    bodies: {
+      uploadAdministrativeUsersFile: async (t: TestApp, school: number) => ({ documentId: await document(t, school) }),
+    },
   },
 };
+
+const upload = (school: number) => `${school}/documents/${uniq("upload")}.xlsx`;
+const document = (t: TestApp, school: number) =>
+  createVia(t, "/api/v1/documents", school, { name: "Import", slug: upload(school) });

@@ -4,12 +4,13 @@ import { BULK_QUEUE } from "./queue";
 
 export default defineModule({
   name: "bulk-process",
-  paths: ["/api/v1/bulk-process"],
+  paths: ["/api/v1/bulk-process", "/api/v1/teacher/upload-file", "/api/v1/administrative-user/upload-file"],
   permissions,
   load: async () => {
-    const [{ listBulkProcesses, getBulkProcess }, routes] = await Promise.all([
+    const [{ listBulkProcesses, getBulkProcess }, routes, uploads] = await Promise.all([
       import("./resource"),
       import("./routes"),
+      import("./uploads"),
     ]);
     return {
       operations: [
@@ -18,6 +19,9 @@ export default defineModule({
         routes.createBulkProcess,
         routes.updateBulkProcess,
         routes.deleteBulkProcess,
+        uploads.uploadTeachersFile,
+        uploads.uploadAdministrativeUsersFile,
+        uploads.getBulkProcessTemplate,
       ],
     };
   },

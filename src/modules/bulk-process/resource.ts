@@ -18,6 +18,10 @@ export const STATUSES = bulkProcesses.status.enumValues;
 const RowErrorSchema = z
   .object({
     row: z.number().int().openapi({ description: "Spreadsheet row (1 is the header); 0 for the file as a whole" }),
+    column: z
+      .string()
+      .optional()
+      .openapi({ description: "The column, as headed in the file, when the error is one cell's" }),
     message: z.string(),
   })
   .openapi("BulkProcessRowError");

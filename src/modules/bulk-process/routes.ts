@@ -10,7 +10,7 @@ import { permissions } from "./permissions";
 import { bulkProcessResource, ENTITIES } from "./resource";
 import { enqueue, remove, requeue } from "./service";
 
-const create = bulkProcessResource.create({
+export const create = bulkProcessResource.create({
   access: permissions.write,
   input: z.object({
     entity: z.enum(ENTITIES).openapi({ example: "students" }),

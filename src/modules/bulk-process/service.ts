@@ -22,7 +22,8 @@ export const BulkMessage = z.strictObject({
 });
 export type BulkMessage = z.infer<typeof BulkMessage>;
 
-export type RowError = { row: number; message: string };
+/** A problem with the file (row 0), or with one row and, where known, one column (its header in the file). */
+export type RowError = { row: number; column?: string; message: string };
 
 /**
  * Sends the process to the bulk queue. The row is written first, so a failed send leaves it

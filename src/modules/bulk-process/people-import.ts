@@ -1,0 +1,442 @@
+/**
+ * Importers of people from a spreadsheet: teachers and administrative staff. Run by the bulk
+ * consumer (consumer.ts) once it has claimed the process.
+ *
+ * - The first worksheet's first row is the header; columns are found by name, case, accents,
+ *   spaces and punctuation ignored, English or Spanish ("Teléfono", "Nombre", "Materias"...).
+ *   Unknown columns are ignored; a missing required column fails the file (row 1).
+ * - Each row is checked with zod; a row with any error is not imported and is reported as
+ *   `{ row, column, message }` (row as numbered in the spreadsheet, column as headed in the file).
+ *   A phone (or employee number) seen in an earlier row of the file is an error of the later row.
+ * - Valid rows are written in batches (at most 500 rows and ~80 KB of JSON): each batch is one
+ *   read (who is known, who holds the role, whose employee number) and one `batch()` (one
+ *   transaction) whose statements each take the rows as ONE JSON parameter read with
+ *   `json_each`, never a statement per row (D1: 100 bound parameters, 100 KB per statement):
+ *   new users (`ON CONFLICT(phone) DO NOTHING`), their audit rows, the role (`role_user`, whose
+ *   triggers write the school membership and the empty profile), its audit rows, the profile's
+ *   fields with one audit row per profile that changes, and the process's progress.
+ * - Idempotent: a known phone keeps its user (and its name: a school cannot rename a person other
+ *   schools know, as in `enrol`); a role already held is not given again; the profile is updated
+ *   only where a value differs. Importing the same file again changes nothing and writes no audit
+ *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import type { Ctx } from "../../lib/context";
+import { normalizePhone } from "../../lib/phone";
+import type { Statement } from "../../lib/write";
+import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
+import { administrativeUsers } from "../administrative-user/schema";
+import { auditLog } from "../audit-log/schema";
+import { teachers } from "../teacher/schema";
+import { bulkProcesses } from "./schema";
+import type { RowError } from "./service";
+
+/** The rows of one statement set: both bounds keep each statement far under D1's 100 KB. */
+export const BATCH_ROWS = 500;
+export const BATCH_JSON_BYTES = 80_000;
+
+type Field = "phone" | "firstName" | "lastName" | "email" | "language" | "subjects" | "employeeNumber" | "position";
+
+interface Column {
+  field: Field;
+  /** The template's header. */
+  header: string;
+  /** Normalised header names accepted (see `norm`). */
+  names: string[];
+  required?: boolean;
+}
+
+const norm = (s: string) =>
+  s
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
+
+const PERSON: Column[] = [
+  {
+    field: "phone",
+    header: "Phone",
+    names: ["phone", "phonenumber", "mobile", "telefono", "celular", "movil"],
+    required: true,
+  },
+  { field: "firstName", header: "First name", names: ["firstname", "name", "nombre", "nombres"], required: true },
+  { field: "lastName", header: "Last name", names: ["lastname", "surname", "apellido", "apellidos"], required: true },
+  { field: "email", header: "Email", names: ["email", "mail", "correo", "correoelectronico"] },
+  { field: "language", header: "Language", names: ["language", "idioma"] },
+];
+const EMPLOYEE: Column = {
+  field: "employeeNumber",
+  header: "Employee number",
+  names: ["employeenumber", "employeeno", "numerodeempleado", "numeroempleado", "noempleado"],
+};
+
+const text = (max: number) => z.string().trim().max(max);
+const optional = (max: number) =>
+  text(max)
+    .optional()
+    .transform((v) => (v === "" ? undefined : v));
+
+const LANGUAGES: Record<string, "es" | "en"> = {
+  es: "es",
+  espanol: "es",
+  spanish: "es",
+  en: "en",
+  english: "en",
+  ingles: "en",
+};
+
+const personFields = {
+  phone: z.string().transform((value, ctx) => {
+    const phone = normalizePhone(value);
+    if (phone === null) {
+      ctx.addIssue({ code: "custom", message: "Not a phone number with its country code (like +52 55 1234 5678)" });
+      return z.NEVER;
+    }
+    return phone;
+  }),
+  firstName: text(100).min(1, "Required"),
+  lastName: text(100).min(1, "Required"),
+  email: optional(254).pipe(z.email("Not an email address").optional()),
+  language: optional(20).transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const language = LANGUAGES[norm(v)];
+    if (!language) {
+      ctx.addIssue({ code: "custom", message: "Expected es or en" });
+      return z.NEVER;
+    }
+    return language;
+  }),
+  employeeNumber: optional(40),
+};
+
+export interface PeopleImport {
+  role: "teacher" | "staff";
+  /** The profile table and its audit entity. */
+  table: "teacher" | "administrative_user";
+  entity: string;
+  columns: Column[];
+  schema: z.ZodType<{ phone: string; profile?: string; employeeNumber?: string } & Record<string, unknown>>;
+  /** The profile column (besides employee_number) the import sets, and its field. */
+  profileColumn: "subjects" | "position";
+  example: Cell[];
+}
+
+export const IMPORTS = {
+  teachers: {
+    role: "teacher",
+    table: "teacher",
+    entity: "teacher",
+    columns: [
+      ...PERSON,
+      { field: "subjects", header: "Subjects", names: ["subjects", "subject", "materias", "asignaturas"] },
+      EMPLOYEE,
+    ],
+    schema: z.object({
+      ...personFields,
+      subjects: optional(2000).transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const list = [...new Set(v.split(/[,;]/).map((s) => s.trim()))].filter(Boolean);
+        if (list.length > 30 || list.some((s) => s.length > 60)) {
+          ctx.addIssue({ code: "custom", message: "At most 30 subjects of at most 60 characters, comma-separated" });
+          return z.NEVER;
+        }
+        return JSON.stringify(list);
+      }),
+    }),
+    profileColumn: "subjects",
+    example: ["+52 55 1234 5678", "Ana", "García", "ana.garcia@example.com", "es", "Math, Biology", "T-001"],
+  },
+  "administrative-staff": {
+    role: "staff",
+    table: "administrative_user",
+    entity: "administrative-user",
+    columns: [
+      ...PERSON,
+      { field: "position", header: "Position", names: ["position", "jobtitle", "title", "puesto", "cargo"] },
+      EMPLOYEE,
+    ],
+    schema: z.object({ ...personFields, position: optional(100) }),
+    profileColumn: "position",
+    example: ["+52 55 8765 4321", "Luis", "Pérez", "luis.perez@example.com", "es", "Registrar", "A-001"],
+  },
+} satisfies Record<string, Omit<PeopleImport, "schema"> & { schema: z.ZodType }>;
+
+export type ImportEntity = keyof typeof IMPORTS;
+export const IMPORT_ENTITIES = Object.keys(IMPORTS) as ImportEntity[];
+
+export interface ImportResult {
+  errors: RowError[];
+  /** A file-level error (unreadable file, missing column): the process fails. */
+  fatal: boolean;
+  totalRows: number;
+  processedRows: number;
+}
+
+/** A cell as the text a column is checked as: numbers (a phone typed as a number) without exponent. */
+function cellText(cell: Cell): string | undefined {
+  if (cell === null || cell === undefined) return undefined;
+  if (typeof cell === "number") return Number.isInteger(cell) ? BigInt(cell).toString() : String(cell);
+  if (typeof cell === "boolean") return cell ? "TRUE" : "FALSE";
+  return cell;
+}
+
+/** A valid row, ready to write: [phone, firstName, lastName, email, language, profile, employeeNumber]. */
+type Ready = { row: number; values: [string, string, string, string | null, string, string | null, string | null] };
+
+/** Imports the spreadsheet `bytes` as `entity` for the process in `ctx` (an import context). */
+export async function importPeople(
+  ctx: Ctx,
+  processId: number,
+  entity: ImportEntity,
+  bytes: Uint8Array,
+): Promise<ImportResult> {
+  const spec = IMPORTS[entity];
+  const result: ImportResult = { errors: [], fatal: false, totalRows: 0, processedRows: 0 };
+  let rows: Generator<SheetRow>;
+  let header: SheetRow | undefined;
+  try {
+    rows = xlsxRows(bytes);
+    header = rows.next().value ?? undefined;
+  } catch (err) {
+    if (!(err instanceof XlsxError)) throw err;
+    return { ...result, fatal: true, errors: [{ row: 0, message: err.message }] };
+  }
+  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: "The sheet is empty: no header row" }] };
+
+  // Which file column holds each field, and the header it has there.
+  const at = new Map<Field, { index: number; label: string }>();
+  header.cells.forEach((cell, index) => {
+    const label = cellText(cell)?.trim() ?? "";
+    const column = spec.columns.find((c) => c.names.includes(norm(label)));
+    if (column && !at.has(column.field)) at.set(column.field, { index, label });
+  });
+  const missing = spec.columns.filter((c) => c.required && !at.has(c.field));
+  if (missing.length > 0) {
+    return {
+      ...result,
+      fatal: true,
+      errors: missing.map((c) => ({ row: header.row, column: c.header, message: `Missing column ${c.header}` })),
+    };
+  }
+  const labelOf = (field: unknown) => at.get(field as Field)?.label ?? String(field);
+
+  const encoder = new TextEncoder();
+  const phones = new Set<string>();
+  const numbers = new Set<string>();
+  let batch: Ready[] = [];
+  let batchBytes = 0;
+  const addError = (e: RowError) => {
+    result.errors.push(e);
+  };
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const written = await writeBatch(ctx, processId, spec, batch, (e) =>
+      addError({ ...e, column: e.column && labelOf(e.column) }),
+    );
+    result.processedRows += written;
+    batch = [];
+    batchBytes = 0;
+  };
+
+  try {
+    for (const { row, cells } of rows) {
+      result.totalRows++;
+      const input: Record<string, string | undefined> = {};
+      // A required cell left empty reads as "" so that its error says "Required".
+      for (const column of spec.columns) {
+        const found = at.get(column.field);
+        input[column.field] = (found && cellText(cells[found.index])) ?? (column.required ? "" : undefined);
+      }
+      const parsed = spec.schema.safeParse(input);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          addError({ row, column: labelOf(issue.path[0]), message: issue.message });
+        }
+        continue;
+      }
+      const v = parsed.data as Record<string, string | undefined> & { phone: string };
+      if (phones.has(v.phone)) {
+        addError({ row, column: labelOf("phone"), message: `${v.phone} is already in an earlier row of the file` });
+        continue;
+      }
+      phones.add(v.phone);
+      if (v.employeeNumber !== undefined) {
+        if (numbers.has(v.employeeNumber)) {
+          addError({
+            row,
+            column: labelOf("employeeNumber"),
+            message: `Employee number ${v.employeeNumber} is already in an earlier row of the file`,
+          });
+          continue;
+        }
+        numbers.add(v.employeeNumber);
+      }
+      const ready: Ready = {
+        row,
+        values: [
+          v.phone,
+          v.firstName ?? "",
+          v.lastName ?? "",
+          v.email ?? null,
+          v.language ?? "es",
+          v[spec.profileColumn] ?? null,
+          v.employeeNumber ?? null,
+        ],
+      };
+      const size = encoder.encode(JSON.stringify(ready.values)).length + 1;
+      if (batch.length >= BATCH_ROWS || batchBytes + size > BATCH_JSON_BYTES) await flush();
+      batch.push(ready);
+      batchBytes += size;
+    }
+    await flush();
+  } catch (err) {
+    if (!(err instanceof XlsxError)) throw err;
+    result.fatal = true;
+    addError({ row: 0, message: err.message });
+  }
+  result.errors.sort((a, b) => a.row - b.row);
+  return result;
+}
+
+/** Writes one batch of valid rows; returns how many were written, reports the refused ones. */
+async function writeBatch(
+  ctx: Ctx,
+  processId: number,
+  spec: PeopleImport,
+  batch: Ready[],
+  addError: (e: RowError) => void,
+): Promise<number> {
+  const { db, clock } = ctx.deps;
+  const school = ctx.schoolId ?? 0;
+  const roleId = BUILTIN_ROLES[spec.role].id;
+  const now = clock.now().toISOString();
+  const table = sql.identifier(spec.table);
+
+  // One read: who is known (deleted accounts cannot be given a role), who holds the role here,
+  // and who else in the school has one of the employee numbers.
+  const phonesJson = JSON.stringify(batch.map((r) => r.values[0]));
+  const numbersJson = JSON.stringify(batch.flatMap((r) => (r.values[6] === null ? [] : [r.values[6]])));
+  // One statement, so one round trip: both answers as JSON arrays.
+  const answer = await db.get<{ known: string; taken: string }>(sql`
+    SELECT
+      (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
+          SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId})))
+        FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS known,
+      (SELECT json_group_array(json_array(p.employee_number, u.phone))
+        FROM json_each(${numbersJson}) j CROSS JOIN ${table} p ON p.school_id = ${school} AND p.employee_number = j.value
+        JOIN user u ON u.id = p.user_id) AS taken`);
+  const known = (JSON.parse(answer?.known ?? "[]") as [string, number, number][]).map(([phone, deleted, hasRole]) => ({
+    phone,
+    deleted,
+    hasRole,
+  }));
+  const taken = (JSON.parse(answer?.taken ?? "[]") as [string, string][]).map(([number, phone]) => ({ number, phone }));
+  const knownBy = new Map(known.map((k) => [k.phone, k]));
+  const takenBy = new Map(taken.map((k) => [k.number, k.phone]));
+  const ok: Ready[] = [];
+  for (const r of batch) {
+    const [phone, , , , , , number] = r.values;
+    if (knownBy.get(phone)?.deleted) {
+      addError({ row: r.row, column: "phone", message: `${phone} belongs to a deleted account` });
+    } else if (number !== null && takenBy.has(number) && takenBy.get(number) !== phone) {
+      addError({
+        row: r.row,
+        column: "employeeNumber",
+        message: `Employee number ${number} belongs to another person in the school`,
+      });
+    } else ok.push(r);
+  }
+  if (ok.length === 0) return 0;
+
+  const fresh = JSON.stringify(ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values));
+  const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
+  const all = JSON.stringify(ok.map((r) => r.values));
+  // Drizzle's INSERT ... SELECT names every column of the table in declaration order (id first).
+  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
+  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const profile = sql.identifier(spec.profileColumn);
+  const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
+  // A profile row differs from its file row where a sent value is not the stored one; an employee
+  // number someone else took since the read is left alone (the unique index would abort the batch).
+  const differs = (p: SQL) => sql`(
+      (j.value->>5 IS NOT NULL AND ${p}.${profile} IS NOT j.value->>5)
+      OR (j.value->>6 IS NOT NULL AND ${p}.employee_number IS NOT j.value->>6))
+    AND (j.value->>6 IS NULL OR NOT EXISTS (
+      SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
+
+  const statements: [Statement, ...Statement[]] = [
+    db
+      .insert(users)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', 0, NULL
+          FROM json_each(${fresh}) j WHERE true`,
+      )
+      .onConflictDoNothing({ target: users.phone }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'user', u.id, 'create', json_object(
+        ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
+        ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
+      FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
+    db
+      .insert(roleUsers)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing(),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'role-user', ru.id, 'create',
+        json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
+      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
+      CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
+      WHERE ru.created_at = ${now}`),
+    // One audit row per profile that changes, written before the change (it reads the old values).
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, ${spec.entity}, p.id, 'update', (
+        SELECT json_group_object(column1, json(column2)) FROM (VALUES
+          (${spec.profileColumn}, CASE WHEN j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5
+            THEN json_object('old', p.${profile}, 'new', j.value->>5) END),
+          ('employeeNumber', CASE WHEN j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6
+            THEN json_object('old', p.employee_number, 'new', j.value->>6) END))
+        WHERE column2 IS NOT NULL), NULL
+      FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
+      CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
+      WHERE ${differs(sql.raw("p"))}`),
+    // The change itself, driven by the file's rows (json_each first, then the unique indexes): an
+    // upsert on (school_id, user_id) whose rows always exist (the role's trigger made them), so
+    // it only ever takes its DO UPDATE branch.
+    db
+      .insert(profiles)
+      .select(
+        sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
+            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number)
+          FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
+          CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
+          WHERE ${differs(sql.raw("p"))}`,
+      )
+      .onConflictDoUpdate({
+        target: [profiles.schoolId, profiles.userId],
+        set: {
+          [spec.profileColumn]: sql`excluded.${profile}`,
+          employeeNumber: sql`excluded.employee_number`,
+          updatedAt: now,
+        },
+      }),
+    db
+      .update(bulkProcesses)
+      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
+      .where(
+        and(
+          eq(bulkProcesses.id, processId),
+          eq(bulkProcesses.schoolId, school),
+          eq(bulkProcesses.status, "processing"),
+        ),
+      ),
+  ];
+  await db.batch(statements);
+  return ok.length;
+}
