@@ -25,10 +25,13 @@ export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Budgets, checked by test/node/bundle.test.ts (docs/performance.md says where they come from). */
 export const BUDGETS = {
-  /** The default (D1) Worker: 160 KiB until the people issue added the phone library (+30.7 KiB) and fflate. */
-  gzipBytes: 200 * 1024,
+  /**
+   * The default (D1) Worker, moved on purpose with each issue (docs/performance.md): 160 KiB until
+   * the people issue (phone library, Excel, five modules), 260 KiB since.
+   */
+  gzipBytes: 260 * 1024,
   /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
-  ceilingGzipBytes: 250 * 1024,
+  ceilingGzipBytes: 400 * 1024,
   /** Module evaluation plus the first request, in a fresh isolate. */
   startupMs: 50,
 };
