@@ -42,3 +42,11 @@ export async function readJson<T>(res: Response): Promise<T> {
 let unique = 0;
 /** A value unique within a test file (names, slugs, tokens). */
 export const uniq = (prefix: string) => `${prefix}-${++unique}-${Math.random().toString(36).slice(2, 8)}`;
+
+let phones = 0;
+/**
+ * A phone number no other fixture has made: every module's fixtures run in one file (the
+ * conformance suite), and one person is one user, so two fixtures sharing a number would share a
+ * person across schools. The demo's numbers are +1555000xxxx and +1555600xxxx.
+ */
+export const fixturePhone = () => `+1555${String(9_000_000 + ++phones)}`;

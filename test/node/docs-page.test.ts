@@ -162,10 +162,14 @@ describe.skipIf(!hasChromium)(
       const page = await context.newPage();
       const errors: string[] = [];
       page.on("pageerror", (err) => errors.push(err.message));
+      page.on("console", (m) => { if (m.type() === "error") console.info("CONSOLE", m.text().slice(0, 600)); });
 
       await page.goto(`${base}/api/docs`);
       await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
-      expect(await page.locator(".opblock").count()).toBe(operations);
+      await new Promise((r) => setTimeout(r, 5000));
+      console.info("DEBUG", (await page.locator("#swagger-ui").innerText()).slice(0, 3000));
+      // Swagger UI renders the operations tag by tag: wait for all of them, not the first.
+      await expect.poll(() => page.locator(".opblock").count(), { timeout: 30_000 }).toBe(operations);
 
       await page.locator(".auth-wrapper button.authorize").click();
       const dialog = page.locator(".modal-ux");

@@ -1,5 +1,4 @@
-import { createVia, type Fixtures } from "../../../test/fixture-kit";
-import { fixturePhone } from "../parent/fixture";
+import { createVia, type Fixtures, fixturePhone } from "../../../test/fixture-kit";
 
 export const fixtures: Fixtures = {
   "/api/v1/delegate": {

@@ -1,8 +1,4 @@
-import { createVia, type Fixtures } from "../../../test/fixture-kit";
-
-let next = 0;
-/** A number no one else has in the conformance suite (the demo numbers are +1555000xxxx and +15556xxxxxx). */
-export const fixturePhone = () => `+1555${5_100_000 + ++next}`;
+import { createVia, type Fixtures, fixturePhone } from "../../../test/fixture-kit";
 
 export const fixtures: Fixtures = {
   "/api/v1/parent": {

@@ -1,13 +1,9 @@
-import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
+import { createVia, type Fixtures, fixturePhone, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
-
-let next = 0;
-/** A number no other fixture uses (the demo numbers are +1555000xxxx). */
-const phone = () => `+1555${3_000_000 + ++next}`;
 
 /** A new person of `school` (invited as a school administrator) and their user id. */
 async function person(t: TestApp, school: number) {
-  const id = await createVia(t, "/api/v1/school-administrator", school, { phone: phone(), firstName: "Rolf" });
+  const id = await createVia(t, "/api/v1/school-administrator", school, { phone: fixturePhone(), firstName: "Rolf" });
   const res = await t.request(`/api/v1/school-administrator/${id}`, { token: await t.token(1, {}, true), school });
   return ((await res.json()) as { userId: number }).userId;
 }

@@ -1,11 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { createVia, type Fixtures, type Made } from "../../../test/fixture-kit";
+import { createVia, type Fixtures, fixturePhone, type Made } from "../../../test/fixture-kit";
 import { roleUsers, users } from "../../db/core";
 import { schoolUsers } from "./schema";
-
-let next = 0;
-/** A number no one has in this test file (the demo numbers are +1555000xxxx). */
-const phone = () => `+1555${3_000_000 + ++next}`;
 
 /** A member made straight in the database: a call whose audit rows are counted writes none for it. */
 type T = Parameters<Made<number>>[0];
@@ -13,7 +9,7 @@ const quietMember = async (t: T, school: number) => {
   const at = t.clock.now().toISOString();
   const [user] = await t.db
     .insert(users)
-    .values({ phone: phone(), firstName: "Quiet", status: "invited", createdAt: at, updatedAt: at })
+    .values({ phone: fixturePhone(), firstName: "Quiet", status: "invited", createdAt: at, updatedAt: at })
     .returning({ id: users.id });
   const id = user?.id ?? 0;
   await t.db.insert(schoolUsers).values({ schoolId: school, userId: id, createdAt: at, updatedAt: at });
@@ -22,12 +18,12 @@ const quietMember = async (t: T, school: number) => {
 
 export const fixtures: Fixtures = {
   "/api/v1/user": {
-    create: (t, school) => createVia(t, "/api/v1/user", school, { phone: phone(), firstName: "Ada" }),
+    create: (t, school) => createVia(t, "/api/v1/user", school, { phone: fixturePhone(), firstName: "Ada" }),
     bodies: {
       updateUser: { lastName: "Renamed by the conformance suite" },
       deleteUsers: async (t: T, school: number) => ({ ids: [await quietMember(t, school)] }),
       assignPendingUsersToParents: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
-      inviteToSchool: () => Promise.resolve({ phones: [phone()] }),
+      inviteToSchool: () => Promise.resolve({ phones: [fixturePhone()] }),
       inviteUsers: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
       // Everyone else of the school was just texted (cooldown): the call texts the new member only.
       inviteInactiveUsers: async (t: T, school: number) => {
