@@ -16,7 +16,6 @@ export const fixtures: Fixtures = {
     bodies: {
       updateStudent: { level: "middle" },
       addStudentGuardian: async (t: TestApp, school: number) => ({ parentId: await parent(t, school) }),
-      deleteStudents: async (t: TestApp, school: number) => ({ ids: [await student(t, school)] }),
     },
   },
   "/api/v1/student-guardian": {

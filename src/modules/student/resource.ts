@@ -325,15 +325,17 @@ const Detail = Record.extend({
   // and a key of this record), keeping the detail one D1 round trip.
 }).openapi("StudentDetail");
 
+// The sub-selects name their tables explicitly (drizzle prints a lone table's columns unqualified,
+// which inside a correlated sub-select would bind to the inner table).
 const detailFields = {
   ...Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, sql`${f}`.mapWith(f).as(k)])),
-  family: sql<string | null>`(SELECT json_object('id', ${families.id}, 'familyNumber', ${families.familyNumber}, 'name', ${families.name}) FROM ${families} WHERE ${families.id} = ${students.familyId})`.as(
+  family: sql<string | null>`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`.as(
     "family",
   ),
-  guardians: sql<string>`(SELECT json_group_array(json_object('id', ${guardians.id}, 'parentId', ${guardians.parentId}, 'userId', ${parents.userId}, 'firstName', ${users.firstName}, 'lastName', ${users.lastName}, 'relationship', ${guardians.relationship}, 'canPickUp', ${guardians.canPickUp}, 'canRequestChanges', ${guardians.canRequestChanges}, 'receivesNotifications', ${guardians.receivesNotifications}, 'restricted', ${guardians.restricted}, 'reason', ${guardians.restrictionReason}, 'documentId', ${guardians.restrictionDocumentId}, 'from', ${guardians.restrictionFrom}, 'until', ${guardians.restrictionUntil})) FROM ${guardians} INNER JOIN ${parents} ON ${parents.id} = ${guardians.parentId} INNER JOIN ${users} ON ${users.id} = ${parents.userId} WHERE ${guardians.studentId} = ${students.id})`.as(
+  guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
     "guardians",
   ),
-  groups: sql<string>`(SELECT json_group_array(json_object('id', ${groups.id}, 'name', ${groups.name}, 'level', ${groups.level}, 'schoolYear', ${groups.schoolYear})) FROM ${groupStudents} INNER JOIN ${groups} ON ${groups.id} = ${groupStudents.groupId} WHERE ${groupStudents.studentId} = ${students.id})`.as(
+  groups: sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`.as(
     "groups",
   ),
 };
