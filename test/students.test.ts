@@ -4,12 +4,12 @@ import { strFromU8, unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ctxOf } from "../src/lib/context";
 import { delegates } from "../src/modules/delegate/schema";
+import { documents } from "../src/modules/document/schema";
 import { families } from "../src/modules/family/schema";
-import { groupStudents, groupTeachers, groups } from "../src/modules/group/schema";
+import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
 import { students } from "../src/modules/student/schema";
 import { teachers } from "../src/modules/teacher/schema";
-import { documents } from "../src/modules/document/schema";
 import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -58,7 +58,12 @@ describe("students", () => {
     const s = await create(t, { firstName: "Ana", lastName: "Ruiz", level: "elementary", idNumber, familyId: 1 });
     const token = await admin(t);
     expect((await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH })).status).toBe(200);
-    const put = await t.request(`/api/v1/student/${s.id}`, { method: "PUT", token, school: NORTH, body: { level: "middle" } });
+    const put = await t.request(`/api/v1/student/${s.id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { level: "middle" },
+    });
     expect(put.status).toBe(204);
     const dup = await t.request("/api/v1/student", {
       method: "POST",
@@ -72,7 +77,9 @@ describe("students", () => {
     expect((await t.request(`/api/v1/student/${s.id}`, { method: "DELETE", token, school: NORTH })).status).toBe(404);
     const [row] = await t.db.select().from(students).where(eq(students.id, s.id));
     expect(row?.deletedAt).not.toBeNull();
-    const page = (await (await t.request(`/api/v1/student?family=1&pageSize=100`, { token, school: NORTH })).json()) as {
+    const page = (await (
+      await t.request(`/api/v1/student?family=1&pageSize=100`, { token, school: NORTH })
+    ).json()) as {
       data: { id: number }[];
     };
     expect(page.data.map((r) => r.id)).not.toContain(s.id);
@@ -93,7 +100,11 @@ describe("students", () => {
     });
     expect(res.status).toBe(404);
     expect((await problem(res)).detail).toMatch(/Family/);
-    for (const body of [{ firstName: "A" }, { firstName: "A", lastName: "B", birthDate: "2020-13-01" }, { firstName: "A", lastName: "B", level: "college" }]) {
+    for (const body of [
+      { firstName: "A" },
+      { firstName: "A", lastName: "B", birthDate: "2020-13-01" },
+      { firstName: "A", lastName: "B", level: "college" },
+    ]) {
       expect((await t.request("/api/v1/student", { method: "POST", token, school: NORTH, body })).status).toBe(400);
     }
     expect((await t.request("/api/v1/student?sort=firstName", { token, school: NORTH })).status).toBe(400);
@@ -117,7 +128,12 @@ describe("students", () => {
     expect((await t.request(`/api/v1/student/${a.id}`, { token, school: NORTH })).status).toBe(200);
     // Two requests race: one deletes, the other finds a deleted id and deletes nothing.
     const [r1, r2] = await Promise.all([
-      t.request("/api/v1/student/delete-multiple", { method: "POST", token, school: NORTH, body: { ids: [a.id, b.id] } }),
+      t.request("/api/v1/student/delete-multiple", {
+        method: "POST",
+        token,
+        school: NORTH,
+        body: { ids: [a.id, b.id] },
+      }),
       t.request("/api/v1/student/delete-multiple", { method: "POST", token, school: NORTH, body: { ids: [b.id] } }),
     ]);
     expect([r1.status, r2.status].sort()).toEqual([200, 404]);
@@ -132,9 +148,18 @@ describe("students", () => {
     expect((await link(t, s.id, p.id, { canPickUp: false })).status).toBe(201);
     const [g] = await t.db
       .insert(groups)
-      .values({ schoolId: NORTH, name: u("G"), level: "elementary", schoolYear: "2026-2027", createdAt: AT, updatedAt: AT })
+      .values({
+        schoolId: NORTH,
+        name: u("G"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: AT,
+        updatedAt: AT,
+      })
       .returning();
-    await t.db.insert(groupStudents).values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: s.id, createdAt: AT, updatedAt: AT });
+    await t.db
+      .insert(groupStudents)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: s.id, createdAt: AT, updatedAt: AT });
     const token = await admin(t);
     const { res, calls } = await measure(() => t.request(`/api/v1/student/${s.id}/detail`, { token, school: NORTH }));
     expect(res.status).toBe(200);
@@ -166,7 +191,9 @@ describe("guardians", () => {
     expect((await link(t, s.id, southParent.id)).status).toBe(404);
     const token = await admin(t);
     const path = `/api/v1/student-guardian/${g.id}`;
-    expect((await t.request(path, { method: "PUT", token, school: NORTH, body: { canPickUp: false } })).status).toBe(204);
+    expect((await t.request(path, { method: "PUT", token, school: NORTH, body: { canPickUp: false } })).status).toBe(
+      204,
+    );
     const reversed = await t.request(`${path}/restriction`, {
       method: "PATCH",
       token,
@@ -176,7 +203,13 @@ describe("guardians", () => {
     expect(reversed.status).toBe(400);
     const [doc] = await t.db
       .insert(documents)
-      .values({ schoolId: SOUTH, name: "x.pdf", slug: `2/documents/${u("x")}.pdf`, entity: "documents", contentType: "application/pdf" } as never)
+      .values({
+        schoolId: SOUTH,
+        name: "x.pdf",
+        slug: `2/documents/${u("x")}.pdf`,
+        entity: "documents",
+        contentType: "application/pdf",
+      } as never)
       .returning();
     const foreign = await t.request(`${path}/restriction`, {
       method: "PATCH",
@@ -200,7 +233,12 @@ describe("guardians", () => {
     });
     expect(set.status).toBe(200);
     expect(await set.json()).toMatchObject({ restricted: true, restrictionUntil: "2026-12-31" });
-    const cleared = await t.request(`${path}/restriction`, { method: "PATCH", token, school: NORTH, body: { restricted: false } });
+    const cleared = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token,
+      school: NORTH,
+      body: { restricted: false },
+    });
     expect(await cleared.json()).toMatchObject({ restricted: false, restrictionReason: null });
     expect((await t.request(path, { method: "DELETE", token, school: NORTH })).status).toBe(204);
   });
@@ -217,13 +255,19 @@ describe("mayPickUp", () => {
   it("gives each reason, with inclusive restriction dates", () => {
     expect(pickUpDecision(undefined, "2026-12-01")).toEqual({ allowed: false, reason: "not a guardian" });
     expect(pickUpDecision(linkOf(), "2026-12-01")).toEqual({ allowed: true });
-    expect(pickUpDecision(linkOf({ canPickUp: false }), "2026-12-01")).toEqual({ allowed: false, reason: "may not pick up" });
+    expect(pickUpDecision(linkOf({ canPickUp: false }), "2026-12-01")).toEqual({
+      allowed: false,
+      reason: "may not pick up",
+    });
     const r = linkOf({ restricted: true, restrictionFrom: "2026-12-01", restrictionUntil: "2026-12-31" });
     expect(pickUpDecision(r, "2026-11-30")).toEqual({ allowed: true });
     expect(pickUpDecision(r, "2026-12-01")).toEqual({ allowed: false, reason: "restricted until 2026-12-31" });
     expect(pickUpDecision(r, "2026-12-31")).toEqual({ allowed: false, reason: "restricted until 2026-12-31" });
     expect(pickUpDecision(r, "2027-01-01")).toEqual({ allowed: true });
-    expect(pickUpDecision(linkOf({ restricted: true }), "2030-01-01")).toEqual({ allowed: false, reason: "restricted" });
+    expect(pickUpDecision(linkOf({ restricted: true }), "2030-01-01")).toEqual({
+      allowed: false,
+      reason: "restricted",
+    });
   });
 
   it("reads the link by parent id or user id", async () => {
@@ -234,7 +278,9 @@ describe("mayPickUp", () => {
     await link(t, s.id, p.id);
     const ctx = { ...ctxOf({ var: { deps: t.deps } }), schoolId: NORTH };
     expect(await mayPickUp(ctx, { parentId: p.id, studentId: s.id, date: "2026-12-01" })).toEqual({ allowed: true });
-    expect(await mayPickUp(ctx, { guardianUserId: p.userId, studentId: s.id, date: "2026-12-01" })).toEqual({ allowed: true });
+    expect(await mayPickUp(ctx, { guardianUserId: p.userId, studentId: s.id, date: "2026-12-01" })).toEqual({
+      allowed: true,
+    });
     expect(await mayPickUp(ctx, { parentId: other.id, studentId: s.id, date: "2026-12-01" })).toEqual({
       allowed: false,
       reason: "not a guardian",
@@ -260,11 +306,22 @@ describe("visibility per role", () => {
     expect((await link(t, guarded, 1)).status).toBe(201); // parent profile 1 = user 4
     const [g] = await t.db
       .insert(groups)
-      .values({ schoolId: NORTH, name: u("G"), level: "elementary", schoolYear: "2026-2027", createdAt: AT, updatedAt: AT })
+      .values({
+        schoolId: NORTH,
+        name: u("G"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: AT,
+        updatedAt: AT,
+      })
       .returning();
     const [teacher] = await t.db.select().from(teachers).where(eq(teachers.userId, 3));
-    await t.db.insert(groupTeachers).values({ schoolId: NORTH, groupId: g?.id ?? 0, teacherId: teacher?.id ?? 0, createdAt: AT, updatedAt: AT });
-    await t.db.insert(groupStudents).values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: taught, createdAt: AT, updatedAt: AT });
+    await t.db
+      .insert(groupTeachers)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, teacherId: teacher?.id ?? 0, createdAt: AT, updatedAt: AT });
+    await t.db
+      .insert(groupStudents)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: taught, createdAt: AT, updatedAt: AT });
     // User 1020 delegates for the demo parent today (the clock: 2026-11-23).
     await t.db.insert(delegates).values({
       schoolId: NORTH,
@@ -285,7 +342,9 @@ describe("visibility per role", () => {
   const exported = async (token: string) => {
     const res = await t.request("/api/v1/student/export", { token, school: NORTH });
     expect(res.status).toBe(200);
-    return strFromU8(unzipSync(new Uint8Array(await res.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array());
+    return strFromU8(
+      unzipSync(new Uint8Array(await res.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array(),
+    );
   };
   const sees = async (token: string, id: number) =>
     (await t.request(`/api/v1/student/${id}`, { token, school: NORTH })).status === 200 &&
@@ -308,7 +367,9 @@ describe("visibility per role", () => {
         const expected = visible.includes(name as never);
         expect(listed.includes(id), `${role} lists ${name}`).toBe(expected);
         expect(await sees(tk, id), `${role} gets ${name}`).toBe(expected);
-        expect(sheet.includes(`<c r="A`) && new RegExp(`<v>${id}</v>`).test(sheet), `${role} exports ${name}`).toBe(expected);
+        expect(sheet.includes(`<c r="A`) && new RegExp(`<v>${id}</v>`).test(sheet), `${role} exports ${name}`).toBe(
+          expected,
+        );
       }
     });
   }
@@ -322,7 +383,9 @@ describe("visibility per role", () => {
     const sheet = await exported(await admin(t));
     expect(sheet).toContain("First name");
     const filtered = await t.request("/api/v1/student/export?family=1", { token: await admin(t), school: NORTH });
-    const xml = strFromU8(unzipSync(new Uint8Array(await filtered.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array());
+    const xml = strFromU8(
+      unzipSync(new Uint8Array(await filtered.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array(),
+    );
     expect(xml).toContain(`<v>${mine}</v>`);
     expect(xml).not.toContain(`<v>${stranger}</v>`);
   });

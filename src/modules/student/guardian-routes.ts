@@ -152,9 +152,7 @@ const RestrictionBody = z
   .strictObject({
     restricted: z.boolean().openapi({ description: "true sets the restriction; false clears it (send nothing else)" }),
     reason: text({ max: 500 }).optional().openapi({ example: "Court order 2026/118" }),
-    documentId: recordId()
-      .optional()
-      .openapi({ description: "A document of this school backing it (404 otherwise)" }),
+    documentId: recordId().optional().openapi({ description: "A document of this school backing it (404 otherwise)" }),
     from: Day.optional().openapi({ description: "First day it holds (inclusive); none: from now on" }),
     until: Day.optional().openapi({ description: "Last day it holds (inclusive); none: until cleared" }),
   })

@@ -6,7 +6,12 @@ import { definePermissions, STAFF } from "../../lib/access";
  * A restriction on a guardian (a court order: "may not pick up") is set by school admins only.
  */
 export const permissions = definePermissions({
-  read: { id: 65, name: "student.read", description: "List, read and export all of the school's students", grants: STAFF },
+  read: {
+    id: 65,
+    name: "student.read",
+    description: "List, read and export all of the school's students",
+    grants: STAFF,
+  },
   write: {
     id: 66,
     name: "student.write",

@@ -6,7 +6,6 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
-import { users } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { recordId } from "../../lib/params";
@@ -17,11 +16,10 @@ import { text } from "../../lib/text";
 import { commit, type Statement } from "../../lib/write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { families } from "../family/schema";
-import { groupStudents, groups } from "../group/schema";
-import { parents } from "../parent/schema";
+import { groupStudents } from "../group/schema";
 import { LEVELS } from "../school/levels";
 import { permissions } from "./permissions";
-import { guardians, students } from "./schema";
+import { students } from "./schema";
 import { readerCtx, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;
@@ -329,18 +327,25 @@ const Detail = Record.extend({
 // which inside a correlated sub-select would bind to the inner table).
 const detailFields = {
   ...Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, sql`${f}`.mapWith(f).as(k)])),
-  family: sql<string | null>`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`.as(
+  family: sql<
+    string | null
+  >`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`.as(
     "family",
   ),
-  guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
-    "guardians",
-  ),
-  groups: sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`.as(
-    "groups",
-  ),
+  guardians:
+    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
+      "guardians",
+    ),
+  groups:
+    sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`.as(
+      "groups",
+    ),
 };
 
-type GuardianJson = Omit<z.infer<typeof Guardian>, "restriction" | "canPickUp" | "canRequestChanges" | "receivesNotifications" | "restricted"> & {
+type GuardianJson = Omit<
+  z.infer<typeof Guardian>,
+  "restriction" | "canPickUp" | "canRequestChanges" | "receivesNotifications" | "restricted"
+> & {
   canPickUp: number;
   canRequestChanges: number;
   receivesNotifications: number;
@@ -494,4 +499,3 @@ export const exportStudents = operation(
 
 /** A student of this school the caller may write (404 otherwise), for the guardian routes. */
 export const findStudent = (ctx: Ctx, id: number) => resource.find(ctx, id);
-

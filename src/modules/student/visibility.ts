@@ -48,10 +48,7 @@ export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
   const ids = actorsOf(ctx);
   if (ids.length === 0 || ctx.userId === null) return sql`0`;
   const school = schoolOf(ctx);
-  return and(
-    present,
-    sql`(${guardedBy(ids)} OR ${inFamilyOf(school, ids)} OR ${taughtBy(school, ctx.userId)})`,
-  );
+  return and(present, sql`(${guardedBy(ids)} OR ${inFamilyOf(school, ids)} OR ${taughtBy(school, ctx.userId)})`);
 }
 
 /** Whether `studentId` is a student of this school (not deleted). */
