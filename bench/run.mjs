@@ -236,6 +236,49 @@ async function seedDocuments(db) {
   return rows.results;
 }
 
+const STUDENTS = 400;
+const STUDENT_GROUPS = 4;
+
+/**
+ * STUDENTS students in the north school spread over STUDENT_GROUPS groups (levels alternate), each
+ * with a guardian (the demo parent profile 1), in three statements: the detail reads real sub-selects.
+ */
+async function seedStudents(db) {
+  await db.batch([
+    db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO school_group (school_id, name, level, school_year)
+         SELECT 1, printf('Bench group %d', n.i), 'elementary', '2026-2027' FROM n`,
+      )
+      .bind(STUDENT_GROUPS),
+    db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO student (school_id, family_id, first_name, last_name, id_number, level)
+         SELECT 1, CASE WHEN n.i % 10 = 0 THEN 1 END, printf('Bench %d', n.i), printf('Student %05d', n.i),
+                printf('B-%05d', n.i), CASE WHEN n.i % 2 = 0 THEN 'elementary' ELSE 'middle' END FROM n`,
+      )
+      .bind(STUDENTS),
+    db.prepare(
+      `INSERT INTO group_student (school_id, group_id, student_id)
+       SELECT 1, g.id, s.id FROM student s
+       JOIN school_group g ON g.school_id = 1 AND g.name = printf('Bench group %d', 1 + s.id % ${STUDENT_GROUPS})
+       WHERE s.school_id = 1 AND s.id_number LIKE 'B-%'`,
+    ),
+    db.prepare(
+      `INSERT INTO guardian (school_id, student_id, parent_id)
+       SELECT 1, id, 1 FROM student WHERE school_id = 1 AND id_number LIKE 'B-%'`,
+    ),
+  ]);
+  const group = await db.prepare("SELECT id FROM school_group WHERE school_id = 1 AND name = 'Bench group 1'").first();
+  const student = await db
+    .prepare("SELECT id FROM student WHERE school_id = 1 AND id_number = ?")
+    .bind(`B-${String(STUDENTS / 2).padStart(5, "0")}`)
+    .first();
+  return { groupId: group.id, studentId: student.id };
+}
+
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 async function adminToken() {
   const { PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
@@ -251,7 +294,7 @@ async function adminToken() {
  * Each row: how to build one request (`n` makes writes unique), the Worker it runs on ("api" or
  * "floor"), whether it is left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, documentId, runId }) {
+function endpoints({ token, documentId, runId, students }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
   return [
     {
@@ -296,6 +339,22 @@ function endpoints({ token, documentId, runId }) {
         headers: { ...auth, "content-type": "application/json" },
         body: JSON.stringify({ name: `Renamed ${runId} ${n}` }),
       }),
+    },
+    {
+      key: "student-list",
+      label: "GET /api/v1/student?group=&level=elementary&pageSize=20 (of 400)",
+      worker: "api",
+      request: () => ({
+        method: "GET",
+        path: `/api/v1/student?group=${students.groupId}&level=elementary&page=1&pageSize=20`,
+        headers: auth,
+      }),
+    },
+    {
+      key: "student-get",
+      label: "GET /api/v1/student/{id}/detail",
+      worker: "api",
+      request: () => ({ method: "GET", path: `/api/v1/student/${students.studentId}/detail`, headers: auth }),
     },
     {
       key: "audit-log-list",
@@ -486,9 +545,10 @@ async function main() {
       .bind(NORTH, DOCUMENTS_PER_SCHOOL / 2)
       .first()
   ).id;
+  const students = await seedStudents(db);
   const token = await adminToken();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, documentId, runId });
+  const all = endpoints({ token, documentId, runId, students });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);

@@ -26,6 +26,7 @@ import school from "./school";
 import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
+import student from "./student";
 import teacher from "./teacher";
 import transportRules from "./transport-rules";
 import user from "./user";
@@ -45,6 +46,7 @@ export const MODULES: readonly Module[] = [
   administrativeUser,
   parent,
   delegate,
+  student,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

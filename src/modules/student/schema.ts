@@ -34,10 +34,11 @@ export const students = sqliteTable(
   },
   (t) => [
     index("student_school_idx").on(t.schoolId, t.lastName),
-    index("student_family_idx").on(t.familyId),
+    // Each filter's index ends with the list's order (created_at, then the rowid): no sort step.
+    index("student_family_idx").on(t.familyId, t.createdAt),
     index("student_created_idx").on(t.schoolId, t.createdAt),
-    index("student_level_idx").on(t.schoolId, t.level),
-    index("student_status_idx").on(t.schoolId, t.status),
+    index("student_level_idx").on(t.schoolId, t.level, t.createdAt),
+    index("student_status_idx").on(t.schoolId, t.status, t.createdAt),
     uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber),
   ],
 );

@@ -1,0 +1,101 @@
+/**
+ * Guardianship rules other modules read (exit permissions, the afternoon's pick-up list): whether a
+ * parent may pick a student up on a date. The decision is `pickUpDecision` (pure, over one guardian
+ * link); `mayPickUp` reads the link (one D1 call) and decides.
+ *
+ * A restriction is the school's (a court order): it holds from `restrictionFrom` to
+ * `restrictionUntil`, both inclusive, either open-ended when null.
+ */
+import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { parents } from "../parent/schema";
+import { guardians, students } from "./schema";
+
+export type PickUp =
+  | { allowed: true }
+  | {
+      allowed: false;
+      /** "not a student of this school", "not a guardian", "may not pick up", "restricted", "restricted until YYYY-MM-DD". */
+      reason: string;
+    };
+
+export interface GuardianLink {
+  canPickUp: boolean;
+  restricted: boolean;
+  restrictionFrom: string | null;
+  restrictionUntil: string | null;
+}
+
+/** Whether a restriction holds on `date` (YYYY-MM-DD; the bounds are inclusive). */
+export function restrictedOn(link: GuardianLink, date: string): boolean {
+  if (!link.restricted) return false;
+  if (link.restrictionFrom !== null && date < link.restrictionFrom) return false;
+  if (link.restrictionUntil !== null && date > link.restrictionUntil) return false;
+  return true;
+}
+
+/** The decision for one guardian link (or none) on `date`. */
+export function pickUpDecision(link: GuardianLink | undefined, date: string): PickUp {
+  if (!link) return { allowed: false, reason: "not a guardian" };
+  // The school's restriction first: it is the reason staff must see at the door.
+  if (restrictedOn(link, date)) {
+    return {
+      allowed: false,
+      reason: link.restrictionUntil ? `restricted until ${link.restrictionUntil}` : "restricted",
+    };
+  }
+  if (!link.canPickUp) return { allowed: false, reason: "may not pick up" };
+  return { allowed: true };
+}
+
+export type Who = { parentId: number } | { guardianUserId: number };
+
+/**
+ * May this parent (by parent profile id, or by user id) pick `studentId` up on `date` (the school's
+ * local date, `dateIn(timeZone, now)` for today)? One D1 call: the student (this school, not
+ * deleted) left-joined to the guardian link of that parent.
+ */
+export async function mayPickUp(ctx: Ctx, input: Who & { studentId: number; date: string }): Promise<PickUp> {
+  const who: SQL =
+    "parentId" in input ? eq(guardians.parentId, input.parentId) : eq(parents.userId, input.guardianUserId);
+  const [row] = await ctx.deps.db
+    .select({
+      studentId: students.id,
+      guardianId: guardians.id,
+      canPickUp: guardians.canPickUp,
+      restricted: guardians.restricted,
+      restrictionFrom: guardians.restrictionFrom,
+      restrictionUntil: guardians.restrictionUntil,
+    })
+    .from(students)
+    .leftJoin(
+      guardians,
+      and(
+        eq(guardians.studentId, students.id),
+        eq(guardians.schoolId, students.schoolId),
+        "parentId" in input
+          ? who
+          : // by user: the guardian whose parent profile (in this school) is that user's
+            eq(
+              guardians.parentId,
+              ctx.deps.db
+                .select({ id: parents.id })
+                .from(parents)
+                .where(and(eq(parents.schoolId, schoolOf(ctx)), who)),
+            ),
+      ),
+    )
+    .where(and(eq(students.id, input.studentId), eq(students.schoolId, schoolOf(ctx)), isNull(students.deletedAt)))
+    .limit(1);
+  if (!row) return { allowed: false, reason: "not a student of this school" };
+  if (row.guardianId === null) return pickUpDecision(undefined, input.date);
+  return pickUpDecision(
+    {
+      canPickUp: Boolean(row.canPickUp),
+      restricted: Boolean(row.restricted),
+      restrictionFrom: row.restrictionFrom,
+      restrictionUntil: row.restrictionUntil,
+    },
+    input.date,
+  );
+}

@@ -1,0 +1,501 @@
+/**
+ * Students: the school's children. The list (filters: group, level, family, status, name), the
+ * record, its detail (family, guardians, groups: one D1 round trip of JSON sub-selects), create,
+ * update, soft delete (one or many) and the Excel export. Who sees which students:
+ * ./visibility.ts. Guardians (the parent links): ./guardian-routes.ts.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { recordId } from "../../lib/params";
+import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, type Statement } from "../../lib/write";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
+import { families } from "../family/schema";
+import { groupStudents } from "../group/schema";
+import { LEVELS } from "../school/levels";
+import { permissions } from "./permissions";
+import { students } from "./schema";
+import { readerCtx, visibleTo } from "./visibility";
+
+const STATUSES = ["active", "inactive", "graduated"] as const;
+const Level = z.enum(LEVELS).openapi({ example: "elementary" });
+const Status = z.enum(STATUSES).openapi({ example: "active" });
+const Day = z.iso.date().openapi({ example: "2018-05-14", description: "YYYY-MM-DD" });
+
+const Record = RecordBase.extend({
+  firstName: z.string().openapi({ example: "Pablo" }),
+  lastName: z.string().openapi({ example: "Parent" }),
+  idNumber: z.string().nullable().openapi({ example: "S-0042", description: "The school's enrolment number" }),
+  level: Level.nullable(),
+  birthDate: Day.nullable(),
+  status: Status,
+  photo: z.string().nullable().openapi({ description: "Object key of the photo under {schoolId}/students/" }),
+  familyId: z.number().int().nullable().openapi({ example: 1 }),
+});
+
+const fields = {
+  id: students.id,
+  createdAt: students.createdAt,
+  updatedAt: students.updatedAt,
+  firstName: students.firstName,
+  lastName: students.lastName,
+  idNumber: students.idNumber,
+  level: students.level,
+  birthDate: students.birthDate,
+  status: students.status,
+  photo: students.photo,
+  familyId: students.familyId,
+};
+
+type Row = {
+  id: number;
+  createdAt: string;
+  updatedAt: string;
+  firstName: string;
+  lastName: string;
+  idNumber: string | null;
+  level: (typeof LEVELS)[number] | null;
+  birthDate: string | null;
+  status: (typeof STATUSES)[number];
+  photo: string | null;
+  familyId: number | null;
+};
+
+const toStudent = (row: Row) => ({
+  id: row.id,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+  firstName: row.firstName,
+  lastName: row.lastName,
+  idNumber: row.idNumber,
+  level: row.level,
+  birthDate: row.birthDate,
+  status: row.status,
+  photo: row.photo,
+  familyId: row.familyId,
+});
+
+export const studentResource = defineResource({
+  name: "student",
+  plural: "students",
+  label: "Student",
+  entity: "student",
+  path: "/api/v1/student",
+  tag: "People",
+  scope: "school",
+  table: students,
+  record: Record,
+  view: { fields },
+  toRecord: (row) => toStudent(row),
+  visibleTo,
+  conflictMessage: "Another student of this school has this id number",
+});
+const resource = studentResource;
+
+const Id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+export const filters = {
+  group: {
+    schema: Id.optional().openapi({ description: "A group id: its students" }),
+    where: (v: number) =>
+      sql`EXISTS (SELECT 1 FROM ${groupStudents} WHERE ${groupStudents.groupId} = ${v} AND ${groupStudents.studentId} = ${students.id})`,
+    example: "1",
+  } satisfies Filter<number>,
+  level: {
+    schema: Level.optional(),
+    where: (v: (typeof LEVELS)[number]) => eq(students.level, v),
+    example: "elementary",
+  } satisfies Filter<(typeof LEVELS)[number]>,
+  family: {
+    schema: Id.optional().openapi({ description: "A family id" }),
+    where: (v: number) => eq(students.familyId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  status: {
+    schema: Status.optional(),
+    where: (v: (typeof STATUSES)[number]) => eq(students.status, v),
+    example: "active",
+  } satisfies Filter<(typeof STATUSES)[number]>,
+  name: {
+    schema: searchTerm("Part of the first or last name"),
+    where: (term: string) => or(contains(students.firstName, term), contains(students.lastName, term)),
+    example: "Pablo",
+  } satisfies Filter<string>,
+};
+
+const READ_DESCRIPTION =
+  "Holders of student.read see the school's students; a parent (or their delegate today) the children they are " +
+  "a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed.";
+
+const list = resource.list({
+  access: "member",
+  filters,
+  sort: { lastName: students.lastName, createdAt: students.createdAt },
+  summary: "List the current school's students (paginated), with filters",
+  description: READ_DESCRIPTION,
+});
+export const listStudents = {
+  ...list,
+  handler: async (c: any): Promise<Response> =>
+    c.json(await list.run(await readerCtx(c), c.req.valid("query"), c.req.url), 200),
+};
+
+const get = resource.get({ access: "member", description: READ_DESCRIPTION });
+export const getStudent = {
+  ...get,
+  handler: async (c: any): Promise<Response> => c.json(await get.run(await readerCtx(c), c.req.valid("param").id), 200),
+};
+
+const FirstName = text({ max: 100 }).openapi({ example: "Pablo" });
+const LastName = text({ max: 100 }).openapi({ example: "Parent" });
+const IdNumber = text({ max: 50 }).openapi({ example: "S-0042", description: "Unique in the school (409 if taken)" });
+
+/** A family of this school, else 404 (another school's family does not exist here). */
+async function checkFamily(ctx: Ctx, familyId: number | null | undefined) {
+  if (familyId === null || familyId === undefined) return;
+  const [found] = await ctx.deps.db
+    .select({ id: families.id })
+    .from(families)
+    .where(and(eq(families.id, familyId), tenant(ctx, families)))
+    .limit(1);
+  if (!found) throw notFound("Family", familyId);
+}
+
+export const createStudent = resource.create({
+  access: permissions.write,
+  input: z.object({
+    firstName: FirstName,
+    lastName: LastName,
+    level: Level.optional(),
+    idNumber: IdNumber.optional(),
+    birthDate: Day.optional(),
+    familyId: recordId().optional().openapi({ description: "A family of this school (404 otherwise)" }),
+    status: Status.optional(),
+  }),
+  values: async (input, ctx) => {
+    await checkFamily(ctx, input.familyId);
+    return input;
+  },
+  description: "A student belongs to at most one family (familyId). 409 when the id number is taken in the school.",
+});
+
+export const updateStudent = resource.update({
+  access: permissions.write,
+  input: z.object({
+    firstName: FirstName.optional(),
+    lastName: LastName.optional(),
+    level: Level.nullable().optional(),
+    idNumber: IdNumber.nullable().optional(),
+    birthDate: Day.nullable().optional(),
+    familyId: recordId().nullable().optional().openapi({ description: "A family of this school, or null" }),
+    status: Status.optional(),
+  }),
+  values: async (input, ctx) => {
+    await checkFamily(ctx, input.familyId);
+    return input;
+  },
+});
+
+/** The soft delete of one student: `deleted_at` set (audited as a delete); records naming them keep it. */
+const softDelete = (ctx: Ctx, id: number) =>
+  resource.writes.update(ctx, id, { deletedAt: ctx.deps.clock.now().toISOString() }, "delete");
+
+export const deleteStudent = operation(
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/student/{id}",
+    tag: "People",
+    operationId: "deleteStudent",
+    summary: "Delete a student (soft: kept for the records that name them)",
+    access: permissions.write,
+    audit: "student",
+    request: { params: IdParams },
+    responses: { 204: { description: "Deleted" } },
+  }),
+  async (c) => {
+    const id = c.req.valid("param").id;
+    const ctx = ctxOf(c);
+    await resource.commit(ctx, id, softDelete(ctx, id));
+    return c.body(null, 204);
+  },
+);
+
+const DeleteMany = z.strictObject({
+  ids: z
+    .array(recordId())
+    .min(1)
+    .max(100)
+    .refine((ids) => new Set(ids).size === ids.length, "Each id once")
+    .openapi({ example: [1, 2], description: "1 to 100 student ids, each once" }),
+});
+
+/**
+ * Soft-deletes the students all at once, or none: ids that are not (or no longer) students of
+ * this school are a 404 naming them. One read, then one batch whose guards abort it if any of
+ * them was deleted meanwhile (then the read again names them).
+ */
+export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
+  const missing = async () => {
+    const rows = await ctx.deps.db
+      .select({ id: students.id })
+      .from(students)
+      .where(resource.scoped(ctx, inArray(students.id, ids), "write"));
+    const here = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !here.has(id));
+  };
+  const refuse = (gone: number[]) =>
+    new ApiError(404, `Student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`);
+  const before = await missing();
+  if (before.length) throw refuse(before);
+  const statements = ids.flatMap((id) => softDelete(ctx, id)) as unknown as [Statement, ...Statement[]];
+  try {
+    await commit(ctx, statements);
+  } catch (err) {
+    const gone = await missing();
+    if (gone.length) throw refuse(gone);
+    throw err;
+  }
+  return ids;
+}
+
+export const deleteStudents = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/student/delete-multiple",
+    tag: "People",
+    operationId: "deleteStudents",
+    summary: "Delete several students at once (all or none)",
+    description: "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted.",
+    access: permissions.write,
+    audit: "student",
+    request: { body: jsonBody(DeleteMany, "StudentDeleteMany") },
+    responses: {
+      200: json(
+        z.object({ deleted: z.array(z.number().int()).openapi({ example: [1, 2] }) }).openapi("StudentsDeleted"),
+        "The ids deleted",
+      ),
+    },
+  }),
+  async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
+);
+
+// ------------------------------------------------------------------------------------ the detail
+
+const Guardian = z
+  .object({
+    id: z.number().int().openapi({ example: 1, description: "The guardian link's id" }),
+    parentId: z.number().int().openapi({ example: 1 }),
+    userId: z.number().int().openapi({ example: 4 }),
+    firstName: z.string(),
+    lastName: z.string(),
+    relationship: z.enum(["mother", "father", "guardian", "grandparent", "other"]),
+    canPickUp: z.boolean(),
+    canRequestChanges: z.boolean(),
+    receivesNotifications: z.boolean(),
+    restricted: z.boolean().openapi({ description: "The school restricted this guardian (see restriction)" }),
+    restriction: z
+      .object({
+        reason: z.string().nullable(),
+        documentId: z.number().int().nullable(),
+        from: Day.nullable(),
+        until: Day.nullable(),
+      })
+      .nullable()
+      .openapi({ description: "Shown to holders of student.read; null to others or when not restricted" }),
+  })
+  .openapi("StudentGuardian");
+
+const Detail = Record.extend({
+  family: z
+    .object({ id: z.number().int(), familyNumber: z.string(), name: z.string() })
+    .nullable()
+    .openapi({ description: "The student's family" }),
+  guardians: z.array(Guardian),
+  groups: z.array(
+    z.object({ id: z.number().int(), name: z.string(), level: Level, schoolYear: z.string() }).openapi("StudentGroup"),
+  ),
+  // Hook: trusted people and trusted addresses join here (each a JSON sub-select in `detailFields`
+  // and a key of this record), keeping the detail one D1 round trip.
+}).openapi("StudentDetail");
+
+// The sub-selects name their tables explicitly (drizzle prints a lone table's columns unqualified,
+// which inside a correlated sub-select would bind to the inner table).
+const detailFields = {
+  ...Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, sql`${f}`.mapWith(f).as(k)])),
+  family: sql<
+    string | null
+  >`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`.as(
+    "family",
+  ),
+  guardians:
+    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
+      "guardians",
+    ),
+  groups:
+    sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`.as(
+      "groups",
+    ),
+};
+
+type GuardianJson = Omit<
+  z.infer<typeof Guardian>,
+  "restriction" | "canPickUp" | "canRequestChanges" | "receivesNotifications" | "restricted"
+> & {
+  canPickUp: number;
+  canRequestChanges: number;
+  receivesNotifications: number;
+  restricted: number;
+  reason: string | null;
+  documentId: number | null;
+  from: string | null;
+  until: string | null;
+};
+
+/** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
+export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeof Detail>> {
+  const [row] = (await ctx.deps.db
+    .select(detailFields)
+    .from(students)
+    .where(resource.scoped(ctx, eq(students.id, id), "read"))
+    .limit(1)) as (Row & { family: string | null; guardians: string; groups: string })[];
+  if (!row) throw notFound("Student", id);
+  const staff = ctx.can(permissions.read);
+  const guardianList = (JSON.parse(row.guardians) as GuardianJson[]).map((g) => ({
+    id: g.id,
+    parentId: g.parentId,
+    userId: g.userId,
+    firstName: g.firstName,
+    lastName: g.lastName,
+    relationship: g.relationship,
+    canPickUp: Boolean(g.canPickUp),
+    canRequestChanges: Boolean(g.canRequestChanges),
+    receivesNotifications: Boolean(g.receivesNotifications),
+    restricted: Boolean(g.restricted),
+    restriction:
+      staff && g.restricted ? { reason: g.reason, documentId: g.documentId, from: g.from, until: g.until } : null,
+  }));
+  return {
+    ...toStudent(row),
+    family: row.family ? JSON.parse(row.family) : null,
+    guardians: guardianList.sort((a, b) => a.id - b.id),
+    groups: (JSON.parse(row.groups) as z.infer<typeof Detail>["groups"]).sort((a, b) => a.id - b.id),
+  };
+}
+
+export const getStudentDetail = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/student/{id}/detail",
+    tag: "People",
+    operationId: "getStudentDetail",
+    summary: "Get a student's detail: family, guardians (capabilities, restriction), groups",
+    description: `${READ_DESCRIPTION} One D1 round trip for staff.`,
+    access: "member",
+    request: { params: IdParams },
+    responses: { 200: json(Detail, "The student's detail") },
+  }),
+  async (c) => c.json(await studentDetail(await readerCtx(c), c.req.valid("param").id), 200),
+);
+
+// ------------------------------------------------------------------------------------ the export
+
+const ExportQuery = z.strictObject(
+  Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
+    [K in keyof typeof filters]: (typeof filters)[K]["schema"];
+  },
+);
+
+const EXPORT_PAGE = 500;
+const COLUMNS = [
+  "Id",
+  "First name",
+  "Last name",
+  "Id number",
+  "Level",
+  "Birth date",
+  "Status",
+  "Family number",
+  "Family",
+  "Created at",
+];
+
+/** The export's rows, page by page in the list's order (a `created_at, id` keyset), filters and visibility applied. */
+export async function* exportRows(
+  ctx: Ctx,
+  input: z.infer<typeof ExportQuery>,
+  pageSize = EXPORT_PAGE,
+): AsyncGenerator<Cell[]> {
+  const conds: (SQL | undefined)[] = [];
+  for (const [key, filter] of Object.entries(filters) as [keyof typeof filters, Filter<unknown>][]) {
+    const value = input[key];
+    if (value !== undefined) conds.push(filter.where(value, ctx));
+  }
+  let after: { createdAt: string; id: number } | undefined;
+  for (;;) {
+    const keyset = after
+      ? or(
+          gt(students.createdAt, after.createdAt),
+          and(eq(students.createdAt, after.createdAt), gt(students.id, after.id)),
+        )
+      : undefined;
+    const rows = await ctx.deps.db
+      .select({ ...fields, familyNumber: families.familyNumber, familyName: families.name })
+      .from(students)
+      .leftJoin(families, eq(families.id, students.familyId))
+      .where(resource.scoped(ctx, and(...conds, keyset), "read"))
+      .orderBy(asc(students.createdAt), asc(students.id))
+      .limit(pageSize);
+    for (const r of rows) {
+      yield [
+        r.id,
+        r.firstName,
+        r.lastName,
+        r.idNumber,
+        r.level,
+        r.birthDate,
+        r.status,
+        r.familyNumber,
+        r.familyName,
+        r.createdAt,
+      ];
+    }
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+export const exportStudents = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/student/export",
+    tag: "Documents",
+    operationId: "exportStudents",
+    summary: "Export the current school's students to Excel (.xlsx)",
+    description: `The list's filters and visibility apply. ${READ_DESCRIPTION} The file is streamed as it is read.`,
+    access: "member",
+    request: { query: ExportQuery },
+    responses: {
+      200: {
+        description: "An .xlsx workbook with one sheet, Students",
+        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+      },
+    },
+  }),
+  async (c) => {
+    const ctx = await readerCtx(c);
+    return xlsxResponse("students.xlsx", {
+      name: "Students",
+      columns: COLUMNS,
+      rows: exportRows(ctx, c.req.valid("query")),
+    }) as never;
+  },
+);
+
+/** A student of this school the caller may write (404 otherwise), for the guardian routes. */
+export const findStudent = (ctx: Ctx, id: number) => resource.find(ctx, id);

@@ -1,0 +1,56 @@
+/**
+ * Who sees which students. Holders of `student.read` (school admins, staff) see the school's
+ * students; anyone else sees the children they are a guardian of or whose family they belong to,
+ * also as a valid delegate of such a parent today (`actingFor`), and, as a teacher, the students of
+ * their groups. Soft-deleted students are nobody's to read or write.
+ *
+ * The delegate part needs the school's "today" (its time zone), which SQL cannot compute: for a
+ * caller without `student.read` the route first reads `actingFor` (one D1 call) and keeps it with
+ * the context (`readerCtx`); staff reads are one D1 call.
+ */
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
+import { actingFor } from "../delegate/acting";
+import { groupStudents, groupTeachers } from "../group/schema";
+import { parents } from "../parent/schema";
+import { teachers } from "../teacher/schema";
+import { permissions } from "./permissions";
+import { guardians, students } from "./schema";
+
+const acting = new WeakMap<Ctx, number[]>();
+
+/** The request's context, with the users the caller acts for when it needs them (not for staff). */
+export async function readerCtx(c: Parameters<typeof ctxOf>[0]): Promise<Ctx> {
+  const ctx = ctxOf(c);
+  if (!ctx.can(permissions.read)) acting.set(ctx, await actingFor(ctx));
+  return ctx;
+}
+
+/** The users a caller acts for: what `readerCtx` read, else themself. */
+const actorsOf = (ctx: Ctx): number[] => acting.get(ctx) ?? (ctx.userId !== null ? [ctx.userId] : []);
+
+/** Students one of `userIds` is a guardian of. */
+export const guardedBy = (userIds: number[]): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${guardians} INNER JOIN ${parents} ON ${parents.id} = ${guardians.parentId} WHERE ${guardians.studentId} = ${students.id} AND ${inArray(parents.userId, userIds)})`;
+
+/** Students of the family of one of `userIds` (a parent profile in this school). */
+const inFamilyOf = (schoolId: number, userIds: number[]): SQL =>
+  sql`${students.familyId} IN (SELECT ${parents.familyId} FROM ${parents} WHERE ${parents.schoolId} = ${schoolId} AND ${inArray(parents.userId, userIds)} AND ${parents.familyId} IS NOT NULL)`;
+
+/** Students of a group `userId` teaches in this school. */
+const taughtBy = (schoolId: number, userId: number): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${groupStudents} INNER JOIN ${groupTeachers} ON ${groupTeachers.groupId} = ${groupStudents.groupId} INNER JOIN ${teachers} ON ${teachers.id} = ${groupTeachers.teacherId} WHERE ${groupStudents.studentId} = ${students.id} AND ${teachers.userId} = ${userId} AND ${teachers.schoolId} = ${schoolId})`;
+
+export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
+  const present = isNull(students.deletedAt);
+  // Writes need student.write (the routes say so): the school's students, not deleted.
+  if (access === "write" || ctx.can(permissions.read)) return present;
+  const ids = actorsOf(ctx);
+  if (ids.length === 0 || ctx.userId === null) return sql`0`;
+  const school = schoolOf(ctx);
+  return and(present, sql`(${guardedBy(ids)} OR ${inFamilyOf(school, ids)} OR ${taughtBy(school, ctx.userId)})`);
+}
+
+/** Whether `studentId` is a student of this school (not deleted). */
+export const presentStudent = (ctx: Ctx, studentId: number) =>
+  and(eq(students.id, studentId), eq(students.schoolId, schoolOf(ctx)), isNull(students.deletedAt));

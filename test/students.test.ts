@@ -1,0 +1,392 @@
+/** Students: CRUD, soft delete, delete-multiple, guardians and restrictions, mayPickUp, visibility per role, export. */
+import { eq } from "drizzle-orm";
+import { strFromU8, unzipSync } from "fflate";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ctxOf } from "../src/lib/context";
+import { delegates } from "../src/modules/delegate/schema";
+import { documents } from "../src/modules/document/schema";
+import { families } from "../src/modules/family/schema";
+import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
+import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
+import { students } from "../src/modules/student/schema";
+import { teachers } from "../src/modules/teacher/schema";
+import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
+
+const NORTH = 1;
+const SOUTH = 2;
+const AT = "2026-08-01T12:00:00.000Z";
+let seq = 0;
+const u = (p: string) => `${p}-${++seq}-${Math.random().toString(36).slice(2, 7)}`;
+
+const admin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
+const southAdmin = (t: TestApp) => t.token(5, { [SOUTH]: "all" });
+
+async function create(t: TestApp, body: Record<string, unknown>, school = NORTH) {
+  const token = school === NORTH ? await admin(t) : await southAdmin(t);
+  const res = await t.request("/api/v1/student", { method: "POST", token, school, body });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { id: number; familyId: number | null };
+}
+
+async function parentIn(t: TestApp, school = NORTH) {
+  const token = school === NORTH ? await admin(t) : await southAdmin(t);
+  const phone = `+1555${7_000_000 + Math.floor(Math.random() * 999_999)}`;
+  const res = await t.request("/api/v1/parent", {
+    method: "POST",
+    token,
+    school,
+    body: { phone, firstName: "Gil", relationship: "father" },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { id: number; userId: number };
+}
+
+async function link(t: TestApp, studentId: number, parentId: number, extra: Record<string, unknown> = {}) {
+  const res = await t.request(`/api/v1/student/${studentId}/guardian`, {
+    method: "POST",
+    token: await admin(t),
+    school: NORTH,
+    body: { parentId, ...extra },
+  });
+  return res;
+}
+
+describe("students", () => {
+  it("creates, reads, updates and soft-deletes a student", async () => {
+    const t = makeTestApp();
+    const idNumber = u("S");
+    const s = await create(t, { firstName: "Ana", lastName: "Ruiz", level: "elementary", idNumber, familyId: 1 });
+    const token = await admin(t);
+    expect((await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH })).status).toBe(200);
+    const put = await t.request(`/api/v1/student/${s.id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { level: "middle" },
+    });
+    expect(put.status).toBe(204);
+    const dup = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { firstName: "B", lastName: "C", idNumber },
+    });
+    expect(dup.status).toBe(409);
+    expect((await t.request(`/api/v1/student/${s.id}`, { method: "DELETE", token, school: NORTH })).status).toBe(204);
+    expect((await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH })).status).toBe(404);
+    expect((await t.request(`/api/v1/student/${s.id}`, { method: "DELETE", token, school: NORTH })).status).toBe(404);
+    const [row] = await t.db.select().from(students).where(eq(students.id, s.id));
+    expect(row?.deletedAt).not.toBeNull();
+    const page = (await (
+      await t.request(`/api/v1/student?family=1&pageSize=100`, { token, school: NORTH })
+    ).json()) as {
+      data: { id: number }[];
+    };
+    expect(page.data.map((r) => r.id)).not.toContain(s.id);
+  });
+
+  it("refuses a family of another school (404) and bad input (400)", async () => {
+    const t = makeTestApp();
+    const [south] = await t.db
+      .insert(families)
+      .values({ schoolId: SOUTH, familyNumber: u("F"), name: "South", createdAt: AT, updatedAt: AT })
+      .returning();
+    const token = await admin(t);
+    const res = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { firstName: "A", lastName: "B", familyId: south?.id },
+    });
+    expect(res.status).toBe(404);
+    expect((await problem(res)).detail).toMatch(/Family/);
+    for (const body of [
+      { firstName: "A" },
+      { firstName: "A", lastName: "B", birthDate: "2020-13-01" },
+      { firstName: "A", lastName: "B", level: "college" },
+    ]) {
+      expect((await t.request("/api/v1/student", { method: "POST", token, school: NORTH, body })).status).toBe(400);
+    }
+    expect((await t.request("/api/v1/student?sort=firstName", { token, school: NORTH })).status).toBe(400);
+    expect((await t.request(`/api/v1/student?name=${"x".repeat(60)}`, { token, school: NORTH })).status).toBe(400);
+  });
+
+  it("deletes several at once, all or none (another school's ids are named)", async () => {
+    const t = makeTestApp();
+    const a = await create(t, { firstName: "A", lastName: u("L") });
+    const b = await create(t, { firstName: "B", lastName: u("L") });
+    const theirs = await create(t, { firstName: "C", lastName: u("L") }, SOUTH);
+    const token = await admin(t);
+    const refused = await t.request("/api/v1/student/delete-multiple", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { ids: [a.id, theirs.id] },
+    });
+    expect(refused.status).toBe(404);
+    expect((await problem(refused)).detail).toContain(String(theirs.id));
+    expect((await t.request(`/api/v1/student/${a.id}`, { token, school: NORTH })).status).toBe(200);
+    // Two requests race: one deletes, the other finds a deleted id and deletes nothing.
+    const [r1, r2] = await Promise.all([
+      t.request("/api/v1/student/delete-multiple", {
+        method: "POST",
+        token,
+        school: NORTH,
+        body: { ids: [a.id, b.id] },
+      }),
+      t.request("/api/v1/student/delete-multiple", { method: "POST", token, school: NORTH, body: { ids: [b.id] } }),
+    ]);
+    expect([r1.status, r2.status].sort()).toEqual([200, 404]);
+    const ok = r1.status === 200 ? r1 : r2;
+    expect(((await ok.json()) as { deleted: number[] }).deleted.length).toBeGreaterThan(0);
+  });
+
+  it("answers the detail in one D1 round trip: family, guardians, groups", async () => {
+    const { t, measure } = countingTestApp();
+    const s = await create(t, { firstName: "D", lastName: u("L"), familyId: 1 });
+    const p = await parentIn(t);
+    expect((await link(t, s.id, p.id, { canPickUp: false })).status).toBe(201);
+    const [g] = await t.db
+      .insert(groups)
+      .values({
+        schoolId: NORTH,
+        name: u("G"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: AT,
+        updatedAt: AT,
+      })
+      .returning();
+    await t.db
+      .insert(groupStudents)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: s.id, createdAt: AT, updatedAt: AT });
+    const token = await admin(t);
+    const { res, calls } = await measure(() => t.request(`/api/v1/student/${s.id}/detail`, { token, school: NORTH }));
+    expect(res.status).toBe(200);
+    expect(calls).toBe(1);
+    const d = (await res.json()) as {
+      family: { id: number };
+      guardians: { parentId: number; canPickUp: boolean; restricted: boolean }[];
+      groups: { id: number }[];
+    };
+    expect(d.family.id).toBe(1);
+    expect(d.guardians).toEqual([expect.objectContaining({ parentId: p.id, canPickUp: false, restricted: false })]);
+    expect(d.groups.map((x) => x.id)).toEqual([g?.id]);
+    const list = await measure(() => t.request("/api/v1/student?level=elementary", { token, school: NORTH }));
+    expect(list.calls).toBe(1);
+  });
+});
+
+describe("guardians", () => {
+  it("links a parent, changes capabilities, restricts (audited) and removes", async () => {
+    const t = makeTestApp();
+    const s = await create(t, { firstName: "G", lastName: u("L") });
+    const p = await parentIn(t);
+    const res = await link(t, s.id, p.id);
+    expect(res.status).toBe(201);
+    const g = (await res.json()) as { id: number; relationship: string; canPickUp: boolean };
+    expect(g).toMatchObject({ relationship: "father", canPickUp: true });
+    expect((await link(t, s.id, p.id)).status).toBe(409);
+    const southParent = await parentIn(t, SOUTH);
+    expect((await link(t, s.id, southParent.id)).status).toBe(404);
+    const token = await admin(t);
+    const path = `/api/v1/student-guardian/${g.id}`;
+    expect((await t.request(path, { method: "PUT", token, school: NORTH, body: { canPickUp: false } })).status).toBe(
+      204,
+    );
+    const reversed = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token,
+      school: NORTH,
+      body: { restricted: true, reason: "Court order", from: "2026-12-31", until: "2026-12-01" },
+    });
+    expect(reversed.status).toBe(400);
+    const [doc] = await t.db
+      .insert(documents)
+      .values({
+        schoolId: SOUTH,
+        name: "x.pdf",
+        slug: `2/documents/${u("x")}.pdf`,
+        entity: "documents",
+        contentType: "application/pdf",
+      } as never)
+      .returning();
+    const foreign = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token,
+      school: NORTH,
+      body: { restricted: true, reason: "Court order", documentId: doc?.id },
+    });
+    expect(foreign.status).toBe(404);
+    const staffOnly = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token: await t.token(1001, { [NORTH]: ["student.read", "student.write"] }),
+      school: NORTH,
+      body: { restricted: true, reason: "Court order" },
+    });
+    expect(staffOnly.status).toBe(403);
+    const set = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token,
+      school: NORTH,
+      body: { restricted: true, reason: "Court order", from: "2026-12-01", until: "2026-12-31" },
+    });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toMatchObject({ restricted: true, restrictionUntil: "2026-12-31" });
+    const cleared = await t.request(`${path}/restriction`, {
+      method: "PATCH",
+      token,
+      school: NORTH,
+      body: { restricted: false },
+    });
+    expect(await cleared.json()).toMatchObject({ restricted: false, restrictionReason: null });
+    expect((await t.request(path, { method: "DELETE", token, school: NORTH })).status).toBe(204);
+  });
+});
+
+describe("mayPickUp", () => {
+  const linkOf = (over: Partial<Parameters<typeof pickUpDecision>[0] & object> = {}) => ({
+    canPickUp: true,
+    restricted: false,
+    restrictionFrom: null,
+    restrictionUntil: null,
+    ...over,
+  });
+  it("gives each reason, with inclusive restriction dates", () => {
+    expect(pickUpDecision(undefined, "2026-12-01")).toEqual({ allowed: false, reason: "not a guardian" });
+    expect(pickUpDecision(linkOf(), "2026-12-01")).toEqual({ allowed: true });
+    expect(pickUpDecision(linkOf({ canPickUp: false }), "2026-12-01")).toEqual({
+      allowed: false,
+      reason: "may not pick up",
+    });
+    const r = linkOf({ restricted: true, restrictionFrom: "2026-12-01", restrictionUntil: "2026-12-31" });
+    expect(pickUpDecision(r, "2026-11-30")).toEqual({ allowed: true });
+    expect(pickUpDecision(r, "2026-12-01")).toEqual({ allowed: false, reason: "restricted until 2026-12-31" });
+    expect(pickUpDecision(r, "2026-12-31")).toEqual({ allowed: false, reason: "restricted until 2026-12-31" });
+    expect(pickUpDecision(r, "2027-01-01")).toEqual({ allowed: true });
+    expect(pickUpDecision(linkOf({ restricted: true }), "2030-01-01")).toEqual({
+      allowed: false,
+      reason: "restricted",
+    });
+  });
+
+  it("reads the link by parent id or user id", async () => {
+    const t = makeTestApp();
+    const s = await create(t, { firstName: "M", lastName: u("L") });
+    const p = await parentIn(t);
+    const other = await parentIn(t);
+    await link(t, s.id, p.id);
+    const ctx = { ...ctxOf({ var: { deps: t.deps } }), schoolId: NORTH };
+    expect(await mayPickUp(ctx, { parentId: p.id, studentId: s.id, date: "2026-12-01" })).toEqual({ allowed: true });
+    expect(await mayPickUp(ctx, { guardianUserId: p.userId, studentId: s.id, date: "2026-12-01" })).toEqual({
+      allowed: true,
+    });
+    expect(await mayPickUp(ctx, { parentId: other.id, studentId: s.id, date: "2026-12-01" })).toEqual({
+      allowed: false,
+      reason: "not a guardian",
+    });
+    expect(await mayPickUp(ctx, { parentId: p.id, studentId: 987654, date: "2026-12-01" })).toEqual({
+      allowed: false,
+      reason: "not a student of this school",
+    });
+  });
+});
+
+describe("visibility per role", () => {
+  const t = makeTestApp();
+  let mine: number; // in the demo parent's family (family 1)
+  let guarded: number; // no family; the demo parent is its guardian
+  let taught: number; // in the demo teacher's group
+  let stranger: number;
+  beforeAll(async () => {
+    mine = (await create(t, { firstName: "Fam", lastName: u("L"), familyId: 1 })).id;
+    guarded = (await create(t, { firstName: "Gua", lastName: u("L") })).id;
+    taught = (await create(t, { firstName: "Tau", lastName: u("L") })).id;
+    stranger = (await create(t, { firstName: "Str", lastName: u("L") })).id;
+    expect((await link(t, guarded, 1)).status).toBe(201); // parent profile 1 = user 4
+    const [g] = await t.db
+      .insert(groups)
+      .values({
+        schoolId: NORTH,
+        name: u("G"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: AT,
+        updatedAt: AT,
+      })
+      .returning();
+    const [teacher] = await t.db.select().from(teachers).where(eq(teachers.userId, 3));
+    await t.db
+      .insert(groupTeachers)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, teacherId: teacher?.id ?? 0, createdAt: AT, updatedAt: AT });
+    await t.db
+      .insert(groupStudents)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: taught, createdAt: AT, updatedAt: AT });
+    // User 1020 delegates for the demo parent today (the clock: 2026-11-23).
+    await t.db.insert(delegates).values({
+      schoolId: NORTH,
+      parentId: 1,
+      userId: 1020,
+      validFrom: "2026-11-01",
+      validUntil: "2026-11-30",
+      createdAt: AT,
+      updatedAt: AT,
+    } as never);
+  });
+
+  const ids = async (token: string) => {
+    const res = await t.request("/api/v1/student?pageSize=100", { token, school: NORTH });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { id: number }[] }).data.map((r) => r.id);
+  };
+  const exported = async (token: string) => {
+    const res = await t.request("/api/v1/student/export", { token, school: NORTH });
+    expect(res.status).toBe(200);
+    return strFromU8(
+      unzipSync(new Uint8Array(await res.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array(),
+    );
+  };
+  const sees = async (token: string, id: number) =>
+    (await t.request(`/api/v1/student/${id}`, { token, school: NORTH })).status === 200 &&
+    (await t.request(`/api/v1/student/${id}/detail`, { token, school: NORTH })).status === 200;
+
+  const cases: [string, () => Promise<string>, ("mine" | "guarded" | "taught" | "stranger")[]][] = [
+    ["staff", () => t.token(1001, { [NORTH]: ["student.read"] }), ["mine", "guarded", "taught", "stranger"]],
+    ["parent", () => t.token(4, { [NORTH]: [] }), ["mine", "guarded"]],
+    ["delegate of the parent", () => t.token(1020, { [NORTH]: [] }), ["mine", "guarded"]],
+    ["teacher", () => t.token(3, { [NORTH]: [] }), ["taught"]],
+    ["another parent", () => t.token(1016, { [NORTH]: [] }), []],
+  ];
+  for (const [role, token, visible] of cases) {
+    it(`${role}: list, get, detail and export show exactly their students`, async () => {
+      const tk = await token();
+      const all = { mine, guarded, taught, stranger };
+      const listed = await ids(tk);
+      const sheet = await exported(tk);
+      for (const [name, id] of Object.entries(all)) {
+        const expected = visible.includes(name as never);
+        expect(listed.includes(id), `${role} lists ${name}`).toBe(expected);
+        expect(await sees(tk, id), `${role} gets ${name}`).toBe(expected);
+        expect(sheet.includes(`<c r="A`) && new RegExp(`<v>${id}</v>`).test(sheet), `${role} exports ${name}`).toBe(
+          expected,
+        );
+      }
+    });
+  }
+
+  it("a caller with no school is refused (403)", async () => {
+    const res = await t.request("/api/v1/student", { token: await t.token(2, {}), school: NORTH });
+    expect(res.status).toBe(403);
+  });
+
+  it("the export carries the list's filters", async () => {
+    const sheet = await exported(await admin(t));
+    expect(sheet).toContain("First name");
+    const filtered = await t.request("/api/v1/student/export?family=1", { token: await admin(t), school: NORTH });
+    const xml = strFromU8(
+      unzipSync(new Uint8Array(await filtered.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array(),
+    );
+    expect(xml).toContain(`<v>${mine}</v>`);
+    expect(xml).not.toContain(`<v>${stranger}</v>`);
+  });
+});
