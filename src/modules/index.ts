@@ -28,6 +28,8 @@ import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
 import teacher from "./teacher";
 import transportRules from "./transport-rules";
+import trustedAddress from "./trusted-address";
+import trustedPerson from "./trusted-person";
 import user from "./user";
 import version from "./version";
 
@@ -45,6 +47,8 @@ export const MODULES: readonly Module[] = [
   administrativeUser,
   parent,
   delegate,
+  trustedPerson,
+  trustedAddress,
   applicationModule,
   schoolConfiguration,
   holidayCycle,
