@@ -116,8 +116,7 @@ const create = resource.create({
     ...address,
   }),
   summary: "Register a trusted address for a student (pending until the school decides)",
-  description:
-    "A parent for their own children only (another student is a 404), staff for any student of the school.",
+  description: "A parent for their own children only (another student is a 404), staff for any student of the school.",
   errors: [422],
 });
 export const createTrustedAddress = operation(create.route, async (c) =>
@@ -179,7 +178,8 @@ const decide = resource.action({
     ...(routeStopId === undefined ? {} : { routeStopId }),
   }),
   summary: "Approve or reject a pending trusted address (update status)",
-  description: "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
+  description:
+    "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
 });
 export const decideTrustedAddress = operation(decide.route, async (c) =>
   c.json(await decide.run(await actingCtx(c), c.req.valid("param").id, decisionOf(c, AddressDecision)), 200),

@@ -3,7 +3,7 @@
  * to a trusted address) and the student detail view read. Scoped to the current school only: the
  * caller decides who may ask about the student (a parent's own child, staff).
  */
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type Ctx, tenant } from "../../lib/context";
 import { trustedAddresses } from "../trusted-address/schema";
@@ -70,15 +70,23 @@ export interface ApprovedTrustedAddress {
 }
 
 /**
+ * A column written with its table's name: drizzle writes a column inside a selected field
+ * unqualified, which inside a sub-select would name the sub-select's own column.
+ */
+const qualified = (column: SQLiteColumn) =>
+  sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
+
+/**
  * A JSON array of a student's approved trusted people, as an SQL expression a student read can
  * select beside its own columns (`trustedPeople: trustedPeopleJson(students.id)` in a view's
- * fields): one query, no N+1. Decode with `JSON.parse` (it is text).
+ * fields): one query, no N+1 (index trusted_person_student_idx). It is text: `JSON.parse` it.
+ * `studentId` is written as `"table"."column"`: pass a column of an unaliased table.
  */
 export function trustedPeopleJson(studentId: SQLiteColumn): SQL<string> {
-  return sql<string>`(SELECT coalesce(json_group_array(json(j)), '[]') FROM (SELECT json_object('id', ${trustedPeople.id}, 'name', ${trustedPeople.name}, 'relationship', ${trustedPeople.relationship}, 'phone', ${trustedPeople.phone}) AS j FROM ${trustedPeople} WHERE ${trustedPeople.studentId} = ${studentId} AND ${trustedPeople.status} = 'approved' ORDER BY ${trustedPeople.name}, ${trustedPeople.id}))`;
+  return sql<string>`(SELECT coalesce(json_group_array(json(j)), '[]') FROM (SELECT json_object('id', tp.id, 'name', tp.name, 'relationship', tp.relationship, 'phone', tp.phone) AS j FROM trusted_person tp WHERE tp.student_id = ${qualified(studentId)} AND tp.status = 'approved' ORDER BY tp.name, tp.id))`;
 }
 
 /** The same for approved trusted addresses (oldest first). */
 export function trustedAddressesJson(studentId: SQLiteColumn): SQL<string> {
-  return sql<string>`(SELECT coalesce(json_group_array(json(j)), '[]') FROM (SELECT json_object('id', ${trustedAddresses.id}, 'street', ${trustedAddresses.street}, 'number', ${trustedAddresses.number}, 'city', ${trustedAddresses.city}, 'country', ${trustedAddresses.country}, 'routeStopId', ${trustedAddresses.routeStopId}) AS j FROM ${trustedAddresses} WHERE ${trustedAddresses.studentId} = ${studentId} AND ${trustedAddresses.status} = 'approved' ORDER BY ${trustedAddresses.createdAt}, ${trustedAddresses.id}))`;
+  return sql<string>`(SELECT coalesce(json_group_array(json(j)), '[]') FROM (SELECT json_object('id', ta.id, 'street', ta.street, 'number', ta.number, 'city', ta.city, 'country', ta.country, 'routeStopId', ta.route_stop_id) AS j FROM trusted_address ta WHERE ta.student_id = ${qualified(studentId)} AND ta.status = 'approved' ORDER BY ta.created_at, ta.id))`;
 }

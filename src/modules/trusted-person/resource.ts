@@ -119,8 +119,7 @@ const create = resource.create({
     phone: input.phone,
   }),
   summary: "Register a trusted person for a student (pending until the school decides)",
-  description:
-    "A parent for their own children only (another student is a 404), staff for any student of the school.",
+  description: "A parent for their own children only (another student is a 404), staff for any student of the school.",
   errors: [422],
 });
 export const createTrustedPerson = operation(create.route, async (c) =>
@@ -163,7 +162,8 @@ const decide = resource.action({
   from: { column: trustedPeople.status, states: ["pending"] },
   set: (ctx, input) => decided(ctx, input),
   summary: "Approve or reject a pending trusted person (update status)",
-  description: "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
+  description:
+    "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
 });
 export const decideTrustedPerson = operation(decide.route, async (c) =>
   c.json(await decide.run(await actingCtx(c), c.req.valid("param").id, decisionOf(c, DecisionBody)), 200),
