@@ -1242,6 +1242,156 @@ export interface paths {
         patch: operations["restrictStudentGuardian"];
         trace?: never;
     };
+    "/api/v1/trusted-person": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trusted people (paginated), oldest first
+         * @description Staff see the school's; a parent (or their delegate) those of their own children.
+         */
+        get: operations["listTrustedPeople"];
+        put?: never;
+        /**
+         * Register a trusted person for a student (pending until the school decides)
+         * @description A parent for their own children only (another student is a 404), staff for any student of the school.
+         */
+        post: operations["createTrustedPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trusted-person/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a trusted person by id */
+        get: operations["getTrustedPerson"];
+        /** Change a pending trusted person (409 once decided) */
+        put: operations["updateTrustedPerson"];
+        post?: never;
+        /** Delete (withdraw) a trusted person */
+        delete: operations["deleteTrustedPerson"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trusted-person/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Approve or reject a pending trusted person (update status)
+         * @description Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.
+         */
+        patch: operations["decideTrustedPerson"];
+        trace?: never;
+    };
+    "/api/v1/trusted-person/{id}/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get presigned URLs to view a trusted person's photo and ID document
+         * @description Staff, and the parents who see the record. URLs expire after 300 seconds.
+         */
+        get: operations["getTrustedPersonImages"];
+        /**
+         * Get a presigned URL to upload a trusted person's photo or ID document
+         * @description Stores the key (`{schoolId}/trusted-people/{id}/{kind}`) on the pending trusted person and answers a presigned PUT that expires after 300 seconds; the upload must send the returned headers. 409 once the request is decided.
+         */
+        put: operations["createTrustedPersonUploadUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trusted-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trusted addresses (paginated), oldest first
+         * @description Staff see the school's; a parent (or their delegate) those of their own children.
+         */
+        get: operations["listTrustedAddresses"];
+        put?: never;
+        /**
+         * Register a trusted address for a student (pending until the school decides)
+         * @description A parent for their own children only (another student is a 404), staff for any student of the school.
+         */
+        post: operations["createTrustedAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trusted-address/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a trusted address by id */
+        get: operations["getTrustedAddress"];
+        /** Change a pending trusted address (409 once decided) */
+        put: operations["updateTrustedAddress"];
+        post?: never;
+        /** Delete (withdraw) a trusted address */
+        delete: operations["deleteTrustedAddress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trusted-address/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Approve or reject a pending trusted address (update status)
+         * @description Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.
+         */
+        patch: operations["decideTrustedAddress"];
+        trace?: never;
+    };
     "/api/v1/application-module/school": {
         parameters: {
             query?: never;
@@ -3624,6 +3774,313 @@ export interface components {
              * @example 2026-12-01
              */
             until?: string;
+        };
+        TrustedPersonPage: {
+            data: components["schemas"]["TrustedPerson"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        TrustedPerson: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 1 */
+            studentId: number;
+            /** @description The parent profile that registered it; null when the school did */
+            parentId: number | null;
+            /** @example Laura Gomez */
+            name: string;
+            /** @example aunt */
+            relationship: string;
+            /** @example +525512345678 */
+            phone: string;
+            /** @description Object key of the photo (GET .../signed-url to view it) */
+            photo: string | null;
+            /** @description Object key of the ID document */
+            idDocument: string | null;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description The user who approved or rejected it */
+            decidedBy: number | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description Why, as the reviewer wrote it */
+            reason: string | null;
+        };
+        TrustedPersonCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /** @description The registering parent: staff may name a guardian of the student; a parent is that themself */
+            parentId?: number;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Laura Gomez
+             */
+            name: string;
+            /**
+             * @description Free text: aunt, neighbour, nanny
+             * @example aunt
+             */
+            relationship: string;
+            /**
+             * @description A phone number with its country code; stored in E.164 (+52 1 55… and +52 55… are one number)
+             * @example +15550000001
+             */
+            phone: string;
+        };
+        TrustedPersonUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Laura Gomez
+             */
+            name?: string;
+            /**
+             * @description Free text: aunt, neighbour, nanny
+             * @example aunt
+             */
+            relationship?: string;
+            /**
+             * @description A phone number with its country code; stored in E.164 (+52 1 55… and +52 55… are one number)
+             * @example +15550000001
+             */
+            phone?: string;
+        };
+        TrustedPersonDecide: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "approved" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example ID checked at the front desk
+             */
+            reason?: string;
+        };
+        TrustedPersonUpload: {
+            /** Format: uri */
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "PUT";
+            /** Format: date-time */
+            expiresAt: string;
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The trusted person */
+            id: number;
+            /** @enum {string} */
+            kind: "photo" | "id-document";
+            /** @example 1/trusted-people/7/photo */
+            key: string;
+        };
+        TrustedPersonUploadRequest: {
+            /**
+             * @example photo
+             * @enum {string}
+             */
+            kind: "photo" | "id-document";
+            /**
+             * @description The upload must send exactly this content-type
+             * @example image/jpeg
+             * @enum {string}
+             */
+            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/heic" | "application/pdf";
+        };
+        TrustedPersonImages: {
+            id: number;
+            /** @description A presigned GET of the photo; null when none was uploaded */
+            photo: {
+                /** Format: uri */
+                url: string;
+                /** @enum {string} */
+                method: "GET" | "PUT";
+                /** Format: date-time */
+                expiresAt: string;
+                headers: {
+                    [key: string]: string;
+                };
+            } | null;
+            /** @description A presigned GET of the ID document; null when none */
+            idDocument: {
+                /** Format: uri */
+                url: string;
+                /** @enum {string} */
+                method: "GET" | "PUT";
+                /** Format: date-time */
+                expiresAt: string;
+                headers: {
+                    [key: string]: string;
+                };
+            } | null;
+        };
+        TrustedAddressPage: {
+            data: components["schemas"]["TrustedAddress"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        TrustedAddress: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 1 */
+            studentId: number;
+            /** @description The parent profile that registered it; null when the school did */
+            parentId: number | null;
+            street: string;
+            number: string | null;
+            neighborhood: string | null;
+            city: string;
+            state: string | null;
+            postalCode: string | null;
+            /** @example MX */
+            country: string;
+            latitude: number | null;
+            longitude: number | null;
+            /** @description The route stop serving it, once set */
+            routeStopId: number | null;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description The user who approved or rejected it */
+            decidedBy: number | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description Why, as the reviewer wrote it */
+            reason: string | null;
+        };
+        TrustedAddressCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /** @description The registering parent: staff may name a guardian of the student; a parent is that themself */
+            parentId?: number;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Avenida Insurgentes Sur
+             */
+            street: string;
+            /**
+             * @description Text of 1 to 20 characters, without control or bidi formatting characters
+             * @example 1602
+             */
+            number?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Credito Constructor
+             */
+            neighborhood?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ciudad de Mexico
+             */
+            city: string;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example CDMX
+             */
+            state?: string | null;
+            /** @example 03940 */
+            postalCode?: string | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country code
+             * @example MX
+             */
+            country: string;
+            /** @example 19.3638 */
+            latitude?: number | null;
+            /** @example -99.1801 */
+            longitude?: number | null;
+        };
+        TrustedAddressUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Avenida Insurgentes Sur
+             */
+            street?: string;
+            /**
+             * @description Text of 1 to 20 characters, without control or bidi formatting characters
+             * @example 1602
+             */
+            number?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Credito Constructor
+             */
+            neighborhood?: string | null;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ciudad de Mexico
+             */
+            city?: string;
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example CDMX
+             */
+            state?: string | null;
+            /** @example 03940 */
+            postalCode?: string | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country code
+             * @example MX
+             */
+            country?: string;
+            /** @example 19.3638 */
+            latitude?: number | null;
+            /** @example -99.1801 */
+            longitude?: number | null;
+        };
+        TrustedAddressDecide: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "approved" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example ID checked at the front desk
+             */
+            reason?: string;
+            /** @description The route stop that will serve it (routes come later: not checked yet) */
+            routeStopId?: number | null;
         };
         SchoolApplicationModulePage: {
             data: components["schemas"]["SchoolApplicationModule"][];
@@ -19456,6 +19913,2247 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Document 42 not found",
                      *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTrustedPeople: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description A student id */
+                studentId?: number;
+                /** @description pending, approved or rejected */
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trustedPeople */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPersonPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTrustedPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedPersonCreate"];
+            };
+        };
+        responses: {
+            /** @description The created trusted person */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPerson"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustedPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trusted person */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPerson"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTrustedPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedPersonUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTrustedPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decideTrustedPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedPersonDecide"];
+            };
+        };
+        responses: {
+            /** @description The trusted person, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPerson"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustedPersonImages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Presigned GET URLs (null where nothing was uploaded) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPersonImages"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTrustedPersonUploadUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedPersonUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its presigned upload URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedPersonUpload"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTrustedAddresses: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description A student id */
+                studentId?: number;
+                /** @description pending, approved or rejected */
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trustedAddresses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedAddressPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTrustedAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedAddressCreate"];
+            };
+        };
+        responses: {
+            /** @description The created trusted address */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedAddress"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustedAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trusted address */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedAddress"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTrustedAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedAddressUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTrustedAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decideTrustedAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedAddressDecide"];
+            };
+        };
+        responses: {
+            /** @description The trusted address, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedAddress"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

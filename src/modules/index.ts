@@ -29,6 +29,8 @@ import schoolSchedule from "./school-schedule";
 import student from "./student";
 import teacher from "./teacher";
 import transportRules from "./transport-rules";
+import trustedAddress from "./trusted-address";
+import trustedPerson from "./trusted-person";
 import user from "./user";
 import version from "./version";
 
@@ -47,6 +49,8 @@ export const MODULES: readonly Module[] = [
   parent,
   delegate,
   student,
+  trustedPerson,
+  trustedAddress,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

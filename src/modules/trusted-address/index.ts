@@ -1,0 +1,23 @@
+/**
+ * Trusted addresses: where the bus may drop a student off; the school approves or rejects. Its
+ * permissions are the trusted-person module's (trusted.*).
+ */
+import { defineModule } from "../../lib/module";
+
+export default defineModule({
+  name: "trusted-address",
+  paths: ["/api/v1/trusted-address"],
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listTrustedAddresses,
+        r.getTrustedAddress,
+        r.createTrustedAddress,
+        r.updateTrustedAddressOperation,
+        r.deleteTrustedAddress,
+        r.decideTrustedAddress,
+      ],
+    };
+  },
+});

@@ -1,0 +1,150 @@
+/**
+ * What trusted people and trusted addresses share: who sees which (visibility through the caller's
+ * children, delegates included), who registered a request, and the decision (`PATCH .../status`).
+ *
+ * Visibility: holders of `trusted.manage` (school admins, staff) see and change every record of the
+ * school; anyone else only the records of students they are a guardian of, themself or as a valid
+ * delegate of a guardian today (`actingFor`, src/modules/delegate/acting.ts). A teacher holds no
+ * trusted permission: 403, unless the school grants them.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { notFound, unprocessable } from "../../lib/errors";
+import { text } from "../../lib/text";
+import { actingFor } from "../delegate/acting";
+import { parents } from "../parent/schema";
+import { guardians, students } from "../student/schema";
+import { permissions } from "./permissions";
+import { TRUSTED_STATUSES } from "./schema";
+
+/** A service context that knows whom the caller acts for (set by the routes: `actingCtx`). */
+export type ActingCtx = Ctx & { actingFor?: number[] };
+
+/** The request's context; for a caller who does not manage every record, with whom they act for (one D1 call). */
+export async function actingCtx(c: Parameters<typeof ctxOf>[0]): Promise<ActingCtx> {
+  const ctx = ctxOf(c);
+  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
+  return { ...ctx, actingFor: await actingFor(ctx) };
+}
+
+/** The user ids whose children the caller sees: those of `actingCtx`, else the caller alone. */
+const actedUsers = (ctx: ActingCtx): number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
+/** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
+export function ownStudents(ctx: ActingCtx) {
+  const ids = actedUsers(ctx);
+  return ctx.deps.db
+    .select({ id: guardians.studentId })
+    .from(guardians)
+    .innerJoin(parents, eq(parents.id, guardians.parentId))
+    .where(and(tenant(ctx, parents), ids.length ? inArray(parents.userId, ids) : sql`0`));
+}
+
+/** The resources' `visibleTo`: everything for `trusted.manage`, else one's own children's. */
+export const visibleThrough =
+  (studentId: SQLiteColumn) =>
+  (ctx: Ctx): SQL | undefined =>
+    ctx.can(permissions.manage) ? undefined : inArray(studentId, ownStudents(ctx));
+
+/**
+ * The student a request is for, and the parent profile registering it:
+ * - a manager (staff): any student of the school (404 otherwise); `parentId`, when given, must be a
+ *   guardian of that student (422), else the request is the school's own (null);
+ * - anyone else: a student they (or the parent they are a delegate of) are a guardian of. Another
+ *   student, of this school or not, is a 404 "Student n not found": a parent cannot tell a child who
+ *   is not theirs from one who does not exist. `parentId`, when given, must be one of those guardians.
+ */
+export async function registrant(ctx: ActingCtx, studentId: number, parentId?: number): Promise<number | null> {
+  const { db } = ctx.deps;
+  const student = and(eq(students.id, studentId), tenant(ctx, students), isNull(students.deletedAt));
+  if (ctx.can(permissions.manage)) {
+    const [row] = await db
+      .select({ id: students.id, guardian: guardians.parentId })
+      .from(students)
+      .leftJoin(
+        guardians,
+        and(eq(guardians.studentId, students.id), eq(guardians.parentId, parentId ?? 0), tenant(ctx, guardians)),
+      )
+      .where(student)
+      .limit(1);
+    if (!row) throw notFound("Student", studentId);
+    if (parentId === undefined) return null;
+    if (row.guardian === null) throw unprocessable(`Parent ${parentId} is not a guardian of student ${studentId}`);
+    return parentId;
+  }
+  const ids = actedUsers(ctx);
+  const [row] = await db
+    .select({ parentId: guardians.parentId })
+    .from(guardians)
+    .innerJoin(parents, eq(parents.id, guardians.parentId))
+    .innerJoin(students, eq(students.id, guardians.studentId))
+    .where(
+      and(
+        student,
+        eq(guardians.studentId, studentId),
+        tenant(ctx, parents),
+        ids.length ? inArray(parents.userId, ids) : sql`0`,
+        parentId === undefined ? undefined : eq(guardians.parentId, parentId),
+      ),
+    )
+    // The caller's own profile first, then a parent they act for.
+    .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`))
+    .limit(1);
+  if (!row) throw notFound("Student", studentId);
+  return row.parentId;
+}
+
+export const Status = z.enum(TRUSTED_STATUSES).openapi({ example: "pending" });
+
+/** The decision fields of both records. */
+export const decisionFields = {
+  status: Status,
+  decidedBy: z.number().int().nullable().openapi({ description: "The user who approved or rejected it" }),
+  decidedAt: z.iso.datetime().nullable(),
+  reason: z.string().nullable().openapi({ description: "Why, as the reviewer wrote it" }),
+};
+
+/** `PATCH .../status`: approve or reject a pending request. */
+export const DecisionBody = z.object({
+  status: z.enum(["approved", "rejected"]).openapi({ example: "approved" }),
+  reason: text({ max: 500 }).optional().openapi({ example: "ID checked at the front desk" }),
+});
+
+/** The columns a decision sets: the status, who, when and why. */
+export const decided = (ctx: Ctx, input: z.output<typeof DecisionBody>) => ({
+  status: input.status,
+  decidedBy: ctx.userId,
+  decidedAt: ctx.deps.clock.now().toISOString(),
+  reason: input.reason ?? null,
+});
+
+/** The 409 of a decision or change of a request no longer pending. */
+export const notPending = (label: string, id: number) => (state: string) =>
+  `${label} ${id} is ${state}; only a pending request can be changed or decided`;
+
+/** Filters both lists offer. */
+export const studentIdFilter = (column: SQLiteColumn) => ({
+  schema: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .openapi({ description: "A student id" }),
+  where: (v: number) => eq(column, v),
+  example: "1",
+});
+
+export const statusFilter = (column: SQLiteColumn) => ({
+  schema: Status.optional().openapi({ description: "pending, approved or rejected" }),
+  where: (v: string) => eq(column, v),
+  example: "pending",
+});
+
+export const RecordId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** An action's validated body (the block's action route is typed by its params only). */
+export const decisionOf = <S extends z.ZodType>(c: { req: { valid: (target: never) => unknown } }, _schema: S) =>
+  (c.req.valid as (target: "json") => unknown)("json") as z.output<S>;

@@ -1,0 +1,24 @@
+/** Trusted people: whom a parent authorises to pick a student up; the school approves or rejects. */
+import { defineModule } from "../../lib/module";
+import { permissions } from "./permissions";
+
+export default defineModule({
+  name: "trusted-person",
+  paths: ["/api/v1/trusted-person"],
+  permissions,
+  load: async () => {
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listTrustedPeople,
+        r.getTrustedPerson,
+        r.createTrustedPerson,
+        r.updateTrustedPersonOperation,
+        r.deleteTrustedPerson,
+        r.decideTrustedPerson,
+        r.createTrustedPersonUploadUrl,
+        r.getTrustedPersonImages,
+      ],
+    };
+  },
+});

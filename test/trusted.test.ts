@@ -1,0 +1,517 @@
+/**
+ * Trusted people and trusted addresses (spec 4.7 "TrustedPeople", "TrustedAddress"): a parent
+ * registers them for their own children (a child who is not theirs is a 404), staff for any
+ * student; the school approves or rejects (`PATCH .../status`: who, when, why, one audit row; a
+ * decided request is a 409, and of two racing decisions exactly one wins). Visibility per role;
+ * images through presigned URLs under the school's prefix; only approved ones count.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { jobCtx } from "../src/lib/context";
+import { grantsOf } from "../src/modules";
+import { auditLog } from "../src/modules/audit-log/schema";
+import { guardians, students } from "../src/modules/student/schema";
+import {
+  approvedTrustedAddresses,
+  approvedTrustedPeople,
+  trustedAddressesJson,
+  trustedPeopleJson,
+} from "../src/modules/trusted-person/approved";
+import { uniq } from "./fixture-kit";
+import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+
+const NORTH = 1;
+const SOUTH = 2;
+const PEOPLE = "/api/v1/trusted-person";
+const ADDRESSES = "/api/v1/trusted-address";
+/** The demo parent's profile in Northside (seed/demo.sql): user 4. */
+const DEMO_PARENT_ID = 1;
+
+type Person = {
+  id: number;
+  studentId: number;
+  parentId: number | null;
+  name: string;
+  relationship: string;
+  phone: string;
+  photo: string | null;
+  idDocument: string | null;
+  status: "pending" | "approved" | "rejected";
+  decidedBy: number | null;
+  decidedAt: string | null;
+  reason: string | null;
+};
+type Address = Omit<Person, "name" | "relationship" | "phone" | "photo" | "idDocument"> & {
+  street: string;
+  country: string;
+  routeStopId: number | null;
+};
+type Page<T> = { data: T[]; total: number };
+
+const as = (t: TestApp, userId: number, school: number, role: Parameters<typeof grantsOf>[0]) =>
+  t.token(userId, { [school]: grantsOf(role).map((p) => p.name) });
+const admin = (t: TestApp) => as(t, DEMO.northAdmin.id, NORTH, "school-admin");
+const staff = (t: TestApp) => as(t, 2, NORTH, "staff");
+const teacher = (t: TestApp) => as(t, DEMO.northTeacher.id, NORTH, "teacher");
+const parent = (t: TestApp) => as(t, DEMO.northParent.id, NORTH, "parent");
+
+let next = 0;
+const newPhone = () => `+1555${5_700_000 + ++next}`;
+
+async function student(t: TestApp, school = NORTH) {
+  const [row] = await t.db
+    .insert(students)
+    .values({ schoolId: school, firstName: uniq("Kid"), lastName: "Trusted" })
+    .returning({ id: students.id });
+  return row?.id as number;
+}
+
+async function guardian(t: TestApp, studentId: number, parentId: number, school = NORTH) {
+  await t.db.insert(guardians).values({ schoolId: school, studentId, parentId });
+}
+
+/** A child of the demo parent. */
+async function ownChild(t: TestApp) {
+  const id = await student(t);
+  await guardian(t, id, DEMO_PARENT_ID);
+  return id;
+}
+
+/** Another parent of Northside (profile and user), with a child of their own. */
+async function otherParent(t: TestApp) {
+  const res = await t.request("/api/v1/parent", {
+    method: "POST",
+    token: await admin(t),
+    body: { phone: newPhone(), firstName: "Otra", relationship: "mother" },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const p = (await res.json()) as { id: number; userId: number };
+  const child = await student(t);
+  await guardian(t, child, p.id);
+  return { ...p, child, token: await as(t, p.userId, NORTH, "parent") };
+}
+
+const personBody = (studentId: number, extra: Record<string, unknown> = {}) => ({
+  studentId,
+  name: "Laura Gomez",
+  relationship: "aunt",
+  phone: "+52 1 55 1234 5678",
+  ...extra,
+});
+
+async function addPerson(t: TestApp, body: Record<string, unknown>, token?: string) {
+  const res = await t.request(PEOPLE, { method: "POST", token: token ?? (await admin(t)), body });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as Person;
+}
+
+const addressBody = (studentId: number, extra: Record<string, unknown> = {}) => ({
+  studentId,
+  street: "Calle Roble",
+  number: "12",
+  city: "Monterrey",
+  country: "MX",
+  ...extra,
+});
+
+async function addAddress(t: TestApp, body: Record<string, unknown>, token?: string) {
+  const res = await t.request(ADDRESSES, { method: "POST", token: token ?? (await admin(t)), body });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as Address;
+}
+
+const decide = async (t: TestApp, path: string, id: number, body: Record<string, unknown>, token?: string) =>
+  t.request(`${path}/${id}/status`, { method: "PATCH", token: token ?? (await admin(t)), body });
+
+describe("trusted people: registering", () => {
+  it("lets a parent register one for their own child: pending, their profile, phone in E.164", async () => {
+    const t = makeTestApp();
+    const child = await ownChild(t);
+    const p = await addPerson(t, personBody(child), await parent(t));
+    expect(p).toMatchObject({
+      studentId: child,
+      parentId: DEMO_PARENT_ID,
+      name: "Laura Gomez",
+      relationship: "aunt",
+      phone: "+525512345678",
+      status: "pending",
+      decidedBy: null,
+      decidedAt: null,
+      photo: null,
+    });
+  });
+
+  it("answers 404 to a parent naming a child who is not theirs, here or in another school", async () => {
+    const t = makeTestApp();
+    const token = await parent(t);
+    const others = await otherParent(t);
+    for (const studentId of [others.child, await student(t), await student(t, SOUTH)]) {
+      const res = await t.request(PEOPLE, { method: "POST", token, body: personBody(studentId) });
+      expect(res.status).toBe(404);
+      expect((await problem(res)).detail).toBe(`Student ${studentId} not found`);
+    }
+  });
+
+  it("lets staff register one for any student, as the school's or for a guardian", async () => {
+    const t = makeTestApp();
+    const child = await ownChild(t);
+    expect((await addPerson(t, personBody(child), await staff(t))).parentId).toBeNull();
+    expect((await addPerson(t, personBody(child, { parentId: DEMO_PARENT_ID }))).parentId).toBe(DEMO_PARENT_ID);
+    const res = await t.request(PEOPLE, {
+      method: "POST",
+      token: await admin(t),
+      body: personBody(await student(t), { parentId: DEMO_PARENT_ID }),
+    });
+    expect(res.status).toBe(422);
+    const south = await t.request(PEOPLE, {
+      method: "POST",
+      token: await admin(t),
+      body: personBody(await student(t, SOUTH)),
+    });
+    expect(south.status).toBe(404);
+  });
+
+  it("refuses an impossible phone and a blank name (400)", async () => {
+    const t = makeTestApp();
+    const child = await ownChild(t);
+    for (const bad of [{ phone: "555-0100" }, { phone: "+99912" }, { name: " " }]) {
+      const res = await t.request(PEOPLE, { method: "POST", token: await parent(t), body: personBody(child, bad) });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect((await problem(res)).errors?.[0]?.path).toBe(Object.keys(bad)[0]);
+    }
+  });
+
+  it("lets a valid delegate of the parent register and see their children's", async () => {
+    const t = makeTestApp();
+    const child = await ownChild(t);
+    const phone = newPhone();
+    const made = await t.request("/api/v1/delegate", {
+      method: "POST",
+      token: await parent(t),
+      body: { phone, firstName: "Dele", validFrom: "2026-11-01", validUntil: "2026-12-31" },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const { userId } = (await made.json()) as { userId: number };
+    const token = await as(t, userId, NORTH, "parent");
+    const p = await addPerson(t, personBody(child), token);
+    expect(p.parentId).toBe(DEMO_PARENT_ID);
+    expect((await t.request(`${PEOPLE}/${p.id}`, { token })).status).toBe(200);
+    const page = (await (await t.request(`${PEOPLE}?studentId=${child}`, { token })).json()) as Page<Person>;
+    expect(page.data.map((r) => r.id)).toEqual([p.id]);
+    // After the delegation ends, nothing.
+    t.clock.current = new Date("2027-01-02T15:00:00Z");
+    const later = await as(t, userId, NORTH, "parent");
+    expect((await t.request(`${PEOPLE}/${p.id}`, { token: later })).status).toBe(404);
+  });
+});
+
+describe("trusted people: changing and deleting", () => {
+  it("changes a pending one (204) and refuses a decided one (409)", async () => {
+    const t = makeTestApp();
+    const token = await parent(t);
+    const p = await addPerson(t, personBody(await ownChild(t)), token);
+    const put = await t.request(`${PEOPLE}/${p.id}`, {
+      method: "PUT",
+      token,
+      body: { phone: "+1 (555) 000-0042", relationship: "neighbour" },
+    });
+    expect(put.status).toBe(204);
+    const read = (await (await t.request(`${PEOPLE}/${p.id}`, { token })).json()) as Person;
+    expect(read).toMatchObject({ phone: "+15550000042", relationship: "neighbour" });
+    expect((await decide(t, PEOPLE, p.id, { status: "approved" })).status).toBe(200);
+    const again = await t.request(`${PEOPLE}/${p.id}`, { method: "PUT", token, body: { name: "Someone Else" } });
+    expect(again.status).toBe(409);
+    expect((await problem(again)).detail).toMatch(/is approved/);
+    const badPhone = await t.request(`${PEOPLE}/${p.id}`, { method: "PUT", token, body: { phone: "12" } });
+    expect(badPhone.status).toBe(400);
+  });
+
+  it("lets a parent delete their own (204) but not another parent's (404)", async () => {
+    const t = makeTestApp();
+    const mine = await addPerson(t, personBody(await ownChild(t)), await parent(t));
+    const others = await otherParent(t);
+    const theirs = await addPerson(t, personBody(others.child), others.token);
+    expect((await t.request(`${PEOPLE}/${theirs.id}`, { method: "DELETE", token: await parent(t) })).status).toBe(404);
+    expect(
+      (await t.request(`${PEOPLE}/${theirs.id}`, { method: "PUT", token: await parent(t), body: { name: "X Y" } }))
+        .status,
+    ).toBe(404);
+    expect((await t.request(`${PEOPLE}/${mine.id}`, { method: "DELETE", token: await parent(t) })).status).toBe(204);
+    expect((await t.request(`${PEOPLE}/${mine.id}`, { token: await admin(t) })).status).toBe(404);
+  });
+});
+
+describe("trusted people: PATCH .../status", () => {
+  it("approves: who, when and why, with one audit row; a second decision is a 409", async () => {
+    const t = makeTestApp();
+    const p = await addPerson(t, personBody(await ownChild(t)), await parent(t));
+    const res = await decide(t, PEOPLE, p.id, { status: "approved", reason: "ID checked" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      id: p.id,
+      status: "approved",
+      decidedBy: DEMO.northAdmin.id,
+      decidedAt: t.clock.now().toISOString(),
+      reason: "ID checked",
+    });
+    const rows = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "trusted-person"), eq(auditLog.recordId, p.id), eq(auditLog.action, "status")));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ schoolId: NORTH, actorType: "user", actorId: DEMO.northAdmin.id });
+    expect(JSON.parse(rows[0]?.changes ?? "{}")).toMatchObject({ status: { old: "pending", new: "approved" } });
+    const again = await decide(t, PEOPLE, p.id, { status: "rejected" });
+    expect(again.status).toBe(409);
+    expect((await problem(again)).detail).toMatch(/approved/);
+  });
+
+  it("of a concurrent approve and reject, exactly one wins and the other is a 409", async () => {
+    const t = makeTestApp();
+    for (let i = 0; i < 3; i++) {
+      const p = await addPerson(t, personBody(await ownChild(t)));
+      const token = await admin(t);
+      const answers = await Promise.all([
+        decide(t, PEOPLE, p.id, { status: "approved" }, token),
+        decide(t, PEOPLE, p.id, { status: "rejected", reason: "Unknown person" }, token),
+      ]);
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 409]);
+      const winner = (await answers.find((r) => r.status === 200)?.json()) as Person;
+      const stored = (await (await t.request(`${PEOPLE}/${p.id}`, { token })).json()) as Person;
+      expect(stored.status).toBe(winner.status);
+      const audits = await t.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.entity, "trusted-person"), eq(auditLog.recordId, p.id), eq(auditLog.action, "status")));
+      expect(audits).toHaveLength(1);
+    }
+  });
+
+  it("is the school's: a parent or teacher gets 403; an unknown or invalid status is a 400", async () => {
+    const t = makeTestApp();
+    const p = await addPerson(t, personBody(await ownChild(t)));
+    expect((await decide(t, PEOPLE, p.id, { status: "approved" }, await parent(t))).status).toBe(403);
+    expect((await decide(t, PEOPLE, p.id, { status: "approved" }, await teacher(t))).status).toBe(403);
+    expect((await decide(t, PEOPLE, p.id, { status: "pending" })).status).toBe(400);
+    expect((await decide(t, PEOPLE, p.id, {})).status).toBe(400);
+    expect((await decide(t, PEOPLE, p.id, { status: "rejected" }, await staff(t))).status).toBe(200);
+  });
+});
+
+describe("trusted people: who sees what", () => {
+  it("list, get and images: admin and staff see the school's, a parent their children's, a teacher nothing", async () => {
+    const t = makeTestApp();
+    const mineChild = await ownChild(t);
+    const mine = await addPerson(t, personBody(mineChild), await parent(t));
+    const others = await otherParent(t);
+    const theirs = await addPerson(t, personBody(others.child), others.token);
+    const south = await addPerson(
+      t,
+      personBody(await student(t, SOUTH)),
+      await as(t, DEMO.southAdmin.id, SOUTH, "school-admin"),
+    );
+
+    const ids = async (token: string, query = "") => {
+      const res = await t.request(`${PEOPLE}?pageSize=100${query}`, { token });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as Page<Person>).data.map((r) => r.id);
+    };
+    for (const token of [await admin(t), await staff(t)]) {
+      const seen = await ids(token);
+      expect(seen).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+      expect(seen).not.toContain(south.id);
+      expect((await t.request(`${PEOPLE}/${theirs.id}`, { token })).status).toBe(200);
+      expect((await t.request(`${PEOPLE}/${theirs.id}/signed-url`, { token })).status).toBe(200);
+    }
+    const p = await parent(t);
+    const seen = await ids(p);
+    expect(seen).toContain(mine.id);
+    expect(seen).not.toContain(theirs.id);
+    expect(await ids(p, `&studentId=${others.child}`)).toEqual([]);
+    expect(await ids(p, `&studentId=${mineChild}&status=pending`)).toEqual([mine.id]);
+    expect((await t.request(`${PEOPLE}/${mine.id}`, { token: p })).status).toBe(200);
+    expect((await t.request(`${PEOPLE}/${theirs.id}`, { token: p })).status).toBe(404);
+    expect((await t.request(`${PEOPLE}/${mine.id}/signed-url`, { token: p })).status).toBe(200);
+    expect((await t.request(`${PEOPLE}/${theirs.id}/signed-url`, { token: p })).status).toBe(404);
+    expect(await ids(others.token)).toEqual([theirs.id]);
+
+    const tt = await teacher(t);
+    expect((await t.request(PEOPLE, { token: tt })).status).toBe(403);
+    expect((await t.request(`${PEOPLE}/${mine.id}`, { token: tt })).status).toBe(403);
+    expect((await t.request(`${PEOPLE}/${mine.id}/signed-url`, { token: tt })).status).toBe(403);
+    // A teacher granted trusted.read alone sees only their own children's: none.
+    const granted = await t.token(DEMO.northTeacher.id, { [NORTH]: ["trusted.read"] });
+    expect(await ids(granted)).toEqual([]);
+    const manager = await t.token(DEMO.northTeacher.id, { [NORTH]: ["trusted.read", "trusted.manage"] });
+    expect(await ids(manager)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+  });
+});
+
+describe("trusted people: images", () => {
+  it("signs an upload under {schoolId}/trusted-people/{id}/ and stores the key; staff get signed GETs", async () => {
+    const t = makeTestApp();
+    const token = await parent(t);
+    const p = await addPerson(t, personBody(await ownChild(t)), token);
+    const res = await t.request(`${PEOPLE}/${p.id}/signed-url`, {
+      method: "PUT",
+      token,
+      body: { kind: "id-document", contentType: "application/pdf" },
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const upload = (await res.json()) as { id: number; key: string; url: string; method: string; headers: object };
+    expect(upload.key).toBe(`${NORTH}/trusted-people/${p.id}/id-document`);
+    expect(upload).toMatchObject({ id: p.id, method: "PUT", headers: { "content-type": "application/pdf" } });
+    expect(new URL(upload.url).pathname).toMatch(new RegExp(`/${NORTH}/trusted-people/${p.id}/id-document$`));
+    expect(new URL(upload.url).searchParams.get("X-Amz-Signature")).toBeTruthy();
+
+    const stored = (await (await t.request(`${PEOPLE}/${p.id}`, { token })).json()) as Person;
+    expect(stored).toMatchObject({ idDocument: upload.key, photo: null });
+    const audit = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "trusted-person"), eq(auditLog.recordId, p.id)))
+      .orderBy(desc(auditLog.id))
+      .limit(1);
+    expect(audit[0]?.action).toBe("upload");
+
+    const images = await t.request(`${PEOPLE}/${p.id}/signed-url`, { token: await staff(t) });
+    expect(images.status).toBe(200);
+    const body = (await images.json()) as { photo: null; idDocument: { url: string; method: string } };
+    expect(body.photo).toBeNull();
+    expect(body.idDocument.method).toBe("GET");
+    expect(new URL(body.idDocument.url).pathname).toMatch(/\/1\/trusted-people\/\d+\/id-document$/);
+  });
+
+  it("refuses a photo that is not an image (400) and an upload once decided (409)", async () => {
+    const t = makeTestApp();
+    const p = await addPerson(t, personBody(await ownChild(t)));
+    const pdf = await t.request(`${PEOPLE}/${p.id}/signed-url`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { kind: "photo", contentType: "application/pdf" },
+    });
+    expect(pdf.status).toBe(400);
+    expect((await decide(t, PEOPLE, p.id, { status: "approved" })).status).toBe(200);
+    const late = await t.request(`${PEOPLE}/${p.id}/signed-url`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { kind: "photo", contentType: "image/png" },
+    });
+    expect(late.status).toBe(409);
+  });
+});
+
+describe("trusted addresses", () => {
+  it("a parent registers one for their own child; not for another's (404); a bad country is a 400", async () => {
+    const t = makeTestApp();
+    const token = await parent(t);
+    const child = await ownChild(t);
+    const a = await addAddress(t, addressBody(child, { latitude: 25.67, longitude: -100.31 }), token);
+    expect(a).toMatchObject({ studentId: child, parentId: DEMO_PARENT_ID, status: "pending", routeStopId: null });
+    const others = await otherParent(t);
+    const res = await t.request(ADDRESSES, { method: "POST", token, body: addressBody(others.child) });
+    expect(res.status).toBe(404);
+    for (const country of ["mx", "XX", "MEX"]) {
+      const bad = await t.request(ADDRESSES, { method: "POST", token, body: addressBody(child, { country }) });
+      expect(bad.status, country).toBe(400);
+      expect((await problem(bad)).errors?.[0]?.path).toBe("country");
+    }
+    const put = await t.request(`${ADDRESSES}/${a.id}`, { method: "PUT", token, body: { country: "ZZ" } });
+    expect(put.status).toBe(400);
+  });
+
+  it("decides once (who, when, route stop, audit row), refuses a second decision and a change (409)", async () => {
+    const t = makeTestApp();
+    const a = await addAddress(t, addressBody(await ownChild(t)), await parent(t));
+    expect(
+      (await t.request(`${ADDRESSES}/${a.id}`, { method: "PUT", token: await parent(t), body: { number: "14" } }))
+        .status,
+    ).toBe(204);
+    const res = await decide(t, ADDRESSES, a.id, { status: "approved", routeStopId: 7 });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      status: "approved",
+      routeStopId: 7,
+      decidedBy: DEMO.northAdmin.id,
+      number: "14",
+    });
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "trusted-address"), eq(auditLog.recordId, a.id), eq(auditLog.action, "status")));
+    expect(audits).toHaveLength(1);
+    expect((await decide(t, ADDRESSES, a.id, { status: "rejected" })).status).toBe(409);
+    expect(
+      (await t.request(`${ADDRESSES}/${a.id}`, { method: "PUT", token: await parent(t), body: { number: "1" } }))
+        .status,
+    ).toBe(409);
+  });
+
+  it("of a concurrent approve and reject, exactly one wins", async () => {
+    const t = makeTestApp();
+    const a = await addAddress(t, addressBody(await ownChild(t)));
+    const token = await admin(t);
+    const answers = await Promise.all([
+      decide(t, ADDRESSES, a.id, { status: "approved" }, token),
+      decide(t, ADDRESSES, a.id, { status: "rejected" }, token),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+  });
+
+  it("list and get: staff the school's, a parent their children's, a teacher 403", async () => {
+    const t = makeTestApp();
+    const mine = await addAddress(t, addressBody(await ownChild(t)), await parent(t));
+    const others = await otherParent(t);
+    const theirs = await addAddress(t, addressBody(others.child), others.token);
+    const ids = async (token: string) =>
+      ((await (await t.request(`${ADDRESSES}?pageSize=100`, { token })).json()) as Page<Address>).data.map((r) => r.id);
+    for (const token of [await admin(t), await staff(t)]) {
+      expect(await ids(token)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+      expect((await t.request(`${ADDRESSES}/${theirs.id}`, { token })).status).toBe(200);
+    }
+    const p = await parent(t);
+    expect(await ids(p)).toContain(mine.id);
+    expect(await ids(p)).not.toContain(theirs.id);
+    expect((await t.request(`${ADDRESSES}/${theirs.id}`, { token: p })).status).toBe(404);
+    expect((await t.request(`${ADDRESSES}/${mine.id}`, { token: p })).status).toBe(200);
+    expect((await t.request(ADDRESSES, { token: await teacher(t) })).status).toBe(403);
+    expect((await t.request(`${ADDRESSES}/${mine.id}`, { token: await teacher(t) })).status).toBe(403);
+  });
+});
+
+describe("only approved ones count", () => {
+  it("approvedTrustedPeople / approvedTrustedAddresses and their JSON sub-selects", async () => {
+    const t = makeTestApp();
+    const child = await ownChild(t);
+    const yes = await addPerson(t, personBody(child, { name: "Ana Approved" }));
+    const no = await addPerson(t, personBody(child, { name: "Rita Rejected" }));
+    await addPerson(t, personBody(child, { name: "Pedro Pending" }));
+    const home = await addAddress(t, addressBody(child, { street: "Approved St" }));
+    await addAddress(t, addressBody(child, { street: "Pending St" }));
+    expect((await decide(t, PEOPLE, yes.id, { status: "approved" })).status).toBe(200);
+    expect((await decide(t, PEOPLE, no.id, { status: "rejected" })).status).toBe(200);
+    expect((await decide(t, ADDRESSES, home.id, { status: "approved" })).status).toBe(200);
+
+    const ctx = jobCtx(t.deps, "test", NORTH);
+    expect((await approvedTrustedPeople(ctx, child)).map((p) => p.name)).toEqual(["Ana Approved"]);
+    expect((await approvedTrustedAddresses(ctx, child)).map((a) => a.street)).toEqual(["Approved St"]);
+    expect(await approvedTrustedPeople(jobCtx(t.deps, "test", SOUTH), child)).toEqual([]);
+
+    const [row] = await t.db
+      .select({ people: trustedPeopleJson(students.id), addresses: trustedAddressesJson(students.id) })
+      .from(students)
+      .where(eq(students.id, child));
+    expect(JSON.parse(row?.people ?? "null")).toEqual([
+      { id: yes.id, name: "Ana Approved", relationship: "aunt", phone: "+525512345678" },
+    ]);
+    expect(JSON.parse(row?.addresses ?? "null")).toEqual([
+      { id: home.id, street: "Approved St", number: "12", city: "Monterrey", country: "MX", routeStopId: null },
+    ]);
+    const [none] = await t.db
+      .select({ people: trustedPeopleJson(students.id) })
+      .from(students)
+      .where(eq(students.id, await student(t)));
+    expect(JSON.parse(none?.people ?? "null")).toEqual([]);
+  });
+});
