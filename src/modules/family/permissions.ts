@@ -12,7 +12,12 @@ export const permissions = definePermissions({
     description: "Read families: one's own family, or every family of the school with family.read-all",
     grants: [...STAFF, "parent"],
   },
-  write: { id: 61, name: "family.write", description: "Create, update and delete the school's families", grants: STAFF },
+  write: {
+    id: 61,
+    name: "family.write",
+    description: "Create, update and delete the school's families",
+    grants: STAFF,
+  },
   readAll: {
     id: 62,
     name: "family.read-all",

@@ -27,8 +27,8 @@ import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { commit, GuardFailed, guardCount, insertedId, type Statement } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
-import { schoolConfigurations } from "../school-configuration/schema";
 import { LEVELS } from "../school/levels";
+import { schoolConfigurations } from "../school-configuration/schema";
 import { students } from "../student/schema";
 import { permissions } from "./permissions";
 import { families } from "./schema";
@@ -70,11 +70,17 @@ const Record = RecordBase.extend({
   studentCount: z.number().int().openapi({ example: 1 }),
 });
 
+/**
+ * The outer family row, always qualified: drizzle writes a column of a one-table select unqualified
+ * (`"id"`), which inside a sub-select would name the sub-select's own table.
+ */
+const FAMILY_ID = sql.raw(`"family"."id"`);
+
 /** The family's parents as JSON, by id (the index `parent_family_idx` serves it in order). */
-const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'userId', m.user_id, 'firstName', m.first_name, 'lastName', m.last_name, 'relationship', m.relationship)) FROM (SELECT p.id, p.user_id, u.first_name, u.last_name, p.relationship FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${families.id} ORDER BY p.id) AS m)`;
+const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'userId', m.user_id, 'firstName', m.first_name, 'lastName', m.last_name, 'relationship', m.relationship)) FROM (SELECT p.id, p.user_id, u.first_name, u.last_name, p.relationship FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${FAMILY_ID} ORDER BY p.id) AS m)`;
 
 /** The family's students as JSON, by id, leaving out deleted ones (`student_family_idx`). */
-const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'firstName', m.first_name, 'lastName', m.last_name, 'level', m.level, 'status', m.status)) FROM (SELECT s.id, s.first_name, s.last_name, s.level, s.status FROM student AS s WHERE s.family_id = ${families.id} AND s.deleted_at IS NULL ORDER BY s.id) AS m)`;
+const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'firstName', m.first_name, 'lastName', m.last_name, 'level', m.level, 'status', m.status)) FROM (SELECT s.id, s.first_name, s.last_name, s.level, s.status FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL ORDER BY s.id) AS m)`;
 
 const fields = {
   id: families.id,
@@ -219,7 +225,10 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
   const studentIds = input.studentIds ?? [];
   const [family, foundParents, foundStudents, limits] = await db.batch([
     db
-      .select({ id: families.id, parents: sql<number>`(SELECT count(*) FROM parent WHERE family_id = ${families.id})` })
+      .select({
+        id: families.id,
+        parents: sql<number>`(SELECT count(*) FROM parent AS p WHERE p.family_id = ${FAMILY_ID})`,
+      })
       .from(families)
       .where(and(tenant(ctx, families), eq(families.id, familyId ?? 0))),
     db
@@ -251,9 +260,7 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
   const limit = limits[0]?.limit ?? DEFAULT_PARENT_LIMIT;
   const after = replace && input.parentIds ? parentIds.length : current + newParents.length;
   if (newParents.length && after > limit) {
-    throw unprocessable(
-      `This school allows at most ${limit} parents per family; the family would have ${after}`,
-    );
+    throw unprocessable(`This school allows at most ${limit} parents per family; the family would have ${after}`);
   }
   return { newParents, newStudents };
 }
@@ -440,7 +447,10 @@ export async function removeFamily(ctx: Ctx, id: number) {
       db.update(table).set({ familyId: null, updatedAt: at }).where(members),
     );
   }
-  await resource.commit(ctx, id, [...statements, ...resource.writes.delete(ctx, id)] as unknown as [Statement, ...Statement[]]);
+  await resource.commit(ctx, id, [...statements, ...resource.writes.delete(ctx, id)] as unknown as [
+    Statement,
+    ...Statement[],
+  ]);
 }
 
 export const deleteFamily = operation(
@@ -543,7 +553,7 @@ export const familyParentLimit = operation(
     const [row] = await ctx.deps.db
       .select({
         limit: parentLimit(ctx),
-        parents: sql<number>`(SELECT count(*) FROM parent WHERE family_id = ${families.id})`,
+        parents: sql<number>`(SELECT count(*) FROM parent AS p WHERE p.family_id = ${FAMILY_ID})`,
       })
       .from(families)
       .where(resource.scoped(ctx, eq(families.id, id), "read"));
@@ -574,9 +584,7 @@ export const validateFamilies = operation(
     request: { body: jsonBody(ValidateBody, "FamilyValidate") },
     responses: {
       200: json(
-        z
-          .object({ valid: z.array(z.number().int()), missing: z.array(z.number().int()) })
-          .openapi("FamilyValidation"),
+        z.object({ valid: z.array(z.number().int()), missing: z.array(z.number().int()) }).openapi("FamilyValidation"),
         "The ids found and the ids missing, in the order given",
       ),
     },
@@ -606,4 +614,3 @@ export async function addFamilyParents(ctx: Ctx, familyId: number, parentIds: nu
     ...membershipStatements(ctx, familyId, members, { ...planned, newStudents: [] }, false),
   ]);
 }
-
