@@ -76,11 +76,14 @@ const Record = RecordBase.extend({
  */
 const FAMILY_ID = sql.raw(`"family"."id"`);
 
-/** The family's parents as JSON, by id (the index `parent_family_idx` serves it in order). */
-const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'userId', m.user_id, 'firstName', m.first_name, 'lastName', m.last_name, 'relationship', m.relationship)) FROM (SELECT p.id, p.user_id, u.first_name, u.last_name, p.relationship FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${FAMILY_ID} ORDER BY p.id) AS m)`;
+/**
+ * The family's parents as JSON, in id order: the index `parent_family_idx (family_id)` holds them so
+ * (an ORDER BY inside the aggregate would sort in a temporary B-tree).
+ */
+const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${FAMILY_ID})`;
 
-/** The family's students as JSON, by id, leaving out deleted ones (`student_family_idx`). */
-const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', m.id, 'firstName', m.first_name, 'lastName', m.last_name, 'level', m.level, 'status', m.status)) FROM (SELECT s.id, s.first_name, s.last_name, s.level, s.status FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL ORDER BY s.id) AS m)`;
+/** The family's students as JSON, in id order (`student_family_idx`), leaving out deleted ones. */
+const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'firstName', s.first_name, 'lastName', s.last_name, 'level', s.level, 'status', s.status)) FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL)`;
 
 const fields = {
   id: families.id,
