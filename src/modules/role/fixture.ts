@@ -2,8 +2,8 @@ import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
 
 let next = 0;
-/** A number no other fixture uses (the demo numbers are +1555000xxxx). */
-const phone = () => `+1555${3_000_000 + ++next}`;
+/** A number no other fixture uses (the demo numbers are +1555000xxxx; the user fixture has +15553000xxx). */
+const phone = () => `+1555${3_500_000 + ++next}`;
 
 /** A new person of `school` (invited as a school administrator) and their user id. */
 async function person(t: TestApp, school: number) {
