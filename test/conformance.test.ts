@@ -27,6 +27,8 @@ type Operation = {
   "x-access": string;
   "x-audit"?: string;
   "x-scope"?: "school" | "platform";
+  /** A POST that only reads (a list of ids in its body): no state change, so no audit row. */
+  "x-read-only"?: boolean;
   requestBody?: unknown;
   parameters?: { name: string; in: string; required?: boolean }[];
 };
@@ -190,7 +192,7 @@ for (const { path, method, op } of operations) {
     }
 
     const mutating = method !== "GET";
-    const exempt = /^\/api\/v1\/(auth|dev)\//.test(path);
+    const exempt = /^\/api\/v1\/(auth|dev)\//.test(path) || op["x-read-only"] === true;
     if (mutating && !exempt) {
       it("declares the audit entity it writes (x-audit)", () => {
         expect(op["x-audit"], "a state change without an audit row").toBeTypeOf("string");

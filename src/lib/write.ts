@@ -81,3 +81,11 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
     throw err;
   }
 }
+
+/**
+ * Aborts the batch unless the statement just before it changed exactly `expected` rows (a
+ * conditional UPDATE of a set of rows that must all qualify).
+ */
+export function guardCount(db: Db, expected: number): Statement {
+  return db.insert(writeGuard).select(sql`SELECT 0 WHERE changes() <> ${expected}`);
+}

@@ -15,6 +15,7 @@ import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
+import family from "./family";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import legalDocument from "./legal-document";
@@ -51,6 +52,7 @@ export const MODULES: readonly Module[] = [
   student,
   trustedPerson,
   trustedAddress,
+  family,
   applicationModule,
   schoolConfiguration,
   holidayCycle,
