@@ -15,6 +15,7 @@ import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
+import group from "./group";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import legalDocument from "./legal-document";
@@ -45,6 +46,7 @@ export const MODULES: readonly Module[] = [
   administrativeUser,
   parent,
   delegate,
+  group,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

@@ -1,0 +1,55 @@
+import { createVia, type Fixtures, type Made, uniq } from "../../../test/fixture-kit";
+import { students } from "../student/schema";
+
+let next = 0;
+/** A number no one has in this test file (the demo numbers are +1555000xxxx). */
+const phone = () => `+1555${6_000_000 + ++next}`;
+
+/** A group in `school` (elementary: both demo schools offer it). */
+export const makeGroup: Made<number> = (t, school) =>
+  createVia(t, "/api/v1/group", school, { name: uniq("Group"), level: "elementary", schoolYear: "2026-2027" });
+
+/** A teacher profile in `school`. */
+export const makeTeacher: Made<number> = (t, school) =>
+  createVia(t, "/api/v1/teacher", school, { phone: phone(), firstName: "Gina" });
+
+/** A student in `school`, inserted directly (the student module owns its API). */
+export const makeStudent: Made<number> = async (t, school) => {
+  const at = t.clock.now().toISOString();
+  const [row] = await t.db
+    .insert(students)
+    .values({ schoolId: school, firstName: "Sol", lastName: uniq("Student"), createdAt: at, updatedAt: at })
+    .returning({ id: students.id });
+  if (!row) throw new Error("no student");
+  return row.id;
+};
+
+export const fixtures: Fixtures = {
+  "/api/v1/group": {
+    create: makeGroup,
+    bodies: {
+      updateGroup: { grade: 4 },
+      addGroupParticipants: async (t, school) => ({ teacherIds: [await makeTeacher(t, school)] }),
+      removeGroupParticipants: { teacherIds: [1] },
+      createGroupSignedUrl: { contentType: "image/png" },
+      deleteMultipleGroups: async (t, school) => ({ ids: [await makeGroup(t, school)] }),
+    },
+  },
+  "/api/v1/group-teacher": {
+    create: async (t, school) =>
+      createVia(t, "/api/v1/group-teacher", school, {
+        groupId: await makeGroup(t, school),
+        teacherId: await makeTeacher(t, school),
+        subject: "Math",
+      }),
+    bodies: { updateGroupTeacher: { subject: "Physics" } },
+  },
+  "/api/v1/group-student": {
+    create: async (t, school) =>
+      createVia(t, "/api/v1/group-student", school, {
+        groupId: await makeGroup(t, school),
+        studentId: await makeStudent(t, school),
+      }),
+    bodies: { updateGroupStudent: async (t, school) => ({ groupId: await makeGroup(t, school) }) },
+  },
+};
