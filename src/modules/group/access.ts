@@ -4,24 +4,18 @@
  * `group_teacher` row whose teacher profile is theirs. Writes need `group.write` and reach every
  * group of the school.
  */
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type SQL, sql } from "drizzle-orm";
 import type { Ctx } from "../../lib/context";
-import { teachers } from "../teacher/schema";
 import { permissions } from "./permissions";
-import { groupTeachers } from "./schema";
 
-// Aliases: the visibility condition also filters group_teacher's own list.
-const teaching = alias(groupTeachers, "teaching");
-const teachingProfile = alias(teachers, "teaching_profile");
-
-/** The caller teaches the group `groupId` (a column of the outer query): group_teacher_uq, then the profile's key. */
-export const teaches = (ctx: Ctx, groupId: SQLiteColumn | SQL): SQL =>
-  sql`EXISTS (SELECT 1 FROM ${teaching} INNER JOIN ${teachingProfile} ON ${teachingProfile.id} = ${teaching.teacherId} WHERE ${and(
-    eq(teaching.groupId, groupId as SQLiteColumn),
-    eq(teachingProfile.userId, ctx.userId ?? 0),
-  )})`;
+/**
+ * The caller teaches the group whose id is `groupId`: a column of the outer query written out
+ * (`"school_group"."id"`), since drizzle leaves columns of a one-table select unqualified.
+ * Served by group_teacher_uq (group_id, teacher_id), then the profile's primary key.
+ */
+export const teaches = (ctx: Ctx, groupId: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM "group_teacher" "teaching" INNER JOIN "teacher" "teaching_profile" ON "teaching_profile"."id" = "teaching"."teacher_id" WHERE "teaching"."group_id" = ${sql.raw(groupId)} AND "teaching_profile"."user_id" = ${ctx.userId ?? 0})`;
 
 /** The read condition on a row of group `groupId` for this caller (none for `group.read-all`). */
-export const groupVisible = (ctx: Ctx, groupId: SQLiteColumn, access: "read" | "write"): SQL | undefined =>
+export const groupVisible = (ctx: Ctx, groupId: string, access: "read" | "write"): SQL | undefined =>
   access === "write" || ctx.can(permissions.readAll) ? undefined : teaches(ctx, groupId);

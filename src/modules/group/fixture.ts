@@ -1,4 +1,5 @@
 import { createVia, type Fixtures, type Made, uniq } from "../../../test/fixture-kit";
+import type { TestApp } from "../../../test/helpers";
 import { students } from "../student/schema";
 
 let next = 0;
@@ -29,10 +30,10 @@ export const fixtures: Fixtures = {
     create: makeGroup,
     bodies: {
       updateGroup: { grade: 4 },
-      addGroupParticipants: async (t, school) => ({ teacherIds: [await makeTeacher(t, school)] }),
+      addGroupParticipants: async (t: TestApp, school: number) => ({ teacherIds: [await makeTeacher(t, school)] }),
       removeGroupParticipants: { teacherIds: [1] },
       createGroupSignedUrl: { contentType: "image/png" },
-      deleteMultipleGroups: async (t, school) => ({ ids: [await makeGroup(t, school)] }),
+      deleteMultipleGroups: async (t: TestApp, school: number) => ({ ids: [await makeGroup(t, school)] }),
     },
   },
   "/api/v1/group-teacher": {
@@ -50,6 +51,6 @@ export const fixtures: Fixtures = {
         groupId: await makeGroup(t, school),
         studentId: await makeStudent(t, school),
       }),
-    bodies: { updateGroupStudent: async (t, school) => ({ groupId: await makeGroup(t, school) }) },
+    bodies: { updateGroupStudent: async (t: TestApp, school: number) => ({ groupId: await makeGroup(t, school) }) },
   },
 };

@@ -70,7 +70,7 @@ export const groupTeacherResource = defineResource({
       q.innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId)).innerJoin(users, eq(users.id, teachers.userId)),
   },
   toRecord: (row) => ({ ...row }),
-  visibleTo: (ctx, access) => groupVisible(ctx, groupTeachers.groupId, access),
+  visibleTo: (ctx, access) => groupVisible(ctx, '"group_teacher"."group_id"', access),
   conflictMessage: "This teacher already teaches this group",
 });
 
@@ -163,7 +163,7 @@ export const groupStudentResource = defineResource({
     join: (q) => q.innerJoin(students, eq(students.id, groupStudents.studentId)),
   },
   toRecord: (row) => ({ ...row }),
-  visibleTo: (ctx, access) => groupVisible(ctx, groupStudents.groupId, access),
+  visibleTo: (ctx, access) => groupVisible(ctx, '"group_student"."group_id"', access),
   conflictMessage: "This student is already in this group",
 });
 

@@ -6,7 +6,6 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
 import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -49,13 +48,8 @@ export const GroupRecord = RecordBase.extend({
   studentCount: z.number().int().min(0).openapi({ description: "Students in the group (deleted students not counted)" }),
 });
 
-// The JSON sub-selects read other tables under aliases of their own.
-const gt = alias(groupTeachers, "g_teacher");
-const gtProfile = alias(teachers, "g_teacher_profile");
-const gtUser = alias(users, "g_teacher_user");
-const gs = alias(groupStudents, "g_student");
-const gsStudent = alias(students, "g_student_row");
-
+/** The group's id in the outer query (drizzle leaves the columns of a one-table select unqualified). */
+const GROUP_ID = '"school_group"."id"';
 const fields = {
   id: groups.id,
   createdAt: groups.createdAt,
@@ -66,8 +60,8 @@ const fields = {
   grade: groups.grade,
   image: groups.image,
   // group_teacher_uq (group_id, teacher_id): in teacher order.
-  teachers: sql<string>`(SELECT json_group_array(json_object('id', ${gt.id}, 'teacherId', ${gt.teacherId}, 'userId', ${gtProfile.userId}, 'firstName', ${gtUser.firstName}, 'lastName', ${gtUser.lastName}, 'subject', ${gt.subject})) FROM ${gt} INNER JOIN ${gtProfile} ON ${gtProfile.id} = ${gt.teacherId} INNER JOIN ${gtUser} ON ${gtUser.id} = ${gtProfile.userId} WHERE ${gt.groupId} = ${groups.id})`,
-  studentCount: sql<number>`(SELECT count(*) FROM ${gs} INNER JOIN ${gsStudent} ON ${gsStudent.id} = ${gs.studentId} WHERE ${gs.groupId} = ${groups.id} AND ${gsStudent.deletedAt} IS NULL)`,
+  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', "tu"."first_name", 'lastName', "tu"."last_name", 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)})`,
+  studentCount: sql<number>`(SELECT count(*) FROM "group_student" "gs" INNER JOIN "student" "st" ON "st"."id" = "gs"."student_id" WHERE "gs"."group_id" = ${sql.raw(GROUP_ID)} AND "st"."deleted_at" IS NULL)`,
 };
 
 type GroupRow = {
@@ -112,7 +106,7 @@ export const groupResource = defineResource({
   record: GroupRecord,
   view: { fields },
   toRecord: (row) => toGroup(row as GroupRow),
-  visibleTo: (ctx, access) => groupVisible(ctx, groups.id, access),
+  visibleTo: (ctx, access) => groupVisible(ctx, GROUP_ID, access),
   conflictMessage: "A group with this name already exists in this school year",
 });
 
@@ -153,7 +147,7 @@ export const listGroups = resource.list({
     teacher: {
       schema: idFilter("Groups this teacher (teacher profile id) teaches"),
       where: (v: number) =>
-        sql`EXISTS (SELECT 1 FROM ${gt} WHERE ${gt.groupId} = ${groups.id} AND ${gt.teacherId} = ${v})`,
+        sql`EXISTS (SELECT 1 FROM "group_teacher" "gt" WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)} AND "gt"."teacher_id" = ${v})`,
       example: "1",
     } satisfies Filter<number>,
   },
@@ -225,11 +219,6 @@ const aliased = () =>
 const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-const mineLink = alias(groupStudents, "mine_link");
-const mineStudent = alias(students, "mine_student");
-const mineGuardian = alias(guardians, "mine_guardian");
-const mineParent = alias(parents, "mine_parent");
-
 /**
  * The groups of the caller in the current school: the groups they teach, and the groups of the
  * children they are a guardian of, or a parent they are a delegate of today (as `actingFor`
@@ -241,16 +230,20 @@ export async function myGroups(ctx: Ctx) {
   const self = ctx.userId ?? 0;
   const schoolId = schoolOf(ctx);
   const now = clock.now();
+  const from = utcDate(now.getTime() + DAY_MS);
+  const until = utcDate(now.getTime() - DAY_MS);
   const window = and(
     eq(delegates.userId, self),
     eq(delegates.schoolId, schoolId),
-    gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
-    lte(delegates.validFrom, utcDate(now.getTime() + DAY_MS)),
+    gte(delegates.validUntil, until),
+    lte(delegates.validFrom, from),
   );
-  const candidate = sql`(${mineParent.userId} = ${self} OR ${mineParent.id} IN (SELECT ${delegates.parentId} FROM ${delegates} WHERE ${window}))`;
+  // The parents the caller may act for: themself, and those whose delegate they may be today
+  // (delegate_user_idx); checked in the school's time zone below.
+  const candidate = sql`("mp"."user_id" = ${self} OR "mp"."id" IN (SELECT "d"."parent_id" FROM "delegate" "d" WHERE "d"."user_id" = ${self} AND "d"."school_id" = ${schoolId} AND "d"."valid_until" >= ${until} AND "d"."valid_from" <= ${from}))`;
   const links = (select: SQL) =>
-    sql`(SELECT ${select} FROM ${mineLink} INNER JOIN ${mineStudent} ON ${mineStudent.id} = ${mineLink.studentId} INNER JOIN ${mineGuardian} ON ${mineGuardian.studentId} = ${mineLink.studentId} INNER JOIN ${mineParent} ON ${mineParent.id} = ${mineGuardian.parentId} WHERE ${mineLink.groupId} = ${groups.id} AND ${mineStudent.deletedAt} IS NULL AND ${candidate})`;
-  const teaching = teaches(ctx, groups.id);
+    sql`(SELECT ${select} FROM "group_student" "ml" INNER JOIN "student" "ms" ON "ms"."id" = "ml"."student_id" INNER JOIN "guardian" "mg" ON "mg"."student_id" = "ml"."student_id" INNER JOIN "parent" "mp" ON "mp"."id" = "mg"."parent_id" WHERE "ml"."group_id" = ${sql.raw(GROUP_ID)} AND "ms"."deleted_at" IS NULL AND ${candidate})`;
+  const teaching = teaches(ctx, GROUP_ID);
   const [delegations, rows] = await db.batch([
     db
       .select({
@@ -267,7 +260,7 @@ export async function myGroups(ctx: Ctx) {
       .select({
         ...aliased(),
         teaching: sql<number>`CASE WHEN ${teaching} THEN 1 ELSE 0 END`.as("teaching"),
-        via: sql<string>`${links(sql`json_group_array(DISTINCT ${mineParent.userId})`)}`.as("via"),
+        via: sql<string>`${links(sql`json_group_array("mp"."user_id")`)}`.as("via"),
       })
       .from(groups)
       .where(and(tenant(ctx, groups), sql`(${teaching} OR EXISTS ${links(sql`1`)})`))
@@ -303,7 +296,7 @@ export async function myTeacherGroups(ctx: Ctx) {
   const rows = await ctx.deps.db
     .select(aliased())
     .from(groups)
-    .where(and(tenant(ctx, groups), teaches(ctx, groups.id)))
+    .where(and(tenant(ctx, groups), teaches(ctx, GROUP_ID)))
     .orderBy(asc(groups.createdAt), asc(groups.id))
     .limit(MINE_LIMIT);
   return { data: rows.map((r) => toGroup(r as unknown as GroupRow)) };
