@@ -1,6 +1,7 @@
 import { createVia, type Fixtures, type Made, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
 import { students } from "../student/schema";
+import { groups } from "./schema";
 
 let next = 0;
 /** A number no one has in this test file (the demo numbers are +1555000xxxx). */
@@ -25,6 +26,24 @@ export const makeStudent: Made<number> = async (t, school) => {
   return row.id;
 };
 
+/** A group inserted directly (no audit row of its own: for the delete-multiple audit check). */
+const insertGroup: Made<number> = async (t, school) => {
+  const at = t.clock.now().toISOString();
+  const [row] = await t.db
+    .insert(groups)
+    .values({
+      schoolId: school,
+      name: uniq("Group"),
+      level: "elementary",
+      schoolYear: "2026-2027",
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning({ id: groups.id });
+  if (!row) throw new Error("no group");
+  return row.id;
+};
+
 export const fixtures: Fixtures = {
   "/api/v1/group": {
     create: makeGroup,
@@ -33,7 +52,7 @@ export const fixtures: Fixtures = {
       addGroupParticipants: async (t: TestApp, school: number) => ({ teacherIds: [await makeTeacher(t, school)] }),
       removeGroupParticipants: { teacherIds: [1] },
       createGroupSignedUrl: { contentType: "image/png" },
-      deleteMultipleGroups: async (t: TestApp, school: number) => ({ ids: [await makeGroup(t, school)] }),
+      deleteMultipleGroups: async (t: TestApp, school: number) => ({ ids: [await insertGroup(t, school)] }),
     },
   },
   "/api/v1/group-teacher": {

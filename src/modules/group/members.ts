@@ -13,11 +13,11 @@ import { notFound } from "../../lib/errors";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { students } from "../student/schema";
-import { notRemoved } from "../teacher/staff";
 import { teachers } from "../teacher/schema";
+import { notRemoved } from "../teacher/staff";
 import { groupVisible } from "./access";
-import { groups, groupStudents, groupTeachers } from "./schema";
 import { permissions } from "./permissions";
+import { groupStudents, groups, groupTeachers } from "./schema";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const idFilter = (description: string) =>
@@ -223,6 +223,3 @@ export const deleteGroupStudent = groupStudentResource.delete({
   access: permissions.write,
   summary: "Remove a student from a group",
 });
-
-
-

@@ -18,13 +18,13 @@ import { commit, guard, type Statement } from "../../lib/write";
 import { validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { parents } from "../parent/schema";
-import { type Level, LEVELS, readLevels } from "../school/fields";
+import { LEVELS, type Level, readLevels } from "../school/fields";
 import { guardians, students } from "../student/schema";
-import { notRemoved } from "../teacher/staff";
 import { teachers } from "../teacher/schema";
+import { notRemoved } from "../teacher/staff";
 import { groupVisible, teaches } from "./access";
 import { permissions } from "./permissions";
-import { groups, groupStudents, groupTeachers } from "./schema";
+import { groupStudents, groups, groupTeachers } from "./schema";
 
 const GroupTeacher = z
   .object({
@@ -42,10 +42,17 @@ export const GroupRecord = RecordBase.extend({
   level: z.enum(LEVELS),
   schoolYear: z.string().openapi({ example: "2026-2027" }),
   grade: z.number().int().nullable().openapi({ example: 3 }),
-  image: z.string().nullable().openapi({ description: "The image's object key, or null", example: "1/groups/7/image-2f1c.png" }),
+  image: z
+    .string()
+    .nullable()
+    .openapi({ description: "The image's object key, or null", example: "1/groups/7/image-2f1c.png" }),
   teacherCount: z.number().int().min(0),
   teachers: z.array(GroupTeacher),
-  studentCount: z.number().int().min(0).openapi({ description: "Students in the group (deleted students not counted)" }),
+  studentCount: z
+    .number()
+    .int()
+    .min(0)
+    .openapi({ description: "Students in the group (deleted students not counted)" }),
 });
 
 /** The group's id in the outer query (drizzle leaves the columns of a one-table select unqualified). */
@@ -423,7 +430,8 @@ export const getGroupParticipants = operation(
     tag: "Groups",
     operationId: "getGroupParticipants",
     summary: "The teachers and students of a group",
-    description: "Teachers in teacher-profile order, students in student order (deleted students left out). One D1 call.",
+    description:
+      "Teachers in teacher-profile order, students in student order (deleted students left out). One D1 call.",
     access: permissions.read,
     request: { params: IdParams },
     responses: { 200: json(Participants, "The group's teachers and students") },
@@ -452,7 +460,10 @@ const gsAudit = { entity: "group-student", table: groupStudents };
 
 /** The group-teacher / group-student audit row of each row this batch just inserted (created now). */
 const createdChanges = (table: typeof groupTeachers | typeof groupStudents) => {
-  const member = "teacherId" in table ? sql`'teacherId', json_object('old', NULL, 'new', ${table.teacherId})` : sql`'studentId', json_object('old', NULL, 'new', ${(table as typeof groupStudents).studentId})`;
+  const member =
+    "teacherId" in table
+      ? sql`'teacherId', json_object('old', NULL, 'new', ${table.teacherId})`
+      : sql`'studentId', json_object('old', NULL, 'new', ${(table as typeof groupStudents).studentId})`;
   return sql`json_object('groupId', json_object('old', NULL, 'new', ${table.groupId}), ${member})`;
 };
 
@@ -476,9 +487,11 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
       .where(and(tenant(ctx, students), sql`${students.id} IN ${idsOf(studentIds)}`, isNull(students.deletedAt))),
   ]);
   const missingTeachers = teacherIds.filter((t) => !foundTeachers.some((r) => r.id === t));
-  if (missingTeachers.length) throw notFound(`Teacher${missingTeachers.length > 1 ? "s" : ""} ${missingTeachers.join(", ")}`);
+  if (missingTeachers.length)
+    throw notFound(`Teacher${missingTeachers.length > 1 ? "s" : ""} ${missingTeachers.join(", ")}`);
   const missingStudents = studentIds.filter((s) => !foundStudents.some((r) => r.id === s));
-  if (missingStudents.length) throw notFound(`Student${missingStudents.length > 1 ? "s" : ""} ${missingStudents.join(", ")}`);
+  if (missingStudents.length)
+    throw notFound(`Student${missingStudents.length > 1 ? "s" : ""} ${missingStudents.join(", ")}`);
 
   const now = ctx.deps.clock.now().toISOString();
   const schoolId = schoolOf(ctx);
@@ -494,7 +507,11 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
       auditAction(
         ctx,
         gtAudit,
-        and(eq(groupTeachers.groupId, id), eq(groupTeachers.createdAt, now), sql`${groupTeachers.teacherId} IN ${idsOf(teacherIds)}`),
+        and(
+          eq(groupTeachers.groupId, id),
+          eq(groupTeachers.createdAt, now),
+          sql`${groupTeachers.teacherId} IN ${idsOf(teacherIds)}`,
+        ),
         "create",
         createdChanges(groupTeachers),
       ),
@@ -511,7 +528,11 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
       auditAction(
         ctx,
         gsAudit,
-        and(eq(groupStudents.groupId, id), eq(groupStudents.createdAt, now), sql`${groupStudents.studentId} IN ${idsOf(studentIds)}`),
+        and(
+          eq(groupStudents.groupId, id),
+          eq(groupStudents.createdAt, now),
+          sql`${groupStudents.studentId} IN ${idsOf(studentIds)}`,
+        ),
         "create",
         createdChanges(groupStudents),
       ),
@@ -541,7 +562,13 @@ export async function removeParticipants(ctx: Ctx, id: number, input: Participan
     statements.push(auditDelete(ctx, gsAudit, where), db.delete(groupStudents).where(where));
   }
   await resource.commit(ctx, id, [
-    auditAction(ctx, resource.audit, and(eq(groups.id, id), tenant(ctx, groups)), "remove-participants", changes(input)),
+    auditAction(
+      ctx,
+      resource.audit,
+      and(eq(groups.id, id), tenant(ctx, groups)),
+      "remove-participants",
+      changes(input),
+    ),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.
     guard(db),
     ...statements,
@@ -599,7 +626,10 @@ type ImageType = keyof typeof IMAGE_TYPES;
 
 const ImageUrlBody = z
   .object({
-    method: z.enum(["GET", "PUT"]).default("PUT").openapi({ description: "PUT to upload a new image (default), GET to download" }),
+    method: z
+      .enum(["GET", "PUT"])
+      .default("PUT")
+      .openapi({ description: "PUT to upload a new image (default), GET to download" }),
     contentType: z
       .enum(Object.keys(IMAGE_TYPES) as [ImageType, ...ImageType[]])
       .optional()
