@@ -19,7 +19,7 @@ import { validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { parents } from "../parent/schema";
 import { LEVELS, type Level, readLevels } from "../school/fields";
-import { guardians, students } from "../student/schema";
+import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
 import { groupVisible, teaches } from "./access";
@@ -126,7 +126,9 @@ const SchoolYear = z
   .refine((v) => Number(v.slice(5)) === Number(v.slice(0, 4)) + 1, "The second year follows the first")
   .openapi({ example: "2026-2027" });
 const Grade = z.number().int().min(1).max(12).openapi({ example: 3, description: "Grade within the level, 1 to 12" });
-const Level = z.enum(LEVELS).openapi({ example: "elementary", description: "One of the levels the school offers" });
+const LevelInput = z
+  .enum(LEVELS)
+  .openapi({ example: "elementary", description: "One of the levels the school offers" });
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const idFilter = (description: string) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
@@ -135,7 +137,7 @@ export const listGroups = resource.list({
   access: permissions.read,
   filters: {
     level: {
-      schema: Level.optional(),
+      schema: LevelInput.optional(),
       // Unary plus: the level index would serve the filter but not the order (a sort step); the
       // school's groups are read in order through school_group_created_idx instead.
       where: (v: Level) => sql`+${groups.level} = ${v}`,
@@ -182,7 +184,7 @@ async function offered(ctx: Ctx, level: Level) {
 
 export const createGroup = resource.create({
   access: permissions.write,
-  input: z.object({ name: Name, level: Level, schoolYear: SchoolYear, grade: Grade.nullable().optional() }),
+  input: z.object({ name: Name, level: LevelInput, schoolYear: SchoolYear, grade: Grade.nullable().optional() }),
   values: async (input, ctx) => {
     await offered(ctx, input.level);
     return { name: input.name, level: input.level, schoolYear: input.schoolYear, grade: input.grade ?? null };
@@ -196,7 +198,7 @@ export const updateGroup = resource.update({
   access: permissions.write,
   input: z.object({
     name: Name.optional(),
-    level: Level.optional(),
+    level: LevelInput.optional(),
     schoolYear: SchoolYear.optional(),
     grade: Grade.nullable().optional(),
   }),
