@@ -3,7 +3,7 @@ import type { TestApp } from "../../../test/helpers";
 
 let next = 0;
 /** A number no other fixture uses (the demo numbers are +1555000xxxx). */
-const phone = () => `+1555${3_000_000 + ++next}`;
+const phone = () => `+1555${3_500_000 + ++next}`;
 
 /** A new person of `school` (invited as a school administrator) and their user id. */
 async function person(t: TestApp, school: number) {
