@@ -3,9 +3,10 @@
  * /api/v1/group-teacher and /api/v1/group-student. Behaviour, bad input, visibility per role and
  * read operation, a racing duplicate, and one D1 call per read.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { grantsOf } from "../src/modules";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { makeStudent, makeTeacher } from "../src/modules/group/fixture";
 import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { guardians, students } from "../src/modules/student/schema";
@@ -240,6 +241,23 @@ describe("groups", () => {
     expect(removed.status).toBe(204);
     const after = await readJson<Group>(await t.request(`/api/v1/group/${group.id}`, { token, school: NORTH }));
     expect(after).toMatchObject({ teacherCount: 0, studentCount: 1 });
+
+    // Audited: the group's own rows, and one per group-teacher row created and deleted.
+    const trail = await t.db
+      .select({ entity: auditLog.entity, action: auditLog.action })
+      .from(auditLog)
+      .where(inArray(auditLog.entity, ["group", "group-teacher"]));
+    const actions = trail.map((r) => `${r.entity}:${r.action}`);
+    expect(actions.filter((a) => a === "group-teacher:create")).toHaveLength(1);
+    expect(actions.filter((a) => a === "group-teacher:delete")).toHaveLength(1);
+    expect(actions).toContain("group:add-participants");
+    expect(actions).toContain("group:remove-participants");
+
+    // Deleting the group takes its rows with it.
+    const del = await t.request(`/api/v1/group/${group.id}`, { method: "DELETE", token, school: NORTH });
+    expect(del.status).toBe(204);
+    const left = await t.db.select().from(groupStudents).where(eq(groupStudents.groupId, group.id));
+    expect(left).toEqual([]);
   });
 
   it("signs an upload URL for the group's image under the school's prefix; only image types", async () => {

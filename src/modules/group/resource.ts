@@ -5,7 +5,7 @@
  * the groups they teach (./access.ts); anyone sees their own at `GET /api/v1/group/mine`.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableName, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -470,6 +470,16 @@ const createdChanges = (table: typeof groupTeachers | typeof groupStudents) => {
 };
 
 /**
+ * The rows of group `id` the INSERT just before inserted: AUTOINCREMENT gives them the ids
+ * (seq - changes(), seq], and rows already in the group (DO NOTHING) take none.
+ */
+const justInserted = (table: typeof groupTeachers | typeof groupStudents, id: number) =>
+  and(
+    eq(table.groupId, id),
+    sql`${table.id} > (SELECT seq FROM sqlite_sequence WHERE name = ${getTableName(table)}) - changes()`,
+  );
+
+/**
  * Adds teachers and students to a group: the ids must be this school's (teachers not removed,
  * students not deleted), else 404 naming them; ones already in the group stay as they are. One
  * batch: the group's audit row (guarded: no group here, nothing happens), the new rows and theirs.
@@ -506,17 +516,7 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
           sql`SELECT NULL, ${now}, ${now}, ${schoolId}, ${id}, value, NULL FROM json_each(${JSON.stringify(teacherIds)}) WHERE true`,
         )
         .onConflictDoNothing(),
-      auditAction(
-        ctx,
-        gtAudit,
-        and(
-          eq(groupTeachers.groupId, id),
-          eq(groupTeachers.createdAt, now),
-          sql`${groupTeachers.teacherId} IN ${idsOf(teacherIds)}`,
-        ),
-        "create",
-        createdChanges(groupTeachers),
-      ),
+      auditAction(ctx, gtAudit, justInserted(groupTeachers, id), "create", createdChanges(groupTeachers)),
     );
   }
   if (studentIds.length) {
@@ -527,17 +527,7 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
           sql`SELECT NULL, ${now}, ${now}, ${schoolId}, ${id}, value FROM json_each(${JSON.stringify(studentIds)}) WHERE true`,
         )
         .onConflictDoNothing(),
-      auditAction(
-        ctx,
-        gsAudit,
-        and(
-          eq(groupStudents.groupId, id),
-          eq(groupStudents.createdAt, now),
-          sql`${groupStudents.studentId} IN ${idsOf(studentIds)}`,
-        ),
-        "create",
-        createdChanges(groupStudents),
-      ),
+      auditAction(ctx, gsAudit, justInserted(groupStudents, id), "create", createdChanges(groupStudents)),
     );
   }
   await resource.commit(ctx, id, [
