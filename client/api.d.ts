@@ -1518,6 +1518,240 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/group/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's groups: those they teach, and their children's (a delegate: the parent's children's)
+         * @description Any member of the school. A teacher: the groups they teach; a parent: the groups of the children they are a guardian of; a delegate: also those of the parent they act for today. Staff see every group at GET /api/v1/group; here they get only their own. Oldest first, at most 200; one D1 call.
+         */
+        get: operations["listMyGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/teacher/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The groups of the current teacher (spec: Teacher, GET groups of the current teacher)
+         * @description The groups whose teachers include the caller's teacher profile in this school; an empty list for a caller who teaches no group (or is no teacher). Oldest first, at most 200; one D1 call.
+         */
+        get: operations["listMyTeacherGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/delete-multiple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete several groups at once
+         * @description All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. Otherwise one batch deletes them (with their teacher and student rows), each with its audit row.
+         */
+        post: operations["deleteMultipleGroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the current school's groups (paginated); a teacher without group.read-all: the groups they teach */
+        get: operations["listGroups"];
+        put?: never;
+        /**
+         * Create a group
+         * @description 409 if the school year already has a group of this name; 422 if the school does not offer the level.
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a group by id */
+        get: operations["getGroup"];
+        /**
+         * Update a group
+         * @description 409 if the school year already has a group of this name; 422 if the school does not offer the level.
+         */
+        put: operations["updateGroup"];
+        post?: never;
+        /** Delete a group (its teacher and student rows go with it) */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/{id}/participants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The teachers and students of a group
+         * @description Teachers in teacher-profile order, students in student order (deleted students left out). One D1 call.
+         */
+        get: operations["getGroupParticipants"];
+        /**
+         * Add teachers and students to a group
+         * @description `teacherIds` are teacher profile ids, `studentIds` student ids, of this school (else 404 naming them; nothing is added). Those already in the group stay as they are (a teacher keeps their subject). One audit row on the group, one per added row.
+         */
+        put: operations["addGroupParticipants"];
+        post?: never;
+        /**
+         * Remove teachers and students from a group
+         * @description The body names teacher profile ids and student ids to remove; those not in the group are ignored. One audit row on the group, one per removed row.
+         */
+        delete: operations["removeGroupParticipants"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/{id}/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Get a presigned URL to upload (PUT: sets a new image) or download (GET) the group's image
+         * @description PUT needs group.write: the group's image becomes a new key `{schoolId}/groups/{id}/image-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg or image/webp; another type is a 400; send the returned `headers`). GET signs a download of the current image (404 if none). URLs expire after 300 s.
+         */
+        put: operations["createGroupSignedUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group-teacher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the teachers of the school's groups (paginated), oldest first */
+        get: operations["listGroupTeachers"];
+        put?: never;
+        /**
+         * Add a teacher to a group
+         * @description 404 for a group or teacher not of this school; 409 if the teacher already teaches the group.
+         */
+        post: operations["createGroupTeacher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group-teacher/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a group teacher by id */
+        get: operations["getGroupTeacher"];
+        /** Change the subject a teacher teaches a group (null: homeroom) */
+        put: operations["updateGroupTeacher"];
+        post?: never;
+        /** Remove a teacher from a group */
+        delete: operations["deleteGroupTeacher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group-student": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the students of the school's groups (paginated), oldest first */
+        get: operations["listGroupStudents"];
+        put?: never;
+        /**
+         * Add a student to a group
+         * @description 404 for a group or student not of this school, or a deleted student; 409 if already in the group.
+         */
+        post: operations["createGroupStudent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group-student/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a group student by id */
+        get: operations["getGroupStudent"];
+        /**
+         * Move a student to another group of the school
+         * @description 404 for a group not of this school; 409 if the student is already in that group.
+         */
+        put: operations["updateGroupStudent"];
+        post?: never;
+        /** Remove a student from a group */
+        delete: operations["deleteGroupStudent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/application-module/school": {
         parameters: {
             query?: never;
@@ -4353,6 +4587,308 @@ export interface components {
             parents: number;
             /** @description Whether one more parent may join */
             canAdd: boolean;
+        };
+        MyGroups: {
+            data: components["schemas"]["Group"][];
+        };
+        Group: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 3rd A */
+            name: string;
+            /** @enum {string} */
+            level: "preschool" | "elementary" | "middle" | "high";
+            /** @example 2026-2027 */
+            schoolYear: string;
+            /** @example 3 */
+            grade: number | null;
+            /**
+             * @description The image's object key, or null
+             * @example 1/groups/7/image-2f1c.png
+             */
+            image: string | null;
+            teacherCount: number;
+            teachers: components["schemas"]["GroupTeacherSummary"][];
+            /** @description Students in the group (deleted students not counted) */
+            studentCount: number;
+        };
+        GroupTeacherSummary: {
+            /** @description The group-teacher row's id */
+            id: number;
+            /**
+             * @description The teacher profile's id
+             * @example 1
+             */
+            teacherId: number;
+            /** @example 3 */
+            userId: number;
+            firstName: string;
+            lastName: string;
+            /**
+             * @description Null: the homeroom teacher
+             * @example Math
+             */
+            subject: string | null;
+        };
+        GroupDeleteMultiple: {
+            /**
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            ids: number[];
+        };
+        GroupPage: {
+            data: components["schemas"]["Group"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        GroupCreate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example 3rd A
+             */
+            name: string;
+            /**
+             * @description One of the levels the school offers
+             * @example elementary
+             * @enum {string}
+             */
+            level: "preschool" | "elementary" | "middle" | "high";
+            /** @example 2026-2027 */
+            schoolYear: string;
+            /**
+             * @description Grade within the level, 1 to 12
+             * @example 3
+             */
+            grade?: number | null;
+        };
+        GroupUpdate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example 3rd A
+             */
+            name?: string;
+            /**
+             * @description One of the levels the school offers
+             * @example elementary
+             * @enum {string}
+             */
+            level?: "preschool" | "elementary" | "middle" | "high";
+            /** @example 2026-2027 */
+            schoolYear?: string;
+            /**
+             * @description Grade within the level, 1 to 12
+             * @example 3
+             */
+            grade?: number | null;
+        };
+        GroupParticipants: {
+            teachers: components["schemas"]["GroupTeacherSummary"][];
+            students: components["schemas"]["GroupStudentSummary"][];
+        };
+        GroupStudentSummary: {
+            /** @description The group-student row's id */
+            id: number;
+            studentId: number;
+            firstName: string;
+            lastName: string;
+        };
+        GroupParticipantsAdd: {
+            /**
+             * @description Teacher profile ids
+             * @example [
+             *       1
+             *     ]
+             */
+            teacherIds?: number[];
+            /**
+             * @description Student ids
+             * @example [
+             *       1
+             *     ]
+             */
+            studentIds?: number[];
+        };
+        GroupParticipantsRemove: {
+            /**
+             * @description Teacher profile ids
+             * @example [
+             *       1
+             *     ]
+             */
+            teacherIds?: number[];
+            /**
+             * @description Student ids
+             * @example [
+             *       1
+             *     ]
+             */
+            studentIds?: number[];
+        };
+        GroupImageUrl: {
+            /**
+             * @description The image's object key
+             * @example 1/groups/7/image-2f1c.png
+             */
+            image: string;
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
+            expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "image/png"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        GroupImageUrlRequest: {
+            /**
+             * @description PUT to upload a new image (default), GET to download
+             * @default PUT
+             * @enum {string}
+             */
+            method: "GET" | "PUT";
+            /**
+             * @description The image's type; required to upload
+             * @example image/png
+             * @enum {string}
+             */
+            contentType?: "image/png" | "image/jpeg" | "image/webp";
+        };
+        GroupTeacherPage: {
+            data: components["schemas"]["GroupTeacher"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        /** @description A teacher of a group; `id` is the row's */
+        GroupTeacher: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 1 */
+            groupId: number;
+            /**
+             * @description The teacher profile's id
+             * @example 1
+             */
+            teacherId: number;
+            /** @example 3 */
+            userId: number;
+            firstName: string;
+            lastName: string;
+            /**
+             * @description Null: the group's homeroom teacher
+             * @example Math
+             */
+            subject: string | null;
+        };
+        GroupTeacherCreate: {
+            /** @example 1 */
+            groupId: number;
+            /**
+             * @description A teacher profile id of this school
+             * @example 1
+             */
+            teacherId: number;
+            /**
+             * @description Text of 1 to 50 characters, without control or bidi formatting characters
+             * @example Math
+             */
+            subject?: string | null;
+        };
+        GroupTeacherUpdate: {
+            /**
+             * @description Text of 1 to 50 characters, without control or bidi formatting characters
+             * @example Math
+             */
+            subject?: string | null;
+        };
+        GroupStudentPage: {
+            data: components["schemas"]["GroupStudent"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        /** @description A student of a group; `id` is the row's */
+        GroupStudent: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example 1 */
+            groupId: number;
+            /** @example 1 */
+            studentId: number;
+            firstName: string;
+            lastName: string;
+        };
+        GroupStudentCreate: {
+            /** @example 1 */
+            groupId: number;
+            /** @example 1 */
+            studentId: number;
+        };
+        GroupStudentUpdate: {
+            /**
+             * @description Another group of this school
+             * @example 2
+             */
+            groupId: number;
         };
         SchoolApplicationModulePage: {
             data: components["schemas"]["SchoolApplicationModule"][];
@@ -23730,6 +24266,3359 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["FamilyParentLimit"];
                 };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMyGroups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyGroups"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMyTeacherGroups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups the caller teaches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyGroups"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMultipleGroups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupDeleteMultiple"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description One of the levels the school offers */
+                level?: "preschool" | "elementary" | "middle" | "high";
+                schoolYear?: string;
+                /** @description Part of the name */
+                name?: string;
+                /** @description Groups this teacher (teacher profile id) teaches */
+                teacher?: number;
+                /** @description Comma-separated fields, `-` for descending. One of: createdAt */
+                sort?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupCreate"];
+            };
+        };
+        responses: {
+            /** @description The created group */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGroupParticipants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's teachers and students */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupParticipants"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addGroupParticipants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupParticipantsAdd"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeGroupParticipants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupParticipantsRemove"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createGroupSignedUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupImageUrlRequest"];
+            };
+        };
+        responses: {
+            /** @description The image's key and its presigned URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupImageUrl"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGroupTeachers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description The group's teachers */
+                groupId?: number;
+                /** @description The groups of this teacher profile */
+                teacherId?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groupTeachers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupTeacherPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createGroupTeacher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupTeacherCreate"];
+            };
+        };
+        responses: {
+            /** @description The created group teacher */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupTeacher"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGroupTeacher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group teacher */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupTeacher"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateGroupTeacher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupTeacherUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteGroupTeacher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGroupStudents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description The group's students */
+                groupId?: number;
+                /** @description The groups of this student */
+                studentId?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groupStudents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupStudentPage"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createGroupStudent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupStudentCreate"];
+            };
+        };
+        responses: {
+            /** @description The created group student */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupStudent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGroupStudent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group student */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupStudent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateGroupStudent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupStudentUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteGroupStudent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {

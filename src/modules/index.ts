@@ -16,6 +16,7 @@ import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
 import family from "./family";
+import group from "./group";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import legalDocument from "./legal-document";
@@ -53,6 +54,7 @@ export const MODULES: readonly Module[] = [
   trustedPerson,
   trustedAddress,
   family,
+  group,
   applicationModule,
   schoolConfiguration,
   holidayCycle,

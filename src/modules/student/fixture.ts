@@ -1,14 +1,12 @@
-import { asSuperAdmin, createVia, type Fixtures, readJson } from "../../../test/fixture-kit";
+import { asSuperAdmin, createVia, type Fixtures, fixturePhone, readJson } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
 
 let next = 0;
-/** A number no one else has in the conformance suite (parents of other fixtures use +1555510xxxx). */
-const phone = () => `+1555${5_300_000 + ++next}`;
 
 const student = (t: TestApp, school: number) =>
   createVia(t, "/api/v1/student", school, { firstName: "Sara", lastName: `Student ${++next}`, level: "elementary" });
 const parent = (t: TestApp, school: number) =>
-  createVia(t, "/api/v1/parent", school, { phone: phone(), firstName: "Gina", relationship: "mother" });
+  createVia(t, "/api/v1/parent", school, { phone: fixturePhone(), firstName: "Gina", relationship: "mother" });
 
 export const fixtures: Fixtures = {
   "/api/v1/student": {

@@ -1,0 +1,225 @@
+/**
+ * The rows that make a group's membership: `/api/v1/group-teacher` (a teacher profile in a group,
+ * with the subject they teach it) and `/api/v1/group-student` (a student in a group). The same
+ * teacher or student twice in a group is a 409 (the unique index decides, so two racing requests
+ * give one 201 and one 409); a group, teacher or student of another school, a removed teacher or a
+ * deleted student is a 404. Staff see every row; a teacher the rows of the groups they teach.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { users } from "../../db/core";
+import { type Ctx, tenant } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource";
+import { text } from "../../lib/text";
+import { students } from "../student/schema";
+import { teachers } from "../teacher/schema";
+import { notRemoved } from "../teacher/staff";
+import { groupVisible } from "./access";
+import { permissions } from "./permissions";
+import { groupStudents, groups, groupTeachers } from "./schema";
+
+const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const idFilter = (description: string) =>
+  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
+
+/** The group is one of this school's, else 404. */
+async function groupHere(ctx: Ctx, groupId: number) {
+  const [row] = await ctx.deps.db
+    .select({ id: groups.id })
+    .from(groups)
+    .where(and(eq(groups.id, groupId), tenant(ctx, groups)))
+    .limit(1);
+  if (!row) throw notFound("Group", groupId);
+}
+
+// ---- group-teacher ---------------------------------------------------------------------------
+
+const GroupTeacherRecord = RecordBase.extend({
+  groupId: z.number().int().openapi({ example: 1 }),
+  teacherId: z.number().int().openapi({ example: 1, description: "The teacher profile's id" }),
+  userId: z.number().int().openapi({ example: 3 }),
+  firstName: z.string(),
+  lastName: z.string(),
+  subject: z.string().nullable().openapi({ example: "Math", description: "Null: the group's homeroom teacher" }),
+}).openapi({ description: "A teacher of a group; `id` is the row's" });
+
+export const groupTeacherResource = defineResource({
+  name: "groupTeacher",
+  plural: "groupTeachers",
+  label: "Group teacher",
+  entity: "group-teacher",
+  path: "/api/v1/group-teacher",
+  tag: "Groups",
+  scope: "school",
+  table: groupTeachers,
+  record: GroupTeacherRecord,
+  view: {
+    fields: {
+      id: groupTeachers.id,
+      createdAt: groupTeachers.createdAt,
+      updatedAt: groupTeachers.updatedAt,
+      groupId: groupTeachers.groupId,
+      teacherId: groupTeachers.teacherId,
+      userId: teachers.userId,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      subject: groupTeachers.subject,
+    },
+    join: (q) =>
+      q.innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId)).innerJoin(users, eq(users.id, teachers.userId)),
+  },
+  toRecord: (row) => ({ ...row }),
+  visibleTo: (ctx, access) => groupVisible(ctx, '"group_teacher"."group_id"', access),
+  conflictMessage: "This teacher already teaches this group",
+});
+
+const Subject = text({ max: 50 }).openapi({ example: "Math" });
+
+export const listGroupTeachers = groupTeacherResource.list({
+  access: permissions.read,
+  filters: {
+    groupId: {
+      schema: idFilter("The group's teachers"),
+      where: (v: number) => eq(groupTeachers.groupId, v),
+      example: "1",
+    } satisfies Filter<number>,
+    teacherId: {
+      schema: idFilter("The groups of this teacher profile"),
+      where: (v: number) => eq(groupTeachers.teacherId, v),
+      example: "1",
+    } satisfies Filter<number>,
+  },
+  summary: "List the teachers of the school's groups (paginated), oldest first",
+});
+
+export const getGroupTeacher = groupTeacherResource.get({ access: permissions.read });
+
+/** The teacher profile is this school's and not removed, else 404. */
+async function teacherHere(ctx: Ctx, teacherId: number) {
+  const [row] = await ctx.deps.db
+    .select({ id: teachers.id })
+    .from(teachers)
+    .where(and(eq(teachers.id, teacherId), tenant(ctx, teachers), notRemoved(teachers)))
+    .limit(1);
+  if (!row) throw notFound("Teacher", teacherId);
+}
+
+export const createGroupTeacher = groupTeacherResource.create({
+  access: permissions.write,
+  input: z.object({
+    groupId: Id.openapi({ example: 1 }),
+    teacherId: Id.openapi({ example: 1, description: "A teacher profile id of this school" }),
+    subject: Subject.nullable().optional(),
+  }),
+  values: async (input, ctx) => {
+    await Promise.all([groupHere(ctx, input.groupId), teacherHere(ctx, input.teacherId)]);
+    return { groupId: input.groupId, teacherId: input.teacherId, subject: input.subject ?? null };
+  },
+  summary: "Add a teacher to a group",
+  description: "404 for a group or teacher not of this school; 409 if the teacher already teaches the group.",
+});
+
+export const updateGroupTeacher = groupTeacherResource.update({
+  access: permissions.write,
+  input: z.object({ subject: Subject.nullable().optional() }),
+  summary: "Change the subject a teacher teaches a group (null: homeroom)",
+});
+
+export const deleteGroupTeacher = groupTeacherResource.delete({
+  access: permissions.write,
+  summary: "Remove a teacher from a group",
+});
+
+// ---- group-student ---------------------------------------------------------------------------
+
+const GroupStudentRecord = RecordBase.extend({
+  groupId: z.number().int().openapi({ example: 1 }),
+  studentId: z.number().int().openapi({ example: 1 }),
+  firstName: z.string(),
+  lastName: z.string(),
+}).openapi({ description: "A student of a group; `id` is the row's" });
+
+export const groupStudentResource = defineResource({
+  name: "groupStudent",
+  plural: "groupStudents",
+  label: "Group student",
+  entity: "group-student",
+  path: "/api/v1/group-student",
+  tag: "Groups",
+  scope: "school",
+  table: groupStudents,
+  record: GroupStudentRecord,
+  view: {
+    fields: {
+      id: groupStudents.id,
+      createdAt: groupStudents.createdAt,
+      updatedAt: groupStudents.updatedAt,
+      groupId: groupStudents.groupId,
+      studentId: groupStudents.studentId,
+      firstName: students.firstName,
+      lastName: students.lastName,
+    },
+    join: (q) => q.innerJoin(students, eq(students.id, groupStudents.studentId)),
+  },
+  toRecord: (row) => ({ ...row }),
+  visibleTo: (ctx, access) => groupVisible(ctx, '"group_student"."group_id"', access),
+  conflictMessage: "This student is already in this group",
+});
+
+export const listGroupStudents = groupStudentResource.list({
+  access: permissions.read,
+  filters: {
+    groupId: {
+      schema: idFilter("The group's students"),
+      where: (v: number) => eq(groupStudents.groupId, v),
+      example: "1",
+    } satisfies Filter<number>,
+    studentId: {
+      schema: idFilter("The groups of this student"),
+      where: (v: number) => eq(groupStudents.studentId, v),
+      example: "1",
+    } satisfies Filter<number>,
+  },
+  defaultOrder: [asc(groupStudents.createdAt), asc(groupStudents.id)],
+  summary: "List the students of the school's groups (paginated), oldest first",
+});
+
+export const getGroupStudent = groupStudentResource.get({ access: permissions.read });
+
+/** The student is this school's and not deleted, else 404. */
+async function studentHere(ctx: Ctx, studentId: number) {
+  const [row] = await ctx.deps.db
+    .select({ id: students.id })
+    .from(students)
+    .where(and(eq(students.id, studentId), tenant(ctx, students), isNull(students.deletedAt)))
+    .limit(1);
+  if (!row) throw notFound("Student", studentId);
+}
+
+export const createGroupStudent = groupStudentResource.create({
+  access: permissions.write,
+  input: z.object({ groupId: Id.openapi({ example: 1 }), studentId: Id.openapi({ example: 1 }) }),
+  values: async (input, ctx) => {
+    await Promise.all([groupHere(ctx, input.groupId), studentHere(ctx, input.studentId)]);
+    return input;
+  },
+  summary: "Add a student to a group",
+  description: "404 for a group or student not of this school, or a deleted student; 409 if already in the group.",
+});
+
+export const updateGroupStudent = groupStudentResource.update({
+  access: permissions.write,
+  input: z.object({ groupId: Id.openapi({ example: 2, description: "Another group of this school" }) }),
+  values: async (input, ctx) => {
+    await groupHere(ctx, input.groupId);
+    return input;
+  },
+  summary: "Move a student to another group of the school",
+  description: "404 for a group not of this school; 409 if the student is already in that group.",
+});
+
+export const deleteGroupStudent = groupStudentResource.delete({
+  access: permissions.write,
+  summary: "Remove a student from a group",
+});

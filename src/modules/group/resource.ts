@@ -1,0 +1,695 @@
+/**
+ * Groups (classes) of the current school: a name unique per school year, a level the school offers,
+ * a grade, an image, and their teachers and students. Reads answer the group with its teachers
+ * (JSON sub-select) and its count of students, in one D1 call. Staff see every group; a teacher
+ * the groups they teach (./access.ts); anyone sees their own at `GET /api/v1/group/mine`.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, getTableName, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { schools, users } from "../../db/core";
+import { auditAction, auditDelete } from "../../lib/audit";
+import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
+import { ApiError, notFound, unprocessable } from "../../lib/errors";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { text } from "../../lib/text";
+import { commit, guard, type Statement } from "../../lib/write";
+import { validToday } from "../delegate/acting";
+import { delegates } from "../delegate/schema";
+import { parents } from "../parent/schema";
+import { LEVELS, type Level, readLevels } from "../school/fields";
+import { students } from "../student/schema";
+import { teachers } from "../teacher/schema";
+import { notRemoved } from "../teacher/staff";
+import { groupVisible, teaches } from "./access";
+import { permissions } from "./permissions";
+import { groupStudents, groups, groupTeachers } from "./schema";
+
+const GroupTeacher = z
+  .object({
+    id: z.number().int().openapi({ description: "The group-teacher row's id" }),
+    teacherId: z.number().int().openapi({ description: "The teacher profile's id", example: 1 }),
+    userId: z.number().int().openapi({ example: 3 }),
+    firstName: z.string(),
+    lastName: z.string(),
+    subject: z.string().nullable().openapi({ example: "Math", description: "Null: the homeroom teacher" }),
+  })
+  .openapi("GroupTeacherSummary");
+
+export const GroupRecord = RecordBase.extend({
+  name: z.string().openapi({ example: "3rd A" }),
+  level: z.enum(LEVELS),
+  schoolYear: z.string().openapi({ example: "2026-2027" }),
+  grade: z.number().int().nullable().openapi({ example: 3 }),
+  image: z
+    .string()
+    .nullable()
+    .openapi({ description: "The image's object key, or null", example: "1/groups/7/image-2f1c.png" }),
+  teacherCount: z.number().int().min(0),
+  teachers: z.array(GroupTeacher),
+  studentCount: z
+    .number()
+    .int()
+    .min(0)
+    .openapi({ description: "Students in the group (deleted students not counted)" }),
+});
+
+/** The group's id in the outer query (drizzle leaves the columns of a one-table select unqualified). */
+const GROUP_ID = '"school_group"."id"';
+const fields = {
+  id: groups.id,
+  createdAt: groups.createdAt,
+  updatedAt: groups.updatedAt,
+  name: groups.name,
+  level: groups.level,
+  schoolYear: groups.schoolYear,
+  grade: groups.grade,
+  image: groups.image,
+  // group_teacher_uq (group_id, teacher_id): in teacher order.
+  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', "tu"."first_name", 'lastName', "tu"."last_name", 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)})`,
+  studentCount: sql<number>`(SELECT count(*) FROM "group_student" "gs" INNER JOIN "student" "st" ON "st"."id" = "gs"."student_id" WHERE "gs"."group_id" = ${sql.raw(GROUP_ID)} AND "st"."deleted_at" IS NULL)`,
+};
+
+type GroupRow = {
+  id: number;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  level: Level;
+  schoolYear: string;
+  grade: number | null;
+  image: string | null;
+  teachers: string;
+  studentCount: number;
+};
+
+export function toGroup(row: GroupRow): z.infer<typeof GroupRecord> {
+  const list = JSON.parse(row.teachers || "[]") as z.infer<typeof GroupTeacher>[];
+  return {
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    name: row.name,
+    level: row.level,
+    schoolYear: row.schoolYear,
+    grade: row.grade,
+    image: row.image,
+    teacherCount: list.length,
+    teachers: list,
+    studentCount: Number(row.studentCount),
+  };
+}
+
+export const groupResource = defineResource({
+  name: "group",
+  plural: "groups",
+  label: "Group",
+  entity: "group",
+  path: "/api/v1/group",
+  tag: "Groups",
+  scope: "school",
+  table: groups,
+  record: GroupRecord,
+  view: { fields },
+  toRecord: (row) => toGroup(row as GroupRow),
+  visibleTo: (ctx, access) => groupVisible(ctx, GROUP_ID, access),
+  conflictMessage: "A group with this name already exists in this school year",
+});
+
+const resource = groupResource;
+
+const Name = text({ max: 100 }).openapi({ example: "3rd A" });
+const SchoolYear = z
+  .string()
+  .regex(/^\d{4}-\d{4}$/, "Expected a school year like 2026-2027")
+  .refine((v) => Number(v.slice(5)) === Number(v.slice(0, 4)) + 1, "The second year follows the first")
+  .openapi({ example: "2026-2027" });
+const Grade = z.number().int().min(1).max(12).openapi({ example: 3, description: "Grade within the level, 1 to 12" });
+const LevelInput = z
+  .enum(LEVELS)
+  .openapi({ example: "elementary", description: "One of the levels the school offers" });
+const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const idFilter = (description: string) =>
+  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
+
+export const listGroups = resource.list({
+  access: permissions.read,
+  filters: {
+    level: {
+      schema: LevelInput.optional(),
+      // Unary plus: the level index would serve the filter but not the order (a sort step); the
+      // school's groups are read in order through school_group_created_idx instead.
+      where: (v: Level) => sql`+${groups.level} = ${v}`,
+      example: "elementary",
+    } satisfies Filter<Level>,
+    schoolYear: {
+      schema: SchoolYear.optional(),
+      where: (v: string) => eq(groups.schoolYear, v),
+      example: "2026-2027",
+    } satisfies Filter<string>,
+    name: {
+      schema: searchTerm("Part of the name"),
+      where: (v: string) => contains(groups.name, v),
+      example: "3rd",
+    } satisfies Filter<string>,
+    teacher: {
+      schema: idFilter("Groups this teacher (teacher profile id) teaches"),
+      where: (v: number) =>
+        sql`EXISTS (SELECT 1 FROM "group_teacher" "gt" WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)} AND "gt"."teacher_id" = ${v})`,
+      example: "1",
+    } satisfies Filter<number>,
+  },
+  sort: { createdAt: groups.createdAt },
+  defaultOrder: [asc(groups.createdAt), asc(groups.id)],
+  summary: "List the current school's groups (paginated); a teacher without group.read-all: the groups they teach",
+});
+
+export const getGroup = resource.get({ access: permissions.read });
+
+/** The level is one the current school offers, else 422. */
+async function offered(ctx: Ctx, level: Level) {
+  const [row] = await ctx.deps.db
+    .select({ levels: schools.levels })
+    .from(schools)
+    .where(eq(schools.id, schoolOf(ctx)))
+    .limit(1);
+  const levels = readLevels(row?.levels ?? "[]");
+  if (!levels.includes(level)) {
+    throw unprocessable(
+      `The school does not offer the level ${level}; it offers ${levels.length ? levels.join(", ") : "none yet"}`,
+    );
+  }
+}
+
+export const createGroup = resource.create({
+  access: permissions.write,
+  input: z.object({ name: Name, level: LevelInput, schoolYear: SchoolYear, grade: Grade.nullable().optional() }),
+  values: async (input, ctx) => {
+    await offered(ctx, input.level);
+    return { name: input.name, level: input.level, schoolYear: input.schoolYear, grade: input.grade ?? null };
+  },
+  summary: "Create a group",
+  description: "409 if the school year already has a group of this name; 422 if the school does not offer the level.",
+  errors: [422],
+});
+
+export const updateGroup = resource.update({
+  access: permissions.write,
+  input: z.object({
+    name: Name.optional(),
+    level: LevelInput.optional(),
+    schoolYear: SchoolYear.optional(),
+    grade: Grade.nullable().optional(),
+  }),
+  values: async (input, ctx) => {
+    if (input.level !== undefined) await offered(ctx, input.level);
+    return input;
+  },
+  description: "409 if the school year already has a group of this name; 422 if the school does not offer the level.",
+  errors: [422],
+});
+
+export const deleteGroup = resource.delete({
+  access: permissions.write,
+  summary: "Delete a group (its teacher and student rows go with it)",
+});
+
+// ---- The caller's groups ---------------------------------------------------------------------
+
+const MINE_LIMIT = 200;
+const MyGroups = z.object({ data: z.array(resource.record) }).openapi("MyGroups");
+
+const aliased = () =>
+  Object.fromEntries(
+    Object.entries(fields).map(([key, f]) => [key, "mapFromDriverValue" in f ? f : (f as SQL).as(key)]),
+  ) as { [K in keyof typeof fields]: (typeof fields)[K] extends SQL<infer X> ? SQL.Aliased<X> : (typeof fields)[K] };
+
+const DAY_MS = 24 * 3600 * 1000;
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The groups of the caller in the current school: the groups they teach, and the groups of the
+ * children they are a guardian of, or a parent they are a delegate of today (as `actingFor`
+ * decides, in the school's time zone). One D1 call: the delegations (UTC today ±1 day) and the
+ * groups linked through any of them, whose link is then checked in the school's time zone.
+ */
+export async function myGroups(ctx: Ctx) {
+  const { db, clock } = ctx.deps;
+  const self = ctx.userId ?? 0;
+  const schoolId = schoolOf(ctx);
+  const now = clock.now();
+  const from = utcDate(now.getTime() + DAY_MS);
+  const until = utcDate(now.getTime() - DAY_MS);
+  const window = and(
+    eq(delegates.userId, self),
+    eq(delegates.schoolId, schoolId),
+    gte(delegates.validUntil, until),
+    lte(delegates.validFrom, from),
+  );
+  // The parents the caller may act for: themself, and those whose delegate they may be today
+  // (delegate_user_idx); checked in the school's time zone below.
+  const candidate = sql`("mp"."user_id" = ${self} OR "mp"."id" IN (SELECT "d"."parent_id" FROM "delegate" "d" WHERE "d"."user_id" = ${self} AND "d"."school_id" = ${schoolId} AND "d"."valid_until" >= ${until} AND "d"."valid_from" <= ${from}))`;
+  const links = (select: SQL) =>
+    sql`(SELECT ${select} FROM "group_student" "ml" INNER JOIN "student" "ms" ON "ms"."id" = "ml"."student_id" INNER JOIN "guardian" "mg" ON "mg"."student_id" = "ml"."student_id" INNER JOIN "parent" "mp" ON "mp"."id" = "mg"."parent_id" WHERE "ml"."group_id" = ${sql.raw(GROUP_ID)} AND "ms"."deleted_at" IS NULL AND ${candidate})`;
+  const teaching = teaches(ctx, GROUP_ID);
+  const [delegations, rows] = await db.batch([
+    db
+      .select({
+        parentUserId: parents.userId,
+        timeZone: schools.timeZone,
+        validFrom: delegates.validFrom,
+        validUntil: delegates.validUntil,
+      })
+      .from(delegates)
+      .innerJoin(parents, eq(parents.id, delegates.parentId))
+      .innerJoin(schools, eq(schools.id, delegates.schoolId))
+      .where(window),
+    db
+      .select({
+        ...aliased(),
+        teaching: sql<number>`CASE WHEN ${teaching} THEN 1 ELSE 0 END`.as("teaching"),
+        via: sql<string>`${links(sql`json_group_array("mp"."user_id")`)}`.as("via"),
+      })
+      .from(groups)
+      .where(and(tenant(ctx, groups), sql`(${teaching} OR EXISTS ${links(sql`1`)})`))
+      .orderBy(asc(groups.createdAt), asc(groups.id))
+      .limit(MINE_LIMIT),
+  ]);
+  const actingFor = new Set([self, ...delegations.filter((d) => validToday(d, now)).map((d) => d.parentUserId)]);
+  const data = rows
+    .filter((r) => r.teaching === 1 || (JSON.parse(r.via || "[]") as number[]).some((u) => actingFor.has(u)))
+    .map((r) => toGroup(r as unknown as GroupRow));
+  return { data };
+}
+
+export const listMyGroups = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/group/mine",
+    tag: "Groups",
+    operationId: "listMyGroups",
+    summary: "The caller's groups: those they teach, and their children's (a delegate: the parent's children's)",
+    description:
+      "Any member of the school. A teacher: the groups they teach; a parent: the groups of the children they are a " +
+      "guardian of; a delegate: also those of the parent they act for today. Staff see every group at " +
+      `GET /api/v1/group; here they get only their own. Oldest first, at most ${MINE_LIMIT}; one D1 call.`,
+    access: "member",
+    responses: { 200: json(MyGroups, "The caller's groups") },
+  }),
+  async (c) => c.json(await myGroups(ctxOf(c)), 200),
+);
+
+/** The groups the caller teaches (none when they have no teacher profile here). */
+export async function myTeacherGroups(ctx: Ctx) {
+  const rows = await ctx.deps.db
+    .select(aliased())
+    .from(groups)
+    .where(and(tenant(ctx, groups), teaches(ctx, GROUP_ID)))
+    .orderBy(asc(groups.createdAt), asc(groups.id))
+    .limit(MINE_LIMIT);
+  return { data: rows.map((r) => toGroup(r as unknown as GroupRow)) };
+}
+
+export const listMyTeacherGroups = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/group/teacher/mine",
+    tag: "Groups",
+    operationId: "listMyTeacherGroups",
+    summary: "The groups of the current teacher (spec: Teacher, GET groups of the current teacher)",
+    description:
+      "The groups whose teachers include the caller's teacher profile in this school; an empty list for a caller " +
+      `who teaches no group (or is no teacher). Oldest first, at most ${MINE_LIMIT}; one D1 call.`,
+    access: permissions.read,
+    responses: { 200: json(MyGroups, "The groups the caller teaches") },
+  }),
+  async (c) => c.json(await myTeacherGroups(ctxOf(c)), 200),
+);
+
+// ---- Delete several ----------------------------------------------------------------------------
+
+const Ids = z
+  .array(Id)
+  .min(1)
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
+  .openapi({ example: [3, 4] });
+
+/** `json_each(?)` over a list of ids: one bound parameter, however many ids. */
+const idsOf = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+export async function deleteGroups(ctx: Ctx, ids: number[]) {
+  const { db } = ctx.deps;
+  const inSchool = and(tenant(ctx, groups), sql`${groups.id} IN ${idsOf(ids)}`);
+  const found = await db.select({ id: groups.id }).from(groups).where(inSchool);
+  const missing = ids.filter((id) => !found.some((r) => r.id === id));
+  if (missing.length) throw notFound(`Group${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
+  await commit(ctx, [auditDelete(ctx, resource.audit, inSchool), db.delete(groups).where(inSchool)]);
+}
+
+export const deleteMultipleGroups = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/group/delete-multiple",
+    tag: "Groups",
+    operationId: "deleteMultipleGroups",
+    summary: "Delete several groups at once",
+    description:
+      "All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. " +
+      "Otherwise one batch deletes them (with their teacher and student rows), each with its audit row.",
+    access: permissions.write,
+    audit: "group",
+    request: { body: jsonBody(z.strictObject({ ids: Ids }), "GroupDeleteMultiple") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await deleteGroups(ctxOf(c), c.req.valid("json").ids);
+    return c.body(null, 204);
+  },
+);
+
+// ---- Participants ----------------------------------------------------------------------------
+
+const Participants = z
+  .object({
+    teachers: z.array(GroupTeacher),
+    students: z.array(
+      z
+        .object({
+          id: z.number().int().openapi({ description: "The group-student row's id" }),
+          studentId: z.number().int(),
+          firstName: z.string(),
+          lastName: z.string(),
+        })
+        .openapi("GroupStudentSummary"),
+    ),
+  })
+  .openapi("GroupParticipants");
+
+export async function participants(ctx: Ctx, id: number) {
+  const { db } = ctx.deps;
+  const [[group], teacherRows, studentRows] = await db.batch([
+    db
+      .select({ id: groups.id })
+      .from(groups)
+      .where(resource.scoped(ctx, eq(groups.id, id), "read"))
+      .limit(1),
+    db
+      .select({
+        id: groupTeachers.id,
+        teacherId: groupTeachers.teacherId,
+        userId: teachers.userId,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        subject: groupTeachers.subject,
+      })
+      .from(groupTeachers)
+      .innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId))
+      .innerJoin(users, eq(users.id, teachers.userId))
+      .where(and(eq(groupTeachers.groupId, id), tenant(ctx, groupTeachers)))
+      .orderBy(asc(groupTeachers.groupId), asc(groupTeachers.teacherId)),
+    db
+      .select({
+        id: groupStudents.id,
+        studentId: groupStudents.studentId,
+        firstName: students.firstName,
+        lastName: students.lastName,
+      })
+      .from(groupStudents)
+      .innerJoin(students, eq(students.id, groupStudents.studentId))
+      .where(and(eq(groupStudents.groupId, id), tenant(ctx, groupStudents), isNull(students.deletedAt)))
+      .orderBy(asc(groupStudents.groupId), asc(groupStudents.studentId)),
+  ]);
+  if (!group) throw notFound("Group", id);
+  return { teachers: teacherRows, students: studentRows };
+}
+
+export const getGroupParticipants = operation(
+  defineRoute({
+    method: "get",
+    path: "/api/v1/group/{id}/participants",
+    tag: "Groups",
+    operationId: "getGroupParticipants",
+    summary: "The teachers and students of a group",
+    description:
+      "Teachers in teacher-profile order, students in student order (deleted students left out). One D1 call.",
+    access: permissions.read,
+    request: { params: IdParams },
+    responses: { 200: json(Participants, "The group's teachers and students") },
+  }),
+  async (c) => c.json(await participants(ctxOf(c), c.req.valid("param").id), 200),
+);
+
+const ParticipantIds = z
+  .array(Id)
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once");
+
+const ParticipantsBody = nonEmpty(
+  z.strictObject({
+    teacherIds: ParticipantIds.optional().openapi({ description: "Teacher profile ids", example: [1] }),
+    studentIds: ParticipantIds.optional().openapi({ description: "Student ids", example: [1] }),
+  }),
+);
+type ParticipantsInput = { teacherIds?: number[]; studentIds?: number[] };
+
+const changes = (input: ParticipantsInput) =>
+  sql`json_object('teacherIds', json(${JSON.stringify(input.teacherIds ?? [])}), 'studentIds', json(${JSON.stringify(input.studentIds ?? [])}))`;
+
+const gtAudit = { entity: "group-teacher", table: groupTeachers };
+const gsAudit = { entity: "group-student", table: groupStudents };
+
+/** The group-teacher / group-student audit row of each row this batch just inserted (created now). */
+const createdChanges = (table: typeof groupTeachers | typeof groupStudents) => {
+  const member =
+    "teacherId" in table
+      ? sql`'teacherId', json_object('old', NULL, 'new', ${table.teacherId})`
+      : sql`'studentId', json_object('old', NULL, 'new', ${(table as typeof groupStudents).studentId})`;
+  return sql`json_object('groupId', json_object('old', NULL, 'new', ${table.groupId}), ${member})`;
+};
+
+/**
+ * The rows of group `id` the INSERT just before inserted: AUTOINCREMENT gives them the ids
+ * (seq - changes(), seq], and rows already in the group (DO NOTHING) take none.
+ */
+const justInserted = (table: typeof groupTeachers | typeof groupStudents, id: number) =>
+  and(
+    eq(table.groupId, id),
+    sql`${table.id} > (SELECT seq FROM sqlite_sequence WHERE name = ${getTableName(table)}) - changes()`,
+  );
+
+/**
+ * Adds teachers and students to a group: the ids must be this school's (teachers not removed,
+ * students not deleted), else 404 naming them; ones already in the group stay as they are. One
+ * batch: the group's audit row (guarded: no group here, nothing happens), the new rows and theirs.
+ */
+export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsInput) {
+  const { db } = ctx.deps;
+  const teacherIds = input.teacherIds ?? [];
+  const studentIds = input.studentIds ?? [];
+  const [foundTeachers, foundStudents] = await db.batch([
+    db
+      .select({ id: teachers.id })
+      .from(teachers)
+      .where(and(tenant(ctx, teachers), sql`${teachers.id} IN ${idsOf(teacherIds)}`, notRemoved(teachers))),
+    db
+      .select({ id: students.id })
+      .from(students)
+      .where(and(tenant(ctx, students), sql`${students.id} IN ${idsOf(studentIds)}`, isNull(students.deletedAt))),
+  ]);
+  const missingTeachers = teacherIds.filter((t) => !foundTeachers.some((r) => r.id === t));
+  if (missingTeachers.length)
+    throw notFound(`Teacher${missingTeachers.length > 1 ? "s" : ""} ${missingTeachers.join(", ")}`);
+  const missingStudents = studentIds.filter((s) => !foundStudents.some((r) => r.id === s));
+  if (missingStudents.length)
+    throw notFound(`Student${missingStudents.length > 1 ? "s" : ""} ${missingStudents.join(", ")}`);
+
+  const now = ctx.deps.clock.now().toISOString();
+  const schoolId = schoolOf(ctx);
+  const statements: Statement[] = [];
+  if (teacherIds.length) {
+    statements.push(
+      db
+        .insert(groupTeachers)
+        .select(
+          sql`SELECT NULL, ${now}, ${now}, ${schoolId}, ${id}, value, NULL FROM json_each(${JSON.stringify(teacherIds)}) WHERE true`,
+        )
+        .onConflictDoNothing(),
+      auditAction(ctx, gtAudit, justInserted(groupTeachers, id), "create", createdChanges(groupTeachers)),
+    );
+  }
+  if (studentIds.length) {
+    statements.push(
+      db
+        .insert(groupStudents)
+        .select(
+          sql`SELECT NULL, ${now}, ${now}, ${schoolId}, ${id}, value FROM json_each(${JSON.stringify(studentIds)}) WHERE true`,
+        )
+        .onConflictDoNothing(),
+      auditAction(ctx, gsAudit, justInserted(groupStudents, id), "create", createdChanges(groupStudents)),
+    );
+  }
+  await resource.commit(ctx, id, [
+    auditAction(ctx, resource.audit, and(eq(groups.id, id), tenant(ctx, groups)), "add-participants", changes(input)),
+    // No group here: the audit statement inserted nothing, and the guard aborts the batch.
+    guard(db),
+    ...statements,
+  ]);
+}
+
+/**
+ * Removes teachers and students from a group (ids not in the group are ignored). One batch: the
+ * group's audit row (guarded), each removed row's audit row, the deletes.
+ */
+export async function removeParticipants(ctx: Ctx, id: number, input: ParticipantsInput) {
+  const { db } = ctx.deps;
+  const statements: Statement[] = [];
+  if (input.teacherIds?.length) {
+    const where = and(eq(groupTeachers.groupId, id), sql`${groupTeachers.teacherId} IN ${idsOf(input.teacherIds)}`);
+    statements.push(auditDelete(ctx, gtAudit, where), db.delete(groupTeachers).where(where));
+  }
+  if (input.studentIds?.length) {
+    const where = and(eq(groupStudents.groupId, id), sql`${groupStudents.studentId} IN ${idsOf(input.studentIds)}`);
+    statements.push(auditDelete(ctx, gsAudit, where), db.delete(groupStudents).where(where));
+  }
+  await resource.commit(ctx, id, [
+    auditAction(
+      ctx,
+      resource.audit,
+      and(eq(groups.id, id), tenant(ctx, groups)),
+      "remove-participants",
+      changes(input),
+    ),
+    // No group here: the audit statement inserted nothing, and the guard aborts the batch.
+    guard(db),
+    ...statements,
+  ]);
+}
+
+export const addGroupParticipants = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/group/{id}/participants",
+    tag: "Groups",
+    operationId: "addGroupParticipants",
+    summary: "Add teachers and students to a group",
+    description:
+      "`teacherIds` are teacher profile ids, `studentIds` student ids, of this school (else 404 naming them; nothing " +
+      "is added). Those already in the group stay as they are (a teacher keeps their subject). One audit row on the " +
+      "group, one per added row.",
+    access: permissions.write,
+    audit: "group",
+    request: { params: IdParams, body: jsonBody(ParticipantsBody, "GroupParticipantsAdd") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await addParticipants(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  },
+);
+
+export const removeGroupParticipants = operation(
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/group/{id}/participants",
+    tag: "Groups",
+    operationId: "removeGroupParticipants",
+    summary: "Remove teachers and students from a group",
+    description:
+      "The body names teacher profile ids and student ids to remove; those not in the group are ignored. One audit " +
+      "row on the group, one per removed row.",
+    access: permissions.write,
+    audit: "group",
+    request: { params: IdParams, body: jsonBody(ParticipantsBody, "GroupParticipantsRemove") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await removeParticipants(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.body(null, 204);
+  },
+);
+
+// ---- Image -----------------------------------------------------------------------------------
+
+export const IMAGE_URL_SECONDS = 5 * 60;
+const IMAGE_TYPES = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" } as const;
+type ImageType = keyof typeof IMAGE_TYPES;
+
+const ImageUrlBody = z
+  .object({
+    method: z
+      .enum(["GET", "PUT"])
+      .default("PUT")
+      .openapi({ description: "PUT to upload a new image (default), GET to download" }),
+    contentType: z
+      .enum(Object.keys(IMAGE_TYPES) as [ImageType, ...ImageType[]])
+      .optional()
+      .openapi({ description: "The image's type; required to upload", example: "image/png" }),
+  })
+  .strict()
+  .superRefine((v, issue) => {
+    if (v.method === "PUT" && v.contentType === undefined) {
+      issue.addIssue({ code: "custom", path: ["contentType"], message: "Required to upload (method PUT)" });
+    }
+    if (v.method === "GET" && v.contentType !== undefined) {
+      issue.addIssue({ code: "custom", path: ["contentType"], message: "Only for uploads (method PUT)" });
+    }
+  });
+
+const ImageUrl = z
+  .object({
+    image: z.string().openapi({ example: "1/groups/7/image-2f1c.png", description: "The image's object key" }),
+    url: z.url().openapi({ description: "The presigned URL" }),
+    method: z.enum(["GET", "PUT"]),
+    expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${IMAGE_URL_SECONDS} s)` }),
+    headers: z
+      .record(z.string(), z.string())
+      .openapi({ description: "Headers to send with the request", example: { "content-type": "image/png" } }),
+  })
+  .openapi("GroupImageUrl");
+
+export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof ImageUrlBody>) {
+  const now = ctx.deps.clock.now();
+  let key: string;
+  if (input.method === "PUT") {
+    if (!ctx.can(permissions.write)) {
+      throw new ApiError(403, `Missing permission ${permissions.write.name} in school ${ctx.schoolId}`);
+    }
+    const contentType = input.contentType ?? "image/png";
+    key = `${schoolOf(ctx)}/groups/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
+    await resource.commit(ctx, id, resource.writes.update(ctx, id, { image: key }, "image"));
+  } else {
+    const group = await resource.find(ctx, id);
+    if (group.image === null) throw notFound(`Group ${id} has no image; upload one with method PUT`);
+    key = group.image;
+  }
+  const contentType = input.method === "PUT" ? input.contentType : undefined;
+  const signed = await ctx.deps.signer.sign({
+    key,
+    method: input.method,
+    contentType,
+    expiresIn: IMAGE_URL_SECONDS,
+    now,
+  });
+  return { image: key, ...signed };
+}
+
+export const createGroupSignedUrl = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/group/{id}/signed-url",
+    tag: "Groups",
+    operationId: "createGroupSignedUrl",
+    summary: "Get a presigned URL to upload (PUT: sets a new image) or download (GET) the group's image",
+    description:
+      "PUT needs group.write: the group's image becomes a new key `{schoolId}/groups/{id}/image-{uuid}.{ext}` and " +
+      "the URL uploads to it (image/png, image/jpeg or image/webp; another type is a 400; send the returned " +
+      `\`headers\`). GET signs a download of the current image (404 if none). URLs expire after ${IMAGE_URL_SECONDS} s.`,
+    access: permissions.read,
+    audit: "group",
+    request: { params: IdParams, body: jsonBody(ImageUrlBody, "GroupImageUrlRequest") },
+    responses: { 200: json(ImageUrl, "The image's key and its presigned URL") },
+  }),
+  async (c) => c.json(await imageUrl(ctxOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+);
