@@ -1153,7 +1153,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a student's detail: family, guardians (capabilities, restriction), groups
+         * Get a student's detail: family, guardians (capabilities, restriction), groups, approved trusted people and addresses
          * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed. One D1 round trip for staff.
          */
         get: operations["getStudentDetail"];
@@ -3997,6 +3997,10 @@ export interface components {
             } | null;
             guardians: components["schemas"]["StudentGuardian"][];
             groups: components["schemas"]["StudentGroup"][];
+            /** @description Approved trusted people (who may pick the student up besides guardians) */
+            trustedPeople: components["schemas"]["StudentTrustedPerson"][];
+            /** @description Approved trusted addresses (where the bus may drop the student) */
+            trustedAddresses: components["schemas"]["StudentTrustedAddress"][];
         };
         StudentGuardian: {
             /**
@@ -4044,6 +4048,20 @@ export interface components {
              */
             level: "preschool" | "elementary" | "middle" | "high";
             schoolYear: string;
+        };
+        StudentTrustedPerson: {
+            id: number;
+            name: string;
+            relationship: string;
+            phone: string | null;
+        };
+        StudentTrustedAddress: {
+            id: number;
+            street: string;
+            number: string | null;
+            city: string;
+            country: string;
+            routeStopId: number | null;
         };
         StudentUpdate: {
             /**

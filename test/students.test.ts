@@ -10,6 +10,7 @@ import { groupStudents, groups, groupTeachers } from "../src/modules/group/schem
 import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
 import { students } from "../src/modules/student/schema";
 import { teachers } from "../src/modules/teacher/schema";
+import { trustedPeople } from "../src/modules/trusted-person/schema";
 import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -141,7 +142,7 @@ describe("students", () => {
     expect(((await ok.json()) as { deleted: number[] }).deleted.length).toBeGreaterThan(0);
   });
 
-  it("answers the detail in one D1 round trip: family, guardians, groups", async () => {
+  it("answers the detail in one D1 round trip: family, guardians, groups, approved trusted people", async () => {
     const { t, measure } = countingTestApp();
     const s = await create(t, { firstName: "D", lastName: u("L"), familyId: 1 });
     const p = await parentIn(t);
@@ -160,6 +161,24 @@ describe("students", () => {
     await t.db
       .insert(groupStudents)
       .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: s.id, createdAt: AT, updatedAt: AT });
+    const trusted = (name: string, status: "pending" | "approved" | "rejected") => ({
+      schoolId: NORTH,
+      studentId: s.id,
+      name,
+      relationship: "aunt",
+      phone: "+15557400001",
+      status,
+      decidedAt: status === "pending" ? null : AT,
+      createdAt: AT,
+      updatedAt: AT,
+    });
+    await t.db
+      .insert(trustedPeople)
+      .values([
+        trusted("Ana Approved", "approved"),
+        trusted("Pia Pending", "pending"),
+        trusted("Rita Rejected", "rejected"),
+      ]);
     const token = await admin(t);
     const { res, calls } = await measure(() => t.request(`/api/v1/student/${s.id}/detail`, { token, school: NORTH }));
     expect(res.status).toBe(200);
@@ -168,8 +187,12 @@ describe("students", () => {
       family: { id: number };
       guardians: { parentId: number; canPickUp: boolean; restricted: boolean }[];
       groups: { id: number }[];
+      trustedPeople: { name: string }[];
+      trustedAddresses: unknown[];
     };
     expect(d.family.id).toBe(1);
+    expect(d.trustedPeople.map((x) => x.name)).toEqual(["Ana Approved"]);
+    expect(d.trustedAddresses).toEqual([]);
     expect(d.guardians).toEqual([expect.objectContaining({ parentId: p.id, canPickUp: false, restricted: false })]);
     expect(d.groups.map((x) => x.id)).toEqual([g?.id]);
     const list = await measure(() => t.request("/api/v1/student?level=elementary", { token, school: NORTH }));

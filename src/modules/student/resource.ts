@@ -18,6 +18,7 @@ import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { LEVELS } from "../school/levels";
+import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
 import { permissions } from "./permissions";
 import { students } from "./schema";
 import { readerCtx, visibleTo } from "./visibility";
@@ -319,8 +320,27 @@ const Detail = Record.extend({
   groups: z.array(
     z.object({ id: z.number().int(), name: z.string(), level: Level, schoolYear: z.string() }).openapi("StudentGroup"),
   ),
-  // Hook: trusted people and trusted addresses join here (each a JSON sub-select in `detailFields`
-  // and a key of this record), keeping the detail one D1 round trip.
+  trustedPeople: z
+    .array(
+      z
+        .object({ id: z.number().int(), name: z.string(), relationship: z.string(), phone: z.string().nullable() })
+        .openapi("StudentTrustedPerson"),
+    )
+    .openapi({ description: "Approved trusted people (who may pick the student up besides guardians)" }),
+  trustedAddresses: z
+    .array(
+      z
+        .object({
+          id: z.number().int(),
+          street: z.string(),
+          number: z.string().nullable(),
+          city: z.string(),
+          country: z.string(),
+          routeStopId: z.number().int().nullable(),
+        })
+        .openapi("StudentTrustedAddress"),
+    )
+    .openapi({ description: "Approved trusted addresses (where the bus may drop the student)" }),
 }).openapi("StudentDetail");
 
 // The sub-selects name their tables explicitly (drizzle prints a lone table's columns unqualified,
@@ -340,6 +360,8 @@ const detailFields = {
     sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`.as(
       "groups",
     ),
+  trustedPeople: trustedPeopleJson(students.id).as("trusted_people"),
+  trustedAddresses: trustedAddressesJson(students.id).as("trusted_addresses"),
 };
 
 type GuardianJson = Omit<
@@ -362,7 +384,13 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     .select(detailFields)
     .from(students)
     .where(resource.scoped(ctx, eq(students.id, id), "read"))
-    .limit(1)) as (Row & { family: string | null; guardians: string; groups: string })[];
+    .limit(1)) as (Row & {
+    family: string | null;
+    guardians: string;
+    groups: string;
+    trustedPeople: string;
+    trustedAddresses: string;
+  })[];
   if (!row) throw notFound("Student", id);
   const staff = ctx.can(permissions.read);
   const guardianList = (JSON.parse(row.guardians) as GuardianJson[]).map((g) => ({
@@ -384,6 +412,8 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     family: row.family ? JSON.parse(row.family) : null,
     guardians: guardianList.sort((a, b) => a.id - b.id),
     groups: (JSON.parse(row.groups) as z.infer<typeof Detail>["groups"]).sort((a, b) => a.id - b.id),
+    trustedPeople: JSON.parse(row.trustedPeople),
+    trustedAddresses: JSON.parse(row.trustedAddresses),
   };
 }
 
@@ -393,7 +423,8 @@ export const getStudentDetail = operation(
     path: "/api/v1/student/{id}/detail",
     tag: "People",
     operationId: "getStudentDetail",
-    summary: "Get a student's detail: family, guardians (capabilities, restriction), groups",
+    summary:
+      "Get a student's detail: family, guardians (capabilities, restriction), groups, approved trusted people and addresses",
     description: `${READ_DESCRIPTION} One D1 round trip for staff.`,
     access: "member",
     request: { params: IdParams },
