@@ -5,14 +5,14 @@
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
 import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { type SQLiteColumn, integer as sqliteInteger, sqliteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
-import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guard, guardCount, insertedId, type Statement } from "../../lib/write";
 import { administrativeUsers } from "../administrative-user/schema";
 import { refreshTokens } from "../auth/schema";
 import { delegates } from "../delegate/schema";
@@ -27,11 +27,6 @@ const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const SUPER_ADMIN = BUILTIN_ROLES["super-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 const delegateAudit = { entity: "delegate", table: delegates };
-
-/** Aborts the batch unless the statement just before it changed exactly `n` rows. */
-const writeGuard = sqliteTable("write_guard", { ok: sqliteInteger("ok").notNull() });
-const guardCount = (ctx: Ctx, n: number): Statement =>
-  ctx.deps.db.insert(writeGuard).select(sql`SELECT 0 WHERE changes() <> ${n}`);
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -294,7 +289,7 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
       sql`json_object('schoolId', json_object('old', ${school}, 'new', NULL))`,
     ),
     db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
-    guardCount(ctx, ids.length),
+    guardCount(ctx.deps.db, ids.length),
     auditDelete(ctx, roleUserAudit, theirRoles),
     db.delete(roleUsers).where(theirRoles),
     auditDelete(ctx, delegateAudit, theirDelegations),
