@@ -17,6 +17,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
@@ -24,7 +25,10 @@ import type { Statement } from "../../lib/write";
 import { type Cell, excelDate } from "../../lib/xlsx";
 import { auditLog } from "../audit-log/schema";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/resource";
+import { families } from "../family/schema";
+import { parents } from "../parent/schema";
 import { LEVELS, type Level } from "../school/levels";
+import { guardians, students } from "../student/schema";
 import { bulkProcesses } from "./schema";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
 
@@ -343,9 +347,10 @@ async function writeBatch(
         FROM json_each(${idsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value) AS studs,
       ${parentLimit(ctx)} AS lim`);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
-  for (const [number, phones] of JSON.parse(answer?.fams ?? "[]") as [string, string][]) {
+  // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
+  for (const [number, phones] of JSON.parse(answer?.fams ?? "[]") as [string, string | string[]][]) {
     const set = state.familyParents.get(number) ?? new Set<string>();
-    for (const p of JSON.parse(phones) as string[]) set.add(p);
+    for (const p of typeof phones === "string" ? (JSON.parse(phones) as string[]) : phones) set.add(p);
     state.familyParents.set(number, set);
   }
   const people = new Map(
@@ -451,27 +456,40 @@ async function writeBatch(
       SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>1)), NULL
       FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
       WHERE f.name IS NOT j.value->>1`),
-    db.run(sql`INSERT INTO family (created_at, updated_at, school_id, family_number, name)
-      SELECT ${now}, ${now}, ${school}, j.value->>0, j.value->>1 FROM json_each(${familiesJson}) j WHERE true
-      ON CONFLICT (school_id, family_number) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
-      WHERE family.name IS NOT excluded.name`),
+    db
+      .insert(families)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1 FROM json_each(${familiesJson}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [families.schoolId, families.familyNumber],
+        set: { name: sql`excluded.name`, updatedAt: now },
+        setWhere: sql`${families.name} IS NOT excluded.name`,
+      }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
       FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
-    db.run(sql`INSERT INTO user (created_at, updated_at, phone, first_name, last_name, language, status)
-      SELECT ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, 'es', 'invited' FROM json_each(${fresh}) j WHERE true
-      ON CONFLICT (phone) DO NOTHING`),
+    db
+      .insert(users)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, NULL, 'es', 'invited', 0, NULL
+          FROM json_each(${fresh}) j WHERE true`,
+      )
+      .onConflictDoNothing({ target: users.phone }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'user', u.id, 'create', json_object(
         ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
         ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
       FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-    db.run(sql`INSERT INTO role_user (created_at, updated_at, school_id, user_id, role_id)
-      SELECT ${now}, ${now}, ${school}, u.id, ${roleId}
-      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL
-      ON CONFLICT DO NOTHING`),
+    db
+      .insert(roleUsers)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing(),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'role-user', ru.id, 'create',
         json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
@@ -487,12 +505,19 @@ async function writeBatch(
       FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
       CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
       WHERE ${parentDiffers}`),
-    db.run(sql`UPDATE parent SET family_id = x.family, relationship = COALESCE(x.relationship, parent.relationship),
-        updated_at = ${now}
-      FROM (SELECT p.id, ${familyOf("j.value->>4")} AS family, j.value->>3 AS relationship
-        FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-        CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id WHERE ${parentDiffers}) x
-      WHERE parent.id = x.id`),
+    db
+      .update(parents)
+      .set({
+        familyId: sql`(SELECT ${familyOf("j.value->>4")} FROM json_each(${parentsJson}) j
+          CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.id = "parent"."user_id")`,
+        relationship: sql`COALESCE((SELECT j.value->>3 FROM json_each(${parentsJson}) j
+          CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.id = "parent"."user_id"), "parent"."relationship")`,
+        updatedAt: now,
+      })
+      .where(
+        sql`"parent"."id" IN (SELECT p.id FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
+          CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id WHERE ${parentDiffers})`,
+      ),
     // Students: updated where a value differs (audited first), created, created audited.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'student', s.id, 'update', (
@@ -503,18 +528,30 @@ async function writeBatch(
         WHERE column2 IS NOT NULL), NULL
       FROM json_each(${studentsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>2
       WHERE ${studentDiffers}`),
-    db.run(sql`INSERT INTO student (created_at, updated_at, school_id, family_id, first_name, last_name, id_number, level, birth_date)
-      SELECT ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2, j.value->>5, j.value->>6
-      FROM json_each(${studentsJson}) j WHERE true
-      ON CONFLICT (school_id, id_number) DO UPDATE SET family_id = excluded.family_id,
-        first_name = excluded.first_name, last_name = excluded.last_name,
-        level = COALESCE(excluded.level, student.level), birth_date = COALESCE(excluded.birth_date, student.birth_date),
-        updated_at = excluded.updated_at
-      WHERE student.deleted_at IS NULL AND (student.family_id IS NULL OR student.family_id = excluded.family_id)
-        AND (student.first_name IS NOT excluded.first_name OR student.last_name IS NOT excluded.last_name
-          OR (excluded.level IS NOT NULL AND student.level IS NOT excluded.level)
-          OR (excluded.birth_date IS NOT NULL AND student.birth_date IS NOT excluded.birth_date)
-          OR student.family_id IS NOT excluded.family_id)`),
+    db
+      .insert(students)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2,
+            j.value->>5, j.value->>6, 'active', NULL, NULL
+          FROM json_each(${studentsJson}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [students.schoolId, students.idNumber],
+        set: {
+          familyId: sql`excluded.family_id`,
+          firstName: sql`excluded.first_name`,
+          lastName: sql`excluded.last_name`,
+          level: sql`COALESCE(excluded.level, "student"."level")`,
+          birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
+          updatedAt: now,
+        },
+        setWhere: sql`"student"."deleted_at" IS NULL
+          AND ("student"."family_id" IS NULL OR "student"."family_id" = excluded.family_id)
+          AND ("student"."first_name" IS NOT excluded.first_name OR "student"."last_name" IS NOT excluded.last_name
+            OR (excluded.level IS NOT NULL AND "student"."level" IS NOT excluded.level)
+            OR (excluded.birth_date IS NOT NULL AND "student"."birth_date" IS NOT excluded.birth_date)
+            OR "student"."family_id" IS NOT excluded.family_id)`,
+      }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'student', s.id, 'create', json_object(
         ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
@@ -522,12 +559,15 @@ async function writeBatch(
       FROM json_each(${newStudents}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value
       WHERE s.created_at = ${now}`),
     // Guardians: each parent of the row guards its student (a link held already stays as it is).
-    db.run(sql`INSERT INTO guardian (created_at, updated_at, school_id, student_id, parent_id, relationship)
-      SELECT ${now}, ${now}, ${school}, s.id, p.id, COALESCE(j.value->>2, p.relationship)
-      FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
-      CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
-      WHERE s.deleted_at IS NULL
-      ON CONFLICT (student_id, parent_id) DO NOTHING`),
+    db
+      .insert(guardians)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, s.id, p.id, COALESCE(j.value->>2, p.relationship), 1, 1, 1, 0, NULL, NULL, NULL, NULL
+          FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
+          CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+          WHERE s.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'guardian', g.id, 'create', json_object(
         ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL

@@ -14,6 +14,7 @@ import type { Ctx } from "../../lib/context";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { auditLog } from "../audit-log/schema";
+import { groupStudents, groups, groupTeachers } from "../group/schema";
 import { readLevels } from "../school/fields";
 import type { Level } from "../school/levels";
 import { levelField, phoneField } from "./family-import";
@@ -76,8 +77,10 @@ const GroupRow = z.object({
   schoolYear: z
     .string()
     .trim()
-    .regex(/^\d{4}-\d{4}$/, "Expected a school year like 2026-2027")
-    .refine((y) => Number(y.slice(5)) === Number(y.slice(0, 4)) + 1, "Expected consecutive years, like 2026-2027"),
+    .refine(
+      (y) => /^\d{4}-\d{4}$/.test(y) && Number(y.slice(5)) === Number(y.slice(0, 4)) + 1,
+      "Expected a school year like 2026-2027",
+    ),
   grade: z
     .string()
     .trim()
@@ -204,10 +207,21 @@ async function writeBatch(
     index: number,
     join: SQL,
   ) => [
-    db.run(sql`INSERT INTO ${sql.identifier(table)} (created_at, updated_at, school_id, group_id, ${sql.identifier(column)})
-      SELECT ${now}, ${now}, ${school}, g.id, x.id FROM json_each(${rows}) j ${groupOf}
-      CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true
-      ON CONFLICT (group_id, ${sql.identifier(column)}) DO NOTHING`),
+    table === "group_teacher"
+      ? db
+          .insert(groupTeachers)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id, NULL FROM json_each(${rows}) j ${groupOf}
+              CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
+          )
+          .onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
+      : db
+          .insert(groupStudents)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id FROM json_each(${rows}) j ${groupOf}
+              CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
+          )
+          .onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${table === "group_teacher" ? "group-teacher" : "group-student"}, l.id, 'create', json_object(
         ${change("groupId", "l.group_id")}, ${change(column === "teacher_id" ? "teacherId" : "studentId", `l.${column}`)}), NULL
@@ -226,12 +240,22 @@ async function writeBatch(
           ('grade', CASE WHEN j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3
             THEN json_object('old', g.grade, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`),
-    db.run(sql`INSERT INTO school_group (created_at, updated_at, school_id, name, level, school_year, grade)
-      SELECT ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3 FROM json_each(${rows}) j WHERE true
-      ON CONFLICT (school_id, school_year, name) DO UPDATE SET level = excluded.level,
-        grade = COALESCE(excluded.grade, school_group.grade), updated_at = excluded.updated_at
-      WHERE school_group.level IS NOT excluded.level
-        OR (excluded.grade IS NOT NULL AND school_group.grade IS NOT excluded.grade)`),
+    db
+      .insert(groups)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL
+          FROM json_each(${rows}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [groups.schoolId, groups.schoolYear, groups.name],
+        set: {
+          level: sql`excluded.level`,
+          grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
+          updatedAt: now,
+        },
+        setWhere: sql`"school_group"."level" IS NOT excluded.level
+          OR (excluded.grade IS NOT NULL AND "school_group"."grade" IS NOT excluded.grade)`,
+      }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'group', g.id, 'create', json_object(${change("name", "g.name")}, ${change("level", "g.level")},
         ${change("schoolYear", "g.school_year")}, ${change("grade", "g.grade")}), NULL
