@@ -7,8 +7,8 @@
  * redelivered message, a second message for the same process, a deleted process or another
  * school's id all find no queued row and do nothing.
  *
- * Teachers and administrative staff have importers (people-import.ts). The other entities do not
- * yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
+ * Teachers and administrative staff (people-import.ts), families (family-import.ts) and groups
+ * (group-import.ts) have importers. The other entities do not yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
  * nobody should believe an import happened when it did not.
  *
  * A process ends `completed` when the file was read to the end, with the rows it refused listed in
@@ -106,7 +106,10 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   const head = await deps.storage.head(slug);
   if (!head) return fileError(`Uploaded file ${slug} not found in storage`);
   const { IMPORTS, importPeople } = await import("./people-import");
-  if (!(process.entity in IMPORTS)) return fileError(`No importer for ${process.entity} yet`);
+  const entity = process.entity;
+  if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups") {
+    return fileError(`No importer for ${entity} yet`);
+  }
   const { READ_LIMITS } = await import("../../lib/xlsx");
   if (head.size > READ_LIMITS.maxBytes) {
     return fileError(
@@ -116,7 +119,9 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   const object = await deps.storage.get(slug);
   if (!object) return fileError(`Uploaded file ${slug} not found in storage`);
   const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
-  return importPeople(ctx, process.id, process.entity as keyof typeof IMPORTS, bytes);
+  if (entity === "families") return (await import("./family-import")).importFamilies(ctx, process.id, bytes);
+  if (entity === "groups") return (await import("./group-import")).importGroups(ctx, process.id, bytes);
+  return importPeople(ctx, process.id, entity as keyof typeof IMPORTS, bytes);
 }
 
 /** processing -> completed (the file was read; refused rows listed) or failed. */

@@ -36,6 +36,14 @@ export const fixtures: Fixtures = {
       uploadAdministrativeUsersFile: async (t: TestApp, school: number) => ({ documentId: await document(t, school) }),
     },
   },
+  "/api/v1/family/upload-file": {
+    create: (t, school) => createVia(t, "/api/v1/documents", school, { name: "Import", slug: upload(school) }),
+    bodies: { uploadFamiliesFile: async (t: TestApp, school: number) => ({ documentId: await document(t, school) }) },
+  },
+  "/api/v1/group/upload-file": {
+    create: (t, school) => createVia(t, "/api/v1/documents", school, { name: "Import", slug: upload(school) }),
+    bodies: { uploadGroupsFile: async (t: TestApp, school: number) => ({ documentId: await document(t, school) }) },
+  },
 };
 
 const upload = (school: number) => `${school}/documents/${uniq("upload")}.xlsx`;

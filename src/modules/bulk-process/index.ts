@@ -4,7 +4,13 @@ import { BULK_QUEUE } from "./queue";
 
 export default defineModule({
   name: "bulk-process",
-  paths: ["/api/v1/bulk-process", "/api/v1/teacher/upload-file", "/api/v1/administrative-user/upload-file"],
+  paths: [
+    "/api/v1/bulk-process",
+    "/api/v1/teacher/upload-file",
+    "/api/v1/administrative-user/upload-file",
+    "/api/v1/family/upload-file",
+    "/api/v1/group/upload-file",
+  ],
   permissions,
   load: async () => {
     const [{ listBulkProcesses, getBulkProcess }, routes, uploads] = await Promise.all([
@@ -21,6 +27,8 @@ export default defineModule({
         routes.deleteBulkProcess,
         uploads.uploadTeachersFile,
         uploads.uploadAdministrativeUsersFile,
+        uploads.uploadFamiliesFile,
+        uploads.uploadGroupsFile,
         uploads.getBulkProcessTemplate,
       ],
     };

@@ -27,36 +27,18 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
-import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
+import type { Cell } from "../../lib/xlsx";
 import { administrativeUsers } from "../administrative-user/schema";
 import { auditLog } from "../audit-log/schema";
 import { teachers } from "../teacher/schema";
 import { bulkProcesses } from "./schema";
-import type { RowError } from "./service";
+import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
 
-/** The rows of one statement set: both bounds keep each statement far under D1's 100 KB. */
-export const BATCH_ROWS = 500;
-export const BATCH_JSON_BYTES = 80_000;
+export { BATCH_JSON_BYTES, BATCH_ROWS } from "./sheet";
 
 type Field = "phone" | "firstName" | "lastName" | "email" | "language" | "subjects" | "employeeNumber" | "position";
 
-interface Column {
-  field: Field;
-  /** The template's header. */
-  header: string;
-  /** Normalised header names accepted (see `norm`). */
-  names: string[];
-  required?: boolean;
-}
-
-const norm = (s: string) =>
-  s
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, "");
-
-const PERSON: Column[] = [
+const PERSON: Column<Field>[] = [
   {
     field: "phone",
     header: "Phone",
@@ -68,7 +50,7 @@ const PERSON: Column[] = [
   { field: "email", header: "Email", names: ["email", "mail", "correo", "correoelectronico"] },
   { field: "language", header: "Language", names: ["language", "idioma"] },
 ];
-const EMPLOYEE: Column = {
+const EMPLOYEE: Column<Field> = {
   field: "employeeNumber",
   header: "Employee number",
   names: ["employeenumber", "employeeno", "numerodeempleado", "numeroempleado", "noempleado"],
@@ -118,7 +100,7 @@ export interface PeopleImport {
   /** The profile table and its audit entity. */
   table: "teacher" | "administrative_user";
   entity: string;
-  columns: Column[];
+  columns: Column<Field>[];
   schema: z.ZodType<{ phone: string; profile?: string; employeeNumber?: string } & Record<string, unknown>>;
   /** The profile column (besides employee_number) the import sets, and its field. */
   profileColumn: "subjects" | "position";
@@ -168,24 +150,11 @@ export const IMPORTS = {
 export type ImportEntity = keyof typeof IMPORTS;
 export const IMPORT_ENTITIES = Object.keys(IMPORTS) as ImportEntity[];
 
-export interface ImportResult {
-  errors: RowError[];
-  /** A file-level error (unreadable file, missing column): the process fails. */
-  fatal: boolean;
-  totalRows: number;
-  processedRows: number;
-}
-
-/** A cell as the text a column is checked as: numbers (a phone typed as a number) without exponent. */
-function cellText(cell: Cell): string | undefined {
-  if (cell === null || cell === undefined) return undefined;
-  if (typeof cell === "number") return Number.isInteger(cell) ? BigInt(cell).toString() : String(cell);
-  if (typeof cell === "boolean") return cell ? "TRUE" : "FALSE";
-  return cell;
-}
+export type { ImportResult } from "./sheet";
 
 /** A valid row, ready to write: [phone, firstName, lastName, email, language, profile, employeeNumber]. */
-type Ready = { row: number; values: [string, string, string, string | null, string, string | null, string | null] };
+type Values = [string, string, string, string | null, string, string | null, string | null];
+type PeopleReady = Ready<Values>;
 
 /** Imports the spreadsheet `bytes` as `entity` for the process in `ctx` (an import context). */
 export async function importPeople(
@@ -194,89 +163,31 @@ export async function importPeople(
   entity: ImportEntity,
   bytes: Uint8Array,
 ): Promise<ImportResult> {
-  const spec = IMPORTS[entity];
-  const result: ImportResult = { errors: [], fatal: false, totalRows: 0, processedRows: 0 };
-  let rows: Generator<SheetRow>;
-  let header: SheetRow | undefined;
-  try {
-    rows = xlsxRows(bytes);
-    header = rows.next().value ?? undefined;
-  } catch (err) {
-    if (!(err instanceof XlsxError)) throw err;
-    return { ...result, fatal: true, errors: [{ row: 0, message: err.message }] };
-  }
-  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: "The sheet is empty: no header row" }] };
-
-  // Which file column holds each field, and the header it has there.
-  const at = new Map<Field, { index: number; label: string }>();
-  header.cells.forEach((cell, index) => {
-    const label = cellText(cell)?.trim() ?? "";
-    const column = spec.columns.find((c) => c.names.includes(norm(label)));
-    if (column && !at.has(column.field)) at.set(column.field, { index, label });
-  });
-  const missing = spec.columns.filter((c) => c.required && !at.has(c.field));
-  if (missing.length > 0) {
-    return {
-      ...result,
-      fatal: true,
-      errors: missing.map((c) => ({ row: header.row, column: c.header, message: `Missing column ${c.header}` })),
-    };
-  }
-  const labelOf = (field: unknown) => at.get(field as Field)?.label ?? String(field);
-
-  const encoder = new TextEncoder();
+  const spec: PeopleImport = IMPORTS[entity];
+  // A phone (or employee number) seen in an earlier row of the file is an error of the later row.
   const phones = new Set<string>();
   const numbers = new Set<string>();
-  let batch: Ready[] = [];
-  let batchBytes = 0;
-  const addError = (e: RowError) => {
-    result.errors.push(e);
-  };
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const written = await writeBatch(ctx, processId, spec, batch, (e) =>
-      addError({ ...e, column: e.column && labelOf(e.column) }),
-    );
-    result.processedRows += written;
-    batch = [];
-    batchBytes = 0;
-  };
-
-  try {
-    for (const { row, cells } of rows) {
-      result.totalRows++;
-      const input: Record<string, string | undefined> = {};
-      // A required cell left empty reads as "" so that its error says "Required".
-      for (const column of spec.columns) {
-        const found = at.get(column.field);
-        input[column.field] = (found && cellText(cells[found.index])) ?? (column.required ? "" : undefined);
-      }
-      const parsed = spec.schema.safeParse(input);
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          addError({ row, column: labelOf(issue.path[0]), message: issue.message });
-        }
-        continue;
-      }
-      const v = parsed.data as Record<string, string | undefined> & { phone: string };
+  return importSheet<Field, Record<string, string | undefined> & { phone: string }, Values>(bytes, {
+    columns: spec.columns,
+    schema: spec.schema as z.ZodType<Record<string, string | undefined> & { phone: string }>,
+    accept: (v, row) => {
       if (phones.has(v.phone)) {
-        addError({ row, column: labelOf("phone"), message: `${v.phone} is already in an earlier row of the file` });
-        continue;
+        return [{ row, column: "phone", message: `${v.phone} is already in an earlier row of the file` }];
       }
       phones.add(v.phone);
       if (v.employeeNumber !== undefined) {
         if (numbers.has(v.employeeNumber)) {
-          addError({
-            row,
-            column: labelOf("employeeNumber"),
-            message: `Employee number ${v.employeeNumber} is already in an earlier row of the file`,
-          });
-          continue;
+          return [
+            {
+              row,
+              column: "employeeNumber",
+              message: `Employee number ${v.employeeNumber} is already in an earlier row of the file`,
+            },
+          ];
         }
         numbers.add(v.employeeNumber);
       }
-      const ready: Ready = {
-        row,
+      return {
         values: [
           v.phone,
           v.firstName ?? "",
@@ -287,19 +198,9 @@ export async function importPeople(
           v.employeeNumber ?? null,
         ],
       };
-      const size = encoder.encode(JSON.stringify(ready.values)).length + 1;
-      if (batch.length >= BATCH_ROWS || batchBytes + size > BATCH_JSON_BYTES) await flush();
-      batch.push(ready);
-      batchBytes += size;
-    }
-    await flush();
-  } catch (err) {
-    if (!(err instanceof XlsxError)) throw err;
-    result.fatal = true;
-    addError({ row: 0, message: err.message });
-  }
-  result.errors.sort((a, b) => a.row - b.row);
-  return result;
+    },
+    write: (batch, addError) => writeBatch(ctx, processId, spec, batch, addError),
+  });
 }
 
 /** Writes one batch of valid rows; returns how many were written, reports the refused ones. */
@@ -307,8 +208,8 @@ async function writeBatch(
   ctx: Ctx,
   processId: number,
   spec: PeopleImport,
-  batch: Ready[],
-  addError: (e: RowError) => void,
+  batch: PeopleReady[],
+  addError: (e: FieldError) => void,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
   const school = ctx.schoolId ?? 0;
@@ -337,7 +238,7 @@ async function writeBatch(
   const taken = (JSON.parse(answer?.taken ?? "[]") as [string, string][]).map(([number, phone]) => ({ number, phone }));
   const knownBy = new Map(known.map((k) => [k.phone, k]));
   const takenBy = new Map(taken.map((k) => [k.number, k.phone]));
-  const ok: Ready[] = [];
+  const ok: PeopleReady[] = [];
   for (const r of batch) {
     const [phone, , , , , , number] = r.values;
     if (knownBy.get(phone)?.deleted) {

@@ -1,12 +1,14 @@
 /**
- * Spreadsheet imports of people, by entity: `POST /api/v1/teacher/upload-file` and
- * `POST /api/v1/administrative-user/upload-file` take the id of an uploaded .xlsx (a document of
+ * Spreadsheet imports, by entity: `POST /api/v1/teacher/upload-file`,
+ * `POST /api/v1/administrative-user/upload-file`, `POST /api/v1/family/upload-file` and
+ * `POST /api/v1/group/upload-file` take the id of an uploaded .xlsx (a document of
  * the school, uploaded through its signed URL) and start a bulk process for it, queued for the
  * bulk consumer: the same as `POST /api/v1/bulk-process` with the entity fixed. The bulk-process
  * module owns these paths (the app dispatches the most specific module path first).
  *
  * Access: `bulk-process.write`, the permission that starts any import; what an import may write is
- * decided by the import (it gives only the teacher or staff role, never another).
+ * decided by the import (people imports give only the teacher or staff role, the families import only
+ * the parent role, never another).
  *
  * `GET /api/v1/bulk-process/template/{entity}` downloads the spreadsheet to fill in: the header row
  * and one example row.
@@ -15,7 +17,9 @@ import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
-import { IMPORT_ENTITIES, IMPORTS, type ImportEntity } from "./people-import";
+import { FAMILY_COLUMNS, FAMILY_EXAMPLE } from "./family-import";
+import { GROUP_COLUMNS, GROUP_EXAMPLE } from "./group-import";
+import { IMPORTS } from "./people-import";
 import { permissions } from "./permissions";
 import { bulkProcessResource } from "./resource";
 import { create } from "./routes";
@@ -30,15 +34,30 @@ const UploadFile = z.strictObject({
     .openapi({ example: 1, description: "The uploaded .xlsx (a document of the school)" }),
 });
 
-function upload(path: string, entity: ImportEntity, operationId: string, who: string) {
+/** Every entity with an importer: its columns and the template's example row. */
+const TEMPLATES = {
+  ...IMPORTS,
+  families: { columns: FAMILY_COLUMNS, example: FAMILY_EXAMPLE },
+  groups: { columns: GROUP_COLUMNS, example: GROUP_EXAMPLE },
+};
+type TemplateEntity = keyof typeof TEMPLATES;
+const TEMPLATE_ENTITIES = Object.keys(TEMPLATES) as [TemplateEntity, ...TemplateEntity[]];
+
+function upload(
+  path: string,
+  entity: TemplateEntity,
+  operationId: string,
+  who: string,
+  tag: "People" | "Groups" = "People",
+) {
   const route = defineRoute({
     method: "post",
     path,
-    tag: "People",
+    tag,
     operationId,
     summary: `Import ${who} from an uploaded spreadsheet (starts a bulk process)`,
     description:
-      `Columns (header row, English or Spanish names, any order): ${IMPORTS[entity].columns.map((c) => c.header).join(", ")}. ` +
+      `Columns (header row, English or Spanish names, any order): ${TEMPLATES[entity].columns.map((c) => c.header).join(", ")}. ` +
       `The template is GET /api/v1/bulk-process/template/${entity}. Follow the process with GET /api/v1/bulk-process/{id}.`,
     access: permissions.write,
     audit: "bulk-process",
@@ -61,6 +80,19 @@ export const uploadAdministrativeUsersFile = upload(
   "uploadAdministrativeUsersFile",
   "administrative staff",
 );
+export const uploadFamiliesFile = upload(
+  "/api/v1/family/upload-file",
+  "families",
+  "uploadFamiliesFile",
+  "families (one row per student, with its family and parents)",
+);
+export const uploadGroupsFile = upload(
+  "/api/v1/group/upload-file",
+  "groups",
+  "uploadGroupsFile",
+  "groups with their teachers and students",
+  "Groups",
+);
 
 const template = defineRoute({
   method: "get",
@@ -71,9 +103,7 @@ const template = defineRoute({
   access: permissions.read,
   request: {
     params: z.object({
-      entity: z
-        .enum(IMPORT_ENTITIES as [ImportEntity, ...ImportEntity[]])
-        .openapi({ param: { name: "entity", in: "path" }, example: "teachers" }),
+      entity: z.enum(TEMPLATE_ENTITIES).openapi({ param: { name: "entity", in: "path" }, example: "teachers" }),
     }),
   },
   responses: {
@@ -86,7 +116,7 @@ const template = defineRoute({
 
 export const getBulkProcessTemplate = operation(template, (c) => {
   const { entity } = c.req.valid("param");
-  const spec = IMPORTS[entity];
+  const spec = TEMPLATES[entity];
   return xlsxResponse(`${entity}-template.xlsx`, {
     name: entity,
     columns: spec.columns.map((col) => col.header),

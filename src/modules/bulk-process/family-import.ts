@@ -1,0 +1,590 @@
+/**
+ * The families importer: one row per student, with the student's family and up to two parents.
+ * Run by the bulk consumer; reading, row errors and batching are sheet.ts's.
+ *
+ * Matching: a family by its number (created, or renamed when the name differs); a student by the
+ * school's id number (created, or updated where a value differs: a re-import never duplicates);
+ * a parent by phone (one person, one user: a new phone is an invited user, a known one keeps its
+ * name), given the parent role (`role_user`; its triggers write the membership and the parent
+ * profile) and put in the family; a guardian row links each parent to the row's student.
+ *
+ * Row errors: a student or parent already in ANOTHER family (in the school, or in an earlier row of
+ * the file), a deleted student or account, a student id number in an earlier row, and a parent
+ * beyond the school's parent limit per family (`parentLimit`, the families module's rule).
+ *
+ * Each batch is one read and one `batch()` whose statements take the batch as JSON (`json_each`);
+ * the writes are guarded as well (a student or parent in another family is never moved).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import type { Ctx } from "../../lib/context";
+import { normalizePhone } from "../../lib/phone";
+import type { Statement } from "../../lib/write";
+import { type Cell, excelDate } from "../../lib/xlsx";
+import { auditLog } from "../audit-log/schema";
+import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/resource";
+import { families } from "../family/schema";
+import { parents } from "../parent/schema";
+import { LEVELS, type Level } from "../school/levels";
+import { guardians, students } from "../student/schema";
+import { bulkProcesses } from "./schema";
+import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
+
+const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
+type Relationship = (typeof RELATIONSHIPS)[number];
+
+const RELATIONSHIP_NAMES: Record<string, Relationship> = {
+  mother: "mother",
+  mom: "mother",
+  madre: "mother",
+  mama: "mother",
+  father: "father",
+  dad: "father",
+  padre: "father",
+  papa: "father",
+  guardian: "guardian",
+  tutor: "guardian",
+  tutora: "guardian",
+  grandparent: "grandparent",
+  abuelo: "grandparent",
+  abuela: "grandparent",
+  other: "other",
+  otro: "other",
+  otra: "other",
+};
+
+const LEVEL_NAMES: Record<string, Level> = {
+  preschool: "preschool",
+  preescolar: "preschool",
+  kinder: "preschool",
+  elementary: "elementary",
+  primaria: "elementary",
+  middle: "middle",
+  secundaria: "middle",
+  high: "high",
+  preparatoria: "high",
+  bachillerato: "high",
+};
+
+const text = (max: number) => z.string().trim().max(max);
+const optional = (max: number) =>
+  text(max)
+    .optional()
+    .transform((v) => (v === "" ? undefined : v));
+
+export const phoneField = z.string().transform((value, ctx) => {
+  const phone = normalizePhone(value);
+  if (phone === null) {
+    ctx.addIssue({ code: "custom", message: "Not a phone number with its country code (like +52 55 1234 5678)" });
+    return z.NEVER;
+  }
+  return phone;
+});
+
+/** A level by its English or Spanish name. */
+export const levelField = (required: boolean) =>
+  optional(40).transform((v, ctx) => {
+    if (v === undefined) {
+      if (required) ctx.addIssue({ code: "custom", message: "Required" });
+      return required ? z.NEVER : undefined;
+    }
+    const level = LEVEL_NAMES[norm(v)];
+    if (!level) {
+      ctx.addIssue({ code: "custom", message: `Expected one of ${LEVELS.join(", ")}` });
+      return z.NEVER;
+    }
+    return level;
+  });
+
+/** YYYY-MM-DD, DD/MM/YYYY, or a date cell (an Excel serial number). */
+const dateField = optional(20).transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  let date: string | undefined;
+  if (/^\d{1,5}$/.test(v)) date = excelDate(Number(v));
+  else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) date = v;
+  else {
+    const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(v);
+    if (m) date = `${m[3]}-${m[2]?.padStart(2, "0")}-${m[1]?.padStart(2, "0")}`;
+  }
+  if (!date || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
+    ctx.addIssue({ code: "custom", message: "Not a date (YYYY-MM-DD or DD/MM/YYYY)" });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const relationshipField = optional(40).transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  const r = RELATIONSHIP_NAMES[norm(v)];
+  if (!r) {
+    ctx.addIssue({ code: "custom", message: `Expected one of ${RELATIONSHIPS.join(", ")}` });
+    return z.NEVER;
+  }
+  return r;
+});
+
+type Field =
+  | "familyNumber"
+  | "familyName"
+  | "studentIdNumber"
+  | "studentFirstName"
+  | "studentLastName"
+  | "level"
+  | "birthDate"
+  | `parent${1 | 2}${"Phone" | "FirstName" | "LastName" | "Relationship"}`;
+
+const parentColumns = (n: 1 | 2): Column<Field>[] => {
+  const es = ["padre", "tutor", "papa", "madre"].flatMap((w) => [`${w}${n}`]);
+  return [
+    {
+      field: `parent${n}Phone`,
+      header: `Parent ${n} phone`,
+      names: [`parent${n}phone`, ...es.map((w) => `telefono${w}`), ...es.map((w) => `celular${w}`)],
+    },
+    {
+      field: `parent${n}FirstName`,
+      header: `Parent ${n} first name`,
+      names: [`parent${n}firstname`, `parent${n}name`, ...es.map((w) => `nombre${w}`)],
+    },
+    {
+      field: `parent${n}LastName`,
+      header: `Parent ${n} last name`,
+      names: [`parent${n}lastname`, ...es.map((w) => `apellido${w}`), ...es.map((w) => `apellidos${w}`)],
+    },
+    {
+      field: `parent${n}Relationship`,
+      header: `Parent ${n} relationship`,
+      names: [`parent${n}relationship`, ...es.map((w) => `parentesco${w}`)],
+    },
+  ];
+};
+
+export const FAMILY_COLUMNS: Column<Field>[] = [
+  {
+    field: "familyNumber",
+    header: "Family number",
+    names: ["familynumber", "family", "numerodefamilia", "numerofamilia", "nofamilia", "familia"],
+    required: true,
+  },
+  {
+    field: "familyName",
+    header: "Family name",
+    names: ["familyname", "nombredefamilia", "nombrefamilia"],
+    required: true,
+  },
+  {
+    field: "studentIdNumber",
+    header: "Student id number",
+    names: ["studentidnumber", "studentid", "idnumber", "matricula", "matriculaalumno", "numerodealumno"],
+    required: true,
+  },
+  {
+    field: "studentFirstName",
+    header: "Student first name",
+    names: ["studentfirstname", "studentname", "nombrealumno", "nombredelalumno", "nombreestudiante"],
+    required: true,
+  },
+  {
+    field: "studentLastName",
+    header: "Student last name",
+    names: ["studentlastname", "apellidoalumno", "apellidosalumno", "apellidosdelalumno", "apellidosestudiante"],
+    required: true,
+  },
+  { field: "level", header: "Level", names: ["level", "nivel"] },
+  { field: "birthDate", header: "Birth date", names: ["birthdate", "dateofbirth", "fechadenacimiento", "nacimiento"] },
+  ...parentColumns(1),
+  ...parentColumns(2),
+];
+
+const parentShape = (n: 1 | 2) => ({
+  [`parent${n}Phone`]: optional(40).pipe(phoneField.optional()),
+  [`parent${n}FirstName`]: optional(100),
+  [`parent${n}LastName`]: optional(100),
+  [`parent${n}Relationship`]: relationshipField,
+});
+
+const FamilyRow = z
+  .object({
+    familyNumber: text(50).min(1, "Required"),
+    familyName: text(200).min(1, "Required"),
+    studentIdNumber: text(40).min(1, "Required"),
+    studentFirstName: text(100).min(1, "Required"),
+    studentLastName: text(100).min(1, "Required"),
+    level: levelField(false),
+    birthDate: dateField,
+    ...parentShape(1),
+    ...parentShape(2),
+  })
+  .superRefine((v, ctx) => {
+    const row = v as Record<string, string | undefined>;
+    for (const n of [1, 2]) {
+      const given = ["FirstName", "LastName", "Relationship"].find((k) => row[`parent${n}${k}`] !== undefined);
+      if (row[`parent${n}Phone`] === undefined && given) {
+        ctx.addIssue({ code: "custom", path: [`parent${n}Phone`], message: `Required with parent ${n}'s other cells` });
+      }
+    }
+    if (row.parent1Phone !== undefined && row.parent1Phone === row.parent2Phone) {
+      ctx.addIssue({ code: "custom", path: ["parent2Phone"], message: "The same phone as parent 1" });
+    }
+  });
+type FamilyRow = z.infer<typeof FamilyRow>;
+
+export const FAMILY_EXAMPLE: Cell[] = [
+  "F-0001",
+  "García López",
+  "A-0001",
+  "Pablo",
+  "García López",
+  "elementary",
+  "2018-05-14",
+  "+52 55 1234 0001",
+  "María",
+  "López",
+  "mother",
+  "+52 55 1234 0002",
+  "Juan",
+  "García",
+  "father",
+];
+
+/** [phone, firstName, lastName, relationship | null] */
+type ParentValues = [string, string, string, Relationship | null];
+/** [familyNumber, familyName, idNumber, firstName, lastName, level, birthDate, parents] */
+type Values = [string, string, string, string, string, Level | null, string | null, ParentValues[]];
+
+/** Imports a families file for the process in `ctx` (an import context). */
+export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
+  const idNumbers = new Set<string>();
+  /** The family (number) each parent phone joined in an earlier row of the file. */
+  const parentFamily = new Map<string, string>();
+  /** Each family's parent phones: in the database, plus those accepted from the file. */
+  const familyParents = new Map<string, Set<string>>();
+  return importSheet<Field, FamilyRow, Values>(bytes, {
+    columns: FAMILY_COLUMNS,
+    schema: FamilyRow,
+    accept: (v, row) => {
+      if (idNumbers.has(v.studentIdNumber)) {
+        return [
+          {
+            row,
+            column: "studentIdNumber",
+            message: `Student ${v.studentIdNumber} is already in an earlier row of the file`,
+          },
+        ];
+      }
+      const r = v as Record<string, string | undefined>;
+      const parents: ParentValues[] = [];
+      const errors: FieldError[] = [];
+      for (const n of [1, 2]) {
+        const phone = r[`parent${n}Phone`];
+        if (phone === undefined) continue;
+        const other = parentFamily.get(phone);
+        if (other !== undefined && other !== v.familyNumber) {
+          errors.push({
+            row,
+            column: `parent${n}Phone`,
+            message: `${phone} is in family ${other} in an earlier row; a parent is in one family`,
+          });
+        }
+        parents.push([
+          phone,
+          r[`parent${n}FirstName`] ?? "",
+          r[`parent${n}LastName`] ?? "",
+          (r[`parent${n}Relationship`] as Relationship | undefined) ?? null,
+        ]);
+      }
+      if (errors.length) return errors;
+      idNumbers.add(v.studentIdNumber);
+      return {
+        values: [
+          v.familyNumber,
+          v.familyName,
+          v.studentIdNumber,
+          v.studentFirstName,
+          v.studentLastName,
+          v.level ?? null,
+          v.birthDate ?? null,
+          parents,
+        ],
+      };
+    },
+    write: (batch, addError) => writeBatch(ctx, processId, batch, addError, { parentFamily, familyParents }),
+  });
+}
+
+type State = { parentFamily: Map<string, string>; familyParents: Map<string, Set<string>> };
+
+async function writeBatch(
+  ctx: Ctx,
+  processId: number,
+  batch: Ready<Values>[],
+  addError: (e: FieldError) => void,
+  state: State,
+): Promise<number> {
+  const { db, clock } = ctx.deps;
+  const school = ctx.schoolId ?? 0;
+  const roleId = BUILTIN_ROLES.parent.id;
+  const now = clock.now().toISOString();
+
+  // One read: the families (with their parents' phones), the people, the students; the limit.
+  const numbersJson = JSON.stringify([...new Set(batch.map((r) => r.values[0]))]);
+  const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[7].map((p) => p[0])))]);
+  const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
+  const answer = await db.get<{ fams: string; people: string; studs: string; lim: number }>(sql`
+    SELECT
+      (SELECT json_group_array(json_array(f.family_number, (SELECT json_group_array(u.phone)
+          FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
+        FROM json_each(${numbersJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value) AS fams,
+      (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
+          SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}),
+          (SELECT f.family_number FROM parent p JOIN family f ON f.id = p.family_id
+            WHERE p.school_id = ${school} AND p.user_id = u.id)))
+        FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS people,
+      (SELECT json_group_array(json_array(s.id_number, s.deleted_at IS NOT NULL,
+          (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
+        FROM json_each(${idsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value) AS studs,
+      ${parentLimit(ctx)} AS lim`);
+  const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
+  // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
+  for (const [number, phones] of JSON.parse(answer?.fams ?? "[]") as [string, string | string[]][]) {
+    const set = state.familyParents.get(number) ?? new Set<string>();
+    for (const p of typeof phones === "string" ? (JSON.parse(phones) as string[]) : phones) set.add(p);
+    state.familyParents.set(number, set);
+  }
+  const people = new Map(
+    (JSON.parse(answer?.people ?? "[]") as [string, number, number, string | null][]).map(
+      ([phone, deleted, hasRole, family]) => [phone, { deleted, hasRole, family }],
+    ),
+  );
+  const studs = new Map(
+    (JSON.parse(answer?.studs ?? "[]") as [string, number, string | null][]).map(([id, deleted, family]) => [
+      id,
+      { deleted, family },
+    ]),
+  );
+
+  const ok: Ready<Values>[] = [];
+  /** Phones of this batch's accepted rows (a new person named in an earlier row). */
+  const parentRowsSeen = new Set<string>();
+  for (const r of batch) {
+    const [number, , idNumber, , , , , parents] = r.values;
+    const errors: FieldError[] = [];
+    const student = studs.get(idNumber);
+    if (student?.deleted) {
+      errors.push({ row: r.row, column: "studentIdNumber", message: `Student ${idNumber} was deleted` });
+    } else if (student?.family && student.family !== number) {
+      errors.push({
+        row: r.row,
+        column: "studentIdNumber",
+        message: `Student ${idNumber} is already in another family (${student.family}); a student is in one family`,
+      });
+    }
+    const members = new Set(state.familyParents.get(number) ?? []);
+    parents.forEach(([phone], i) => {
+      const column = `parent${i + 1}Phone`;
+      const person = people.get(phone);
+      const family = state.parentFamily.get(phone) ?? person?.family;
+      if (person?.deleted) errors.push({ row: r.row, column, message: `${phone} belongs to a deleted account` });
+      else if (!person && !parentRowsSeen.has(phone) && (!parents[i]?.[1] || !parents[i]?.[2])) {
+        errors.push({
+          row: r.row,
+          column,
+          message: `A new person: parent ${i + 1}'s first and last name are required`,
+        });
+      } else if (family && family !== number) {
+        errors.push({
+          row: r.row,
+          column,
+          message: `${phone} is already in another family (${family}); a parent is in one family`,
+        });
+      } else if (!members.has(phone)) {
+        members.add(phone);
+        if (members.size > limit) {
+          errors.push({
+            row: r.row,
+            column,
+            message: `This school allows at most ${limit} parents per family; family ${number} would have ${members.size}`,
+          });
+        }
+      }
+    });
+    if (errors.length) {
+      for (const e of errors) addError(e);
+      continue;
+    }
+    state.familyParents.set(number, members);
+    for (const [phone] of parents) {
+      state.parentFamily.set(phone, number);
+      parentRowsSeen.add(phone);
+    }
+    ok.push(r);
+  }
+  if (ok.length === 0) return 0;
+
+  const familiesJson = JSON.stringify([...new Map(ok.map((r) => [r.values[0], r.values[1]])).entries()]);
+  const parentRows = new Map<string, [string, string, string, Relationship | null, string]>();
+  for (const r of ok)
+    for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, r.values[0]]);
+  const fresh = JSON.stringify([...parentRows.values()].filter((p) => !people.has(p[0])));
+  const grant = JSON.stringify([...parentRows.keys()].filter((p) => !people.get(p)?.hasRole));
+  const parentsJson = JSON.stringify([...parentRows.values()]);
+  const studentsJson = JSON.stringify(ok.map((r) => r.values.slice(0, 7)));
+  const newStudents = JSON.stringify(ok.filter((r) => !studs.has(r.values[2])).map((r) => r.values[2]));
+  const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
+
+  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
+  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const diff = (key: string, oldV: string, newV: string) =>
+    sql`(${key}, CASE WHEN ${sql.raw(newV)} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${sql.raw(newV)}
+      THEN json_object('old', ${sql.raw(oldV)}, 'new', ${sql.raw(newV)}) END)`;
+  const familyOf = (number: string) =>
+    sql`(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = ${sql.raw(number)})`;
+  // A student row of the file differs from the stored one (a guarded write: never another family's).
+  const studentDiffers = sql`s.deleted_at IS NULL AND (s.family_id IS NULL OR s.family_id = ${familyOf("j.value->>0")})
+    AND (s.first_name IS NOT j.value->>3 OR s.last_name IS NOT j.value->>4
+      OR (j.value->>5 IS NOT NULL AND s.level IS NOT j.value->>5)
+      OR (j.value->>6 IS NOT NULL AND s.birth_date IS NOT j.value->>6)
+      OR s.family_id IS NOT ${familyOf("j.value->>0")})`;
+  const parentDiffers = sql`(p.family_id IS NULL OR p.family_id = ${familyOf("j.value->>4")})
+    AND (p.family_id IS NOT ${familyOf("j.value->>4")} OR (j.value->>3 IS NOT NULL AND p.relationship IS NOT j.value->>3))`;
+
+  const statements: [Statement, ...Statement[]] = [
+    // Families: renamed (audited first), then created or renamed by one upsert, then created audited.
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>1)), NULL
+      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
+      WHERE f.name IS NOT j.value->>1`),
+    db
+      .insert(families)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1 FROM json_each(${familiesJson}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [families.schoolId, families.familyNumber],
+        set: { name: sql`excluded.name`, updatedAt: now },
+        setWhere: sql`${families.name} IS NOT excluded.name`,
+      }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
+      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
+      WHERE f.created_at = ${now}`),
+    // Parents: new users, the parent role (the triggers add the membership and the profile).
+    db
+      .insert(users)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, NULL, 'es', 'invited', 0, NULL
+          FROM json_each(${fresh}) j WHERE true`,
+      )
+      .onConflictDoNothing({ target: users.phone }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'user', u.id, 'create', json_object(
+        ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
+        ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
+      FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
+    db
+      .insert(roleUsers)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing(),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'role-user', ru.id, 'create',
+        json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
+      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
+      CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
+      WHERE ru.created_at = ${now}`),
+    // The parent profiles join the family (never moved out of another one), with their relationship.
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'parent', p.id, 'update', (
+        SELECT json_group_object(column1, json(column2)) FROM (VALUES
+          ${diff("familyId", "p.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = j.value->>4)`)},
+          ${diff("relationship", "p.relationship", "j.value->>3")}) WHERE column2 IS NOT NULL), NULL
+      FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
+      CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+      WHERE ${parentDiffers}`),
+    db
+      .update(parents)
+      .set({
+        familyId: sql`(SELECT ${familyOf("j.value->>4")} FROM json_each(${parentsJson}) j
+          CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.id = "parent"."user_id")`,
+        relationship: sql`COALESCE((SELECT j.value->>3 FROM json_each(${parentsJson}) j
+          CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.id = "parent"."user_id"), "parent"."relationship")`,
+        updatedAt: now,
+      })
+      .where(
+        sql`"parent"."id" IN (SELECT p.id FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
+          CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id WHERE ${parentDiffers})`,
+      ),
+    // Students: updated where a value differs (audited first), created, created audited.
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'student', s.id, 'update', (
+        SELECT json_group_object(column1, json(column2)) FROM (VALUES
+          ${diff("firstName", "s.first_name", "j.value->>3")}, ${diff("lastName", "s.last_name", "j.value->>4")},
+          ${diff("level", "s.level", "j.value->>5")}, ${diff("birthDate", "s.birth_date", "j.value->>6")},
+          ${diff("familyId", "s.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = j.value->>0)`)})
+        WHERE column2 IS NOT NULL), NULL
+      FROM json_each(${studentsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>2
+      WHERE ${studentDiffers}`),
+    db
+      .insert(students)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2,
+            j.value->>5, j.value->>6, 'active', NULL, NULL
+          FROM json_each(${studentsJson}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [students.schoolId, students.idNumber],
+        set: {
+          familyId: sql`excluded.family_id`,
+          firstName: sql`excluded.first_name`,
+          lastName: sql`excluded.last_name`,
+          level: sql`COALESCE(excluded.level, "student"."level")`,
+          birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
+          updatedAt: now,
+        },
+        setWhere: sql`"student"."deleted_at" IS NULL
+          AND ("student"."family_id" IS NULL OR "student"."family_id" = excluded.family_id)
+          AND ("student"."first_name" IS NOT excluded.first_name OR "student"."last_name" IS NOT excluded.last_name
+            OR (excluded.level IS NOT NULL AND "student"."level" IS NOT excluded.level)
+            OR (excluded.birth_date IS NOT NULL AND "student"."birth_date" IS NOT excluded.birth_date)
+            OR "student"."family_id" IS NOT excluded.family_id)`,
+      }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'student', s.id, 'create', json_object(
+        ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
+        ${change("idNumber", "s.id_number")}, ${change("level", "s.level")}, ${change("birthDate", "s.birth_date")}), NULL
+      FROM json_each(${newStudents}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value
+      WHERE s.created_at = ${now}`),
+    // Guardians: each parent of the row guards its student (a link held already stays as it is).
+    db
+      .insert(guardians)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, s.id, p.id, COALESCE(j.value->>2, p.relationship), 1, 1, 1, 0, NULL, NULL, NULL, NULL
+          FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
+          CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+          WHERE s.deleted_at IS NULL`,
+      )
+      .onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'guardian', g.id, 'create', json_object(
+        ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL
+      FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
+      CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+      CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now}`),
+    db
+      .update(bulkProcesses)
+      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
+      .where(
+        and(
+          eq(bulkProcesses.id, processId),
+          eq(bulkProcesses.schoolId, school),
+          eq(bulkProcesses.status, "processing"),
+        ),
+      ),
+  ];
+  await db.batch(statements);
+  return ok.length;
+}

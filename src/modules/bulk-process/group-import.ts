@@ -1,0 +1,278 @@
+/**
+ * The groups importer: one row per group (name, level, school year, grade) with its teachers (by
+ * phone, teachers of this school) and students (by the school's id number). Run by the bulk
+ * consumer; reading, row errors and batching are sheet.ts's.
+ *
+ * Matching: a group by (school year, name), created or updated where its level or grade differs;
+ * its teachers and students are added (links already there stay; none is taken away). Row errors:
+ * a teacher or student the school does not have, a level the school does not offer, the same group
+ * in an earlier row. Each batch is one read and one `batch()` of `json_each` statements.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { Ctx } from "../../lib/context";
+import type { Statement } from "../../lib/write";
+import type { Cell } from "../../lib/xlsx";
+import { auditLog } from "../audit-log/schema";
+import { groupStudents, groups, groupTeachers } from "../group/schema";
+import { readLevels } from "../school/fields";
+import type { Level } from "../school/levels";
+import { levelField, phoneField } from "./family-import";
+import { bulkProcesses } from "./schema";
+import { type Column, type FieldError, type ImportResult, importSheet, type Ready } from "./sheet";
+
+/** At most this many teachers and students in one row. */
+const MAX_TEACHERS = 20;
+const MAX_STUDENTS = 200;
+
+type Field = "name" | "level" | "schoolYear" | "grade" | "teacherPhones" | "studentIdNumbers";
+
+export const GROUP_COLUMNS: Column<Field>[] = [
+  { field: "name", header: "Name", names: ["name", "group", "groupname", "nombre", "grupo"], required: true },
+  { field: "level", header: "Level", names: ["level", "nivel"], required: true },
+  {
+    field: "schoolYear",
+    header: "School year",
+    names: ["schoolyear", "year", "cicloescolar", "ciclo", "anoescolar"],
+    required: true,
+  },
+  { field: "grade", header: "Grade", names: ["grade", "grado"] },
+  {
+    field: "teacherPhones",
+    header: "Teacher phones",
+    names: ["teacherphones", "teachers", "telefonosdocentes", "telefonosmaestros", "maestros", "docentes"],
+  },
+  {
+    field: "studentIdNumbers",
+    header: "Student id numbers",
+    names: ["studentidnumbers", "students", "matriculas", "alumnos", "estudiantes"],
+  },
+];
+
+export const GROUP_EXAMPLE: Cell[] = ["3A", "elementary", "2026-2027", 3, "+52 55 1234 5678", "A-0001, A-0002"];
+
+const list = (max: number, what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = [
+        ...new Set(
+          (v ?? "")
+            .split(/[,;\n]/)
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ];
+      if (items.length > max) {
+        ctx.addIssue({ code: "custom", message: `At most ${max} ${what}, comma-separated` });
+        return z.NEVER;
+      }
+      return items;
+    });
+
+const GroupRow = z.object({
+  name: z.string().trim().min(1, "Required").max(100),
+  level: levelField(true),
+  schoolYear: z
+    .string()
+    .trim()
+    .refine(
+      (y) => /^\d{4}-\d{4}$/.test(y) && Number(y.slice(5)) === Number(y.slice(0, 4)) + 1,
+      "Expected a school year like 2026-2027",
+    ),
+  grade: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 12) {
+        ctx.addIssue({ code: "custom", message: "Expected a whole number from 1 to 12" });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  teacherPhones: list(MAX_TEACHERS, "teachers").pipe(
+    z.array(z.string()).transform((phones, ctx) => {
+      const out: string[] = [];
+      for (const p of phones) {
+        const parsed = phoneField.safeParse(p);
+        if (!parsed.success) {
+          ctx.addIssue({ code: "custom", message: `${p} is not a phone number with its country code` });
+          return z.NEVER;
+        }
+        out.push(parsed.data);
+      }
+      return [...new Set(out)];
+    }),
+  ),
+  studentIdNumbers: list(MAX_STUDENTS, "students"),
+});
+type GroupRow = z.infer<typeof GroupRow>;
+
+/** [name, level, schoolYear, grade, teacher phones, student id numbers] */
+type Values = [string, Level, string, number | null, string[], string[]];
+
+/** Imports a groups file for the process in `ctx` (an import context). */
+export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
+  const seen = new Set<string>();
+  return importSheet<Field, GroupRow, Values>(bytes, {
+    columns: GROUP_COLUMNS,
+    schema: GroupRow as z.ZodType<GroupRow>,
+    accept: (v, row) => {
+      const key = `${v.schoolYear}\u0000${v.name}`;
+      if (seen.has(key)) {
+        return [
+          {
+            row,
+            column: "name",
+            message: `Group ${v.name} of ${v.schoolYear} is already in an earlier row of the file`,
+          },
+        ];
+      }
+      seen.add(key);
+      return {
+        values: [v.name, v.level as Level, v.schoolYear, v.grade ?? null, v.teacherPhones, v.studentIdNumbers],
+      };
+    },
+    write: (batch, addError) => writeBatch(ctx, processId, batch, addError),
+  });
+}
+
+async function writeBatch(
+  ctx: Ctx,
+  processId: number,
+  batch: Ready<Values>[],
+  addError: (e: FieldError) => void,
+): Promise<number> {
+  const { db, clock } = ctx.deps;
+  const school = ctx.schoolId ?? 0;
+  const now = clock.now().toISOString();
+
+  // One read: the school's levels, which phones are teachers here, which id numbers are students.
+  const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[4]))]);
+  const idsJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[5]))]);
+  const answer = await db.get<{ levels: string; teachers: string; students: string }>(sql`
+    SELECT
+      (SELECT levels FROM school WHERE id = ${school}) AS levels,
+      (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
+        CROSS JOIN teacher t ON t.school_id = ${school} AND t.user_id = u.id) AS teachers,
+      (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
+        CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value AND s.deleted_at IS NULL) AS students`);
+  const levels = readLevels(answer?.levels ?? "[]");
+  const teachers = new Set(JSON.parse(answer?.teachers ?? "[]") as string[]);
+  const students = new Set(JSON.parse(answer?.students ?? "[]") as string[]);
+  const ok: Ready<Values>[] = [];
+  for (const r of batch) {
+    const [, level, , , phones, ids] = r.values;
+    const errors: FieldError[] = [];
+    if (!levels.includes(level)) {
+      errors.push({
+        row: r.row,
+        column: "level",
+        message: `The school does not offer ${level} (it offers ${levels.join(", ") || "no level yet"})`,
+      });
+    }
+    const unknownTeachers = phones.filter((p) => !teachers.has(p));
+    if (unknownTeachers.length) {
+      errors.push({
+        row: r.row,
+        column: "teacherPhones",
+        message: `Not teachers of this school: ${unknownTeachers.join(", ")}`,
+      });
+    }
+    const unknownStudents = ids.filter((id) => !students.has(id));
+    if (unknownStudents.length) {
+      errors.push({
+        row: r.row,
+        column: "studentIdNumbers",
+        message: `No student of this school has the id number ${unknownStudents.join(", ")}`,
+      });
+    }
+    if (errors.length) for (const e of errors) addError(e);
+    else ok.push(r);
+  }
+  if (ok.length === 0) return 0;
+
+  const rows = JSON.stringify(ok.map((r) => r.values));
+  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
+  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name = j.value->>0`;
+  const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
+  const links = (
+    table: "group_teacher" | "group_student",
+    column: "teacher_id" | "student_id",
+    index: number,
+    join: SQL,
+  ) => [
+    table === "group_teacher"
+      ? db
+          .insert(groupTeachers)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id, NULL FROM json_each(${rows}) j ${groupOf}
+              CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
+          )
+          .onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
+      : db
+          .insert(groupStudents)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id FROM json_each(${rows}) j ${groupOf}
+              CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
+          )
+          .onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, ${table === "group_teacher" ? "group-teacher" : "group-student"}, l.id, 'create', json_object(
+        ${change("groupId", "l.group_id")}, ${change(column === "teacher_id" ? "teacherId" : "studentId", `l.${column}`)}), NULL
+      FROM json_each(${rows}) j ${groupOf} CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join}
+      CROSS JOIN ${sql.identifier(table)} l ON l.group_id = g.id AND l.${sql.identifier(column)} = x.id
+      WHERE l.created_at = ${now}`),
+  ];
+  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value CROSS JOIN teacher x ON x.school_id = ${school} AND x.user_id = u.id`;
+  const studentJoin = sql`CROSS JOIN student x ON x.school_id = ${school} AND x.id_number = m.value AND x.deleted_at IS NULL`;
+
+  const statements: [Statement, ...Statement[]] = [
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'group', g.id, 'update', (
+        SELECT json_group_object(column1, json(column2)) FROM (VALUES
+          ('level', CASE WHEN g.level IS NOT j.value->>1 THEN json_object('old', g.level, 'new', j.value->>1) END),
+          ('grade', CASE WHEN j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3
+            THEN json_object('old', g.grade, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
+      FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`),
+    db
+      .insert(groups)
+      .select(
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL
+          FROM json_each(${rows}) j WHERE true`,
+      )
+      .onConflictDoUpdate({
+        target: [groups.schoolId, groups.schoolYear, groups.name],
+        set: {
+          level: sql`excluded.level`,
+          grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
+          updatedAt: now,
+        },
+        setWhere: sql`"school_group"."level" IS NOT excluded.level
+          OR (excluded.grade IS NOT NULL AND "school_group"."grade" IS NOT excluded.grade)`,
+      }),
+    db.insert(auditLog).select(sql`
+      SELECT ${actor}, 'group', g.id, 'create', json_object(${change("name", "g.name")}, ${change("level", "g.level")},
+        ${change("schoolYear", "g.school_year")}, ${change("grade", "g.grade")}), NULL
+      FROM json_each(${rows}) j ${groupOf} WHERE g.created_at = ${now}`),
+    ...links("group_teacher", "teacher_id", 4, teacherJoin),
+    ...links("group_student", "student_id", 5, studentJoin),
+    db
+      .update(bulkProcesses)
+      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
+      .where(
+        and(
+          eq(bulkProcesses.id, processId),
+          eq(bulkProcesses.schoolId, school),
+          eq(bulkProcesses.status, "processing"),
+        ),
+      ),
+  ];
+  await db.batch(statements);
+  return ok.length;
+}
