@@ -4,7 +4,7 @@
  * (the rows and the count go in a single `batch`).
  */
 import { z } from "@hono/zod-openapi";
-import { count, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, or, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
@@ -150,4 +150,25 @@ export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
       }
       return out;
     });
+}
+
+/**
+ * Every row of a read in `(created_at, id)` order, page by page (an export): each page starts
+ * after the last row of the one before (a keyset, so page n costs what page 1 costs, unlike an
+ * OFFSET), one D1 call a page. `read(after, limit)` adds `after` to its conditions and orders by
+ * `created_at, id`.
+ */
+export async function* keysetRows<R extends { createdAt: string; id: number }>(
+  table: { createdAt: SQLiteColumn; id: SQLiteColumn },
+  read: (after: SQL | undefined, limit: number) => Promise<R[]>,
+  pageSize = 500,
+): AsyncGenerator<R> {
+  let after: SQL | undefined;
+  for (;;) {
+    const rows = await read(after, pageSize);
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = or(gt(table.createdAt, last.createdAt), and(eq(table.createdAt, last.createdAt), gt(table.id, last.id)));
+  }
 }

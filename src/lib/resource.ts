@@ -119,6 +119,17 @@ export interface ResourceConfig<T extends Table, R extends z.ZodObject, V extend
   parent?: Parent;
 }
 
+/** The conditions a list's filters add for `input` (the values the query schema parsed). */
+export function filterConditions(
+  filters: Record<string, Filter<any>>,
+  input: Record<string, unknown>,
+  ctx: Ctx,
+): (SQL | undefined)[] {
+  return Object.entries(filters).flatMap(([key, filter]) =>
+    input[key] === undefined ? [] : [filter.where(input[key], ctx)],
+  );
+}
+
 type Meta = { summary?: string; description?: string; errors?: readonly ProblemStatus[] };
 
 export interface ListSpec<F extends Record<string, Filter<any>>> extends Meta {
@@ -486,11 +497,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       });
 
       async function run(ctx: Ctx, input: Record<string, unknown>, url: string, parentId: number | null = null) {
-        const conds: (SQL | undefined)[] = [];
-        for (const [key, filter] of Object.entries(filters)) {
-          const value = input[key];
-          if (value !== undefined) conds.push(filter.where(value, ctx));
-        }
+        const conds = filterConditions(filters, input, ctx);
         const sort = input.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
         // Ties break on id in the direction of the last field, so one index serves the whole order.
         const lastDesc = sort?.at(-1)?.desc ?? false;

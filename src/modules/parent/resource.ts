@@ -10,14 +10,15 @@
  * holders of `parent.contact` and to the parent themself; to others they are null.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, or, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { keysetRows } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, filterConditions, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -336,44 +337,33 @@ export async function* exportRows(
   input: z.infer<typeof ExportQuery>,
   pageSize = EXPORT_PAGE,
 ): AsyncGenerator<Cell[]> {
-  const conds: (SQL | undefined)[] = [];
-  for (const [key, filter] of Object.entries(filters) as [keyof typeof filters, Filter<unknown>][]) {
-    const value = input[key];
-    if (value !== undefined) conds.push(filter.where(value, ctx));
-  }
-  let after: { createdAt: string; id: number } | undefined;
-  for (;;) {
-    const keyset = after
-      ? or(
-          gt(parents.createdAt, after.createdAt),
-          and(eq(parents.createdAt, after.createdAt), gt(parents.id, after.id)),
-        )
-      : undefined;
-    const rows = await ctx.deps.db
-      .select(fields)
-      .from(parents)
-      .innerJoin(users, eq(users.id, parents.userId))
-      .where(resource.scoped(ctx, and(...conds, keyset), "read"))
-      .orderBy(asc(parents.createdAt), asc(parents.id))
-      .limit(pageSize);
-    for (const r of rows) {
-      const contact = seesContact(ctx, r.userId);
-      yield [
-        r.id,
-        r.userId,
-        r.firstName,
-        r.lastName,
-        contact ? r.phone : null,
-        contact ? r.email : null,
-        r.relationship,
-        r.familyId,
-        r.status,
-        r.createdAt,
-      ];
-    }
-    const last = rows.at(-1);
-    if (rows.length < pageSize || !last) return;
-    after = { createdAt: last.createdAt, id: last.id };
+  const conds = filterConditions(filters, input, ctx);
+  const rows = keysetRows(
+    parents,
+    (after, limit) =>
+      ctx.deps.db
+        .select(fields)
+        .from(parents)
+        .innerJoin(users, eq(users.id, parents.userId))
+        .where(resource.scoped(ctx, and(...conds, after), "read"))
+        .orderBy(asc(parents.createdAt), asc(parents.id))
+        .limit(limit),
+    pageSize,
+  );
+  for await (const r of rows) {
+    const contact = seesContact(ctx, r.userId);
+    yield [
+      r.id,
+      r.userId,
+      r.firstName,
+      r.lastName,
+      contact ? r.phone : null,
+      contact ? r.email : null,
+      r.relationship,
+      r.familyId,
+      r.status,
+      r.createdAt,
+    ];
   }
 }
 

@@ -5,11 +5,12 @@
  * ./visibility.ts. Guardians (the parent links): ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { keysetRows } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
-import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -461,43 +462,32 @@ export async function* exportRows(
   input: z.infer<typeof ExportQuery>,
   pageSize = EXPORT_PAGE,
 ): AsyncGenerator<Cell[]> {
-  const conds: (SQL | undefined)[] = [];
-  for (const [key, filter] of Object.entries(filters) as [keyof typeof filters, Filter<unknown>][]) {
-    const value = input[key];
-    if (value !== undefined) conds.push(filter.where(value, ctx));
-  }
-  let after: { createdAt: string; id: number } | undefined;
-  for (;;) {
-    const keyset = after
-      ? or(
-          gt(students.createdAt, after.createdAt),
-          and(eq(students.createdAt, after.createdAt), gt(students.id, after.id)),
-        )
-      : undefined;
-    const rows = await ctx.deps.db
-      .select({ ...fields, familyNumber: families.familyNumber, familyName: families.name })
-      .from(students)
-      .leftJoin(families, eq(families.id, students.familyId))
-      .where(resource.scoped(ctx, and(...conds, keyset), "read"))
-      .orderBy(asc(students.createdAt), asc(students.id))
-      .limit(pageSize);
-    for (const r of rows) {
-      yield [
-        r.id,
-        r.firstName,
-        r.lastName,
-        r.idNumber,
-        r.level,
-        r.birthDate,
-        r.status,
-        r.familyNumber,
-        r.familyName,
-        r.createdAt,
-      ];
-    }
-    const last = rows.at(-1);
-    if (rows.length < pageSize || !last) return;
-    after = { createdAt: last.createdAt, id: last.id };
+  const conds = filterConditions(filters, input, ctx);
+  const rows = keysetRows(
+    students,
+    (after, limit) =>
+      ctx.deps.db
+        .select({ ...fields, familyNumber: families.familyNumber, familyName: families.name })
+        .from(students)
+        .leftJoin(families, eq(families.id, students.familyId))
+        .where(resource.scoped(ctx, and(...conds, after), "read"))
+        .orderBy(asc(students.createdAt), asc(students.id))
+        .limit(limit),
+    pageSize,
+  );
+  for await (const r of rows) {
+    yield [
+      r.id,
+      r.firstName,
+      r.lastName,
+      r.idNumber,
+      r.level,
+      r.birthDate,
+      r.status,
+      r.familyNumber,
+      r.familyName,
+      r.createdAt,
+    ];
   }
 }
 
