@@ -171,6 +171,14 @@ const ENGLISH_CHILDREN = [
   "Ruby",
 ];
 
+/** The subjects a group of each level has a subject teacher for (the homeroom teacher teaches the rest). */
+const SUBJECTS_BY_LEVEL: Record<Level, readonly string[]> = {
+  preschool: ["English", "Music", "Art", "Physical Education"],
+  elementary: ["English", "Music", "Art", "Physical Education", "Science", "Computer Science"],
+  middle: SUBJECTS,
+  high: SUBJECTS,
+};
+
 type Relationship = (typeof RELATIONSHIPS)[number];
 type Level = "preschool" | "elementary" | "middle" | "high";
 
@@ -371,25 +379,18 @@ function northside(): SchoolPlan {
 }
 
 function southside(): SchoolPlan {
-  const { grades, groups } = gradesAndGroups(6000, [
-    {
-      level: "elementary",
-      grades: [1, 2, 3, 4, 5],
-      firstAge: 6,
-      sections: [""],
-      name: (g) => `Grade ${g}`,
-      gradeField: true,
-    },
-    { level: "middle", grades: [6, 7, 8], firstAge: 11, sections: [""], name: (g) => `Grade ${g}`, gradeField: true },
-    {
-      level: "high",
-      grades: [9, 10, 11, 12],
-      firstAge: 14,
-      sections: [""],
-      name: (g) => `Grade ${g}`,
-      gradeField: true,
-    },
-  ]);
+  // A small school: one homeroom group for two or three grades (US grades 1 to 12).
+  const homerooms: [string, Level, number[]][] = [
+    ["Lower Elementary (1-2)", "elementary", [1, 2]],
+    ["Upper Elementary (3-5)", "elementary", [3, 4, 5]],
+    ["Middle School (6-8)", "middle", [6, 7, 8]],
+    ["High School (9-10)", "high", [9, 10]],
+    ["High School (11-12)", "high", [11, 12]],
+  ];
+  const groups: Group[] = homerooms.map(([name, level], i) => ({ id: 6000 + i + 1, name, level, grade: null }));
+  const grades: Grade[] = homerooms.flatMap(([, level, gs], i) =>
+    gs.map((grade) => ({ level, grade, age: grade + 5, groups: [6000 + i + 1] })),
+  );
   return {
     school: 2,
     base: 6000,
@@ -516,9 +517,11 @@ function buildSchool(plan: SchoolPlan): Built {
   };
 
   /** The grade of a new student: spread evenly, siblings in different grades. */
+  // A grade with two groups is twice as likely: the groups come out about the same size.
+  const slots = plan.grades.flatMap((g, i) => g.groups.map(() => i));
   const gradeFor = (taken: Set<number>): number => {
     for (;;) {
-      const g = rng.int(plan.grades.length);
+      const g = rng.pick(slots);
       if (!taken.has(g)) return g;
     }
   };
@@ -529,13 +532,26 @@ function buildSchool(plan: SchoolPlan): Built {
     groupCount.set(id, (groupCount.get(id) ?? 0) + 1);
     return id;
   };
+  /** A child's first name no sibling has. */
+  const namesIn = new Map<number, Set<string>>();
+  const childName = (spanish: boolean, familyId: number) => {
+    const used = namesIn.get(familyId) ?? new Set<string>();
+    namesIn.set(familyId, used);
+    for (;;) {
+      const name = rng.pick(spanish ? SPANISH_CHILDREN : ENGLISH_CHILDREN);
+      if (!used.has(name)) {
+        used.add(name);
+        return name;
+      }
+    }
+  };
   const addStudent = (familyId: number, lastName: string, spanish: boolean, gradeIndex: number, firstName?: string) => {
     const grade = plan.grades[gradeIndex] as Grade;
     const id = base + ++studentSeq;
     const s: Student = {
       id,
       familyId,
-      firstName: firstName ?? rng.pick(spanish ? SPANISH_CHILDREN : ENGLISH_CHILDREN),
+      firstName: firstName ?? childName(spanish, familyId),
       lastName,
       idNumber: `${plan.prefix}26${pad(studentSeq, 4)}`,
       level: grade.level,
@@ -589,7 +605,8 @@ function buildSchool(plan: SchoolPlan): Built {
     groupCount.set(pablo.group, (groupCount.get(pablo.group) ?? 0) + 1);
     students.push(pablo);
     demoChildren.push(pablo);
-    for (const s of demoChildren) guard(s, { userId: 4, relationship: "mother" });
+    // The demo parent's profile keeps its relationship (guardian), and so do their links.
+    for (const s of demoChildren) guard(s, { userId: 4, relationship: "guardian" });
   }
 
   // The families: the school's demo parents head the first ones; the rest get new parents. Two
@@ -673,14 +690,15 @@ function buildSchool(plan: SchoolPlan): Built {
     const extra = group.level === "preschool" ? rng.int(2) : 1 + rng.int(2);
     for (let e = 0; e < extra; e++) {
       const t = rng.pick(plan.teachers);
-      if (chosen.has(t.userId)) continue;
+      const subjects = t.subjects.filter((x) => SUBJECTS_BY_LEVEL[group.level].includes(x));
+      if (chosen.has(t.userId) || subjects.length === 0) continue;
       chosen.add(t.userId);
       groupTeacherRows.push([
         base + ++gtSeq,
         school,
         group.id,
         teacherProfile(school, t.userId),
-        rng.pick(t.subjects),
+        rng.pick(subjects),
         AT,
         AT,
       ]);
