@@ -3,7 +3,7 @@
  * deterministically (a seeded PRNG, fixed ids and timestamps) after the people of
  * scripts/demo-people.ts, whose teachers and parents it uses. Northside (school 1) gets 250 families
  * and, with the demo family's two children, 400 students over its four levels in 24 groups of the
- * 2026-2027 school year; Southside (school 2) 30 families and 50 students in 6 groups. The demo
+ * 2026-2027 school year; Southside (school 2) 30 families and 50 students in 5 mixed-grade homerooms. The demo
  * parent (+15550000004) has two children in different groups: Pablo and his sister Paloma.
  *
  *   npx tsx scripts/demo-school.ts          # rewrites the block in seed/demo.sql
@@ -965,7 +965,7 @@ export function demoSchoolSql(): string {
   const north = buildSchool(northside());
   const south = buildSchool(southside());
   const line = (name: string, c: Record<string, number>) =>
-    `-- ${name}: ${c.families} families, ${c.students} students, ${c.parentUsers} new parents, ${c.groups} groups (${c.groupTeachers} teacher rows), ${c.guardians} guardians, ${c.trustedPeople} trusted people, ${c.trustedAddresses} trusted addresses.`;
+    `-- ${name}: ${c.families} new families, ${c.students} new students, ${c.parentUsers} new parents, ${c.groups} groups (${c.groupTeachers} teacher rows), ${c.guardians} guardians, ${c.trustedPeople} trusted people, ${c.trustedAddresses} trusted addresses.`;
   return [
     BEGIN,
     "-- Families, students, groups (2026-2027), guardians and trusted people and addresses of both demo",

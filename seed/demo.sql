@@ -329,8 +329,8 @@ INSERT OR IGNORE INTO delegate (id, school_id, parent_id, user_id, valid_from, v
 -- schools. Ids 2000-5999 (Northside) and 6000-9999 (Southside); phones +155561SNNNN (parents),
 -- +155562SNNNN (trusted people). The demo parent (+15550000004) guards Pablo (Primaria 3°A, whose
 -- homeroom teacher is the demo teacher) and his sister Paloma (Preescolar 2°).
--- Northside: 250 families, 399 students, 404 new parents, 24 groups (49 teacher rows), 674 guardians, 12 trusted people, 8 trusted addresses.
--- Southside: 30 families, 50 students, 29 new parents, 5 groups (11 teacher rows), 74 guardians, 4 trusted people, 3 trusted addresses.
+-- Northside: 250 new families, 399 new students, 404 new parents, 24 groups (49 teacher rows), 674 guardians, 12 trusted people, 8 trusted addresses.
+-- Southside: 30 new families, 50 new students, 29 new parents, 5 groups (11 teacher rows), 74 guardians, 4 trusted people, 3 trusted addresses.
 INSERT OR IGNORE INTO user (id, phone, first_name, last_name, email, language, status, is_super_admin, created_at, updated_at) VALUES
   (2001, '+15556110001', 'Valeria', 'Pérez', 'valeria.perez.2001@example.test', 'es', 'active', 0, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (2002, '+15556110002', 'Raúl', 'González', 'raul.gonzalez.2002@example.test', 'es', 'active', 0, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
