@@ -246,3 +246,22 @@ export async function problem(res: Response) {
   if (body.status !== res.status) throw new Error(`problem status ${body.status} != ${res.status}`);
   return body;
 }
+
+/**
+ * Every row of a paginated list, page after page of 100 (the demo seed alone fills several pages
+ * of some lists: scripts/demo-school.ts). `path` may carry a query of its own.
+ */
+export async function allPages<T = { id: number }>(
+  t: TestApp,
+  path: string,
+  init: { token: string; school?: number },
+): Promise<{ data: T[]; total: number }> {
+  const data: T[] = [];
+  for (let page = 1; ; page++) {
+    const res = await t.request(`${path}${path.includes("?") ? "&" : "?"}pageSize=100&page=${page}`, init);
+    if (res.status !== 200) throw new Error(`${path} page ${page}: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { data: T[]; total: number; lastPage: number };
+    data.push(...body.data);
+    if (page >= body.lastPage) return { data, total: body.total };
+  }
+}

@@ -15,7 +15,7 @@ import { grantsOf } from "../src/modules";
 import { delegates } from "../src/modules/delegate/schema";
 import { exportRows } from "../src/modules/parent/resource";
 import { parents } from "../src/modules/parent/schema";
-import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { allPages, countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -307,7 +307,7 @@ describe("parents export (.xlsx)", () => {
     const t = makeTestApp();
     const token = await northAdmin(t);
     for (let i = 0; i < 5; i++) await add(t, { phone: newPhone(), firstName: `Paged${i}`, relationship: "other" });
-    const listed = await list(t, token, "?pageSize=100");
+    const listed = await allPages<Parent>(t, PATH, { token });
     const ctx = { ...jobCtx(t.deps, "test", NORTH) };
     const rows: unknown[][] = [];
     for await (const row of exportRows(ctx, {}, 2)) rows.push(row);

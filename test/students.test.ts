@@ -11,7 +11,7 @@ import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
 import { students } from "../src/modules/student/schema";
 import { teachers } from "../src/modules/teacher/schema";
 import { trustedPeople } from "../src/modules/trusted-person/schema";
-import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
+import { allPages, countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -357,11 +357,8 @@ describe("visibility per role", () => {
     } as never);
   });
 
-  const ids = async (token: string) => {
-    const res = await t.request("/api/v1/student?pageSize=100", { token, school: NORTH });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: { id: number }[] }).data.map((r) => r.id);
-  };
+  const ids = async (token: string) =>
+    (await allPages(t, "/api/v1/student", { token, school: NORTH })).data.map((r) => r.id);
   const exported = async (token: string) => {
     const res = await t.request("/api/v1/student/export", { token, school: NORTH });
     expect(res.status).toBe(200);
