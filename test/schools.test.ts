@@ -14,7 +14,9 @@ import { addresses } from "../src/modules/address/schema";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { documents } from "../src/modules/document/schema";
+import { groups } from "../src/modules/group/schema";
 import { schoolConfigurations } from "../src/modules/school-configuration/schema";
+import { students } from "../src/modules/student/schema";
 import { uniq } from "./fixtures";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
@@ -321,10 +323,9 @@ describe("statistics", () => {
           { roleId: 5, key: "parent", name: "Parent", count: 421 },
         ],
       },
-      // scripts/demo-school.ts: 400 students (Pablo among them). The statistics do not count levels
-      // or groups yet (src/modules/school/service.ts), though the seed's students and groups have them.
-      students: { total: 400, byLevel: { preschool: 0, elementary: 0, middle: 0, high: 0 } },
-      groups: 0,
+      // scripts/demo-school.ts: 400 students (Pablo among them) in 24 groups.
+      students: { total: 400, byLevel: { preschool: 48, elementary: 199, middle: 101, high: 52 } },
+      groups: 24,
       routes: 0,
     });
     const south = await json<Stats>(
@@ -334,6 +335,37 @@ describe("statistics", () => {
     expect(south.people.total).toBe(61);
     expect(south.people.byRole.map((r) => r.count)).toEqual([1, 3, 12, 45]);
     expect(south.students.total).toBe(50);
+    expect(south.groups).toBe(5);
+  });
+
+  it("leaves deleted students out, and counts a new group", async () => {
+    const { t } = countingApp();
+    const token = await northAdmin(t);
+    const before = await json<Stats>(await t.request(`${PATH}/${NORTH}/statistics`, { token }), 200);
+    const [pupil] = await t.db
+      .select({ id: students.id, level: students.level })
+      .from(students)
+      .where(and(eq(students.schoolId, NORTH), eq(students.level, "high")))
+      .limit(1);
+    await t.db
+      .update(students)
+      .set({ deletedAt: t.clock.now().toISOString() })
+      .where(eq(students.id, pupil?.id ?? 0));
+    const at = t.clock.now().toISOString();
+    await t.db
+      .insert(groups)
+      .values({
+        schoolId: NORTH,
+        name: "Stats 1",
+        level: "high",
+        schoolYear: "2026-2027",
+        createdAt: at,
+        updatedAt: at,
+      });
+    const after = await json<Stats>(await t.request(`${PATH}/${NORTH}/statistics`, { token }), 200);
+    expect(after.students.total).toBe(before.students.total - 1);
+    expect(after.students.byLevel.high).toBe((before.students.byLevel.high ?? 0) - 1);
+    expect(after.groups).toBe(before.groups + 1);
   });
 
   it("follows role changes, counts a person with two roles once, and hides another school's (404)", async () => {

@@ -13,6 +13,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { commit, GuardFailed, type Statement } from "../../lib/write";
 import { addresses } from "../address/schema";
 import { bulkProcesses } from "../bulk-process/schema";
+import { groups } from "../group/schema";
 import { students } from "../student/schema";
 import { LEVELS, type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
@@ -33,8 +34,9 @@ export async function currentLevels(ctx: Ctx) {
 }
 
 /**
- * People by role (from role_user: the built-in school roles and the school's own), students (by
- * level: none has a level yet, so those count 0), groups and routes (0 until those areas exist).
+ * People by role (from role_user: the built-in school roles and the school's own), students (not
+ * deleted; by level, a student without one counting in the total only), groups, and routes (0
+ * until transport exists).
  * One batch: the school (404 unless the caller reaches it) and every count.
  */
 export async function statistics(ctx: Ctx, id: number) {
@@ -43,7 +45,7 @@ export async function statistics(ctx: Ctx, id: number) {
   // are thrown away unread).
   const target = { schoolId: id };
   const inSchool = tenant(target, roleUsers);
-  const [[school], byRole, [people], [pupils]] = await db.batch([
+  const [[school], byRole, [people], levels, [classes]] = await db.batch([
     db
       .select({ id: schools.id })
       .from(schools)
@@ -67,18 +69,25 @@ export async function statistics(ctx: Ctx, id: number) {
       .select({ total: countDistinct(roleUsers.userId) })
       .from(roleUsers)
       .where(inSchool),
-    db.select({ total: count() }).from(students).where(tenant(target, students)),
+    // student_level_idx (school_id, level, created_at) groups them; deleted students do not count.
+    db
+      .select({ level: students.level, total: count() })
+      .from(students)
+      .where(and(tenant(target, students), isNull(students.deletedAt)))
+      .groupBy(students.level),
+    db.select({ total: count() }).from(groups).where(tenant(target, groups)),
   ]);
   if (!school) throw notFound("School", id);
   const byLevel = Object.fromEntries(LEVELS.map((level) => [level, 0])) as Record<Level, number>;
+  for (const row of levels) if (row.level) byLevel[row.level] = row.total;
   return {
     schoolId: id,
     people: {
       total: people?.total ?? 0,
       byRole: byRole.map((r) => ({ roleId: r.roleId, key: r.key, name: r.roleName, count: r.count })),
     },
-    students: { total: pupils?.total ?? 0, byLevel },
-    groups: 0,
+    students: { total: levels.reduce((n, row) => n + row.total, 0), byLevel },
+    groups: classes?.total ?? 0,
     routes: 0,
   };
 }
