@@ -352,16 +352,14 @@ describe("statistics", () => {
       .set({ deletedAt: t.clock.now().toISOString() })
       .where(eq(students.id, pupil?.id ?? 0));
     const at = t.clock.now().toISOString();
-    await t.db
-      .insert(groups)
-      .values({
-        schoolId: NORTH,
-        name: "Stats 1",
-        level: "high",
-        schoolYear: "2026-2027",
-        createdAt: at,
-        updatedAt: at,
-      });
+    await t.db.insert(groups).values({
+      schoolId: NORTH,
+      name: "Stats 1",
+      level: "high",
+      schoolYear: "2026-2027",
+      createdAt: at,
+      updatedAt: at,
+    });
     const after = await json<Stats>(await t.request(`${PATH}/${NORTH}/statistics`, { token }), 200);
     expect(after.students.total).toBe(before.students.total - 1);
     expect(after.students.byLevel.high).toBe((before.students.byLevel.high ?? 0) - 1);
