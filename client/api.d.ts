@@ -335,7 +335,7 @@ export interface paths {
         put?: never;
         /**
          * Give the parent role to the school's members who hold no role yet
-         * @description "Pending": a member of the school with no role here (invited to the school, or added without one). At most 200 per call, oldest members first; `remaining` says how many wait.
+         * @description "Pending": a member of the school with no role here (invited to the school, or added without one). By default only pending members who have signed in (their invitation reached them) become parents; `userIds` names members to assign whether or not they have signed in. At most 200 per call, oldest members first; `remaining` says how many wait.
          */
         post: operations["assignPendingUsersToParents"];
         delete?: never;
@@ -1568,11 +1568,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete several groups at once
-         * @description All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. Otherwise one batch deletes them (with their teacher and student rows), each with its audit row.
+         * Delete several groups at once (POST form)
+         * @description All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. Otherwise one batch deletes them (with their teacher and student rows), each with its audit row. `DELETE` and `POST` on this path do the same.
          */
-        post: operations["deleteMultipleGroups"];
-        delete?: never;
+        post: operations["deleteMultipleGroupsPost"];
+        /**
+         * Delete several groups at once
+         * @description All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. Otherwise one batch deletes them (with their teacher and student rows), each with its audit row. `DELETE` and `POST` on this path do the same.
+         */
+        delete: operations["deleteMultipleGroups"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2707,10 +2711,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        UsersDeleted: {
+        /** @description The ids deleted */
+        Deleted: {
+            /**
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             deleted: number[];
         };
         UserDeleteMultiple: {
+            /**
+             * @description User ids of this school, 1 to 100, each once
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             ids: number[];
         };
         InviteResult: {
@@ -2742,7 +2760,7 @@ export interface components {
             remaining: number;
         };
         AssignPendingToParents: {
-            /** @description Only these members (default: every pending member) */
+            /** @description Only these members, signed in or not (default: every pending member who has signed in) */
             userIds?: number[];
         };
         UserCreate: {
@@ -3047,6 +3065,7 @@ export interface components {
         };
         SchoolDeleteMultiple: {
             /**
+             * @description School ids of this school, 1 to 100, each once
              * @example [
              *       3,
              *       4
@@ -3880,21 +3899,12 @@ export interface components {
              */
             validUntil?: string;
         };
-        StudentsDeleted: {
-            /**
-             * @example [
-             *       1,
-             *       2
-             *     ]
-             */
-            deleted: number[];
-        };
         StudentDeleteMany: {
             /**
-             * @description 1 to 100 student ids, each once
+             * @description Student ids of this school, 1 to 100, each once
              * @example [
-             *       1,
-             *       2
+             *       3,
+             *       4
              *     ]
              */
             ids: number[];
@@ -4592,16 +4602,18 @@ export interface components {
              */
             name: string;
             /**
-             * @description Parent (profile) ids of this school (at most 50, distinct)
+             * @description Parent (profile) ids of this school, 0 to 50, each once
              * @example [
-             *       1
+             *       3,
+             *       4
              *     ]
              */
             parentIds?: number[];
             /**
-             * @description Student ids of this school (at most 50, distinct)
+             * @description Student ids of this school, 0 to 50, each once
              * @example [
-             *       1
+             *       3,
+             *       4
              *     ]
              */
             studentIds?: number[];
@@ -4620,14 +4632,16 @@ export interface components {
             /**
              * @description Replaces the family's parents
              * @example [
-             *       1
+             *       3,
+             *       4
              *     ]
              */
             parentIds?: number[];
             /**
              * @description Replaces the family's students
              * @example [
-             *       1
+             *       3,
+             *       4
              *     ]
              */
             studentIds?: number[];
@@ -4700,6 +4714,7 @@ export interface components {
         };
         GroupDeleteMultiple: {
             /**
+             * @description Group ids of this school, 1 to 100, each once
              * @example [
              *       3,
              *       4
@@ -7363,13 +7378,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Removed */
+            /** @description The ids removed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UsersDeleted"];
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
@@ -19157,7 +19172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StudentsDeleted"];
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
@@ -24690,6 +24705,172 @@ export interface operations {
             };
         };
     };
+    deleteMultipleGroupsPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupDeleteMultiple"];
+            };
+        };
+        responses: {
+            /** @description The ids deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     deleteMultipleGroups: {
         parameters: {
             query?: never;
@@ -24706,12 +24887,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done; no content */
-            204: {
+            /** @description The ids deleted */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {

@@ -156,7 +156,7 @@ describe("groups", () => {
     const [a, b] = [await createGroup(t), await createGroup(t)];
     const theirs = await createGroup(t, {}, SOUTH);
     const refused = await t.request("/api/v1/group/delete-multiple", {
-      method: "POST",
+      method: "DELETE",
       token,
       school: NORTH,
       body: { ids: [a.id, theirs.id, b.id] },
@@ -167,15 +167,24 @@ describe("groups", () => {
     expect(still).toHaveLength(1);
 
     const ok = await t.request("/api/v1/group/delete-multiple", {
-      method: "POST",
+      method: "DELETE",
       token,
       school: NORTH,
       body: { ids: [a.id, b.id] },
     });
-    expect(ok.status).toBe(204);
+    expect(await ok.json()).toEqual({ deleted: [a.id, b.id] });
     for (const id of [a.id, b.id]) {
       expect((await t.request(`/api/v1/group/${id}`, { token, school: NORTH })).status).toBe(404);
     }
+    const c = await createGroup(t);
+    const viaPost = await t.request("/api/v1/group/delete-multiple", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { ids: [c.id] },
+    });
+    expect(await viaPost.json()).toEqual({ deleted: [c.id] });
+    expect((await t.request(`/api/v1/group/${c.id}`, { token, school: NORTH })).status).toBe(404);
     const dup = await t.request("/api/v1/group/delete-multiple", {
       method: "POST",
       token,

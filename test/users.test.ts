@@ -245,6 +245,35 @@ describe("invitations", () => {
     expect(row?.invitedAt).not.toBeNull();
   });
 
+  it("by default makes parents only of pending members who have signed in; the others wait", async () => {
+    const token = await admin();
+    const [came, away] = [phone(), phone()];
+    const invited = await t.request("/api/v1/user/invite/school", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { phones: [came, away] },
+    });
+    expect(invited.status).toBe(200);
+    const session = await t.signIn(came);
+    const [notYet] = await t.db.select({ id: users.id }).from(users).where(eq(users.phone, away));
+    const assign = () =>
+      t.request("/api/v1/user/assign-pending-to-parents", { method: "POST", token, school: NORTH, body: {} });
+    const first = (await (await assign()).json()) as { assigned: number[] };
+    expect(first.assigned).toContain(session.user.id);
+    expect(first.assigned).not.toContain(notYet?.id);
+    const rolesOf = async (id: number | undefined) => {
+      const res = await t.request(`/api/v1/user/${id}`, { token, school: NORTH });
+      return ((await res.json()) as Member).roles.map((r) => r.key);
+    };
+    expect(await rolesOf(session.user.id)).toEqual(["parent"]);
+    expect(await rolesOf(notYet?.id)).toEqual([]);
+    const second = (await (await assign()).json()) as { assigned: number[] };
+    expect(second.assigned).not.toContain(session.user.id);
+    await t.signIn(away);
+    expect(((await (await assign()).json()) as { assigned: number[] }).assigned).toEqual([notYet?.id]);
+  });
+
   it("is rate-limited per school, also under concurrent requests (429 with retry-after)", async () => {
     const s = makeTestApp();
     const token = await s.token(DEMO.southAdmin.id, { [SOUTH]: "all" });

@@ -12,3 +12,20 @@ export const integerString = (schema: z.ZodNumber) =>
 
 /** A record id: a positive integer. */
 export const recordId = () => integerString(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
+
+/** A list of distinct record ids in a body: `min` to `max` of them (a bulk operation's input). */
+export const idList = ({ min = 1, max = 100, what = "Record" }: { min?: number; max?: number; what?: string } = {}) =>
+  z
+    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
+    .min(min)
+    .max(max)
+    .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
+    .openapi({ example: [3, 4], description: `${what} ids of this school, ${min} to ${max}, each once` });
+
+/** The body of every "delete several": `{ ids }`, all or none. */
+export const DeleteMany = (what: string) => z.strictObject({ ids: idList({ what }) });
+
+/** The answer of every "delete several": the ids deleted. */
+export const Deleted = z
+  .object({ deleted: z.array(z.number().int()).openapi({ example: [3, 4] }) })
+  .openapi("Deleted", { description: "The ids deleted" });

@@ -16,6 +16,10 @@ import { conflict } from "./errors";
 
 export type Statement = BatchItem<"sqlite">;
 
+/** `(SELECT value FROM json_each(?))`: a list as one bound parameter, however long it is. */
+export const jsonValues = (values: readonly (number | string)[]) =>
+  sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
+
 /** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
 function isConstraint(err: unknown, pattern: RegExp): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {

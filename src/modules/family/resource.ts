@@ -15,16 +15,18 @@
  * for (`actingFor`: themself and the parents whose valid delegate they are). Writes need
  * `family.write`.
  */
+
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { commit, GuardFailed, guardCount, insertedId, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guardCount, insertedId, jsonValues, type Statement } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
 import { LEVELS } from "../school/levels";
@@ -154,12 +156,7 @@ const resource = familyResource;
 
 const FamilyNumber = text({ max: 50 }).openapi({ example: "F-0042", description: "Unique in the school" });
 const Name = text({ max: 200 }).openapi({ example: "García López" });
-const Ids = (what: string) =>
-  z
-    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-    .max(MAX_IDS)
-    .refine((ids) => new Set(ids).size === ids.length, "Ids must be distinct")
-    .openapi({ example: [1], description: `${what} ids of this school (at most ${MAX_IDS}, distinct)` });
+const Ids = (what: string) => idList({ min: 0, max: MAX_IDS, what });
 
 const filters = {
   familyNumber: {
@@ -208,8 +205,6 @@ export function parentLimit(ctx: Ctx): SQL<number> {
     ${DEFAULT_PARENT_LIMIT})`;
 }
 
-const jsonIds = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-
 type Members = { parentIds?: number[]; studentIds?: number[] };
 type Plan = {
   /** Listed parents and students not yet in the family: the ones that join. */
@@ -237,11 +232,11 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
     db
       .select({ id: parents.id, familyId: parents.familyId })
       .from(parents)
-      .where(and(tenant(ctx, parents), sql`${parents.id} IN ${jsonIds(parentIds)}`)),
+      .where(and(tenant(ctx, parents), sql`${parents.id} IN ${jsonValues(parentIds)}`)),
     db
       .select({ id: students.id, familyId: students.familyId })
       .from(students)
-      .where(and(tenant(ctx, students), isNull(students.deletedAt), sql`${students.id} IN ${jsonIds(studentIds)}`)),
+      .where(and(tenant(ctx, students), isNull(students.deletedAt), sql`${students.id} IN ${jsonValues(studentIds)}`)),
     db.select({ limit: parentLimit(ctx) }).from(sql`(SELECT 1)`),
   ]);
   if (familyId !== null && !family[0]) throw notFound("Family", familyId);
@@ -298,7 +293,7 @@ function membershipStatements(
       const leaving = and(
         tenant(ctx, table),
         eq(table.familyId, familyId),
-        sql`${table.id} NOT IN ${jsonIds(kind.ids)}`,
+        sql`${table.id} NOT IN ${jsonValues(kind.ids)}`,
       );
       out.push(
         auditUpdate(ctx, kind.audit, leaving, { familyId: null }),
@@ -310,7 +305,7 @@ function membershipStatements(
     const joining = and(
       tenant(ctx, table),
       isNull(table.familyId),
-      sql`${table.id} IN ${jsonIds(kind.joining)}`,
+      sql`${table.id} IN ${jsonValues(kind.joining)}`,
       table === students ? isNull(students.deletedAt) : undefined,
       kind.limited
         ? sql`(SELECT count(*) FROM parent AS others WHERE others.family_id = ${familyId}) + ${n} <= ${parentLimit(ctx)}`
@@ -599,7 +594,7 @@ export const validateFamilies = operation(
     const rows = await ctx.deps.db
       .select({ id: families.id })
       .from(families)
-      .where(resource.scoped(ctx, sql`${families.id} IN ${jsonIds(ids)}`, "read"));
+      .where(resource.scoped(ctx, sql`${families.id} IN ${jsonValues(ids)}`, "read"));
     const found = new Set(rows.map((r) => r.id));
     return c.json({ valid: ids.filter((i) => found.has(i)), missing: ids.filter((i) => !found.has(i)) }, 200);
   },

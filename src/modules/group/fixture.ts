@@ -49,6 +49,7 @@ export const fixtures: Fixtures = {
       removeGroupParticipants: { teacherIds: [1] },
       createGroupSignedUrl: { contentType: "image/png" },
       deleteMultipleGroups: async (t: TestApp, school: number) => ({ ids: [await insertGroup(t, school)] }),
+      deleteMultipleGroupsPost: async (t: TestApp, school: number) => ({ ids: [await insertGroup(t, school)] }),
     },
   },
   "/api/v1/group-teacher": {

@@ -17,6 +17,7 @@ export default defineModule({
         g.listMyGroups,
         g.listMyTeacherGroups,
         g.deleteMultipleGroups,
+        g.deleteMultipleGroupsPost,
         g.listGroups,
         g.getGroup,
         g.createGroup,

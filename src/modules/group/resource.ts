@@ -10,11 +10,12 @@ import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound, unprocessable } from "../../lib/errors";
+import { Deleted, DeleteMany, idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, guard, type Statement } from "../../lib/write";
+import { commit, guard, jsonValues, type Statement } from "../../lib/write";
 import { validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { parents } from "../parent/schema";
@@ -129,7 +130,6 @@ const Grade = z.number().int().min(1).max(12).openapi({ example: 3, description:
 const LevelInput = z
   .enum(LEVELS)
   .openapi({ example: "elementary", description: "One of the levels the school offers" });
-const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const idFilter = (description: string) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
 
@@ -329,45 +329,42 @@ export const listMyTeacherGroups = operation(
 
 // ---- Delete several ----------------------------------------------------------------------------
 
-const Ids = z
-  .array(Id)
-  .min(1)
-  .max(100)
-  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
-  .openapi({ example: [3, 4] });
-
-/** `json_each(?)` over a list of ids: one bound parameter, however many ids. */
-const idsOf = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-
 export async function deleteGroups(ctx: Ctx, ids: number[]) {
   const { db } = ctx.deps;
-  const inSchool = and(tenant(ctx, groups), sql`${groups.id} IN ${idsOf(ids)}`);
+  const inSchool = and(tenant(ctx, groups), sql`${groups.id} IN ${jsonValues(ids)}`);
   const found = await db.select({ id: groups.id }).from(groups).where(inSchool);
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
   if (missing.length) throw notFound(`Group${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
   await commit(ctx, [auditDelete(ctx, resource.audit, inSchool), db.delete(groups).where(inSchool)]);
 }
 
-export const deleteMultipleGroups = operation(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/group/delete-multiple",
-    tag: "Groups",
-    operationId: "deleteMultipleGroups",
-    summary: "Delete several groups at once",
-    description:
-      "All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. " +
-      "Otherwise one batch deletes them (with their teacher and student rows), each with its audit row.",
-    access: permissions.write,
-    audit: "group",
-    request: { body: jsonBody(z.strictObject({ ids: Ids }), "GroupDeleteMultiple") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await deleteGroups(ctxOf(c), c.req.valid("json").ids);
-    return c.body(null, 204);
-  },
-);
+/** "Delete several groups": DELETE as the spec has it, and POST for clients that send no body with a DELETE. */
+const deleteSeveral = (method: "delete" | "post", operationId: string) =>
+  operation(
+    defineRoute({
+      method,
+      path: "/api/v1/group/delete-multiple",
+      tag: "Groups",
+      operationId,
+      summary: method === "delete" ? "Delete several groups at once" : "Delete several groups at once (POST form)",
+      description:
+        "All or nothing: if any id is not a group of this school, 404 naming those ids and nothing is deleted. " +
+        "Otherwise one batch deletes them (with their teacher and student rows), each with its audit row. " +
+        "`DELETE` and `POST` on this path do the same.",
+      access: permissions.write,
+      audit: "group",
+      request: { body: jsonBody(DeleteMany("Group"), "GroupDeleteMultiple") },
+      responses: { 200: json(Deleted, "The ids deleted") },
+    }),
+    async (c) => {
+      const { ids } = c.req.valid("json");
+      await deleteGroups(ctxOf(c), ids);
+      return c.json({ deleted: ids }, 200);
+    },
+  );
+
+export const deleteMultipleGroups = deleteSeveral("delete", "deleteMultipleGroups");
+export const deleteMultipleGroupsPost = deleteSeveral("post", "deleteMultipleGroupsPost");
 
 // ---- Participants ----------------------------------------------------------------------------
 
@@ -441,10 +438,7 @@ export const getGroupParticipants = operation(
   async (c) => c.json(await participants(ctxOf(c), c.req.valid("param").id), 200),
 );
 
-const ParticipantIds = z
-  .array(Id)
-  .max(100)
-  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once");
+const ParticipantIds = idList({ min: 0 });
 
 const ParticipantsBody = nonEmpty(
   z.strictObject({
@@ -492,11 +486,11 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
     db
       .select({ id: teachers.id })
       .from(teachers)
-      .where(and(tenant(ctx, teachers), sql`${teachers.id} IN ${idsOf(teacherIds)}`, notRemoved(teachers))),
+      .where(and(tenant(ctx, teachers), sql`${teachers.id} IN ${jsonValues(teacherIds)}`, notRemoved(teachers))),
     db
       .select({ id: students.id })
       .from(students)
-      .where(and(tenant(ctx, students), sql`${students.id} IN ${idsOf(studentIds)}`, isNull(students.deletedAt))),
+      .where(and(tenant(ctx, students), sql`${students.id} IN ${jsonValues(studentIds)}`, isNull(students.deletedAt))),
   ]);
   const missingTeachers = teacherIds.filter((t) => !foundTeachers.some((r) => r.id === t));
   if (missingTeachers.length)
@@ -546,11 +540,17 @@ export async function removeParticipants(ctx: Ctx, id: number, input: Participan
   const { db } = ctx.deps;
   const statements: Statement[] = [];
   if (input.teacherIds?.length) {
-    const where = and(eq(groupTeachers.groupId, id), sql`${groupTeachers.teacherId} IN ${idsOf(input.teacherIds)}`);
+    const where = and(
+      eq(groupTeachers.groupId, id),
+      sql`${groupTeachers.teacherId} IN ${jsonValues(input.teacherIds)}`,
+    );
     statements.push(auditDelete(ctx, gtAudit, where), db.delete(groupTeachers).where(where));
   }
   if (input.studentIds?.length) {
-    const where = and(eq(groupStudents.groupId, id), sql`${groupStudents.studentId} IN ${idsOf(input.studentIds)}`);
+    const where = and(
+      eq(groupStudents.groupId, id),
+      sql`${groupStudents.studentId} IN ${jsonValues(input.studentIds)}`,
+    );
     statements.push(auditDelete(ctx, gsAudit, where), db.delete(groupStudents).where(where));
   }
   await resource.commit(ctx, id, [

@@ -2,8 +2,10 @@
  * The school's operations besides CRUD: levels, statistics, logo URL, address, and
  * deleting several schools. Their logic is in service.ts.
  */
+
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
+import { DeleteMany } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { LEVELS, LevelInfo, LOGO_TYPES, levelInfo } from "./fields";
@@ -187,13 +189,6 @@ export const deleteSchool = operation(
   },
 );
 
-const Ids = z
-  .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-  .min(1)
-  .max(100)
-  .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
-  .openapi({ example: [3, 4] });
-
 export const deleteMultipleSchools = operation(
   defineRoute({
     method: "post",
@@ -207,7 +202,7 @@ export const deleteMultipleSchools = operation(
     access: permissions.write,
     scope: "platform",
     audit: "school",
-    request: { body: jsonBody(z.strictObject({ ids: Ids }), "SchoolDeleteMultiple") },
+    request: { body: jsonBody(DeleteMany("School"), "SchoolDeleteMultiple") },
     responses: {
       200: json(
         z

@@ -10,7 +10,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { auditDelete } from "../../lib/audit";
 import { type Ctx, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { commit, GuardFailed, type Statement } from "../../lib/write";
+import { commit, GuardFailed, jsonValues, type Statement } from "../../lib/write";
 import { addresses } from "../address/schema";
 import { bulkProcesses } from "../bulk-process/schema";
 import { groups } from "../group/schema";
@@ -179,11 +179,7 @@ export async function deleteSchool(ctx: Ctx, id: number) {
  */
 export async function deleteSchools(ctx: Ctx, ids: number[]) {
   const { db } = ctx.deps;
-  const where = schoolResource.scoped(
-    ctx,
-    inArray(schools.id, sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`),
-    "write",
-  );
+  const where = schoolResource.scoped(ctx, inArray(schools.id, jsonValues(ids)), "write");
   const results = await commit(ctx, [
     auditDelete(ctx, schoolResource.audit, where),
     ...restrictingRows(ctx, where),

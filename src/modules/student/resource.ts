@@ -9,7 +9,7 @@ import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { keysetRows } from "../../lib/pagination";
-import { recordId } from "../../lib/params";
+import { Deleted, DeleteMany, recordId } from "../../lib/params";
 import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
@@ -227,15 +227,6 @@ export const deleteStudent = operation(
   },
 );
 
-const DeleteMany = z.strictObject({
-  ids: z
-    .array(recordId())
-    .min(1)
-    .max(100)
-    .refine((ids) => new Set(ids).size === ids.length, "Each id once")
-    .openapi({ example: [1, 2], description: "1 to 100 student ids, each once" }),
-});
-
 /**
  * Soft-deletes the students all at once, or none: ids that are not (or no longer) students of
  * this school are a 404 naming them. One read, then one batch whose guards abort it if any of
@@ -275,13 +266,8 @@ export const deleteStudents = operation(
     description: "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted.",
     access: permissions.write,
     audit: "student",
-    request: { body: jsonBody(DeleteMany, "StudentDeleteMany") },
-    responses: {
-      200: json(
-        z.object({ deleted: z.array(z.number().int()).openapi({ example: [1, 2] }) }).openapi("StudentsDeleted"),
-        "The ids deleted",
-      ),
-    },
+    request: { body: jsonBody(DeleteMany("Student"), "StudentDeleteMany") },
+    responses: { 200: json(Deleted, "The ids deleted") },
   }),
   async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
 );

@@ -2,12 +2,14 @@
  * `/api/v1/user`: the current school's people (docs/domain.md, "Users"). Literal sub-paths are
  * registered before the `{id}` routes (src/modules/user/index.ts keeps that order).
  */
+
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { roles } from "../../db/core";
 import { ctxOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { PageQuery, pageOf } from "../../lib/pagination";
+import { Deleted, DeleteMany } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -212,7 +214,6 @@ export const getShareUrl = operation(
 );
 
 const Ids = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_RECIPIENTS);
-const DeleteMany = z.strictObject({ ids: Ids });
 
 export const deleteUsers = operation(
   defineRoute({
@@ -227,8 +228,8 @@ export const deleteUsers = operation(
     access: user.write,
     audit: "user",
     errors: [404, 409, 422],
-    request: { body: jsonBody(DeleteMany, "UserDeleteMultiple") },
-    responses: { 200: json(z.object({ deleted: z.array(z.number().int()) }).openapi("UsersDeleted"), "Removed") },
+    request: { body: jsonBody(DeleteMany("User"), "UserDeleteMultiple") },
+    responses: { 200: json(Deleted, "The ids removed") },
   }),
   async (c) => c.json({ deleted: await removeMembers(ctxOf(c), c.req.valid("json").ids) }, 200),
 );
@@ -312,14 +313,16 @@ export const assignPending = operation(
     tag: TAG,
     operationId: "assignPendingUsersToParents",
     summary: "Give the parent role to the school's members who hold no role yet",
-    description: `"Pending": a member of the school with no role here (invited to the school, or added without one). At most ${MAX_ASSIGNED} per call, oldest members first; \`remaining\` says how many wait.`,
+    description: `"Pending": a member of the school with no role here (invited to the school, or added without one). By default only pending members who have signed in (their invitation reached them) become parents; \`userIds\` names members to assign whether or not they have signed in. At most ${MAX_ASSIGNED} per call, oldest members first; \`remaining\` says how many wait.`,
     access: user.write,
     audit: "role-user",
     errors: [404],
     request: {
       body: jsonBody(
         z.strictObject({
-          userIds: Ids.optional().openapi({ description: "Only these members (default: every pending member)" }),
+          userIds: Ids.optional().openapi({
+            description: "Only these members, signed in or not (default: every pending member who has signed in)",
+          }),
         }),
         "AssignPendingToParents",
       ),

@@ -458,10 +458,12 @@ export const MAX_ASSIGNED = 200;
 
 /**
  * Members of the school who hold no role here ("pending": invited to the school, or added without
- * a role) get the parent role, MAX_ASSIGNED at a time, oldest first; the parent profile follows by
+ * a role) and have signed in (status `active`: the invitation reached them) get the parent role,
+ * MAX_ASSIGNED at a time, oldest first; the parent profile follows by
  * trigger (migration 0017). Each assignment is conditional on the person still holding no role, so
  * a role given meanwhile (or a concurrent call) is never doubled. One audit row per role given.
- * `only`: just these members (each must be a member here: 404 naming the others).
+ * `only`: just these members, signed in or not: staff chose them (each must be a member here: 404
+ * naming the others).
  */
 export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
   const { db } = ctx.deps;
@@ -472,7 +474,9 @@ export async function assignPendingToParents(ctx: Ctx, only?: readonly number[])
   }
   const noRole = and(
     sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`,
-    only?.length ? inArray(schoolUsers.userId, [...only]) : undefined,
+    only?.length
+      ? inArray(schoolUsers.userId, [...only])
+      : sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${schoolUsers.userId} AND ${users.status} = 'active')`,
   );
   const [pending, total] = await db.batch([
     db
