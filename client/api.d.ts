@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the current school (a known phone is the same user)
-         * @description An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they are already a member here; an unknown role id is a 404.
+         * @description An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold is a 403 (as for role memberships).
          */
         post: operations["createUser"];
         delete?: never;

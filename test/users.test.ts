@@ -52,6 +52,22 @@ describe("create and read", () => {
     expect((await create({ phone: phone(), firstName: "Ana", roleIds: [1] })).status).toBe(404);
   });
 
+  it("roleIds obey the escalation rules: staff (user.write, no school-admin permissions) cannot create an admin", async () => {
+    // The built-in staff role's permissions: user.write and the parent role's, not role.write.
+    const staffPerms = ["user.read", "user.write", "delegate.read", "delegate.write", "family.read", "school.read"];
+    const staff = await t.token(DEMO.northAdmin.id, { [NORTH]: staffPerms });
+    const req = (body: Record<string, unknown>) =>
+      t.request("/api/v1/user", { method: "POST", token: staff, school: NORTH, body });
+    const p = phone();
+    const admin = await req({ phone: p, firstName: "Evil", roleIds: [2] });
+    expect(admin.status).toBe(403);
+    expect((await problem(admin)).detail).toMatch(/School admin/);
+    // Nothing was written: the number is still unknown.
+    const [found] = await t.db.select().from(users).where(eq(users.phone, p));
+    expect(found).toBeUndefined();
+    expect((await req({ phone: phone(), firstName: "Pending" })).status).toBe(201);
+  });
+
   it("two concurrent creates of the same new number: one 201, one 409", async () => {
     const p = phone();
     const res = await Promise.all([create({ phone: p, firstName: "A" }), create({ phone: p, firstName: "B" })]);

@@ -362,10 +362,11 @@ export const createUser = operation(
     summary: "Add a person to the current school (a known phone is the same user)",
     description:
       "An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they " +
-      "are already a member here; an unknown role id is a 404.",
+      "are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold " +
+      "is a 403 (as for role memberships).",
     access: user.write,
     audit: "user",
-    errors: [404, 409],
+    errors: [403, 404, 409],
     request: { body: jsonBody(CreateBody, "UserCreate") },
     responses: { 201: json(Member, "The new member") },
   }),

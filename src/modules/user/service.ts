@@ -18,6 +18,7 @@ import { refreshTokens } from "../auth/schema";
 import { delegates } from "../delegate/schema";
 import { deviceTokens } from "../device-token/schema";
 import { parents } from "../parent/schema";
+import { mayAssign } from "../role/grants";
 import { teachers } from "../teacher/schema";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { giveRole, roleUserAudit, userAudit, userByPhone } from "./people";
@@ -106,12 +107,15 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
 /**
  * Adds a person to the school: a new, invited user for an unknown number; the same user for a
  * known one (who keeps their name: a school cannot rename someone another school knows by sending
- * another name). Already a member here: 409, also when two requests race.
+ * another name). Already a member here: 409, also when two requests race. `roleIds` obey the same
+ * escalation rules as role memberships (403 for a role granting a permission the caller lacks).
  */
 export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
   const { db } = ctx.deps;
   const roleIds = [...new Set(input.roleIds ?? [])];
   await checkRoles(ctx, roleIds);
+  // The escalation rules of role memberships: user.write alone gives no role one could not grant.
+  await mayAssign(ctx, roleIds);
   const known = await userByPhone(ctx, input.phone);
   const statements: Statement[] = [];
   let userId: number | SQL<number>;
