@@ -419,6 +419,31 @@ describe("POST /api/v1/administrative-user/upload-file", () => {
     ]);
     expect(await teacherOf(phone(1))).toHaveLength(1);
   });
+
+  it("staff (bulk-process.write, not administrative-user.write) cannot import staff, by either path: 403", async () => {
+    const documentId = await uploaded(1, await xlsx(["Phone", "First name", "Last name"], [[phone(41), "Eve", "S"]]));
+    const staff = await t.token(DEMO.northAdmin.id, {
+      1: ["bulk-process.read", "bulk-process.write", "administrative-user.read", "teacher.write"],
+    });
+    const before = sent.length;
+    for (const [path, body] of [
+      ["/api/v1/administrative-user/upload-file", { documentId }],
+      ["/api/v1/bulk-process", { entity: "administrative-staff", documentId }],
+    ] as const) {
+      const res = await t.request(path, { method: "POST", token: staff, school: 1, body });
+      expect(res.status).toBe(403);
+      expect((await problem(res)).detail).toMatch(/administrative-user\.write/);
+    }
+    expect(sent.length).toBe(before);
+    // Teachers they may write, so they may import them.
+    const ok = await t.request("/api/v1/teacher/upload-file", {
+      method: "POST",
+      token: staff,
+      school: 1,
+      body: { documentId },
+    });
+    expect(ok.status).toBe(201);
+  });
 });
 
 describe("5,000 teachers", () => {

@@ -3,12 +3,33 @@
  * process, update only queues a failed one again, delete refuses a running one.
  */
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
+import type { PermissionDef } from "../../lib/access";
+import { type Ctx, ctxOf } from "../../lib/context";
+import { forbidden } from "../../lib/errors";
 import { operation } from "../../lib/route";
+import { permissions as administrativeUser } from "../administrative-user/permissions";
 import { documentResource } from "../document/resource";
+import { permissions as teacher } from "../teacher/permissions";
 import { permissions } from "./permissions";
 import { bulkProcessResource, ENTITIES } from "./resource";
 import { enqueue, remove, requeue } from "./service";
+
+/**
+ * What a people import writes needs the entity's own write permission too: bulk-process.write
+ * starts imports, but an import of administrative staff makes staff, which only holders of
+ * administrative-user.write (school admins) may do by hand.
+ */
+const WRITES: Partial<Record<(typeof ENTITIES)[number], PermissionDef>> = {
+  teachers: teacher.write,
+  "administrative-staff": administrativeUser.write,
+};
+
+function mayImport(ctx: Ctx, entity: (typeof ENTITIES)[number]) {
+  const needed = WRITES[entity];
+  if (needed && !ctx.can(needed)) {
+    throw forbidden(`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
+  }
+}
 
 export const create = bulkProcessResource.create({
   access: permissions.write,
@@ -17,6 +38,7 @@ export const create = bulkProcessResource.create({
     documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
   }),
   values: async (input, ctx) => {
+    mayImport(ctx, input.entity);
     // Another school's document answers 404 like a missing one.
     await documentResource.find(ctx, input.documentId);
     return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: ctx.userId };

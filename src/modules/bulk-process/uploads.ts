@@ -6,8 +6,9 @@
  * bulk consumer: the same as `POST /api/v1/bulk-process` with the entity fixed. The bulk-process
  * module owns these paths (the app dispatches the most specific module path first).
  *
- * Access: `bulk-process.write`, the permission that starts any import; what an import may write is
- * decided by the import (people imports give only the teacher or staff role, the families import only
+ * Access: `bulk-process.write`, the permission that starts any import, and for people imports the
+ * entity's own write permission (`mayImport` in ./routes.ts); what an import may write is decided
+ * by the import (people imports give only the teacher or staff role, the families import only
  * the parent role, never another).
  *
  * `GET /api/v1/bulk-process/template/{entity}` downloads the spreadsheet to fill in: the header row
