@@ -483,7 +483,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export every role (built-in and the school's) to Excel
+         * Export every role (built-in and the school's) to Excel, with the list's filters
          * @description Columns: Id, Name, Built-in, Permissions, Users (how many hold it in this school).
          */
         get: operations["exportRoles"];
@@ -10362,7 +10362,12 @@ export interface operations {
     };
     exportRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Part of the role's name */
+                name?: string;
+                /** @description true: the built-in roles only; false: the school's custom roles only */
+                builtIn?: "true" | "false";
+            };
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;

@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers } from "../src/db/core";
+import { readXlsx } from "../src/lib/xlsx";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -187,6 +188,24 @@ describe("roles", () => {
     expect((await req("/api/v1/role/export", { token: await t.token(3, { [NORTH]: ["user.read"] }) })).status).toBe(
       403,
     );
+  });
+
+  it("the export applies the list's filters (name, builtIn) and refuses unknown parameters", async () => {
+    const role = await newRole(["user.read"]);
+    const rowsOf = async (query: string) => {
+      const res = await req(`/api/v1/role/export${query}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return readXlsx(new Uint8Array(await res.arrayBuffer()));
+    };
+    const custom = await rowsOf("?builtIn=false");
+    expect(custom[0]).toEqual(["Id", "Name", "Built-in", "Permissions", "Users"]);
+    expect(custom.slice(1).every((r) => r[2] === "No")).toBe(true);
+    expect(custom.slice(1).map((r) => r[1])).toContain(role.name);
+    const named = await rowsOf(`?name=${encodeURIComponent(role.name)}`);
+    expect(named.slice(1).map((r) => r[1])).toEqual([role.name]);
+    expect((await rowsOf("?builtIn=true")).slice(1).map((r) => r[2])).toEqual(["Yes", "Yes", "Yes", "Yes", "Yes"]);
+    expect((await req("/api/v1/role/export?bogus=1")).status).toBe(400);
+    expect((await req("/api/v1/role/export?page=2")).status).toBe(400);
   });
 });
 

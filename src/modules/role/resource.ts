@@ -11,12 +11,13 @@ import { permissions, rolePermissions, roles, roleUsers } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, filterConditions, RecordBase } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, insertedId, type Statement } from "../../lib/write";
 import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
+import { exportQuery } from "../teacher/staff";
 import { type Granted, mayGrant } from "./grants";
 import { permissions as access } from "./permissions";
 
@@ -91,20 +92,22 @@ const visibleHere = (schoolId: number) => inArray(scopeOf, [0, schoolId]);
 
 const yes = z.enum(["true", "false"]).optional();
 
+const filters = {
+  name: {
+    schema: searchTerm("Part of the role's name"),
+    where: (v: string) => contains(roles.name, v),
+    example: "a",
+  } satisfies Filter<string>,
+  builtIn: {
+    schema: yes.openapi({ description: "true: the built-in roles only; false: the school's custom roles only" }),
+    where: (v: "true" | "false") => (v === "true" ? isNull(roles.schoolId) : isNotNull(roles.schoolId)),
+    example: "false",
+  } satisfies Filter<"true" | "false">,
+};
+
 export const listRoles = resource.list({
   access: access.read,
-  filters: {
-    name: {
-      schema: searchTerm("Part of the role's name"),
-      where: (v: string) => contains(roles.name, v),
-      example: "a",
-    },
-    builtIn: {
-      schema: yes.openapi({ description: "true: the built-in roles only; false: the school's custom roles only" }),
-      where: (v: "true" | "false") => (v === "true" ? isNull(roles.schoolId) : isNotNull(roles.schoolId)),
-      example: "false",
-    },
-  },
+  filters,
   // Built-in roles (school 0 in role_scope_idx) then the school's own, each by id: the order of
   // role_scope_idx, so no sort step.
   defaultOrder: [asc(scopeOf), asc(roles.id)],
@@ -332,10 +335,16 @@ export const deleteRoleOperation = operation(deleted.route, async (c) => {
 
 const EXPORT_PAGE = 100;
 
-/** The roles with their permissions and how many users hold each here, read 100 at a time. */
-async function* exportRows(ctx: Ctx) {
+const ExportQuery = exportQuery(filters);
+
+/**
+ * The roles with their permissions and how many users hold each here, read 100 at a time, with the
+ * list's filters.
+ */
+async function* exportRows(ctx: Ctx, input: z.infer<typeof ExportQuery>) {
   const { db } = ctx.deps;
   const schoolId = schoolOf(ctx);
+  const conds = filterConditions(filters, input, ctx);
   let after = 0;
   for (;;) {
     const page = await db
@@ -350,7 +359,7 @@ async function* exportRows(ctx: Ctx) {
           ),
       })
       .from(roles)
-      .where(and(visibleHere(schoolId), gt(roles.id, after)))
+      .where(and(visibleHere(schoolId), gt(roles.id, after), ...conds))
       // Built-in ids are below every custom one, so `id > after` pages this order too.
       .orderBy(asc(scopeOf), asc(roles.id))
       .limit(EXPORT_PAGE);
@@ -377,9 +386,10 @@ export const exportRoles = operation(
     path: "/api/v1/role/export",
     tag: "Documents",
     operationId: "exportRoles",
-    summary: "Export every role (built-in and the school's) to Excel",
+    summary: "Export every role (built-in and the school's) to Excel, with the list's filters",
     description: "Columns: Id, Name, Built-in, Permissions, Users (how many hold it in this school).",
     access: access.read,
+    request: { query: ExportQuery },
     responses: {
       200: {
         description: "The roles as an .xlsx workbook",
@@ -392,7 +402,7 @@ export const exportRoles = operation(
     return xlsxResponse(`roles-school-${schoolOf(ctx)}.xlsx`, {
       name: "Roles",
       columns: ["Id", "Name", "Built-in", "Permissions", "Users"],
-      rows: exportRows(ctx),
+      rows: exportRows(ctx, c.req.valid("query")),
     }) as never;
   },
 );
