@@ -294,7 +294,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Invite the members of a role who have never signed in (status invited)
+         * Invite the members of a role who have never signed in (status invited); a role the school does not have is a 404
          * @description Texts each person once with the school's name and the app link. Skipped: inactive people, and people this school texted in the last 60 minutes. Rate-limited per school (429).
          */
         post: operations["inviteInactiveUsers"];
@@ -2747,10 +2747,10 @@ export interface components {
         };
         InviteInactiveUsers: {
             /**
-             * @description A built-in role key or a role id
+             * @description A built-in role key or a role id (number or string)
              * @example parent
              */
-            role: string;
+            role: number | string;
         };
         InviteUsers: {
             userIds: number[];

@@ -261,6 +261,29 @@ describe("invitations", () => {
     expect(row?.invitedAt).not.toBeNull();
   });
 
+  it("invite/inactive: a role the school does not have is a 404 naming it; a role id may be a JSON number", async () => {
+    const token = await admin();
+    const invite = (role: unknown) =>
+      t.request("/api/v1/user/invite/inactive", { method: "POST", token, school: NORTH, body: { role } });
+    for (const role of ["987654", 987654]) {
+      const res = await invite(role);
+      expect(res.status, String(role)).toBe(404);
+      expect((await problem(res)).detail).toMatch(/987654/);
+    }
+    const southRole = await t.request("/api/v1/role", {
+      method: "POST",
+      token: await t.token(DEMO.southAdmin.id, { [SOUTH]: "all" }),
+      school: SOUTH,
+      body: { name: "Their role", permissions: [] },
+    });
+    const theirs = ((await southRole.json()) as { id: number }).id;
+    expect((await invite(theirs)).status).toBe(404);
+    expect((await invite(1)).status).toBe(404);
+    expect((await invite(4)).status).toBe(200);
+    expect((await invite("teacher")).status).toBe(200);
+    expect((await invite(0)).status).toBe(400);
+  });
+
   it("by default makes parents only of pending members who have signed in; the others wait", async () => {
     const token = await admin();
     const [came, away] = [phone(), phone()];

@@ -19,7 +19,7 @@ import { commit, type Statement } from "../../lib/write";
 import { live } from "./members";
 import { userAudit } from "./people";
 import { schoolUsers } from "./schema";
-import { joinSchool } from "./service";
+import { checkRoles, joinSchool } from "./service";
 
 export const INVITE_REQUESTS_PER_HOUR = 30;
 export const INVITE_COOLDOWN_SECONDS = 3600;
@@ -196,6 +196,8 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
  * longest ago (or never) first, MAX_RECIPIENTS at a time (`remaining` says how many wait).
  */
 export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteResult> {
+  // A role this school does not have (unknown, another school's, super-admin) is a 404, not "nobody".
+  await checkRoles(ctx, [roleId]);
   await limit(ctx);
   const { db } = ctx.deps;
   const where = and(tenant(ctx, roleUsers), eq(roleUsers.roleId, roleId), eq(users.status, "invited"), live(ctx));

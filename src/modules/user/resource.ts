@@ -281,13 +281,15 @@ export const inviteSchool = operation(
 );
 
 const InviteInactiveBody = z.strictObject({
-  role: RoleName.openapi({ description: "A built-in role key or a role id", example: "parent" }),
+  role: z
+    .union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), RoleName])
+    .openapi({ description: "A built-in role key or a role id (number or string)", example: "parent" }),
 });
 export const inviteInactiveUsers = operation(
   inviteRoute(
     "/api/v1/user/invite/inactive",
     "inviteInactiveUsers",
-    "Invite the members of a role who have never signed in (status invited)",
+    "Invite the members of a role who have never signed in (status invited); a role the school does not have is a 404",
     InviteInactiveBody,
     "InviteInactiveUsers",
   ),
