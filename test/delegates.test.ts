@@ -263,6 +263,35 @@ describe("a delegate's rights", () => {
     expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toBeUndefined();
   });
 
+  it("no more rights than the parent: a parent made inactive (may not sign in) gives their delegate none", async () => {
+    const t = makeTestApp();
+    const parent = await newParent(t);
+    const phone = newPhone();
+    const d = await add(t, { parentId: parent.id, phone, firstName: "Vecino", ...dates });
+    expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toEqual(parentPermissions);
+    const admin = await northAdmin(t);
+    const off = await t.request(`/api/v1/user/${parent.userId}`, {
+      method: "PUT",
+      token: admin,
+      body: { status: "inactive" },
+    });
+    expect(off.status, await off.clone().text()).toBe(204);
+    expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toBeUndefined();
+    const ctx: Ctx = {
+      deps: t.deps,
+      actor: { type: "user", userId: d.userId },
+      schoolId: NORTH,
+      userId: d.userId,
+      isSuperAdmin: false,
+      can: () => false,
+      requestId: null,
+    };
+    expect(await actingFor(ctx)).toEqual([d.userId]);
+    // Active again: the delegation works again.
+    await t.request(`/api/v1/user/${parent.userId}`, { method: "PUT", token: admin, body: { status: "active" } });
+    expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toEqual(parentPermissions);
+  });
+
   it("actingFor: the caller and the parents whose valid delegate they are today", async () => {
     const t = makeTestApp();
     const phone = newPhone();

@@ -4,8 +4,8 @@
  * built-in parent role's permissions in that school and no more (the access token:
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
-import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
-import { rolePermissions, schools } from "../../db/core";
+import { and, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
+import { rolePermissions, schools, users } from "../../db/core";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
@@ -15,6 +15,12 @@ import { delegates } from "./schema";
 
 const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * No more rights than the parent: a parent who may not sign in (`inactive`) gives their delegates
+ * none (joined with the parent's user by primary key).
+ */
+const parentMaySignIn = ne(users.status, "inactive");
 
 /**
  * The delegations of a user that may be valid today somewhere (UTC date ±1 day covers every time
@@ -34,10 +40,13 @@ export function delegationsQuery(deps: Deps, userId: number) {
     })
     .from(delegates)
     .innerJoin(schools, eq(schools.id, delegates.schoolId))
+    .innerJoin(parents, eq(parents.id, delegates.parentId))
+    .innerJoin(users, eq(users.id, parents.userId))
     .leftJoin(rolePermissions, eq(rolePermissions.roleId, BUILTIN_ROLES.parent.id))
     .where(
       and(
         eq(delegates.userId, userId),
+        parentMaySignIn,
         gte(delegates.validUntil, utcDate(now - DAY_MS)),
         lte(delegates.validFrom, utcDate(now + DAY_MS)),
       ),
@@ -77,10 +86,12 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
     })
     .from(delegates)
     .innerJoin(parents, eq(parents.id, delegates.parentId))
+    .innerJoin(users, eq(users.id, parents.userId))
     .innerJoin(schools, eq(schools.id, delegates.schoolId))
     .where(
       and(
         eq(delegates.userId, self),
+        parentMaySignIn,
         eq(delegates.schoolId, schoolId),
         gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
       ),
