@@ -2662,7 +2662,7 @@ export interface components {
              * @example https://app.example.org/join?school=1
              */
             url: string;
-            /** @description A ready message to share, in the caller's language */
+            /** @description A ready message to share, naming the school, in the caller's language (es or en) */
             text: string;
         };
         SchoolUserPage: {

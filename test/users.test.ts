@@ -109,6 +109,25 @@ describe("create and read", () => {
     expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/.+school=1$/);
   });
 
+  it("share URL: the message is in the caller's language and names the school", async () => {
+    const textFor = async (userId: number) => {
+      const token = await t.token(userId, { [NORTH]: [] });
+      const res = await t.request("/api/v1/user/share-url", { token, school: NORTH });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { url: string; text: string };
+    };
+    const es = await member({ language: "es" });
+    const en = await member({ language: "en" });
+    const spanish = await textFor(es.id);
+    expect(spanish.text).toContain("Northside Demo School");
+    expect(spanish.text).toContain(spanish.url);
+    expect(spanish.text).toMatch(/app/);
+    expect(spanish.text).not.toMatch(/^Join/);
+    const english = await textFor(en.id);
+    expect(english.text).toMatch(/^Join Northside Demo School/);
+    expect(english.text).not.toEqual(spanish.text);
+  });
+
   it("my permissions and roles; a profile with the role rows", async () => {
     const token = await t.token(DEMO.northTeacher.id, { [NORTH]: ["user.read"] });
     const mine = await t.request("/api/v1/user/me/permissions", { token, school: NORTH });

@@ -42,6 +42,32 @@ export const shareUrl = (ctx: Ctx) => {
   return url.toString();
 };
 
+/** The message to share the link with, in `language`, naming the school. */
+export const shareText = (language: string, school: string, url: string) =>
+  language === "en" ? `Join ${school} in the app: ${url}` : `Únete a ${school} en la app: ${url}`;
+
+/**
+ * The link to join the current school and a message to share it with, in the caller's language:
+ * the caller's language and the school's name in one round trip.
+ */
+export async function shareLink(ctx: Ctx) {
+  const { db } = ctx.deps;
+  const [[me], [school]] = await db.batch([
+    db
+      .select({ language: users.language })
+      .from(users)
+      .where(eq(users.id, ctx.userId ?? 0))
+      .limit(1),
+    db
+      .select({ name: schools.name })
+      .from(schools)
+      .where(eq(schools.id, schoolOf(ctx)))
+      .limit(1),
+  ]);
+  const url = shareUrl(ctx);
+  return { url, text: shareText(me?.language ?? "es", school?.name ?? "", url) };
+}
+
 export const inviteText = (language: string, school: string, url: string) =>
   language === "en"
     ? `${school} invites you to its app. Sign in with this phone number: ${url}`

@@ -23,7 +23,7 @@ import {
   inviteToSchool,
   inviteUsers,
   MAX_RECIPIENTS,
-  shareUrl,
+  shareLink,
 } from "./invite";
 import { hasStatus, holdsRole, LANGUAGES, Language, Member, nameContains, RoleName, RoleRef, Status } from "./members";
 import { permissions as user } from "./permissions";
@@ -192,7 +192,9 @@ export const deleteMe = operation(
 const ShareUrl = z
   .object({
     url: z.url().openapi({ example: "https://app.example.org/join?school=1" }),
-    text: z.string().openapi({ description: "A ready message to share, in the caller's language" }),
+    text: z
+      .string()
+      .openapi({ description: "A ready message to share, naming the school, in the caller's language (es or en)" }),
   })
   .openapi("ShareUrl");
 
@@ -206,11 +208,7 @@ export const getShareUrl = operation(
     access: "member",
     responses: { 200: json(ShareUrl, "The link and message") },
   }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const url = shareUrl(ctx);
-    return c.json({ url, text: `Join our school in the app: ${url}` }, 200);
-  },
+  async (c) => c.json(await shareLink(ctxOf(c)), 200),
 );
 
 const Ids = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_RECIPIENTS);
