@@ -3439,7 +3439,7 @@ export interface components {
              * Format: email
              * @example office@school.example
              */
-            email?: string;
+            email?: string | null;
         };
         SchoolAdministratorUpdate: {
             /**
@@ -3533,7 +3533,7 @@ export interface components {
              * Format: email
              * @example office@school.example
              */
-            email?: string;
+            email?: string | null;
             /**
              * @description With phone: a new user's language (default es)
              * @enum {string}
@@ -3653,7 +3653,7 @@ export interface components {
              * Format: email
              * @example office@school.example
              */
-            email?: string;
+            email?: string | null;
             /**
              * @description With phone: a new user's language (default es)
              * @enum {string}
@@ -3767,7 +3767,7 @@ export interface components {
              * Format: email
              * @example office@school.example
              */
-            email?: string;
+            email?: string | null;
             /**
              * @example mother
              * @enum {string}

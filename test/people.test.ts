@@ -107,3 +107,23 @@ describe("a built-in role's profile follows the role (migration 0017)", () => {
     expect(await t.db.select().from(parents).where(eq(parents.userId, 4))).toHaveLength(1);
   });
 });
+
+describe("one shape for a person across the people resources", () => {
+  it("every create takes email: null as 'no email' (as POST /api/v1/user and every update do)", async () => {
+    const token = await t.token(2, { [NORTH]: "all" });
+    let n = 0;
+    const phone = () => `+1555777${String(8000 + ++n)}`;
+    const bodies: [string, Record<string, unknown>][] = [
+      ["/api/v1/user", { phone: phone(), firstName: "Ana", email: null }],
+      ["/api/v1/teacher", { phone: phone(), firstName: "Ana", email: null }],
+      ["/api/v1/administrative-user", { phone: phone(), firstName: "Ana", email: null }],
+      ["/api/v1/parent", { phone: phone(), firstName: "Ana", email: null, relationship: "mother" }],
+      ["/api/v1/school-administrator", { phone: phone(), firstName: "Ana", email: null }],
+    ];
+    for (const [path, body] of bodies) {
+      const res = await t.request(path, { method: "POST", token, school: NORTH, body });
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBe(201);
+      expect(((await res.json()) as { email: string | null }).email, path).toBeNull();
+    }
+  });
+});

@@ -159,7 +159,7 @@ const CreateBody = z.strictObject({
   phone: Phone.openapi({ description: "E.164; a known number makes that person a parent here (keeping their name)" }),
   firstName: FirstName,
   lastName: LastName.optional(),
-  email: Email.optional(),
+  email: Email.nullable().optional(),
   relationship: Relationship,
   language: z.enum(["es", "en"]).optional().openapi({ description: "A new user's app language (default es)" }),
 });

@@ -108,7 +108,7 @@ const CreateBody = z
     phone: Phone.optional().openapi({ description: "Anyone's number (E.164): a new, invited user if unknown" }),
     firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
     lastName: LastName.optional(),
-    email: Email.optional(),
+    email: Email.nullable().optional(),
   })
   .strict()
   .superRefine((v, issue) => {

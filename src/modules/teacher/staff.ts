@@ -126,7 +126,7 @@ export function createBody<S extends z.ZodRawShape>(profile: S) {
       }),
       firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
       lastName: LastName.optional(),
-      email: Email.optional(),
+      email: Email.nullable().optional(),
       language: Language.optional().openapi({ description: "With phone: a new user's language (default es)" }),
       ...profile,
     })
@@ -155,7 +155,7 @@ export interface PersonInput {
   phone?: string;
   firstName?: string;
   lastName?: string;
-  email?: string;
+  email?: string | null;
   language?: "es" | "en";
 }
 
