@@ -159,7 +159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user, with their schools and roles in each, and the legal documents they must accept */
+        /**
+         * The signed-in user, with their schools and roles in each, and the legal documents they must accept
+         * @description A deleted account's access token is a 401 here at once (elsewhere it lasts until it expires, ≤ 10 minutes).
+         */
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
@@ -465,7 +468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every role the school may give (built-in and its own), unpaginated, for pickers */
+        /**
+         * Every role the school may give (built-in and its own), unpaginated, for pickers
+         * @description Not the super-admin role, which is never given through the API (being one is a user's flag).
+         */
         get: operations["listAllRoles"];
         put?: never;
         post?: never;
@@ -2606,6 +2612,7 @@ export interface components {
             refreshToken: string;
         };
         CurrentUser: components["schemas"]["User"] & {
+            /** @description Every school where the user holds a role or is a delegate today */
             schools: {
                 id: number;
                 name: string;
@@ -2614,8 +2621,23 @@ export interface components {
                     key: string | null;
                     name: string;
                 }[];
+                /** @description The parents this user is a delegate of here today (the school's date): while it lasts they act with the parent role's permissions. A school where they only act as a delegate has `roles: []`. */
+                actsFor: components["schemas"]["ActsFor"][];
             }[];
             legal: components["schemas"]["LegalStatus"];
+        };
+        ActsFor: {
+            delegationId: number;
+            /** @description The parent profile's id */
+            parentId: number;
+            /** @description The parent's user id */
+            userId: number;
+            firstName: string;
+            lastName: string;
+            /** @example 2026-11-23 */
+            validFrom: string;
+            /** @example 2026-11-30 */
+            validUntil: string;
         };
         LegalStatus: {
             /** @description The latest published version of each kind the user has not accepted (accept with POST /api/v1/legal-document/{id}/accept); empty when nothing is due */

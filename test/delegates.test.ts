@@ -234,6 +234,17 @@ describe("a delegate's rights", () => {
     const inside = await t.signIn(phone);
     expect(grantsIn(inside.accessToken, NORTH)).toEqual(parentPermissions);
     expect(grantsIn(inside.accessToken, SOUTH)).toBeUndefined();
+    // /user/me says where and for whom they act, so the app can pick the school.
+    const me = await t.request("/api/v1/user/me", { token: inside.accessToken });
+    expect(await me.json()).toMatchObject({
+      schools: [
+        {
+          id: NORTH,
+          roles: [],
+          actsFor: [{ parentId: DEMO_PARENT_ID, validFrom: "2026-11-25", validUntil: "2026-11-27" }],
+        },
+      ],
+    });
     // As the parent's delegate they are a member of the school: they read parent-level routes.
     const res = await t.request("/api/v1/delegate", { token: inside.accessToken });
     expect(res.status).toBe(200);
@@ -242,7 +253,11 @@ describe("a delegate's rights", () => {
     expect((await t.request("/api/v1/parent/export", { token: inside.accessToken })).status).toBe(403);
     // The day after the last: none.
     t.clock.current = new Date("2026-11-28T15:00:00.000Z");
-    expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toBeUndefined();
+    const after = await t.signIn(phone);
+    expect(grantsIn(after.accessToken, NORTH)).toBeUndefined();
+    expect(await (await t.request("/api/v1/user/me", { token: after.accessToken })).json()).toMatchObject({
+      schools: [],
+    });
   });
 
   it("dates are the school's: the last day lasts until midnight in the school's time zone", async () => {

@@ -113,6 +113,8 @@ describe("roles", () => {
     const all = (await (await req("/api/v1/role/all")).json()) as Role[];
     expect(all.map((r) => r.id)).toContain(ours.id);
     expect(all.map((r) => r.id)).not.toContain(theirs.id);
+    // Pickers offer what may be given: never the super-admin role.
+    expect(all.filter((r) => r.builtIn).map((r) => r.key)).toEqual(["school-admin", "staff", "teacher", "parent"]);
     expect((await req(`/api/v1/role/${theirs.id}`)).status).toBe(404);
   });
 

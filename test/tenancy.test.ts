@@ -209,8 +209,9 @@ describe("GET /api/v1/user/me", () => {
         id: 1,
         name: "Northside Demo School",
         roles: [SCHOOL_ADMIN, { id: 5, key: "parent", name: "Parent" }],
+        actsFor: [],
       },
-      { id: 2, name: "Southside Demo School", roles: [{ id: 5, key: "parent", name: "Parent" }] },
+      { id: 2, name: "Southside Demo School", roles: [{ id: 5, key: "parent", name: "Parent" }], actsFor: [] },
     ]);
   });
 

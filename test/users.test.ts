@@ -202,6 +202,10 @@ describe("delete my account", () => {
     const session = await t.signIn(m.phone);
     const res = await t.request("/api/v1/user/me", { method: "DELETE", token: session.accessToken });
     expect(res.status).toBe(204);
+    // The access token still verifies, but /me knows the account is gone.
+    const me = await t.request("/api/v1/user/me", { token: session.accessToken });
+    expect(me.status).toBe(401);
+    expect((await problem(me)).detail).toContain("deleted");
     const [row] = await t.db.select().from(users).where(eq(users.id, m.id));
     expect(row).toMatchObject({ phone: `deleted:${m.id}`, firstName: "", email: null, status: "inactive" });
     expect(row?.deletedAt).not.toBeNull();

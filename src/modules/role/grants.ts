@@ -12,15 +12,19 @@
  * - Giving, changing or taking a role needs every permission the role grants: nobody promotes
  *   someone beyond themselves, nor demotes someone who holds more than they do.
  */
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles } from "../../db/core";
 import { BUILTIN_ROLES, FIRST_CUSTOM_PERMISSION_ID, type PermissionDef } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
 import { permissionCatalogue } from "..";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
 export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
+
+/** A role the current school may give: a built-in one (not super-admin) or one of its own. */
+export const usableRole = (ctx: Ctx) =>
+  and(ne(roles.id, SUPER_ADMIN_ROLE), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${schoolOf(ctx)})`);
 
 export interface Granted {
   id: number;

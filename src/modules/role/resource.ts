@@ -18,7 +18,7 @@ import { text } from "../../lib/text";
 import { commit, guard, insertedId, type Statement } from "../../lib/write";
 import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { exportQuery } from "../teacher/staff";
-import { type Granted, mayGrant } from "./grants";
+import { type Granted, mayGrant, usableRole } from "./grants";
 import { permissions as access } from "./permissions";
 
 /**
@@ -130,7 +130,7 @@ export async function allRoles(ctx: Ctx) {
       permissions: permissionsJson.as("permissions"),
     })
     .from(roles)
-    .where(visibleHere(schoolOf(ctx)))
+    .where(and(visibleHere(schoolOf(ctx)), usableRole(ctx)))
     .orderBy(asc(scopeOf), asc(roles.id));
   return rows.map((row) => resource.toRecord(row, ctx));
 }
@@ -142,6 +142,7 @@ export const listAllRoles = operation(
     tag: "People",
     operationId: "listAllRoles",
     summary: "Every role the school may give (built-in and its own), unpaginated, for pickers",
+    description: "Not the super-admin role, which is never given through the API (being one is a user's flag).",
     access: access.read,
     responses: { 200: json(AllRoles, "The roles, built-in first") },
   }),

@@ -1,24 +1,51 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf } from "../../lib/context";
-import { notFound } from "../../lib/errors";
+import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, json, operation } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
+import { validToday } from "../delegate/acting";
+import { delegates } from "../delegate/schema";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
+import { parents } from "../parent/schema";
+
+const ActsFor = z
+  .object({
+    delegationId: z.number().int(),
+    parentId: z.number().int().openapi({ description: "The parent profile's id" }),
+    userId: z.number().int().openapi({ description: "The parent's user id" }),
+    firstName: z.string(),
+    lastName: z.string(),
+    validFrom: z.string().openapi({ example: "2026-11-23" }),
+    validUntil: z.string().openapi({ example: "2026-11-30" }),
+  })
+  .openapi("ActsFor");
 
 const Me = UserSchema.extend({
-  schools: z.array(
-    z.object({
-      id: z.number().int(),
-      name: z.string(),
-      roles: z.array(z.object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })),
-    }),
-  ),
+  schools: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        roles: z.array(z.object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })),
+        actsFor: z.array(ActsFor).openapi({
+          description:
+            "The parents this user is a delegate of here today (the school's date): while it lasts they act with " +
+            "the parent role's permissions. A school where they only act as a delegate has `roles: []`.",
+        }),
+      }),
+    )
+    .openapi({ description: "Every school where the user holds a role or is a delegate today" }),
   legal: MustAccept,
 }).openapi("CurrentUser");
+
+type School = z.infer<typeof Me>["schools"][number];
+const parentUsers = alias(users, "acts_for_user");
+const DAY_MS = 24 * 3600 * 1000;
 
 const me = defineRoute({
   method: "get",
@@ -26,6 +53,8 @@ const me = defineRoute({
   tag: "People",
   operationId: "getCurrentUser",
   summary: "The signed-in user, with their schools and roles in each, and the legal documents they must accept",
+  description:
+    "A deleted account's access token is a 401 here at once (elsewhere it lasts until it expires, ≤ 10 minutes).",
   access: "user",
   responses: { 200: json(Me, "The signed-in user") },
 });
@@ -34,7 +63,8 @@ const me = defineRoute({
 export async function currentUser(ctx: Ctx) {
   const { db } = ctx.deps;
   const userId = ctx.userId ?? 0;
-  const [[user], memberships, due] = await db.batch([
+  const now = ctx.deps.clock.now();
+  const [[user], memberships, delegations, due] = await db.batch([
     db.select().from(users).where(eq(users.id, userId)).limit(1),
     db
       // D1's batch answers rows keyed by column name, which drizzle maps back by position: two
@@ -52,16 +82,57 @@ export async function currentUser(ctx: Ctx) {
       .where(eq(roleUsers.userId, userId))
       // The order of role_user_uq (user_id, school_id, role_id): no sort step.
       .orderBy(asc(roleUsers.schoolId), asc(roleUsers.roleId)),
+    // Delegations that may be valid today somewhere (UTC date ±1 day), as in the access token
+    // (src/modules/delegate/acting.ts): `validToday` keeps those valid in their school's today.
+    db
+      .select({
+        delegationId: delegates.id,
+        schoolId: delegates.schoolId,
+        schoolName: sql<string>`${schools.name}`.as("delegate_school_name"),
+        timeZone: schools.timeZone,
+        parentId: delegates.parentId,
+        userId: parents.userId,
+        firstName: parentUsers.firstName,
+        lastName: parentUsers.lastName,
+        validFrom: delegates.validFrom,
+        validUntil: delegates.validUntil,
+      })
+      .from(delegates)
+      .innerJoin(schools, eq(schools.id, delegates.schoolId))
+      .innerJoin(parents, eq(parents.id, delegates.parentId))
+      .innerJoin(parentUsers, eq(parentUsers.id, parents.userId))
+      .where(
+        and(
+          eq(delegates.userId, userId),
+          ne(parentUsers.status, "inactive"),
+          gte(delegates.validUntil, new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10)),
+        ),
+      )
+      .orderBy(asc(delegates.schoolId), asc(delegates.id)),
     mustAcceptQuery(db, userId),
   ]);
   if (!user) throw notFound("User", userId);
-  const bySchool = new Map<number, z.infer<typeof Me>["schools"][number]>();
-  for (const m of memberships) {
-    const school = bySchool.get(m.schoolId) ?? { id: m.schoolId, name: m.schoolName, roles: [] };
-    school.roles.push({ id: m.roleId, key: m.key, name: m.roleName });
-    bySchool.set(m.schoolId, school);
+  if (user.deletedAt !== null) {
+    throw new ApiError(401, "This account has been deleted: sign in again to start a new one.", {
+      title: "Account deleted",
+      headers: { "www-authenticate": 'Bearer realm="api"' },
+    });
   }
-  return { ...toUser(user), schools: [...bySchool.values()], legal: toMustAccept(due) };
+  const bySchool = new Map<number, School>();
+  const schoolEntry = (id: number, name: string) => {
+    const school = bySchool.get(id) ?? { id, name, roles: [], actsFor: [] };
+    bySchool.set(id, school);
+    return school;
+  };
+  for (const m of memberships)
+    schoolEntry(m.schoolId, m.schoolName).roles.push({ id: m.roleId, key: m.key, name: m.roleName });
+  for (const { schoolId, schoolName, timeZone, ...d } of delegations) {
+    if (validToday({ timeZone, validFrom: d.validFrom, validUntil: d.validUntil }, now)) {
+      schoolEntry(schoolId, schoolName).actsFor.push(d);
+    }
+  }
+  const schoolList = [...bySchool.values()].sort((a, b) => a.id - b.id);
+  return { ...toUser(user), schools: schoolList, legal: toMustAccept(due) };
 }
 
 export const getCurrentUser = operation(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));

@@ -4,7 +4,7 @@
  * account deletion (anonymised). Every write is one batch with its audit rows; every check that
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
-import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -18,14 +18,13 @@ import { refreshTokens } from "../auth/schema";
 import { delegates } from "../delegate/schema";
 import { deviceTokens } from "../device-token/schema";
 import { parents } from "../parent/schema";
-import { mayAssign } from "../role/grants";
+import { mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { giveRole, roleUserAudit, userAudit, userByPhone } from "./people";
 import { schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
-const SUPER_ADMIN = BUILTIN_ROLES["super-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 const delegateAudit = { entity: "delegate", table: delegates };
 
@@ -59,10 +58,6 @@ export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
   if (!row) throw notFound("User", id);
   return toMember(row);
 }
-
-/** A role the current school may use: a built-in one (not super-admin) or one of its own. */
-export const usableRole = (ctx: Ctx) =>
-  and(ne(roles.id, SUPER_ADMIN), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${schoolOf(ctx)})`);
 
 /** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
 export async function checkRoles(ctx: Ctx, ids: readonly number[]) {
