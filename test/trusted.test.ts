@@ -292,7 +292,9 @@ describe("trusted people: PATCH .../status", () => {
     expect(JSON.parse(rows[0]?.changes ?? "{}")).toMatchObject({ status: { old: "pending", new: "approved" } });
     const again = await decide(t, PEOPLE, p.id, { status: "rejected" });
     expect(again.status).toBe(409);
-    expect((await problem(again)).detail).toMatch(/approved/);
+    expect((await problem(again)).detail).toBe(
+      `Trusted person ${p.id} is approved; only a pending request can be changed or decided`,
+    );
   });
 
   it("of a concurrent approve and reject, exactly one wins and the other is a 409", async () => {
@@ -470,7 +472,9 @@ describe("trusted addresses", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "trusted-address"), eq(auditLog.recordId, a.id), eq(auditLog.action, "status")));
     expect(audits).toHaveLength(1);
-    expect((await decide(t, ADDRESSES, a.id, { status: "rejected" })).status).toBe(409);
+    const again = await decide(t, ADDRESSES, a.id, { status: "rejected" });
+    expect(again.status).toBe(409);
+    expect((await problem(again)).detail).toMatch(/only a pending request can be changed or decided$/);
     expect(
       (await t.request(`${ADDRESSES}/${a.id}`, { method: "PUT", token: await parent(t), body: { number: "1" } }))
         .status,
