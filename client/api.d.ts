@@ -1177,7 +1177,10 @@ export interface paths {
          * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed.
          */
         get: operations["getStudent"];
-        /** Update a student */
+        /**
+         * Update a student
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent).
+         */
         put: operations["updateStudent"];
         post?: never;
         /** Delete a student (soft: kept for the records that name them) */

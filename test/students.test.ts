@@ -86,6 +86,28 @@ describe("students", () => {
     expect(page.data.map((r) => r.id)).not.toContain(s.id);
   });
 
+  it("never moves a student between families silently: another family is a 409; out first, then in", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const s = await create(t, { firstName: "Mo", lastName: u("Ve"), familyId: 1 });
+    const [other] = await t.db
+      .insert(families)
+      .values({ schoolId: NORTH, familyNumber: u("F"), name: "Other" })
+      .returning({ id: families.id });
+    const put = (familyId: number | null) =>
+      t.request(`/api/v1/student/${s.id}`, { method: "PUT", token, school: NORTH, body: { familyId } });
+    const moved = await put(other?.id as number);
+    expect(moved.status).toBe(409);
+    expect((await problem(moved)).detail).toBe(
+      `Student ${s.id} is already in another family (1); a student in two families is not allowed: take them out of it first`,
+    );
+    expect((await put(1)).status).toBe(204); // the same family: nothing to refuse
+    expect((await put(null)).status).toBe(204);
+    expect((await put(other?.id as number)).status).toBe(204);
+    const read = await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH });
+    expect(((await read.json()) as { familyId: number }).familyId).toBe(other?.id);
+  });
+
   it("refuses a family of another school (404) and bad input (400)", async () => {
     const t = makeTestApp();
     const [south] = await t.db
