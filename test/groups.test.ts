@@ -273,6 +273,14 @@ describe("groups", () => {
     const t = makeTestApp();
     const token = await admin(t);
     const group = await createGroup(t);
+    const none = await t.request(`/api/v1/group/${group.id}/signed-url`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { method: "GET" },
+    });
+    expect(none.status).toBe(404);
+    expect((await problem(none)).detail).toBe(`Group ${group.id} has no image; upload one with method PUT`);
     const res = await t.request(`/api/v1/group/${group.id}/signed-url`, {
       method: "PUT",
       token,

@@ -661,7 +661,7 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
     await resource.commit(ctx, id, resource.writes.update(ctx, id, { image: key }, "image"));
   } else {
     const group = await resource.find(ctx, id);
-    if (group.image === null) throw notFound(`Group ${id} has no image; upload one with method PUT`);
+    if (group.image === null) throw new ApiError(404, `Group ${id} has no image; upload one with method PUT`);
     key = group.image;
   }
   const contentType = input.method === "PUT" ? input.contentType : undefined;
