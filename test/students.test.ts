@@ -162,6 +162,17 @@ describe("students", () => {
     expect([r1.status, r2.status].sort()).toEqual([200, 404]);
     const ok = r1.status === 200 ? r1 : r2;
     expect(((await ok.json()) as { deleted: number[] }).deleted.length).toBeGreaterThan(0);
+    // DELETE on the same path does the same, as for groups (it is not a student id: never a 400 on `id`).
+    const c = await create(t, { firstName: "C", lastName: u("L") });
+    const viaDelete = await t.request("/api/v1/student/delete-multiple", {
+      method: "DELETE",
+      token,
+      school: NORTH,
+      body: { ids: [c.id] },
+    });
+    expect(viaDelete.status, await viaDelete.clone().text()).toBe(200);
+    expect(await viaDelete.json()).toEqual({ deleted: [c.id] });
+    expect((await t.request(`/api/v1/student/${c.id}`, { token, school: NORTH })).status).toBe(404);
   });
 
   it("answers the detail in one D1 round trip: family, guardians, groups, approved trusted people", async () => {

@@ -276,21 +276,31 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
   return ids;
 }
 
-export const deleteStudents = operation(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/student/delete-multiple",
-    tag: "People",
-    operationId: "deleteStudents",
-    summary: "Delete several students at once (all or none)",
-    description: "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted.",
-    access: permissions.write,
-    audit: "student",
-    request: { body: jsonBody(DeleteMany("Student"), "StudentDeleteMany") },
-    responses: { 200: json(Deleted, "The ids deleted") },
-  }),
-  async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
-);
+/** "Delete multiple students": POST as the spec has it, and DELETE on the same path, as groups have both. */
+const deleteSeveral = (method: "post" | "delete", operationId: string) =>
+  operation(
+    defineRoute({
+      method,
+      path: "/api/v1/student/delete-multiple",
+      tag: "People",
+      operationId,
+      summary:
+        method === "post"
+          ? "Delete several students at once (all or none)"
+          : "Delete several students at once (all or none; DELETE form)",
+      description:
+        "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted. " +
+        "`POST` and `DELETE` on this path do the same.",
+      access: permissions.write,
+      audit: "student",
+      request: { body: jsonBody(DeleteMany("Student"), "StudentDeleteMany") },
+      responses: { 200: json(Deleted, "The ids deleted") },
+    }),
+    async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
+  );
+
+export const deleteStudents = deleteSeveral("post", "deleteStudents");
+export const deleteMultipleStudents = deleteSeveral("delete", "deleteMultipleStudents");
 
 // ------------------------------------------------------------------------------------ the detail
 
