@@ -110,13 +110,15 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
   const today = dateIn(first.timeZone, ctx.deps.clock.now());
   const barred = (r: (typeof rows)[number]) =>
     r.restricted && (r.restrictionUntil === null || r.restrictionUntil >= today)
-      ? "the school restricted who may pick this student up"
+      ? "the school has restricted this guardian (may not pick up)"
       : r.canRequestChanges
         ? null
         : "this guardian may not request changes to the student's way home";
   const allowed = rows.find((r) => barred(r) === null);
   if (!allowed)
-    throw unprocessable(`Parent ${first.parentId} may not authorise others for student ${studentId}: ${barred(first)}`);
+    throw unprocessable(
+      `Parent ${first.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(first)}`,
+    );
   return allowed.parentId;
 }
 
