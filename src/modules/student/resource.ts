@@ -99,7 +99,8 @@ export const studentResource = defineResource({
 });
 const resource = studentResource;
 
-const Id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
+const Id = recordId();
 
 export const filters = {
   group: {

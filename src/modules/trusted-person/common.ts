@@ -13,6 +13,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { schools } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
+import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
 import { actingFor } from "../delegate/acting";
@@ -152,13 +153,7 @@ export const notPending = (label: string, id: number) => (state: string) =>
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn) => ({
-  schema: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .optional()
-    .openapi({ description: "A student id" }),
+  schema: recordId().optional().openapi({ description: "A student id", type: "integer" }),
   where: (v: number) => eq(column, v),
   example: "1",
 });
