@@ -273,6 +273,14 @@ describe("groups", () => {
     const t = makeTestApp();
     const token = await admin(t);
     const group = await createGroup(t);
+    const none = await t.request(`/api/v1/group/${group.id}/signed-url`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { method: "GET" },
+    });
+    expect(none.status).toBe(404);
+    expect((await problem(none)).detail).toBe(`Group ${group.id} has no image; upload one with method PUT`);
     const res = await t.request(`/api/v1/group/${group.id}/signed-url`, {
       method: "PUT",
       token,
@@ -448,6 +456,34 @@ describe("group-teacher and group-student", () => {
       body: { groupId: a.id },
     });
     expect(clash.status).toBe(409);
+  });
+});
+
+describe("a deleted student", () => {
+  it("leaves the group's student rows as it leaves its participants and count: list and get agree", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const group = await createGroup(t);
+    const [stay, go] = [await makeStudent(t, NORTH), await makeStudent(t, NORTH)];
+    await addParticipants(t, group.id, { studentIds: [stay, go] });
+    const gone = await t.request(`/api/v1/student/${go}`, { method: "DELETE", token, school: NORTH });
+    expect(gone.status).toBe(204);
+    const rows = await readJson<Page<{ id: number; studentId: number }>>(
+      await t.request(`/api/v1/group-student?groupId=${group.id}`, { token, school: NORTH }),
+    );
+    expect(rows.data.map((r) => r.studentId)).toEqual([stay]);
+    expect(rows.total).toBe(1);
+    const byStudent = await readJson<Page<{ id: number }>>(
+      await t.request(`/api/v1/group-student?studentId=${go}`, { token, school: NORTH }),
+    );
+    expect(byStudent.total).toBe(0);
+    const [row] = await t.db
+      .select({ id: groupStudents.id })
+      .from(groupStudents)
+      .where(and(eq(groupStudents.groupId, group.id), eq(groupStudents.studentId, go)));
+    expect((await t.request(`/api/v1/group-student/${row?.id}`, { token, school: NORTH })).status).toBe(404);
+    const got = await readJson<Group>(await t.request(`/api/v1/group/${group.id}`, { token, school: NORTH }));
+    expect(got.studentCount).toBe(rows.total);
   });
 });
 

@@ -186,6 +186,37 @@ describe("the test harness", () => {
 });
 
 describe("lenient input", () => {
+  it("an id filter of the people and groups lists (group, family, studentId, teacher...) takes plain digits only", async () => {
+    const doc = (await (await t.request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { parameters?: (Parameter & { schema?: { type?: string } })[] }>>;
+    };
+    const areas = /^\/api\/v1\/(student|family|group|group-teacher|group-student|trusted-person|trusted-address)(\/|$)/;
+    const filters = Object.entries(doc.paths).flatMap(([path, item]) =>
+      areas.test(path) && !path.includes("{")
+        ? (item.get?.parameters ?? [])
+            .filter((p) => p.in === "query" && p.schema?.type === "integer")
+            .map((p) => [path, p.name] as const)
+        : [],
+    );
+    expect(filters.map(([path, name]) => `${path}?${name}`)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/student?group",
+        "/api/v1/group-student?groupId",
+        "/api/v1/trusted-person?studentId",
+      ]),
+    );
+    for (const [path, name] of filters) {
+      for (const value of ["1e0", "0x1", "1.0", "+1"]) {
+        const res = await t.request(`${path}?${name}=${encodeURIComponent(value)}`, {
+          token: superAdmin,
+          school: NORTH,
+        });
+        expect(res.status, `${path}?${name}=${value}`).toBe(400);
+        expect((await problem(res)).errors?.[0]?.path).toBe(name);
+      }
+    }
+  });
+
   it("invalid UTF-8 in a JSON body is a 400, not stored with replacement characters", async () => {
     const prefix = new TextEncoder().encode('{"name":"utf.bad","description":"caf');
     const suffix = new TextEncoder().encode('"}');

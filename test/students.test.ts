@@ -86,6 +86,28 @@ describe("students", () => {
     expect(page.data.map((r) => r.id)).not.toContain(s.id);
   });
 
+  it("never moves a student between families silently: another family is a 409; out first, then in", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const s = await create(t, { firstName: "Mo", lastName: u("Ve"), familyId: 1 });
+    const [other] = await t.db
+      .insert(families)
+      .values({ schoolId: NORTH, familyNumber: u("F"), name: "Other" })
+      .returning({ id: families.id });
+    const put = (familyId: number | null) =>
+      t.request(`/api/v1/student/${s.id}`, { method: "PUT", token, school: NORTH, body: { familyId } });
+    const moved = await put(other?.id as number);
+    expect(moved.status).toBe(409);
+    expect((await problem(moved)).detail).toBe(
+      `Student ${s.id} is already in another family (1); a student in two families is not allowed: take them out of it first`,
+    );
+    expect((await put(1)).status).toBe(204); // the same family: nothing to refuse
+    expect((await put(null)).status).toBe(204);
+    expect((await put(other?.id as number)).status).toBe(204);
+    const read = await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH });
+    expect(((await read.json()) as { familyId: number }).familyId).toBe(other?.id);
+  });
+
   it("refuses a family of another school (404) and bad input (400)", async () => {
     const t = makeTestApp();
     const [south] = await t.db
@@ -140,6 +162,17 @@ describe("students", () => {
     expect([r1.status, r2.status].sort()).toEqual([200, 404]);
     const ok = r1.status === 200 ? r1 : r2;
     expect(((await ok.json()) as { deleted: number[] }).deleted.length).toBeGreaterThan(0);
+    // DELETE on the same path does the same, as for groups (it is not a student id: never a 400 on `id`).
+    const c = await create(t, { firstName: "C", lastName: u("L") });
+    const viaDelete = await t.request("/api/v1/student/delete-multiple", {
+      method: "DELETE",
+      token,
+      school: NORTH,
+      body: { ids: [c.id] },
+    });
+    expect(viaDelete.status, await viaDelete.clone().text()).toBe(200);
+    expect(await viaDelete.json()).toEqual({ deleted: [c.id] });
+    expect((await t.request(`/api/v1/student/${c.id}`, { token, school: NORTH })).status).toBe(404);
   });
 
   it("answers the detail in one D1 round trip: family, guardians, groups, approved trusted people", async () => {

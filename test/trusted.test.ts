@@ -181,6 +181,35 @@ describe("trusted people: registering", () => {
     }
   });
 
+  it("refuses (422) a guardian the school restricted, or who may not request changes; an ended restriction no longer counts", async () => {
+    const t = makeTestApp();
+    const token = await parent(t);
+    const today = t.clock.now().toISOString().slice(0, 10);
+    const cases: [Partial<typeof guardians.$inferInsert>, number, RegExp | null][] = [
+      [{ restricted: true, restrictionReason: "Court order" }, 422, /restricted/],
+      [{ restricted: true, restrictionReason: "Court order", restrictionFrom: "2099-01-01" }, 422, /restricted/],
+      [{ canRequestChanges: false }, 422, /may not request changes/],
+      [{ restricted: true, restrictionReason: "Old order", restrictionUntil: "2000-01-01" }, 201, null],
+      [{ restricted: true, restrictionReason: "Ends today", restrictionUntil: today }, 422, /restricted/],
+    ];
+    for (const [link, status, detail] of cases) {
+      const child = await student(t);
+      await t.db.insert(guardians).values({ schoolId: NORTH, studentId: child, parentId: DEMO_PARENT_ID, ...link });
+      for (const path of [PEOPLE, ADDRESSES]) {
+        const body = path === PEOPLE ? personBody(child) : addressBody(child);
+        const res = await t.request(path, { method: "POST", token, body });
+        expect(res.status, `${path} ${JSON.stringify(link)}`).toBe(status);
+        if (detail) expect((await problem(res)).detail).toMatch(detail);
+      }
+    }
+    // Staff still register for such a student (the school decides).
+    const child = await student(t);
+    await t.db
+      .insert(guardians)
+      .values({ schoolId: NORTH, studentId: child, parentId: DEMO_PARENT_ID, restricted: true });
+    expect((await addPerson(t, personBody(child), await staff(t))).parentId).toBeNull();
+  });
+
   it("lets a valid delegate of the parent register and see their children's", async () => {
     const t = makeTestApp();
     const child = await ownChild(t);
@@ -263,7 +292,9 @@ describe("trusted people: PATCH .../status", () => {
     expect(JSON.parse(rows[0]?.changes ?? "{}")).toMatchObject({ status: { old: "pending", new: "approved" } });
     const again = await decide(t, PEOPLE, p.id, { status: "rejected" });
     expect(again.status).toBe(409);
-    expect((await problem(again)).detail).toMatch(/approved/);
+    expect((await problem(again)).detail).toBe(
+      `Trusted person ${p.id} is approved; only a pending request can be changed or decided`,
+    );
   });
 
   it("of a concurrent approve and reject, exactly one wins and the other is a 409", async () => {
@@ -441,7 +472,9 @@ describe("trusted addresses", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "trusted-address"), eq(auditLog.recordId, a.id), eq(auditLog.action, "status")));
     expect(audits).toHaveLength(1);
-    expect((await decide(t, ADDRESSES, a.id, { status: "rejected" })).status).toBe(409);
+    const again = await decide(t, ADDRESSES, a.id, { status: "rejected" });
+    expect(again.status).toBe(409);
+    expect((await problem(again)).detail).toMatch(/only a pending request can be changed or decided$/);
     expect(
       (await t.request(`${ADDRESSES}/${a.id}`, { method: "PUT", token: await parent(t), body: { number: "1" } }))
         .status,

@@ -213,6 +213,8 @@ export interface ActionSpec<T extends Table, I extends z.ZodObject | undefined> 
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** Business rules over the row, else 422. */
   rules?: (ctx: Ctx, input: InputOf<I>) => Rule[];
+  /** The 409's detail for the state the record is in (default: names the states the action needs). */
+  conflict?: (id: number) => (state: string) => string;
   /** The change. */
   set: (ctx: Ctx, input: InputOf<I>, id: number) => SetValues<T> | Promise<SetValues<T>>;
   also?: (ctx: Ctx, id: number, input: InputOf<I>) => Statement[];
@@ -687,6 +689,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
           set: await spec.set(ctx, input, id),
           from: spec.from,
           rules: spec.rules?.(ctx, input),
+          conflict: spec.conflict?.(id),
           also: spec.also?.(ctx, id, input),
           readBack: true,
           parentId,

@@ -3,13 +3,15 @@
  * with the subject they teach it) and `/api/v1/group-student` (a student in a group). The same
  * teacher or student twice in a group is a 409 (the unique index decides, so two racing requests
  * give one 201 and one 409); a group, teacher or student of another school, a removed teacher or a
- * deleted student is a 404. Staff see every row; a teacher the rows of the groups they teach.
+ * deleted student is a 404 (and their rows are no longer listed). Staff see every row; a teacher the
+ * rows of the groups they teach.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { users } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { recordId } from "../../lib/params";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { students } from "../student/schema";
@@ -20,8 +22,8 @@ import { permissions } from "./permissions";
 import { groupStudents, groups, groupTeachers } from "./schema";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const idFilter = (description: string) =>
-  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
+/** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
+const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
 
 /** The group is one of this school's, else 404. */
 async function groupHere(ctx: Ctx, groupId: number) {
@@ -163,7 +165,13 @@ export const groupStudentResource = defineResource({
     join: (q) => q.innerJoin(students, eq(students.id, groupStudents.studentId)),
   },
   toRecord: (row) => ({ ...row }),
-  visibleTo: (ctx, access) => groupVisible(ctx, '"group_student"."group_id"', access),
+  // A deleted student's rows stay (records name them) but are gone from here, as from the group's
+  // participants and studentCount: the student's primary key answers it.
+  visibleTo: (ctx, access) =>
+    and(
+      groupVisible(ctx, '"group_student"."group_id"', access),
+      sql`EXISTS (SELECT 1 FROM "student" "live" WHERE "live"."id" = "group_student"."student_id" AND "live"."deleted_at" IS NULL)`,
+    ),
   conflictMessage: "This student is already in this group",
 });
 

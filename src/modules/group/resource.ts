@@ -10,7 +10,7 @@ import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound, unprocessable } from "../../lib/errors";
-import { Deleted, DeleteMany, idList } from "../../lib/params";
+import { Deleted, DeleteMany, idList, recordId } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
@@ -130,8 +130,8 @@ const Grade = z.number().int().min(1).max(12).openapi({ example: 3, description:
 const LevelInput = z
   .enum(LEVELS)
   .openapi({ example: "elementary", description: "One of the levels the school offers" });
-const idFilter = (description: string) =>
-  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
+/** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
+const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
 
 export const listGroups = resource.list({
   access: permissions.read,
@@ -661,7 +661,7 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
     await resource.commit(ctx, id, resource.writes.update(ctx, id, { image: key }, "image"));
   } else {
     const group = await resource.find(ctx, id);
-    if (group.image === null) throw notFound(`Group ${id} has no image; upload one with method PUT`);
+    if (group.image === null) throw new ApiError(404, `Group ${id} has no image; upload one with method PUT`);
     key = group.image;
   }
   const contentType = input.method === "PUT" ? input.contentType : undefined;

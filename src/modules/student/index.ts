@@ -14,6 +14,7 @@ export default defineModule({
       operations: [
         r.exportStudents,
         r.deleteStudents,
+        r.deleteMultipleStudents,
         r.listStudents,
         r.createStudent,
         r.getStudentDetail,

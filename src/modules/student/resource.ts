@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, conflict, notFound } from "../../lib/errors";
 import { keysetRows } from "../../lib/pagination";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
 import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
@@ -99,7 +99,8 @@ export const studentResource = defineResource({
 });
 const resource = studentResource;
 
-const Id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
+const Id = recordId();
 
 export const filters = {
   group: {
@@ -197,11 +198,31 @@ export const updateStudent = resource.update({
     familyId: recordId().nullable().optional().openapi({ description: "A family of this school, or null" }),
     status: Status.optional(),
   }),
-  values: async (input, ctx) => {
+  values: async (input, ctx, id) => {
     await checkFamily(ctx, input.familyId);
+    if (typeof input.familyId === "number") await notInAnotherFamily(ctx, id, input.familyId);
     return input;
   },
+  description:
+    "`familyId` puts the student in a family of this school (404 otherwise); a student already in another family " +
+    "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent).",
 });
+
+/** A student joining `familyId` must be in no family (or already in that one), else 409 as the families module says. */
+async function notInAnotherFamily(ctx: Ctx, id: number, familyId: number) {
+  const [row] = await ctx.deps.db
+    .select({ familyId: students.familyId })
+    .from(students)
+    .where(resource.scoped(ctx, eq(students.id, id), "write"))
+    .limit(1);
+  if (!row) throw notFound("Student", id);
+  if (row.familyId !== null && row.familyId !== familyId) {
+    throw conflict(
+      `Student ${id} is already in another family (${row.familyId}); a student in two families is not allowed: ` +
+        "take them out of it first",
+    );
+  }
+}
 
 /** The soft delete of one student: `deleted_at` set (audited as a delete); records naming them keep it. */
 const softDelete = (ctx: Ctx, id: number) =>
@@ -256,21 +277,31 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
   return ids;
 }
 
-export const deleteStudents = operation(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/student/delete-multiple",
-    tag: "People",
-    operationId: "deleteStudents",
-    summary: "Delete several students at once (all or none)",
-    description: "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted.",
-    access: permissions.write,
-    audit: "student",
-    request: { body: jsonBody(DeleteMany("Student"), "StudentDeleteMany") },
-    responses: { 200: json(Deleted, "The ids deleted") },
-  }),
-  async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
-);
+/** "Delete multiple students": POST as the spec has it, and DELETE on the same path, as groups have both. */
+const deleteSeveral = (method: "post" | "delete", operationId: string) =>
+  operation(
+    defineRoute({
+      method,
+      path: "/api/v1/student/delete-multiple",
+      tag: "People",
+      operationId,
+      summary:
+        method === "post"
+          ? "Delete several students at once (all or none)"
+          : "Delete several students at once (all or none; DELETE form)",
+      description:
+        "Ids not of this school (or already deleted) are a 404 naming them, and nothing is deleted. " +
+        "`POST` and `DELETE` on this path do the same.",
+      access: permissions.write,
+      audit: "student",
+      request: { body: jsonBody(DeleteMany("Student"), "StudentDeleteMany") },
+      responses: { 200: json(Deleted, "The ids deleted") },
+    }),
+    async (c) => c.json({ deleted: await deleteMany(ctxOf(c), c.req.valid("json").ids) }, 200),
+  );
+
+export const deleteStudents = deleteSeveral("post", "deleteStudents");
+export const deleteMultipleStudents = deleteSeveral("delete", "deleteMultipleStudents");
 
 // ------------------------------------------------------------------------------------ the detail
 

@@ -173,6 +173,7 @@ const decide = resource.action({
   access: permissions.review,
   input: AddressDecision,
   from: { column: trustedAddresses.status, states: ["pending"] },
+  conflict: (id) => notPending("Trusted address", id),
   set: (ctx, { routeStopId, ...input }) => ({
     ...decided(ctx, input),
     ...(routeStopId === undefined ? {} : { routeStopId }),

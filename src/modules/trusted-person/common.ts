@@ -10,9 +10,12 @@
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { schools } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
+import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
+import { dateIn } from "../../lib/zoned-time";
 import { actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
 import { guardians, students } from "../student/schema";
@@ -55,6 +58,8 @@ export const visibleThrough =
  * - anyone else: a student they (or the parent they are a delegate of) are a guardian of. Another
  *   student, of this school or not, is a 404 "Student n not found": a parent cannot tell a child who
  *   is not theirs from one who does not exist. `parentId`, when given, must be one of those guardians.
+ *   That guardian must be allowed to request changes (`canRequestChanges`) and not be restricted by
+ *   the school today or later (a restriction that ended no longer counts): else 422.
  */
 export async function registrant(ctx: ActingCtx, studentId: number, parentId?: number): Promise<number | null> {
   const { db } = ctx.deps;
@@ -75,11 +80,19 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
     return parentId;
   }
   const ids = actedUsers(ctx);
-  const [row] = await db
-    .select({ parentId: guardians.parentId })
+  const rows = await db
+    .select({
+      parentId: guardians.parentId,
+      canRequestChanges: guardians.canRequestChanges,
+      restricted: guardians.restricted,
+      restrictionFrom: guardians.restrictionFrom,
+      restrictionUntil: guardians.restrictionUntil,
+      timeZone: schools.timeZone,
+    })
     .from(guardians)
     .innerJoin(parents, eq(parents.id, guardians.parentId))
     .innerJoin(students, eq(students.id, guardians.studentId))
+    .innerJoin(schools, eq(schools.id, students.schoolId))
     .where(
       and(
         student,
@@ -90,10 +103,24 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
       ),
     )
     // The caller's own profile first, then a parent they act for.
-    .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`))
-    .limit(1);
-  if (!row) throw notFound("Student", studentId);
-  return row.parentId;
+    .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`));
+  const first = rows[0];
+  if (!first) throw notFound("Student", studentId);
+  // Whom a child may leave with is a change to the way home: the guardian must be allowed to request
+  // changes, and not be under a school restriction that holds today or later (a court order).
+  const today = dateIn(first.timeZone, ctx.deps.clock.now());
+  const barred = (r: (typeof rows)[number]) =>
+    r.restricted && (r.restrictionUntil === null || r.restrictionUntil >= today)
+      ? "the school has restricted this guardian (may not pick up)"
+      : r.canRequestChanges
+        ? null
+        : "this guardian may not request changes to the student's way home";
+  const allowed = rows.find((r) => barred(r) === null);
+  if (!allowed)
+    throw unprocessable(
+      `Parent ${first.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(first)}`,
+    );
+  return allowed.parentId;
 }
 
 export const Status = z.enum(TRUSTED_STATUSES).openapi({ example: "pending" });
@@ -126,13 +153,7 @@ export const notPending = (label: string, id: number) => (state: string) =>
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn) => ({
-  schema: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .optional()
-    .openapi({ description: "A student id" }),
+  schema: recordId().optional().openapi({ description: "A student id", type: "integer" }),
   where: (v: number) => eq(column, v),
   example: "1",
 });

@@ -160,6 +160,7 @@ const decide = resource.action({
   access: permissions.review,
   input: DecisionBody,
   from: { column: trustedPeople.status, states: ["pending"] },
+  conflict: (id) => notPending("Trusted person", id),
   set: (ctx, input) => decided(ctx, input),
   summary: "Approve or reject a pending trusted person (update status)",
   description:
