@@ -26,7 +26,7 @@ async function create(t: TestApp, body: Record<string, unknown>, school = NORTH)
   const token = school === NORTH ? await admin(t) : await southAdmin(t);
   const res = await t.request("/api/v1/student", { method: "POST", token, school, body });
   expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { id: number; familyId: number | null };
+  return (await res.json()) as { id: number; familyId: number | null; firstName: string };
 }
 
 async function parentIn(t: TestApp, school = NORTH) {
@@ -106,6 +106,27 @@ describe("students", () => {
     expect((await put(other?.id as number)).status).toBe(204);
     const read = await t.request(`/api/v1/student/${s.id}`, { token, school: NORTH });
     expect(((await read.json()) as { familyId: number }).familyId).toBe(other?.id);
+  });
+
+  it("finds a name without its accents or case, across first and last name", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const tag = u("Ñúñez"); // "Ñúñez-<n>-<random>": unique in the school
+    const last = `López ${tag}`;
+    const plain = tag.replace("Ñúñez", "nunez");
+    // "é" sent as e + a combining accent is stored as one letter.
+    const s = await create(t, { firstName: "Jose\u0301 María", lastName: last });
+    expect(s.firstName).toBe("José María");
+    const found = async (name: string) => {
+      const res = await t.request(`/api/v1/student?name=${encodeURIComponent(name)}`, { token, school: NORTH });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { id: number }[] }).data.map((r) => r.id);
+    };
+    for (const name of [plain, `lopez ${plain}`, `LÓPEZ ${tag.toUpperCase()}`, `maria lopez ${plain}`]) {
+      expect(await found(name), name).toEqual([s.id]);
+    }
+    expect(await found(`José María López ${tag}`)).toEqual([s.id]);
+    expect(await found(`jose  maria ${plain}`)).toEqual([]);
   });
 
   it("refuses a family of another school (404) and bad input (400)", async () => {

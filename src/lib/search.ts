@@ -18,6 +18,39 @@ export const searchTerm = (description: string) =>
     .optional()
     .openapi({ description });
 
-/** Case-insensitive (ASCII) substring match. */
-export const contains = (column: SQLiteColumn, term: string): SQL =>
-  sql`${column} LIKE ${`%${escapeLike(term)}%`} ESCAPE '\\'`;
+/**
+ * Accented Latin letters and the ASCII letter they fold to: "lopez" finds López, "GARCIA" García.
+ * LIKE already ignores ASCII case; other scripts are compared as they are.
+ */
+const FOLDS: [string, string][] = [
+  // Spanish in full (both cases), and the Portuguese and French letters seen in family names.
+  ["aáÁàâã", "a"],
+  ["eéÉèê", "e"],
+  ["iíÍ", "i"],
+  ["oóÓôõ", "o"],
+  ["uúÚüÜ", "u"],
+  ["nñÑ", "n"],
+  ["cçÇ", "c"],
+];
+const FOLD = new Map(FOLDS.flatMap(([chars, to]) => [...chars.slice(1)].map((ch): [string, string] => [ch, to])));
+const FOLDABLE = new RegExp(`[${[...FOLD.keys()].join("")}]`, "g");
+
+/** A search term folded as `folded()` folds the column: NFC, accented letters to ASCII. */
+export const foldTerm = (term: string) => term.normalize("NFC").replace(FOLDABLE, (ch) => FOLD.get(ch) ?? ch);
+
+// `replace(replace(…(x, 'á', 'a')…)`: constants written into the SQL (no bound parameters: D1
+// allows 100 per statement), wrapped around the searched expression. Each letter is one level of
+// nesting, and D1 allows expressions 100 deep: the list above stays short (22).
+const FOLD_OPEN = sql.raw("replace(".repeat(FOLD.size));
+const FOLD_CLOSE = sql.raw([...FOLD].map(([from, to]) => `, '${from}', '${to}')`).join(""));
+const folded = (expr: SQL | SQLiteColumn): SQL => sql`${FOLD_OPEN}${expr}${FOLD_CLOSE}`;
+
+const like = (expr: SQL | SQLiteColumn, term: string): SQL =>
+  sql`${folded(expr)} LIKE ${`%${escapeLike(foldTerm(term))}%`} ESCAPE '\\'`;
+
+/** Substring match that ignores ASCII case and Latin accents. */
+export const contains = (column: SQLiteColumn, term: string): SQL => like(column, term);
+
+/** A person's name search: the term anywhere in "first last" ("Ana García", "garcia", "ana g"). */
+export const containsName = (first: SQLiteColumn, last: SQLiteColumn, term: string): SQL =>
+  like(sql`${first} || ' ' || ${last}`, term);

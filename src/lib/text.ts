@@ -26,18 +26,22 @@ export function unsafeCharacter(value: string): string | undefined {
 }
 
 /**
- * Human text: trimmed, at most `max` characters (at least `min`, default 1), with no control or bidi
+ * Human text: trimmed, NFC-normalised, at most `max` characters (at least `min`, default 1), with no control or bidi
  * formatting characters.
  * @example
  * name: text({ max: 100 }).openapi({ example: "2026-2027" }),
  * description: text({ max: 500, min: 0 }).default(""),
  */
 export function text({ max, min = 1 }: { max: number; min?: number }) {
-  return z
-    .string()
-    .trim()
-    .min(min)
-    .max(max)
-    .regex(SAFE_TEXT, { error: (issue) => `${UNSAFE_TEXT_MESSAGE} (${unsafeCharacter(String(issue.input))})` })
-    .openapi({ description: `Text of ${min} to ${max} characters, without control or bidi formatting characters` });
+  return (
+    z
+      .string()
+      .trim()
+      // One spelling per letter: "é" typed as e + combining accent is stored as "é" (search folds it).
+      .normalize("NFC")
+      .min(min)
+      .max(max)
+      .regex(SAFE_TEXT, { error: (issue) => `${UNSAFE_TEXT_MESSAGE} (${unsafeCharacter(String(issue.input))})` })
+      .openapi({ description: `Text of ${min} to ${max} characters, without control or bidi formatting characters` })
+  );
 }

@@ -10,7 +10,7 @@
  * they have no parent profile of their own, and who acts for a parent is the parent's to decide.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { users } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
@@ -18,7 +18,7 @@ import { badRequest, unprocessable } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { contains, searchTerm } from "../../lib/search";
+import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
@@ -127,7 +127,7 @@ const filters = {
     where: (term: string) =>
       sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
         eq(users.id, delegates.userId),
-        or(contains(users.firstName, term), contains(users.lastName, term)),
+        containsName(users.firstName, users.lastName, term),
       )})`,
     example: "Rosa",
   } satisfies Filter<string>,

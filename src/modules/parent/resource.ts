@@ -10,7 +10,7 @@
  * holders of `parent.contact` and to the parent themself; to others they are null.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
@@ -20,7 +20,7 @@ import { keysetRows } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, filterConditions, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { contains, searchTerm } from "../../lib/search";
+import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, type Statement } from "../../lib/write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
@@ -115,7 +115,7 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => person(or(contains(users.firstName, term), contains(users.lastName, term))),
+    where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {

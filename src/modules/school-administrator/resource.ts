@@ -7,7 +7,7 @@
  * last administrator (422). PUT edits the person's name and email.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, exists, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -17,7 +17,7 @@ import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { contains, searchTerm } from "../../lib/search";
+import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { permissions as role } from "../role/permissions";
@@ -83,7 +83,7 @@ const resource = schoolAdministratorResource;
 const nameContains = (term: string): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
     eq(users.id, roleUsers.userId),
-    or(contains(users.firstName, term), contains(users.lastName, term)),
+    containsName(users.firstName, users.lastName, term),
   )})`;
 
 export const listSchoolAdministrators = resource.list({

@@ -5,14 +5,14 @@
  * ./visibility.ts. Guardians (the parent links): ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { keysetRows } from "../../lib/pagination";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
 import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
-import { contains, searchTerm } from "../../lib/search";
+import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, type Statement } from "../../lib/write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
@@ -126,7 +126,7 @@ export const filters = {
   } satisfies Filter<(typeof STATUSES)[number]>,
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => or(contains(students.firstName, term), contains(students.lastName, term)),
+    where: (term: string) => containsName(students.firstName, students.lastName, term),
     example: "Pablo",
   } satisfies Filter<string>,
 };

@@ -15,7 +15,7 @@
  * - People removed from the school (`school_user.deleted_at` set) are never listed or read.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -25,7 +25,7 @@ import { ApiError, conflict, notFound } from "../../lib/errors";
 import type { Page } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
 import type { Filter } from "../../lib/resource";
-import { contains, searchTerm } from "../../lib/search";
+import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
@@ -105,7 +105,7 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (term: string) => person(or(contains(users.firstName, term), contains(users.lastName, term))),
+      where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
       example: "Ana",
     } satisfies Filter<string>,
     status: {

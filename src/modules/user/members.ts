@@ -4,11 +4,11 @@
  * create's read-back and the role lists, so each is one query (one D1 round trip with its count).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
-import { contains } from "../../lib/search";
+import { containsName } from "../../lib/search";
 import { schoolUsers } from "./schema";
 
 export const LANGUAGES = [
@@ -66,8 +66,7 @@ const onUser = (cond: SQL | undefined): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, schoolUsers.userId), cond)})`;
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
-export const nameContains = (term: string) =>
-  onUser(or(contains(users.firstName, term), contains(users.lastName, term)));
+export const nameContains = (term: string) => onUser(containsName(users.firstName, users.lastName, term));
 
 // role_user_uq (user_id, school_id, role_id) serves it, in role id order.
 const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;

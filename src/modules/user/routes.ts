@@ -107,8 +107,7 @@ export async function currentUser(ctx: Ctx) {
           ne(parentUsers.status, "inactive"),
           gte(delegates.validUntil, new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10)),
         ),
-      )
-      .orderBy(asc(delegates.schoolId), asc(delegates.id)),
+      ),
     mustAcceptQuery(db, userId),
   ]);
   if (!user) throw notFound("User", userId);
@@ -131,7 +130,9 @@ export async function currentUser(ctx: Ctx) {
       schoolEntry(schoolId, schoolName).actsFor.push(d);
     }
   }
+  // In memory (a handful of rows): an ORDER BY would sort outside delegate_user_idx's order.
   const schoolList = [...bySchool.values()].sort((a, b) => a.id - b.id);
+  for (const school of schoolList) school.actsFor.sort((a, b) => a.delegationId - b.delegationId);
   return { ...toUser(user), schools: schoolList, legal: toMustAccept(due) };
 }
 
