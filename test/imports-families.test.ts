@@ -359,9 +359,10 @@ describe("POST /api/v1/family/upload-file", () => {
         ["F-21", "Otra", "S-25", "Jo", "V", null, null, phone(24), null, null, null, null, null, null, null],
         ["F-21", "Otra", "S-25", "Jo", "V", null, null, null, null, null, null, null, null, null, null],
         ["F-21", "Otra", "S-26", "Jo", "V", null, null, null, null, null, null, null, null, null, null],
+        ["F-21", "Otra", "S-27", "Kim", "V", "Preescolar", null, null, null, null, null, null, null, null, null],
       ]),
     );
-    expect(process).toMatchObject({ status: "completed", totalRows: 8, processedRows: 1 });
+    expect(process).toMatchObject({ status: "completed", totalRows: 9, processedRows: 1 });
     expect(process.errors).toEqual([
       { row: 2, column: "Family name", message: "Required" },
       { row: 2, column: "Level", message: "Expected one of preschool, elementary, middle, high" },
@@ -387,6 +388,8 @@ describe("POST /api/v1/family/upload-file", () => {
       // Row 6 was refused: the phone is still a new person without a name.
       { row: 7, column: "Parent 1 phone", message: "A new person: parent 1's first and last name are required" },
       { row: 8, column: "Student id number", message: "Student S-25 is already in an earlier row of the file" },
+      // A level the product knows but this school does not offer (it offers elementary and middle here).
+      { row: 10, column: "Level", message: "The school does not offer the level preschool; it offers elementary, middle" },
     ]);
     expect((await familyOf("F-20"))?.students).toEqual([{ idNumber: "S-20", firstName: "Eva", level: null }]);
     expect((await familyOf("F-21"))?.students).toEqual([{ idNumber: "S-26", firstName: "Jo", level: null }]);
@@ -469,7 +472,7 @@ describe("POST /api/v1/group/upload-file", () => {
     );
     expect(process).toMatchObject({ entity: "groups", status: "completed", totalRows: 5, processedRows: 1 });
     expect(process.errors).toEqual([
-      { row: 3, column: "Level", message: "The school does not offer high (it offers elementary, middle)" },
+      { row: 3, column: "Level", message: "The school does not offer the level high; it offers elementary, middle" },
       { row: 4, column: "Teacher phones", message: `Not teachers of this school: ${DEMO.northParent.phone}` },
       { row: 4, column: "Student id numbers", message: "No student of this school has the id number NOPE" },
       { row: 5, column: "Name", message: "Group 4A of 2026-2027 is already in an earlier row of the file" },

@@ -151,6 +151,35 @@ describe("students", () => {
     ]) {
       expect((await t.request("/api/v1/student", { method: "POST", token, school: NORTH, body })).status).toBe(400);
     }
+    // Known levels and real dates the school cannot take: 422 with the reason, nothing written.
+    const southToken = await southAdmin(t);
+    const preschool = await t.request("/api/v1/student", {
+      method: "POST",
+      token: southToken,
+      school: SOUTH,
+      body: { firstName: "A", lastName: "B", level: "preschool" },
+    });
+    expect(preschool.status).toBe(422);
+    expect((await problem(preschool)).detail).toBe(
+      "The school does not offer the level preschool; it offers elementary, middle, high",
+    );
+    const tomorrow2 = new Date(t.clock.now().getTime() + 2 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const unborn = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { firstName: "A", lastName: "B", birthDate: tomorrow2 },
+    });
+    expect(unborn.status).toBe(422);
+    expect((await problem(unborn)).detail).toBe(`The birth date ${tomorrow2} is after today`);
+    const s = await create(t, { firstName: "A", lastName: u("B"), birthDate: "2018-05-14" }, SOUTH);
+    const moved = await t.request(`/api/v1/student/${s.id}`, {
+      method: "PUT",
+      token: southToken,
+      school: SOUTH,
+      body: { level: "preschool" },
+    });
+    expect(moved.status).toBe(422);
     expect((await t.request("/api/v1/student?sort=firstName", { token, school: NORTH })).status).toBe(400);
     expect((await t.request(`/api/v1/student?name=${"x".repeat(60)}`, { token, school: NORTH })).status).toBe(400);
   });

@@ -27,10 +27,11 @@ import { auditLog } from "../audit-log/schema";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/resource";
 import { families } from "../family/schema";
 import { parents } from "../parent/schema";
+import { readLevels } from "../school/fields";
 import { LEVELS, type Level } from "../school/levels";
 import { guardians, students } from "../student/schema";
 import { bulkProcesses } from "./schema";
-import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
+import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 type Relationship = (typeof RELATIONSHIPS)[number];
@@ -332,8 +333,9 @@ async function writeBatch(
   const numbersJson = JSON.stringify([...new Set(batch.map((r) => r.values[0]))]);
   const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[7].map((p) => p[0])))]);
   const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
-  const answer = await db.get<{ fams: string; people: string; studs: string; lim: number }>(sql`
+  const answer = await db.get<{ fams: string; people: string; studs: string; lim: number; levels: string }>(sql`
     SELECT
+      (SELECT levels FROM school WHERE id = ${school}) AS levels,
       (SELECT json_group_array(json_array(f.family_number, (SELECT json_group_array(u.phone)
           FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
         FROM json_each(${numbersJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value) AS fams,
@@ -347,6 +349,7 @@ async function writeBatch(
         FROM json_each(${idsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value) AS studs,
       ${parentLimit(ctx)} AS lim`);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
+  const levels = readLevels(answer?.levels ?? "[]");
   // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
   for (const [number, phones] of JSON.parse(answer?.fams ?? "[]") as [string, string | string[]][]) {
     const set = state.familyParents.get(number) ?? new Set<string>();
@@ -369,8 +372,9 @@ async function writeBatch(
   /** Phones of this batch's accepted rows (a new person named in an earlier row). */
   const parentRowsSeen = new Set<string>();
   for (const r of batch) {
-    const [number, , idNumber, , , , , parents] = r.values;
+    const [number, , idNumber, , , level, , parents] = r.values;
     const errors: FieldError[] = [];
+    if (level && !levels.includes(level)) errors.push(notOffered(r.row, level, levels));
     const student = studs.get(idNumber);
     if (student?.deleted) {
       errors.push({ row: r.row, column: "studentIdNumber", message: `Student ${idNumber} was deleted` });

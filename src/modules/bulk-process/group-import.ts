@@ -19,7 +19,7 @@ import { readLevels } from "../school/fields";
 import type { Level } from "../school/levels";
 import { levelField, phoneField } from "./family-import";
 import { bulkProcesses } from "./schema";
-import { type Column, type FieldError, type ImportResult, importSheet, type Ready } from "./sheet";
+import { type Column, type FieldError, type ImportResult, importSheet, notOffered, type Ready } from "./sheet";
 
 /** At most this many teachers and students in one row. */
 const MAX_TEACHERS = 20;
@@ -168,13 +168,7 @@ async function writeBatch(
   for (const r of batch) {
     const [, level, , , phones, ids] = r.values;
     const errors: FieldError[] = [];
-    if (!levels.includes(level)) {
-      errors.push({
-        row: r.row,
-        column: "level",
-        message: `The school does not offer ${level} (it offers ${levels.join(", ") || "no level yet"})`,
-      });
-    }
+    if (!levels.includes(level)) errors.push(notOffered(r.row, level, levels));
     const unknownTeachers = phones.filter((p) => !teachers.has(p));
     if (unknownTeachers.length) {
       errors.push({

@@ -13,6 +13,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
+import { type Level, notOfferedMessage } from "../school/fields";
 import type { RowError } from "./service";
 
 /** The rows of one statement set: both bounds keep each statement far under D1's 100 KB. */
@@ -56,6 +57,13 @@ export type Ready<V> = { row: number; values: V };
 
 /** A row error whose `column` is a field name (turned into the file's header by `importSheet`). */
 export type FieldError = { row: number; column?: string; message: string };
+
+/** A row's level the school does not offer. */
+export const notOffered = (row: number, level: Level, offered: readonly Level[]): FieldError => ({
+  row,
+  column: "level",
+  message: notOfferedMessage(level, offered),
+});
 
 export interface SheetImport<F extends string, P, V> {
   columns: Column<F>[];

@@ -9,7 +9,7 @@ import { and, asc, eq, getTableName, gte, isNull, lte, type SQL, sql } from "dri
 import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
-import { ApiError, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, notFound } from "../../lib/errors";
 import { Deleted, DeleteMany, idList, recordId } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -19,7 +19,7 @@ import { commit, guard, jsonValues, type Statement } from "../../lib/write";
 import { validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { parents } from "../parent/schema";
-import { LEVELS, type Level, readLevels } from "../school/fields";
+import { assertOffered, LEVELS, type Level } from "../school/fields";
 import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
@@ -167,26 +167,11 @@ export const listGroups = resource.list({
 
 export const getGroup = resource.get({ access: permissions.read });
 
-/** The level is one the current school offers, else 422. */
-async function offered(ctx: Ctx, level: Level) {
-  const [row] = await ctx.deps.db
-    .select({ levels: schools.levels })
-    .from(schools)
-    .where(eq(schools.id, schoolOf(ctx)))
-    .limit(1);
-  const levels = readLevels(row?.levels ?? "[]");
-  if (!levels.includes(level)) {
-    throw unprocessable(
-      `The school does not offer the level ${level}; it offers ${levels.length ? levels.join(", ") : "none yet"}`,
-    );
-  }
-}
-
 export const createGroup = resource.create({
   access: permissions.write,
   input: z.object({ name: Name, level: LevelInput, schoolYear: SchoolYear, grade: Grade.nullable().optional() }),
   values: async (input, ctx) => {
-    await offered(ctx, input.level);
+    await assertOffered(ctx, input.level);
     return { name: input.name, level: input.level, schoolYear: input.schoolYear, grade: input.grade ?? null };
   },
   summary: "Create a group",
@@ -203,7 +188,7 @@ export const updateGroup = resource.update({
     grade: Grade.nullable().optional(),
   }),
   values: async (input, ctx) => {
-    if (input.level !== undefined) await offered(ctx, input.level);
+    if (input.level !== undefined) await assertOffered(ctx, input.level);
     return input;
   },
   description: "409 if the school year already has a group of this name; 422 if the school does not offer the level.",

@@ -4,6 +4,10 @@
  * details and the key of its logo.
  */
 import { z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { schools } from "../../db/core";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { unprocessable } from "../../lib/errors";
 import { isTimeZone as computable } from "../../lib/zoned-time";
 
 import { LEVELS, type Level } from "./levels";
@@ -111,3 +115,18 @@ export const LOGO_TYPES = {
   "image/svg+xml": "svg",
 } as const;
 export type LogoType = keyof typeof LOGO_TYPES;
+
+/** The refusal of a level the school does not offer (API 422s and import row errors say the same). */
+export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
+  `The school does not offer the level ${level}; it offers ${offered.length ? offered.join(", ") : "none yet"}`;
+
+/** The level is one the current school offers, else 422 (one indexed read of the school). */
+export async function assertOffered(ctx: Ctx, level: Level) {
+  const [row] = await ctx.deps.db
+    .select({ levels: schools.levels })
+    .from(schools)
+    .where(eq(schools.id, schoolOf(ctx)))
+    .limit(1);
+  const levels = readLevels(row?.levels ?? "[]");
+  if (!levels.includes(level)) throw unprocessable(notOfferedMessage(level, levels));
+}

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { keysetRows } from "../../lib/pagination";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
 import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
@@ -18,6 +18,7 @@ import { commit, type Statement } from "../../lib/write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
+import { assertOffered } from "../school/fields";
 import { LEVELS } from "../school/levels";
 import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
 import { permissions } from "./permissions";
@@ -181,10 +182,13 @@ export const createStudent = resource.create({
     status: Status.optional(),
   }),
   values: async (input, ctx) => {
-    await checkFamily(ctx, input.familyId);
+    await checkInput(ctx, input);
     return input;
   },
-  description: "A student belongs to at most one family (familyId). 409 when the id number is taken in the school.",
+  description:
+    "A student belongs to at most one family (familyId). 409 when the id number is taken in the school; 422 for " +
+    "a level the school does not offer or a birth date after today.",
+  errors: [422],
 });
 
 export const updateStudent = resource.update({
@@ -199,14 +203,33 @@ export const updateStudent = resource.update({
     status: Status.optional(),
   }),
   values: async (input, ctx, id) => {
-    await checkFamily(ctx, input.familyId);
+    await checkInput(ctx, input);
     if (typeof input.familyId === "number") await notInAnotherFamily(ctx, id, input.familyId);
     return input;
   },
   description:
     "`familyId` puts the student in a family of this school (404 otherwise); a student already in another family " +
-    "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent).",
+    "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a " +
+    "level the school does not offer or a birth date after today.",
+  errors: [422],
 });
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * What the schema cannot tell: the family is this school's (404), the level one it offers (422),
+ * the birth date not after today (422; a day's grace for the time zones ahead of UTC).
+ */
+async function checkInput(
+  ctx: Ctx,
+  input: { familyId?: number | null; level?: (typeof LEVELS)[number] | null; birthDate?: string | null },
+) {
+  const latest = new Date(ctx.deps.clock.now().getTime() + DAY_MS).toISOString().slice(0, 10);
+  if (input.birthDate && input.birthDate > latest) {
+    throw unprocessable(`The birth date ${input.birthDate} is after today`);
+  }
+  await Promise.all([checkFamily(ctx, input.familyId), input.level ? assertOffered(ctx, input.level) : undefined]);
+}
 
 /** A student joining `familyId` must be in no family (or already in that one), else 409 as the families module says. */
 async function notInAnotherFamily(ctx: Ctx, id: number, familyId: number) {
