@@ -115,6 +115,23 @@ describe("delegates", () => {
     // A parent cannot delegate to themself; staff must name the parent.
     expect((await post({ parentId: parent.id, phone: parent.phone, firstName: "R", ...dates })).status).toBe(422);
     expect((await post({ phone: newPhone(), firstName: "R", ...dates })).status).toBe(422);
+    // Over before it starts (the clock reads 2026-11-23): 422, on create and on update.
+    const over = await post({
+      parentId: parent.id,
+      phone: newPhone(),
+      firstName: "R",
+      validFrom: "2026-11-01",
+      validUntil: "2026-11-10",
+    });
+    expect(over.status).toBe(422);
+    expect((await problem(over)).detail).toBe("validUntil 2026-11-10 has passed: the delegation would never start");
+    const made = await add(t, { parentId: parent.id, phone: newPhone(), firstName: "R", ...dates });
+    const shortened = await t.request(`${PATH}/${made.id}`, {
+      method: "PUT",
+      token,
+      body: { validFrom: "2026-11-01", validUntil: "2026-11-10" },
+    });
+    expect(shortened.status).toBe(422);
   });
 
   it("makes one delegate of concurrent identical requests: one 201, the rest 409", async () => {

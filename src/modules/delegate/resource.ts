@@ -166,6 +166,17 @@ const CreateBody = z
   })
   .refine(datesInOrder, REVERSED);
 
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * A delegation that ended before today would never let anyone act: 422. Today is UTC's, a day
+ * earlier: every school's date is within a day of it, so no school's today is refused.
+ */
+function notOver(ctx: Ctx, validUntil: string) {
+  const earliest = new Date(ctx.deps.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
+  if (validUntil < earliest) throw unprocessable(`validUntil ${validUntil} has passed: the delegation would never start`);
+}
+
 /**
  * Names a delegate for a parent: staff (`parent.write`) for any parent of the school, a parent for
  * themself only (another parent's id is a 404). One batch: the invited user (when the number is
@@ -173,12 +184,17 @@ const CreateBody = z
  * parent is the unique index's 409, also when two requests race.
  */
 export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
+  notOver(ctx, input.validUntil);
   const manager = ctx.can(parentPermissions.write);
   let parent: { id: number; userId: number } | undefined;
   if (input.parentId !== undefined) parent = await parentOf(ctx, input.parentId, !manager);
   else {
     parent = await ownParent(ctx);
-    if (!parent) throw unprocessable("Send parentId: only a parent of this school names their own delegates");
+    if (!parent) {
+      throw unprocessable(
+        "Send parentId: staff name delegates for a parent, a parent for themself; a delegate cannot name delegates",
+      );
+    }
   }
   const { userId, statements } = await findOrInvite(ctx, input);
   if (userId === parent.userId) throw unprocessable("A parent cannot be their own delegate");
@@ -237,6 +253,7 @@ export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof
       { path: input.validUntil ? "validUntil" : "validFrom", message: "validUntil must not be before validFrom" },
     ]);
   }
+  if (input.validUntil !== undefined) notOver(ctx, input.validUntil);
   const unchanged = and(eq(delegates.validFrom, current.validFrom), eq(delegates.validUntil, current.validUntil));
   await resource.change(ctx, id, {
     action: "update",
