@@ -389,7 +389,11 @@ describe("POST /api/v1/family/upload-file", () => {
       { row: 7, column: "Parent 1 phone", message: "A new person: parent 1's first and last name are required" },
       { row: 8, column: "Student id number", message: "Student S-25 is already in an earlier row of the file" },
       // A level the product knows but this school does not offer (it offers elementary and middle here).
-      { row: 10, column: "Level", message: "The school does not offer the level preschool; it offers elementary, middle" },
+      {
+        row: 10,
+        column: "Level",
+        message: "The school does not offer the level preschool; it offers elementary, middle",
+      },
     ]);
     expect((await familyOf("F-20"))?.students).toEqual([{ idNumber: "S-20", firstName: "Eva", level: null }]);
     expect((await familyOf("F-21"))?.students).toEqual([{ idNumber: "S-26", firstName: "Jo", level: null }]);

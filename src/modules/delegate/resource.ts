@@ -174,7 +174,8 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 function notOver(ctx: Ctx, validUntil: string) {
   const earliest = new Date(ctx.deps.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
-  if (validUntil < earliest) throw unprocessable(`validUntil ${validUntil} has passed: the delegation would never start`);
+  if (validUntil < earliest)
+    throw unprocessable(`validUntil ${validUntil} has passed: the delegation would never start`);
 }
 
 /**
