@@ -1146,7 +1146,7 @@ export interface paths {
         put?: never;
         /**
          * Create a student
-         * @description A student belongs to at most one family (familyId). 409 when the id number is taken in the school.
+         * @description A student belongs to at most one family (familyId). 409 when the id number is taken in the school; 422 for a level the school does not offer or a birth date after today.
          */
         post: operations["createStudent"];
         delete?: never;
@@ -1189,7 +1189,7 @@ export interface paths {
         get: operations["getStudent"];
         /**
          * Update a student
-         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent).
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today.
          */
         put: operations["updateStudent"];
         post?: never;
@@ -1676,7 +1676,7 @@ export interface paths {
         get?: never;
         /**
          * Get a presigned URL to upload (PUT: sets a new image) or download (GET) the group's image
-         * @description PUT needs group.write: the group's image becomes a new key `{schoolId}/groups/{id}/image-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg or image/webp; another type is a 400; send the returned `headers`). GET signs a download of the current image (404 if none). URLs expire after 300 s.
+         * @description PUT needs group.write: the group's image becomes a new key `{schoolId}/groups/{id}/image-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg or image/webp; another type is a 400; send the returned `headers`). GET signs a download of the current image (404 if none) for anyone who sees the group: staff, its teachers, and the parents (and delegates) of its students. URLs expire after 300 s.
          */
         put: operations["createGroupSignedUrl"];
         post?: never;
@@ -19819,6 +19819,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -20253,6 +20272,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -25251,7 +25289,7 @@ export interface operations {
                 name?: string;
                 /** @description Groups this teacher (teacher profile id) teaches */
                 teacher?: number;
-                /** @description Comma-separated fields, `-` for descending. One of: createdAt */
+                /** @description Comma-separated fields, `-` for descending. One of: createdAt, name */
                 sort?: string;
             };
             header?: {

@@ -150,6 +150,23 @@ describe("groups", () => {
     expect(longName.status).toBe(400);
   });
 
+  it("sorts by name either way (sort=name, sort=-name)", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const tag = uniq("sorted");
+    const names = [`B ${tag}`, `C ${tag}`, `A ${tag}`];
+    for (const name of names) await createGroup(t, { name });
+    const sorted = async (sort: string) => {
+      const res = await t.request(`/api/v1/group?name=${encodeURIComponent(tag)}&sort=${sort}`, {
+        token,
+        school: NORTH,
+      });
+      return (await readJson<Page<Group>>(res)).data.map((g) => g.name);
+    };
+    expect(await sorted("name")).toEqual([`A ${tag}`, `B ${tag}`, `C ${tag}`]);
+    expect(await sorted("-name")).toEqual([`C ${tag}`, `B ${tag}`, `A ${tag}`]);
+  });
+
   it("deletes several groups in one batch; another school's id is a 404 naming it, and nothing is deleted", async () => {
     const t = makeTestApp();
     const token = await admin(t);
@@ -586,6 +603,20 @@ describe("visibility", () => {
     ]) {
       expect((await t.request(path, { token, school: NORTH })).status, path).toBe(403);
     }
+    // The image of their child's group: a download URL (an upload is staff's); another group: 404.
+    const image = (id: number, body: Record<string, unknown>, as = token) =>
+      t.request(`/api/v1/group/${id}/signed-url`, { method: "PUT", token: as, school: NORTH, body });
+    const upload = { contentType: "image/png" };
+    const uploaded = await readJson<{ image: string }>(await image(mine.id, upload, await admin(t)));
+    const seen = await image(mine.id, { method: "GET" });
+    expect(seen.status).toBe(200);
+    expect(await readJson<{ image: string; method: string }>(seen)).toMatchObject({
+      image: uploaded.image,
+      method: "GET",
+    });
+    expect((await image(mine.id, upload)).status).toBe(403);
+    expect((await image(other.id, upload, await admin(t))).status).toBe(200);
+    expect((await image(other.id, { method: "GET" })).status).toBe(404);
     // User 1032 is the demo parent's delegate from 2026-08-24 to 2027-06-30 (seed).
     const delegate = await roleToken(t, 1032, "parent");
     const theirs = await readJson<{ data: Group[] }>(

@@ -128,6 +128,7 @@ describe("roles", () => {
     expect(got.permissions).toEqual(role.permissions);
     // Unique per school, and not a built-in role's name.
     expect((await createRole({ name: "Librarian", permissions: [] })).status).toBe(409);
+    expect((await createRole({ name: "LIBRARIAN", permissions: [] })).status).toBe(409); // whatever its case
     expect((await createRole({ name: "Teacher", permissions: [] })).status).toBe(409);
     // Another school may use the name.
     expect((await createRole({ name: "Librarian", permissions: [] }, superAdmin, SOUTH)).status).toBe(201);

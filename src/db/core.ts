@@ -102,8 +102,9 @@ export const roles = sqliteTable(
   (t) => [
     uniqueIndex("role_key_uq").on(t.key),
     index("role_school_idx").on(t.schoolId),
-    // A custom role's name is unique in its school (built-in roles have no school: NULLs are distinct).
-    uniqueIndex("role_school_name_uq").on(t.schoolId, t.name),
+    // A custom role's name is unique in its school, whatever its case ("Nurse" and "nurse" are one
+    // name; built-in roles have no school: NULLs are distinct).
+    uniqueIndex("role_school_name_nocase_uq").on(t.schoolId, sql`${t.name} COLLATE NOCASE`),
     // The roles a school sees (built-in: no school, as 0; and its own) in one ordered range:
     // `ifnull(school_id, 0) IN (0, ?)` ordered by it and id reads no other school's rows and sorts nothing.
     index("role_scope_idx").on(sql`ifnull(${t.schoolId}, 0)`, t.id),

@@ -160,7 +160,7 @@ export const listGroups = resource.list({
       example: "1",
     } satisfies Filter<number>,
   },
-  sort: { createdAt: groups.createdAt },
+  sort: { createdAt: groups.createdAt, name: groups.name },
   defaultOrder: [asc(groups.createdAt), asc(groups.id)],
   summary: "List the current school's groups (paginated); a teacher without group.read-all: the groups they teach",
 });
@@ -645,7 +645,12 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
     key = `${schoolOf(ctx)}/groups/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
     await resource.commit(ctx, id, resource.writes.update(ctx, id, { image: key }, "image"));
   } else {
-    const group = await resource.find(ctx, id);
+    // Whoever sees the group: staff and its teachers through the resource, a parent (or delegate)
+    // through their children's groups (404 for a group they do not see).
+    const group = ctx.can(permissions.read)
+      ? await resource.find(ctx, id)
+      : (await myGroups(ctx)).data.find((g) => g.id === id);
+    if (!group) throw notFound("Group", id);
     if (group.image === null) throw new ApiError(404, `Group ${id} has no image; upload one with method PUT`);
     key = group.image;
   }
@@ -670,8 +675,9 @@ export const createGroupSignedUrl = operation(
     description:
       "PUT needs group.write: the group's image becomes a new key `{schoolId}/groups/{id}/image-{uuid}.{ext}` and " +
       "the URL uploads to it (image/png, image/jpeg or image/webp; another type is a 400; send the returned " +
-      `\`headers\`). GET signs a download of the current image (404 if none). URLs expire after ${IMAGE_URL_SECONDS} s.`,
-    access: permissions.read,
+      `\`headers\`). GET signs a download of the current image (404 if none) for anyone who sees the group: staff, ` +
+      `its teachers, and the parents (and delegates) of its students. URLs expire after ${IMAGE_URL_SECONDS} s.`,
+    access: "member",
     audit: "group",
     request: { params: IdParams, body: jsonBody(ImageUrlBody, "GroupImageUrlRequest") },
     responses: { 200: json(ImageUrl, "The image's key and its presigned URL") },

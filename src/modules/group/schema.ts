@@ -23,6 +23,8 @@ export const groups = sqliteTable(
     uniqueIndex("school_group_name_uq").on(t.schoolId, t.schoolYear, t.name),
     index("school_group_created_idx").on(t.schoolId, t.createdAt),
     index("school_group_level_idx").on(t.schoolId, t.level),
+    // sort=name (and -name): the school's groups in name order, nothing sorted.
+    index("school_group_name_idx").on(t.schoolId, t.name),
   ],
 );
 
