@@ -4,19 +4,15 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
 import { ctxOf } from "../../lib/context";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import {
-  allRows,
   createBody,
   createStaff,
   EmployeeNumber,
-  exportQuery,
   joinPerson,
   notRemoved,
   PersonRecord,
@@ -87,7 +83,6 @@ const filters = {
 export const listAdministrativeUsers = resource.list({
   access: permissions.read,
   filters,
-  defaultOrder: [asc(administrativeUsers.createdAt), asc(administrativeUsers.id)],
   summary: "List the current school's administrative staff (paginated), oldest first",
 });
 
@@ -178,39 +173,27 @@ export const deleteAdministrativeUser = operation(
   },
 );
 
-const COLUMNS = [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Status",
-  "Language",
-  "Position",
-  "Employee number",
-  "Created at",
-] as const;
-
-export const exportAdministrativeUsers = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/administrative-user/export",
-    tag: "Documents",
-    operationId: "exportAdministrativeUsers",
-    summary: "Export the current school's administrative staff to Excel (.xlsx), with the list's filters",
-    access: permissions.read,
-    request: { query: exportQuery(filters) },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const rows = allRows(listAdministrativeUsers, ctx, c.req.valid("query"), c.req.url, (a: z.infer<typeof Record>) => [
+export const exportAdministrativeUsers = resource.export({
+  access: permissions.read,
+  list: listAdministrativeUsers,
+  filename: "administrative-staff.xlsx",
+  sheet: "Administrative staff",
+  columns: [
+    "Id",
+    "User id",
+    "First name",
+    "Last name",
+    "Phone",
+    "Email",
+    "Status",
+    "Language",
+    "Position",
+    "Employee number",
+    "Created at",
+  ],
+  cells: (row, ctx) => {
+    const a = resource.toRecord(row, ctx);
+    return [
       a.id,
       a.userId,
       a.firstName,
@@ -222,7 +205,8 @@ export const exportAdministrativeUsers = operation(
       a.position,
       a.employeeNumber,
       a.createdAt,
-    ]);
-    return xlsxResponse("administrative-staff.xlsx", { name: "Administrative staff", columns: COLUMNS, rows });
+    ];
   },
-);
+  summary: "Export the current school's administrative staff to Excel (.xlsx), with the list's filters",
+  file: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
+});

@@ -4,21 +4,17 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
 import { ctxOf } from "../../lib/context";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { permissions } from "./permissions";
 import { teachers } from "./schema";
 import {
-  allRows,
   createBody,
   createStaff,
   EmployeeNumber,
-  exportQuery,
   joinPerson,
   notRemoved,
   PersonRecord,
@@ -109,7 +105,6 @@ const filters = {
 export const listTeachers = resource.list({
   access: permissions.read,
   filters,
-  defaultOrder: [asc(teachers.createdAt), asc(teachers.id)],
   summary: "List the current school's teachers (paginated), oldest first",
 });
 
@@ -200,39 +195,27 @@ export const deleteTeacher = operation(
   },
 );
 
-const COLUMNS = [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Status",
-  "Language",
-  "Subjects",
-  "Employee number",
-  "Created at",
-] as const;
-
-export const exportTeachers = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/teacher/export",
-    tag: "Documents",
-    operationId: "exportTeachers",
-    summary: "Export the current school's teachers to Excel (.xlsx), with the list's filters",
-    access: permissions.read,
-    request: { query: exportQuery(filters) },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const rows = allRows(listTeachers, ctx, c.req.valid("query"), c.req.url, (t: z.infer<typeof Record>) => [
+export const exportTeachers = resource.export({
+  access: permissions.read,
+  list: listTeachers,
+  filename: "teachers.xlsx",
+  sheet: "Teachers",
+  columns: [
+    "Id",
+    "User id",
+    "First name",
+    "Last name",
+    "Phone",
+    "Email",
+    "Status",
+    "Language",
+    "Subjects",
+    "Employee number",
+    "Created at",
+  ],
+  cells: (row, ctx) => {
+    const t = resource.toRecord(row, ctx);
+    return [
       t.id,
       t.userId,
       t.firstName,
@@ -244,7 +227,8 @@ export const exportTeachers = operation(
       t.subjects.join(", "),
       t.employeeNumber,
       t.createdAt,
-    ]);
-    return xlsxResponse("teachers.xlsx", { name: "Teachers", columns: COLUMNS, rows });
+    ];
   },
-);
+  summary: "Export the current school's teachers to Excel (.xlsx), with the list's filters",
+  file: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
+});

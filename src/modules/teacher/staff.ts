@@ -22,13 +22,11 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import type { Page } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
 import type { Filter } from "../../lib/resource";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
-import type { Cell } from "../../lib/xlsx";
 import { Email } from "../school/fields";
 import { enrol, giveRole, roleUserAudit, userAudit } from "../user/people";
 import { schoolUsers } from "../user/schema";
@@ -296,29 +294,5 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
   } catch (err) {
     if (err instanceof GuardFailed) throw notFound(resource.config.label, id);
     throw err;
-  }
-}
-
-/** The filters of a list, without paging: what an export takes. */
-export function exportQuery<F extends Record<string, Filter<any>>>(filters: F) {
-  return z.strictObject(
-    Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
-      [K in keyof F]: F[K]["schema"];
-    },
-  );
-}
-
-/** Every record the list gives for `input`, read page by page (100 a page: one D1 call each). */
-export async function* allRows<R>(
-  list: { run(ctx: Ctx, input: Record<string, unknown>, url: string): Promise<Page<R>> },
-  ctx: Ctx,
-  input: Record<string, unknown>,
-  url: string,
-  cells: (record: R) => Cell[],
-): AsyncGenerator<Cell[]> {
-  for (let page = 1; ; page++) {
-    const result = await list.run(ctx, { ...input, page, pageSize: 100 }, url);
-    for (const record of result.data) yield cells(record);
-    if (page >= result.lastPage) return;
   }
 }
