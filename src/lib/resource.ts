@@ -520,10 +520,8 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         ...shape,
         ...(spec.sort ? { sort: sortParam(spec.sort) } : {}),
       });
-      const given = spec.defaultOrder as (SQL | OrderKey)[] | undefined;
-      const defaultOrder = given
-        ? given.map((o) => (isKey(o) ? orderTerms([o])[0] : o))
-        : [asc(table.createdAt), asc(table.id)];
+      const given: (SQL | OrderKey)[] = spec.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
+      const defaultOrder = given.every(isKey) ? orderTerms(given) : (given as SQL[]);
       const route = defineRoute({
         method: "get",
         path: config.path,
@@ -580,10 +578,10 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
     export<E extends Fields = Record<string, never>>(spec: ExportSpec<V, E>) {
       if (parent) throw new Error(`${config.name}: exports of nested resources are not supported`);
       const { filters, sort } = spec.list;
-      const listOrder = (spec.list.defaultOrder ?? [{ by: table.createdAt }, { by: table.id }]) as (SQL | OrderKey)[];
+      const listOrder: (SQL | OrderKey)[] = spec.list.defaultOrder ?? [{ by: table.createdAt }, { by: table.id }];
       // The file pages by keyset in the list's order: it needs that order as keys.
       if (!listOrder.every(isKey)) throw new Error(`${config.name}: give the list's defaultOrder as keys to export it`);
-      const defaultOrder = listOrder;
+      const defaultOrder: OrderKey[] = listOrder;
       const ignored = "The list's; accepted and ignored (the file has every row)";
       const query = z.strictObject({
         page: PageQuery.shape.page.openapi({ description: ignored }),
