@@ -987,7 +987,7 @@ export interface paths {
         };
         /**
          * Export the current school's parents to Excel (.xlsx)
-         * @description The list's filters apply; phones and emails are empty without parent.contact. The file is streamed as it is read.
+         * @description The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); phones and emails are empty without parent.contact. The file is streamed as it is read.
          */
         get: operations["exportParents"];
         put?: never;
@@ -1096,7 +1096,7 @@ export interface paths {
         };
         /**
          * Export the current school's students to Excel (.xlsx)
-         * @description The list's filters and visibility apply. Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed. The file is streamed as it is read.
+         * @description The list's filters, sort and visibility apply. Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed. The file is streamed as it is read.
          */
         get: operations["exportStudents"];
         put?: never;
@@ -10392,6 +10392,10 @@ export interface operations {
     exportRoles: {
         parameters: {
             query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
                 /** @description Part of the role's name */
                 name?: string;
                 /** @description true: the built-in roles only; false: the school's custom roles only */
@@ -15591,6 +15595,10 @@ export interface operations {
     exportTeachers: {
         parameters: {
             query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
                 /** @description Part of the first or last name */
                 name?: string;
                 /** @description The user's status */
@@ -16480,6 +16488,10 @@ export interface operations {
     exportAdministrativeUsers: {
         parameters: {
             query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
                 /** @description Part of the first or last name */
                 name?: string;
                 /** @description The user's status */
@@ -17369,6 +17381,10 @@ export interface operations {
     exportParents: {
         parameters: {
             query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
                 /** @description Part of the first or last name */
                 name?: string;
                 relationship?: "mother" | "father" | "guardian" | "grandparent" | "other";
@@ -19054,6 +19070,10 @@ export interface operations {
     exportStudents: {
         parameters: {
             query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
                 /** @description A group id: its students */
                 group?: number;
                 level?: "preschool" | "elementary" | "middle" | "high";
@@ -19062,6 +19082,8 @@ export interface operations {
                 status?: "active" | "inactive" | "graduated";
                 /** @description Part of the first or last name */
                 name?: string;
+                /** @description Comma-separated fields, `-` for descending. One of: lastName, createdAt */
+                sort?: string;
             };
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */

@@ -2,12 +2,14 @@
 import { eq } from "drizzle-orm";
 import { strFromU8, unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ctxOf } from "../src/lib/context";
+import { ctxOf, jobCtx } from "../src/lib/context";
+import { readXlsx } from "../src/lib/xlsx";
 import { delegates } from "../src/modules/delegate/schema";
 import { documents } from "../src/modules/document/schema";
 import { families } from "../src/modules/family/schema";
 import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
+import { exportStudents } from "../src/modules/student/resource";
 import { students } from "../src/modules/student/schema";
 import { teachers } from "../src/modules/teacher/schema";
 import { trustedPeople } from "../src/modules/trusted-person/schema";
@@ -491,5 +493,65 @@ describe("visibility per role", () => {
     );
     expect(xml).toContain(`<v>${mine}</v>`);
     expect(xml).not.toContain(`<v>${stranger}</v>`);
+  });
+});
+
+describe("students export: the list's query", () => {
+  const t = makeTestApp();
+  const tag = u("Orden");
+  const made: { id: number; lastName: string }[] = [];
+  beforeAll(async () => {
+    for (const lastName of ["Beta", "Alpha", "Beta", "Gamma", "Alpha", "Beta"]) {
+      const s = await create(t, { firstName: tag, lastName });
+      made.push({ id: s.id, lastName });
+    }
+  });
+  const ids = async (query: string) => {
+    const res = await t.request(`/api/v1/student/export?name=${tag}${query}`, { token: await admin(t), school: NORTH });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return readXlsx(new Uint8Array(await res.arrayBuffer()))
+      .slice(1)
+      .map((r) => r[0]);
+  };
+  const listed = async (query: string) =>
+    (await allPages(t, `/api/v1/student?name=${tag}${query}`, { token: await admin(t), school: NORTH })).data.map(
+      (r) => r.id,
+    );
+
+  it("applies the list's sort to the file's rows, ties broken by id as the list breaks them", async () => {
+    const byName = [...made].sort((a, b) => a.lastName.localeCompare(b.lastName) || a.id - b.id).map((s) => s.id);
+    expect(await ids("&sort=lastName")).toEqual(byName);
+    expect(await ids("&sort=lastName")).toEqual(await listed("&sort=lastName"));
+    expect(await ids("&sort=-lastName")).toEqual([...byName].reverse());
+    expect(await ids("&sort=-lastName")).toEqual(await listed("&sort=-lastName"));
+    expect(await ids("&sort=-createdAt,lastName")).toEqual(await listed("&sort=-createdAt,lastName"));
+    // No sort: the list's default order, oldest first.
+    expect(await ids("")).toEqual(made.map((s) => s.id));
+  });
+
+  it("a keyset over a sort with ties reads every row once, in order, across pages", async () => {
+    const query = exportStudents.route.request?.query as { parse(v: unknown): Record<string, unknown> };
+    for (const sort of ["lastName", "-lastName"]) {
+      const rows: unknown[] = [];
+      for await (const row of exportStudents.rows(jobCtx(t.deps, "test", NORTH), query.parse({ name: tag, sort }), 2)) {
+        rows.push(row[0]);
+      }
+      expect(rows).toEqual(await listed(`&sort=${sort}`));
+    }
+  });
+
+  it("accepts page and pageSize and ignores them: the file is every row", async () => {
+    expect(await ids("&page=3&pageSize=1")).toEqual(made.map((s) => s.id));
+    expect(await ids("&pageSize=2&sort=lastName")).toHaveLength(made.length);
+  });
+
+  it("refuses unknown parameters and sort fields the list does not offer (400)", async () => {
+    for (const query of ["&bogus=1", "&sort=firstName", "&page=0", "&pageSize=101"]) {
+      const res = await t.request(`/api/v1/student/export?name=${tag}${query}`, {
+        token: await admin(t),
+        school: NORTH,
+      });
+      expect(res.status, query).toBe(400);
+    }
   });
 });

@@ -10,6 +10,7 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { roleUsers, users } from "../src/db/core";
 import type { Page } from "../src/lib/pagination";
+import { readXlsx } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { teachers } from "../src/modules/teacher/schema";
@@ -361,7 +362,27 @@ describe("teachers: export", () => {
       unzipSync(new Uint8Array(await all.arrayBuffer()))["xl/worksheets/sheet1.xml"],
     );
     expect(rows.match(/<row /g)).toHaveLength(3);
-    const bad = await t.request(`${PATH}/export?page=2`, { token });
-    expect(bad.status).toBe(400);
+  });
+
+  it("takes the list's query: page and pageSize accepted and ignored, unknown parameters 400", async () => {
+    const t = makeTestApp();
+    const token = await northAdmin(t);
+    const a = await add(t, { phone: newPhone(), firstName: "Paginada", lastName: "Uno" }, token);
+    const b = await add(t, { phone: newPhone(), firstName: "Paginada", lastName: "Dos" }, token);
+    const ids = async (query: string) => {
+      const res = await t.request(`${PATH}/export?name=Paginada${query}`, { token });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return readXlsx(new Uint8Array(await res.arrayBuffer()))
+        .slice(1)
+        .map((r) => r[0]);
+    };
+    // The list's order, oldest first, whatever the page asked for.
+    expect(await ids("")).toEqual([a.id, b.id]);
+    expect(await ids("&page=2&pageSize=1")).toEqual([a.id, b.id]);
+    expect(await ids("&page=1")).toEqual([a.id, b.id]);
+    // The teacher list offers no sort, so neither does its export; unknown parameters stay 400s.
+    for (const query of ["&bogus=1", "&sort=createdAt", "&pageSize=0"]) {
+      expect((await t.request(`${PATH}/export?name=Paginada${query}`, { token })).status, query).toBe(400);
+    }
   });
 });

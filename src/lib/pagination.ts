@@ -4,7 +4,7 @@
  * (the rows and the count go in a single `batch`).
  */
 import { z } from "@hono/zod-openapi";
-import { and, count, eq, gt, or, type SQL } from "drizzle-orm";
+import { and, count, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
@@ -153,13 +153,77 @@ export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
 }
 
 /**
- * Every row of a read in `(created_at, id)` order, page by page (an export): each page starts
- * after the last row of the one before (a keyset, so page n costs what page 1 costs, unlike an
- * OFFSET), one D1 call a page. `read(after, limit)` adds `after` to its conditions and orders by
- * `created_at, id`.
+ * One key of an order a keyset pages through: a column or expression and its direction. The last
+ * key of an order is unique (the id), so the order is total and a page never skips a tie.
  */
-export async function* keysetRows<R extends { createdAt: string; id: number }>(
-  table: { createdAt: SQLiteColumn; id: SQLiteColumn },
+export interface OrderKey {
+  by: SQLiteColumn | SQL;
+  desc?: boolean;
+}
+
+/** The order of a list read: the `sort` fields, ties broken by id in the last field's direction. */
+export function sortOrder(sort: readonly { column: SQLiteColumn; desc: boolean }[], id: SQLiteColumn): OrderKey[] {
+  // In the last field's direction, so one index (whose entries end with the rowid) serves the whole order.
+  return [...sort.map((s) => ({ by: s.column, desc: s.desc })), { by: id, desc: sort.at(-1)?.desc ?? false }];
+}
+
+/** An order as ORDER BY terms. */
+export const orderTerms = (order: readonly OrderKey[]): SQL[] =>
+  order.map((k) => (k.desc ? sql`${k.by} desc` : sql`${k.by} asc`));
+
+/** Each key of the order selected under its own alias (`_key0`, ...): where a page ends. */
+export function keyFields(order: readonly OrderKey[]): Record<string, SQL.Aliased> {
+  return Object.fromEntries(
+    order.map((k, i) => {
+      const expr = "mapFromDriverValue" in k.by ? sql`${k.by}`.mapWith(k.by as SQLiteColumn) : sql`${k.by}`;
+      return [`_key${i}`, expr.as(`_key${i}`)];
+    }),
+  );
+}
+
+/**
+ * The rows after `values` (the last row's keys) in `order`. SQLite sorts NULL first: a NULL key is
+ * before every value ascending and after every value descending, which the conditions follow, so a
+ * sort on a nullable column pages as the list orders it.
+ */
+export function afterKeys(order: readonly OrderKey[], values: readonly unknown[]): SQL | undefined {
+  const known = values.every((v) => v !== null && v !== undefined);
+  const ascending = order.every((k) => !k.desc);
+  // Descending, a NULL key comes after every value: a row value would leave those rows out.
+  const descending = order.every((k) => k.desc && "notNull" in k.by && k.by.notNull);
+  if (known && (ascending || descending)) {
+    // A row value: SQLite ranges over an index with it.
+    const keys = sql.join(
+      order.map((k) => sql`${k.by}`),
+      sql`, `,
+    );
+    const last = sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    );
+    return ascending ? sql`(${keys}) > (${last})` : sql`(${keys}) < (${last})`;
+  }
+  const beyond = (k: OrderKey, v: unknown): SQL | undefined => {
+    if (v === null || v === undefined) return k.desc ? undefined : sql`${k.by} IS NOT NULL`;
+    return k.desc ? or(sql`${k.by} < ${v}`, sql`${k.by} IS NULL`) : sql`${k.by} > ${v}`;
+  };
+  const same = (k: OrderKey, v: unknown): SQL =>
+    v === null || v === undefined ? sql`${k.by} IS NULL` : sql`${k.by} = ${v}`;
+  const branches = order.flatMap((k, i) => {
+    const next = beyond(k, values[i]);
+    return next ? [and(...order.slice(0, i).map((p, j) => same(p, values[j])), next)] : [];
+  });
+  return branches.length ? or(...branches) : sql`0`;
+}
+
+/**
+ * Every row of a read in `order`, page by page (an export): each page starts after the last row of
+ * the one before (a keyset, so page n costs what page 1 costs, unlike an OFFSET), one D1 call a
+ * page. `read(after, limit)` adds `after` to its conditions, orders by `orderTerms(order)` and
+ * selects `keyFields(order)`.
+ */
+export async function* keysetRows<R extends Record<string, unknown>>(
+  order: readonly OrderKey[],
   read: (after: SQL | undefined, limit: number) => Promise<R[]>,
   pageSize = 500,
 ): AsyncGenerator<R> {
@@ -169,6 +233,9 @@ export async function* keysetRows<R extends { createdAt: string; id: number }>(
     yield* rows;
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
-    after = or(gt(table.createdAt, last.createdAt), and(eq(table.createdAt, last.createdAt), gt(table.id, last.id)));
+    after = afterKeys(
+      order,
+      order.map((_, i) => last[`_key${i}`]),
+    );
   }
 }

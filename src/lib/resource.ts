@@ -13,7 +13,7 @@
  * change, its audit row, and any statements the operation adds (`also`), all or nothing.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../middleware/authorize";
 import type { Access } from "./access";
@@ -21,10 +21,22 @@ import type { AppModuleKey } from "./app-modules";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "./context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "./errors";
-import { type Page, PageQuery, pageOf, readPage, sortParam } from "./pagination";
+import {
+  keyFields,
+  keysetRows,
+  type OrderKey,
+  orderTerms,
+  type Page,
+  PageQuery,
+  pageOf,
+  readPage,
+  sortOrder,
+  sortParam,
+} from "./pagination";
 import { recordId } from "./params";
 import { defineRoute, json, jsonBody, noContent, type Tag } from "./route";
 import { type CommitMessages, commit, GuardFailed, guard, insertedId, type Statement } from "./write";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "./xlsx";
 
 export const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
@@ -140,9 +152,38 @@ export interface ListSpec<F extends Record<string, Filter<any>>> extends Meta {
    * (`(school_id, field)`): the query plan suite fails on a sort in a temporary B-tree.
    */
   sort?: Record<string, SQLiteColumn>;
-  /** Order when no `sort` is given: `createdAt, id` ascending (an index on `(school_id, created_at)`). */
-  defaultOrder?: SQL[];
+  /**
+   * Order when no `sort` is given: `createdAt, id` ascending (an index on `(school_id, created_at)`).
+   * Given as keys (`{ by, desc }`, the last one unique), an export of the list pages by it too.
+   */
+  defaultOrder?: SQL[] | OrderKey[];
 }
+
+/** What an export takes of its list (`resource.list(...)` gives it): filters, sortable fields, default order. */
+export interface ListQuery<F extends Record<string, Filter<any>>> {
+  filters: F;
+  sort?: Record<string, SQLiteColumn>;
+  defaultOrder?: SQL[] | OrderKey[];
+}
+
+export interface ExportSpec<V extends Fields, E extends Fields> extends Meta {
+  access: Access;
+  /** The list whose query the export takes: its filters and `sort` (paging accepted and ignored). */
+  list: ListQuery<Record<string, Filter<any>>>;
+  /** The file's name (`teachers.xlsx`), or the caller's (`roles-school-1.xlsx`). */
+  filename: string | ((ctx: Ctx) => string);
+  /** The sheet's name and header row. */
+  sheet: string;
+  columns: readonly string[];
+  /** The 200 response's description. */
+  file: string;
+  /** Fields the file adds to the resource's view (a family's name), for this caller, with their joins. */
+  extra?: { fields: (ctx: Ctx) => E; join?: (query: any) => any };
+  /** One row of the sheet, as this caller may see it. */
+  cells: (row: RowOf<V> & RowOf<E>, ctx: Ctx) => Cell[];
+}
+
+const isKey = (o: SQL | OrderKey): o is OrderKey => "by" in o;
 
 type Hooked<I, O> = (input: I, ctx: Ctx, id: number) => O | Promise<O>;
 type Also<I> = (ctx: Ctx, id: number | SQL<number>, input: I) => Statement[];
@@ -283,12 +324,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
 
   // Every field under its own alias (the D1 batch gotcha, handled once here).
   const fields = config.view
-    ? Object.fromEntries(
-        Object.entries(config.view.fields).map(([key, f]) => {
-          const expr = "mapFromDriverValue" in f ? sql`${f}`.mapWith(f as SQLiteColumn) : sql`${f}`;
-          return [key, expr.as(key)];
-        }),
-      )
+    ? Object.fromEntries(Object.entries(config.view.fields).map(([key, f]) => [key, aliased(key, f)]))
     : undefined;
   /** The read query of the resource (its view and joins); callers add where, order and limit. */
   function select(ctx: Ctx): any {
@@ -484,7 +520,8 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         ...shape,
         ...(spec.sort ? { sort: sortParam(spec.sort) } : {}),
       });
-      const defaultOrder = spec.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
+      const given: (SQL | OrderKey)[] = spec.defaultOrder ?? [asc(table.createdAt), asc(table.id)];
+      const defaultOrder = given.every(isKey) ? orderTerms(given) : (given as SQL[]);
       const route = defineRoute({
         method: "get",
         path: config.path,
@@ -501,11 +538,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       async function run(ctx: Ctx, input: Record<string, unknown>, url: string, parentId: number | null = null) {
         const conds = filterConditions(filters, input, ctx);
         const sort = input.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
-        // Ties break on id in the direction of the last field, so one index serves the whole order.
-        const lastDesc = sort?.at(-1)?.desc ?? false;
-        const orderBy = sort
-          ? [...sort.map((s) => (s.desc ? desc(s.column) : asc(s.column))), lastDesc ? desc(table.id) : asc(table.id)]
-          : defaultOrder;
+        const orderBy = sort ? orderTerms(sortOrder(sort, table.id)) : defaultOrder;
         const where = scoped(ctx, and(...conds), "read", parentId);
         const page = { page: input.page as number, pageSize: input.pageSize as number };
         const rows = select(ctx)
@@ -530,6 +563,89 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
           return c.json(await run(ctxOf(c), c.req.valid("query"), c.req.url, parentOf(params)), 200);
         },
         run,
+        filters,
+        sort: spec.sort,
+        defaultOrder: spec.defaultOrder,
+      };
+    },
+
+    /**
+     * `GET path/export`: every record the list gives, as an .xlsx streamed as it is read. It takes
+     * the list's query (filters, `sort`; `page` and `pageSize` are accepted and ignored: a file is
+     * every row) and its visibility, and reads pages of 500 by keyset in the list's order (its
+     * `defaultOrder` given as keys, or `createdAt, id`; ties on a `sort` field broken by id).
+     */
+    export<E extends Fields = Record<string, never>>(spec: ExportSpec<V, E>) {
+      if (parent) throw new Error(`${config.name}: exports of nested resources are not supported`);
+      const { filters, sort } = spec.list;
+      const listOrder: (SQL | OrderKey)[] = spec.list.defaultOrder ?? [{ by: table.createdAt }, { by: table.id }];
+      // The file pages by keyset in the list's order: it needs that order as keys.
+      if (!listOrder.every(isKey)) throw new Error(`${config.name}: give the list's defaultOrder as keys to export it`);
+      const defaultOrder: OrderKey[] = listOrder;
+      const ignored = "The list's; accepted and ignored (the file has every row)";
+      const query = z.strictObject({
+        page: PageQuery.shape.page.openapi({ description: ignored }),
+        pageSize: PageQuery.shape.pageSize.openapi({ description: ignored }),
+        ...Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])),
+        ...(sort ? { sort: sortParam(sort) } : {}),
+      });
+      const route = defineRoute({
+        method: "get",
+        path: `${config.path}/export`,
+        tag: "Documents",
+        operationId: `export${Names}`,
+        summary: spec.summary ?? `Export the current school's ${config.plural} to Excel (.xlsx)`,
+        description: spec.description,
+        access: spec.access,
+        scope,
+        module: config.module,
+        errors: spec.errors,
+        request: { query },
+        responses: {
+          200: {
+            description: spec.file,
+            content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+          },
+        },
+        extensions: {
+          "x-filters": Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.example])),
+          "x-sort": Object.keys(sort ?? {}),
+        },
+      });
+      /** The file's rows for `input` (the parsed query), page by page. */
+      async function* rows(ctx: Ctx, input: Record<string, unknown>, pageSize = 500): AsyncGenerator<Cell[]> {
+        const conds = filterConditions(filters, input, ctx);
+        const sorted = input.sort as { column: SQLiteColumn; desc: boolean }[] | undefined;
+        const order = sorted ? sortOrder(sorted, table.id) : defaultOrder;
+        const extra = Object.entries(spec.extra?.fields(ctx) ?? {}).map(([key, f]) => [key, aliased(key, f)]);
+        const selected = { ...(fields ?? getTableColumns(table)), ...Object.fromEntries(extra), ...keyFields(order) };
+        const read = (after: SQL | undefined, limit: number) => {
+          let q: any = ctx.deps.db.select(selected).from(table as SQLiteTable);
+          if (config.view?.join) q = config.view.join(q);
+          if (spec.extra?.join) q = spec.extra.join(q);
+          return q
+            .where(scoped(ctx, and(...conds, after), "read"))
+            .orderBy(...orderTerms(order))
+            .limit(limit) as Promise<Record<string, unknown>[]>;
+        };
+        for await (const row of keysetRows(order, read, pageSize)) {
+          yield spec.cells(row as RowOf<V> & RowOf<E>, ctx);
+        }
+      }
+
+      /** The download for this caller (a module that reads its caller its own way calls it). */
+      const respond = (ctx: Ctx, input: Record<string, unknown>): Response =>
+        xlsxResponse(typeof spec.filename === "string" ? spec.filename : spec.filename(ctx), {
+          name: spec.sheet,
+          columns: spec.columns,
+          rows: rows(ctx, input),
+        });
+
+      return {
+        route,
+        handler: async (c: any): Promise<Response> => respond(ctxOf(c), c.req.valid("query")),
+        rows,
+        respond,
       };
     },
 
@@ -709,6 +825,12 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       };
     },
   };
+}
+
+/** A field under its key as alias (columns keep their decoding). */
+function aliased(key: string, f: SQLiteColumn | SQL | SQL.Aliased): SQL.Aliased {
+  const expr = "mapFromDriverValue" in f ? sql`${f}`.mapWith(f as SQLiteColumn) : sql`${f}`;
+  return expr.as(key);
 }
 
 /** The key under which a table holds a column (`family_id` -> `familyId`). */

@@ -4,27 +4,17 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
-import { ctxOf } from "../../lib/context";
-import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, RecordBase } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import {
-  allRows,
-  createBody,
-  createStaff,
-  EmployeeNumber,
-  exportQuery,
   joinPerson,
   notRemoved,
   PersonRecord,
   personFields,
   personFilters,
-  personUpdate,
-  removeStaff,
-  updateStaff,
+  personRecord,
+  staffOperations,
 } from "../teacher/staff";
 import { permissions } from "./permissions";
 import { administrativeUsers } from "./schema";
@@ -56,16 +46,7 @@ export const administrativeUserResource = defineResource({
     join: joinPerson(administrativeUsers),
   },
   toRecord: (row) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    userId: row.userId,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    email: row.email,
-    phone: row.phone,
-    status: row.status,
-    language: row.language,
+    ...personRecord(row),
     position: row.position,
     employeeNumber: row.employeeNumber,
   }),
@@ -87,142 +68,40 @@ const filters = {
 export const listAdministrativeUsers = resource.list({
   access: permissions.read,
   filters,
-  defaultOrder: [asc(administrativeUsers.createdAt), asc(administrativeUsers.id)],
   summary: "List the current school's administrative staff (paginated), oldest first",
 });
 
 export const getAdministrativeUser = resource.get({ access: permissions.read });
 
-const CreateBody = createBody({
-  position: Position.optional(),
-  employeeNumber: EmployeeNumber.optional(),
-});
-
-export const createAdministrativeUser = operation(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/administrative-user",
-    tag: "People",
-    operationId: "createAdministrativeUser",
+const staff = staffOperations(resource, {
+  role: "staff",
+  read: permissions.read,
+  write: permissions.write,
+  field: {
+    key: "position",
+    schema: Position,
+    column: (position) => position,
+    header: "Position",
+    cell: (position: string) => position,
+  },
+  list: listAdministrativeUsers,
+  create: {
     summary: "Make a person administrative staff of the current school",
     description:
-      "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
-      "number is known, in any school, keeping their name; a new invited user when not), with the `position` and " +
-      "`employeeNumber`. 409 if they already are staff here, or the employee number is taken.",
-    access: permissions.write,
-    audit: "administrative-user",
-    errors: [409],
-    request: { body: jsonBody(CreateBody, "AdministrativeUserCreate") },
-    responses: { 201: json(resource.record, "The new administrative user") },
-  }),
-  async (c) => {
-    const { position, employeeNumber, ...person } = c.req.valid("json");
-    const profile = {
-      ...(position !== undefined ? { position } : {}),
-      ...(employeeNumber !== undefined ? { employeeNumber } : {}),
-    };
-    const record = await createStaff(ctxOf(c), resource, "staff", person, profile);
-    return c.json(record as z.infer<typeof Record>, 201);
+      "with the `position` and `employeeNumber`. 409 if they already are staff here, or the employee number is taken.",
+    created: "The new administrative user",
   },
-);
-
-const UpdateBody = nonEmpty(
-  z.strictObject({
-    ...personUpdate,
-    position: Position.optional(),
-    employeeNumber: EmployeeNumber.nullable().optional(),
-  }),
-);
-
-export const updateAdministrativeUser = operation(
-  defineRoute({
-    method: "put",
-    path: "/api/v1/administrative-user/{id}",
-    tag: "People",
-    operationId: "updateAdministrativeUser",
-    summary: "Update an administrative user: the person's name or email, position, employee number",
-    description:
-      "The name and email are the person's (the same user wherever they belong). 409: employee number taken.",
-    access: permissions.write,
-    audit: "administrative-user",
-    errors: [409],
-    request: { params: IdParams, body: jsonBody(UpdateBody, "AdministrativeUserUpdate") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    const { position, employeeNumber, ...person } = c.req.valid("json");
-    const profile = {
-      ...(position !== undefined ? { position } : {}),
-      ...(employeeNumber !== undefined ? { employeeNumber } : {}),
-    };
-    await updateStaff(ctxOf(c), resource, c.req.valid("param").id, person, profile);
-    return c.body(null, 204);
-  },
-);
-
-export const deleteAdministrativeUser = operation(
-  defineRoute({
-    method: "delete",
-    path: "/api/v1/administrative-user/{id}",
-    tag: "People",
-    operationId: "deleteAdministrativeUser",
-    summary: "Remove an administrative user (the staff role here; the user stays)",
-    access: permissions.write,
-    audit: "administrative-user",
-    request: { params: IdParams },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await removeStaff(ctxOf(c), resource, c.req.valid("param").id, "staff");
-    return c.body(null, 204);
-  },
-);
-
-const COLUMNS = [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Status",
-  "Language",
-  "Position",
-  "Employee number",
-  "Created at",
-] as const;
-
-export const exportAdministrativeUsers = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/administrative-user/export",
-    tag: "Documents",
-    operationId: "exportAdministrativeUsers",
+  update: { summary: "Update an administrative user: the person's name or email, position, employee number" },
+  remove: { summary: "Remove an administrative user (the staff role here; the user stays)" },
+  export: {
     summary: "Export the current school's administrative staff to Excel (.xlsx), with the list's filters",
-    access: permissions.read,
-    request: { query: exportQuery(filters) },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const rows = allRows(listAdministrativeUsers, ctx, c.req.valid("query"), c.req.url, (a: z.infer<typeof Record>) => [
-      a.id,
-      a.userId,
-      a.firstName,
-      a.lastName,
-      a.phone,
-      a.email,
-      a.status,
-      a.language,
-      a.position,
-      a.employeeNumber,
-      a.createdAt,
-    ]);
-    return xlsxResponse("administrative-staff.xlsx", { name: "Administrative staff", columns: COLUMNS, rows });
+    file: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
+    filename: "administrative-staff.xlsx",
+    sheet: "Administrative staff",
   },
-);
+});
+
+export const createAdministrativeUser = staff.create;
+export const updateAdministrativeUser = staff.update;
+export const deleteAdministrativeUser = staff.delete;
+export const exportAdministrativeUsers = staff.export;

@@ -10,20 +10,18 @@
  * holders of `parent.contact` and to the parent themself; to others they are null.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { keysetRows } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, filterConditions, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, type Statement } from "../../lib/write";
-import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { delegates } from "../delegate/schema";
 import { Email } from "../school/fields";
 import { findOrInvite, roleUserAudit, userAudit } from "../user/people";
@@ -308,51 +306,26 @@ export const deleteParentOperation = operation(
   },
 );
 
-const ExportQuery = z.strictObject(
-  Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
-    [K in keyof typeof filters]: (typeof filters)[K]["schema"];
-  },
-);
-
-const EXPORT_PAGE = 500;
-const COLUMNS = [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Relationship",
-  "Family id",
-  "Status",
-  "Created at",
-];
-
-/**
- * The rows of the export, read page by page in the list's order (`created_at, id`, a keyset: each
- * page starts after the last row of the one before), with the list's filters and visibility.
- */
-export async function* exportRows(
-  ctx: Ctx,
-  input: z.infer<typeof ExportQuery>,
-  pageSize = EXPORT_PAGE,
-): AsyncGenerator<Cell[]> {
-  const conds = filterConditions(filters, input, ctx);
-  const rows = keysetRows(
-    parents,
-    (after, limit) =>
-      ctx.deps.db
-        .select(fields)
-        .from(parents)
-        .innerJoin(users, eq(users.id, parents.userId))
-        .where(resource.scoped(ctx, and(...conds, after), "read"))
-        .orderBy(asc(parents.createdAt), asc(parents.id))
-        .limit(limit),
-    pageSize,
-  );
-  for await (const r of rows) {
+export const exportParents = resource.export({
+  access: permissions.read,
+  list: listParents,
+  filename: "parents.xlsx",
+  sheet: "Parents",
+  columns: [
+    "Id",
+    "User id",
+    "First name",
+    "Last name",
+    "Phone",
+    "Email",
+    "Relationship",
+    "Family id",
+    "Status",
+    "Created at",
+  ],
+  cells: (r, ctx) => {
     const contact = seesContact(ctx, r.userId);
-    yield [
+    return [
       r.id,
       r.userId,
       r.firstName,
@@ -364,35 +337,15 @@ export async function* exportRows(
       r.status,
       r.createdAt,
     ];
-  }
-}
+  },
+  description:
+    "The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); " +
+    "phones and emails are empty without parent.contact. The file is streamed as it is read.",
+  file: "An .xlsx workbook with one sheet, Parents",
+});
 
-export const exportParents = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/parent/export",
-    tag: "Documents",
-    operationId: "exportParents",
-    summary: "Export the current school's parents to Excel (.xlsx)",
-    description:
-      "The list's filters apply; phones and emails are empty without parent.contact. The file is streamed as it is read.",
-    access: permissions.read,
-    scope: "school",
-    request: { query: ExportQuery },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet, Parents",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) =>
-    xlsxResponse("parents.xlsx", {
-      name: "Parents",
-      columns: COLUMNS,
-      rows: exportRows(ctxOf(c), c.req.valid("query")),
-    }) as never,
-);
+/** The export's rows, page by page in the list's order (a keyset), with the list's filters and visibility. */
+export const exportRows = exportParents.rows;
 
 /** The parent profile of the caller in the current school, or undefined. */
 export async function ownParent(ctx: Ctx) {

@@ -6,18 +6,16 @@
  * a role may grant is decided by `mayGrant` (./grants.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles, roleUsers } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
-import { defineResource, type Filter, filterConditions, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, insertedId, type Statement } from "../../lib/write";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
-import { exportQuery } from "../teacher/staff";
 import { type Granted, mayGrant, usableRole } from "./grants";
 import { permissions as access } from "./permissions";
 
@@ -110,7 +108,7 @@ export const listRoles = resource.list({
   filters,
   // Built-in roles (school 0 in role_scope_idx) then the school's own, each by id: the order of
   // role_scope_idx, so no sort step.
-  defaultOrder: [asc(scopeOf), asc(roles.id)],
+  defaultOrder: [{ by: scopeOf }, { by: roles.id }],
   summary: "List the built-in roles and the school's custom roles (paginated), built-in first",
 });
 
@@ -334,76 +332,28 @@ export const deleteRoleOperation = operation(deleted.route, async (c) => {
   return c.body(null, 204);
 });
 
-const EXPORT_PAGE = 100;
-
-const ExportQuery = exportQuery(filters);
-
-/**
- * The roles with their permissions and how many users hold each here, read 100 at a time, with the
- * list's filters.
- */
-async function* exportRows(ctx: Ctx, input: z.infer<typeof ExportQuery>) {
-  const { db } = ctx.deps;
-  const schoolId = schoolOf(ctx);
-  const conds = filterConditions(filters, input, ctx);
-  let after = 0;
-  for (;;) {
-    const page = await db
-      .select({
-        id: roles.id,
-        name: roles.name,
-        key: roles.key,
-        permissions: permissionsJson.as("permissions"),
-        users:
-          sql<number>`(SELECT count(*) FROM role_user ru WHERE ru.school_id = ${schoolId} AND ru.role_id = "role"."id")`.as(
-            "users",
-          ),
-      })
-      .from(roles)
-      .where(and(visibleHere(schoolId), gt(roles.id, after), ...conds))
-      // Built-in ids are below every custom one, so `id > after` pages this order too.
-      .orderBy(asc(scopeOf), asc(roles.id))
-      .limit(EXPORT_PAGE);
-    for (const r of page) {
-      yield [
-        r.id,
-        r.name,
-        r.key !== null ? "Yes" : "No",
-        toPermissions(r.permissions)
-          .map((p) => p.name)
-          .join(", "),
-        r.users,
-      ] as const;
-    }
-    const last = page.at(-1);
-    if (page.length < EXPORT_PAGE || !last) return;
-    after = last.id;
-  }
-}
-
-export const exportRoles = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/role/export",
-    tag: "Documents",
-    operationId: "exportRoles",
-    summary: "Export every role (built-in and the school's) to Excel, with the list's filters",
-    description: "Columns: Id, Name, Built-in, Permissions, Users (how many hold it in this school).",
-    access: access.read,
-    request: { query: ExportQuery },
-    responses: {
-      200: {
-        description: "The roles as an .xlsx workbook",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    return xlsxResponse(`roles-school-${schoolOf(ctx)}.xlsx`, {
-      name: "Roles",
-      columns: ["Id", "Name", "Built-in", "Permissions", "Users"],
-      rows: exportRows(ctx, c.req.valid("query")),
-    }) as never;
+export const exportRoles = resource.export({
+  access: access.read,
+  list: listRoles,
+  filename: (ctx) => `roles-school-${schoolOf(ctx)}.xlsx`,
+  sheet: "Roles",
+  columns: ["Id", "Name", "Built-in", "Permissions", "Users"],
+  extra: {
+    // How many users hold each role in this school.
+    fields: (ctx) => ({
+      users: sql<number>`(SELECT count(*) FROM role_user ru WHERE ru.school_id = ${schoolOf(ctx)} AND ru.role_id = "role"."id")`,
+    }),
   },
-);
+  cells: (r) => [
+    r.id,
+    r.name,
+    r.key !== null ? "Yes" : "No",
+    toPermissions(r.permissions)
+      .map((p) => p.name)
+      .join(", "),
+    r.users,
+  ],
+  summary: "Export every role (built-in and the school's) to Excel, with the list's filters",
+  description: "Columns: Id, Name, Built-in, Permissions, Users (how many hold it in this school).",
+  file: "The roles as an .xlsx workbook",
+});

@@ -5,17 +5,15 @@
  * ./visibility.ts. Guardians (the parent links): ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
-import { keysetRows } from "../../lib/pagination";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
-import { defineResource, type Filter, filterConditions, IdParams, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, type Statement } from "../../lib/write";
-import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
@@ -476,87 +474,46 @@ export const getStudentDetail = operation(
 
 // ------------------------------------------------------------------------------------ the export
 
-const ExportQuery = z.strictObject(
-  Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
-    [K in keyof typeof filters]: (typeof filters)[K]["schema"];
+const exported = resource.export({
+  access: "member",
+  list,
+  filename: "students.xlsx",
+  sheet: "Students",
+  columns: [
+    "Id",
+    "First name",
+    "Last name",
+    "Id number",
+    "Level",
+    "Birth date",
+    "Status",
+    "Family number",
+    "Family",
+    "Created at",
+  ],
+  extra: {
+    fields: () => ({ familyNumber: families.familyNumber, familyName: families.name }),
+    join: (q) => q.leftJoin(families, eq(families.id, students.familyId)),
   },
-);
-
-const EXPORT_PAGE = 500;
-const COLUMNS = [
-  "Id",
-  "First name",
-  "Last name",
-  "Id number",
-  "Level",
-  "Birth date",
-  "Status",
-  "Family number",
-  "Family",
-  "Created at",
-];
-
-/** The export's rows, page by page in the list's order (a `created_at, id` keyset), filters and visibility applied. */
-export async function* exportRows(
-  ctx: Ctx,
-  input: z.infer<typeof ExportQuery>,
-  pageSize = EXPORT_PAGE,
-): AsyncGenerator<Cell[]> {
-  const conds = filterConditions(filters, input, ctx);
-  const rows = keysetRows(
-    students,
-    (after, limit) =>
-      ctx.deps.db
-        .select({ ...fields, familyNumber: families.familyNumber, familyName: families.name })
-        .from(students)
-        .leftJoin(families, eq(families.id, students.familyId))
-        .where(resource.scoped(ctx, and(...conds, after), "read"))
-        .orderBy(asc(students.createdAt), asc(students.id))
-        .limit(limit),
-    pageSize,
-  );
-  for await (const r of rows) {
-    yield [
-      r.id,
-      r.firstName,
-      r.lastName,
-      r.idNumber,
-      r.level,
-      r.birthDate,
-      r.status,
-      r.familyNumber,
-      r.familyName,
-      r.createdAt,
-    ];
-  }
-}
-
-export const exportStudents = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/student/export",
-    tag: "Documents",
-    operationId: "exportStudents",
-    summary: "Export the current school's students to Excel (.xlsx)",
-    description: `The list's filters and visibility apply. ${READ_DESCRIPTION} The file is streamed as it is read.`,
-    access: "member",
-    request: { query: ExportQuery },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet, Students",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = await readerCtx(c);
-    return xlsxResponse("students.xlsx", {
-      name: "Students",
-      columns: COLUMNS,
-      rows: exportRows(ctx, c.req.valid("query")),
-    }) as never;
-  },
-);
+  cells: (r) => [
+    r.id,
+    r.firstName,
+    r.lastName,
+    r.idNumber,
+    r.level,
+    r.birthDate,
+    r.status,
+    r.familyNumber,
+    r.familyName,
+    r.createdAt,
+  ],
+  description: `The list's filters, sort and visibility apply. ${READ_DESCRIPTION} The file is streamed as it is read.`,
+  file: "An .xlsx workbook with one sheet, Students",
+});
+export const exportStudents = {
+  ...exported,
+  handler: async (c: any): Promise<Response> => exported.respond(await readerCtx(c), c.req.valid("query")),
+};
 
 /** A student of this school the caller may write (404 otherwise), for the guardian routes. */
 export const findStudent = (ctx: Ctx, id: number) => resource.find(ctx, id);

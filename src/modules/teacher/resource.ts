@@ -4,29 +4,19 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
-import { ctxOf } from "../../lib/context";
-import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, RecordBase } from "../../lib/resource";
 import { contains } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { permissions } from "./permissions";
 import { teachers } from "./schema";
 import {
-  allRows,
-  createBody,
-  createStaff,
-  EmployeeNumber,
-  exportQuery,
   joinPerson,
   notRemoved,
   PersonRecord,
   personFields,
   personFilters,
-  personUpdate,
-  removeStaff,
-  updateStaff,
+  personRecord,
+  staffOperations,
 } from "./staff";
 
 const Subject = text({ max: 50 }).openapi({ example: "Math" });
@@ -69,16 +59,7 @@ export const teacherResource = defineResource({
     join: joinPerson(teachers),
   },
   toRecord: (row) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    userId: row.userId,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    email: row.email,
-    phone: row.phone,
-    status: row.status,
-    language: row.language,
+    ...personRecord(row),
     subjects: parseSubjects(row.subjects),
     employeeNumber: row.employeeNumber,
   }),
@@ -109,142 +90,40 @@ const filters = {
 export const listTeachers = resource.list({
   access: permissions.read,
   filters,
-  defaultOrder: [asc(teachers.createdAt), asc(teachers.id)],
   summary: "List the current school's teachers (paginated), oldest first",
 });
 
 export const getTeacher = resource.get({ access: permissions.read });
 
-const CreateBody = createBody({
-  subjects: Subjects.optional(),
-  employeeNumber: EmployeeNumber.optional(),
-});
-
-export const createTeacher = operation(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/teacher",
-    tag: "People",
-    operationId: "createTeacher",
+const staff = staffOperations(resource, {
+  role: "teacher",
+  read: permissions.read,
+  write: permissions.write,
+  field: {
+    key: "subjects",
+    schema: Subjects,
+    column: (subjects) => JSON.stringify(subjects),
+    header: "Subjects",
+    cell: (subjects: string[]) => subjects.join(", "),
+  },
+  list: listTeachers,
+  create: {
     summary: "Make a person a teacher of the current school",
     description:
-      "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
-      "number is known, in any school, keeping their name; a new invited user when not), with the teacher's " +
-      "`subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.",
-    access: permissions.write,
-    audit: "teacher",
-    errors: [409],
-    request: { body: jsonBody(CreateBody, "TeacherCreate") },
-    responses: { 201: json(resource.record, "The new teacher") },
-  }),
-  async (c) => {
-    const { subjects, employeeNumber, ...person } = c.req.valid("json");
-    const profile = {
-      ...(subjects !== undefined ? { subjects: JSON.stringify(subjects) } : {}),
-      ...(employeeNumber !== undefined ? { employeeNumber } : {}),
-    };
-    const record = await createStaff(ctxOf(c), resource, "teacher", person, profile);
-    return c.json(record as z.infer<typeof Record>, 201);
+      "with the teacher's `subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.",
+    created: "The new teacher",
   },
-);
-
-const UpdateBody = nonEmpty(
-  z.strictObject({
-    ...personUpdate,
-    subjects: Subjects.optional(),
-    employeeNumber: EmployeeNumber.nullable().optional(),
-  }),
-);
-
-export const updateTeacher = operation(
-  defineRoute({
-    method: "put",
-    path: "/api/v1/teacher/{id}",
-    tag: "People",
-    operationId: "updateTeacher",
-    summary: "Update a teacher: the person's name or email, subjects, employee number",
-    description:
-      "The name and email are the person's (the same user wherever they belong). 409: employee number taken.",
-    access: permissions.write,
-    audit: "teacher",
-    errors: [409],
-    request: { params: IdParams, body: jsonBody(UpdateBody, "TeacherUpdate") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    const { subjects, employeeNumber, ...person } = c.req.valid("json");
-    const profile = {
-      ...(subjects !== undefined ? { subjects: JSON.stringify(subjects) } : {}),
-      ...(employeeNumber !== undefined ? { employeeNumber } : {}),
-    };
-    await updateStaff(ctxOf(c), resource, c.req.valid("param").id, person, profile);
-    return c.body(null, 204);
-  },
-);
-
-export const deleteTeacher = operation(
-  defineRoute({
-    method: "delete",
-    path: "/api/v1/teacher/{id}",
-    tag: "People",
-    operationId: "deleteTeacher",
-    summary: "Remove a teacher (the teacher role here; the user stays)",
-    access: permissions.write,
-    audit: "teacher",
-    request: { params: IdParams },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await removeStaff(ctxOf(c), resource, c.req.valid("param").id, "teacher");
-    return c.body(null, 204);
-  },
-);
-
-const COLUMNS = [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Status",
-  "Language",
-  "Subjects",
-  "Employee number",
-  "Created at",
-] as const;
-
-export const exportTeachers = operation(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/teacher/export",
-    tag: "Documents",
-    operationId: "exportTeachers",
+  update: { summary: "Update a teacher: the person's name or email, subjects, employee number" },
+  remove: { summary: "Remove a teacher (the teacher role here; the user stays)" },
+  export: {
     summary: "Export the current school's teachers to Excel (.xlsx), with the list's filters",
-    access: permissions.read,
-    request: { query: exportQuery(filters) },
-    responses: {
-      200: {
-        description: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
-        content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-      },
-    },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const rows = allRows(listTeachers, ctx, c.req.valid("query"), c.req.url, (t: z.infer<typeof Record>) => [
-      t.id,
-      t.userId,
-      t.firstName,
-      t.lastName,
-      t.phone,
-      t.email,
-      t.status,
-      t.language,
-      t.subjects.join(", "),
-      t.employeeNumber,
-      t.createdAt,
-    ]);
-    return xlsxResponse("teachers.xlsx", { name: "Teachers", columns: COLUMNS, rows });
+    file: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
+    filename: "teachers.xlsx",
+    sheet: "Teachers",
   },
-);
+});
+
+export const createTeacher = staff.create;
+export const updateTeacher = staff.update;
+export const deleteTeacher = staff.delete;
+export const exportTeachers = staff.export;

@@ -13,18 +13,21 @@
  * - Delete: the role's `role_user` row goes (its profile follows by trigger); the user and their
  *   membership of the school stay.
  * - People removed from the school (`school_user.deleted_at` set) are never listed or read.
+ *
+ * `staffOperations` declares the create, update, delete and export operations of such a profile
+ * from its role and its one field of its own (a teacher's subjects, a staff member's position).
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
-import { BUILTIN_ROLES } from "../../lib/access";
+import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import type { Page } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
-import type { Filter } from "../../lib/resource";
+import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
@@ -73,6 +76,34 @@ export const PersonRecord = {
   status: UserStatus.openapi({ description: "The user's: invited (has never signed in), active, inactive" }),
   language: z.string().openapi({ example: "es" }),
 };
+
+/** A staff view's row: the person's fields (`personFields`) and the profile's. */
+export interface PersonRow {
+  id: number;
+  createdAt: string;
+  updatedAt: string;
+  userId: number;
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  phone: string;
+  status: z.infer<typeof UserStatus>;
+  language: string;
+}
+
+/** The record's person part, in the record's order (the profile's fields follow). */
+export const personRecord = (row: PersonRow) => ({
+  id: row.id,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+  userId: row.userId,
+  firstName: row.firstName,
+  lastName: row.lastName,
+  email: row.email,
+  phone: row.phone,
+  status: row.status,
+  language: row.language,
+});
 
 /** The person's columns of the view (joined by `joinPerson`). */
 export const personFields = <T extends ProfileTable>(table: T) => ({
@@ -299,26 +330,167 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
   }
 }
 
-/** The filters of a list, without paging: what an export takes. */
-export function exportQuery<F extends Record<string, Filter<any>>>(filters: F) {
-  return z.strictObject(
-    Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as {
-      [K in keyof F]: F[K]["schema"];
-    },
-  );
+/** A staff profile's own field besides the employee number (a teacher's subjects, a position). */
+export interface ProfileField<K extends string, S extends z.ZodType> {
+  key: K;
+  /** Its body schema (optional in both bodies). */
+  schema: S;
+  /** Its column value from the body's. */
+  column: (value: z.output<S>) => unknown;
+  /** Its export column: the header and the cell of the record's value. */
+  header: string;
+  cell: (value: never) => Cell;
 }
 
-/** Every record the list gives for `input`, read page by page (100 a page: one D1 call each). */
-export async function* allRows<R>(
-  list: { run(ctx: Ctx, input: Record<string, unknown>, url: string): Promise<Page<R>> },
-  ctx: Ctx,
-  input: Record<string, unknown>,
-  url: string,
-  cells: (record: R) => Cell[],
-): AsyncGenerator<Cell[]> {
-  for (let page = 1; ; page++) {
-    const result = await list.run(ctx, { ...input, page, pageSize: 100 }, url);
-    for (const record of result.data) yield cells(record);
-    if (page >= result.lastPage) return;
-  }
+/** What a staff resource offers the operations besides the shared verbs. */
+interface StaffOperationsResource extends StaffResource {
+  config: StaffResource["config"] & { name: string; path: string; tag: Tag; entity: string };
+  record: z.ZodType;
+  export(spec: ExportSpec<any, Record<string, never>>): Operation;
+}
+
+export interface StaffSpec<K extends string, S extends z.ZodType> {
+  role: "teacher" | "staff";
+  read: Access;
+  write: Access;
+  field: ProfileField<K, S>;
+  /** The list whose query the export takes. */
+  list: ListQuery<Record<string, Filter<any>>>;
+  create: { summary: string; description: string; created: string };
+  update: { summary: string };
+  remove: { summary: string };
+  export: { summary: string; file: string; filename: string; sheet: string };
+}
+
+/**
+ * The create, update, delete and export operations of a staff profile (teachers, administrative
+ * staff): the same bodies (the person's fields, the profile's field and employee number), verbs and
+ * export columns, named after the resource (`createTeacher`, `TeacherCreate`, ...).
+ */
+export function staffOperations<K extends string, S extends z.ZodType>(
+  resource: StaffOperationsResource,
+  spec: StaffSpec<K, S>,
+) {
+  const { config } = resource;
+  const Name = config.name.charAt(0).toUpperCase() + config.name.slice(1);
+  const { field } = spec;
+  /** The profile's column values of a body (only the fields sent). */
+  const profileOf = (body: Record<string, unknown>) => {
+    const { [field.key]: value, employeeNumber, ...person } = body;
+    const profile = {
+      ...(value !== undefined ? { [field.key]: field.column(value as z.output<S>) } : {}),
+      ...(employeeNumber !== undefined ? { employeeNumber: employeeNumber as string | null } : {}),
+    };
+    return { person, profile };
+  };
+
+  const CreateBody = createBody({ [field.key]: field.schema.optional(), employeeNumber: EmployeeNumber.optional() });
+  const create = {
+    route: defineRoute({
+      method: "post",
+      path: config.path,
+      tag: config.tag,
+      operationId: `create${Name}`,
+      summary: spec.create.summary,
+      description:
+        "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
+        `number is known, in any school, keeping their name; a new invited user when not), ${spec.create.description}`,
+      access: spec.write,
+      audit: config.entity,
+      errors: [409],
+      request: { body: jsonBody(CreateBody, `${Name}Create`) },
+      responses: { 201: json(resource.record, spec.create.created) },
+    }),
+    handler: async (c: any): Promise<Response> => {
+      const { person, profile } = profileOf(c.req.valid("json"));
+      return c.json(await createStaff(ctxOf(c), resource, spec.role, person, profile), 201);
+    },
+  };
+
+  const UpdateBody = nonEmpty(
+    z.strictObject({
+      ...personUpdate,
+      [field.key]: field.schema.optional(),
+      employeeNumber: EmployeeNumber.nullable().optional(),
+    }),
+  );
+  const update = {
+    route: defineRoute({
+      method: "put",
+      path: `${config.path}/{id}`,
+      tag: config.tag,
+      operationId: `update${Name}`,
+      summary: spec.update.summary,
+      description:
+        "The name and email are the person's (the same user wherever they belong). 409: employee number taken.",
+      access: spec.write,
+      audit: config.entity,
+      errors: [409],
+      request: { params: IdParams, body: jsonBody(UpdateBody, `${Name}Update`) },
+      responses: { 204: noContent },
+    }),
+    handler: async (c: any): Promise<Response> => {
+      const { person, profile } = profileOf(c.req.valid("json"));
+      await updateStaff(ctxOf(c), resource, c.req.valid("param").id, person, profile);
+      return c.body(null, 204);
+    },
+  };
+
+  const remove = {
+    route: defineRoute({
+      method: "delete",
+      path: `${config.path}/{id}`,
+      tag: config.tag,
+      operationId: `delete${Name}`,
+      summary: spec.remove.summary,
+      access: spec.write,
+      audit: config.entity,
+      request: { params: IdParams },
+      responses: { 204: noContent },
+    }),
+    handler: async (c: any): Promise<Response> => {
+      await removeStaff(ctxOf(c), resource, c.req.valid("param").id, spec.role);
+      return c.body(null, 204);
+    },
+  };
+
+  const exported = resource.export({
+    access: spec.read,
+    list: spec.list,
+    filename: spec.export.filename,
+    sheet: spec.export.sheet,
+    columns: [
+      "Id",
+      "User id",
+      "First name",
+      "Last name",
+      "Phone",
+      "Email",
+      "Status",
+      "Language",
+      field.header,
+      "Employee number",
+      "Created at",
+    ],
+    cells: (row, ctx) => {
+      const r = resource.toRecord(row, ctx) as PersonRow & { employeeNumber: string | null } & Record<K, never>;
+      return [
+        r.id,
+        r.userId,
+        r.firstName,
+        r.lastName,
+        r.phone,
+        r.email,
+        r.status,
+        r.language,
+        field.cell(r[field.key]),
+        r.employeeNumber,
+        r.createdAt,
+      ];
+    },
+    summary: spec.export.summary,
+    file: spec.export.file,
+  });
+
+  return { create, update, delete: remove, export: exported };
 }
