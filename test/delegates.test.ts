@@ -319,6 +319,9 @@ describe("a delegate's rights", () => {
       requestId: null,
     };
     expect(await actingFor(ctx)).toEqual([d.userId]);
+    // An access token still in hand: /user/me no longer lists the parent they acted for.
+    const stale = await t.token(d.userId, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+    expect(await (await t.request("/api/v1/user/me", { token: stale })).json()).toMatchObject({ schools: [] });
     // Active again: the delegation works again.
     await t.request(`/api/v1/user/${parent.userId}`, { method: "PUT", token: admin, body: { status: "active" } });
     expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toEqual(parentPermissions);

@@ -17,19 +17,27 @@ const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * No more rights than the parent: a parent who may not sign in (`inactive`) gives their delegates
- * none (joined with the parent's user by primary key).
+ * The delegations of `userId` that may be valid today in some school: the UTC date ±1 day covers
+ * every time zone (`validToday` then decides in each school's), of parents who may sign in (no
+ * more rights than the parent: an `inactive` parent gives their delegates none). The query joins
+ * `parent` on `delegate.parent_id` and `user` on the parent's user (the parent's status); the index
+ * `delegate_user_idx (user_id, valid_until)` serves it. Every reader of delegations uses it: the
+ * access token, `actingFor`, `/user/me`, `/group/mine`.
  */
-const parentMaySignIn = ne(users.status, "inactive");
+export function delegationsAround(userId: number, now: Date) {
+  return and(
+    eq(delegates.userId, userId),
+    ne(users.status, "inactive"),
+    gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
+    lte(delegates.validFrom, utcDate(now.getTime() + DAY_MS)),
+  );
+}
 
 /**
- * The delegations of a user that may be valid today somewhere (UTC date ±1 day covers every time
- * zone), each with its school's time zone and the parent role's permission ids (one row per
- * permission): the index `delegate_user_idx (user_id, valid_until)` serves it. `validToday`
- * keeps the ones valid in their school's today.
+ * The delegations of a user that may be valid today somewhere (`delegationsAround`), each with its
+ * school's time zone and the parent role's permission ids (one row per permission).
  */
 export function delegationsQuery(deps: Deps, userId: number) {
-  const now = deps.clock.now().getTime();
   return deps.db
     .select({
       schoolId: delegates.schoolId,
@@ -43,14 +51,7 @@ export function delegationsQuery(deps: Deps, userId: number) {
     .innerJoin(parents, eq(parents.id, delegates.parentId))
     .innerJoin(users, eq(users.id, parents.userId))
     .leftJoin(rolePermissions, eq(rolePermissions.roleId, BUILTIN_ROLES.parent.id))
-    .where(
-      and(
-        eq(delegates.userId, userId),
-        parentMaySignIn,
-        gte(delegates.validUntil, utcDate(now - DAY_MS)),
-        lte(delegates.validFrom, utcDate(now + DAY_MS)),
-      ),
-    );
+    .where(delegationsAround(userId, deps.clock.now()));
 }
 
 /** Whether a delegation is valid at `now` in its school's time zone. */
@@ -88,14 +89,7 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
     .innerJoin(parents, eq(parents.id, delegates.parentId))
     .innerJoin(users, eq(users.id, parents.userId))
     .innerJoin(schools, eq(schools.id, delegates.schoolId))
-    .where(
-      and(
-        eq(delegates.userId, self),
-        parentMaySignIn,
-        eq(delegates.schoolId, schoolId),
-        gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
-      ),
-    );
+    .where(and(delegationsAround(self, now), eq(delegates.schoolId, schoolId)));
   return [self, ...new Set(rows.filter((r) => validToday(r, now)).map((r) => r.parentUserId))];
 }
 

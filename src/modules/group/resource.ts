@@ -5,7 +5,7 @@
  * the groups they teach (./access.ts); anyone sees their own at `GET /api/v1/group/mine`.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, getTableName, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableName, isNull, type SQL, sql } from "drizzle-orm";
 import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -16,7 +16,7 @@ import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/rou
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, jsonValues, type Statement } from "../../lib/write";
-import { validToday } from "../delegate/acting";
+import { delegationsAround, validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { parents } from "../parent/schema";
 import { assertOffered, LEVELS, type Level } from "../school/fields";
@@ -226,12 +226,7 @@ export async function myGroups(ctx: Ctx) {
   const now = clock.now();
   const from = utcDate(now.getTime() + DAY_MS);
   const until = utcDate(now.getTime() - DAY_MS);
-  const window = and(
-    eq(delegates.userId, self),
-    eq(delegates.schoolId, schoolId),
-    gte(delegates.validUntil, until),
-    lte(delegates.validFrom, from),
-  );
+  const window = and(delegationsAround(self, now), eq(delegates.schoolId, schoolId));
   // The parents the caller may act for: themself, and those whose delegate they may be today
   // (delegate_user_idx); checked in the school's time zone below.
   const candidate = sql`("mp"."user_id" = ${self} OR "mp"."id" IN (SELECT "d"."parent_id" FROM "delegate" "d" WHERE "d"."user_id" = ${self} AND "d"."school_id" = ${schoolId} AND "d"."valid_until" >= ${until} AND "d"."valid_from" <= ${from}))`;
@@ -248,6 +243,7 @@ export async function myGroups(ctx: Ctx) {
       })
       .from(delegates)
       .innerJoin(parents, eq(parents.id, delegates.parentId))
+      .innerJoin(users, eq(users.id, parents.userId))
       .innerJoin(schools, eq(schools.id, delegates.schoolId))
       .where(window),
     db

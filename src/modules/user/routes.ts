@@ -1,14 +1,13 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, json, operation } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
-import { validToday } from "../delegate/acting";
+import { delegationsAround, validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
 import { parents } from "../parent/schema";
@@ -44,8 +43,6 @@ const Me = UserSchema.extend({
 }).openapi("CurrentUser");
 
 type School = z.infer<typeof Me>["schools"][number];
-const parentUsers = alias(users, "acts_for_user");
-const DAY_MS = 24 * 3600 * 1000;
 
 const me = defineRoute({
   method: "get",
@@ -82,7 +79,7 @@ export async function currentUser(ctx: Ctx) {
       .where(eq(roleUsers.userId, userId))
       // The order of role_user_uq (user_id, school_id, role_id): no sort step.
       .orderBy(asc(roleUsers.schoolId), asc(roleUsers.roleId)),
-    // Delegations that may be valid today somewhere (UTC date ±1 day), as in the access token
+    // Delegations that may be valid today somewhere, as in the access token
     // (src/modules/delegate/acting.ts): `validToday` keeps those valid in their school's today.
     db
       .select({
@@ -92,22 +89,16 @@ export async function currentUser(ctx: Ctx) {
         timeZone: schools.timeZone,
         parentId: delegates.parentId,
         userId: parents.userId,
-        firstName: parentUsers.firstName,
-        lastName: parentUsers.lastName,
+        firstName: users.firstName,
+        lastName: users.lastName,
         validFrom: delegates.validFrom,
         validUntil: delegates.validUntil,
       })
       .from(delegates)
       .innerJoin(schools, eq(schools.id, delegates.schoolId))
       .innerJoin(parents, eq(parents.id, delegates.parentId))
-      .innerJoin(parentUsers, eq(parentUsers.id, parents.userId))
-      .where(
-        and(
-          eq(delegates.userId, userId),
-          ne(parentUsers.status, "inactive"),
-          gte(delegates.validUntil, new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10)),
-        ),
-      ),
+      .innerJoin(users, eq(users.id, parents.userId))
+      .where(delegationsAround(userId, now)),
     mustAcceptQuery(db, userId),
   ]);
   if (!user) throw notFound("User", userId);
