@@ -5,7 +5,7 @@
  * decided request is a 409, and of two racing decisions exactly one wins). Visibility per role;
  * images through presigned URLs under the school's prefix; only approved ones count.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jobCtx } from "../src/lib/context";
 import { grantsOf } from "../src/modules";
@@ -510,6 +510,94 @@ describe("trusted addresses", () => {
     expect((await t.request(`${ADDRESSES}/${mine.id}`, { token: p })).status).toBe(200);
     expect((await t.request(ADDRESSES, { token: await teacher(t) })).status).toBe(403);
     expect((await t.request(`${ADDRESSES}/${mine.id}`, { token: await teacher(t) })).status).toBe(403);
+  });
+});
+
+describe("trusted people and addresses alike (one definition serves both)", () => {
+  const kinds = [
+    { path: PEOPLE, entity: "trusted-person", body: personBody, change: { name: "Laura G." } },
+    { path: ADDRESSES, entity: "trusted-address", body: addressBody, change: { number: "14" } },
+  ];
+
+  it("filter by student and status; delete in any state (204, audited), another parent's is a 404", async () => {
+    const t = makeTestApp();
+    for (const kind of kinds) {
+      const token = await parent(t);
+      const child = await ownChild(t);
+      const add = async (body: Record<string, unknown>, as?: string) => {
+        const res = await t.request(kind.path, { method: "POST", token: as ?? token, body });
+        expect(res.status, `${kind.path} ${await res.clone().text()}`).toBe(201);
+        return (await res.json()) as { id: number };
+      };
+      const first = await add(kind.body(child));
+      const second = await add(kind.body(child));
+      expect((await decide(t, kind.path, second.id, { status: "rejected", reason: "No" })).status).toBe(200);
+      const ids = async (query: string) =>
+        (
+          (await (await t.request(`${kind.path}?pageSize=100&${query}`, { token })).json()) as Page<{ id: number }>
+        ).data.map((r) => r.id);
+      expect(await ids(`studentId=${child}`), kind.path).toEqual([first.id, second.id]);
+      expect(await ids(`studentId=${child}&status=pending`), kind.path).toEqual([first.id]);
+      expect(await ids(`studentId=${child}&status=rejected`), kind.path).toEqual([second.id]);
+      expect((await t.request(`${kind.path}?status=withdrawn`, { token })).status, kind.path).toBe(400);
+
+      const others = await otherParent(t);
+      const theirs = await add(kind.body(others.child), others.token);
+      const del = (id: number, as = token) => t.request(`${kind.path}/${id}`, { method: "DELETE", token: as });
+      expect((await del(theirs.id)).status, kind.path).toBe(404);
+      expect((await del(second.id)).status, `${kind.path} decided`).toBe(204);
+      expect((await del(first.id)).status, `${kind.path} pending`).toBe(204);
+      expect((await t.request(`${kind.path}/${first.id}`, { token })).status, kind.path).toBe(404);
+      const audits = await t.db
+        .select({ recordId: auditLog.recordId })
+        .from(auditLog)
+        .where(
+          and(
+            eq(auditLog.entity, kind.entity),
+            eq(auditLog.action, "delete"),
+            inArray(auditLog.recordId, [first.id, second.id, theirs.id]),
+          ),
+        );
+      expect(audits.map((a) => a.recordId).sort(), kind.path).toEqual([first.id, second.id].sort());
+    }
+  });
+
+  it("a change: 204 while pending with its audit row, 404 for another parent's, 409 once decided, 400 when empty", async () => {
+    const t = makeTestApp();
+    for (const kind of kinds) {
+      const token = await parent(t);
+      const res = await t.request(kind.path, { method: "POST", token, body: kind.body(await ownChild(t)) });
+      const { id } = (await res.json()) as { id: number };
+      const put = (body: Record<string, unknown>, as = token) =>
+        t.request(`${kind.path}/${id}`, { method: "PUT", token: as, body });
+      expect((await put({})).status, kind.path).toBe(400);
+      expect((await put(kind.change, (await otherParent(t)).token)).status, kind.path).toBe(404);
+      expect((await put(kind.change)).status, kind.path).toBe(204);
+      const [audit] = await t.db
+        .select({ action: auditLog.action })
+        .from(auditLog)
+        .where(and(eq(auditLog.entity, kind.entity), eq(auditLog.recordId, id)))
+        .orderBy(desc(auditLog.id))
+        .limit(1);
+      expect(audit?.action, kind.path).toBe("update");
+      expect(await (await t.request(`${kind.path}/${id}`, { token })).json(), kind.path).toMatchObject(kind.change);
+      expect((await decide(t, kind.path, id, { status: "approved" })).status, kind.path).toBe(200);
+      const late = await put(kind.change);
+      expect(late.status, kind.path).toBe(409);
+      expect((await problem(late)).detail, kind.path).toMatch(
+        /is approved; only a pending request can be changed or decided$/,
+      );
+    }
+  });
+
+  it("the decision body: a route stop only for an address; left out, it stays as it was", async () => {
+    const t = makeTestApp();
+    const person = await addPerson(t, personBody(await ownChild(t)));
+    expect((await decide(t, PEOPLE, person.id, { status: "approved", routeStopId: 3 })).status).toBe(400);
+    const address = await addAddress(t, addressBody(await ownChild(t)));
+    const res = await decide(t, ADDRESSES, address.id, { status: "rejected" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "rejected", routeStopId: null, reason: null });
   });
 });
 

@@ -8,16 +8,7 @@ export default defineModule({
   name: "trusted-address",
   paths: ["/api/v1/trusted-address"],
   load: async () => {
-    const r = await import("./resource");
-    return {
-      operations: [
-        r.listTrustedAddresses,
-        r.getTrustedAddress,
-        r.createTrustedAddress,
-        r.updateTrustedAddressOperation,
-        r.deleteTrustedAddress,
-        r.decideTrustedAddress,
-      ],
-    };
+    const { operations } = await import("./resource");
+    return { operations };
   },
 });

@@ -7,18 +7,7 @@ export default defineModule({
   paths: ["/api/v1/trusted-person"],
   permissions,
   load: async () => {
-    const r = await import("./resource");
-    return {
-      operations: [
-        r.listTrustedPeople,
-        r.getTrustedPerson,
-        r.createTrustedPerson,
-        r.updateTrustedPersonOperation,
-        r.deleteTrustedPerson,
-        r.decideTrustedPerson,
-        r.createTrustedPersonUploadUrl,
-        r.getTrustedPersonImages,
-      ],
-    };
+    const { operations } = await import("./resource");
+    return { operations };
   },
 });

@@ -9,166 +9,51 @@
 import { z } from "@hono/zod-openapi";
 import { schoolOf } from "../../lib/context";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, RecordBase, timestamps } from "../../lib/resource";
+import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import type { SignedUrl } from "../../lib/s3";
 import { text } from "../../lib/text";
 import { SIGNED_URL_SECONDS } from "../document/signed-url";
-import {
-  type ActingCtx,
-  actingCtx,
-  DecisionBody,
-  decided,
-  decisionFields,
-  decisionOf,
-  notPending,
-  RecordId,
-  registrant,
-  statusFilter,
-  studentIdFilter,
-  visibleThrough,
-} from "./common";
+import { type ActingCtx, actingCtx, notPending } from "./common";
 import { permissions } from "./permissions";
+import { defineTrustedRequests } from "./requests";
 import { trustedPeople } from "./schema";
 
-const Record = RecordBase.extend({
-  studentId: z.number().int().openapi({ example: 1 }),
-  parentId: z
-    .number()
-    .int()
-    .nullable()
-    .openapi({ description: "The parent profile that registered it; null when the school did" }),
-  name: z.string().openapi({ example: "Laura Gomez" }),
-  relationship: z.string().openapi({ example: "aunt" }),
-  phone: z.string().openapi({ example: "+525512345678" }),
-  photo: z.string().nullable().openapi({ description: "Object key of the photo (GET .../signed-url to view it)" }),
-  idDocument: z.string().nullable().openapi({ description: "Object key of the ID document" }),
-  ...decisionFields,
-});
+const Name = text({ max: 200 }).openapi({ example: "Laura Gomez" });
+const Relationship = text({ max: 50 }).openapi({ example: "aunt", description: "Free text: aunt, neighbour, nanny" });
 
-export const trustedPersonResource = defineResource({
+const trusted = defineTrustedRequests({
   name: "trustedPerson",
   plural: "trustedPeople",
   label: "Trusted person",
+  pluralLabel: "trusted people",
   entity: "trusted-person",
   path: "/api/v1/trusted-person",
   tag: "People",
-  scope: "school",
   table: trustedPeople,
-  record: Record,
+  fields: {
+    name: z.string().openapi({ example: "Laura Gomez" }),
+    relationship: z.string().openapi({ example: "aunt" }),
+    phone: z.string().openapi({ example: "+525512345678" }),
+    photo: z.string().nullable().openapi({ description: "Object key of the photo (GET .../signed-url to view it)" }),
+    idDocument: z.string().nullable().openapi({ description: "Object key of the ID document" }),
+  },
   toRecord: (row) => ({
-    ...timestamps(row),
-    studentId: row.studentId,
-    parentId: row.parentId,
     name: row.name,
     relationship: row.relationship,
     phone: row.phone,
     photo: row.photo,
     idDocument: row.idDocument,
-    status: row.status,
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt,
-    reason: row.reason,
   }),
-  visibleTo: visibleThrough(trustedPeople.studentId),
+  create: { name: Name, relationship: Relationship, phone: Phone },
+  update: z.object({ name: Name.optional(), relationship: Relationship.optional(), phone: Phone.optional() }),
 });
 
+export const trustedPersonResource = trusted.resource;
 const resource = trustedPersonResource;
 
-const filters = {
-  studentId: studentIdFilter(trustedPeople.studentId) satisfies Filter<number>,
-  status: statusFilter(trustedPeople.status) satisfies Filter<string>,
-};
-
-const list = resource.list({
-  access: permissions.read,
-  filters,
-  summary: "List trusted people (paginated), oldest first",
-  description: "Staff see the school's; a parent (or their delegate) those of their own children.",
-});
-export const listTrustedPeople = operation(list.route, async (c) =>
-  c.json(await list.run(await actingCtx(c), c.req.valid("query"), c.req.url), 200),
-);
-
-const get = resource.get({ access: permissions.read });
-export const getTrustedPerson = operation(get.route, async (c) =>
-  c.json(await get.run(await actingCtx(c), c.req.valid("param").id), 200),
-);
-
-const Name = text({ max: 200 }).openapi({ example: "Laura Gomez" });
-const Relationship = text({ max: 50 }).openapi({ example: "aunt", description: "Free text: aunt, neighbour, nanny" });
-
-const CreateBody = z.object({
-  studentId: RecordId.openapi({ example: 1, description: "A parent: one of their own children (else 404)" }),
-  parentId: RecordId.optional().openapi({
-    description: "The registering parent: staff may name a guardian of the student; a parent is that themself",
-  }),
-  name: Name,
-  relationship: Relationship,
-  phone: Phone,
-});
-
-const create = resource.create({
-  access: permissions.write,
-  input: CreateBody,
-  values: async (input, ctx) => ({
-    studentId: input.studentId,
-    parentId: await registrant(ctx as ActingCtx, input.studentId, input.parentId),
-    name: input.name,
-    relationship: input.relationship,
-    phone: input.phone,
-  }),
-  summary: "Register a trusted person for a student (pending until the school decides)",
-  description: "A parent for their own children only (another student is a 404), staff for any student of the school.",
-  errors: [422],
-});
-export const createTrustedPerson = operation(create.route, async (c) =>
-  c.json(await create.run(await actingCtx(c), c.req.valid("json")), 201),
-);
-
-const UpdateBody = z.object({ name: Name.optional(), relationship: Relationship.optional(), phone: Phone.optional() });
-
-const update = resource.update({
-  access: permissions.write,
-  input: UpdateBody,
-  summary: "Change a pending trusted person (409 once decided)",
-});
-/** Changes the fields sent, only while pending: the state is part of the UPDATE's condition. */
-export async function updateTrustedPerson(ctx: ActingCtx, id: number, input: z.output<typeof UpdateBody>) {
-  await resource.change(ctx, id, {
-    action: "update",
-    set: input,
-    from: { column: trustedPeople.status, states: ["pending"] },
-    conflict: notPending("Trusted person", id),
-  });
-}
-export const updateTrustedPersonOperation = operation(update.route, async (c) => {
-  await updateTrustedPerson(await actingCtx(c), c.req.valid("param").id, c.req.valid("json"));
-  return c.body(null, 204);
-});
-
-const remove = resource.delete({ access: permissions.write, summary: "Delete (withdraw) a trusted person" });
-export const deleteTrustedPerson = operation(remove.route, async (c) => {
-  await remove.run(await actingCtx(c), c.req.valid("param").id);
-  return c.body(null, 204);
-});
-
-const decide = resource.action({
-  name: "status",
-  verb: "decide",
-  method: "patch",
-  access: permissions.review,
-  input: DecisionBody,
-  from: { column: trustedPeople.status, states: ["pending"] },
-  conflict: (id) => notPending("Trusted person", id),
-  set: (ctx, input) => decided(ctx, input),
-  summary: "Approve or reject a pending trusted person (update status)",
-  description:
-    "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
-});
-export const decideTrustedPerson = operation(decide.route, async (c) =>
-  c.json(await decide.run(await actingCtx(c), c.req.valid("param").id, decisionOf(c, DecisionBody)), 200),
-);
+/** Changes the fields sent, only while pending. */
+export const updateTrustedPerson = trusted.update;
 
 // Images: presigned URLs under the school's prefix.
 
@@ -214,7 +99,7 @@ export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typ
   await resource.change(ctx, id, {
     action: "upload",
     set: input.kind === "photo" ? { photo: key } : { idDocument: key },
-    from: { column: trustedPeople.status, states: ["pending"] },
+    from: trusted.pending,
     conflict: notPending("Trusted person", id),
   });
   const signed = await ctx.deps.signer.sign({
@@ -227,7 +112,7 @@ export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typ
   return { id, kind: input.kind, key, ...signed };
 }
 
-export const createTrustedPersonUploadUrl = operation(
+const createTrustedPersonUploadUrl = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/trusted-person/{id}/signed-url",
@@ -265,7 +150,7 @@ export async function signDownloads(ctx: ActingCtx, id: number) {
   return { id, photo, idDocument };
 }
 
-export const getTrustedPersonImages = operation(
+const getTrustedPersonImages = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/trusted-person/{id}/signed-url",
@@ -279,3 +164,6 @@ export const getTrustedPersonImages = operation(
   }),
   async (c) => c.json(await signDownloads(await actingCtx(c), c.req.valid("param").id), 200),
 );
+
+/** The operations, in the document's order: the shared ones, then the images'. */
+export const operations = [...trusted.operations, createTrustedPersonUploadUrl, getTrustedPersonImages];
