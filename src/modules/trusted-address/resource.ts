@@ -6,10 +6,14 @@
  * route stop). Visibility: ../trusted-person/common.ts. This file declares only the address fields.
  */
 import { z } from "@hono/zod-openapi";
-import { addressFields } from "../address/record";
+import { type Address, AddressRecord, addressFields, toAddress } from "../address/record";
 import { RecordId } from "../trusted-person/common";
 import { defineTrustedRequests } from "../trusted-person/requests";
 import { trustedAddresses } from "./schema";
+
+/** The address fields of a record and of a row (their id and timestamps are the trusted record's). */
+const { id: _id, createdAt: _created, updatedAt: _updated, ...addressShape } = AddressRecord.shape;
+const ownAddress = ({ id: _, createdAt: _c, updatedAt: _u, ...address }: Address) => address;
 
 const trusted = defineTrustedRequests({
   name: "trustedAddress",
@@ -21,29 +25,10 @@ const trusted = defineTrustedRequests({
   tag: "Transport",
   table: trustedAddresses,
   fields: {
-    street: z.string(),
-    number: z.string().nullable(),
-    neighborhood: z.string().nullable(),
-    city: z.string(),
-    state: z.string().nullable(),
-    postalCode: z.string().nullable(),
-    country: z.string().openapi({ example: "MX" }),
-    latitude: z.number().nullable(),
-    longitude: z.number().nullable(),
+    ...addressShape,
     routeStopId: z.number().int().nullable().openapi({ description: "The route stop serving it, once set" }),
   },
-  toRecord: (row) => ({
-    street: row.street,
-    number: row.number,
-    neighborhood: row.neighborhood,
-    city: row.city,
-    state: row.state,
-    postalCode: row.postalCode,
-    country: row.country,
-    latitude: row.latitude,
-    longitude: row.longitude,
-    routeStopId: row.routeStopId,
-  }),
+  toRecord: (row) => ({ ...ownAddress(toAddress(row)), routeStopId: row.routeStopId }),
   create: addressFields,
   update: z.object({
     street: addressFields.street.optional(),

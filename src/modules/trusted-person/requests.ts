@@ -10,8 +10,16 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { defineResource, type Filter, RecordBase, type SetValues, timestamps } from "../../lib/resource";
-import { operation, type Tag } from "../../lib/route";
+import {
+  defineResource,
+  type Fields,
+  type Filter,
+  RecordBase,
+  type ResourceConfig,
+  type SetValues,
+  timestamps,
+} from "../../lib/resource";
+import { operation } from "../../lib/route";
 import {
   type ActingCtx,
   actingCtx,
@@ -59,16 +67,7 @@ export interface TrustedSpec<
   C extends z.ZodRawShape,
   U extends z.ZodObject,
   D extends z.ZodRawShape,
-> {
-  /** camelCase singular and plural (`trustedPerson`, `trustedPeople`): the operationIds. */
-  name: string;
-  plural: string;
-  /** "Trusted person": messages. */
-  label: string;
-  /** `trusted-person`: the audit trail. */
-  entity: string;
-  path: string;
-  tag: Tag;
+> extends Pick<ResourceConfig<T, z.ZodObject, Fields>, "name" | "plural" | "label" | "entity" | "path" | "tag"> {
   table: T;
   /** The record's own fields (between `parentId` and the decision). */
   fields: F;
