@@ -3,22 +3,15 @@
  * src/modules/address/schema.ts). The school decides like for trusted people; only approved ones
  * count. `route_stop_id` links the stop once routes exist (no foreign key until then).
  */
-import { sql } from "drizzle-orm";
-import { check, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { parents } from "../parent/schema";
-import { students } from "../student/schema";
-import { decision } from "../trusted-person/schema";
+import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { record } from "../../db/core";
+import { decision, requestColumns, requestIndexes } from "../trusted-person/schema";
 
 export const trustedAddresses = sqliteTable(
   "trusted_address",
   {
     ...record,
-    schoolId: schoolId(),
-    studentId: integer("student_id")
-      .notNull()
-      .references(() => students.id, { onDelete: "cascade" }),
-    parentId: integer("parent_id").references(() => parents.id, { onDelete: "set null" }),
+    ...requestColumns(),
     street: text("street").notNull(),
     number: text("number"),
     neighborhood: text("neighborhood"),
@@ -33,11 +26,5 @@ export const trustedAddresses = sqliteTable(
     routeStopId: integer("route_stop_id"),
     ...decision(),
   },
-  (t) => [
-    index("trusted_address_created_idx").on(t.schoolId, t.createdAt),
-    index("trusted_address_status_idx").on(t.schoolId, t.status, t.createdAt),
-    index("trusted_address_student_idx").on(t.studentId, t.status),
-    index("trusted_address_parent_idx").on(t.parentId),
-    check("trusted_address_decided_ck", sql`${t.status} = 'pending' OR ${t.decidedAt} IS NOT NULL`),
-  ],
+  (t) => requestIndexes("trusted_address", t),
 );

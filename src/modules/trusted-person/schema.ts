@@ -4,7 +4,7 @@
  * why. Only approved ones count (src/modules/trusted-person/approved.ts).
  */
 import { sql } from "drizzle-orm";
-import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { check, index, integer, type SQLiteColumn, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { record, schoolId, users } from "../../db/core";
 import { parents } from "../parent/schema";
 import { students } from "../student/schema";
@@ -20,16 +20,37 @@ export const decision = () => ({
   reason: text("reason"),
 });
 
+/**
+ * The columns both trusted tables have before their own: the school, the student it is for and the
+ * parent profile that registered it (null when the school registered it itself).
+ */
+export const requestColumns = () => ({
+  schoolId: schoolId(),
+  studentId: integer("student_id")
+    .notNull()
+    .references(() => students.id, { onDelete: "cascade" }),
+  parentId: integer("parent_id").references(() => parents.id, { onDelete: "set null" }),
+});
+
+type RequestTable = Record<"schoolId" | "createdAt" | "status" | "studentId" | "parentId" | "decidedAt", SQLiteColumn>;
+
+/**
+ * Their indexes (the lists, by status, a student's, a parent's) and the check that a decided
+ * request says when, named after the table.
+ */
+export const requestIndexes = (name: string, t: RequestTable) => [
+  index(`${name}_created_idx`).on(t.schoolId, t.createdAt),
+  index(`${name}_status_idx`).on(t.schoolId, t.status, t.createdAt),
+  index(`${name}_student_idx`).on(t.studentId, t.status),
+  index(`${name}_parent_idx`).on(t.parentId),
+  check(`${name}_decided_ck`, sql`${t.status} = 'pending' OR ${t.decidedAt} IS NOT NULL`),
+];
+
 export const trustedPeople = sqliteTable(
   "trusted_person",
   {
     ...record,
-    schoolId: schoolId(),
-    studentId: integer("student_id")
-      .notNull()
-      .references(() => students.id, { onDelete: "cascade" }),
-    /** The parent profile that registered it; null when the school registered it itself. */
-    parentId: integer("parent_id").references(() => parents.id, { onDelete: "set null" }),
+    ...requestColumns(),
     name: text("name").notNull(),
     relationship: text("relationship").notNull(),
     /** E.164. */
@@ -39,11 +60,5 @@ export const trustedPeople = sqliteTable(
     idDocument: text("id_document"),
     ...decision(),
   },
-  (t) => [
-    index("trusted_person_created_idx").on(t.schoolId, t.createdAt),
-    index("trusted_person_status_idx").on(t.schoolId, t.status, t.createdAt),
-    index("trusted_person_student_idx").on(t.studentId, t.status),
-    index("trusted_person_parent_idx").on(t.parentId),
-    check("trusted_person_decided_ck", sql`${t.status} = 'pending' OR ${t.decidedAt} IS NOT NULL`),
-  ],
+  (t) => requestIndexes("trusted_person", t),
 );
