@@ -12,6 +12,7 @@ import { roleUsers, users } from "../src/db/core";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { delegates } from "../src/modules/delegate/schema";
 import { exportRows } from "../src/modules/parent/resource";
 import { parents } from "../src/modules/parent/schema";
@@ -79,6 +80,29 @@ describe("parents", () => {
     expect(user?.phone).toBe(phone);
     const got = await t.request(`${PATH}/${created.id}`, { token: await northAdmin(t) });
     expect(await got.json()).toEqual(created);
+  });
+
+  it("audits a new person's parent role and profile with who they are (the invited user's id)", async () => {
+    const t = makeTestApp();
+    const created = await add(t, { phone: newPhone(), firstName: "Auditada", relationship: "mother" });
+    const trail = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "create"), eq(auditLog.schoolId, NORTH)));
+    const changesOf = (entity: string, recordId: number) =>
+      JSON.parse(trail.find((a) => a.entity === entity && a.recordId === recordId)?.changes ?? "null");
+    const [membership] = await t.db
+      .select()
+      .from(roleUsers)
+      .where(and(eq(roleUsers.userId, created.userId), eq(roleUsers.schoolId, NORTH)));
+    expect(changesOf("role-user", membership?.id ?? 0)).toEqual({
+      userId: { old: null, new: created.userId },
+      roleId: { old: null, new: 5 },
+    });
+    expect(changesOf("parent", created.id)).toEqual({
+      userId: { old: null, new: created.userId },
+      relationship: { old: null, new: "mother" },
+    });
   });
 
   it("attaches a known number to the same user (their name kept); a parent already here is a 409", async () => {
