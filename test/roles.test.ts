@@ -9,6 +9,9 @@ import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers } from "../src/db/core";
 import { readXlsx } from "../src/lib/xlsx";
+import { administrativeUsers } from "../src/modules/administrative-user/schema";
+import { parents } from "../src/modules/parent/schema";
+import { teachers } from "../src/modules/teacher/schema";
 import { allPages, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -298,6 +301,38 @@ describe("role memberships", () => {
     expect((await req(`/api/v1/role-user/${m.id}`, { method: "PUT", body: { roleId: 4 } })).status).toBe(409);
     expect((await req(`/api/v1/role-user/${m.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await req(`/api/v1/role-user/${m.id}`)).status).toBe(404);
+  });
+
+  it("changing a membership's role moves the profile with it: the old role's profile goes, the new one's comes", async () => {
+    const p = await teacherPerson();
+    const [membership] = await t.db
+      .select()
+      .from(roleUsers)
+      .where(and(eq(roleUsers.userId, p.userId), eq(roleUsers.roleId, 4)));
+    const profiles = async () => {
+      const mine = (table: typeof teachers | typeof administrativeUsers | typeof parents) =>
+        t.db
+          .select({ id: table.id })
+          .from(table)
+          .where(and(eq(table.schoolId, NORTH), eq(table.userId, p.userId)));
+      return {
+        teacher: (await mine(teachers)).length,
+        staff: (await mine(administrativeUsers)).length,
+        parent: (await mine(parents)).length,
+      };
+    };
+    expect(await profiles()).toEqual({ teacher: 1, staff: 0, parent: 0 });
+    const change = (roleId: number) =>
+      req(`/api/v1/role-user/${membership?.id}`, { method: "PUT", body: { roleId } }).then((r) => r.status);
+    expect(await change(3)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 1, parent: 0 });
+    expect(await change(5)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 0, parent: 1 });
+    const custom = await newRole();
+    expect(await change(custom.id)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 0, parent: 0 });
+    expect(await change(4)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 1, staff: 0, parent: 0 });
   });
 
   it("refuses duplicates (409), unknown roles and users, and another school's (404)", async () => {

@@ -259,14 +259,30 @@ describe("people and families on libSQL", () => {
       ).toEqual([teacher.id]);
     }
 
-    expect((await request(`/api/v1/teacher/${teacher.id}`, { method: "DELETE", token: admin, school: 1 })).status).toBe(
-      204,
-    );
-    expect(await count("SELECT count(*) AS n FROM teacher WHERE id = ?", teacher.id)).toBe(0);
+    // Changing the membership's role in place moves the profile (migration 0032), and back.
+    const membership = await client.execute({
+      sql: "SELECT id FROM role_user WHERE school_id = 1 AND user_id = ? AND role_id = 4",
+      args: [teacher.userId],
+    });
+    const change = (roleId: number) =>
+      request(`/api/v1/role-user/${membership.rows[0]?.id}`, {
+        method: "PUT",
+        token: admin,
+        school: 1,
+        body: { roleId },
+      });
+    expect((await change(3)).status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM teacher WHERE user_id = ?", teacher.userId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM administrative_user WHERE user_id = ?", teacher.userId)).toBe(1);
+    expect((await change(4)).status).toBe(204);
+    const again = (await client.execute({ sql: "SELECT id FROM teacher WHERE user_id = ?", args: [teacher.userId] }))
+      .rows[0]?.id;
+    expect((await request(`/api/v1/teacher/${again}`, { method: "DELETE", token: admin, school: 1 })).status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM teacher WHERE user_id = ?", teacher.userId)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM role_user WHERE school_id = 1 AND user_id = ?", teacher.userId)).toBe(
       0,
     );
-    expect((await request(`/api/v1/teacher/${teacher.id}`, { token: admin, school: 1 })).status).toBe(404);
+    expect((await request(`/api/v1/teacher/${again}`, { token: admin, school: 1 })).status).toBe(404);
   });
 
   it("role names are unique in a school whatever their case (409), and a failed write leaves no audit row", async () => {
