@@ -271,7 +271,31 @@ describe("parents", () => {
       },
     });
     expect(d.status).toBe(201);
-    expect((await t.request(`${PATH}/${p.id}`, { method: "DELETE", token })).status).toBe(204);
+    const student = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      body: { firstName: "Child", lastName: "Leaving", level: "elementary" },
+    });
+    const studentId = ((await student.json()) as { id: number }).id;
+    const g = await t.request(`/api/v1/student/${studentId}/guardian`, {
+      method: "POST",
+      token,
+      body: { parentId: p.id },
+    });
+    expect(g.status).toBe(201);
+    const removed = await t.request(`${PATH}/${p.id}`, { method: "DELETE", token });
+    expect(removed.status).toBe(204);
+    // One batch audits the profile, the membership, each delegate and each guardianship that goes.
+    const trail = await t.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.requestId, removed.headers.get("x-request-id") ?? ""));
+    expect(trail.map((a) => `${a.entity}:${a.action}`).sort()).toEqual([
+      "delegate:delete",
+      "guardian:delete",
+      "parent:delete",
+      "role-user:delete",
+    ]);
     expect((await t.request(`${PATH}/${p.id}`, { token })).status).toBe(404);
     expect((await t.request(`${PATH}/${p.id}`, { method: "DELETE", token })).status).toBe(404);
     const roles = await t.db

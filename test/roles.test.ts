@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers } from "../src/db/core";
 import { readXlsx } from "../src/lib/xlsx";
 import { administrativeUsers } from "../src/modules/administrative-user/schema";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { parents } from "../src/modules/parent/schema";
 import { teachers } from "../src/modules/teacher/schema";
 import { allPages, DEMO, makeTestApp, problem } from "./helpers";
@@ -333,6 +334,52 @@ describe("role memberships", () => {
     expect(await profiles()).toEqual({ teacher: 0, staff: 0, parent: 0 });
     expect(await change(4)).toBe(204);
     expect(await profiles()).toEqual({ teacher: 1, staff: 0, parent: 0 });
+  });
+
+  it("taking the parent role audits what goes with it: the profile, its delegates and its guardianships", async () => {
+    const made = await req("/api/v1/parent", {
+      method: "POST",
+      body: { phone: phone(), firstName: "Madre", relationship: "mother" },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const parent = (await made.json()) as { id: number; userId: number };
+    const delegate = await req("/api/v1/delegate", {
+      method: "POST",
+      body: {
+        parentId: parent.id,
+        phone: phone(),
+        firstName: "Tía",
+        validFrom: "2026-11-01",
+        validUntil: "2026-12-31",
+      },
+    });
+    expect(delegate.status, await delegate.clone().text()).toBe(201);
+    const student = await req("/api/v1/student", {
+      method: "POST",
+      body: { firstName: "Hija", lastName: "Audit", level: "elementary" },
+    });
+    expect(student.status, await student.clone().text()).toBe(201);
+    const studentId = ((await student.json()) as { id: number }).id;
+    const guardian = await req(`/api/v1/student/${studentId}/guardian`, {
+      method: "POST",
+      body: { parentId: parent.id },
+    });
+    expect(guardian.status, await guardian.clone().text()).toBe(201);
+    const guardianId = ((await guardian.json()) as { id: number }).id;
+    const delegateId = ((await delegate.json()) as { id: number }).id;
+
+    const res = await req(`/api/v1/role-user/remove?userId=${parent.userId}&roleId=5`, { method: "DELETE" });
+    expect(res.status).toBe(204);
+    const requestId = res.headers.get("x-request-id") ?? "";
+    const trail = await t.db.select().from(auditLog).where(eq(auditLog.requestId, requestId));
+    expect(trail.map((a) => `${a.entity}:${a.recordId}:${a.action}`).sort()).toEqual([
+      `delegate:${delegateId}:delete`,
+      `guardian:${guardianId}:delete`,
+      `parent:${parent.id}:delete`,
+      expect.stringMatching(/^role-user:\d+:delete$/),
+    ]);
+    const parentRow = trail.find((a) => a.entity === "parent");
+    expect(JSON.parse(parentRow?.changes ?? "{}")).toMatchObject({ relationship: { old: "mother", new: null } });
   });
 
   it("refuses duplicates (409), unknown roles and users, and another school's (404)", async () => {
