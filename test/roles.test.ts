@@ -115,6 +115,7 @@ describe("roles", () => {
     const named = (await (await req(`/api/v1/role?name=${encodeURIComponent(ours.name)}`)).json()) as { data: Role[] };
     expect(named.data.map((r) => r.id)).toEqual([ours.id]);
     const all = (await (await req("/api/v1/role/all")).json()) as Role[];
+    expect((await req("/api/v1/role/all?page=2")).status).toBe(400);
     expect(all.map((r) => r.id)).toContain(ours.id);
     expect(all.map((r) => r.id)).not.toContain(theirs.id);
     // Pickers offer what may be given: never the super-admin role.
