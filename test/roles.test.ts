@@ -134,6 +134,13 @@ describe("roles", () => {
     // Unique per school, and not a built-in role's name.
     expect((await createRole({ name: "Librarian", permissions: [] })).status).toBe(409);
     expect((await createRole({ name: "LIBRARIAN", permissions: [] })).status).toBe(409); // whatever its case
+    // Accented capitals too: a Spanish name in capitals is the same name.
+    expect((await createRole({ name: "Coordinación", permissions: [] })).status).toBe(201);
+    expect((await createRole({ name: "COORDINACIÓN", permissions: [] })).status).toBe(409);
+    expect((await createRole({ name: "Señal Ü", permissions: [] })).status).toBe(201);
+    expect((await createRole({ name: "SEÑAL ü", permissions: [] })).status).toBe(409);
+    // Accents themselves still matter: another spelling is another name.
+    expect((await createRole({ name: "Coordinacion", permissions: [] })).status).toBe(201);
     expect((await createRole({ name: "Teacher", permissions: [] })).status).toBe(409);
     // Another school may use the name.
     expect((await createRole({ name: "Librarian", permissions: [] }, superAdmin, SOUTH)).status).toBe(201);

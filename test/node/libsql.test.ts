@@ -303,6 +303,11 @@ describe("people and families on libSQL", () => {
     expect(clash.status).toBe(409);
     expect(clash.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(await count("SELECT count(*) AS n FROM audit_log")).toBe(before);
+    // Accented capitals too (the index lowers them before NOCASE, migration 0032).
+    const accented = (name: string) =>
+      request("/api/v1/role", { method: "POST", token: admin, school: 1, body: { name } }).then((r) => r.status);
+    expect(await accented("Coordinación")).toBe(201);
+    expect(await accented("COORDINACIÓN")).toBe(409);
   });
 
   it("adds and removes group participants in one json_each batch, each row audited", async () => {
