@@ -6,13 +6,14 @@
  * A delegate signing in within the dates (in the school's time zone) gets the parent role's
  * permissions in that school; outside them, none.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { users } from "../src/db/core";
 import { PermissionSet } from "../src/lib/access";
 import type { Ctx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { actingFor } from "../src/modules/delegate/acting";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
@@ -84,6 +85,22 @@ describe("delegates", () => {
     expect(((await roles.json()) as Page<{ userId: number }>).data.map((p) => p.userId)).not.toContain(d.userId);
     const got = await t.request(`${PATH}/${d.id}`, { token: await northAdmin(t) });
     expect(await got.json()).toEqual(d);
+  });
+
+  it("audits who the delegate is, also when the person was invited by this request", async () => {
+    const t = makeTestApp();
+    const parent = await newParent(t);
+    const d = await add(t, { parentId: parent.id, phone: newPhone(), firstName: "Nueva", ...dates });
+    const [row] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "delegate"), eq(auditLog.recordId, d.id)));
+    expect(JSON.parse(row?.changes ?? "null")).toEqual({
+      parentId: { old: null, new: parent.id },
+      userId: { old: null, new: d.userId },
+      validFrom: { old: null, new: dates.validFrom },
+      validUntil: { old: null, new: dates.validUntil },
+    });
   });
 
   it("refuses reversed or impossible dates (400), another school's parent (404), a repeat (409)", async () => {

@@ -592,6 +592,12 @@ describe("visibility", () => {
     const token = await roleToken(t, DEMO.northParent.id, "parent");
     const own = await readJson<{ data: Group[] }>(await t.request("/api/v1/group/mine", { token, school: NORTH }));
     expect(ids(own)).toContain(mine.id);
+    // The list takes no filter or page: one sent is a 400 naming it, never silently ignored.
+    for (const query of ["pageSize=5", "name=Primaria"]) {
+      const refused = await t.request(`/api/v1/group/mine?${query}`, { token, school: NORTH });
+      expect(refused.status).toBe(400);
+      expect((await problem(refused)).errors?.[0]?.path).toBe(query.split("=")[0]);
+    }
     expect(ids(own)).not.toContain(other.id);
     for (const path of [
       "/api/v1/group",

@@ -12,6 +12,7 @@ import { roleUsers, users } from "../src/db/core";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { delegates } from "../src/modules/delegate/schema";
 import { exportRows } from "../src/modules/parent/resource";
 import { parents } from "../src/modules/parent/schema";
@@ -79,6 +80,29 @@ describe("parents", () => {
     expect(user?.phone).toBe(phone);
     const got = await t.request(`${PATH}/${created.id}`, { token: await northAdmin(t) });
     expect(await got.json()).toEqual(created);
+  });
+
+  it("audits a new person's parent role and profile with who they are (the invited user's id)", async () => {
+    const t = makeTestApp();
+    const created = await add(t, { phone: newPhone(), firstName: "Auditada", relationship: "mother" });
+    const trail = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "create"), eq(auditLog.schoolId, NORTH)));
+    const changesOf = (entity: string, recordId: number) =>
+      JSON.parse(trail.find((a) => a.entity === entity && a.recordId === recordId)?.changes ?? "null");
+    const [membership] = await t.db
+      .select()
+      .from(roleUsers)
+      .where(and(eq(roleUsers.userId, created.userId), eq(roleUsers.schoolId, NORTH)));
+    expect(changesOf("role-user", membership?.id ?? 0)).toEqual({
+      userId: { old: null, new: created.userId },
+      roleId: { old: null, new: 5 },
+    });
+    expect(changesOf("parent", created.id)).toEqual({
+      userId: { old: null, new: created.userId },
+      relationship: { old: null, new: "mother" },
+    });
   });
 
   it("attaches a known number to the same user (their name kept); a parent already here is a 409", async () => {
@@ -247,7 +271,31 @@ describe("parents", () => {
       },
     });
     expect(d.status).toBe(201);
-    expect((await t.request(`${PATH}/${p.id}`, { method: "DELETE", token })).status).toBe(204);
+    const student = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      body: { firstName: "Child", lastName: "Leaving", level: "elementary" },
+    });
+    const studentId = ((await student.json()) as { id: number }).id;
+    const g = await t.request(`/api/v1/student/${studentId}/guardian`, {
+      method: "POST",
+      token,
+      body: { parentId: p.id },
+    });
+    expect(g.status).toBe(201);
+    const removed = await t.request(`${PATH}/${p.id}`, { method: "DELETE", token });
+    expect(removed.status).toBe(204);
+    // One batch audits the profile, the membership, each delegate and each guardianship that goes.
+    const trail = await t.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.requestId, removed.headers.get("x-request-id") ?? ""));
+    expect(trail.map((a) => `${a.entity}:${a.action}`).sort()).toEqual([
+      "delegate:delete",
+      "guardian:delete",
+      "parent:delete",
+      "role-user:delete",
+    ]);
     expect((await t.request(`${PATH}/${p.id}`, { token })).status).toBe(404);
     expect((await t.request(`${PATH}/${p.id}`, { method: "DELETE", token })).status).toBe(404);
     const roles = await t.db

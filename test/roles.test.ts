@@ -9,6 +9,10 @@ import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers } from "../src/db/core";
 import { readXlsx } from "../src/lib/xlsx";
+import { administrativeUsers } from "../src/modules/administrative-user/schema";
+import { auditLog } from "../src/modules/audit-log/schema";
+import { parents } from "../src/modules/parent/schema";
+import { teachers } from "../src/modules/teacher/schema";
 import { allPages, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
@@ -111,6 +115,7 @@ describe("roles", () => {
     const named = (await (await req(`/api/v1/role?name=${encodeURIComponent(ours.name)}`)).json()) as { data: Role[] };
     expect(named.data.map((r) => r.id)).toEqual([ours.id]);
     const all = (await (await req("/api/v1/role/all")).json()) as Role[];
+    expect((await req("/api/v1/role/all?page=2")).status).toBe(400);
     expect(all.map((r) => r.id)).toContain(ours.id);
     expect(all.map((r) => r.id)).not.toContain(theirs.id);
     // Pickers offer what may be given: never the super-admin role.
@@ -129,6 +134,13 @@ describe("roles", () => {
     // Unique per school, and not a built-in role's name.
     expect((await createRole({ name: "Librarian", permissions: [] })).status).toBe(409);
     expect((await createRole({ name: "LIBRARIAN", permissions: [] })).status).toBe(409); // whatever its case
+    // Accented capitals too: a Spanish name in capitals is the same name.
+    expect((await createRole({ name: "Coordinación", permissions: [] })).status).toBe(201);
+    expect((await createRole({ name: "COORDINACIÓN", permissions: [] })).status).toBe(409);
+    expect((await createRole({ name: "Señal Ü", permissions: [] })).status).toBe(201);
+    expect((await createRole({ name: "SEÑAL ü", permissions: [] })).status).toBe(409);
+    // Accents themselves still matter: another spelling is another name.
+    expect((await createRole({ name: "Coordinacion", permissions: [] })).status).toBe(201);
     expect((await createRole({ name: "Teacher", permissions: [] })).status).toBe(409);
     // Another school may use the name.
     expect((await createRole({ name: "Librarian", permissions: [] }, superAdmin, SOUTH)).status).toBe(201);
@@ -298,6 +310,84 @@ describe("role memberships", () => {
     expect((await req(`/api/v1/role-user/${m.id}`, { method: "PUT", body: { roleId: 4 } })).status).toBe(409);
     expect((await req(`/api/v1/role-user/${m.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await req(`/api/v1/role-user/${m.id}`)).status).toBe(404);
+  });
+
+  it("changing a membership's role moves the profile with it: the old role's profile goes, the new one's comes", async () => {
+    const p = await teacherPerson();
+    const [membership] = await t.db
+      .select()
+      .from(roleUsers)
+      .where(and(eq(roleUsers.userId, p.userId), eq(roleUsers.roleId, 4)));
+    const profiles = async () => {
+      const mine = (table: typeof teachers | typeof administrativeUsers | typeof parents) =>
+        t.db
+          .select({ id: table.id })
+          .from(table)
+          .where(and(eq(table.schoolId, NORTH), eq(table.userId, p.userId)));
+      return {
+        teacher: (await mine(teachers)).length,
+        staff: (await mine(administrativeUsers)).length,
+        parent: (await mine(parents)).length,
+      };
+    };
+    expect(await profiles()).toEqual({ teacher: 1, staff: 0, parent: 0 });
+    const change = (roleId: number) =>
+      req(`/api/v1/role-user/${membership?.id}`, { method: "PUT", body: { roleId } }).then((r) => r.status);
+    expect(await change(3)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 1, parent: 0 });
+    expect(await change(5)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 0, parent: 1 });
+    const custom = await newRole();
+    expect(await change(custom.id)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 0, staff: 0, parent: 0 });
+    expect(await change(4)).toBe(204);
+    expect(await profiles()).toEqual({ teacher: 1, staff: 0, parent: 0 });
+  });
+
+  it("taking the parent role audits what goes with it: the profile, its delegates and its guardianships", async () => {
+    const made = await req("/api/v1/parent", {
+      method: "POST",
+      body: { phone: phone(), firstName: "Madre", relationship: "mother" },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const parent = (await made.json()) as { id: number; userId: number };
+    const delegate = await req("/api/v1/delegate", {
+      method: "POST",
+      body: {
+        parentId: parent.id,
+        phone: phone(),
+        firstName: "Tía",
+        validFrom: "2026-11-01",
+        validUntil: "2026-12-31",
+      },
+    });
+    expect(delegate.status, await delegate.clone().text()).toBe(201);
+    const student = await req("/api/v1/student", {
+      method: "POST",
+      body: { firstName: "Hija", lastName: "Audit", level: "elementary" },
+    });
+    expect(student.status, await student.clone().text()).toBe(201);
+    const studentId = ((await student.json()) as { id: number }).id;
+    const guardian = await req(`/api/v1/student/${studentId}/guardian`, {
+      method: "POST",
+      body: { parentId: parent.id },
+    });
+    expect(guardian.status, await guardian.clone().text()).toBe(201);
+    const guardianId = ((await guardian.json()) as { id: number }).id;
+    const delegateId = ((await delegate.json()) as { id: number }).id;
+
+    const res = await req(`/api/v1/role-user/remove?userId=${parent.userId}&roleId=5`, { method: "DELETE" });
+    expect(res.status).toBe(204);
+    const requestId = res.headers.get("x-request-id") ?? "";
+    const trail = await t.db.select().from(auditLog).where(eq(auditLog.requestId, requestId));
+    expect(trail.map((a) => `${a.entity}:${a.recordId}:${a.action}`).sort()).toEqual([
+      `delegate:${delegateId}:delete`,
+      `guardian:${guardianId}:delete`,
+      `parent:${parent.id}:delete`,
+      expect.stringMatching(/^role-user:\d+:delete$/),
+    ]);
+    const parentRow = trail.find((a) => a.entity === "parent");
+    expect(JSON.parse(parentRow?.changes ?? "{}")).toMatchObject({ relationship: { old: "mother", new: null } });
   });
 
   it("refuses duplicates (409), unknown roles and users, and another school's (404)", async () => {

@@ -140,6 +140,15 @@ describe("school administrators", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "user"), eq(auditLog.recordId, invited.userId)));
     expect(userAudit.map((r) => [r.action, r.schoolId])).toEqual([["create", NORTH]]);
+    // The membership's row names the user the same batch invited.
+    const [membershipAudit] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "school-administrator"), eq(auditLog.recordId, invited.id)));
+    expect(JSON.parse(membershipAudit?.changes ?? "null")).toEqual({
+      userId: { old: null, new: invited.userId },
+      roleId: { old: null, new: 2 },
+    });
 
     // The north admin's number, added in the south school: the same person, their name kept.
     const both = await add(t, { phone: DEMO.northAdmin.phone, firstName: "Someone Else" }, await southAdmin(t));

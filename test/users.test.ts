@@ -1,7 +1,8 @@
 /** The school's people (`/api/v1/user`): behaviour, visibility, races and round trips. */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { roleUsers, users } from "../src/db/core";
+import { auditLog } from "../src/modules/audit-log/schema";
 import { INVITE_REQUESTS_PER_HOUR } from "../src/modules/user/invite";
 import { schoolUsers } from "../src/modules/user/schema";
 import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
@@ -160,7 +161,18 @@ describe("remove", () => {
     const shared = await member({ roleIds: [5] }, SOUTH);
     await create({ phone: shared.phone, firstName: "x", roleIds: [4] });
     const token = await admin();
-    expect((await t.request(`/api/v1/user/${shared.id}`, { method: "DELETE", token, school: NORTH })).status).toBe(204);
+    const removed = await t.request(`/api/v1/user/${shared.id}`, { method: "DELETE", token, school: NORTH });
+    expect(removed.status).toBe(204);
+    // The trail names what went: the person here, their role, and the teacher profile it took along.
+    const trail = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.requestId, removed.headers.get("x-request-id") ?? ""), eq(auditLog.schoolId, NORTH)));
+    expect(trail.map((a) => `${a.entity}:${a.action}`).sort()).toEqual([
+      "role-user:delete",
+      "teacher:delete",
+      "user:remove",
+    ]);
     const memberships = await t.db.select().from(schoolUsers).where(eq(schoolUsers.userId, shared.id));
     expect(memberships.find((m) => m.schoolId === NORTH)?.deletedAt).not.toBeNull();
     expect(memberships.find((m) => m.schoolId === SOUTH)?.deletedAt).toBeNull();

@@ -10,7 +10,7 @@
  * index that starts with it.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, type SQLiteColumn, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The column default is only a fallback for hand-written SQL: the app writes both timestamps from
@@ -91,6 +91,13 @@ export const permissions = sqliteTable(
 );
 
 /** Roles are sets of permissions. Built-in roles have a `key` and no school. */
+/** The Latin accented capitals of Spanish, Portuguese and French names, lowered (SQLite's lower() and NOCASE fold ASCII only). */
+const ACCENTED_CAPITALS = "ÁÀÂÃÉÈÊÍÓÔÕÚÜÑÇ";
+const ACCENTED_CAPITALS_LOWERED = (column: SQLiteColumn) =>
+  sql`${sql.raw("replace(".repeat(ACCENTED_CAPITALS.length))}${column}${sql.raw(
+    [...ACCENTED_CAPITALS].map((ch) => `, '${ch}', '${ch.toLowerCase()}')`).join(""),
+  )}`;
+
 export const roles = sqliteTable(
   "role",
   {
@@ -103,8 +110,9 @@ export const roles = sqliteTable(
     uniqueIndex("role_key_uq").on(t.key),
     index("role_school_idx").on(t.schoolId),
     // A custom role's name is unique in its school, whatever its case ("Nurse" and "nurse" are one
-    // name; built-in roles have no school: NULLs are distinct).
-    uniqueIndex("role_school_name_nocase_uq").on(t.schoolId, sql`${t.name} COLLATE NOCASE`),
+    // name, and so are "Dirección" and "DIRECCIÓN": NOCASE folds ASCII only, so the accented
+    // capitals are lowered first; built-in roles have no school: NULLs are distinct).
+    uniqueIndex("role_school_name_case_uq").on(t.schoolId, sql`${ACCENTED_CAPITALS_LOWERED(t.name)} COLLATE NOCASE`),
     // The roles a school sees (built-in: no school, as 0; and its own) in one ordered range:
     // `ifnull(school_id, 0) IN (0, ?)` ordered by it and id reads no other school's rows and sorts nothing.
     index("role_scope_idx").on(sql`ifnull(${t.schoolId}, 0)`, t.id),

@@ -41,7 +41,10 @@ const driverValue = (column: SQLiteColumn, value: unknown) =>
 
 const isSql = (v: unknown): v is SQL => typeof v === "object" && v !== null && "queryChunks" in v;
 
-/** The audit row of a record inserted earlier in the same batch. */
+/**
+ * The audit row of a record inserted earlier in the same batch. A value given as SQL (the id of a
+ * user the same batch invited: `insertedId(users)`) is recorded as what it evaluates to there.
+ */
 export function auditCreate(
   ctx: Ctx,
   target: AuditTarget,
@@ -49,12 +52,19 @@ export function auditCreate(
   schoolId: number | null,
 ): Statement {
   const secret = new Set(target.secret ?? []);
-  const changes: Record<string, { old: null; new: unknown }> = {};
+  const entries: [string, { old: null; new: unknown } | SQL][] = [];
   for (const [key, column] of columnsOf(target)) {
     const value = values[key];
-    if (value === undefined || isSql(value)) continue;
-    changes[key] = { old: null, new: secret.has(key) ? REDACTED : driverValue(column, value) };
+    if (value === undefined) continue;
+    if (isSql(value) && !secret.has(key)) entries.push([key, sql`json_object('old', NULL, 'new', ${value})`]);
+    else entries.push([key, { old: null, new: secret.has(key) ? REDACTED : driverValue(column, value) }]);
   }
+  const changes = entries.some(([, v]) => isSql(v))
+    ? sql`json_object(${sql.join(
+        entries.map(([key, v]) => (isSql(v) ? sql`${key}, ${v}` : sql`${key}, json(${JSON.stringify(v)})`)),
+        sql`, `,
+      )})`
+    : JSON.stringify(Object.fromEntries(entries));
   const now = ctx.deps.clock.now().toISOString();
   return ctx.deps.db.insert(auditLog).values({
     createdAt: now,
@@ -64,7 +74,7 @@ export function auditCreate(
     entity: target.entity,
     recordId: insertedId(target.table),
     action: "create",
-    changes: JSON.stringify(changes),
+    changes,
     requestId: ctx.requestId,
   });
 }

@@ -235,6 +235,8 @@ export interface Change<T extends Table> extends Guards {
   /** The columns it sets; or `remove` to delete the record. */
   set?: SetValues<T>;
   remove?: true;
+  /** Statements placed before the change (audit rows that read what it removes with it). */
+  before?: Statement[];
   /** Further statements of the batch (they never outlive a change that did not happen). */
   also?: Statement[];
   /** Reads the record back in the same batch and answers it. */
@@ -470,7 +472,10 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       ctx,
       id,
       parentId,
-      [...written, ...(spec.also ?? []), ...(spec.readBack ? [readOne(ctx, id)] : [])],
+      [...(spec.before ?? []), ...written, ...(spec.also ?? []), ...(spec.readBack ? [readOne(ctx, id)] : [])] as [
+        Statement,
+        ...Statement[],
+      ],
       spec,
       spec.remove ? { ...messages, reference: `${label} ${id} is still referenced by other records` } : messages,
     );

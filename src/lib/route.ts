@@ -8,7 +8,7 @@
  *
  * `operation(route, handler)` pairs a route with its typed handler: the unit a module registers.
  */
-import { createRoute, type RouteConfig, type RouteHandler, type z } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, type RouteHandler, type z, z as zod } from "@hono/zod-openapi";
 import { authorize, type Scope } from "../middleware/authorize";
 import { type Access, accessName } from "./access";
 import type { AppModuleKey } from "./app-modules";
@@ -75,6 +75,9 @@ type RouteMeta = {
 
 type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operationId" | "summary">;
 
+/** The query of a route that takes no query parameters: any is an unknown field (400). */
+const NO_QUERY = zod.strictObject({});
+
 /**
  * @example
  * export const getPermission = defineRoute({
@@ -91,7 +94,11 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
   }
   const statuses = new Set<ProblemStatus>([...errors, 500]);
-  const request = route.request;
+  // Query strings are strict (docs/decisions.md): a signed-in route that takes none refuses any
+  // (400), so a filter sent to a list that has none (`/group/mine?name=`) is not silently ignored.
+  // Public routes (health, sign-in) stay lenient: monitors and probes may add cache-busting ones.
+  const request: RouteConfig["request"] =
+    access === "public" ? route.request : { ...route.request, query: route.request?.query ?? NO_QUERY };
   if (request?.params || request?.query || request?.body || request?.headers) statuses.add(400);
   if (request?.body) statuses.add(413).add(415);
   if (request?.params) statuses.add(404);
@@ -104,6 +111,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   const sorted = [...statuses].sort((a, b) => a - b);
   const created = createRoute({
     ...route,
+    request,
     tags: [tag],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
     parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],

@@ -15,7 +15,9 @@ import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import type { Deps } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
+import { jobCtx } from "../../src/lib/context";
 import type { Page } from "../../src/lib/pagination";
+import { exportRows as parentRows } from "../../src/modules/parent/resource";
 import { DEVELOPMENT_VARS } from "../config-vars";
 import { Clock, libsqlDeps, migrate } from "./libsql-app";
 
@@ -203,5 +205,176 @@ describe("the app on libSQL", () => {
     expect(((await res.json()) as { details: Record<string, { status: string }> }).details.database).toEqual({
       status: "up",
     });
+  });
+});
+
+/**
+ * People and families on libSQL: the role_user triggers of migrations 0016/0017 (the membership and
+ * the profile follow the role), the audit rows in the same batch, the NOCASE unique role name of
+ * 0031, the accent-folding name search (nested replace() with non-ASCII literals), the json_each
+ * batch of group participants and the keyset pages of an export.
+ */
+describe("people and families on libSQL", () => {
+  let admin: string;
+  let phones = 0;
+  const newPhone = () => `+1555${7_100_000 + ++phones}`;
+  const count = async (query: string, ...args: (string | number)[]) =>
+    Number((await client.execute({ sql: query, args })).rows[0]?.n);
+
+  beforeAll(async () => {
+    admin = (await signIn("+15550000002")).accessToken;
+  });
+
+  it("a new teacher: the user, their role, the membership and the profile by trigger, audited; removal undoes both", async () => {
+    const res = await request("/api/v1/teacher", {
+      method: "POST",
+      token: admin,
+      school: 1,
+      body: { phone: newPhone(), firstName: "Íñigo", lastName: "Núñez", subjects: ["Música"] },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const teacher = (await res.json()) as { id: number; userId: number; subjects: string[] };
+    expect(teacher.subjects).toEqual(["Música"]);
+    expect(
+      await count("SELECT count(*) AS n FROM school_user WHERE school_id = 1 AND user_id = ?", teacher.userId),
+    ).toBe(1);
+    const trail = await client.execute({
+      sql: "SELECT entity, action FROM audit_log WHERE request_id = (SELECT request_id FROM audit_log WHERE entity = 'teacher' AND record_id = ?) ORDER BY id",
+      args: [teacher.id],
+    });
+    expect(trail.rows.map((r) => `${r.entity}:${r.action}`)).toEqual([
+      "user:create",
+      "role-user:create",
+      "teacher:create",
+    ]);
+
+    // The accent-folding name search finds them from plain ASCII, in any case.
+    for (const name of ["inigo nunez", "NUÑEZ", "íñigo"]) {
+      const page = (await (
+        await request(`/api/v1/teacher?name=${encodeURIComponent(name)}`, { token: admin, school: 1 })
+      ).json()) as Page<{ id: number }>;
+      expect(
+        page.data.map((t) => t.id),
+        name,
+      ).toEqual([teacher.id]);
+    }
+
+    // Changing the membership's role in place moves the profile (migration 0032), and back.
+    const membership = await client.execute({
+      sql: "SELECT id FROM role_user WHERE school_id = 1 AND user_id = ? AND role_id = 4",
+      args: [teacher.userId],
+    });
+    const change = (roleId: number) =>
+      request(`/api/v1/role-user/${membership.rows[0]?.id}`, {
+        method: "PUT",
+        token: admin,
+        school: 1,
+        body: { roleId },
+      });
+    expect((await change(3)).status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM teacher WHERE user_id = ?", teacher.userId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM administrative_user WHERE user_id = ?", teacher.userId)).toBe(1);
+    expect((await change(4)).status).toBe(204);
+    const again = (await client.execute({ sql: "SELECT id FROM teacher WHERE user_id = ?", args: [teacher.userId] }))
+      .rows[0]?.id;
+    expect((await request(`/api/v1/teacher/${again}`, { method: "DELETE", token: admin, school: 1 })).status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM teacher WHERE user_id = ?", teacher.userId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM role_user WHERE school_id = 1 AND user_id = ?", teacher.userId)).toBe(
+      0,
+    );
+    expect((await request(`/api/v1/teacher/${again}`, { token: admin, school: 1 })).status).toBe(404);
+  });
+
+  it("role names are unique in a school whatever their case (409), and a failed write leaves no audit row", async () => {
+    const created = await request("/api/v1/role", {
+      method: "POST",
+      token: admin,
+      school: 1,
+      body: { name: "Bibliotecaria", permissions: ["student.read"] },
+    });
+    expect(created.status).toBe(201);
+    const before = await count("SELECT count(*) AS n FROM audit_log");
+    const clash = await request("/api/v1/role", {
+      method: "POST",
+      token: admin,
+      school: 1,
+      body: { name: "BIBLIOTECARIA" },
+    });
+    expect(clash.status).toBe(409);
+    expect(clash.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(await count("SELECT count(*) AS n FROM audit_log")).toBe(before);
+    // Accented capitals too (the index lowers them before NOCASE, migration 0032).
+    const accented = (name: string) =>
+      request("/api/v1/role", { method: "POST", token: admin, school: 1, body: { name } }).then((r) => r.status);
+    expect(await accented("Coordinación")).toBe(201);
+    expect(await accented("COORDINACIÓN")).toBe(409);
+  });
+
+  it("adds and removes group participants in one json_each batch, each row audited", async () => {
+    const group = await request("/api/v1/group", {
+      method: "POST",
+      token: admin,
+      school: 1,
+      body: { name: "Libsql 1°A", level: "elementary", schoolYear: "2026-2027" },
+    });
+    expect(group.status, await group.clone().text()).toBe(201);
+    const { id } = (await group.json()) as { id: number };
+    const students = (await (await request("/api/v1/student?pageSize=3", { token: admin, school: 1 })).json()) as Page<{
+      id: number;
+    }>;
+    const studentIds = students.data.map((s) => s.id);
+    expect(studentIds).toHaveLength(3);
+    const put = await request(`/api/v1/group/${id}/participants`, {
+      method: "PUT",
+      token: admin,
+      school: 1,
+      body: { studentIds },
+    });
+    expect(put.status, await put.clone().text()).toBe(204);
+    const members = (await (
+      await request(`/api/v1/group-student?groupId=${id}`, { token: admin, school: 1 })
+    ).json()) as Page<{ studentId: number }>;
+    expect(members.data.map((m) => m.studentId).sort()).toEqual([...studentIds].sort());
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM audit_log WHERE entity = 'group-student' AND action = 'create' AND changes ->> '$.groupId.new' = ?",
+        id,
+      ),
+    ).toBe(3);
+    const removed = await request(`/api/v1/group/${id}/participants`, {
+      method: "DELETE",
+      token: admin,
+      school: 1,
+      body: { studentIds: studentIds.slice(0, 2) },
+    });
+    expect(removed.status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM group_student WHERE group_id = ?", id)).toBe(1);
+  });
+
+  it("a new parent gets their profile by trigger; the export reads every page by keyset, in the list's order", async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await request("/api/v1/parent", {
+        method: "POST",
+        token: admin,
+        school: 1,
+        body: { phone: newPhone(), firstName: `Libsql${i}`, relationship: "other" },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    }
+    const listed: number[] = [];
+    for (let page = 1; ; page++) {
+      const res = (await (
+        await request(`/api/v1/parent?pageSize=100&page=${page}`, { token: admin, school: 1 })
+      ).json()) as Page<{ id: number }>;
+      listed.push(...res.data.map((p) => p.id));
+      if (!res.next) break;
+    }
+    expect(listed.length).toBeGreaterThan(3);
+    const rows: unknown[][] = [];
+    for await (const row of parentRows(jobCtx(deps, "test", 1), {}, 7)) rows.push(row);
+    expect(rows.map((r) => r[0])).toEqual(listed);
+    const file = await request("/api/v1/parent/export", { token: admin, school: 1 });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toMatch(/spreadsheetml/);
   });
 });

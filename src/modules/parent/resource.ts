@@ -24,6 +24,7 @@ import { text } from "../../lib/text";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
 import { Email } from "../school/fields";
+import { guardians } from "../student/schema";
 import { findOrInvite, roleUserAudit, userAudit } from "../user/people";
 import { permissions } from "./permissions";
 import { parents } from "./schema";
@@ -275,6 +276,7 @@ export async function removeParent(ctx: Ctx, id: number) {
   await resource.commit(ctx, id, [
     auditDelete(ctx, resource.audit, profile),
     auditDelete(ctx, { entity: "delegate", table: delegates }, theirDelegates),
+    auditDelete(ctx, { entity: "guardian", table: guardians }, and(tenant(ctx, guardians), eq(guardians.parentId, id))),
     auditAction(
       ctx,
       roleUserAudit,

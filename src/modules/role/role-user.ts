@@ -15,7 +15,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { commit, insertedId, type Statement } from "../../lib/write";
-import { giveRole } from "../user/people";
+import { giveRole, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
 import { mayAssign, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
@@ -158,6 +158,8 @@ export async function changeRole(ctx: Ctx, id: number, input: { roleId: number }
   await resource.change(ctx, id, {
     action: "update",
     set: { roleId: input.roleId },
+    // The old role's profile (and a parent's delegates and guardianships) goes with it.
+    before: takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, id))),
     // Leaving the school-admin role is the same as removing it.
     rules: input.roleId === SCHOOL_ADMIN_ROLE ? [] : [rule],
   });
@@ -178,7 +180,12 @@ const deleted = resource.delete({
 export async function removeMembership(ctx: Ctx, id: number) {
   const before = await resource.find(ctx, id);
   await mayAssign(ctx, [before.roleId], "remove");
-  await resource.change(ctx, id, { action: "delete", remove: true, rules: [notLastAdmin(ctx)] });
+  await resource.change(ctx, id, {
+    action: "delete",
+    remove: true,
+    rules: [notLastAdmin(ctx)],
+    before: takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, id))),
+  });
 }
 
 export const deleteRoleUser = operation(deleted.route, async (c) => {

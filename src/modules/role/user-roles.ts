@@ -14,7 +14,7 @@ import { unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { commit, GuardFailed, type Statement } from "../../lib/write";
-import { giveRole, userAudit } from "../user/people";
+import { giveRole, takenRoleAudits, userAudit } from "../user/people";
 import { mayAssign, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
@@ -61,6 +61,7 @@ export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly n
   const rule = notLastAdmin(ctx);
   for (const r of removed) {
     statements.push(
+      ...takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, r.id))),
       ...roleUserResource.writes.delete(ctx, r.id, null, r.roleId === SCHOOL_ADMIN_ROLE ? rule.when : undefined),
     );
   }

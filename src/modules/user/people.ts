@@ -13,9 +13,14 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import { auditAction, auditCreate } from "../../lib/audit";
+import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
 import { insertedId, type Statement } from "../../lib/write";
+import { administrativeUsers } from "../administrative-user/schema";
+import { delegates } from "../delegate/schema";
+import { parents } from "../parent/schema";
+import { guardians } from "../student/schema";
+import { teachers } from "../teacher/schema";
 
 export interface Person {
   /** E.164 (the `Phone` schema of src/lib/phone.ts normalises it). */
@@ -108,5 +113,28 @@ export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRo
       "create",
       sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
     ),
+  ];
+}
+
+/**
+ * The audit rows of what taking the memberships matching `taken` (a condition on `role_user`) removes
+ * with them: the staff, teacher and parent profiles the trigger of migration 0017 deletes (0032 when
+ * the role is changed in place), and the parent profiles' delegates and guardianships (foreign key
+ * cascades). Place them before the DELETE (or role UPDATE) in the same batch.
+ */
+export function takenRoleAudits(ctx: Ctx, taken: SQL | undefined): Statement[] {
+  const held = (roleId: number, profile: typeof teachers | typeof administrativeUsers | typeof parents) =>
+    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${taken} AND ${roleUsers.roleId} = ${roleId} AND ${roleUsers.schoolId} = ${profile.schoolId} AND ${roleUsers.userId} = ${profile.userId})`;
+  const parentIds = sql`(SELECT ${parents.id} FROM ${parents} WHERE ${held(BUILTIN_ROLES.parent.id, parents)})`;
+  return [
+    auditDelete(
+      ctx,
+      { entity: "administrative-user", table: administrativeUsers },
+      held(BUILTIN_ROLES.staff.id, administrativeUsers),
+    ),
+    auditDelete(ctx, { entity: "teacher", table: teachers }, held(BUILTIN_ROLES.teacher.id, teachers)),
+    auditDelete(ctx, { entity: "delegate", table: delegates }, sql`${delegates.parentId} IN ${parentIds}`),
+    auditDelete(ctx, { entity: "guardian", table: guardians }, sql`${guardians.parentId} IN ${parentIds}`),
+    auditDelete(ctx, { entity: "parent", table: parents }, held(BUILTIN_ROLES.parent.id, parents)),
   ];
 }

@@ -21,7 +21,7 @@ import { parents } from "../parent/schema";
 import { mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
-import { giveRole, roleUserAudit, userAudit, userByPhone } from "./people";
+import { giveRole, roleUserAudit, takenRoleAudits, userAudit, userByPhone } from "./people";
 import { schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
@@ -289,6 +289,7 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
     ),
     db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
     guardCount(ctx.deps.db, ids.length),
+    ...takenRoleAudits(ctx, theirRoles),
     auditDelete(ctx, roleUserAudit, theirRoles),
     db.delete(roleUsers).where(theirRoles),
     auditDelete(ctx, delegateAudit, theirDelegations),
@@ -365,6 +366,7 @@ export async function deleteMyAccount(ctx: Ctx) {
         .update(schoolUsers)
         .set({ deletedAt: at, updatedAt: at })
         .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
+      ...takenRoleAudits(ctx, mine),
       auditDelete(ctx, roleUserAudit, mine),
       db.delete(roleUsers).where(mine),
       auditDelete(ctx, delegateAudit, eq(delegates.userId, id)),
