@@ -321,6 +321,20 @@ describe("teachers: editing and removing", () => {
     expect((await t.request(`${PATH}/${created.id}`, { method: "DELETE", token: await southAdmin(t) })).status).toBe(
       404,
     );
+    // They teach a group: the group row goes with the profile, and the trail says so.
+    const group = await t.request("/api/v1/group", {
+      method: "POST",
+      token,
+      body: { name: `Sale ${phone}`, level: "elementary", schoolYear: "2026-2027" },
+    });
+    const { id: groupId } = (await group.json()) as { id: number };
+    const link = await t.request("/api/v1/group-teacher", {
+      method: "POST",
+      token,
+      body: { groupId, teacherId: created.id },
+    });
+    expect(link.status, await link.clone().text()).toBe(201);
+    const { id: linkId } = (await link.json()) as { id: number };
     const res = await t.request(`${PATH}/${created.id}`, { method: "DELETE", token });
     expect(res.status).toBe(204);
     expect((await t.request(`${PATH}/${created.id}`, { token })).status).toBe(404);
@@ -336,6 +350,11 @@ describe("teachers: editing and removing", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "teacher"), eq(auditLog.recordId, created.id), eq(auditLog.action, "delete")));
     expect(trail).toHaveLength(1);
+    const groupTrail = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "group-teacher"), eq(auditLog.recordId, linkId), eq(auditLog.action, "delete")));
+    expect(groupTrail).toHaveLength(1);
   });
 });
 

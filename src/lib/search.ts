@@ -24,10 +24,10 @@ export const searchTerm = (description: string) =>
  */
 const FOLDS: [string, string][] = [
   // Spanish in full (both cases), and the Portuguese and French letters seen in family names.
-  ["aáÁàâã", "a"],
-  ["eéÉèê", "e"],
+  ["aáÁàÀâÂãÃ", "a"],
+  ["eéÉèÈêÊ", "e"],
   ["iíÍ", "i"],
-  ["oóÓôõ", "o"],
+  ["oóÓôÔõÕ", "o"],
   ["uúÚüÜ", "u"],
   ["nñÑ", "n"],
   ["cçÇ", "c"],
@@ -40,7 +40,7 @@ export const foldTerm = (term: string) => term.normalize("NFC").replace(FOLDABLE
 
 // `replace(replace(…(x, 'á', 'a')…)`: constants written into the SQL (no bound parameters: D1
 // allows 100 per statement), wrapped around the searched expression. Each letter is one level of
-// nesting, and D1 allows expressions 100 deep: the list above stays short (22).
+// nesting, and D1 allows expressions 100 deep: the list above stays short (29).
 const FOLD_OPEN = sql.raw("replace(".repeat(FOLD.size));
 const FOLD_CLOSE = sql.raw([...FOLD].map(([from, to]) => `, '${from}', '${to}')`).join(""));
 const folded = (expr: SQL | SQLiteColumn): SQL => sql`${FOLD_OPEN}${expr}${FOLD_CLOSE}`;

@@ -33,7 +33,7 @@ import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { Email } from "../school/fields";
-import { enrol, giveRole, roleUserAudit, userAudit } from "../user/people";
+import { enrol, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
 import { schoolUsers } from "../user/schema";
 
 type ProfileTable = SQLiteTable & {
@@ -319,8 +319,9 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
   );
   try {
     await commit(ctx, [
-      auditDelete(ctx, resource.audit, profile),
       auditDelete(ctx, roleUserAudit, roleWhere),
+      // The profile and what goes with it (a teacher's group rows), as when the role is taken elsewhere.
+      ...takenRoleAudits(ctx, roleWhere),
       db.delete(roleUsers).where(roleWhere),
       guard(db),
     ]);

@@ -18,6 +18,7 @@ import type { Ctx } from "../../lib/context";
 import { insertedId, type Statement } from "../../lib/write";
 import { administrativeUsers } from "../administrative-user/schema";
 import { delegates } from "../delegate/schema";
+import { groupTeachers } from "../group/schema";
 import { parents } from "../parent/schema";
 import { guardians } from "../student/schema";
 import { teachers } from "../teacher/schema";
@@ -119,18 +120,24 @@ export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRo
 /**
  * The audit rows of what taking the memberships matching `taken` (a condition on `role_user`) removes
  * with them: the staff, teacher and parent profiles the trigger of migration 0017 deletes (0032 when
- * the role is changed in place), and the parent profiles' delegates and guardianships (foreign key
- * cascades). Place them before the DELETE (or role UPDATE) in the same batch.
+ * the role is changed in place), a teacher profile's group rows and the parent profiles' delegates
+ * and guardianships (foreign key cascades). Place them before the DELETE (or role UPDATE) in the same batch.
  */
 export function takenRoleAudits(ctx: Ctx, taken: SQL | undefined): Statement[] {
   const held = (roleId: number, profile: typeof teachers | typeof administrativeUsers | typeof parents) =>
     sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${taken} AND ${roleUsers.roleId} = ${roleId} AND ${roleUsers.schoolId} = ${profile.schoolId} AND ${roleUsers.userId} = ${profile.userId})`;
   const parentIds = sql`(SELECT ${parents.id} FROM ${parents} WHERE ${held(BUILTIN_ROLES.parent.id, parents)})`;
+  const teacherIds = sql`(SELECT ${teachers.id} FROM ${teachers} WHERE ${held(BUILTIN_ROLES.teacher.id, teachers)})`;
   return [
     auditDelete(
       ctx,
       { entity: "administrative-user", table: administrativeUsers },
       held(BUILTIN_ROLES.staff.id, administrativeUsers),
+    ),
+    auditDelete(
+      ctx,
+      { entity: "group-teacher", table: groupTeachers },
+      sql`${groupTeachers.teacherId} IN ${teacherIds}`,
     ),
     auditDelete(ctx, { entity: "teacher", table: teachers }, held(BUILTIN_ROLES.teacher.id, teachers)),
     auditDelete(ctx, { entity: "delegate", table: delegates }, sql`${delegates.parentId} IN ${parentIds}`),
