@@ -129,8 +129,8 @@ describe("students", () => {
     }
     expect(await found(`José María López ${tag}`)).toEqual([s.id]);
     expect(await found(`JOSÉ MARÍA LÓPEZ ${tag}`)).toEqual([s.id]);
-    const other = await create(t, { firstName: "ÂNGELO", lastName: `CONCEIÇÃO ${tag}` });
-    expect(await found(`angelo conceicao ${plain}`)).toEqual([other.id]);
+    const other = await create(t, { firstName: "JOÃO", lastName: `CONCEIÇÃO ${tag}` });
+    expect(await found(`joao conceicao ${plain}`)).toEqual([other.id]);
     expect(await found(`jose  maria ${plain}`)).toEqual([]);
   });
 
