@@ -13,6 +13,9 @@ export const integerString = (schema: z.ZodNumber) =>
 /** A record id: a positive integer. */
 export const recordId = () => integerString(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
 
+/** A list filter naming a record by id (`?groupId=3`): plain digits, optional. */
+export const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
+
 /** A list of distinct record ids in a body: `min` to `max` of them (a bulk operation's input). */
 export const idList = ({ min = 1, max = 100, what = "Record" }: { min?: number; max?: number; what?: string } = {}) =>
   z

@@ -15,6 +15,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { users } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
+import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -112,13 +113,7 @@ const resource = delegateResource;
 
 const filters = {
   parentId: {
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .optional()
-      .openapi({ description: "A parent id" }),
+    schema: idFilter("A parent id"),
     where: (v: number) => eq(delegates.parentId, v),
     example: "1",
   } satisfies Filter<number>,

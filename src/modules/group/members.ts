@@ -11,7 +11,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { users } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { recordId } from "../../lib/params";
+import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { students } from "../student/schema";
@@ -23,7 +23,6 @@ import { groupStudents, groups, groupTeachers } from "./schema";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
-const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
 
 /** The group is one of this school's, else 404. */
 async function groupHere(ctx: Ctx, groupId: number) {

@@ -10,7 +10,7 @@ import { schools, users } from "../../db/core";
 import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { Deleted, DeleteMany, idList, recordId } from "../../lib/params";
+import { Deleted, DeleteMany, idFilter, idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
@@ -131,7 +131,6 @@ const LevelInput = z
   .enum(LEVELS)
   .openapi({ example: "elementary", description: "One of the levels the school offers" });
 /** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
-const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
 
 export const listGroups = resource.list({
   access: permissions.read,

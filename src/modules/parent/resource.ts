@@ -16,6 +16,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -123,13 +124,7 @@ const filters = {
     example: "mother",
   } satisfies Filter<(typeof RELATIONSHIPS)[number]>,
   familyId: {
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .optional()
-      .openapi({ description: "A family id" }),
+    schema: idFilter("A family id"),
     where: (v: number) => eq(parents.familyId, v),
     example: "1",
   } satisfies Filter<number>,

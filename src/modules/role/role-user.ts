@@ -12,6 +12,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { commit, insertedId, type Statement } from "../../lib/write";
@@ -60,8 +61,6 @@ export const roleUserResource = defineResource({
 const resource = roleUserResource;
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const idFilter = (description: string) =>
-  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description, type: "integer" });
 
 export const listRoleUsers = resource.list({
   access: access.read,
@@ -194,8 +193,8 @@ export const deleteRoleUser = operation(deleted.route, async (c) => {
 });
 
 const RemoveQuery = z.strictObject({
-  userId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ type: "integer", example: 3 }),
-  roleId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ type: "integer", example: 4 }),
+  userId: recordId().openapi({ type: "integer", example: 3 }),
+  roleId: recordId().openapi({ type: "integer", example: 4 }),
 });
 
 export const removeRoleFromUser = operation(

@@ -8,7 +8,7 @@ import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm"
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { auditAction, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
@@ -21,7 +21,7 @@ import { parents } from "../parent/schema";
 import { mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
-import { giveRole, roleUserAudit, takenRoleAudits, userAudit, userByPhone } from "./people";
+import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
 import { schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
@@ -111,34 +111,15 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   await checkRoles(ctx, roleIds);
   // The escalation rules of role memberships: user.write alone gives no role one could not grant.
   await mayAssign(ctx, roleIds);
-  const known = await userByPhone(ctx, input.phone);
-  const statements: Statement[] = [];
-  let userId: number | SQL<number>;
-  if (known) {
-    userId = known.id;
-    statements.push(auditAction(ctx, userAudit, eq(users.id, known.id), "join", sql`'{}'`));
-  } else {
-    const at = now(ctx);
-    const invited = {
-      phone: input.phone,
-      firstName: input.firstName,
-      lastName: input.lastName ?? "",
-      email: input.email ?? null,
-      language: input.language ?? "es",
-      status: "invited" as const,
-      createdAt: at,
-      updatedAt: at,
-    };
-    statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
-    userId = insertedId(users);
-  }
+  const { userId, invited, statements } = await findOrInvite(ctx, input);
+  if (!invited) statements.push(auditAction(ctx, userAudit, eq(users.id, userId as number), "join", sql`'{}'`));
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
   // the membership there), then the record read back.
   statements.push(joinSchool(ctx, userId), guard(db));
   for (const roleId of roleIds) statements.push(...giveRole(ctx, userId, roleId));
   const read = memberQuery(
     ctx,
-    known ? known.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})`,
+    invited ? sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})` : userId,
   );
   const already = `The user with phone ${input.phone} is already a member of this school`;
   let results: unknown[];
