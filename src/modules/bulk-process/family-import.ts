@@ -16,8 +16,7 @@
  * the writes are guarded as well (a student or parent in another family is never moved).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
+import { sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
@@ -30,7 +29,7 @@ import { parents } from "../parent/schema";
 import { readLevels } from "../school/fields";
 import { LEVELS, type Level } from "../school/levels";
 import { guardians, students } from "../student/schema";
-import { bulkProcesses } from "./schema";
+import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
@@ -431,15 +430,14 @@ async function writeBatch(
   const parentRows = new Map<string, [string, string, string, Relationship | null, string]>();
   for (const r of ok)
     for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, r.values[0]]);
-  const fresh = JSON.stringify([...parentRows.values()].filter((p) => !people.has(p[0])));
+  const fresh = JSON.stringify([...parentRows.values()].filter((p) => !people.has(p[0])).map((p) => p.slice(0, 3)));
   const grant = JSON.stringify([...parentRows.keys()].filter((p) => !people.get(p)?.hasRole));
   const parentsJson = JSON.stringify([...parentRows.values()]);
   const studentsJson = JSON.stringify(ok.map((r) => r.values.slice(0, 7)));
   const newStudents = JSON.stringify(ok.filter((r) => !studs.has(r.values[2])).map((r) => r.values[2]));
   const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
 
-  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
-  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const { actor, change, people: invite, progress } = batchWrites(ctx, processId, now);
   const diff = (key: string, oldV: string, newV: string) =>
     sql`(${key}, CASE WHEN ${sql.raw(newV)} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${sql.raw(newV)}
       THEN json_object('old', ${sql.raw(oldV)}, 'new', ${sql.raw(newV)}) END)`;
@@ -475,31 +473,7 @@ async function writeBatch(
       FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
-    db
-      .insert(users)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, NULL, 'es', 'invited', 0, NULL
-          FROM json_each(${fresh}) j WHERE true`,
-      )
-      .onConflictDoNothing({ target: users.phone }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'user', u.id, 'create', json_object(
-        ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
-        ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
-      FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-    db
-      .insert(roleUsers)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
-          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
-      )
-      .onConflictDoNothing(),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'role-user', ru.id, 'create',
-        json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
-      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-      CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
-      WHERE ru.created_at = ${now}`),
+    ...invite(fresh, grant, roleId),
     // The parent profiles join the family (never moved out of another one), with their relationship.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'parent', p.id, 'update', (
@@ -578,16 +552,7 @@ async function writeBatch(
       FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
       CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
       CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now}`),
-    db
-      .update(bulkProcesses)
-      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
-      .where(
-        and(
-          eq(bulkProcesses.id, processId),
-          eq(bulkProcesses.schoolId, school),
-          eq(bulkProcesses.status, "processing"),
-        ),
-      ),
+    progress(ok.length),
   ];
   await db.batch(statements);
   return ok.length;

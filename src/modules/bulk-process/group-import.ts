@@ -9,7 +9,7 @@
  * in an earlier row. Each batch is one read and one `batch()` of `json_each` statements.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Ctx } from "../../lib/context";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
@@ -17,8 +17,8 @@ import { auditLog } from "../audit-log/schema";
 import { groupStudents, groups, groupTeachers } from "../group/schema";
 import { readLevels } from "../school/fields";
 import type { Level } from "../school/levels";
+import { batchWrites } from "./batch-writes";
 import { levelField, phoneField } from "./family-import";
-import { bulkProcesses } from "./schema";
 import { type Column, type FieldError, type ImportResult, importSheet, notOffered, type Ready } from "./sheet";
 
 /** At most this many teachers and students in one row. */
@@ -191,8 +191,7 @@ async function writeBatch(
   if (ok.length === 0) return 0;
 
   const rows = JSON.stringify(ok.map((r) => r.values));
-  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
-  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const { actor, change, progress } = batchWrites(ctx, processId, now);
   const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name = j.value->>0`;
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
   const links = (
@@ -256,16 +255,7 @@ async function writeBatch(
       FROM json_each(${rows}) j ${groupOf} WHERE g.created_at = ${now}`),
     ...links("group_teacher", "teacher_id", 4, teacherJoin),
     ...links("group_student", "student_id", 5, studentJoin),
-    db
-      .update(bulkProcesses)
-      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
-      .where(
-        and(
-          eq(bulkProcesses.id, processId),
-          eq(bulkProcesses.schoolId, school),
-          eq(bulkProcesses.status, "processing"),
-        ),
-      ),
+    progress(ok.length),
   ];
   await db.batch(statements);
   return ok.length;

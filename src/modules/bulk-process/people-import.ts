@@ -21,8 +21,7 @@
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
+import { type SQL, sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
@@ -31,7 +30,7 @@ import type { Cell } from "../../lib/xlsx";
 import { administrativeUsers } from "../administrative-user/schema";
 import { auditLog } from "../audit-log/schema";
 import { teachers } from "../teacher/schema";
-import { bulkProcesses } from "./schema";
+import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
 
 export { BATCH_JSON_BYTES, BATCH_ROWS } from "./sheet";
@@ -256,9 +255,7 @@ async function writeBatch(
   const fresh = JSON.stringify(ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values));
   const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
   const all = JSON.stringify(ok.map((r) => r.values));
-  // Drizzle's INSERT ... SELECT names every column of the table in declaration order (id first).
-  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
-  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+  const { actor, people: invite, progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
   const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
   // A profile row differs from its file row where a sent value is not the stored one; an employee
@@ -270,31 +267,7 @@ async function writeBatch(
       SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
 
   const statements: [Statement, ...Statement[]] = [
-    db
-      .insert(users)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', 0, NULL
-          FROM json_each(${fresh}) j WHERE true`,
-      )
-      .onConflictDoNothing({ target: users.phone }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'user', u.id, 'create', json_object(
-        ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
-        ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
-      FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-    db
-      .insert(roleUsers)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
-          FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
-      )
-      .onConflictDoNothing(),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'role-user', ru.id, 'create',
-        json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
-      FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-      CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
-      WHERE ru.created_at = ${now}`),
+    ...invite(fresh, grant, roleId),
     // One audit row per profile that changes, written before the change (it reads the old values).
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (
@@ -327,16 +300,7 @@ async function writeBatch(
           updatedAt: now,
         },
       }),
-    db
-      .update(bulkProcesses)
-      .set({ processedRows: sql`${bulkProcesses.processedRows} + ${ok.length}`, updatedAt: now })
-      .where(
-        and(
-          eq(bulkProcesses.id, processId),
-          eq(bulkProcesses.schoolId, school),
-          eq(bulkProcesses.status, "processing"),
-        ),
-      ),
+    progress(ok.length),
   ];
   await db.batch(statements);
   return ok.length;

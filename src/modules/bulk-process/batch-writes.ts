@@ -1,0 +1,71 @@
+/**
+ * What every importer's batch writes alike (people-import, family-import, group-import): the
+ * import actor of its audit rows, the audit `change` pairs of a created row, the new people with
+ * their role, and the process's progress. Each is one statement over the batch's rows as JSON
+ * (`json_each`), never one per row.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { roleUsers, users } from "../../db/core";
+import type { Ctx } from "../../lib/context";
+import type { Statement } from "../../lib/write";
+import { auditLog } from "../audit-log/schema";
+import { bulkProcesses } from "./schema";
+
+export function batchWrites(ctx: Ctx, processId: number, now: string) {
+  const { db } = ctx.deps;
+  const school = ctx.schoolId ?? 0;
+  // Drizzle's INSERT ... SELECT names every column of audit_log in declaration order (id first).
+  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
+  /** A created row's audit pair: `key` from nothing to the value of the SQL expression `value`. */
+  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
+
+  return {
+    actor,
+    change,
+    /**
+     * `fresh` (JSON rows `[phone, firstName, lastName, email?, language?]`): new people, invited;
+     * `grant` (JSON phones): people given `roleId` here (their profile and membership follow by
+     * trigger). Each written row audited; a row someone else wrote meanwhile is left alone.
+     */
+    people: (fresh: string, grant: string, roleId: number): [Statement, ...Statement[]] => [
+      db
+        .insert(users)
+        .select(
+          sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3,
+              COALESCE(j.value->>4, 'es'), 'invited', 0, NULL
+            FROM json_each(${fresh}) j WHERE true`,
+        )
+        .onConflictDoNothing({ target: users.phone }),
+      db.insert(auditLog).select(sql`
+        SELECT ${actor}, 'user', u.id, 'create', json_object(
+          ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
+          ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
+        FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
+      db
+        .insert(roleUsers)
+        .select(
+          sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+            FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
+        )
+        .onConflictDoNothing(),
+      db.insert(auditLog).select(sql`
+        SELECT ${actor}, 'role-user', ru.id, 'create',
+          json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
+        FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
+        CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
+        WHERE ru.created_at = ${now}`),
+    ],
+    /** The batch's rows counted as processed, while the process is still processing. */
+    progress: (rows: number): Statement =>
+      db
+        .update(bulkProcesses)
+        .set({ processedRows: sql`${bulkProcesses.processedRows} + ${rows}`, updatedAt: now })
+        .where(
+          and(
+            eq(bulkProcesses.id, processId),
+            eq(bulkProcesses.schoolId, school),
+            eq(bulkProcesses.status, "processing"),
+          ),
+        ),
+  };
+}
