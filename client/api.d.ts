@@ -4335,12 +4335,24 @@ export interface components {
             reason?: string;
         };
         TrustedPersonUpload: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
             url: string;
             /** @enum {string} */
             method: "GET" | "PUT";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
             expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "image/jpeg"
+             *     }
+             */
             headers: {
                 [key: string]: string;
             };
@@ -4368,24 +4380,48 @@ export interface components {
             id: number;
             /** @description A presigned GET of the photo; null when none was uploaded */
             photo: {
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The presigned URL
+                 */
                 url: string;
                 /** @enum {string} */
                 method: "GET" | "PUT";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the URL stops working (300 s)
+                 */
                 expiresAt: string;
+                /**
+                 * @description Headers to send with the request
+                 * @example {
+                 *       "content-type": "image/jpeg"
+                 *     }
+                 */
                 headers: {
                     [key: string]: string;
                 };
             } | null;
             /** @description A presigned GET of the ID document; null when none */
             idDocument: {
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The presigned URL
+                 */
                 url: string;
                 /** @enum {string} */
                 method: "GET" | "PUT";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the URL stops working (300 s)
+                 */
                 expiresAt: string;
+                /**
+                 * @description Headers to send with the request
+                 * @example {
+                 *       "content-type": "image/jpeg"
+                 *     }
+                 */
                 headers: {
                     [key: string]: string;
                 };
@@ -4880,7 +4916,7 @@ export interface components {
              */
             method: "GET" | "PUT";
             /**
-             * @description The image's type; required to upload
+             * @description The image's type; required to upload (the upload must send exactly this content-type)
              * @example image/png
              * @enum {string}
              */

@@ -9,6 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { signedUrlFields } from "../../lib/signed-url";
 import { commit } from "../../lib/write";
 import { permissions } from "./permissions";
 import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, toDocument } from "./resource";
@@ -47,14 +48,9 @@ const SignedUrlBody = z
   })
   .strict();
 
-const SignedDocument = DocumentRecord.extend({
-  url: z.url().openapi({ description: "The presigned URL" }),
-  method: z.enum(["GET", "PUT"]),
-  expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${SIGNED_URL_SECONDS} s)` }),
-  headers: z
-    .record(z.string(), z.string())
-    .openapi({ description: "Headers to send with the request", example: { "content-type": "application/pdf" } }),
-}).openapi("SignedDocument");
+const SignedDocument = DocumentRecord.extend(signedUrlFields(SIGNED_URL_SECONDS, "application/pdf")).openapi(
+  "SignedDocument",
+);
 
 export type SignedUrlInput = z.infer<typeof SignedUrlBody>;
 

@@ -14,6 +14,7 @@ import { Deleted, DeleteMany, idFilter, idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
+import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { commit, guard, jsonValues, type Statement } from "../../lib/write";
 import { delegationsAround, validToday } from "../delegate/acting";
@@ -596,36 +597,12 @@ export const IMAGE_URL_SECONDS = 5 * 60;
 const IMAGE_TYPES = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" } as const;
 type ImageType = keyof typeof IMAGE_TYPES;
 
-const ImageUrlBody = z
-  .object({
-    method: z
-      .enum(["GET", "PUT"])
-      .default("PUT")
-      .openapi({ description: "PUT to upload a new image (default), GET to download" }),
-    contentType: z
-      .enum(Object.keys(IMAGE_TYPES) as [ImageType, ...ImageType[]])
-      .optional()
-      .openapi({ description: "The image's type; required to upload", example: "image/png" }),
-  })
-  .strict()
-  .superRefine((v, issue) => {
-    if (v.method === "PUT" && v.contentType === undefined) {
-      issue.addIssue({ code: "custom", path: ["contentType"], message: "Required to upload (method PUT)" });
-    }
-    if (v.method === "GET" && v.contentType !== undefined) {
-      issue.addIssue({ code: "custom", path: ["contentType"], message: "Only for uploads (method PUT)" });
-    }
-  });
+const ImageUrlBody = imageUrlBody(Object.keys(IMAGE_TYPES) as [ImageType, ...ImageType[]], "image");
 
 const ImageUrl = z
   .object({
     image: z.string().openapi({ example: "1/groups/7/image-2f1c.png", description: "The image's object key" }),
-    url: z.url().openapi({ description: "The presigned URL" }),
-    method: z.enum(["GET", "PUT"]),
-    expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${IMAGE_URL_SECONDS} s)` }),
-    headers: z
-      .record(z.string(), z.string())
-      .openapi({ description: "Headers to send with the request", example: { "content-type": "image/png" } }),
+    ...signedUrlFields(IMAGE_URL_SECONDS),
   })
   .openapi("GroupImageUrl");
 

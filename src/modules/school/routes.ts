@@ -8,6 +8,7 @@ import { ctxOf } from "../../lib/context";
 import { DeleteMany } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { LEVELS, LevelInfo, LOGO_TYPES, levelInfo } from "./fields";
 import { permissions } from "./permissions";
 import * as school from "./service";
@@ -82,38 +83,14 @@ export const getSchoolStatistics = operation(
   async (c) => c.json(await school.statistics(ctxOf(c), c.req.valid("param").id), 200),
 );
 
-const LogoType = z.enum(Object.keys(LOGO_TYPES) as [keyof typeof LOGO_TYPES, ...(keyof typeof LOGO_TYPES)[]]);
+type LogoType = keyof typeof LOGO_TYPES;
 
-const LogoUrlBody = z
-  .object({
-    method: z
-      .enum(["GET", "PUT"])
-      .default("PUT")
-      .openapi({ description: "PUT to upload a new logo (default), GET to download" }),
-    contentType: LogoType.optional().openapi({
-      description: "The image's type; required to upload (the upload must send exactly this content-type)",
-      example: "image/png",
-    }),
-  })
-  .strict()
-  .superRefine((v, issue) => {
-    if (v.method === "PUT" && v.contentType === undefined) {
-      issue.addIssue({ code: "custom", path: ["contentType"], message: "Required to upload (method PUT)" });
-    }
-    if (v.method === "GET" && v.contentType !== undefined) {
-      issue.addIssue({ code: "custom", path: ["contentType"], message: "Only for uploads (method PUT)" });
-    }
-  });
+const LogoUrlBody = imageUrlBody(Object.keys(LOGO_TYPES) as [LogoType, ...LogoType[]], "logo");
 
 const LogoUrl = z
   .object({
     logo: z.string().openapi({ example: "1/logo/logo-2f1c.png", description: "The logo's object key" }),
-    url: z.url().openapi({ description: "The presigned URL" }),
-    method: z.enum(["GET", "PUT"]),
-    expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${school.LOGO_URL_SECONDS} s)` }),
-    headers: z
-      .record(z.string(), z.string())
-      .openapi({ description: "Headers to send with the request", example: { "content-type": "image/png" } }),
+    ...signedUrlFields(school.LOGO_URL_SECONDS),
   })
   .openapi("SchoolLogoUrl");
 

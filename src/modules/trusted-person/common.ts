@@ -16,7 +16,7 @@ import { notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
-import { actingFor } from "../delegate/acting";
+import { actedFor, actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
 import { guardians, students } from "../student/schema";
 import { permissions } from "./permissions";
@@ -42,7 +42,7 @@ export function ownStudents(ctx: ActingCtx) {
     .select({ id: guardians.studentId })
     .from(guardians)
     .innerJoin(parents, eq(parents.id, guardians.parentId))
-    .where(and(tenant(ctx, parents), ids.length ? inArray(parents.userId, ids) : sql`0`));
+    .where(and(tenant(ctx, parents), actedFor(parents.userId, ids)));
 }
 
 /** The resources' `visibleTo`: everything for `trusted.manage`, else one's own children's. */
@@ -98,7 +98,7 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
         student,
         eq(guardians.studentId, studentId),
         tenant(ctx, parents),
-        ids.length ? inArray(parents.userId, ids) : sql`0`,
+        actedFor(parents.userId, ids),
         parentId === undefined ? undefined : eq(guardians.parentId, parentId),
       ),
     )

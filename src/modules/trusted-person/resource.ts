@@ -12,6 +12,7 @@ import { Phone } from "../../lib/phone";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import type { SignedUrl } from "../../lib/s3";
+import { signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { SIGNED_URL_SECONDS } from "../document/signed-url";
 import { type ActingCtx, actingCtx, notPending } from "./common";
@@ -73,12 +74,7 @@ const UploadBody = z
     path: ["contentType"],
   });
 
-const Signed = z.object({
-  url: z.url(),
-  method: z.enum(["GET", "PUT"]),
-  expiresAt: z.iso.datetime(),
-  headers: z.record(z.string(), z.string()),
-});
+const Signed = z.object(signedUrlFields(SIGNED_URL_SECONDS, "image/jpeg"));
 
 const Upload = Signed.extend({
   id: z.number().int().openapi({ description: "The trusted person" }),
