@@ -2805,7 +2805,7 @@ export interface components {
             firstName: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Ruiz
+             * @example García
              */
             lastName?: string;
             /**
@@ -2830,7 +2830,7 @@ export interface components {
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Ruiz
+             * @example García
              */
             lastName?: string;
             /**
@@ -3456,12 +3456,12 @@ export interface components {
             phone?: string;
             /**
              * @description With phone: the new user's first name (required)
-             * @example Alma
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Admin
+             * @example García
              */
             lastName?: string;
             /**
@@ -3473,12 +3473,12 @@ export interface components {
         SchoolAdministratorUpdate: {
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Alma
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Admin
+             * @example García
              */
             lastName?: string;
             /**
@@ -3550,12 +3550,12 @@ export interface components {
             phone?: string;
             /**
              * @description With phone: the new user's first name (required)
-             * @example Tomás
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Teacher
+             * @example García
              */
             lastName?: string;
             /**
@@ -3585,12 +3585,12 @@ export interface components {
         TeacherUpdate: {
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Tomás
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Teacher
+             * @example García
              */
             lastName?: string;
             /**
@@ -3670,12 +3670,12 @@ export interface components {
             phone?: string;
             /**
              * @description With phone: the new user's first name (required)
-             * @example Tomás
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Teacher
+             * @example García
              */
             lastName?: string;
             /**
@@ -3702,12 +3702,12 @@ export interface components {
         AdministrativeUserUpdate: {
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Tomás
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Teacher
+             * @example García
              */
             lastName?: string;
             /**
@@ -3784,12 +3784,12 @@ export interface components {
             phone: string;
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Paula
+             * @example Ana
              */
             firstName: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Parent
+             * @example García
              */
             lastName?: string;
             /**
@@ -3816,12 +3816,12 @@ export interface components {
             relationship?: "mother" | "father" | "guardian" | "grandparent" | "other";
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Paula
+             * @example Ana
              */
             firstName?: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Parent
+             * @example García
              */
             lastName?: string;
             /**
@@ -3897,12 +3897,12 @@ export interface components {
             phone: string;
             /**
              * @description Text of 1 to 100 characters, without control or bidi formatting characters
-             * @example Rosa
+             * @example Ana
              */
             firstName: string;
             /**
              * @description Text of 0 to 100 characters, without control or bidi formatting characters
-             * @example Ramirez
+             * @example García
              */
             lastName?: string;
             /**

@@ -20,13 +20,12 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
-import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
 import { parents } from "../parent/schema";
-import { findOrInvite } from "../user/people";
+import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
 import { delegates } from "./schema";
 
@@ -136,9 +135,6 @@ export const listDelegates = resource.list({
 });
 
 export const getDelegate = resource.get({ access: permissions.read });
-
-const FirstName = text({ max: 100 }).openapi({ example: "Rosa" });
-const LastName = text({ max: 100, min: 0 }).openapi({ example: "Ramirez" });
 
 const datesInOrder = (v: { validFrom?: string; validUntil?: string }) =>
   v.validFrom === undefined || v.validUntil === undefined || v.validFrom <= v.validUntil;

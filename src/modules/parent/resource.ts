@@ -21,12 +21,11 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
-import { text } from "../../lib/text";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
 import { Email } from "../school/fields";
 import { guardians } from "../student/schema";
-import { findOrInvite, roleUserAudit, userAudit } from "../user/people";
+import { FirstName, findOrInvite, LastName, roleUserAudit, userAudit } from "../user/people";
 import { permissions } from "./permissions";
 import { parents } from "./schema";
 
@@ -145,9 +144,6 @@ export const listParents = resource.list({
 });
 
 export const getParent = resource.get({ access: "member" });
-
-const FirstName = text({ max: 100 }).openapi({ example: "Paula" });
-const LastName = text({ max: 100, min: 0 }).openapi({ example: "Parent" });
 
 const CreateBody = z.strictObject({
   phone: Phone.openapi({ description: "E.164; a known number makes that person a parent here (keeping their name)" }),

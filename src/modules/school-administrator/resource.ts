@@ -18,10 +18,10 @@ import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
-import { text } from "../../lib/text";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { permissions as role } from "../role/permissions";
 import { Email } from "../school/fields";
+import { FirstName, LastName } from "../user/people";
 import { permissions as user } from "../user/permissions";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
@@ -98,8 +98,6 @@ export const listSchoolAdministrators = resource.list({
 
 export const getSchoolAdministrator = resource.get({ access: user.read });
 
-const FirstName = text({ max: 100 }).openapi({ example: "Alma" });
-const LastName = text({ max: 100, min: 0 }).openapi({ example: "Admin" });
 const UserId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 const CreateBody = z

@@ -33,7 +33,7 @@ import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { Email } from "../school/fields";
-import { enrol, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
+import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
 import { schoolUsers } from "../user/schema";
 
 type ProfileTable = SQLiteTable & {
@@ -56,8 +56,6 @@ export interface StaffResource {
   find(ctx: Ctx, id: number): Promise<{ userId: number }>;
 }
 
-export const FirstName = text({ max: 100 }).openapi({ example: "Tomás" });
-export const LastName = text({ max: 100, min: 0 }).openapi({ example: "Teacher" });
 export const EmployeeNumber = text({ max: 50 }).openapi({
   example: "T-0042",
   description: "The school's own staff number (unique in the school when set)",

@@ -15,6 +15,7 @@ import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
+import { text } from "../../lib/text";
 import { insertedId, type Statement } from "../../lib/write";
 import { administrativeUsers } from "../administrative-user/schema";
 import { delegates } from "../delegate/schema";
@@ -22,6 +23,10 @@ import { groupTeachers } from "../group/schema";
 import { parents } from "../parent/schema";
 import { guardians } from "../student/schema";
 import { teachers } from "../teacher/schema";
+
+/** A person's names as every people route takes them (users, staff, teachers, parents, delegates, administrators). */
+export const FirstName = text({ max: 100 }).openapi({ example: "Ana" });
+export const LastName = text({ max: 100, min: 0 }).openapi({ example: "García" });
 
 export interface Person {
   /** E.164 (the `Phone` schema of src/lib/phone.ts normalises it). */

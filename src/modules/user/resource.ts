@@ -14,7 +14,6 @@ import { Phone } from "../../lib/phone";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { text } from "../../lib/text";
 import { permissionCatalogue } from "..";
 import { Email } from "../school/fields";
 import {
@@ -26,6 +25,7 @@ import {
   shareLink,
 } from "./invite";
 import { hasStatus, holdsRole, LANGUAGES, Language, Member, nameContains, RoleName, RoleRef, Status } from "./members";
+import { FirstName, LastName } from "./people";
 import { permissions as user } from "./permissions";
 import {
   assignPendingToParents,
@@ -336,9 +336,6 @@ export const assignPending = operation(
   }),
   async (c) => c.json(await assignPendingToParents(ctxOf(c), c.req.valid("json").userIds), 200),
 );
-
-const FirstName = text({ max: 100 }).openapi({ example: "Ana" });
-const LastName = text({ max: 100, min: 0 }).openapi({ example: "Ruiz" });
 
 const CreateBody = z.strictObject({
   phone: Phone,
