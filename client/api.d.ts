@@ -1270,7 +1270,7 @@ export interface paths {
         put?: never;
         /**
          * Register a trusted person for a student (pending until the school decides)
-         * @description A parent for their own children only (another student is a 404), staff for any student of the school.
+         * @description A parent for their own children only (another student is a 404), in their own name or that of the parent they act for (another guardian's is a 403), while the school lets them change the student's way home (422); staff for any student of the school.
          */
         post: operations["createTrustedPerson"];
         delete?: never;
@@ -1288,10 +1288,16 @@ export interface paths {
         };
         /** Get a trusted person by id */
         get: operations["getTrustedPerson"];
-        /** Change a pending trusted person (409 once decided) */
+        /**
+         * Change a pending trusted person (409 once decided)
+         * @description Staff change any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         */
         put: operations["updateTrustedPerson"];
         post?: never;
-        /** Delete (withdraw) a trusted person */
+        /**
+         * Delete (withdraw) a trusted person
+         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         */
         delete: operations["deleteTrustedPerson"];
         options?: never;
         head?: never;
@@ -1332,7 +1338,7 @@ export interface paths {
         get: operations["getTrustedPersonImages"];
         /**
          * Get a presigned URL to upload a trusted person's photo or ID document
-         * @description Stores the key (`{schoolId}/trusted-people/{id}/{kind}`) on the pending trusted person and answers a presigned PUT that expires after 300 seconds; the upload must send the returned headers. 409 once the request is decided.
+         * @description Stores the key (`{schoolId}/trusted-people/{id}/{kind}`) on the pending trusted person and answers a presigned PUT that expires after 300 seconds; the upload must send the returned headers. 409 once the request is decided. Who may: as for a change (staff; else the parent who registered it, 403, while the school lets them change the student's way home, 422).
          */
         put: operations["createTrustedPersonUploadUrl"];
         post?: never;
@@ -1357,7 +1363,7 @@ export interface paths {
         put?: never;
         /**
          * Register a trusted address for a student (pending until the school decides)
-         * @description A parent for their own children only (another student is a 404), staff for any student of the school.
+         * @description A parent for their own children only (another student is a 404), in their own name or that of the parent they act for (another guardian's is a 403), while the school lets them change the student's way home (422); staff for any student of the school.
          */
         post: operations["createTrustedAddress"];
         delete?: never;
@@ -1375,10 +1381,16 @@ export interface paths {
         };
         /** Get a trusted address by id */
         get: operations["getTrustedAddress"];
-        /** Change a pending trusted address (409 once decided) */
+        /**
+         * Change a pending trusted address (409 once decided)
+         * @description Staff change any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         */
         put: operations["updateTrustedAddress"];
         post?: never;
-        /** Delete (withdraw) a trusted address */
+        /**
+         * Delete (withdraw) a trusted address
+         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         */
         delete: operations["deleteTrustedAddress"];
         options?: never;
         head?: never;
@@ -21898,6 +21910,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -22017,6 +22048,25 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Document 42 not found",
                      *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22520,6 +22570,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23176,6 +23245,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -23295,6 +23383,25 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Document 42 not found",
                      *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

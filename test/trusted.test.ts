@@ -11,12 +11,14 @@ import { jobCtx } from "../src/lib/context";
 import { grantsOf } from "../src/modules";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { guardians, students } from "../src/modules/student/schema";
+import { trustedAddresses } from "../src/modules/trusted-address/schema";
 import {
   approvedTrustedAddresses,
   approvedTrustedPeople,
   trustedAddressesJson,
   trustedPeopleJson,
 } from "../src/modules/trusted-person/approved";
+import { trustedPeople } from "../src/modules/trusted-person/schema";
 import { uniq } from "./fixture-kit";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
@@ -634,5 +636,287 @@ describe("only approved ones count", () => {
       .from(students)
       .where(eq(students.id, await student(t)));
     expect(JSON.parse(none?.people ?? "null")).toEqual([]);
+  });
+});
+
+/**
+ * Who may change a request: the rule of create holds for every operation a guardian or their
+ * delegate can call that writes one (update, delete, the image upload). A guardian changes only the
+ * requests they registered (or the parent they act for registered), and only while the school lets
+ * them change the way home (not restricted, `canRequestChanges`); staff change any.
+ */
+describe("trusted people and addresses: who may change a request", () => {
+  type Kind = {
+    label: string;
+    path: string;
+    entity: string;
+    table: typeof trustedPeople | typeof trustedAddresses;
+    body: (studentId: number, extra?: Record<string, unknown>) => Record<string, unknown>;
+    change: Record<string, unknown>;
+  };
+  const PERSON: Kind = {
+    label: "Trusted person",
+    path: PEOPLE,
+    entity: "trusted-person",
+    table: trustedPeople,
+    body: personBody,
+    change: { name: "Mallory Impostor", phone: "+1 555 000 0666" },
+  };
+  const ADDRESS: Kind = {
+    label: "Trusted address",
+    path: ADDRESSES,
+    entity: "trusted-address",
+    table: trustedAddresses,
+    body: addressBody,
+    change: { street: "Calle Falsa", number: "123" },
+  };
+
+  /** The request an operation acts on, and who stands around it. */
+  type Scene = { kind: Kind; id: number; child: number; owner: number | null; caller: number };
+
+  /**
+   * Every operation a guardian or delegate can call that writes a request: one line each. `state`
+   * is the request's state when it is called (one the operation accepts from whoever may). For
+   * create, the request's `owner` is the parent named as its registrant.
+   */
+  const OPERATIONS: {
+    name: string;
+    kinds: Kind[];
+    state: "pending" | "approved";
+    call: (t: TestApp, s: Scene, token: string) => Promise<Response>;
+  }[] = [
+    {
+      name: "create",
+      kinds: [PERSON, ADDRESS],
+      state: "pending",
+      call: (t, s, token) =>
+        t.request(s.kind.path, {
+          method: "POST",
+          token,
+          body: s.kind.body(s.child, s.owner === s.caller || s.owner === null ? {} : { parentId: s.owner }),
+        }),
+    },
+    {
+      name: "update",
+      kinds: [PERSON, ADDRESS],
+      state: "pending",
+      call: (t, s, token) => t.request(`${s.kind.path}/${s.id}`, { method: "PUT", token, body: s.kind.change }),
+    },
+    {
+      name: "delete a pending one",
+      kinds: [PERSON, ADDRESS],
+      state: "pending",
+      call: (t, s, token) => t.request(`${s.kind.path}/${s.id}`, { method: "DELETE", token }),
+    },
+    {
+      name: "delete an approved one",
+      kinds: [PERSON, ADDRESS],
+      state: "approved",
+      call: (t, s, token) => t.request(`${s.kind.path}/${s.id}`, { method: "DELETE", token }),
+    },
+    {
+      name: "image upload (signed URL)",
+      kinds: [PERSON],
+      state: "pending",
+      call: (t, s, token) =>
+        t.request(`${s.kind.path}/${s.id}/signed-url`, {
+          method: "PUT",
+          token,
+          body: { kind: "photo", contentType: "image/jpeg" },
+        }),
+    },
+  ];
+
+  const barred = (reason: string) => (s: Scene) =>
+    `Parent ${s.caller} may not authorise trusted people or addresses for student ${s.child}: ${reason}`;
+  const RESTRICTED = barred("the school has restricted this guardian (may not pick up)");
+  const NO_CHANGES = barred("this guardian may not request changes to the student's way home");
+  /** The 403 of a request someone else registered (for create: naming someone else as registrant). */
+  const notTheirs = (op: string) => (s: Scene) =>
+    op === "create"
+      ? `Parent ${s.owner} is not you or a parent you act for: a parent registers in their own name`
+      : `${s.kind.label} ${s.id} was registered by ${s.owner === null ? "the school" : "another guardian"}; only ${
+          s.owner === null ? "the school" : "they or the school"
+        } may change or withdraw it`;
+
+  /** The caller (the demo parent, or their delegate), the link the school gave them, whose request. */
+  const CASES: {
+    name: string;
+    link: Partial<typeof guardians.$inferInsert>;
+    owner: "caller" | "other" | "school";
+    via?: "delegate";
+    status: number;
+    detail: (op: string) => (s: Scene) => string;
+  }[] = [
+    {
+      name: "a guardian the school restricted, their own request",
+      link: { restricted: true, restrictionReason: "Court order" },
+      owner: "caller",
+      status: 422,
+      detail: () => RESTRICTED,
+    },
+    {
+      name: "a guardian restricted from a later date, their own request",
+      link: { restricted: true, restrictionReason: "Court order", restrictionFrom: "2099-01-01" },
+      owner: "caller",
+      status: 422,
+      detail: () => RESTRICTED,
+    },
+    {
+      name: "a guardian who may not request changes, their own request",
+      link: { canRequestChanges: false },
+      owner: "caller",
+      status: 422,
+      detail: () => NO_CHANGES,
+    },
+    {
+      name: "a delegate of a restricted guardian, that guardian's request",
+      link: { restricted: true, restrictionReason: "Court order" },
+      owner: "caller",
+      via: "delegate",
+      status: 422,
+      detail: () => RESTRICTED,
+    },
+    {
+      name: "a guardian, the other guardian's request",
+      link: {},
+      owner: "other",
+      status: 403,
+      detail: notTheirs,
+    },
+    {
+      name: "a restricted guardian, the other guardian's request",
+      link: { restricted: true, restrictionReason: "Court order" },
+      owner: "other",
+      status: 403,
+      detail: notTheirs,
+    },
+    {
+      name: "a delegate of a guardian, the other guardian's request",
+      link: {},
+      owner: "other",
+      via: "delegate",
+      status: 403,
+      detail: notTheirs,
+    },
+    {
+      name: "a guardian, the school's own request",
+      link: {},
+      owner: "school",
+      status: 403,
+      detail: notTheirs,
+    },
+  ];
+
+  /** A child of the demo parent (the caller) and of another parent (the mother). */
+  async function family(t: TestApp) {
+    const child = await student(t);
+    await guardian(t, child, DEMO_PARENT_ID);
+    const mother = await otherParent(t);
+    await guardian(t, child, mother.id);
+    return { child, mother };
+  }
+
+  /** A delegate of the demo parent, valid today; their token. */
+  async function delegateOfParent(t: TestApp) {
+    const made = await t.request("/api/v1/delegate", {
+      method: "POST",
+      token: await parent(t),
+      body: { phone: newPhone(), firstName: "Dele", validFrom: "2026-11-01", validUntil: "2026-12-31" },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const { userId } = (await made.json()) as { userId: number };
+    return as(t, userId, NORTH, "parent");
+  }
+
+  /** The kind's rows of the student and the kind's audit trail: what a refused call must leave alone. */
+  async function snapshot(t: TestApp, kind: Kind, child: number) {
+    const rows = await t.db.select().from(kind.table).where(eq(kind.table.studentId, child));
+    const audits = await t.db.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.entity, kind.entity));
+    return { rows, audits: audits.length };
+  }
+
+  for (const c of CASES) {
+    for (const op of OPERATIONS) {
+      // The school's own request cannot be asked for in someone's name: create has no such case.
+      if (op.name === "create" && c.owner === "school") continue;
+      for (const kind of op.kinds) {
+        it(`${c.name}: ${op.name} of a ${kind.label.toLowerCase()} is a ${c.status}, nothing changes`, async () => {
+          const t = makeTestApp();
+          const { child, mother } = await family(t);
+          const owner = c.owner === "caller" ? DEMO_PARENT_ID : c.owner === "other" ? mother.id : null;
+          // The request, registered by staff in its owner's name, in the state the operation needs.
+          const made = await t.request(kind.path, {
+            method: "POST",
+            token: await staff(t),
+            body: kind.body(child, owner === null ? {} : { parentId: owner }),
+          });
+          expect(made.status, await made.clone().text()).toBe(201);
+          const { id } = (await made.json()) as { id: number };
+          if (op.state === "approved")
+            expect((await decide(t, kind.path, id, { status: "approved" })).status).toBe(200);
+          const token = c.via === "delegate" ? await delegateOfParent(t) : await parent(t);
+          if (Object.keys(c.link).length) {
+            await t.db
+              .update(guardians)
+              .set(c.link)
+              .where(and(eq(guardians.studentId, child), eq(guardians.parentId, DEMO_PARENT_ID)));
+          }
+          const scene: Scene = { kind, id, child, owner, caller: DEMO_PARENT_ID };
+          // The caller sees the request (a guardian reads every request of their children).
+          if (op.name !== "create") expect((await t.request(`${kind.path}/${id}`, { token })).status).toBe(200);
+
+          const before = await snapshot(t, kind, child);
+          const res = await op.call(t, scene, token);
+          expect(res.status, await res.clone().text()).toBe(c.status);
+          expect((await problem(res)).detail).toBe(c.detail(op.name)(scene));
+          expect(await snapshot(t, kind, child)).toEqual(before);
+        });
+      }
+    }
+  }
+
+  it("the registrant (or their delegate) changes, uploads and withdraws their own; staff any; an ended restriction no longer counts", async () => {
+    const t = makeTestApp();
+    const { child, mother } = await family(t);
+    // A restriction that ended is no restriction.
+    await t.db
+      .update(guardians)
+      .set({ restricted: true, restrictionReason: "Old order", restrictionUntil: "2000-01-01" })
+      .where(and(eq(guardians.studentId, child), eq(guardians.parentId, DEMO_PARENT_ID)));
+    const mine = await addPerson(t, personBody(child), await parent(t));
+    const theirs = await addPerson(t, personBody(child), mother.token);
+    const address = await addAddress(t, addressBody(child), await delegateOfParent(t));
+    expect(address.parentId).toBe(DEMO_PARENT_ID);
+    const put = (path: string, id: number, body: Record<string, unknown>, token: string) =>
+      t.request(`${path}/${id}`, { method: "PUT", token, body });
+
+    expect((await put(PEOPLE, mine.id, { name: "Laura G." }, await parent(t))).status).toBe(204);
+    expect((await put(PEOPLE, mine.id, { name: "Laura Gómez" }, await delegateOfParent(t))).status).toBe(204);
+    expect((await put(ADDRESSES, address.id, { number: "14" }, await parent(t))).status).toBe(204);
+    const upload = await t.request(`${PEOPLE}/${mine.id}/signed-url`, {
+      method: "PUT",
+      token: await delegateOfParent(t),
+      body: { kind: "photo", contentType: "image/jpeg" },
+    });
+    expect(upload.status, await upload.clone().text()).toBe(200);
+    // The mother's own, by the mother; then by staff.
+    expect((await put(PEOPLE, theirs.id, { relationship: "grandmother" }, mother.token)).status).toBe(204);
+    expect((await put(PEOPLE, theirs.id, { relationship: "grandma" }, await staff(t))).status).toBe(204);
+    const read = (await (await t.request(`${PEOPLE}/${theirs.id}`, { token: await parent(t) })).json()) as Person;
+    expect(read).toMatchObject({ relationship: "grandma", status: "pending", parentId: mother.id });
+
+    // An approved request is not edited (the school approved that name and phone): 409, still approved.
+    expect((await decide(t, PEOPLE, mine.id, { status: "approved" })).status).toBe(200);
+    const late = await put(PEOPLE, mine.id, { phone: "+1 555 000 0777" }, await parent(t));
+    expect(late.status).toBe(409);
+    const kept = (await (await t.request(`${PEOPLE}/${mine.id}`, { token: await parent(t) })).json()) as Person;
+    expect(kept).toMatchObject({ name: "Laura Gómez", status: "approved" });
+
+    // Withdrawn by its registrant's delegate, and the mother's by staff.
+    const del = (path: string, id: number, token: string) => t.request(`${path}/${id}`, { method: "DELETE", token });
+    expect((await del(PEOPLE, mine.id, await delegateOfParent(t))).status).toBe(204);
+    expect((await del(ADDRESSES, address.id, await parent(t))).status).toBe(204);
+    expect((await del(PEOPLE, theirs.id, await admin(t))).status).toBe(204);
   });
 });

@@ -9,10 +9,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { schools } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
-import { notFound, unprocessable } from "../../lib/errors";
+import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
@@ -51,15 +51,42 @@ export const visibleThrough =
   (ctx: Ctx): SQL | undefined =>
     ctx.can(permissions.manage) ? undefined : inArray(studentId, ownStudents(ctx));
 
+/** What of a guardian link decides whether its parent may authorise trusted people and addresses. */
+interface GuardianRights {
+  canRequestChanges: boolean;
+  restricted: boolean;
+  restrictionUntil: string | null;
+}
+
+/**
+ * Why a guardian may not authorise trusted people or addresses for the student today, or null when
+ * they may. Whom a child may leave with is a change to the way home: the guardian must be allowed to
+ * request changes, and not be under a school restriction that holds today or later (a court order;
+ * a restriction that ended no longer counts). The one rule of registering, changing, withdrawing and
+ * uploading images of a request (`registrant`, `mayAlter`).
+ */
+function barred(link: GuardianRights, today: string): string | null {
+  if (link.restricted && (link.restrictionUntil === null || link.restrictionUntil >= today)) {
+    return "the school has restricted this guardian (may not pick up)";
+  }
+  return link.canRequestChanges ? null : "this guardian may not request changes to the student's way home";
+}
+
+/** The 422 of a guardian (`parentId`'s link) `barred` for the student today. */
+const barredProblem = (link: GuardianRights & { parentId: number }, studentId: number, today: string) =>
+  unprocessable(
+    `Parent ${link.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(link, today)}`,
+  );
+
 /**
  * The student a request is for, and the parent profile registering it:
  * - a manager (staff): any student of the school (404 otherwise); `parentId`, when given, must be a
  *   guardian of that student (422), else the request is the school's own (null);
  * - anyone else: a student they (or the parent they are a delegate of) are a guardian of. Another
  *   student, of this school or not, is a 404 "Student n not found": a parent cannot tell a child who
- *   is not theirs from one who does not exist. `parentId`, when given, must be one of those guardians.
- *   That guardian must be allowed to request changes (`canRequestChanges`) and not be restricted by
- *   the school today or later (a restriction that ended no longer counts): else 422.
+ *   is not theirs from one who does not exist. `parentId`, when given, must be one of those guardians
+ *   (another, such as the child's other parent, is a 403: a parent registers in their own name).
+ *   That guardian must not be `barred` (422).
  */
 export async function registrant(ctx: ActingCtx, studentId: number, parentId?: number): Promise<number | null> {
   const { db } = ctx.deps;
@@ -85,7 +112,6 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
       parentId: guardians.parentId,
       canRequestChanges: guardians.canRequestChanges,
       restricted: guardians.restricted,
-      restrictionFrom: guardians.restrictionFrom,
       restrictionUntil: guardians.restrictionUntil,
       timeZone: schools.timeZone,
     })
@@ -93,34 +119,67 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
     .innerJoin(parents, eq(parents.id, guardians.parentId))
     .innerJoin(students, eq(students.id, guardians.studentId))
     .innerJoin(schools, eq(schools.id, students.schoolId))
-    .where(
-      and(
-        student,
-        eq(guardians.studentId, studentId),
-        tenant(ctx, parents),
-        actedFor(parents.userId, ids),
-        parentId === undefined ? undefined : eq(guardians.parentId, parentId),
-      ),
-    )
+    .where(and(student, eq(guardians.studentId, studentId), tenant(ctx, parents), actedFor(parents.userId, ids)))
     // The caller's own profile first, then a parent they act for.
     .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`));
-  const first = rows[0];
-  if (!first) throw notFound("Student", studentId);
-  // Whom a child may leave with is a change to the way home: the guardian must be allowed to request
-  // changes, and not be under a school restriction that holds today or later (a court order).
+  if (!rows[0]) throw notFound("Student", studentId);
+  const named = parentId === undefined ? rows : rows.filter((r) => r.parentId === parentId);
+  const first = named[0];
+  if (!first)
+    throw forbidden(`Parent ${parentId} is not you or a parent you act for: a parent registers in their own name`);
   const today = dateIn(first.timeZone, ctx.deps.clock.now());
-  const barred = (r: (typeof rows)[number]) =>
-    r.restricted && (r.restrictionUntil === null || r.restrictionUntil >= today)
-      ? "the school has restricted this guardian (may not pick up)"
-      : r.canRequestChanges
-        ? null
-        : "this guardian may not request changes to the student's way home";
-  const allowed = rows.find((r) => barred(r) === null);
-  if (!allowed)
-    throw unprocessable(
-      `Parent ${first.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(first)}`,
-    );
+  const allowed = named.find((r) => barred(r, today) === null);
+  if (!allowed) throw barredProblem(first, studentId, today);
   return allowed.parentId;
+}
+
+/** The columns of a trusted table the rule of a change reads. */
+export type RequestTable = SQLiteTable & Record<"id" | "schoolId" | "studentId" | "parentId", SQLiteColumn>;
+
+/**
+ * Whether the caller may change, withdraw or upload an image of request `id` (else it throws):
+ * holders of `trusted.manage` (staff) any request of the school; anyone else only a request they
+ * see (else 404) that was registered by themself or by the parent they act for as a valid delegate
+ * (another guardian's, or the school's own, is a 403), and only while that guardian is not `barred`
+ * for the student (422), as when registering: a delegate has no more rights than their parent.
+ * One D1 call for a non-manager: the request, its registrant's guardian link and the school's time
+ * zone; none for staff.
+ */
+export async function mayAlter(ctx: ActingCtx, request: { table: RequestTable; label: string }, id: number) {
+  if (ctx.can(permissions.manage)) return;
+  const { table, label } = request;
+  const [found] = await ctx.deps.db
+    .select({
+      studentId: table.studentId,
+      parentId: table.parentId,
+      userId: parents.userId,
+      canRequestChanges: guardians.canRequestChanges,
+      restricted: guardians.restricted,
+      restrictionUntil: guardians.restrictionUntil,
+      timeZone: schools.timeZone,
+    })
+    .from(table)
+    .innerJoin(schools, eq(schools.id, table.schoolId))
+    .leftJoin(guardians, and(eq(guardians.studentId, table.studentId), eq(guardians.parentId, table.parentId)))
+    .leftJoin(parents, eq(parents.id, guardians.parentId))
+    .where(and(eq(table.id, id), tenant(ctx, { schoolId: table.schoolId }), visibleThrough(table.studentId)(ctx)))
+    .limit(1);
+  if (!found) throw notFound(label, id);
+  const row = found as GuardianRights & {
+    studentId: number;
+    parentId: number | null;
+    userId: number | null;
+    timeZone: string;
+  };
+  if (row.parentId === null || row.userId === null || !actedUsers(ctx).includes(row.userId)) {
+    throw forbidden(
+      row.parentId === null
+        ? `${label} ${id} was registered by the school; only the school may change or withdraw it`
+        : `${label} ${id} was registered by another guardian; only they or the school may change or withdraw it`,
+    );
+  }
+  const today = dateIn(row.timeZone, ctx.deps.clock.now());
+  if (barred(row, today) !== null) throw barredProblem({ ...row, parentId: row.parentId }, row.studentId, today);
 }
 
 export const Status = z.enum(TRUSTED_STATUSES).openapi({ example: "pending" });

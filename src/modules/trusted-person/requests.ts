@@ -3,10 +3,12 @@
  * fields: `defineTrustedRequests` builds list, get, create, update, delete and the decision
  * (`PATCH .../status`) over a table with `student_id`, `parent_id` and the decision columns.
  * Both lists filter by student and status; reads and writes go through the student (./common.ts,
- * `visibleThrough`); a registration names its registrant (`registrant`, 404/422); a change needs a
- * pending request (else 409), a delete withdraws it in any state, and a second decision is a 409.
+ * `visibleThrough`); a registration names its registrant (`registrant`, 404/403/422); a change,
+ * a delete and any verb of a module that writes a request are allowed only to whom `mayAlter`
+ * allows (the registering guardian while not barred, or staff: 403/422); a change needs a pending
+ * request (else 409), a delete withdraws it in any state, and a second decision is a 409.
  * A module declares only its own fields (record, create and update bodies, how a row shows them)
- * and, if any, its decision's extras; its other verbs (the person's images) use `resource`.
+ * and, if any, its decision's extras; its other verbs (the person's images) use `alter`.
  */
 import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -27,6 +29,7 @@ import {
   decided,
   decisionFields,
   decisionOf,
+  mayAlter,
   notPending,
   RecordId,
   registrant,
@@ -85,7 +88,7 @@ export interface TrustedSpec<
 
 /**
  * The operations of a trusted resource (in the order of the document), the resource itself (for a
- * module's own verbs: `change`, `find`), its update verb and the pending-only guard of a change.
+ * module's own reads: `find`), its update verb and `alter`, the verb of every change of a request.
  */
 export function defineTrustedRequests<
   T extends TrustedTable,
@@ -162,27 +165,49 @@ export function defineTrustedRequests<
     },
     summary: `Register a ${singular} for a student (pending until the school decides)`,
     description:
-      "A parent for their own children only (another student is a 404), staff for any student of the school.",
+      "A parent for their own children only (another student is a 404), in their own name or that of the parent they " +
+      "act for (another guardian's is a 403), while the school lets them change the student's way home (422); staff " +
+      "for any student of the school.",
     errors: [422],
   });
+
+  /**
+   * Sets columns of a pending request, for whom `mayAlter` allows (else 403/422), then with the
+   * state in the UPDATE's condition (else 409): the update, and a module's own changes (the image
+   * upload), so each goes through the same rule.
+   */
+  async function alter(ctx: ActingCtx, id: number, action: string, set: SetValues<T>) {
+    await mayAlter(ctx, { table, label }, id);
+    await resource.change(ctx, id, {
+      action,
+      set: set as SetValues<TrustedTable>,
+      from: pending,
+      conflict: notPending(label, id),
+    });
+  }
 
   const update = resource.update({
     access: permissions.write,
     // Typed as any object here: the handler's body type stays concrete (`change` takes the module's).
     input: spec.update as z.ZodObject,
     summary: `Change a pending ${singular} (409 once decided)`,
+    description:
+      "Staff change any; a parent (or their delegate) only one they registered (403) while the school lets them " +
+      "change the student's way home (422, as for a registration).",
+    errors: [422],
   });
-  /** Changes the fields sent, only while pending: the state is part of the UPDATE's condition. */
-  async function change(ctx: ActingCtx, id: number, input: z.output<U>) {
-    await resource.change(ctx, id, {
-      action: "update",
-      set: input as SetValues<TrustedTable>,
-      from: pending,
-      conflict: notPending(label, id),
-    });
-  }
+  /** Changes the fields sent, only while pending. */
+  const change = (ctx: ActingCtx, id: number, input: z.output<U>) => alter(ctx, id, "update", input as SetValues<T>);
 
-  const remove = resource.delete({ access: permissions.write, summary: `Delete (withdraw) a ${singular}` });
+  const remove = resource.delete({
+    access: permissions.write,
+    summary: `Delete (withdraw) a ${singular}`,
+    description:
+      "In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the " +
+      "school lets them change the student's way home (422, as for a registration).",
+    check: (ctx, id) => mayAlter(ctx as ActingCtx, { table, label }, id),
+    errors: [422],
+  });
 
   const Decision = spec.decision ? DecisionBody.extend(spec.decision.fields) : DecisionBody;
   const decide = resource.action({
@@ -221,5 +246,5 @@ export function defineTrustedRequests<
     ),
   ];
 
-  return { resource, operations, update: change, pending };
+  return { resource, operations, update: change, alter };
 }

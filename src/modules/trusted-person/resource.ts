@@ -15,7 +15,7 @@ import type { SignedUrl } from "../../lib/s3";
 import { signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { SIGNED_URL_SECONDS } from "../document/signed-url";
-import { type ActingCtx, actingCtx, notPending } from "./common";
+import { type ActingCtx, actingCtx } from "./common";
 import { permissions } from "./permissions";
 import { defineTrustedRequests } from "./requests";
 import { trustedPeople } from "./schema";
@@ -87,17 +87,12 @@ export const imageKey = (schoolId: number, id: number, kind: (typeof IMAGE_KINDS
   `${schoolId}/trusted-people/${id}/${kind}`;
 
 /**
- * Records the image's key on a pending trusted person (guarded like any change, with its audit row)
- * and answers a presigned PUT for it.
+ * Records the image's key on a pending trusted person (a change like an update: who may, with its
+ * audit row) and answers a presigned PUT for it.
  */
 export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typeof UploadBody>) {
   const key = imageKey(schoolOf(ctx), id, input.kind);
-  await resource.change(ctx, id, {
-    action: "upload",
-    set: input.kind === "photo" ? { photo: key } : { idDocument: key },
-    from: trusted.pending,
-    conflict: notPending("Trusted person", id),
-  });
+  await trusted.alter(ctx, id, "upload", input.kind === "photo" ? { photo: key } : { idDocument: key });
   const signed = await ctx.deps.signer.sign({
     key,
     method: "PUT",
@@ -118,10 +113,11 @@ const createTrustedPersonUploadUrl = operation(
     description:
       "Stores the key (`{schoolId}/trusted-people/{id}/{kind}`) on the pending trusted person and answers a " +
       `presigned PUT that expires after ${SIGNED_URL_SECONDS} seconds; the upload must send the returned headers. ` +
-      "409 once the request is decided.",
+      "409 once the request is decided. Who may: as for a change (staff; else the parent who registered it, 403, " +
+      "while the school lets them change the student's way home, 422).",
     access: permissions.write,
     audit: "trusted-person",
-    errors: [409],
+    errors: [409, 422],
     request: { params: IdParams, body: jsonBody(UploadBody, "TrustedPersonUploadRequest") },
     responses: { 200: json(Upload, "The key and its presigned upload URL") },
   }),
