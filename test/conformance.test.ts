@@ -18,7 +18,7 @@
 import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/modules/audit-log/schema";
-import { FIXTURES, type Fixture } from "./fixtures";
+import { callOperation as call, fixtureFor } from "./fixtures";
 import { allPages, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 
 type Operation = {
@@ -47,35 +47,8 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
 );
 
-function fixtureFor(path: string): Fixture | undefined {
-  const key = Object.keys(FIXTURES)
-    .filter((p) => path === p || path.startsWith(`${p}/`))
-    .sort((a, b) => b.length - a.length)[0];
-  return key ? FIXTURES[key] : undefined;
-}
-
 /** The first school's admin with every permission there (not a super-admin). */
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
-
-async function call(
-  t: TestApp,
-  method: string,
-  path: string,
-  op: Operation,
-  init: { token?: string; id?: string | number; parentId?: number; school?: number; extra?: Record<string, unknown> },
-) {
-  const school = init.school ?? NORTH;
-  const fixture = fixtureFor(path);
-  let url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1));
-  for (const [, name] of url.matchAll(/\{(\w+)\}/g)) {
-    const make = name ? fixture?.params?.[name] : undefined;
-    url = url.replace(`{${name}}`, make ? await make(t, NORTH) : "documents");
-  }
-  const given = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
-  const made = typeof given === "function" ? await given(t, NORTH) : given;
-  const body = init.extra && made !== undefined ? { ...(made as object), ...init.extra } : made;
-  return t.request(url, { method, token: init.token, school, body });
-}
 
 describe("the OpenAPI document", () => {
   it("has operations to check", () => {

@@ -5,6 +5,7 @@
  * so every new resource adds one beside its module.
  */
 import type { Fixture, Fixtures } from "./fixture-kit";
+import type { TestApp } from "./helpers";
 
 const modules = import.meta.glob<{ fixtures: Fixtures }>("../src/modules/*/fixture.ts", { eager: true });
 
@@ -12,3 +13,46 @@ export const FIXTURES: Record<string, Fixture> = Object.assign({}, ...Object.val
 
 export { asSuperAdmin, createVia, uniq } from "./fixture-kit";
 export type { Fixture };
+
+/** The fixture of an operation's path: the one whose collection path is the longest prefix of it. */
+export function fixtureFor(path: string): Fixture | undefined {
+  const key = Object.keys(FIXTURES)
+    .filter((p) => path === p || path.startsWith(`${p}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  return key ? FIXTURES[key] : undefined;
+}
+
+/**
+ * The request of an operation of the OpenAPI document (`path` a template) with its fixture's body
+ * and path parameters, made now (records they refer to are made in the first school): `{id}` is
+ * `init.id` (default 1), `{...Id}` is `init.parentId` (default 1), `extra` fields are added to the body.
+ */
+export async function operationRequest(
+  t: TestApp,
+  path: string,
+  op: { operationId: string; requestBody?: unknown },
+  init: { id?: string | number; parentId?: number; extra?: Record<string, unknown> } = {},
+) {
+  const fixture = fixtureFor(path);
+  let url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1));
+  for (const [, name] of url.matchAll(/\{(\w+)\}/g)) {
+    const make = name ? fixture?.params?.[name] : undefined;
+    url = url.replace(`{${name}}`, make ? await make(t, 1) : "documents");
+  }
+  const given = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
+  const made = typeof given === "function" ? await given(t, 1) : given;
+  const body = init.extra && made !== undefined ? { ...(made as object), ...init.extra } : made;
+  return { url, body };
+}
+
+/** Calls an operation with its fixture's request (`operationRequest`), in `init.school` (default the first). */
+export async function callOperation(
+  t: TestApp,
+  method: string,
+  path: string,
+  op: { operationId: string; requestBody?: unknown },
+  init: { token?: string; id?: string | number; parentId?: number; school?: number; extra?: Record<string, unknown> },
+) {
+  const { url, body } = await operationRequest(t, path, op, init);
+  return t.request(url, { method, token: init.token, school: init.school ?? 1, body });
+}

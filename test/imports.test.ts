@@ -10,6 +10,7 @@ import { roleUsers, users } from "../src/db/core";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { type Cell, excelDate, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
+import { grantsOf } from "../src/modules";
 import { administrativeUsers } from "../src/modules/administrative-user/schema";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { teachers } from "../src/modules/teacher/schema";
@@ -422,9 +423,8 @@ describe("POST /api/v1/administrative-user/upload-file", () => {
 
   it("staff (bulk-process.write, not administrative-user.write) cannot import staff, by either path: 403", async () => {
     const documentId = await uploaded(1, await xlsx(["Phone", "First name", "Last name"], [[phone(41), "Eve", "S"]]));
-    const staff = await t.token(DEMO.northAdmin.id, {
-      1: ["bulk-process.read", "bulk-process.write", "administrative-user.read", "teacher.write"],
-    });
+    // The built-in staff role: every teacher permission, not administrative-user.write.
+    const staff = await t.token(DEMO.northAdmin.id, { 1: grantsOf("staff").map((p) => p.name) });
     const before = sent.length;
     for (const [path, body] of [
       ["/api/v1/administrative-user/upload-file", { documentId }],
@@ -435,7 +435,7 @@ describe("POST /api/v1/administrative-user/upload-file", () => {
       expect((await problem(res)).detail).toMatch(/administrative-user\.write/);
     }
     expect(sent.length).toBe(before);
-    // Teachers they may write, so they may import them.
+    // Teachers they may make (teacher.write and every permission of the role), so they may import them.
     const ok = await t.request("/api/v1/teacher/upload-file", {
       method: "POST",
       token: staff,

@@ -7,7 +7,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { d1 } from "../src/db/client";
-import { makeTestApp } from "./helpers";
+import { grantsOf } from "../src/modules";
+import { makeTestApp, type TestApp } from "./helpers";
 
 type Recorded = { sql: string; args: unknown[] };
 
@@ -119,5 +120,49 @@ describe("query plans of every list", () => {
         expect(bad).toEqual([]);
       });
     }
+  }
+});
+
+describe("query plans of the escalation checks (src/modules/role/grants.ts)", () => {
+  // Staff acting on the school's administrator (user 2), by user id and by a record of theirs (a
+  // teacher profile, read by the check's own sub-query): each refused after one read.
+  const attempts: [string, (t: TestApp) => Promise<{ path: string; method: string; body?: unknown }>][] = [
+    ["by user id", async () => ({ path: "/api/v1/user/2", method: "PUT", body: { firstName: "X" } })],
+    [
+      "by a record of theirs",
+      async (t) => {
+        const superAdmin = await t.token(1, {}, true);
+        const given = await t.request("/api/v1/teacher", {
+          method: "POST",
+          token: superAdmin,
+          school: 1,
+          body: { userId: 2 },
+        });
+        expect(given.status, await given.clone().text()).toBe(201);
+        return { path: `/api/v1/teacher/${((await given.json()) as { id: number }).id}`, method: "DELETE" };
+      },
+    ],
+  ];
+  for (const [name, attempt] of attempts) {
+    it(`what the people acted on hold is read through indexes, never the school's memberships (${name})`, async () => {
+      const log: Recorded[] = [];
+      const t = makeTestApp({ db: d1(recordingD1(env.DB, log)) });
+      const { path, method, body } = await attempt(t);
+      log.length = 0;
+      const staff = await t.token(1001, { 1: grantsOf("staff").map((p) => p.name) });
+      const res = await t.request(path, { method, token: staff, school: 1, body });
+      expect(res.status, await res.clone().text()).toBe(403);
+      expect(log).toHaveLength(2); // the check's two queries, in one batch: nothing else ran
+      for (const statement of log) {
+        const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+          .bind(...statement.args)
+          .all<{ detail: string }>();
+        const steps = plan.results.map((r) => r.detail);
+        // The ids are one JSON parameter: json_each walks that list, not a table.
+        const bad = (await badSteps(statement)).filter((d) => !/^SCAN json_each VIRTUAL TABLE/.test(d));
+        expect(bad, steps.join("\n")).toEqual([]);
+        expect(steps.join("\n"), steps.join("\n")).not.toMatch(/role_user_school_idx|SCAN (role_user|user|teacher)\b/);
+      }
+    });
   }
 });

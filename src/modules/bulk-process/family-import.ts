@@ -32,6 +32,9 @@ import { guardians, students } from "../student/schema";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 
+/** The role the families import gives the parents it finds (the upload checks the right to give it). */
+export const FAMILY_ROLE = "parent" as const;
+
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 type Relationship = (typeof RELATIONSHIPS)[number];
 
@@ -325,7 +328,7 @@ async function writeBatch(
 ): Promise<number> {
   const { db, clock } = ctx.deps;
   const school = ctx.schoolId ?? 0;
-  const roleId = BUILTIN_ROLES.parent.id;
+  const roleId = BUILTIN_ROLES[FAMILY_ROLE].id;
   const now = clock.now().toISOString();
 
   // One read: the families (with their parents' phones), the people, the students; the limit.

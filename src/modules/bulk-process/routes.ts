@@ -3,32 +3,48 @@
  * process, update only queues a failed one again, delete refuses a running one.
  */
 import { z } from "@hono/zod-openapi";
-import type { PermissionDef } from "../../lib/access";
+import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
 import { operation } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/permissions";
 import { documentResource } from "../document/resource";
+import { mayAssign } from "../role/grants";
 import { permissions as teacher } from "../teacher/permissions";
+import { FAMILY_ROLE } from "./family-import";
+import { IMPORTS } from "./people-import";
 import { permissions } from "./permissions";
 import { bulkProcessResource, ENTITIES } from "./resource";
 import { enqueue, remove, requeue } from "./service";
+
+type Entity = (typeof ENTITIES)[number];
 
 /**
  * What a people import writes needs the entity's own write permission too: bulk-process.write
  * starts imports, but an import of administrative staff makes staff, which only holders of
  * administrative-user.write (school admins) may do by hand.
  */
-const WRITES: Partial<Record<(typeof ENTITIES)[number], PermissionDef>> = {
+const WRITES: Partial<Record<Entity, PermissionDef>> = {
   teachers: teacher.write,
   "administrative-staff": administrativeUser.write,
 };
 
-function mayImport(ctx: Ctx, entity: (typeof ENTITIES)[number]) {
+/** The role an import gives the people it finds, as its importer gives it. */
+const roleGiven = (entity: Entity): BuiltinRole | undefined =>
+  entity in IMPORTS ? IMPORTS[entity as keyof typeof IMPORTS].role : entity === "families" ? FAMILY_ROLE : undefined;
+
+/**
+ * Starting an import (or queueing it again) needs the entity's write permission and the right to
+ * give the role it gives (src/modules/role/grants.ts): the consumer runs later as the import, with
+ * every permission, so this is where the caller's rights are checked.
+ */
+async function mayImport(ctx: Ctx, entity: Entity) {
   const needed = WRITES[entity];
   if (needed && !ctx.can(needed)) {
     throw forbidden(`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
   }
+  const role = roleGiven(entity);
+  if (role) await mayAssign(ctx, [BUILTIN_ROLES[role].id], `import ${entity}, giving`);
 }
 
 export const create = bulkProcessResource.create({
@@ -38,7 +54,7 @@ export const create = bulkProcessResource.create({
     documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
   }),
   values: async (input, ctx) => {
-    mayImport(ctx, input.entity);
+    await mayImport(ctx, input.entity);
     // Another school's document answers 404 like a missing one.
     await documentResource.find(ctx, input.documentId);
     return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: ctx.userId };
@@ -65,7 +81,11 @@ const update = bulkProcessResource.update({
 });
 
 export const updateBulkProcess = operation(update.route, async (c) => {
-  await requeue(ctxOf(c), c.req.valid("param").id);
+  const ctx = ctxOf(c);
+  const id = c.req.valid("param").id;
+  // Queueing it again starts it again: the caller needs the rights its starter needed.
+  await mayImport(ctx, (await bulkProcessResource.find(ctx, id)).entity);
+  await requeue(ctx, id);
   return c.body(null, 204);
 });
 

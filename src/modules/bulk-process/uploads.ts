@@ -7,9 +7,9 @@
  * module owns these paths (the app dispatches the most specific module path first).
  *
  * Access: `bulk-process.write`, the permission that starts any import, and for people imports the
- * entity's own write permission (`mayImport` in ./routes.ts); what an import may write is decided
- * by the import (people imports give only the teacher or staff role, the families import only
- * the parent role, never another).
+ * entity's own write permission and the right to give the role the import gives (`mayImport` in
+ * ./routes.ts); what an import may write is decided by the import (people imports give only the
+ * teacher or staff role, the families import only the parent role, never another).
  *
  * `GET /api/v1/bulk-process/template/{entity}` downloads the spreadsheet to fill in: the header row
  * and one example row.

@@ -4,6 +4,10 @@
  * the parent role's permissions and no more (src/modules/delegate/acting.ts, and the access token:
  * src/modules/auth/service.ts).
  *
+ * Naming, changing or removing a delegate needs every permission of the parent role, which the
+ * delegate acts with (src/modules/role/grants.ts): parents and staff hold them; a custom role with
+ * `delegate.write` alone does not make its holder someone's delegate.
+ *
  * Visibility: holders of `parent.read` (reads) / `parent.write` (writes) see and manage every
  * delegate of the school; anyone else (a parent, holding `delegate.read`/`delegate.write` through
  * the parent role) only the delegates of their own parent profile. A delegate sees no delegates:
@@ -13,6 +17,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { users } from "../../db/core";
+import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
@@ -25,6 +30,7 @@ import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
 import { parents } from "../parent/schema";
+import { mayAssign } from "../role/grants";
 import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
 import { delegates } from "./schema";
@@ -159,6 +165,9 @@ const CreateBody = z
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** A delegate acts with the parent role's permissions: giving, changing or taking that needs them all. */
+const mayDelegate = (ctx: Ctx, verb: string) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
+
 /**
  * A delegation that ended before today would never let anyone act: 422. Today is UTC's, a day
  * earlier: every school's date is within a day of it, so no school's today is refused.
@@ -177,6 +186,7 @@ function notOver(ctx: Ctx, validUntil: string) {
  */
 export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
   notOver(ctx, input.validUntil);
+  await mayDelegate(ctx, "delegate");
   const manager = ctx.can(parentPermissions.write);
   let parent: { id: number; userId: number } | undefined;
   if (input.parentId !== undefined) parent = await parentOf(ctx, input.parentId, !manager);
@@ -237,6 +247,7 @@ const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUnt
  * change of the other date cannot leave them reversed (that is a 422: read again and retry).
  */
 export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+  await mayDelegate(ctx, "delegate");
   const current = await resource.find(ctx, id);
   const from = input.validFrom ?? current.validFrom;
   const until = input.validUntil ?? current.validUntil;
@@ -273,4 +284,7 @@ export const updateDelegateOperation = operation(
   },
 );
 
-export const deleteDelegate = resource.delete({ access: permissions.write });
+export const deleteDelegate = resource.delete({
+  access: permissions.write,
+  check: (ctx) => mayDelegate(ctx, "withdraw a delegation of"),
+});

@@ -5,6 +5,9 @@
  * person by phone) and sets the relationship in the same batch; deleting one takes the role away
  * (the trigger removes the profile, and its delegates go with it); the user stays.
  *
+ * Giving or taking the parent role needs every permission it grants; editing the person, or taking
+ * the role from someone who holds more than the caller, is refused (403: src/modules/role/grants.ts).
+ *
  * Visibility: holders of `parent.read` (school admins, staff, a teacher granted it) see the
  * school's parents; anyone else sees only their own profile. Phones and emails are shown to
  * holders of `parent.contact` and to the parent themself; to others they are null.
@@ -23,6 +26,7 @@ import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/rou
 import { containsName, searchTerm } from "../../lib/search";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
+import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
 import { guardians } from "../student/schema";
 import { FirstName, findOrInvite, LastName, roleUserAudit, userAudit } from "../user/people";
@@ -162,6 +166,7 @@ const CreateBody = z.strictObject({
  */
 export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) {
   const { db, clock } = ctx.deps;
+  await mayAssign(ctx, [PARENT_ROLE]);
   const schoolId = schoolOf(ctx);
   const at = clock.now().toISOString();
   const { userId, statements } = await findOrInvite(ctx, input);
@@ -220,6 +225,7 @@ export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof U
   const statements: Statement[] = [];
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
+    await mayActOn(ctx, [userId]);
     const set = { ...personal, updatedAt: clock.now().toISOString() };
     const who = eq(users.id, userId);
     statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(set).where(who));
@@ -257,6 +263,7 @@ export const updateParentOperation = operation(
 export async function removeParent(ctx: Ctx, id: number) {
   const { db } = ctx.deps;
   const profile = resource.scoped(ctx, eq(parents.id, id), "write");
+  await mayTake(ctx, [PARENT_ROLE], sql`SELECT ${parents.userId} FROM ${parents} WHERE ${profile}`);
   const userOf = sql`(SELECT ${parents.userId} FROM ${parents} WHERE ${profile})`;
   const membership = and(
     tenant(ctx, roleUsers),

@@ -1,7 +1,8 @@
 /**
  * Role memberships (`role-user`): which users hold which roles in the current school. A
  * membership's `id` is the role_user row's. Giving a role needs the user to be one of the school's
- * people (404 otherwise) and every permission the role grants (./grants.ts); the same user and role
+ * people (404 otherwise) and every permission the role grants; changing or taking one also needs
+ * everything the user holds here (./grants.ts); the same user and role
  * twice is a 409 (the unique index decides, so two racing requests give one 201 and one 409).
  * Taking or changing a role never leaves the school without a school admin (422): the count is
  * part of the DELETE's or UPDATE's condition, so two admins removed at once leave one.
@@ -18,7 +19,7 @@ import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/rou
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
-import { mayAssign, SCHOOL_ADMIN_ROLE } from "./grants";
+import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 
 const Record = RecordBase.extend({
@@ -152,7 +153,7 @@ const updated = resource.update({
 export async function changeRole(ctx: Ctx, id: number, input: { roleId: number }) {
   const before = await resource.find(ctx, id);
   await givable(ctx, [input.roleId]);
-  await mayAssign(ctx, [before.roleId, input.roleId], "change");
+  await mayTake(ctx, [before.roleId, input.roleId], [before.userId], "change");
   const rule = notLastAdmin(ctx);
   await resource.change(ctx, id, {
     action: "update",
@@ -178,7 +179,7 @@ const deleted = resource.delete({
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
 export async function removeMembership(ctx: Ctx, id: number) {
   const before = await resource.find(ctx, id);
-  await mayAssign(ctx, [before.roleId], "remove");
+  await mayTake(ctx, [before.roleId], [before.userId], "remove");
   await resource.change(ctx, id, {
     action: "delete",
     remove: true,

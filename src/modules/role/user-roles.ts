@@ -2,8 +2,8 @@
  * `POST /api/v1/user/{id}/roles` (spec: "assign roles to user"): sets exactly these roles for the
  * user in the current school. Roles not listed are taken (each removal obeys the last-admin rule),
  * listed ones not held are given (giveRole: INSERT OR IGNORE, audited when written); one batch.
- * The caller must hold every permission of each role given or taken (403). One audit row on the
- * user records the old and new role ids.
+ * The caller must hold every permission of each role given or taken, and, when a role is taken,
+ * everything the user holds here (403). One audit row on the user records the old and new role ids.
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -15,7 +15,7 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { commit, GuardFailed, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits, userAudit } from "../user/people";
-import { mayAssign, SCHOOL_ADMIN_ROLE } from "./grants";
+import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
 
@@ -46,7 +46,7 @@ export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly n
     .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers)));
   const added = wanted.filter((r) => !held.some((h) => h.roleId === r));
   const removed = held.filter((h) => !wanted.includes(h.roleId));
-  await mayAssign(ctx, [...added, ...removed.map((r) => r.roleId)], "assign or remove");
+  await mayTake(ctx, [...added, ...removed.map((r) => r.roleId)], removed.length ? [userId] : [], "assign or remove");
 
   const ids = (list: readonly number[]) => JSON.stringify([...list].sort((a, b) => a - b));
   const statements: Statement[] = [

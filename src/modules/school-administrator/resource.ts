@@ -4,7 +4,9 @@
  * with role 2): its `id` is the membership's, `userId` the person's. Creating one gives a user the
  * role (an existing member of the school by `userId`, or anyone by phone: a new, invited user when
  * the number is unknown); deleting one removes the role, never the user, and never the school's
- * last administrator (422). PUT edits the person's name and email.
+ * last administrator (422). PUT edits the person's name and email. Giving or taking the role needs
+ * every permission it grants, and editing or removing someone who holds more than the caller is
+ * refused (403: src/modules/role/grants.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
@@ -19,6 +21,7 @@ import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resour
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
+import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { permissions as role } from "../role/permissions";
 import { Email } from "../school/fields";
 import { FirstName, LastName } from "../user/people";
@@ -136,6 +139,8 @@ const userAudit = { entity: "user", table: users };
  */
 export async function createAdministrator(ctx: Ctx, input: CreateInput) {
   const { db, clock } = ctx.deps;
+  // Making someone an administrator (oneself included) needs every permission the role grants.
+  await mayAssign(ctx, [SCHOOL_ADMIN]);
   const invite: Statement[] = [];
   let userId: number | SQL<number>;
   if (input.userId !== undefined) {
@@ -215,6 +220,7 @@ const UpdateBody = nonEmpty(
 export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
   const { db } = ctx.deps;
   const { userId } = await resource.find(ctx, id);
+  await mayActOn(ctx, [userId]);
   const set = { ...input, updatedAt: ctx.deps.clock.now().toISOString() };
   const person = eq(users.id, userId);
   await resource.commit(ctx, id, [
@@ -252,6 +258,9 @@ const others = alias(roleUsers, "other_admin");
  */
 export async function removeAdministrator(ctx: Ctx, id: number) {
   const { db } = ctx.deps;
+  // The administrator is read by the check's own query (one round trip); an unknown id is the DELETE's 404.
+  const membership = and(tenant(ctx, roleUsers), eq(roleUsers.id, id), eq(roleUsers.roleId, SCHOOL_ADMIN));
+  await mayTake(ctx, [SCHOOL_ADMIN], sql`SELECT ${roleUsers.userId} FROM ${roleUsers} WHERE ${membership}`);
   const another = exists(
     db
       .select({ id: others.id })

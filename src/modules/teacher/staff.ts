@@ -13,6 +13,8 @@
  * - Delete: the role's `role_user` row goes (its profile follows by trigger); the user and their
  *   membership of the school stay.
  * - People removed from the school (`school_user.deleted_at` set) are never listed or read.
+ * - Giving or taking the role needs every permission it grants; editing the person, or taking the
+ *   role from someone who holds more than the caller, is refused (403: src/modules/role/grants.ts).
  *
  * `staffOperations` declares the create, update, delete and export operations of such a profile
  * from its role and its one field of its own (a teacher's subjects, a staff member's position).
@@ -32,6 +34,7 @@ import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
+import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
 import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
 import { schoolUsers } from "../user/schema";
@@ -212,6 +215,7 @@ export async function createStaff(
   profile: Record<string, unknown> & { employeeNumber?: string | null },
 ) {
   const { db } = ctx.deps;
+  await mayAssign(ctx, [BUILTIN_ROLES[role].id]);
   const table = resource.config.table;
   const already = `This person is already ${role === "teacher" ? "a teacher" : "administrative staff"} of this school`;
   let userId: number | SQL<number>;
@@ -285,6 +289,9 @@ export async function updateStaff(
   const statements: Statement[] = [...resource.writes.update(ctx, id, profile)];
   const set = Object.fromEntries(Object.entries(person).filter(([, v]) => v !== undefined));
   if (Object.keys(set).length > 0) {
+    // Editing the person (the same user in every school) is acting on them; the profile's own
+    // fields are the school's record of the role.
+    await mayActOn(ctx, [userId]);
     const values = { ...set, updatedAt: ctx.deps.clock.now().toISOString() };
     const who = eq(users.id, userId);
     statements.push(auditUpdate(ctx, userAudit, who, values), db.update(users).set(values).where(who));
@@ -310,6 +317,7 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
   const { db } = ctx.deps;
   const table = resource.config.table;
   const profile = resource.scoped(ctx, eq(table.id, id), "write");
+  await mayTake(ctx, [BUILTIN_ROLES[role].id], sql`SELECT ${table.userId} FROM ${table} WHERE ${profile}`);
   const roleWhere = and(
     eq(roleUsers.schoolId, schoolOf(ctx)),
     eq(roleUsers.roleId, BUILTIN_ROLES[role].id),

@@ -18,7 +18,7 @@ import { refreshTokens } from "../auth/schema";
 import { delegates } from "../delegate/schema";
 import { deviceTokens } from "../device-token/schema";
 import { parents } from "../parent/schema";
-import { mayAssign, usableRole } from "../role/grants";
+import { mayActOn, mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
@@ -158,10 +158,12 @@ const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
  * Edits a member's name, email, language and status. The status is the person's own (it decides
  * whether they may sign in anywhere), so a school changes it only for someone who belongs to no
  * other school, never for a super-admin nor for the caller (422). "active" lets them sign in again;
- * someone who never signed in stays "invited". "inactive" also ends their sessions.
+ * someone who never signed in stays "invited". "inactive" also ends their sessions. Someone who
+ * holds more than the caller here is refused (403), whatever the change.
  */
 export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   const { db } = ctx.deps;
+  await mayActOn(ctx, [id]);
   const { status, ...rest } = input;
   const set: Record<string, unknown> = { ...rest, updatedAt: now(ctx) };
   const rules: { when: SQL; message: string }[] = [];
@@ -239,7 +241,8 @@ function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
  * their roles here are deleted (the role profiles follow by trigger), their delegations here end;
  * one audit row per person (`user`, action `remove`) and per role. Other schools are untouched.
  * Refused: an id that is not a member here (404 naming them), the caller (422: their own account
- * is `DELETE /api/v1/user/me`), the school's last administrator (422).
+ * is `DELETE /api/v1/user/me`), someone who holds more than the caller here (403), the school's
+ * last administrator (422).
  */
 export async function removeMembers(ctx: Ctx, requested: readonly number[]): Promise<number[]> {
   const { db } = ctx.deps;
@@ -252,6 +255,8 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
   const members = await membersAmong(ctx, ids);
   const missing = ids.filter((id) => !members.has(id));
   if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  // Taking every role they hold here: the caller must hold all that those roles grant.
+  await mayActOn(ctx, ids, "remove");
 
   const at = now(ctx);
   const school = schoolOf(ctx);
@@ -445,10 +450,11 @@ export const MAX_ASSIGNED = 200;
  * trigger (migration 0017). Each assignment is conditional on the person still holding no role, so
  * a role given meanwhile (or a concurrent call) is never doubled. One audit row per role given.
  * `only`: just these members, signed in or not: staff chose them (each must be a member here: 404
- * naming the others).
+ * naming the others). Giving the parent role needs every permission it grants (403).
  */
 export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
   const { db } = ctx.deps;
+  await mayAssign(ctx, [BUILTIN_ROLES.parent.id]);
   if (only?.length) {
     const members = await membersAmong(ctx, only);
     const missing = only.filter((id) => !members.has(id));
