@@ -41,6 +41,10 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
+            // A file's first test builds the app and loads its modules cold: on a loaded 2-core
+            // machine that alone has taken over 5 s (vitest's default), which is not a failure.
+            testTimeout: 20_000,
+            hookTimeout: 30_000,
             globalSetup: ["./test/node/global-setup.ts"],
           },
         },
