@@ -1,5 +1,5 @@
 /**
- * Schools (spec 4.7 "School"): the platform's create / list / delete (school.write), a school
+ * Schools: the platform's create / list / delete (school.write), a school
  * admin's read and update of their own school only (another school is a 404), levels, time zones,
  * statistics in one round trip, the logo's presigned URLs (a real upload through the dev S3
  * endpoint), the school's address (one of its own), and deleting schools with everything they own.

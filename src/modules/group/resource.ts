@@ -319,7 +319,7 @@ export async function deleteGroups(ctx: Ctx, ids: number[]) {
   await commit(ctx, [auditDelete(ctx, resource.audit, inSchool), db.delete(groups).where(inSchool)]);
 }
 
-/** "Delete several groups": DELETE as the spec has it, and POST for clients that send no body with a DELETE. */
+/** "Delete several groups": DELETE, and POST (the same operation) for clients that send no body with a DELETE. */
 const deleteSeveral = (method: "delete" | "post", operationId: string) =>
   operation(
     defineRoute({

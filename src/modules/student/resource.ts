@@ -323,7 +323,7 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
   return ids;
 }
 
-/** "Delete multiple students": POST as the spec has it, and DELETE on the same path, as groups have both. */
+/** "Delete multiple students": POST and DELETE on the same path are the same operation, as for groups. */
 const deleteSeveral = (method: "post" | "delete", operationId: string) =>
   operation(
     defineRoute({
