@@ -14,6 +14,7 @@ import { families } from "../src/modules/family/schema";
 import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { parents } from "../src/modules/parent/schema";
 import { guardians, students } from "../src/modules/student/schema";
+import { auditShapeProblems } from "./audit-shape";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
@@ -46,7 +47,7 @@ beforeAll(async () => {
   south = await t.token(DEMO.southAdmin.id, { 2: "all" });
   await t.db
     .update(schools)
-    .set({ levels: JSON.stringify(["elementary", "middle"]) })
+    .set({ levels: ["elementary", "middle"] })
     .where(eq(schools.id, 1));
 });
 
@@ -611,5 +612,13 @@ describe("GET /api/v1/bulk-process/template/{families,groups}", () => {
     const rows = readXlsx(new Uint8Array(await res.arrayBuffer()));
     expect(rows[0]).toEqual(columns);
     expect(rows).toHaveLength(2);
+  });
+});
+
+describe("the audit rows the imports wrote", () => {
+  it("are { old, new } pairs of typed values", async () => {
+    const rows = await t.db.select().from(auditLog);
+    expect(rows.length).toBeGreaterThan(10);
+    expect(auditShapeProblems(rows)).toEqual([]);
   });
 });
