@@ -259,10 +259,10 @@ describe("toggling a module", () => {
     ]);
     // A field that was null records its null old value.
     expect(JSON.parse(rows[0]?.changes ?? "")).toEqual({
-      enabled: { old: 1, new: 0 },
+      enabled: { old: true, new: false },
       updatedBy: { old: null, new: DEMO.superAdmin.id },
     });
-    expect(JSON.parse(rows[1]?.changes ?? "")).toEqual({ enabled: { old: 0, new: 1 } });
+    expect(JSON.parse(rows[1]?.changes ?? "")).toEqual({ enabled: { old: false, new: true } });
   });
 
   it("bulk: all or nothing; unknown keys are a 404 naming them, a key named twice a 400", async () => {

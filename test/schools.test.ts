@@ -133,7 +133,7 @@ describe("creating and listing schools (platform)", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "school"), eq(auditLog.recordId, created.id)));
     expect(audit).toMatchObject({ action: "create", actorType: "user", actorId: DEMO.superAdmin.id, schoolId: null });
-    expect(JSON.parse(audit?.changes ?? "{}").levels).toEqual({ old: null, new: '["preschool","high"]' });
+    expect(JSON.parse(audit?.changes ?? "{}").levels).toEqual({ old: null, new: ["preschool", "high"] });
   });
 
   it("accepts IANA time zones (also the renamed ones V8 spells the old way, and UTC), refuses others with 400", async () => {
