@@ -1096,7 +1096,7 @@ export interface paths {
         };
         /**
          * Export the current school's students to Excel (.xlsx)
-         * @description The list's filters, sort and visibility apply. Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed. The file is streamed as it is read.
+         * @description The list's filters, sort and visibility apply. Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed or read; holders of student.read find them with the list's `deleted=true`. The file is streamed as it is read.
          */
         get: operations["exportStudents"];
         put?: never;
@@ -1140,7 +1140,7 @@ export interface paths {
         };
         /**
          * List the current school's students (paginated), with filters
-         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed.
+         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed or read; holders of student.read find them with the list's `deleted=true`.
          */
         get: operations["listStudents"];
         put?: never;
@@ -1164,7 +1164,7 @@ export interface paths {
         };
         /**
          * Get a student's detail: family, guardians (capabilities, restriction), groups, approved trusted people and addresses
-         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed. One D1 round trip for staff.
+         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed or read; holders of student.read find them with the list's `deleted=true`. One D1 round trip for staff.
          */
         get: operations["getStudentDetail"];
         put?: never;
@@ -1184,7 +1184,7 @@ export interface paths {
         };
         /**
          * Get a student by id
-         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed.
+         * @description Holders of student.read see the school's students; a parent (or their delegate today) the children they are a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed or read; holders of student.read find them with the list's `deleted=true`.
          */
         get: operations["getStudent"];
         /**
@@ -1198,6 +1198,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/student/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Restore a deleted student, with the family, guardians and groups they had
+         * @description Find deleted students with `GET /api/v1/student?deleted=true`. 404 for a student not of this school; 409 when the student is not deleted, or when another student now has their id number (named: change that one's first).
+         */
+        patch: operations["restoreStudent"];
         trace?: never;
     };
     "/api/v1/student/{id}/guardian": {
@@ -4002,6 +4022,11 @@ export interface components {
             photo: string | null;
             /** @example 1 */
             familyId: number | null;
+            /**
+             * Format: date-time
+             * @description When the student was deleted (only `deleted=true` lists them); null otherwise
+             */
+            deletedAt: string | null;
         };
         StudentCreate: {
             /**
@@ -4080,6 +4105,11 @@ export interface components {
             photo: string | null;
             /** @example 1 */
             familyId: number | null;
+            /**
+             * Format: date-time
+             * @description When the student was deleted (only `deleted=true` lists them); null otherwise
+             */
+            deletedAt: string | null;
             /** @description The student's family */
             family: {
                 id: number;
@@ -19230,6 +19260,8 @@ export interface operations {
                 status?: "active" | "inactive" | "graduated";
                 /** @description Part of the first or last name */
                 name?: string;
+                /** @description true: the school's deleted students instead (holders of student.read; to find whom to restore); false (the default): the students not deleted */
+                deleted?: "true" | "false";
                 /** @description Comma-separated fields, `-` for descending. One of: lastName, createdAt */
                 sort?: string;
             };
@@ -19701,6 +19733,8 @@ export interface operations {
                 status?: "active" | "inactive" | "graduated";
                 /** @description Part of the first or last name */
                 name?: string;
+                /** @description true: the school's deleted students instead (holders of student.read; to find whom to restore); false (the default): the students not deleted */
+                deleted?: "true" | "false";
                 /** @description Comma-separated fields, `-` for descending. One of: lastName, createdAt */
                 sort?: string;
             };
@@ -20586,6 +20620,152 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Document 42 not found",
                      *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    restoreStudent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The student, restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Student"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

@@ -1,5 +1,5 @@
 /**
- * Addresses (spec 4.7 "Address"): CRUD of the current school's addresses, ISO country codes,
+ * Addresses: CRUD of the current school's addresses, ISO country codes,
  * coordinates as a pair, and the school's own address, which cannot be deleted while the school
  * points at it, even when both requests race.
  */

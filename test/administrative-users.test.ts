@@ -1,5 +1,5 @@
 /**
- * Administrative staff (spec 4.7): the built-in "staff" role's people in the current school with
+ * Administrative staff: the built-in "staff" role's people in the current school with
  * their profile (position, employee number). Same contract as teachers (test/teachers.test.ts):
  * create by phone or userId (one person, one user), 409 for a second time (also when 20 requests
  * race) and for a taken employee number, edit, remove the role but not the user, one D1 call per

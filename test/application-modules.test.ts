@@ -259,10 +259,10 @@ describe("toggling a module", () => {
     ]);
     // A field that was null records its null old value.
     expect(JSON.parse(rows[0]?.changes ?? "")).toEqual({
-      enabled: { old: 1, new: 0 },
+      enabled: { old: true, new: false },
       updatedBy: { old: null, new: DEMO.superAdmin.id },
     });
-    expect(JSON.parse(rows[1]?.changes ?? "")).toEqual({ enabled: { old: 0, new: 1 } });
+    expect(JSON.parse(rows[1]?.changes ?? "")).toEqual({ enabled: { old: false, new: true } });
   });
 
   it("bulk: all or nothing; unknown keys are a 404 naming them, a key named twice a 400", async () => {
@@ -342,19 +342,19 @@ describe("toggling a module", () => {
     const rows = await auditSince(since, "school-module");
     const changes = rows.map((r) => {
       expect(r.recordId).toBe(row?.id);
-      return JSON.parse(r.changes).enabled as { old: number; new: number };
+      return JSON.parse(r.changes).enabled as { old: boolean; new: boolean };
     });
     // Each row is a real change, each starts where the one before ended, and the last ends in the
     // stored state: no change went unaudited, none was audited twice.
-    let state = 1;
+    let state = true;
     for (const change of changes) {
       expect(change.old).toBe(state);
-      expect(change.new).toBe(1 - state);
+      expect(change.new).toBe(!state);
       state = change.new;
     }
-    expect((await stateRow(NORTH, id))?.enabled).toBe(state === 1);
+    expect((await stateRow(NORTH, id))?.enabled).toBe(state);
     expect(changes.length).toBeLessThanOrEqual(20);
-    expect(rows.map((r) => r.action)).toEqual(changes.map((c) => (c.new === 1 ? "enable" : "disable")));
+    expect(rows.map((r) => r.action)).toEqual(changes.map((c) => (c.new ? "enable" : "disable")));
   });
 
   it("20 concurrent bulk toggles of two modules stay consistent per module", async () => {
@@ -381,13 +381,13 @@ describe("toggling a module", () => {
     for (const m of [a, b]) {
       const row = await stateRow(NORTH, m.id);
       const rows = (await auditSince(since, "school-module")).filter((r) => r.recordId === row?.id);
-      let state = 1; // initialised enabled by the first batch
+      let state = true; // initialised enabled by the first batch
       for (const r of rows) {
-        const change = JSON.parse(r.changes).enabled as { old: number; new: number };
-        expect(change).toEqual({ old: state, new: 1 - state });
+        const change = JSON.parse(r.changes).enabled as { old: boolean; new: boolean };
+        expect(change).toEqual({ old: state, new: !state });
         state = change.new;
       }
-      expect(row?.enabled).toBe(state === 1);
+      expect(row?.enabled).toBe(state);
     }
     // The school's states were initialised once, by exactly one of the batches.
     const inits = (await auditSince(since, "school")).filter((r) => r.action === "initialize-modules");

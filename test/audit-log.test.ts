@@ -4,12 +4,13 @@
  * rows for its admins and every school's for the super-admin.
  */
 import { createMessageBatch } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleQueue } from "../src/jobs/queue";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
+import { auditShapeProblems } from "./audit-shape";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 
 type Entry = {
@@ -184,6 +185,110 @@ describe("what a write records", () => {
       actor: { type: "job", id: null, name: "sweep-bulk-processes" },
     });
     expect((await trail("actor=job:sweep-bulk-processes")).total).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("audit values keep their types", () => {
+  type Pair = { old: unknown; new: unknown };
+  const admin = () => as.northAdmin();
+  async function call(method: string, path: string, body?: unknown, token?: string) {
+    const res = await t.request(path, { method, token: token ?? (await admin()), school: 1, body });
+    expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
+    return res.status === 204 ? undefined : ((await res.json()) as Record<string, unknown>);
+  }
+  const changesOf = async (entity: string, id: number) =>
+    (await trail(`record=${entity}:${id}`)).data.map((e) => ({ action: e.action, changes: e.changes }));
+
+  it("a JSON column's values are arrays: a teacher's subjects, a school's levels", async () => {
+    const teacher = await call("POST", "/api/v1/teacher", {
+      phone: "+15557300001",
+      firstName: "Tea",
+      subjects: ["Math", "Biology"],
+    });
+    const id = teacher?.id as number;
+    t.clock.advance(1);
+    await call("PUT", `/api/v1/teacher/${id}`, { subjects: ["Math"] });
+    const [updated, created] = await changesOf("teacher", id);
+    expect(created?.changes.subjects).toEqual({ old: null, new: ["Math", "Biology"] });
+    expect(updated?.changes.subjects).toEqual({ old: ["Math", "Biology"], new: ["Math"] });
+
+    const superAdmin = await as.superAdmin();
+    await call("PUT", "/api/v1/school/1", { levels: ["elementary", "middle", "high"] }, superAdmin);
+    t.clock.advance(1);
+    await call("PUT", "/api/v1/school/1", { levels: ["elementary"] }, superAdmin);
+    const [last] = await changesOf("school", 1);
+    expect(last?.changes.levels).toEqual({ old: ["elementary", "middle", "high"], new: ["elementary"] });
+  });
+
+  it("a boolean column's values are booleans, ids are numbers: a guardian's capabilities, a module's state", async () => {
+    const student = (await call("POST", "/api/v1/student", { firstName: "Bo", lastName: "Ol" })) as { id: number };
+    const parent = (await call("POST", "/api/v1/parent", {
+      phone: "+15557300002",
+      firstName: "Pa",
+      relationship: "mother",
+    })) as { id: number };
+    const link = (await call("POST", `/api/v1/student/${student.id}/guardian`, {
+      parentId: parent.id,
+      canPickUp: true,
+      receivesNotifications: false,
+    })) as { id: number };
+    t.clock.advance(1);
+    await call("PUT", `/api/v1/student-guardian/${link.id}`, { canPickUp: false });
+    t.clock.advance(1);
+    await call("DELETE", `/api/v1/student-guardian/${link.id}`);
+    const [removed, updated, created] = await changesOf("guardian", link.id);
+    expect(created?.changes).toMatchObject({
+      studentId: { old: null, new: student.id },
+      parentId: { old: null, new: parent.id },
+      canPickUp: { old: null, new: true },
+      receivesNotifications: { old: null, new: false },
+    });
+    expect(updated?.changes).toEqual({ canPickUp: { old: true, new: false } });
+    expect(removed?.changes.canPickUp).toEqual({ old: false, new: null });
+    expect(removed?.changes.studentId).toEqual({ old: student.id, new: null });
+
+    await call("PUT", "/api/v1/application-module/school/invitations/enabled", { enabled: false });
+    const rows = await t.db.select().from(auditLog).where(eq(auditLog.entity, "school-module"));
+    const toggled = JSON.parse(rows.at(-1)?.changes ?? "{}") as Record<string, Pair>;
+    expect(toggled.enabled).toEqual({ old: true, new: false });
+    await call("PUT", "/api/v1/application-module/school/invitations/enabled", { enabled: true });
+  });
+
+  it("every row is { old, new } pairs: invites, joins, role memberships, role changes, trusted decisions", async () => {
+    const [last] = await t.db.select({ since: sql<number>`coalesce(max(${auditLog.id}), 0)` }).from(auditLog);
+    const since = last?.since ?? 0;
+    // An invitation of a new number, then of the member again (a new invite row each time).
+    await call("POST", "/api/v1/user/invite/school", { phones: ["+15557300003"] });
+    const member = (await call("POST", "/api/v1/user", { phone: "+15550000012", firstName: "Known" })) as {
+      id: number;
+    };
+    await call("POST", "/api/v1/user/invite/users", { userIds: [member.id] });
+    await call("POST", "/api/v1/role-user", { userId: member.id, roleId: 5 });
+    await call("POST", `/api/v1/user/${member.id}/roles`, { roleIds: [4] });
+    const student = (await call("POST", "/api/v1/student", { firstName: "Tr", lastName: "Us" })) as { id: number };
+    const trusted = (await call("POST", "/api/v1/trusted-person", {
+      studentId: student.id,
+      name: "Laura Gomez",
+      relationship: "aunt",
+      phone: "+52 55 1234 5678",
+    })) as { id: number };
+    await call("PATCH", `/api/v1/trusted-person/${trusted.id}/status`, { status: "approved", reason: "ID checked" });
+    await call("POST", "/api/v1/user/delete-multiple", { ids: [member.id] });
+
+    const rows = await t.db.select().from(auditLog).where(gt(auditLog.id, since));
+    const entities = new Set(rows.map((r) => `${r.entity} ${r.action}`));
+    for (const expected of ["user-invite invite", "user create", "user join", "role-user create", "user roles"]) {
+      expect([...entities]).toContain(expected);
+    }
+    expect(auditShapeProblems(rows)).toEqual([]);
+    const invite = rows.find((r) => r.entity === "user-invite");
+    expect(JSON.parse(invite?.changes ?? "{}")).toEqual({ invitedAt: { old: null, new: t.clock.now().toISOString() } });
+  });
+
+  it("every row this file's tests wrote is { old, new } pairs of typed values", async () => {
+    const rows = await t.db.select().from(auditLog);
+    expect(rows.length).toBeGreaterThan(20);
+    expect(auditShapeProblems(rows)).toEqual([]);
   });
 });
 

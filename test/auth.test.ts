@@ -1,5 +1,5 @@
 /**
- * Sign-in by verification code and the sessions that follow (BRIEF 3 "Auth"): limits on codes,
+ * Sign-in by verification code and the sessions that follow: limits on codes,
  * hashed storage, attempts, expiry, one use, refresh rotation with reuse detection, revocation,
  * and access tokens that expire and carry the caller's roles.
  *

@@ -591,7 +591,7 @@ describe("cron sweep of bulk processes", () => {
       );
     expect(after.map((r) => r.status)).toEqual(["failed", "processing", "queued"]);
     const [failed] = after;
-    expect(JSON.parse(failed?.errors ?? "[]")[0]?.message).toMatch(/Stopped without finishing within 30 minutes/);
+    expect(failed?.errors[0]?.message).toMatch(/Stopped without finishing within 30 minutes/);
     const receipts = await s.db.select({ key: queueReceipts.key }).from(queueReceipts);
     expect(receipts.map((r) => r.key)).toContain("new-receipt");
     expect(receipts.map((r) => r.key)).not.toContain("old-receipt");

@@ -11,6 +11,7 @@
  * - every mutating operation (outside sign-in and development) declares its audit entity
  *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record.
  * - an X-School-Id naming no school -> 404, also for a super-admin.
+ * - every audit row the suite's calls wrote is an object of `{ old, new }` pairs of typed values.
  * Every response of every test is also checked against the statuses its operation declares
  * (test/helpers.ts `request`), so an undeclared status fails the suite.
  * Records come from each module's fixture.ts; an `{id}` route without a fixture fails here.
@@ -18,6 +19,7 @@
 import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/modules/audit-log/schema";
+import { auditShapeProblems } from "./audit-shape";
 import { callOperation as call, fixtureFor } from "./fixtures";
 import { allPages, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 
@@ -245,3 +247,13 @@ for (const { path, method, op } of operations) {
     }
   });
 }
+
+// Last in the file (its tests run in order, on one database): the rows every call above wrote.
+describe("the audit rows of every operation", () => {
+  it("are objects of { old, new } pairs, each value typed as its column keeps it", async () => {
+    const t = makeTestApp();
+    const rows = await t.db.select().from(auditLog);
+    expect(rows.length).toBeGreaterThan(100);
+    expect(auditShapeProblems(rows)).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The API-wide contracts (BRIEF 3): problem+json for every failure, strict input, the list
+ * The API-wide contracts: problem+json for every failure, strict input, the list
  * envelope with its links, request ids, no leaks from a 500, and the body size limit.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Delegates (spec 4.7 "Delegates"): a person who acts for a parent in the app between two dates,
+ * Delegates: a person who acts for a parent in the app between two dates,
  * with the parent role's permissions and no more. Staff name delegates for any parent of the
  * school, a parent for themself; a parent sees and manages only their own. Reversed dates are a
  * 400, another school's parent a 404, the same person twice for one parent a 409 (also racing).

@@ -1,5 +1,5 @@
 /**
- * Documents (spec 2.4, 4.2, 4.7): CRUD scoped to the current school, slugs under the school's own
+ * Documents: CRUD scoped to the current school, slugs under the school's own
  * prefix, and presigned URLs that really upload to and download from an S3 server (s3rver, started
  * by test/node/global-setup.ts).
  */

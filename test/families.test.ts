@@ -1,5 +1,5 @@
 /**
- * Families (spec 4.7 "Family"): create with members, a family number unique per school (409), a
+ * Families: create with members, a family number unique per school (409), a
  * student or parent in two families (409), the school's parent limit (422, also under concurrent
  * writes), ids of another school (404), replacing members, delete (members stay, in no family),
  * members and existence by number, the parent limit, validating ids, and visibility per role on

@@ -1,7 +1,7 @@
 /**
- * Regression tests for inputs the API used to take too leniently or answer wrongly: one `it` per
- * defect, each failing before its fix. Lists and statuses are walked from the OpenAPI document, so
- * a new list or route is covered the day it is added.
+ * Inputs the API must refuse, and answers it must give exactly, where leniency is easy to slip
+ * into: one `it` per rule. Lists and statuses are walked from the OpenAPI document, so a new list or
+ * route is covered the day it is added.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { z } from "@hono/zod-openapi";

@@ -14,6 +14,7 @@ import { families } from "../src/modules/family/schema";
 import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { parents } from "../src/modules/parent/schema";
 import { guardians, students } from "../src/modules/student/schema";
+import { auditShapeProblems } from "./audit-shape";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
@@ -46,7 +47,7 @@ beforeAll(async () => {
   south = await t.token(DEMO.southAdmin.id, { 2: "all" });
   await t.db
     .update(schools)
-    .set({ levels: JSON.stringify(["elementary", "middle"]) })
+    .set({ levels: ["elementary", "middle"] })
     .where(eq(schools.id, 1));
 });
 
@@ -432,6 +433,64 @@ describe("POST /api/v1/family/upload-file", () => {
     ]);
   });
 
+  it("a deleted student's id number goes to a new student; the deleted one stays as it was, and groups get the new one", async () => {
+    const made = await t.request("/api/v1/student", {
+      method: "POST",
+      token: north,
+      school: 1,
+      body: { firstName: "Gone", lastName: "Before", idNumber: "S-35" },
+    });
+    expect(made.status).toBe(201);
+    const gone = ((await made.json()) as { id: number }).id;
+    expect((await t.request(`/api/v1/student/${gone}`, { method: "DELETE", token: north, school: 1 })).status).toBe(
+      204,
+    );
+    const audits = (await t.db.select({ id: sql<number>`max(${auditLog.id})` }).from(auditLog))[0]?.id ?? 0;
+
+    const row: Cell[] = ["F-35", "Treinta", "S-35", "Nueva", "T", null, null, phone(35), "Ana", "T", null];
+    const { process } = await runImport("/api/v1/family/upload-file", await xlsx(FAMILY_COLUMNS, [row]));
+    expect(process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    const sharing = await t.db
+      .select()
+      .from(students)
+      .where(and(eq(students.schoolId, 1), eq(students.idNumber, "S-35")));
+    const fresh = sharing.find((s) => s.id !== gone);
+    expect(fresh).toMatchObject({ firstName: "Nueva", deletedAt: null });
+    expect(sharing.find((s) => s.id === gone)).toMatchObject({ firstName: "Gone", familyId: null });
+    expect(sharing.find((s) => s.id === gone)?.deletedAt).not.toBeNull();
+    const written = await t.db
+      .select({ entity: auditLog.entity, recordId: auditLog.recordId })
+      .from(auditLog)
+      .where(and(gt(auditLog.id, audits), inArray(auditLog.entity, ["student", "guardian"])));
+    expect(written.filter((w) => w.entity === "student")).toEqual([{ entity: "student", recordId: fresh?.id }]);
+    const links = await t.db.select().from(guardians).where(eq(guardians.studentId, gone));
+    expect(links).toEqual([]);
+
+    // The same row again updates the new student only.
+    const renamed = await runImport(
+      "/api/v1/family/upload-file",
+      await xlsx(FAMILY_COLUMNS, [[...row.slice(0, 3), "Nuevísima", ...row.slice(4)]]),
+    );
+    expect(renamed.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    const [kept] = await t.db.select().from(students).where(eq(students.id, gone));
+    const [updated] = await t.db
+      .select()
+      .from(students)
+      .where(eq(students.id, fresh?.id ?? 0));
+    expect([kept?.firstName, updated?.firstName]).toEqual(["Gone", "Nuevísima"]);
+    const groupFile = await runImport(
+      "/api/v1/group/upload-file",
+      await xlsx(GROUP_COLUMNS, [["3Z", "elementary", "2026-2027", null, null, "S-35"]]),
+    );
+    expect(groupFile.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    const inGroup = await t.db
+      .select({ studentId: groupStudents.studentId })
+      .from(groupStudents)
+      .innerJoin(groups, eq(groups.id, groupStudents.groupId))
+      .where(and(eq(groups.schoolId, 1), eq(groups.name, "3Z")));
+    expect(inGroup).toEqual([{ studentId: fresh?.id }]);
+  });
+
   it("another school's document, or none, is a 404 and nothing is queued", async () => {
     const theirs = await (async () => {
       const slug = `2/documents/theirs-${++n}.xlsx`;
@@ -553,5 +612,13 @@ describe("GET /api/v1/bulk-process/template/{families,groups}", () => {
     const rows = readXlsx(new Uint8Array(await res.arrayBuffer()));
     expect(rows[0]).toEqual(columns);
     expect(rows).toHaveLength(2);
+  });
+});
+
+describe("the audit rows the imports wrote", () => {
+  it("are { old, new } pairs of typed values", async () => {
+    const rows = await t.db.select().from(auditLog);
+    expect(rows.length).toBeGreaterThan(10);
+    expect(auditShapeProblems(rows)).toEqual([]);
   });
 });

@@ -51,7 +51,7 @@ describe("error responses in the OpenAPI document", () => {
       expect(ProblemSchema.safeParse(media?.example).success, where).toBe(true);
       seen.add(code);
     }
-    // The statuses the brief names are all there, each with its own example.
+    // The statuses every client must handle are all there, each with its own example.
     for (const status of [400, 401, 403, 404, 415, 500]) expect(seen, String(status)).toContain(status);
     const examples = [...seen].map((code) => JSON.stringify(errorResponses().find((e) => e.code === code)?.response));
     expect(new Set(examples).size).toBe(seen.size);

@@ -1,5 +1,5 @@
 /**
- * Operations (spec 2.7, 4.6): health, app versions, the development outbox, the OpenAPI document
+ * Operations: health, app versions, the development outbox, the OpenAPI document
  * and docs page, the cron sweep through the Worker's own `scheduled` handler, and SMS delivery
  * through a server that speaks Twilio's Messages API.
  */

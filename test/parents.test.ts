@@ -1,6 +1,5 @@
 /**
- * Parents (spec 4.7 "Parent", "Documents (further)": export parents to Excel): the parent role's
- * profiles in the current school. Creating by phone (a new, invited user or a known one), 409 for a
+ * Parents: the parent role's profiles in the current school. Creating by phone (a new, invited user or a known one), 409 for a
  * second time (also when requests race), visibility per role (staff, a teacher with and without
  * parent.read / parent.contact, a parent sees only themself), editing, removing the role (the user
  * stays, the delegates go), and the .xlsx export.

@@ -93,7 +93,7 @@ describe("a built-in role's profile follows the role (migration 0017)", () => {
     const [user] = await t.db.select().from(users).where(eq(users.phone, "+15557770004"));
     const id = user?.id ?? 0;
     expect(await t.db.select().from(teachers).where(eq(teachers.userId, id))).toMatchObject([
-      { schoolId: NORTH, subjects: "[]" },
+      { schoolId: NORTH, subjects: [] },
     ]);
     expect(await t.db.select().from(parents).where(eq(parents.userId, id))).toHaveLength(1);
     await t.db.delete(roleUsers).where(and(eq(roleUsers.userId, id), eq(roleUsers.roleId, 4)));

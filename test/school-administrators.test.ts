@@ -1,5 +1,5 @@
 /**
- * School administrators (spec 4.7): the school-admin role's memberships in the current school.
+ * School administrators: the school-admin role's memberships in the current school.
  * Creating one by user id or by phone (an invited user), 409 for a second time (also when requests
  * race), editing the person, removing the role but not the user, and never the last administrator
  * (422, also when two removals race).

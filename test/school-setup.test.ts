@@ -1,6 +1,6 @@
 /**
- * School set-up: school configurations (school years), their holiday cycles (spec 2.3, 4.1) and
- * the one schedule configuration per school (spec 2.5, 4.3). All scoped to the current school:
+ * School set-up: school configurations (school years), their holiday cycles and the one schedule
+ * configuration per school. All scoped to the current school:
  * another school's ids are 404s and never listed.
  */
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * Schools (spec 4.7 "School"): the platform's create / list / delete (school.write), a school
+ * Schools: the platform's create / list / delete (school.write), a school
  * admin's read and update of their own school only (another school is a 404), levels, time zones,
  * statistics in one round trip, the logo's presigned URLs (a real upload through the dev S3
  * endpoint), the school's address (one of its own), and deleting schools with everything they own.
@@ -133,7 +133,7 @@ describe("creating and listing schools (platform)", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "school"), eq(auditLog.recordId, created.id)));
     expect(audit).toMatchObject({ action: "create", actorType: "user", actorId: DEMO.superAdmin.id, schoolId: null });
-    expect(JSON.parse(audit?.changes ?? "{}").levels).toEqual({ old: null, new: '["preschool","high"]' });
+    expect(JSON.parse(audit?.changes ?? "{}").levels).toEqual({ old: null, new: ["preschool", "high"] });
   });
 
   it("accepts IANA time zones (also the renamed ones V8 spells the old way, and UTC), refuses others with 400", async () => {

@@ -558,3 +558,165 @@ describe("students export: the list's query", () => {
     }
   });
 });
+
+describe("deleted students: their id number, the list of them, restore", () => {
+  type Student = { id: number; idNumber: string | null; deletedAt: string | null };
+  const remove = async (t: TestApp, id: number) =>
+    expect(
+      (await t.request(`/api/v1/student/${id}`, { method: "DELETE", token: await admin(t), school: NORTH })).status,
+    ).toBe(204);
+  const restore = async (t: TestApp, id: number, token?: string, school = NORTH) =>
+    t.request(`/api/v1/student/${id}/restore`, { method: "PATCH", token: token ?? (await admin(t)), school });
+
+  it("a deleted student's id number is free: a new student may take it, by create or update", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const idNumber = u("S");
+    const old = await create(t, { firstName: "Old", lastName: u("L"), idNumber });
+    await remove(t, old.id);
+    const taken = await create(t, { firstName: "New", lastName: u("L"), idNumber });
+    expect(taken.id).not.toBe(old.id);
+    // A live student still holds it: a second one is refused.
+    const dup = await t.request("/api/v1/student", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { firstName: "Dup", lastName: "L", idNumber },
+    });
+    expect(dup.status).toBe(409);
+    // By update: another deleted student's number.
+    const other = u("S");
+    const gone = await create(t, { firstName: "Gone", lastName: u("L"), idNumber: other });
+    await remove(t, gone.id);
+    const put = await t.request(`/api/v1/student/${taken.id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { idNumber: other },
+    });
+    expect(put.status, await put.clone().text()).toBe(204);
+  });
+
+  it("restores a deleted student (200, audited) with the groups and guardians delete hid", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const s = await create(t, { firstName: "Re", lastName: u("L"), idNumber: u("S"), familyId: 1 });
+    const p = await parentIn(t);
+    expect((await link(t, s.id, p.id)).status).toBe(201);
+    const [g] = await t.db
+      .insert(groups)
+      .values({
+        schoolId: NORTH,
+        name: u("G"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: AT,
+        updatedAt: AT,
+      })
+      .returning();
+    await t.db
+      .insert(groupStudents)
+      .values({ schoolId: NORTH, groupId: g?.id ?? 0, studentId: s.id, createdAt: AT, updatedAt: AT });
+    await remove(t, s.id);
+    t.clock.advance(60);
+
+    const res = await restore(t, s.id, undefined);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const record = (await res.json()) as Student & { familyId: number };
+    expect(record).toMatchObject({ id: s.id, deletedAt: null, familyId: 1 });
+    const detail = await t.request(`/api/v1/student/${s.id}/detail`, { token, school: NORTH });
+    expect(detail.status).toBe(200);
+    const d = (await detail.json()) as { guardians: { parentId: number }[]; groups: { id: number }[] };
+    expect(d.guardians.map((x) => x.parentId)).toEqual([p.id]);
+    expect(d.groups.map((x) => x.id)).toEqual([g?.id]);
+    const log = await t.request(`/api/v1/audit-log?record=student:${s.id}`, { token, school: NORTH });
+    const entries = ((await log.json()) as { data: { action: string; changes: Record<string, unknown> }[] }).data;
+    expect(entries.map((e) => e.action)).toEqual(["restore", "delete", "create"]);
+    expect(entries[0]?.changes).toEqual({ deletedAt: { old: "2026-11-23T15:00:00.000Z", new: null } });
+  });
+
+  it("refuses: another school's or an unknown id (404), a student not deleted (409), an id number now taken (409)", async () => {
+    const t = makeTestApp();
+    const theirs = await create(t, { firstName: "Th", lastName: u("L") }, SOUTH);
+    const southToken = await southAdmin(t);
+    expect(
+      (await t.request(`/api/v1/student/${theirs.id}`, { method: "DELETE", token: southToken, school: SOUTH })).status,
+    ).toBe(204);
+    const notOurs = await restore(t, theirs.id);
+    expect(notOurs.status).toBe(404);
+    expect((await problem(notOurs)).detail).toBe(`Student ${theirs.id} not found`);
+    expect((await restore(t, 987654321)).status).toBe(404);
+
+    const live = await create(t, { firstName: "Li", lastName: u("L") });
+    const notDeleted = await restore(t, live.id);
+    expect(notDeleted.status).toBe(409);
+    expect((await problem(notDeleted)).detail).toBe(`Student ${live.id} is not deleted`);
+
+    const idNumber = u("S");
+    const old = await create(t, { firstName: "Old", lastName: u("L"), idNumber });
+    await remove(t, old.id);
+    const holder = await create(t, { firstName: "Holder", lastName: u("L"), idNumber });
+    const held = await restore(t, old.id);
+    expect(held.status).toBe(409);
+    expect((await problem(held)).detail).toBe(
+      `Student ${holder.id} now has the id number ${idNumber}; change or delete that student's id number first`,
+    );
+    const [row] = await t.db.select().from(students).where(eq(students.id, old.id));
+    expect(row?.deletedAt).not.toBeNull();
+    // Once the holder gives the number up, the restore goes through.
+    const put = await t.request(`/api/v1/student/${holder.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      school: NORTH,
+      body: { idNumber: null },
+    });
+    expect(put.status).toBe(204);
+    expect((await restore(t, old.id)).status).toBe(200);
+    // Staff who only read may not restore.
+    const reader = await t.token(1001, { [NORTH]: ["student.read"] });
+    await remove(t, old.id);
+    expect((await restore(t, old.id, reader)).status).toBe(403);
+  });
+
+  it("lists the school's deleted students with deleted=true, to holders of student.read only", async () => {
+    const t = makeTestApp();
+    const live = await create(t, { firstName: "Li", lastName: u("L"), familyId: 1 });
+    const gone = await create(t, { firstName: "Go", lastName: u("L"), familyId: 1 });
+    const theirs = await create(t, { firstName: "Th", lastName: u("L") }, SOUTH);
+    await remove(t, gone.id);
+    expect(
+      (
+        await t.request(`/api/v1/student/${theirs.id}`, {
+          method: "DELETE",
+          token: await southAdmin(t),
+          school: SOUTH,
+        })
+      ).status,
+    ).toBe(204);
+    const listed = async (token: string, query: string) => {
+      const page = await allPages<Student>(t, `/api/v1/student?${query}`, { token, school: NORTH });
+      return page.data;
+    };
+    const staff = await t.token(1001, { [NORTH]: ["student.read"] });
+    const deleted = await listed(staff, "deleted=true");
+    expect(deleted.map((s) => s.id)).toContain(gone.id);
+    expect(deleted.map((s) => s.id)).not.toContain(live.id);
+    expect(deleted.map((s) => s.id)).not.toContain(theirs.id);
+    expect(deleted.find((s) => s.id === gone.id)?.deletedAt).toBe("2026-11-23T15:00:00.000Z");
+    expect(deleted.every((s) => s.deletedAt !== null)).toBe(true);
+    const present = await listed(staff, "deleted=false&family=1");
+    expect(present.map((s) => s.id)).toContain(live.id);
+    expect(present.map((s) => s.id)).not.toContain(gone.id);
+    // With other filters, and in the export.
+    expect((await listed(staff, "deleted=true&family=1")).map((s) => s.id)).toContain(gone.id);
+    const file = await t.request("/api/v1/student/export?deleted=true", { token: staff, school: NORTH });
+    const xml = strFromU8(
+      unzipSync(new Uint8Array(await file.arrayBuffer()))["xl/worksheets/sheet1.xml"] ?? new Uint8Array(),
+    );
+    expect(xml).toContain(`<v>${gone.id}</v>`);
+    expect(xml).not.toContain(`<v>${live.id}</v>`);
+    // The family's parent sees no deleted child.
+    expect(await listed(await t.token(4, { [NORTH]: [] }), "deleted=true")).toEqual([]);
+    expect((await t.request("/api/v1/student?deleted=yes", { token: staff, school: NORTH })).status).toBe(400);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * Teachers (spec 4.7): the teacher role's people in the current school with their profile. Creating
+ * Teachers: the teacher role's people in the current school with their profile. Creating
  * one by phone (an invited user, or the same user when the number is known, also from another
  * school) or by userId; 409 for a second time (also when 20 requests race) and for a taken employee
  * number; editing the person and the profile; removing the role but never the user; the list's

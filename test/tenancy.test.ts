@@ -1,5 +1,5 @@
 /**
- * Tenancy (BRIEF 3): the current school comes from `X-School-Id`, checked against the caller's
+ * Tenancy: the current school comes from `X-School-Id`, checked against the caller's
  * roles; a caller with one school may omit it; a super-admin may act in any school.
  *
  * School-scoped behaviour is checked on two probe routes made with `defineRoute`, exactly as every

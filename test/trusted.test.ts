@@ -1,6 +1,5 @@
 /**
- * Trusted people and trusted addresses (spec 4.7 "TrustedPeople", "TrustedAddress"): a parent
- * registers them for their own children (a child who is not theirs is a 404), staff for any
+ * Trusted people and trusted addresses: a parent registers them for their own children (a child who is not theirs is a 404), staff for any
  * student; the school approves or rejects (`PATCH .../status`: who, when, why, one audit row; a
  * decided request is a 409, and of two racing decisions exactly one wins). Visibility per role;
  * images through presigned URLs under the school's prefix; only approved ones count.

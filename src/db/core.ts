@@ -46,7 +46,7 @@ export const schools = sqliteTable(
     ...record,
     name: text("name").notNull(),
     timeZone: text("time_zone").notNull().default("UTC"),
-    levels: text("levels").notNull().default("[]"),
+    levels: text("levels", { mode: "json" }).$type<string[]>().notNull().default([]),
     email: text("email"),
     phone: text("phone"),
     addressId: integer("address_id"),

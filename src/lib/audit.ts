@@ -3,6 +3,11 @@
  * trip and no change goes unrecorded). Old values are read by the audit statement itself, placed
  * before the change in the batch with the same WHERE, so both match the same rows or none.
  * Secret columns (token values) are recorded as changed, never with their values.
+ *
+ * `changes` is always an object of `{ old, new }` pairs, each value as the API knows it: a JSON
+ * column's arrays and objects as JSON (not as their text), a boolean column's values as booleans
+ * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL, for hand-written
+ * audit statements too (the importers').
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -35,11 +40,28 @@ function actorValues(ctx: Ctx) {
 const columnsOf = (target: AuditTarget) =>
   Object.entries(getTableColumns(target.table) as Record<string, SQLiteColumn>).filter(([k]) => !SKIP.has(k));
 
-/** A value as the column stores it (booleans as 0/1), so old and new compare alike. */
+/** A value as the column stores it (booleans as 0/1, JSON as text), so old and new compare alike. */
 const driverValue = (column: SQLiteColumn, value: unknown) =>
   value === null || value === undefined || isSql(value) ? value : column.mapToDriverValue(value);
 
 const isSql = (v: unknown): v is SQL => typeof v === "object" && v !== null && "queryChunks" in v;
+
+/**
+ * The SQL of `stored` (a value as `column` stores it: the column itself, a bound value, an
+ * expression) as the JSON value the trail records: a JSON column's text as JSON, a boolean
+ * column's 0/1 as false/true, anything else as it is (NULL stays null).
+ */
+export function auditValue(column: SQLiteColumn, stored: unknown): SQL {
+  if (column.columnType === "SQLiteTextJson") return sql`json(${stored})`;
+  if (column.columnType === "SQLiteBoolean") {
+    return sql`CASE WHEN ${stored} IS NULL THEN NULL WHEN ${stored} THEN json('true') ELSE json('false') END`;
+  }
+  return sql`${stored}`;
+}
+
+/** A value given to a write as the JSON value the trail records (booleans stay booleans, JSON stays JSON). */
+const givenValue = (column: SQLiteColumn, value: unknown) =>
+  column.columnType === "SQLiteTextJson" || column.columnType === "SQLiteBoolean" ? value : driverValue(column, value);
 
 /**
  * The audit row of a record inserted earlier in the same batch. A value given as SQL (the id of a
@@ -56,8 +78,9 @@ export function auditCreate(
   for (const [key, column] of columnsOf(target)) {
     const value = values[key];
     if (value === undefined) continue;
-    if (isSql(value) && !secret.has(key)) entries.push([key, sql`json_object('old', NULL, 'new', ${value})`]);
-    else entries.push([key, { old: null, new: secret.has(key) ? REDACTED : driverValue(column, value) }]);
+    if (isSql(value) && !secret.has(key)) {
+      entries.push([key, sql`json_object('old', NULL, 'new', ${auditValue(column, value)})`]);
+    } else entries.push([key, { old: null, new: secret.has(key) ? REDACTED : givenValue(column, value) }]);
   }
   const changes = entries.some(([, v]) => isSql(v))
     ? sql`json_object(${sql.join(
@@ -98,7 +121,7 @@ export function auditUpdate(
     const changed = sql`${column} IS NOT ${next}`;
     const entry = secret.has(key)
       ? sql`json_object('old', ${REDACTED}, 'new', ${REDACTED})`
-      : sql`json_object('old', ${column}, 'new', ${next})`;
+      : sql`json_object('old', ${auditValue(column, column)}, 'new', ${auditValue(column, next)})`;
     parts.push(sql`(${key}, CASE WHEN ${changed} THEN ${entry} END)`);
   }
   return insertSelect(
@@ -118,7 +141,7 @@ export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefine
   const parts = columnsOf(target).map(([key, column]) =>
     secret.has(key)
       ? sql`${key}, json_object('old', ${REDACTED}, 'new', NULL)`
-      : sql`${key}, json_object('old', ${column}, 'new', NULL)`,
+      : sql`${key}, json_object('old', ${auditValue(column, column)}, 'new', NULL)`,
   );
   return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
 }
@@ -127,7 +150,8 @@ export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefine
  * The audit rows of a change that is not a column update of the target's rows (an action that
  * writes other tables, like initialising a school's modules): one row per target row matching
  * `where`, with `changes` an SQL expression giving its JSON object. Place it before the change in
- * the batch, with a `where` that holds only when there is something to change.
+ * the batch, with a `where` that holds only when there is something to change. `changes` gives
+ * `{ old, new }` pairs too (`auditValue` for a column's typed value).
  */
 export function auditAction(
   ctx: Ctx,

@@ -15,7 +15,7 @@ import type { AppModuleKey } from "./app-modules";
 import type { AppEnv } from "./context";
 import { errorResponses, type ProblemStatus } from "./errors";
 
-/** One tag per functional area of spec section 1 (plus Auth and Development). */
+/** One tag per functional area of the product (plus Auth and Development): how the docs page groups operations. */
 export const TAGS = [
   { name: "Auth", description: "Sign-in by verification code, token refresh and revocation" },
   { name: "People", description: "Users, roles, parents, teachers, students, families" },

@@ -17,7 +17,7 @@ describe("demo school", () => {
     expect(text.indexOf(demoSchoolSql())).toBeGreaterThan(text.indexOf(demoPeopleSql()));
   });
 
-  it("is the size the issue asks for: about 250 families and 400 students in Northside", () => {
+  it("is the size of a real school: about 250 families and 400 students in Northside", () => {
     const counts = demoSchoolCounts();
     // Northside's 400 students: 399 new plus Pablo (student 1, already seeded).
     expect(counts[1]).toMatchObject({ families: 250, students: 399, groups: 24 });

@@ -135,7 +135,7 @@ async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   }
   const set = {
     status: failed ? ("failed" as const) : ("completed" as const),
-    errors: JSON.stringify(listed),
+    errors: listed,
     finishedAt: now,
     updatedAt: now,
     ...(totalRows !== undefined ? { totalRows, processedRows: processedRows ?? 0 } : {}),

@@ -3,13 +3,14 @@
  * Run by the bulk consumer; reading, row errors and batching are sheet.ts's.
  *
  * Matching: a family by its number (created, or renamed when the name differs); a student by the
- * school's id number (created, or updated where a value differs: a re-import never duplicates);
+ * school's id number among students not deleted (created, or updated where a value differs: a
+ * re-import never duplicates; a deleted student's number goes to a new student);
  * a parent by phone (one person, one user: a new phone is an invited user, a known one keeps its
  * name), given the parent role (`role_user`; its triggers write the membership and the parent
  * profile) and put in the family; a guardian row links each parent to the row's student.
  *
  * Row errors: a student or parent already in ANOTHER family (in the school, or in an earlier row of
- * the file), a deleted student or account, a student id number in an earlier row, and a parent
+ * the file), a deleted account, a student id number in an earlier row, and a parent
  * beyond the school's parent limit per family (`parentLimit`, the families module's rule).
  *
  * Each batch is one read and one `batch()` whose statements take the batch as JSON (`json_each`);
@@ -346,9 +347,9 @@ async function writeBatch(
           (SELECT f.family_number FROM parent p JOIN family f ON f.id = p.family_id
             WHERE p.school_id = ${school} AND p.user_id = u.id)))
         FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS people,
-      (SELECT json_group_array(json_array(s.id_number, s.deleted_at IS NOT NULL,
-          (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
-        FROM json_each(${idsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value) AS studs,
+      (SELECT json_group_array(json_array(s.id_number, (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
+        FROM json_each(${idsJson}) j CROSS JOIN student s
+          ON s.school_id = ${school} AND s.id_number = j.value AND s.deleted_at IS NULL) AS studs,
       ${parentLimit(ctx)} AS lim`);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
   const levels = readLevels(answer?.levels ?? "[]");
@@ -363,11 +364,9 @@ async function writeBatch(
       ([phone, deleted, hasRole, family]) => [phone, { deleted, hasRole, family }],
     ),
   );
+  // Students not deleted: a deleted student's id number is free, and a row naming it makes a new student.
   const studs = new Map(
-    (JSON.parse(answer?.studs ?? "[]") as [string, number, string | null][]).map(([id, deleted, family]) => [
-      id,
-      { deleted, family },
-    ]),
+    (JSON.parse(answer?.studs ?? "[]") as [string, string | null][]).map(([id, family]) => [id, { family }]),
   );
 
   const ok: Ready<Values>[] = [];
@@ -378,9 +377,7 @@ async function writeBatch(
     const errors: FieldError[] = [];
     if (level && !levels.includes(level)) errors.push(notOffered(r.row, level, levels));
     const student = studs.get(idNumber);
-    if (student?.deleted) {
-      errors.push({ row: r.row, column: "studentIdNumber", message: `Student ${idNumber} was deleted` });
-    } else if (student?.family && student.family !== number) {
+    if (student?.family && student.family !== number) {
       errors.push({
         row: r.row,
         column: "studentIdNumber",
@@ -518,6 +515,8 @@ async function writeBatch(
       )
       .onConflictDoUpdate({
         target: [students.schoolId, students.idNumber],
+        // The unique index is partial (students not deleted): the upsert names its WHERE.
+        targetWhere: sql`deleted_at IS NULL`,
         set: {
           familyId: sql`excluded.family_id`,
           firstName: sql`excluded.first_name`,
@@ -538,7 +537,7 @@ async function writeBatch(
         ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
         ${change("idNumber", "s.id_number")}, ${change("level", "s.level")}, ${change("birthDate", "s.birth_date")}), NULL
       FROM json_each(${newStudents}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value
-      WHERE s.created_at = ${now}`),
+      WHERE s.created_at = ${now} AND s.deleted_at IS NULL`),
     // Guardians: each parent of the row guards its student (a link held already stays as it is).
     db
       .insert(guardians)
@@ -554,7 +553,7 @@ async function writeBatch(
         ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL
       FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
       CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
-      CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now}`),
+      CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now} AND s.deleted_at IS NULL`),
     progress(ok.length),
   ];
   await db.batch(statements);

@@ -23,6 +23,7 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
+import { auditValue } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
@@ -258,6 +259,7 @@ async function writeBatch(
   const { actor, people: invite, progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
   const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
+  const profileField = spec.table === "teacher" ? teachers.subjects : administrativeUsers.position;
   // A profile row differs from its file row where a sent value is not the stored one; an employee
   // number someone else took since the read is left alone (the unique index would abort the batch).
   const differs = (p: SQL) => sql`(
@@ -273,7 +275,8 @@ async function writeBatch(
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
           (${spec.profileColumn}, CASE WHEN j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5
-            THEN json_object('old', p.${profile}, 'new', j.value->>5) END),
+            THEN json_object('old', ${auditValue(profileField, sql`p.${profile}`)},
+              'new', ${auditValue(profileField, sql`j.value->>5`)}) END),
           ('employeeNumber', CASE WHEN j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6
             THEN json_object('old', p.employee_number, 'new', j.value->>6) END))
         WHERE column2 IS NOT NULL), NULL

@@ -27,13 +27,9 @@ const RowErrorSchema = z
   .openapi("BulkProcessRowError");
 
 /** The errors column holds a JSON array written only by this module; anything else reads as none. */
-function parseErrors(text: string): z.infer<typeof RowErrorSchema>[] {
-  try {
-    const parsed = z.array(RowErrorSchema).safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : [];
-  } catch {
-    return [];
-  }
+function parseErrors(stored: unknown): z.infer<typeof RowErrorSchema>[] {
+  const parsed = z.array(RowErrorSchema).safeParse(stored);
+  return parsed.success ? parsed.data : [];
 }
 
 export const bulkProcessResource = defineResource({

@@ -21,7 +21,10 @@ export const bulkProcesses = sqliteTable(
     totalRows: integer("total_rows").notNull().default(0),
     processedRows: integer("processed_rows").notNull().default(0),
     /** JSON array of `{ row, message }`. */
-    errors: text("errors").notNull().default("[]"),
+    errors: text("errors", { mode: "json" })
+      .$type<{ row: number; column?: string; message: string }[]>()
+      .notNull()
+      .default([]),
     createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),

@@ -42,7 +42,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
       bulkProcessResource.writes.update(
         ctx,
         id,
-        { status: "failed", errors: JSON.stringify(errors), finishedAt: now },
+        { status: "failed", errors, finishedAt: now },
         "fail",
         null,
         eq(bulkProcesses.status, "queued"),
@@ -59,7 +59,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
 export async function requeue(ctx: Ctx, id: number): Promise<void> {
   await bulkProcessResource.change(ctx, id, {
     action: "requeue",
-    set: { status: "queued", errors: "[]", totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
+    set: { status: "queued", errors: [], totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
     from: { column: bulkProcesses.status, states: ["failed"] },
     conflict: (state) => `Bulk process ${id} is ${state}; only a failed process can be queued again`,
   });
@@ -96,7 +96,7 @@ export async function sweepBulkProcesses(deps: Deps): Promise<string> {
   const stuck = and(eq(bulkProcesses.status, "processing"), lt(bulkProcesses.startedAt, stuckBefore));
   const set = {
     status: "failed" as const,
-    errors: JSON.stringify(errors),
+    errors,
     finishedAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };

@@ -1,7 +1,7 @@
 /**
- * Documents: files of a school in object storage. The record's `slug` is the
- * object key, `{schoolId}/documents/{file name}`, so a school's keys never leave its own
- * prefix. The list is the spec's "GET documents for current school": every query is scoped to it.
+ * Documents: files of a school in object storage. The record's `slug` is the object key,
+ * `{schoolId}/documents/{file name}`, so a school's keys never leave its own prefix. The list is
+ * the current school's documents: every query is scoped to it.
  * Presigned URLs are an action next to it (signed-url.ts).
  */
 import { z } from "@hono/zod-openapi";

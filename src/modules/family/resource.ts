@@ -1,8 +1,8 @@
 /**
- * Families (spec 4.7 "Family"): a family number unique in the school, a name, and its members —
- * the parents (`parent.family_id`) and students (`student.family_id`) of this school in it. A
- * student and a parent are each in at most one family; a family has at most the school's parent
- * limit (`school_configuration.max_parents_per_family` of the school year in effect).
+ * Families: a family number unique in the school, a name, and its members — the parents
+ * (`parent.family_id`) and students (`student.family_id`) of this school in it. A student and a
+ * parent are each in at most one family; a family has at most the school's parent limit
+ * (`school_configuration.max_parents_per_family` of the school year in effect).
  *
  * Membership writes are conditional statements in the family's batch: a student or parent joins
  * only while in no other family, and parents join only while the family's count plus the newcomers

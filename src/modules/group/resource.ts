@@ -319,7 +319,7 @@ export async function deleteGroups(ctx: Ctx, ids: number[]) {
   await commit(ctx, [auditDelete(ctx, resource.audit, inSchool), db.delete(groups).where(inSchool)]);
 }
 
-/** "Delete several groups": DELETE as the spec has it, and POST for clients that send no body with a DELETE. */
+/** "Delete several groups": DELETE, and POST (the same operation) for clients that send no body with a DELETE. */
 const deleteSeveral = (method: "delete" | "post", operationId: string) =>
   operation(
     defineRoute({
@@ -429,8 +429,25 @@ const ParticipantsBody = nonEmpty(
 );
 type ParticipantsInput = { teacherIds?: number[]; studentIds?: number[] };
 
-const changes = (input: ParticipantsInput) =>
-  sql`json_object('teacherIds', json(${JSON.stringify(input.teacherIds ?? [])}), 'studentIds', json(${JSON.stringify(input.studentIds ?? [])}))`;
+/**
+ * The group's audit pairs for adding (`add`) or removing the input's participants: each list given,
+ * its ids in the group before and after, sorted. Place it before the change (it reads the rows).
+ */
+const changes = (id: number, input: ParticipantsInput, add: boolean) => {
+  const pair = (key: string, table: typeof groupTeachers | typeof groupStudents, column: SQL, ids: number[]) => {
+    const before = sql`SELECT ${column} AS v FROM ${table} WHERE ${table.groupId} = ${id}`;
+    const given = sql`SELECT value AS v FROM json_each(${JSON.stringify(ids)})`;
+    const after = add ? sql`${before} UNION ${given}` : sql`${before} EXCEPT ${given}`;
+    const list = (rows: SQL) => sql`(SELECT json_group_array(v) FROM (${rows} ORDER BY v))`;
+    return sql`${key}, json_object('old', json(${list(before)}), 'new', json(${list(after)}))`;
+  };
+  const pairs: SQL[] = [];
+  if (input.teacherIds)
+    pairs.push(pair("teacherIds", groupTeachers, sql`${groupTeachers.teacherId}`, input.teacherIds));
+  if (input.studentIds)
+    pairs.push(pair("studentIds", groupStudents, sql`${groupStudents.studentId}`, input.studentIds));
+  return sql`json_object(${sql.join(pairs, sql`, `)})`;
+};
 
 const gtAudit = { entity: "group-teacher", table: groupTeachers };
 const gsAudit = { entity: "group-student", table: groupStudents };
@@ -506,7 +523,13 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
     );
   }
   await resource.commit(ctx, id, [
-    auditAction(ctx, resource.audit, and(eq(groups.id, id), tenant(ctx, groups)), "add-participants", changes(input)),
+    auditAction(
+      ctx,
+      resource.audit,
+      and(eq(groups.id, id), tenant(ctx, groups)),
+      "add-participants",
+      changes(id, input, true),
+    ),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.
     guard(db),
     ...statements,
@@ -540,7 +563,7 @@ export async function removeParticipants(ctx: Ctx, id: number, input: Participan
       resource.audit,
       and(eq(groups.id, id), tenant(ctx, groups)),
       "remove-participants",
-      changes(input),
+      changes(id, input, false),
     ),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.
     guard(db),

@@ -1,9 +1,9 @@
 /**
- * `POST /api/v1/user/{id}/roles` (spec: "assign roles to user"): sets exactly these roles for the
- * user in the current school. Roles not listed are taken (each removal obeys the last-admin rule),
- * listed ones not held are given (giveRole: INSERT OR IGNORE, audited when written); one batch.
- * The caller must hold every permission of each role given or taken, and, when a role is taken,
- * everything the user holds here (403). One audit row on the user records the old and new role ids.
+ * `POST /api/v1/user/{id}/roles`: sets exactly these roles for the user in the current school.
+ * Roles not listed are taken (each removal obeys the last-admin rule), listed ones not held are
+ * given (giveRole: INSERT OR IGNORE, audited when written); one batch. The caller must hold every
+ * permission of each role given or taken, and, when a role is taken, everything the user holds
+ * here (403). One audit row on the user records the old and new role ids.
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, sql } from "drizzle-orm";

@@ -30,16 +30,21 @@ export const LevelsInput = z
   .refine((v) => new Set(v).size === v.length, "Each level at most once")
   .openapi({ description: "The levels the school offers (at least one)", example: ["elementary", "middle"] });
 
-/** The stored form: a JSON array in canonical order, whatever order the client sent. */
-export const storeLevels = (levels: readonly Level[]) => JSON.stringify(LEVELS.filter((l) => levels.includes(l)));
+/** The stored form: the levels in canonical order, whatever order the client sent. */
+export const storeLevels = (levels: readonly Level[]): Level[] => LEVELS.filter((l) => levels.includes(l));
 
-/** The levels a stored value holds (unknown or malformed entries are dropped, never thrown). */
-export function readLevels(stored: string): Level[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stored);
-  } catch {
-    return [];
+/**
+ * The levels a stored value holds: the column's array, or its JSON text as a raw SQL read gives it
+ * (unknown or malformed entries are dropped, never thrown).
+ */
+export function readLevels(stored: unknown): Level[] {
+  let parsed = stored;
+  if (typeof stored === "string") {
+    try {
+      parsed = JSON.parse(stored);
+    } catch {
+      return [];
+    }
   }
   return Array.isArray(parsed) ? LEVELS.filter((l) => parsed.includes(l)) : [];
 }
@@ -127,6 +132,6 @@ export async function assertOffered(ctx: Ctx, level: Level) {
     .from(schools)
     .where(eq(schools.id, schoolOf(ctx)))
     .limit(1);
-  const levels = readLevels(row?.levels ?? "[]");
+  const levels = readLevels(row?.levels ?? []);
   if (!levels.includes(level)) throw unprocessable(notOfferedMessage(level, levels));
 }

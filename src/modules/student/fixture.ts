@@ -16,6 +16,15 @@ export const fixtures: Fixtures = {
       addStudentGuardian: async (t: TestApp, school: number) => ({ parentId: await parent(t, school) }),
     },
   },
+  // Restore needs a deleted student.
+  "/api/v1/student/{id}/restore": {
+    create: async (t, school) => {
+      const id = await student(t, school);
+      const res = await t.request(`/api/v1/student/${id}`, { method: "DELETE", token: await asSuperAdmin(t), school });
+      if (res.status !== 204) throw new Error(`fixture deleted student: ${res.status} ${await res.text()}`);
+      return id;
+    },
+  },
   "/api/v1/student-guardian": {
     create: async (t, school) => {
       const id = await student(t, school);

@@ -21,6 +21,7 @@ export default defineModule({
         r.getStudent,
         r.updateStudent,
         r.deleteStudent,
+        r.restoreStudentOperation,
         g.addGuardian,
         g.updateGuardian,
         g.removeGuardian,

@@ -1,11 +1,13 @@
 /**
  * Students: the school's children. The list (filters: group, level, family, status, name), the
  * record, its detail (family, guardians, groups: one D1 round trip of JSON sub-selects), create,
- * update, soft delete (one or many) and the Excel export. Who sees which students:
- * ./visibility.ts. Guardians (the parent links): ./guardian-routes.ts.
+ * update, soft delete (one or many), restore, the list of deleted students (`deleted=true`) and the
+ * Excel export. Who sees which students: ./visibility.ts. Guardians (the parent links):
+ * ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
@@ -13,7 +15,7 @@ import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/res
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guard, type Statement } from "../../lib/write";
 import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
@@ -21,7 +23,7 @@ import { LEVELS } from "../school/levels";
 import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
 import { permissions } from "./permissions";
 import { students } from "./schema";
-import { readerCtx, visibleTo } from "./visibility";
+import { listingDeleted, readerCtx, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;
 const Level = z.enum(LEVELS).openapi({ example: "elementary" });
@@ -37,6 +39,10 @@ const Record = RecordBase.extend({
   status: Status,
   photo: z.string().nullable().openapi({ description: "Object key of the photo under {schoolId}/students/" }),
   familyId: z.number().int().nullable().openapi({ example: 1 }),
+  deletedAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When the student was deleted (only `deleted=true` lists them); null otherwise" }),
 });
 
 const fields = {
@@ -51,6 +57,7 @@ const fields = {
   status: students.status,
   photo: students.photo,
   familyId: students.familyId,
+  deletedAt: students.deletedAt,
 };
 
 type Row = {
@@ -65,6 +72,7 @@ type Row = {
   status: (typeof STATUSES)[number];
   photo: string | null;
   familyId: number | null;
+  deletedAt: string | null;
 };
 
 const toStudent = (row: Row) => ({
@@ -79,6 +87,7 @@ const toStudent = (row: Row) => ({
   status: row.status,
   photo: row.photo,
   familyId: row.familyId,
+  deletedAt: row.deletedAt,
 });
 
 export const studentResource = defineResource({
@@ -128,11 +137,24 @@ export const filters = {
     where: (term: string) => containsName(students.firstName, students.lastName, term),
     example: "Pablo",
   } satisfies Filter<string>,
+  deleted: {
+    schema: z
+      .enum(["true", "false"])
+      .optional()
+      .openapi({
+        description:
+          "true: the school's deleted students instead (holders of student.read; to find whom to restore); " +
+          "false (the default): the students not deleted",
+      }),
+    where: (v: "true" | "false") => (v === "true" ? isNotNull(students.deletedAt) : isNull(students.deletedAt)),
+    example: "true",
+  } satisfies Filter<"true" | "false">,
 };
 
 const READ_DESCRIPTION =
   "Holders of student.read see the school's students; a parent (or their delegate today) the children they are " +
-  "a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed.";
+  "a guardian of or whose family they belong to; a teacher the students of their groups. Deleted students are not listed " +
+  "or read; holders of student.read find them with the list's `deleted=true`.";
 
 const list = resource.list({
   access: "member",
@@ -144,7 +166,10 @@ const list = resource.list({
 export const listStudents = {
   ...list,
   handler: async (c: any): Promise<Response> =>
-    c.json(await list.run(await readerCtx(c), c.req.valid("query"), c.req.url), 200),
+    c.json(
+      await list.run(listingDeleted(await readerCtx(c), c.req.valid("query")), c.req.valid("query"), c.req.url),
+      200,
+    ),
 };
 
 const get = resource.get({ access: "member", description: READ_DESCRIPTION });
@@ -298,7 +323,7 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
   return ids;
 }
 
-/** "Delete multiple students": POST as the spec has it, and DELETE on the same path, as groups have both. */
+/** "Delete multiple students": POST and DELETE on the same path are the same operation, as for groups. */
 const deleteSeveral = (method: "post" | "delete", operationId: string) =>
   operation(
     defineRoute({
@@ -323,6 +348,81 @@ const deleteSeveral = (method: "post" | "delete", operationId: string) =>
 
 export const deleteStudents = deleteSeveral("post", "deleteStudents");
 export const deleteMultipleStudents = deleteSeveral("delete", "deleteMultipleStudents");
+
+/**
+ * Why student `id` cannot be restored, or nothing when it can: not a student of this school (404),
+ * not deleted (409), or its id number now held by a student not deleted (409 naming them: two live
+ * students never share one).
+ */
+async function restoreRefusal(ctx: Ctx, id: number): Promise<ApiError | undefined> {
+  const [row] = await ctx.deps.db
+    .select({
+      deletedAt: students.deletedAt,
+      idNumber: students.idNumber,
+      // Qualified by hand: drizzle prints a lone table's columns unqualified, which here would bind to `o`.
+      holder: sql<
+        number | null
+      >`(SELECT o.id FROM student o WHERE o.school_id = "student"."school_id" AND o.id_number = "student"."id_number" AND o.deleted_at IS NULL LIMIT 1)`,
+    })
+    .from(students)
+    .where(and(eq(students.id, id), tenant(ctx, students)))
+    .limit(1);
+  if (!row) return notFound("Student", id);
+  if (row.deletedAt === null) return conflict(`Student ${id} is not deleted`);
+  if (row.holder !== null) {
+    return conflict(
+      `Student ${row.holder} now has the id number ${row.idNumber}; change or delete that student's id number first`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Restores a deleted student: `deleted_at` cleared (audited as `restore`). Delete removed nothing
+ * else, so what it hid comes back with them: family, guardians, groups, trusted people.
+ */
+export async function restoreStudent(ctx: Ctx, id: number): Promise<z.output<typeof Record>> {
+  const refused = await restoreRefusal(ctx, id);
+  if (refused) throw refused;
+  const { db } = ctx.deps;
+  const where = and(eq(students.id, id), tenant(ctx, students), isNotNull(students.deletedAt));
+  const set = { deletedAt: null, updatedAt: ctx.deps.clock.now().toISOString() };
+  try {
+    const results = await commit(ctx, [
+      auditUpdate(ctx, resource.audit, where, set, "restore"),
+      db.update(students).set(set).where(where),
+      guard(db),
+      resource.readOne(ctx, id),
+    ]);
+    const row = (results.at(-1) as unknown[])[0];
+    return resource.toRecord(row, ctx);
+  } catch (err) {
+    // Changed since the read (restored meanwhile, or its number taken): the read again says how.
+    if (err instanceof GuardFailed || (err instanceof ApiError && err.status === 409)) {
+      throw (await restoreRefusal(ctx, id)) ?? err;
+    }
+    throw err;
+  }
+}
+
+export const restoreStudentOperation = operation(
+  defineRoute({
+    method: "patch",
+    path: "/api/v1/student/{id}/restore",
+    tag: "People",
+    operationId: "restoreStudent",
+    summary: "Restore a deleted student, with the family, guardians and groups they had",
+    description:
+      "Find deleted students with `GET /api/v1/student?deleted=true`. 404 for a student not of this school; 409 when " +
+      "the student is not deleted, or when another student now has their id number (named: change that one's first).",
+    access: permissions.write,
+    audit: "student",
+    errors: [409],
+    request: { params: IdParams },
+    responses: { 200: json(resource.record, "The student, restored") },
+  }),
+  async (c) => c.json(await restoreStudent(ctxOf(c), c.req.valid("param").id), 200),
+);
 
 // ------------------------------------------------------------------------------------ the detail
 
@@ -512,7 +612,8 @@ const exported = resource.export({
 });
 export const exportStudents = {
   ...exported,
-  handler: async (c: any): Promise<Response> => exported.respond(await readerCtx(c), c.req.valid("query")),
+  handler: async (c: any): Promise<Response> =>
+    exported.respond(listingDeleted(await readerCtx(c), c.req.valid("query")), c.req.valid("query")),
 };
 
 /** A student of this school the caller may write (404 otherwise), for the guardian routes. */

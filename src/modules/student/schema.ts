@@ -19,7 +19,10 @@ export const students = sqliteTable(
     familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
     firstName: text("first_name").notNull(),
     lastName: text("last_name").notNull(),
-    /** The school's enrolment number (unique in the school when set): imports match on it. */
+    /**
+     * The school's enrolment number, unique among the school's students not deleted (a deleted
+     * student gives it up, so a new student may take it): imports match on it.
+     */
     idNumber: text("id_number"),
     level: text("level", { enum: LEVELS }),
     /** YYYY-MM-DD. */
@@ -29,7 +32,7 @@ export const students = sqliteTable(
       .default("active"),
     /** Object key of the student's photo under `{schoolId}/students/`. */
     photo: text("photo"),
-    /** Soft delete: lists exclude the student; records that name them keep their reference. */
+    /** Soft delete: lists exclude the student (but `deleted=true`); records that name them keep their reference. */
     deletedAt: text("deleted_at"),
   },
   (t) => [
@@ -39,7 +42,10 @@ export const students = sqliteTable(
     index("student_created_idx").on(t.schoolId, t.createdAt),
     index("student_level_idx").on(t.schoolId, t.level, t.createdAt),
     index("student_status_idx").on(t.schoolId, t.status, t.createdAt),
-    uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber),
+    // Partial: the id number is held by live students only. Upserts on it name the same WHERE.
+    uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber).where(sql`deleted_at IS NULL`),
+    // The deleted students of a school, in the list's order (`deleted=true`).
+    index("student_deleted_idx").on(t.schoolId, t.createdAt).where(sql`deleted_at IS NOT NULL`),
   ],
 );
 

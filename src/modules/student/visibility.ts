@@ -2,7 +2,9 @@
  * Who sees which students. Holders of `student.read` (school admins, staff) see the school's
  * students; anyone else sees the children they are a guardian of or whose family they belong to,
  * also as a valid delegate of such a parent today (`actingFor`), and, as a teacher, the students of
- * their groups. Soft-deleted students are nobody's to read or write.
+ * their groups. Soft-deleted students are nobody's to read or write, except in two places: holders
+ * of `student.read` list them with `deleted=true` (`listingDeleted`), and restore reads and writes
+ * its one student itself (./resource.ts).
  *
  * The delegate part needs the school's "today" (its time zone), which SQL cannot compute: for a
  * caller without `student.read` the route first reads `actingFor` (one D1 call) and keeps it with
@@ -26,6 +28,18 @@ export async function readerCtx(c: Parameters<typeof ctxOf>[0]): Promise<Ctx> {
   return ctx;
 }
 
+const deletedListed = new WeakSet<Ctx>();
+
+/**
+ * The context of a list read: with `deleted=true` from a holder of `student.read`, its reads reach
+ * the school's deleted students too (the filter then keeps only them). Anyone else's `deleted=true`
+ * finds nobody: their reads still exclude deleted students.
+ */
+export function listingDeleted(ctx: Ctx, query: { deleted?: "true" | "false" }): Ctx {
+  if (query.deleted === "true" && ctx.can(permissions.read)) deletedListed.add(ctx);
+  return ctx;
+}
+
 /** The users a caller acts for: what `readerCtx` read, else themself. */
 const actorsOf = (ctx: Ctx): number[] => acting.get(ctx) ?? (ctx.userId !== null ? [ctx.userId] : []);
 
@@ -42,6 +56,7 @@ const taughtBy = (schoolId: number, userId: number): SQL =>
   sql`EXISTS (SELECT 1 FROM ${groupStudents} INNER JOIN ${groupTeachers} ON ${groupTeachers.groupId} = ${groupStudents.groupId} INNER JOIN ${teachers} ON ${teachers.id} = ${groupTeachers.teacherId} WHERE ${groupStudents.studentId} = ${students.id} AND ${teachers.userId} = ${userId} AND ${teachers.schoolId} = ${schoolId})`;
 
 export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
+  if (access === "read" && deletedListed.has(ctx)) return undefined;
   const present = isNull(students.deletedAt);
   // Writes need student.write (the routes say so): the school's students, not deleted.
   if (access === "write" || ctx.can(permissions.read)) return present;

@@ -35,14 +35,8 @@ const Record = RecordBase.extend({
 const likeEscaped = (v: string) => v.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 const bytes = (v: string) => new TextEncoder().encode(v).length;
 
-const parseSubjects = (json: string): string[] => {
-  try {
-    const value = JSON.parse(json) as unknown;
-    return Array.isArray(value) ? value.map(String) : [];
-  } catch {
-    return [];
-  }
-};
+/** The subjects column's array (anything else reads as none). */
+const parseSubjects = (stored: unknown): string[] => (Array.isArray(stored) ? stored.map(String) : []);
 
 export const teacherResource = defineResource({
   name: "teacher",
@@ -102,7 +96,7 @@ const staff = staffOperations(resource, {
   field: {
     key: "subjects",
     schema: Subjects,
-    column: (subjects) => JSON.stringify(subjects),
+    column: (subjects) => subjects,
     header: "Subjects",
     cell: (subjects: string[]) => subjects.join(", "),
   },

@@ -11,7 +11,7 @@ export const teachers = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     /** JSON array of subject names ("Math", "Biology"). */
-    subjects: text("subjects").notNull().default("[]"),
+    subjects: text("subjects", { mode: "json" }).$type<string[]>().notNull().default([]),
     /** The school's own staff number, if it uses one (unique in the school when set). */
     employeeNumber: text("employee_number"),
   },

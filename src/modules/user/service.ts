@@ -8,7 +8,7 @@ import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm"
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditDelete, auditUpdate } from "../../lib/audit";
+import { auditAction, auditDelete, auditUpdate, REDACTED } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
@@ -112,7 +112,11 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   // The escalation rules of role memberships: user.write alone gives no role one could not grant.
   await mayAssign(ctx, roleIds);
   const { userId, invited, statements } = await findOrInvite(ctx, input);
-  if (!invited) statements.push(auditAction(ctx, userAudit, eq(users.id, userId as number), "join", sql`'{}'`));
+  if (!invited) {
+    // A known person joins: the school is what changes for them (as `remove` records it leaving).
+    const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${schoolOf(ctx)}))`;
+    statements.push(auditAction(ctx, userAudit, eq(users.id, userId as number), "join", joined));
+  }
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
   // the membership there), then the record read back.
   statements.push(joinSchool(ctx, userId), guard(db));
@@ -327,7 +331,8 @@ export async function deleteMyAccount(ctx: Ctx) {
         { entity: "user", table: users },
         where,
         "delete-account",
-        sql`json_object('anonymised', json_array('phone', 'firstName', 'lastName', 'email'), 'status', json_object('old', ${users.status}, 'new', 'inactive'))`,
+        // The personal fields are anonymised: their old values are not kept here either.
+        sql`json_object('phone', json_object('old', ${REDACTED}, 'new', ${PLACEHOLDER(id)}), 'firstName', json_object('old', ${REDACTED}, 'new', ''), 'lastName', json_object('old', ${REDACTED}, 'new', ''), 'email', json_object('old', ${REDACTED}, 'new', NULL), 'status', json_object('old', ${users.status}, 'new', 'inactive'))`,
       ),
       db
         .update(users)
@@ -431,7 +436,7 @@ export async function profileOf(ctx: Ctx, id: number) {
   const s = staff[0];
   return {
     user: toMember(row),
-    teacher: t ? { id: t.id, subjects: JSON.parse(t.subjects) as string[], employeeNumber: t.employeeNumber } : null,
+    teacher: t ? { id: t.id, subjects: t.subjects, employeeNumber: t.employeeNumber } : null,
     parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
     administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,
     delegations: { actsFor, delegates: delegatesOf },
