@@ -12,11 +12,12 @@
  * - Giving, changing or taking a role needs every permission the role grants: nobody promotes
  *   someone beyond themselves, nor demotes someone who holds more than they do.
  */
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles } from "../../db/core";
 import { BUILTIN_ROLES, FIRST_CUSTOM_PERMISSION_ID, type PermissionDef } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
+import { inList } from "../../lib/write";
 import { permissionCatalogue } from "..";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
@@ -81,7 +82,7 @@ export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb = "as
     .from(rolePermissions)
     .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
     .innerJoin(roles, eq(roles.id, rolePermissions.roleId))
-    .where(inArray(rolePermissions.roleId, [...roleIds]));
+    .where(inList(rolePermissions.roleId, roleIds));
   for (const row of rows) {
     if (row.id >= FIRST_CUSTOM_PERMISSION_ID) continue;
     const def = builtIn(row.id);
