@@ -271,6 +271,27 @@ describe("the .xlsx reader", () => {
     expect(() => readXlsx(lie(made, "xl/workbook.xml", { crc: 0 }, "local"))).toThrow(damaged("xl/workbook.xml"));
   });
 
+  it("a row, or a shared string, longer than maxElementChars is refused (what is held while it is read)", async () => {
+    const long = "x".repeat(READ_LIMITS.maxElementChars + 1000);
+    const row = await xlsx(["A"], [[long]]);
+    const rows = xlsxRows(row);
+    expect(() => rows.next()).toThrow(
+      `A row of the worksheet is longer than ${READ_LIMITS.maxElementChars.toLocaleString("en")} characters: the file cannot be imported`,
+    );
+    const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const sst = zipSync({
+      "xl/sharedStrings.xml": strToU8(`<sst ${ns}><si><t>${long}</t></si></sst>`),
+      "xl/worksheets/sheet1.xml": strToU8(
+        `<worksheet ${ns}><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`,
+      ),
+    });
+    expect(() => readXlsx(sst)).toThrow(
+      /^A string of the shared-string table \(xl\/sharedStrings\.xml\) is longer than/,
+    );
+    // Under the limit, the same string is read.
+    expect(readXlsx(sst, { maxElementChars: long.length + 100 })).toEqual([[long]]);
+  });
+
   it("each limit can be set per call: the worksheet, shared strings, other parts, the whole", () => {
     const made = handMade();
     expect(readXlsx(made)).toHaveLength(3);

@@ -3,12 +3,11 @@
  * inflater).
  *
  * A zip's headers are whatever its maker wrote: a 200 KB file can say its part is 1 KB and inflate
- * to gigabytes. So a part is inflated a few KB of input at a time, its output bytes are counted as
- * they come out of the inflater, and reading stops with a `ZipError` as soon as they pass either the
- * caller's limit or the size the headers declare; at the end the real size must be the declared one
- * and the CRC-32 must match (a damaged or cut-short part is an error, never a part read in half).
- * The headers are only ever used to refuse early (a part that declares more than the limit), never
- * to accept.
+ * to gigabytes. So a part that declares more than the caller's limit is refused before inflating,
+ * and any other is inflated 16 KB of input at a time, its output bytes counted as they come out of
+ * the inflater: reading stops with a `ZipError` as soon as they pass the declared size (so, the
+ * limit too). At the end the real size must be the declared one and the CRC-32 must match: a
+ * damaged or cut-short part is an error, never a part read in half.
  */
 import { Inflate } from "fflate";
 
@@ -30,15 +29,12 @@ export interface ZipEntry {
 }
 
 /**
- * Compressed bytes handed to the inflater at a time: deflate expands at most ~1032 times, so a push
- * of `(limit - out) / 1032` bytes cannot carry the output past the limit; the floor lets the last
- * pushes before the limit pass it by at most ~4 MB, the ceiling keeps the rest fast.
+ * Compressed bytes handed to the inflater at a time. Deflate expands at most ~1032 times, so one
+ * push makes at most ~16 MB before the count is checked: the most a part is inflated past its bound.
  */
-const MIN_INPUT_CHUNK = 4096;
-const MAX_INPUT_CHUNK = 64 * 1024;
-const DEFLATE_MAX_RATIO = 1032;
+const INPUT_CHUNK = 16 * 1024;
 
-/** The smallest output a chunk is passed on at (few, larger chunks: cheaper to decode and scan). */
+/** The largest piece passed on at once: what the reader decodes and scans at a time. */
 const OUTPUT_CHUNK = 256 * 1024;
 
 const damaged = (detail: string) => new ZipError(`The file is damaged: ${detail}`);
@@ -139,13 +135,13 @@ function crc32(table: Int32Array, crc: number, data: Uint8Array): number {
   return c;
 }
 
-/** How a part read past a limit is reported: the message for a part larger than `limit`. */
-export type TooLarge = (limit: number) => ZipError;
+/** The error for a part that declares more than `limit`. */
+export type TooLarge = (limit: number) => Error;
 
 /**
- * The unzipped bytes of `entry`, in chunks, as they are inflated. Stops with a `ZipError` as soon as
- * the bytes out pass `limit` (`tooLarge`) or the declared size (damaged); when done, checks the size
- * and the CRC-32 against the headers. So what a caller read is known good only once the generator
+ * The unzipped bytes of `entry`, in pieces of at most 256 KB, as they are inflated. Refuses a part
+ * that declares more than `limit` (`tooLarge`); stops with a `ZipError` as soon as the bytes out
+ * pass the declared size (damaged); when done, checks the size and the CRC-32 against the headers. So what a caller read is known good only once the generator
  * has finished. Stored and deflated parts only (what .xlsx files use).
  */
 export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooLarge: TooLarge): Generator<Uint8Array> {
@@ -174,55 +170,30 @@ export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooL
   const table = crcTable();
   let crc = -1;
   let total = 0;
-  const max = Math.min(limit, entry.size);
-  // What came out of the last push, then what waits to be passed on.
-  const fresh: Uint8Array[] = [];
-  const pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  /** Counts what came out, and stops as soon as it passes a bound. */
-  const take = () => {
-    for (const chunk of fresh) total += chunk.length;
-    if (total > max) {
-      throw total > limit
-        ? tooLarge(limit)
-        : damaged(`${name} unzips to more than the ${entry.size} bytes its zip header says`);
-    }
-    for (const chunk of fresh) {
+  /**
+   * Counts what came out and stops as soon as it passes the declared size, which is at most the
+   * limit (refused above otherwise): so the real bytes are bounded by both. Then its pieces.
+   */
+  const take = (chunks: Uint8Array[]): Uint8Array[] => {
+    for (const chunk of chunks) total += chunk.length;
+    if (total > entry.size) throw damaged(`${name} unzips to more than the ${entry.size} bytes its zip header says`);
+    const pieces: Uint8Array[] = [];
+    for (const chunk of chunks) {
       crc = crc32(table, crc, chunk);
-      if (chunk.length > 0) pending.push(chunk);
-      pendingBytes += chunk.length;
+      for (let at = 0; at < chunk.length; at += OUTPUT_CHUNK) pieces.push(chunk.subarray(at, at + OUTPUT_CHUNK));
     }
-    fresh.length = 0;
-  };
-  const flush = function* (): Generator<Uint8Array> {
-    if (pending.length === 0) return;
-    let out = pending[0] as Uint8Array;
-    if (pending.length > 1) {
-      out = new Uint8Array(pendingBytes);
-      let at = 0;
-      for (const c of pending) {
-        out.set(c, at);
-        at += c.length;
-      }
-    }
-    pending.length = 0;
-    pendingBytes = 0;
-    yield out;
+    return pieces;
   };
 
   if (entry.method === 0) {
-    for (let at = 0; at < data.length; at += OUTPUT_CHUNK) {
-      fresh.push(data.subarray(at, at + OUTPUT_CHUNK));
-      take();
-      yield* flush();
-    }
+    yield* take([data]);
   } else {
+    const out: Uint8Array[] = [];
     const inflater = new Inflate((chunk) => {
-      fresh.push(chunk);
+      out.push(chunk);
     });
-    for (let at = 0; ; ) {
-      const room = Math.floor((limit - total) / DEFLATE_MAX_RATIO);
-      const end = Math.min(at + Math.max(MIN_INPUT_CHUNK, Math.min(MAX_INPUT_CHUNK, room)), data.length);
+    for (let at = 0; ; at += INPUT_CHUNK) {
+      const end = Math.min(at + INPUT_CHUNK, data.length);
       try {
         inflater.push(data.subarray(at, end), end >= data.length);
       } catch (err) {
@@ -230,15 +201,12 @@ export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooL
         const code = (err as { code?: number }).code;
         throw damaged(code === 0 ? `${name} is cut short` : `${name} is corrupt (it cannot be inflated)`);
       }
-      take();
-      if (pendingBytes >= OUTPUT_CHUNK) yield* flush();
+      yield* take(out.splice(0));
       if (end >= data.length) break;
-      at = end;
     }
   }
   if (total !== entry.size) {
     throw damaged(`${name} unzips to ${total} bytes, not the ${entry.size} its zip header says`);
   }
   if (~crc >>> 0 !== entry.crc) throw damaged(`${name} fails its checksum (CRC-32)`);
-  yield* flush();
 }

@@ -162,6 +162,8 @@ export interface ReadLimits {
   maxPartBytes?: number;
   /** Everything the reader unzips, each part counted once. */
   maxTotalBytes?: number;
+  /** One row of the worksheet, or one shared string, as text: what is held while it is read. */
+  maxElementChars?: number;
   /** Rows after the header. */
   maxRows?: number;
 }
@@ -171,9 +173,10 @@ const MB = 1024 * 1024;
 /**
  * What the reader reads at most: a Worker has 128 MB, and a 5 MB zip can say anything about its
  * parts and inflate to gigabytes. Sizes are counted on the real bytes as they come out of the
- * inflater (src/lib/unzip.ts), never taken from the zip's headers. The worksheet is streamed; the
- * shared strings (≤ 16 MB of XML, at most ~32 MB as strings) and the file (≤ 5 MB) are what is held.
- * Ten thousand rows of a few dozen columns are a few MB of XML, far under every limit.
+ * inflater (src/lib/unzip.ts), never taken from the zip's headers. The worksheet is streamed (one
+ * row of text at a time, `maxElementChars`); the shared strings (≤ 16 MB of XML, at most ~32 MB as
+ * strings) and the file (≤ 5 MB) are what is held. Ten thousand rows of a few dozen columns are a
+ * few MB of XML, far under every limit; Excel's longest cell is 32,767 characters.
  */
 export const READ_LIMITS = {
   maxBytes: 5 * MB,
@@ -181,6 +184,7 @@ export const READ_LIMITS = {
   maxSharedStringsBytes: 16 * MB,
   maxPartBytes: 1 * MB,
   maxTotalBytes: 64 * MB,
+  maxElementChars: 4 * MB,
   maxRows: 10_000,
 } satisfies Required<ReadLimits>;
 
@@ -312,19 +316,23 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
 /**
  * Scans XML text as it is decoded from `chunks` for whole elements matched by `pattern` (global),
  * handing each match to `each`. What follows the last whole element is kept only from where the
- * next one (`opening`) starts, so text that is no element of interest is never accumulated.
+ * next one (`opening`) starts, so text that is no element of interest is never accumulated, and an
+ * element longer than `max` characters is refused (`tooLong`), as soon as it is that long.
  */
 function* scan<T>(
   chunks: Iterable<Uint8Array>,
   pattern: RegExp,
   opening: RegExp,
   each: (m: RegExpMatchArray) => T | undefined,
+  max: number,
+  tooLong: string,
 ): Generator<T> {
   const decoder = new TextDecoder();
   let text = "";
   const drain = function* (done: boolean): Generator<T> {
     let end = 0;
     for (const m of text.matchAll(pattern)) {
+      if (m[0].length > max) throw new XlsxError(tooLong);
       const out = each(m);
       if (out !== undefined) yield out;
       end = (m.index ?? 0) + m[0].length;
@@ -337,21 +345,29 @@ function* scan<T>(
   for (const chunk of chunks) {
     text += decoder.decode(chunk, { stream: true });
     yield* drain(false);
+    if (text.length > max) throw new XlsxError(tooLong);
   }
   text += decoder.decode();
   yield* drain(true);
 }
 
+const tooLong = (what: string, max: number) =>
+  `${what} is longer than ${max.toLocaleString("en")} characters: the file cannot be imported`;
+
 /** The shared-string table: each `<si>`'s text, in order. */
-function sharedStrings(chunks: Iterable<Uint8Array>): string[] {
-  return [...scan(chunks, /<si>([\s\S]*?)<\/si>|<si\/>/g, /<si[\s>/]/, (m) => itemText(m[1] ?? ""))];
+function sharedStrings(chunks: Iterable<Uint8Array>, max: number): string[] {
+  const what = `A string of the shared-string table (${SHARED_STRINGS})`;
+  return [
+    ...scan(chunks, /<si>([\s\S]*?)<\/si>|<si\/>/g, /<si[\s>/]/, (m) => itemText(m[1] ?? ""), max, tooLong(what, max)),
+  ];
 }
 
 const ROW = /<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g;
 const CELL = /<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
 
 /** The `<row>` elements of a worksheet's XML, in order: attributes in [1], content in [2]. */
-const rowElements = (chunks: Iterable<Uint8Array>) => scan(chunks, ROW, /<row[\s>/]/, (m) => m);
+const rowElements = (chunks: Iterable<Uint8Array>, max: number) =>
+  scan(chunks, ROW, /<row[\s>/]/, (m) => m, max, tooLong("A row of the worksheet", max));
 
 /** Whether a row's XML has a cell with a value (a row `sheetRows` yields), cheaper than reading it. */
 function hasValue(xml: string, shared: string[]): boolean {
@@ -363,9 +379,9 @@ function hasValue(xml: string, shared: string[]): boolean {
 }
 
 /** The rows of a worksheet's XML with a value, in order (see `xlsxRows`). */
-function* sheetRows(chunks: Iterable<Uint8Array>, shared: string[]): Generator<SheetRow> {
+function* sheetRows(chunks: Iterable<Uint8Array>, shared: string[], max: number): Generator<SheetRow> {
   let last = 0;
-  for (const m of rowElements(chunks)) {
+  for (const m of rowElements(chunks, max)) {
     const r = Number(attr(m[1] ?? "", "r")) || last + 1;
     last = r;
     const cells: Cell[] = [];
@@ -413,15 +429,16 @@ function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<S
   if (!xlsx.has(path)) throw new XlsxError("The workbook has no worksheet");
   const shared = sharedStrings(
     xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, `The shared-string table (${SHARED_STRINGS})`),
+    limits.maxElementChars,
   );
   const sheet = () => xlsx.read(path, limits.maxSheetBytes, `The worksheet (${path})`);
   let count = 0;
-  for (const m of rowElements(sheet())) {
+  for (const m of rowElements(sheet(), limits.maxElementChars)) {
     if (hasValue(m[2] ?? "", shared) && ++count > maxRows + 1) {
       throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
     }
   }
-  yield* sheetRows(sheet(), shared);
+  yield* sheetRows(sheet(), shared, limits.maxElementChars);
 }
 
 /** Every row of the first worksheet (see `xlsxRows`), as an array indexed by row number - 1. */
