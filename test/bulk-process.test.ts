@@ -3,6 +3,7 @@ import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { handleQueue } from "../src/jobs/queue";
 import { queueReceipts } from "../src/jobs/schema";
 import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
@@ -318,6 +319,39 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
       status: "failed",
       errors: [{ row: 0, message: "No importer for route-students yet" }],
     });
+  });
+
+  it("an import that throws is failed with the reason, never left processing; its message is acked and not run again", {
+    timeout: 30_000,
+  }, async () => {
+    const { process, doc } = await start(1, "teachers");
+    await env.DOCUMENTS.put(doc.slug, "bytes");
+    // The dispatcher the Worker runs, with a store whose reads fail after the existence check.
+    const deps = {
+      ...t.deps,
+      storage: {
+        ...t.deps.storage,
+        head: (key: string) => env.DOCUMENTS.head(key),
+        get: () => Promise.reject(new Error("R2 read failed")),
+      },
+    };
+    const body = { bulkProcessId: process.id, schoolId: 1 };
+    const run = async (id: string) => {
+      const batch = createMessageBatch("school-bulk", [{ id, body, timestamp: new Date(), attempts: 1 }]);
+      await handleQueue(deps, batch);
+      return getQueueResult(batch, createExecutionContext());
+    };
+    const result = await run(`throws-${process.id}`);
+    expect(result.explicitAcks).toEqual([`throws-${process.id}`]);
+    expect(result.retryMessages).toEqual([]);
+    const failed = await read(process.id);
+    expect(failed).toMatchObject({
+      status: "failed",
+      errors: [{ row: 0, message: "The import stopped unexpectedly; queue it again" }],
+    });
+    expect(failed.finishedAt).not.toBeNull();
+    await run(`throws-${process.id}`);
+    expect(await read(process.id)).toEqual(failed);
   });
 
   it("redelivery changes nothing: the same message id, or a new message for the same process", async () => {

@@ -12,6 +12,9 @@
  *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record.
  * - an X-School-Id naming no school -> 404, also for a super-admin.
  * - every audit row the suite's calls wrote is an object of `{ old, new }` pairs of typed values.
+ * - every array of a request body with a declared `maxItems`, sent at exactly `maxItems` items in
+ *   an otherwise valid body, gets past validation and is answered without a 500 (D1 binds at most
+ *   100 parameters per statement: lists reach SQL as one JSON parameter).
  * Every response of every test is also checked against the statuses its operation declares
  * (test/helpers.ts `request`), so an undeclared status fails the suite.
  * Records come from each module's fixture.ts; an `{id}` route without a fixture fails here.
@@ -20,6 +23,7 @@ import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { auditShapeProblems } from "./audit-shape";
+import { fixturePhone } from "./fixture-kit";
 import { callOperation as call, fixtureFor } from "./fixtures";
 import { allPages, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 
@@ -31,8 +35,22 @@ type Operation = {
   "x-scope"?: "school" | "platform";
   /** A POST that only reads (a list of ids in its body): no state change, so no audit row. */
   "x-read-only"?: boolean;
-  requestBody?: unknown;
-  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { schema?: Schema }> };
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
+};
+
+/** The parts of a JSON schema the generated bodies read. */
+type Schema = {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  maxItems?: number;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  example?: unknown;
+  maxLength?: number;
 };
 
 const NORTH = 1;
@@ -44,10 +62,79 @@ const ALL = PERMISSION_NAMES;
 const t0 = makeTestApp();
 const doc = (await (await t0.request("/api/openapi.json")).json()) as {
   paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
 };
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
 );
+
+const resolve = (schema: Schema | undefined): Schema => {
+  let s = schema ?? {};
+  while (s.$ref) s = doc.components.schemas[s.$ref.split("/").at(-1) ?? ""] ?? {};
+  return s;
+};
+const bodySchema = (op: Operation) => resolve(op.requestBody?.content["application/json"]?.schema);
+
+/** Where a schema has arrays (`[]` steps into the items), and whether each declares `maxItems`. */
+function arraysOf(schema: Schema, path: string[] = []): { path: string[]; bounded: boolean }[] {
+  const s = resolve(schema);
+  const here = s.type === "array" || s.items ? [{ path, bounded: s.maxItems !== undefined }] : [];
+  const inside = Object.entries(s.properties ?? {}).flatMap(([k, v]) => arraysOf(v, [...path, k]));
+  const items = s.items ? arraysOf(s.items, [...path, "[]"]) : [];
+  const branches = (s.anyOf ?? []).flatMap((b) => arraysOf(b, path));
+  return [...here, ...inside, ...items, ...branches];
+}
+const boundedArrays = (schema: Schema) =>
+  arraysOf(schema)
+    .filter((a) => a.bounded)
+    .map((a) => a.path);
+
+/**
+ * The `i`th of many distinct values a schema takes: enums in turn, unknown ids (so an id list
+ * reaches its lookup), fresh phones, the example with a suffix; objects from their properties.
+ */
+function nth(schema: Schema, i: number): unknown {
+  const s = resolve(schema);
+  if (s.enum) return s.enum[i % s.enum.length];
+  if (s.anyOf) {
+    const like = s.anyOf.find((b) => resolve(b).type === typeof s.example) ?? s.anyOf[0];
+    return nth({ ...resolve(like), example: s.example }, i);
+  }
+  switch (s.type) {
+    case "integer":
+    case "number":
+      return UNKNOWN_ID + i;
+    case "boolean":
+      return i % 2 === 0;
+    case "string": {
+      if (typeof s.example === "string" && /^\+\d{8,15}$/.test(s.example)) return fixturePhone();
+      const suffix = `-${i}`;
+      const stem = typeof s.example === "string" ? s.example : "item";
+      return `${stem.slice(0, (s.maxLength ?? 100) - suffix.length)}${suffix}`;
+    }
+    case "object":
+      return Object.fromEntries(
+        Object.entries(s.properties ?? {})
+          .filter(([k]) => s.required?.includes(k))
+          .map(([k, v]) => [k, nth(v, i)]),
+      );
+    default:
+      throw new Error(`no value for a schema of type ${s.type}: teach nth() about it`);
+  }
+}
+
+/** A body of the schema from its examples: its required properties only. */
+function exampleBody(schema: Schema): Record<string, unknown> {
+  const s = resolve(schema);
+  return Object.fromEntries(
+    Object.entries(s.properties ?? {})
+      .filter(([k]) => s.required?.includes(k))
+      .map(([k, v]) => {
+        const p = resolve(v);
+        return [k, p.example !== undefined ? p.example : p.type === "array" ? [] : nth(p, 0)];
+      }),
+  );
+}
 
 /** The first school's admin with every permission there (not a super-admin). */
 const northAdmin = (t: TestApp) => t.token(2, { [NORTH]: "all" });
@@ -115,6 +202,56 @@ for (const { path, method, op } of operations) {
         expect(res.status, await res.clone().text()).toBe(400);
         const paths = (await problem(res)).errors?.map((e) => e.path).join(", ") ?? "";
         expect(paths).toMatch(/schoolId/);
+      });
+    }
+
+    if (op.requestBody) {
+      it("declares maxItems on every array of its body", () => {
+        const unbounded = arraysOf(bodySchema(op)).filter((a) => !a.bounded);
+        expect(
+          unbounded.map((a) => a.path.join(".")),
+          "give each array a maxItems",
+        ).toEqual([]);
+      });
+    }
+
+    const arrays = op.requestBody ? boundedArrays(bodySchema(op)) : [];
+    const queryArrays = (op.parameters ?? []).filter((p) => p.in === "query" && resolve(p.schema).type === "array");
+    if (arrays.length > 0 || queryArrays.length > 0) {
+      it("takes each array at its declared maxItems: past validation, and never a 500", {
+        timeout: 60_000,
+      }, async () => {
+        expect(queryArrays, "query arrays: teach this test to send them").toEqual([]);
+        const nested = arrays.filter((path) => path.length !== 1);
+        expect(nested, "arrays below the body's top level: teach this test to fill them").toEqual([]);
+        const t = makeTestApp();
+        const fixture = fixtureFor(path);
+        const given = fixture?.bodies?.[op.operationId];
+        const made = typeof given === "function" ? await given(t, NORTH) : given;
+        const base = (made ?? exampleBody(bodySchema(op))) as Record<string, unknown>;
+        const id = hasId ? await fixture?.create(t, NORTH) : undefined;
+        for (const [name] of arrays as [string][]) {
+          const array = resolve(bodySchema(op).properties?.[name]);
+          const max = array.maxItems ?? 0;
+          // The fixture's own items (records that exist) first, then distinct values up to the limit.
+          const items = Array.isArray(base[name]) ? [...(base[name] as unknown[])].slice(0, max) : [];
+          const seen = new Set(items.map((v) => JSON.stringify(v)));
+          for (let i = 0; items.length < max && i < 10 * max; i++) {
+            const value = nth(array.items ?? {}, i);
+            if (!seen.has(JSON.stringify(value))) items.push(value);
+            seen.add(JSON.stringify(value));
+          }
+          expect(items, `${name}: ${max} distinct items`).toHaveLength(max);
+          const res = await call(t, method, path, op, {
+            token: await t.token(1, {}, true),
+            id,
+            base,
+            extra: { [name]: items },
+          });
+          const said = await res.clone().text();
+          expect(res.status, `${name}: ${max} items -> ${said}`).toBeLessThan(500);
+          expect(res.status, `${name}: ${max} items is valid -> ${said}`).not.toBe(400);
+        }
       });
     }
 

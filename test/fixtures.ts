@@ -31,7 +31,13 @@ export async function operationRequest(
   t: TestApp,
   path: string,
   op: { operationId: string; requestBody?: unknown },
-  init: { id?: string | number; parentId?: number; extra?: Record<string, unknown> } = {},
+  init: {
+    id?: string | number;
+    parentId?: number;
+    extra?: Record<string, unknown>;
+    /** The body to start from instead of the fixture's (still under `extra`). */
+    base?: unknown;
+  } = {},
 ) {
   const fixture = fixtureFor(path);
   let url = path.replace("{id}", String(init.id ?? 1)).replace(/\{(\w+Id)\}/g, String(init.parentId ?? 1));
@@ -39,7 +45,7 @@ export async function operationRequest(
     const make = name ? fixture?.params?.[name] : undefined;
     url = url.replace(`{${name}}`, make ? await make(t, 1) : "documents");
   }
-  const given = op.requestBody ? (fixture?.bodies?.[op.operationId] ?? {}) : undefined;
+  const given = op.requestBody ? (init.base ?? fixture?.bodies?.[op.operationId] ?? {}) : undefined;
   const made = typeof given === "function" ? await given(t, 1) : given;
   const body = init.extra && made !== undefined ? { ...(made as object), ...init.extra } : made;
   return { url, body };
@@ -51,7 +57,14 @@ export async function callOperation(
   method: string,
   path: string,
   op: { operationId: string; requestBody?: unknown },
-  init: { token?: string; id?: string | number; parentId?: number; school?: number; extra?: Record<string, unknown> },
+  init: {
+    token?: string;
+    id?: string | number;
+    parentId?: number;
+    school?: number;
+    extra?: Record<string, unknown>;
+    base?: unknown;
+  },
 ) {
   const { url, body } = await operationRequest(t, path, op, init);
   return t.request(url, { method, token: init.token, school: init.school ?? 1, body });

@@ -3,13 +3,13 @@
  * operations, the bulk consumer's importers (through the Worker's real queue handler), templates.
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
-import { strToU8, zipSync } from "fflate";
+import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
+import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, zipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers, users } from "../src/db/core";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
-import { type Cell, excelDate, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
+import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { administrativeUsers } from "../src/modules/administrative-user/schema";
 import { auditLog } from "../src/modules/audit-log/schema";
@@ -41,6 +41,105 @@ function handMade(): Uint8Array {
     ),
   });
 }
+
+// --- Hostile files: builders ----------------------------------------------------------------------
+
+const MB = 1024 * 1024;
+const concat = (chunks: Uint8Array[]) => {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+};
+
+/**
+ * The workbook `xlsxFile` with an `xl/sharedStrings.xml` that unzips to `mb` MB of one repeated
+ * byte (about 1 KB of zip per MB). Deflated as a stream, so the test never holds the big part.
+ */
+function withSharedStringsBomb(xlsxFile: Uint8Array, mb: number): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    chunks.push(chunk);
+  });
+  for (const [name, data] of Object.entries(unzipSync(xlsxFile))) {
+    const part = new ZipDeflate(name, { level: 6 });
+    zip.add(part);
+    part.push(data, true);
+  }
+  const sst = new ZipDeflate("xl/sharedStrings.xml", { level: 6 });
+  zip.add(sst);
+  sst.push(strToU8('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>'));
+  const block = new Uint8Array(MB).fill(0x41);
+  for (let i = 0; i < mb; i++) sst.push(block);
+  sst.push(strToU8("</t></si></sst>"), true);
+  zip.end();
+  return concat(chunks);
+}
+
+/** Where `name`'s central directory entry and local header are in a zip (a zip without comment). */
+function entryOf(zip: Uint8Array, name: string) {
+  const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const eocd = zip.length - 22;
+  expect(v.getUint32(eocd, true)).toBe(0x06054b50);
+  let at = v.getUint32(eocd + 16, true);
+  for (let i = v.getUint16(eocd + 10, true); i > 0; i--) {
+    const nameLength = v.getUint16(at + 28, true);
+    if (strFromU8(zip.subarray(at + 46, at + 46 + nameLength)) === name) {
+      return { view: v, central: at, local: v.getUint32(at + 42, true) };
+    }
+    at += 46 + nameLength + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
+  }
+  throw new Error(`${name} is not in the zip`);
+}
+
+/** A copy of `zip` whose headers (central and local, or only one) say other things of its part `name`. */
+function lie(
+  zip: Uint8Array,
+  name: string,
+  says: { size?: number; compressedSize?: number; crc?: number },
+  only?: "central" | "local",
+) {
+  const out = zip.slice();
+  const { view, central, local } = entryOf(out, name);
+  // Bit 3: the local header leaves the sizes to a descriptor after the data (streamed zips).
+  const inLocal = (view.getUint16(local + 6, true) & 8) === 0;
+  const fields = { crc: [16, 14], compressedSize: [20, 18], size: [24, 22] } as const;
+  for (const [field, [c, l]] of Object.entries(fields)) {
+    const value = says[field as keyof typeof says];
+    if (value === undefined) continue;
+    if (only !== "local") view.setUint32(central + c, value, true);
+    if (inLocal && only !== "central") view.setUint32(local + l, value, true);
+  }
+  return out;
+}
+
+/** What the headers of part `name` say: its compressed and unzipped sizes, its CRC. */
+function said(zip: Uint8Array, name: string) {
+  const { view, central } = entryOf(zip, name);
+  return {
+    crc: view.getUint32(central + 16, true),
+    compressedSize: view.getUint32(central + 20, true),
+    size: view.getUint32(central + 24, true),
+  };
+}
+
+let bombCache: Uint8Array | undefined;
+/** A teachers file (3 valid rows) whose shared strings unzip to 200 MB, made once. */
+async function bomb(): Promise<Uint8Array> {
+  bombCache ??= withSharedStringsBomb(
+    await xlsx(["Phone", "First name", "Last name"], [[phone(900_001), "Bo", "Mb"]]),
+    200,
+  );
+  return bombCache;
+}
+
+const SST = "xl/sharedStrings.xml";
+const SHEET = "xl/worksheets/sheet1.xml";
+const damaged = (part: string) => new RegExp(`^The file is damaged: ${part.replace(/\./g, "\\.")}`);
 
 describe("the .xlsx reader", () => {
   it("reads back what the writer wrote: strings, numbers, booleans, empty cells", async () => {
@@ -104,6 +203,110 @@ describe("the .xlsx reader", () => {
     expect(() => readXlsx(bytes, { maxBytes: 100 })).toThrow(/at most/);
     expect(() => readXlsx(bytes, { maxRows: 10 })).toThrow(/more than 10 rows/);
     expect(readXlsx(bytes, { maxRows: 20 })).toHaveLength(21);
+  });
+
+  it("refuses a sheet over the row cap before yielding its first row", async () => {
+    const bytes = await xlsx(
+      ["A"],
+      Array.from({ length: 11 }, (_, i) => [i]),
+    );
+    const rows = xlsxRows(bytes, { maxRows: 10 });
+    expect(() => rows.next()).toThrow(
+      new XlsxError("The sheet has more than 10 rows; split it into files of at most 10"),
+    );
+  });
+
+  it("a shared-strings bomb (200 MB unzipped from ~200 KB) is refused as too large", { timeout: 60_000 }, async () => {
+    const file = await bomb();
+    expect(file.length).toBeLessThan(400_000);
+    expect(said(file, SST).size).toBeGreaterThan(200 * MB);
+    expect(() => readXlsx(file)).toThrow(
+      new XlsxError(
+        `The shared-string table (xl/sharedStrings.xml) unzips to more than ${READ_LIMITS.maxSharedStringsBytes / MB} MB, the most an import reads: split the file`,
+      ),
+    );
+  });
+
+  it("zip headers that understate a bomb do not help it: the reader stops as soon as the real bytes pass them", async () => {
+    const file = await bomb();
+    // Its data cut in half as well: a reader that inflated it all would meet the cut (about 100 MB
+    // in) and say so; this one stops when the real bytes pass what the header says.
+    const half = Math.floor(said(file, SST).compressedSize / 2);
+    for (const size of [0, 1000, READ_LIMITS.maxSharedStringsBytes - 6 * MB]) {
+      expect(() => readXlsx(lie(file, SST, { size, compressedSize: half }))).toThrow(
+        new XlsxError(
+          `The file is damaged: xl/sharedStrings.xml unzips to more than the ${size} bytes its zip header says`,
+        ),
+      );
+    }
+    // And a lower limit than the file's header, set by the caller, is the limit.
+    expect(() => readXlsx(lie(file, SST, { size: 10 * MB }), { maxSharedStringsBytes: MB })).toThrow(
+      /xl\/sharedStrings\.xml\) unzips to more than 1 MB,/,
+    );
+  });
+
+  it("a part whose real size or CRC is not its header's, or whose data is cut short, is damaged", async () => {
+    const file = await xlsx(
+      ["Phone", "Name"],
+      Array.from({ length: 50 }, (_, i) => [phone(i), `Name ${i}`]),
+    );
+    expect(readXlsx(file)).toHaveLength(51);
+    const sheet = said(file, SHEET);
+    expect(() => readXlsx(lie(file, SHEET, { size: sheet.size - 100 }))).toThrow(
+      `The file is damaged: ${SHEET} unzips to more than the ${sheet.size - 100} bytes its zip header says`,
+    );
+    expect(() => readXlsx(lie(file, SHEET, { size: sheet.size + 100 }))).toThrow(
+      `The file is damaged: ${SHEET} unzips to ${sheet.size} bytes, not the ${sheet.size + 100} its zip header says`,
+    );
+    expect(() => readXlsx(lie(file, SHEET, { crc: (sheet.crc ^ 1) >>> 0 }))).toThrow(
+      `The file is damaged: ${SHEET} fails its checksum (CRC-32)`,
+    );
+    expect(() => readXlsx(lie(file, SHEET, { compressedSize: sheet.compressedSize - 20 }))).toThrow(
+      `The file is damaged: ${SHEET} is cut short`,
+    );
+    expect(() => readXlsx(lie(file, SHEET, { compressedSize: file.length }))).toThrow(damaged(SHEET));
+    // A zip whose local headers carry the sizes (not a streamed one): both headers are checked.
+    const made = handMade();
+    const sst = said(made, SST);
+    expect(() => readXlsx(lie(made, SST, { size: sst.size - 1 }))).toThrow(damaged(SST));
+    expect(() => readXlsx(lie(made, SST, { size: sst.size - 1 }, "local"))).toThrow(damaged(SST));
+    expect(() => readXlsx(lie(made, "xl/workbook.xml", { crc: 0 }, "local"))).toThrow(damaged("xl/workbook.xml"));
+  });
+
+  it("a row, or a shared string, longer than maxElementChars is refused (what is held while it is read)", async () => {
+    const long = "x".repeat(READ_LIMITS.maxElementChars + 1000);
+    const row = await xlsx(["A"], [[long]]);
+    const rows = xlsxRows(row);
+    expect(() => rows.next()).toThrow(
+      `A row of the worksheet is longer than ${READ_LIMITS.maxElementChars.toLocaleString("en")} characters: the file cannot be imported`,
+    );
+    const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const sst = zipSync({
+      "xl/sharedStrings.xml": strToU8(`<sst ${ns}><si><t>${long}</t></si></sst>`),
+      "xl/worksheets/sheet1.xml": strToU8(
+        `<worksheet ${ns}><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`,
+      ),
+    });
+    expect(() => readXlsx(sst)).toThrow(
+      /^A string of the shared-string table \(xl\/sharedStrings\.xml\) is longer than/,
+    );
+    // Under the limit, the same string is read.
+    expect(readXlsx(sst, { maxElementChars: long.length + 100 })).toEqual([[long]]);
+  });
+
+  it("each limit can be set per call: the worksheet, shared strings, other parts, the whole", () => {
+    const made = handMade();
+    expect(readXlsx(made)).toHaveLength(3);
+    expect(() => readXlsx(made, { maxSharedStringsBytes: 100 })).toThrow(
+      "The shared-string table (xl/sharedStrings.xml) unzips to more than 100 bytes, the most an import reads: split the file",
+    );
+    expect(() => readXlsx(made, { maxSheetBytes: 100 })).toThrow(
+      /^The worksheet \(xl\/worksheets\/data\.xml\) unzips to more than 100 bytes/,
+    );
+    expect(() => readXlsx(made, { maxPartBytes: 100 })).toThrow(
+      /^The part xl\/workbook\.xml unzips to more than 100 bytes/,
+    );
+    expect(() => readXlsx(made, { maxTotalBytes: 600 })).toThrow(/^The workbook unzips to more than 600 bytes/);
   });
 });
 
@@ -509,6 +712,95 @@ describe("GET /api/v1/bulk-process/template/{entity}", () => {
   it("400 for an entity without an import", async () => {
     const res = await t.request("/api/v1/bulk-process/template/buses", { token: north, school: 1 });
     expect(res.status).toBe(400);
+  });
+});
+
+// --- Files that must not import -------------------------------------------------------------------
+
+/** Every import, with a row builder whose rows it imports. */
+const IMPORTERS = [
+  {
+    path: "/api/v1/teacher/upload-file",
+    columns: ["Phone", "First name", "Last name"],
+    row: (i: number): Cell[] => [phone(300_000 + i), "Hostile", `Teacher ${i}`],
+  },
+  {
+    path: "/api/v1/administrative-user/upload-file",
+    columns: ["Phone", "First name", "Last name"],
+    row: (i: number): Cell[] => [phone(320_000 + i), "Hostile", `Staff ${i}`],
+  },
+  {
+    path: "/api/v1/family/upload-file",
+    columns: ["Family number", "Family name", "Student id number", "Student first name", "Student last name"],
+    row: (i: number): Cell[] => [`HF-${i}`, "Hostile", `HS-${i}`, "Hostile", `Student ${i}`],
+  },
+  {
+    path: "/api/v1/group/upload-file",
+    columns: ["Name", "Level", "School year"],
+    row: (i: number): Cell[] => [`Hostile ${i}`, "elementary", "2026-2027"],
+  },
+];
+
+/** What an import wrote: its audit rows (every write of an import has one), the process's own left out. */
+const writtenBy = (processId: number) =>
+  t.db
+    .select({ entity: auditLog.entity })
+    .from(auditLog)
+    .where(and(eq(auditLog.actorType, "import"), eq(auditLog.actorId, processId), ne(auditLog.entity, "bulk-process")));
+
+/** The process failed for `reason` alone, and wrote nothing. */
+async function refused(process: Process, reason: string | RegExp) {
+  expect(process).toMatchObject({ status: "failed", processedRows: 0 });
+  expect(process.errors).toEqual([
+    { row: 0, message: typeof reason === "string" ? reason : expect.stringMatching(reason) },
+  ]);
+  expect(await writtenBy(process.id)).toEqual([]);
+}
+
+describe.each(IMPORTERS)("files that must not import, through $path", ({ path, columns, row }) => {
+  it("a shared-strings bomb fails saying so; a redelivered message does nothing", { timeout: 60_000 }, async () => {
+    const { process, message } = await runImport(path, await bomb());
+    await refused(process, /^The shared-string table \(xl\/sharedStrings\.xml\) unzips to more than \d+ MB/);
+    await deliver(`import-${process.id}`, message);
+    await deliver(`again-${process.id}`, message);
+    expect(await read(process.id)).toEqual(process);
+  });
+
+  it("a bomb whose zip headers understate it fails as damaged", async () => {
+    const file = lie(await bomb(), SST, { size: 1000 });
+    const { process } = await runImport(path, file);
+    await refused(process, `The file is damaged: ${SST} unzips to more than the 1000 bytes its zip header says`);
+  });
+
+  it("a worksheet whose zip headers understate its size fails as damaged, never imported cut short", async () => {
+    const file = await xlsx(
+      columns,
+      Array.from({ length: 200 }, (_, i) => row(100 + i)),
+    );
+    const size = Math.floor(said(file, SHEET).size / 2);
+    const { process } = await runImport(path, lie(file, SHEET, { size }));
+    await refused(process, `The file is damaged: ${SHEET} unzips to more than the ${size} bytes its zip header says`);
+  });
+
+  it("a worksheet whose data is cut short or fails its CRC fails as damaged", async () => {
+    const file = await xlsx(columns, [row(400), row(401)]);
+    const sheet = said(file, SHEET);
+    const cut = await runImport(path, lie(file, SHEET, { compressedSize: sheet.compressedSize - 10 }));
+    await refused(cut.process, `The file is damaged: ${SHEET} is cut short`);
+    const crc = await runImport(path, lie(file, SHEET, { crc: (sheet.crc ^ 0xff) >>> 0 }));
+    await refused(crc.process, `The file is damaged: ${SHEET} fails its checksum (CRC-32)`);
+  });
+
+  it("a file over the row cap writes nothing and fails with the cap", { timeout: 120_000 }, async () => {
+    // The rows themselves import.
+    const few = await runImport(path, await xlsx(columns, [row(0), row(1), row(2)]));
+    expect(few.process).toMatchObject({ status: "completed", processedRows: 3, errors: [] });
+    expect((await writtenBy(few.process.id)).length).toBeGreaterThan(0);
+
+    const cap = READ_LIMITS.maxRows;
+    const many = Array.from({ length: cap + 2000 }, (_, i) => row(1000 + i));
+    const { process } = await runImport(path, await xlsx(columns, many));
+    await refused(process, `The sheet has more than ${cap} rows; split it into files of at most ${cap}`);
   });
 });
 

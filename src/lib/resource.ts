@@ -13,7 +13,7 @@
  * change, its audit row, and any statements the operation adds (`also`), all or nothing.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../middleware/authorize";
 import type { Access } from "./access";
@@ -35,7 +35,7 @@ import {
 } from "./pagination";
 import { recordId } from "./params";
 import { defineRoute, json, jsonBody, noContent, type Tag } from "./route";
-import { type CommitMessages, commit, GuardFailed, guard, insertedId, type Statement } from "./write";
+import { type CommitMessages, commit, GuardFailed, guard, inList, insertedId, type Statement } from "./write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "./xlsx";
 
 export const IdParams = z.object({
@@ -463,7 +463,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
   async function change(ctx: Ctx, id: number, spec: Change<T>): Promise<z.output<R> | undefined> {
     const parentId = spec.parentId ?? null;
     const conds: (SQL | undefined)[] = (spec.rules ?? []).map((r) => r.when);
-    if (spec.from) conds.push(inArray(spec.from.column, [...spec.from.states]));
+    if (spec.from) conds.push(inList(spec.from.column, spec.from.states));
     const guardedBy = and(...conds);
     const written = spec.remove
       ? writes.delete(ctx, id, parentId, guardedBy)

@@ -7,7 +7,7 @@
  * - `commit()` runs the batch and maps constraint errors to the problem a caller can act on.
  */
 
-import { getTableName, sql } from "drizzle-orm";
+import { getTableName, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
@@ -19,6 +19,16 @@ export type Statement = BatchItem<"sqlite">;
 /** `(SELECT value FROM json_each(?))`: a list as one bound parameter, however long it is. */
 export const jsonValues = (values: readonly (number | string)[]) =>
   sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
+
+/**
+ * `column IN (values)` with the list as ONE bound parameter (`jsonValues`), however long it is:
+ * D1 binds at most 100 parameters per statement, and a request's list of 100 ids plus the
+ * statement's own parameters would pass it. A subquery is taken as it is. The code's only `IN`:
+ * biome refuses drizzle's `inArray` elsewhere in src (biome.json).
+ */
+export function inList(column: SQLWrapper, values: readonly (number | string)[] | SQLWrapper): SQL {
+  return sql`${column} IN ${Array.isArray(values) ? jsonValues(values) : values}`;
+}
 
 /** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
 function isConstraint(err: unknown, pattern: RegExp): boolean {

@@ -10,7 +10,8 @@
  * @example
  * return xlsxResponse("teachers.xlsx", { name: "Teachers", columns: ["Id", "Name"], rows: pages() });
  */
-import { type UnzipFileInfo, unzipSync, Zip, ZipDeflate } from "fflate";
+import { Zip, ZipDeflate } from "fflate";
+import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -151,15 +152,41 @@ export class XlsxError extends Error {
 }
 
 export interface ReadLimits {
-  /** The .xlsx itself (compressed). Default 5 MB. */
+  /** The .xlsx itself (compressed). */
   maxBytes?: number;
-  /** The worksheet's XML once inflated (a zip bomb stops here). Default 40 MB. */
+  /** The worksheet's XML once unzipped (streamed: never held whole). */
   maxSheetBytes?: number;
-  /** Rows after the header. Default 10,000. */
+  /** The shared-string table's XML once unzipped (its strings are held while the sheet is read). */
+  maxSharedStringsBytes?: number;
+  /** Any other part the reader reads once unzipped: the workbook and its relationships. */
+  maxPartBytes?: number;
+  /** Everything the reader unzips, each part counted once. */
+  maxTotalBytes?: number;
+  /** One row of the worksheet, or one shared string, as text: what is held while it is read. */
+  maxElementChars?: number;
+  /** Rows after the header. */
   maxRows?: number;
 }
 
-export const READ_LIMITS = { maxBytes: 5 * 1024 * 1024, maxSheetBytes: 40 * 1024 * 1024, maxRows: 10_000 };
+const MB = 1024 * 1024;
+
+/**
+ * What the reader reads at most: a Worker has 128 MB, and a 5 MB zip can say anything about its
+ * parts and inflate to gigabytes. Sizes are counted on the real bytes as they come out of the
+ * inflater (src/lib/unzip.ts), never taken from the zip's headers. The worksheet is streamed (one
+ * row of text at a time, `maxElementChars`); the shared strings (≤ 16 MB of XML, at most ~32 MB as
+ * strings) and the file (≤ 5 MB) are what is held. Ten thousand rows of a few dozen columns are a
+ * few MB of XML, far under every limit; Excel's longest cell is 32,767 characters.
+ */
+export const READ_LIMITS = {
+  maxBytes: 5 * MB,
+  maxSheetBytes: 40 * MB,
+  maxSharedStringsBytes: 16 * MB,
+  maxPartBytes: 1 * MB,
+  maxTotalBytes: 64 * MB,
+  maxElementChars: 4 * MB,
+  maxRows: 10_000,
+} satisfies Required<ReadLimits>;
 
 /** One worksheet row: its spreadsheet number (1 is the first) and its cells by column (gaps are null). */
 export interface SheetRow {
@@ -226,14 +253,11 @@ function cellValue(type: string | undefined, inner: string, shared: string[]): C
 }
 
 /** Where the first worksheet lives: workbook.xml's first `<sheet>`, through the workbook's relationships. */
-function firstSheetPath(files: Record<string, Uint8Array>): string {
-  const decoder = new TextDecoder();
-  const workbook = files["xl/workbook.xml"];
-  const rels = files["xl/_rels/workbook.xml.rels"];
-  if (workbook && rels) {
-    const sheet = /<(?:\w+:)?sheet\s[^>]*>/.exec(decoder.decode(workbook))?.[0];
+function firstSheetPath(workbook: string | undefined, rels: string | undefined): string {
+  if (workbook !== undefined && rels !== undefined) {
+    const sheet = /<(?:\w+:)?sheet\s[^>]*>/.exec(workbook)?.[0];
     const id = sheet && /\s(?:\w+:)?id="([^"]*)"/.exec(sheet)?.[1];
-    for (const m of decoder.decode(rels).matchAll(/<Relationship\s[^>]*>/g)) {
+    for (const m of rels.matchAll(/<Relationship\s[^>]*>/g)) {
       if (attr(m[0], "Id") !== id) continue;
       const target = attr(m[0], "Target") ?? "";
       return target.startsWith("/") ? target.slice(1) : `xl/${target.replace(/^\.\//, "")}`;
@@ -242,14 +266,138 @@ function firstSheetPath(files: Record<string, Uint8Array>): string {
   return "xl/worksheets/sheet1.xml";
 }
 
-const unzip = (bytes: Uint8Array, keep: (file: UnzipFileInfo) => boolean) => {
-  try {
-    return unzipSync(bytes, { filter: keep });
-  } catch (err) {
-    if (err instanceof XlsxError) throw err;
-    throw new XlsxError("The file is not an .xlsx workbook (it could not be unzipped)");
+const SHARED_STRINGS = "xl/sharedStrings.xml";
+
+const tooLarge = (what: string, limit: number) =>
+  new XlsxError(
+    `${what} unzips to more than ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`}, the most an import reads: split the file`,
+  );
+
+/**
+ * The parts of an .xlsx, each read through `readEntry`: bounded by its own limit and, all parts
+ * together (each counted once), by `maxTotalBytes`.
+ */
+function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
+  const parts = new Map<string, ZipEntry>();
+  for (const entry of zipEntries(bytes)) if (!parts.has(entry.name)) parts.set(entry.name, entry);
+  const counted = new Map<string, number>();
+  let total = 0;
+  /** The unzipped bytes of part `name`, in chunks; nothing if the file has no such part. */
+  function* read(name: string, limit: number, what: string): Generator<Uint8Array> {
+    const entry = parts.get(name);
+    if (!entry) return;
+    const before = counted.get(name);
+    const room = before === undefined ? limits.maxTotalBytes - total : before;
+    const bound = Math.min(limit, room);
+    let size = 0;
+    for (const chunk of readEntry(bytes, entry, bound, () =>
+      room < limit ? tooLarge("The workbook", limits.maxTotalBytes) : tooLarge(what, limit),
+    )) {
+      size += chunk.length;
+      yield chunk;
+    }
+    if (before === undefined) {
+      counted.set(name, size);
+      total += size;
+    }
   }
-};
+  /** A small part as text. */
+  const text = (name: string) => {
+    if (!parts.has(name)) return undefined;
+    const decoder = new TextDecoder();
+    let out = "";
+    for (const chunk of read(name, limits.maxPartBytes, `The part ${name}`))
+      out += decoder.decode(chunk, { stream: true });
+    return out + decoder.decode();
+  };
+  return { has: (name: string) => parts.has(name), read, text };
+}
+
+/**
+ * Scans XML text as it is decoded from `chunks` for whole elements matched by `pattern` (global),
+ * handing each match to `each`. What follows the last whole element is kept only from where the
+ * next one (`opening`) starts, so text that is no element of interest is never accumulated, and an
+ * element longer than `max` characters is refused (`tooLong`), as soon as it is that long.
+ */
+function* scan<T>(
+  chunks: Iterable<Uint8Array>,
+  pattern: RegExp,
+  opening: RegExp,
+  each: (m: RegExpMatchArray) => T | undefined,
+  max: number,
+  tooLong: string,
+): Generator<T> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const drain = function* (done: boolean): Generator<T> {
+    let end = 0;
+    for (const m of text.matchAll(pattern)) {
+      if (m[0].length > max) throw new XlsxError(tooLong);
+      const out = each(m);
+      if (out !== undefined) yield out;
+      end = (m.index ?? 0) + m[0].length;
+    }
+    const rest = text.slice(end);
+    const next = rest.search(opening);
+    // Eight characters: an opening tag split between two chunks.
+    text = done ? "" : next < 0 ? rest.slice(-8) : rest.slice(next);
+  };
+  for (const chunk of chunks) {
+    text += decoder.decode(chunk, { stream: true });
+    yield* drain(false);
+    if (text.length > max) throw new XlsxError(tooLong);
+  }
+  text += decoder.decode();
+  yield* drain(true);
+}
+
+const tooLong = (what: string, max: number) =>
+  `${what} is longer than ${max.toLocaleString("en")} characters: the file cannot be imported`;
+
+/** The shared-string table: each `<si>`'s text, in order. */
+function sharedStrings(chunks: Iterable<Uint8Array>, max: number): string[] {
+  const what = `A string of the shared-string table (${SHARED_STRINGS})`;
+  return [
+    ...scan(chunks, /<si>([\s\S]*?)<\/si>|<si\/>/g, /<si[\s>/]/, (m) => itemText(m[1] ?? ""), max, tooLong(what, max)),
+  ];
+}
+
+const ROW = /<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g;
+const CELL = /<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
+
+/** The `<row>` elements of a worksheet's XML, in order: attributes in [1], content in [2]. */
+const rowElements = (chunks: Iterable<Uint8Array>, max: number) =>
+  scan(chunks, ROW, /<row[\s>/]/, (m) => m, max, tooLong("A row of the worksheet", max));
+
+/** Whether a row's XML has a cell with a value (a row `sheetRows` yields), cheaper than reading it. */
+function hasValue(xml: string, shared: string[]): boolean {
+  for (const c of xml.matchAll(CELL)) {
+    const value = cellValue(attr(c[1] ?? "", "t"), c[2] ?? "", shared);
+    if (value !== null && value !== "") return true;
+  }
+  return false;
+}
+
+/** The rows of a worksheet's XML with a value, in order (see `xlsxRows`). */
+function* sheetRows(chunks: Iterable<Uint8Array>, shared: string[], max: number): Generator<SheetRow> {
+  let last = 0;
+  for (const m of rowElements(chunks, max)) {
+    const r = Number(attr(m[1] ?? "", "r")) || last + 1;
+    last = r;
+    const cells: Cell[] = [];
+    let next = 0;
+    for (const c of (m[2] ?? "").matchAll(CELL)) {
+      const ref = attr(c[1] ?? "", "r");
+      const index = ref ? columnIndex(ref) : next;
+      next = index + 1;
+      const value = cellValue(attr(c[1] ?? "", "t"), c[2] ?? "", shared);
+      while (cells.length < index) cells.push(null);
+      cells[index] = value;
+    }
+    while (cells.length > 0 && (cells.at(-1) === null || cells.at(-1) === "")) cells.pop();
+    if (cells.length > 0) yield { row: r, cells };
+  }
+}
 
 /**
  * The rows of the first worksheet of an .xlsx, in order, as they are parsed. Strings (shared,
@@ -257,68 +405,40 @@ const unzip = (bytes: Uint8Array, keep: (file: UnzipFileInfo) => boolean) => {
  * one), booleans booleans; a cell missing between two others is null. Rows Excel left out (all
  * empty) are not yielded: `row` keeps the spreadsheet's numbering.
  *
- * The sheet is inflated whole (bounded by `maxSheetBytes`) and read 1 MB of text at a time, so the
- * rows are never all held as strings at once. Throws `XlsxError` for a file it refuses.
+ * Every part read is bounded by its real unzipped size (`READ_LIMITS`, or `limits`). The worksheet
+ * is unzipped twice, as a stream, never held whole: first to check it (its size and CRC-32 against
+ * its headers) and count its rows, then to yield them. So a damaged file, or one over `maxRows`,
+ * fails before the first row is yielded, and a caller that writes as it reads writes all or
+ * nothing of a file. Throws `XlsxError` for a file it refuses.
  */
 export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator<SheetRow> {
-  const { maxBytes, maxSheetBytes, maxRows } = { ...READ_LIMITS, ...limits };
-  if (bytes.length > maxBytes) {
-    throw new XlsxError(`The file is ${(bytes.length / 1048576).toFixed(1)} MB; at most ${maxBytes / 1048576} MB`);
+  try {
+    yield* readRows(bytes, { ...READ_LIMITS, ...limits });
+  } catch (err) {
+    throw err instanceof ZipError ? new XlsxError(err.message) : err;
   }
-  const meta = unzip(bytes, (f) => /^xl\/(workbook\.xml|_rels\/workbook\.xml\.rels|sharedStrings\.xml)$/.test(f.name));
-  const path = firstSheetPath(meta);
-  const sheets = unzip(bytes, (f) => {
-    if (f.name !== path) return false;
-    if (f.originalSize > maxSheetBytes) throw new XlsxError(`The worksheet is too large to import`);
-    return true;
-  });
-  const sheet = sheets[path];
-  if (!sheet) throw new XlsxError("The workbook has no worksheet");
-  const decoder = new TextDecoder();
-  const shared: string[] = [];
-  const sst = meta["xl/sharedStrings.xml"];
-  if (sst)
-    for (const m of decoder.decode(sst).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g)) shared.push(itemText(m[1] ?? ""));
-  delete meta["xl/sharedStrings.xml"];
+}
 
-  const CHUNK = 1 << 20;
-  const stream = new TextDecoder();
-  let text = "";
-  let count = 0;
-  let last = 0;
-  const rowPattern = /<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g;
-  for (let at = 0; at < sheet.length || text.length > 0; ) {
-    const end = Math.min(at + CHUNK, sheet.length);
-    const done = end >= sheet.length;
-    if (at < sheet.length) text += stream.decode(sheet.subarray(at, end), { stream: !done });
-    at = end;
-    // Only whole rows: what follows the last `</row>` waits for the next chunk.
-    const cut = done ? text.length : text.lastIndexOf("</row>") + 6;
-    if (cut < 6 && !done) continue;
-    const part = text.slice(0, cut);
-    text = text.slice(cut);
-    rowPattern.lastIndex = 0;
-    for (const m of part.matchAll(rowPattern)) {
-      const r = Number(attr(m[1] ?? "", "r")) || last + 1;
-      last = r;
-      const cells: Cell[] = [];
-      let next = 0;
-      for (const c of (m[2] ?? "").matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
-        const ref = attr(c[1] ?? "", "r");
-        const index = ref ? columnIndex(ref) : next;
-        next = index + 1;
-        const value = cellValue(attr(c[1] ?? "", "t"), c[2] ?? "", shared);
-        while (cells.length < index) cells.push(null);
-        cells[index] = value;
-      }
-      while (cells.length > 0 && (cells.at(-1) === null || cells.at(-1) === "")) cells.pop();
-      if (cells.length === 0) continue;
-      if (++count > maxRows + 1)
-        throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
-      yield { row: r, cells };
-    }
-    if (done) break;
+function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<SheetRow> {
+  const { maxBytes, maxRows } = limits;
+  if (bytes.length > maxBytes) {
+    throw new XlsxError(`The file is ${(bytes.length / MB).toFixed(1)} MB; at most ${maxBytes / MB} MB`);
   }
+  const xlsx = openXlsx(bytes, limits);
+  const path = firstSheetPath(xlsx.text("xl/workbook.xml"), xlsx.text("xl/_rels/workbook.xml.rels"));
+  if (!xlsx.has(path)) throw new XlsxError("The workbook has no worksheet");
+  const shared = sharedStrings(
+    xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, `The shared-string table (${SHARED_STRINGS})`),
+    limits.maxElementChars,
+  );
+  const sheet = () => xlsx.read(path, limits.maxSheetBytes, `The worksheet (${path})`);
+  let count = 0;
+  for (const m of rowElements(sheet(), limits.maxElementChars)) {
+    if (hasValue(m[2] ?? "", shared) && ++count > maxRows + 1) {
+      throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
+    }
+  }
+  yield* sheetRows(sheet(), shared, limits.maxElementChars);
 }
 
 /** Every row of the first worksheet (see `xlsxRows`), as an array indexed by row number - 1. */

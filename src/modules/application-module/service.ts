@@ -8,13 +8,13 @@
  * rows whose state differs, each with its audit row (`auditUpdate` over the same condition). So
  * concurrent toggles serialise in D1 and every real change, and only a real change, is audited.
  */
-import { and, asc, count, eq, exists, inArray, ne, notExists, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, exists, ne, notExists, type SQL, sql } from "drizzle-orm";
 import { schools } from "../../db/core";
 import { type AuditTarget, auditAction, auditUpdate } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { type PageInput, readPage } from "../../lib/pagination";
-import { commit, type Statement } from "../../lib/write";
+import { commit, inList, type Statement } from "../../lib/write";
 import { isBuiltIn } from "./resource";
 import { applicationModules as m, schoolModules as s } from "./schema";
 
@@ -172,7 +172,7 @@ export async function initializeModules(ctx: Ctx, id: number) {
 export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabled: boolean }[]) {
   const { db } = ctx.deps;
   const keys = [...new Set(wanted.map((w) => w.key))];
-  const found = await db.select({ id: m.id, key: m.key }).from(m).where(inArray(m.key, keys));
+  const found = await db.select({ id: m.id, key: m.key }).from(m).where(inList(m.key, keys));
   const idOf = new Map(found.map((row) => [row.key, row.id]));
   const unknown = keys.filter((key) => !idOf.has(key));
   if (unknown.length > 0) throw notFound(`Application module${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
@@ -182,7 +182,7 @@ export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabl
   for (const enabled of [true, false]) {
     const ids = wanted.filter((w) => w.enabled === enabled).map((w) => idOf.get(w.key) as number);
     if (ids.length === 0) continue;
-    const where: SQL | undefined = and(tenant(ctx, s), inArray(s.moduleId, ids), ne(s.enabled, enabled));
+    const where: SQL | undefined = and(tenant(ctx, s), inList(s.moduleId, ids), ne(s.enabled, enabled));
     const set = { enabled, updatedBy: ctx.userId, updatedAt: now };
     statements.push(
       auditUpdate(ctx, stateAudit, where, set, enabled ? "enable" : "disable"),

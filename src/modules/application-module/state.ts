@@ -4,11 +4,12 @@
  * super-admin's lookup in src/middleware/current-school.ts). Cheap to import: schema and SQL only.
  * Only built-in modules count: no route checks a created one.
  */
-import { and, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { roleUsers } from "../../db/core";
 import { FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
 import { tenant } from "../../lib/context";
+import { inList } from "../../lib/write";
 import { schoolModules } from "./schema";
 
 const disabled = and(eq(schoolModules.enabled, false), lt(schoolModules.moduleId, FIRST_CUSTOM_MODULE_ID));
@@ -36,7 +37,7 @@ export function disabledModulesOfUser(db: Db, userId: number) {
     .from(schoolModules)
     .where(
       and(
-        inArray(
+        inList(
           schoolModules.schoolId,
           db.select({ id: roleUsers.schoolId }).from(roleUsers).where(eq(roleUsers.userId, userId)),
         ),

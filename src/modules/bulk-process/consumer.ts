@@ -13,7 +13,9 @@
  *
  * A process ends `completed` when the file was read to the end, with the rows it refused listed in
  * `errors` (the others imported), and `failed` when the file itself was refused (row 0 or a missing
- * column), when no row could be imported, or when the import stopped.
+ * column), when no row could be imported, or when the import stopped. The reader checks the whole
+ * file (size once unzipped, CRC, row count) before it yields the first row, so a refused file
+ * writes nothing.
  */
 import { and, eq } from "drizzle-orm";
 import { queueReceipts } from "../../jobs/schema";
@@ -111,13 +113,16 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
     return fileError(`No importer for ${entity} yet`);
   }
   const { READ_LIMITS } = await import("../../lib/xlsx");
-  if (head.size > READ_LIMITS.maxBytes) {
-    return fileError(
-      `The file is ${(head.size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`,
-    );
-  }
+  const tooLarge = (size: number) =>
+    fileError(`The file is ${(size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
+  if (head.size > READ_LIMITS.maxBytes) return tooLarge(head.size);
   const object = await deps.storage.get(slug);
   if (!object) return fileError(`Uploaded file ${slug} not found in storage`);
+  // The object read, not the one looked at: the key may have been written again in between.
+  if (object.size > READ_LIMITS.maxBytes) {
+    await object.body.cancel();
+    return tooLarge(object.size);
+  }
   const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
   if (entity === "families") return (await import("./family-import")).importFamilies(ctx, process.id, bytes);
   if (entity === "groups") return (await import("./group-import")).importGroups(ctx, process.id, bytes);

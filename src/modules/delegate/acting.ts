@@ -4,11 +4,12 @@
  * built-in parent role's permissions in that school and no more (the access token:
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
-import { and, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
+import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
 import { rolePermissions, schools, users } from "../../db/core";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { inList } from "../../lib/write";
 import { dateIn } from "../../lib/zoned-time";
 import { parents } from "../parent/schema";
 import { delegates } from "./schema";
@@ -71,7 +72,7 @@ export function delegatedMemberships(
 /**
  * The user ids the caller may act for in the current school today: themself, and every parent
  * whose valid delegate they are. Parent-scoped visibility (a family's children and records) is
- * `inArray(<the record's parent user>, await actingFor(ctx))`. One D1 call.
+ * `inList(<the record's parent user>, await actingFor(ctx))`. One D1 call.
  */
 export async function actingFor(ctx: Ctx): Promise<number[]> {
   const self = ctx.userId;
@@ -94,5 +95,4 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
 }
 
 /** `column IN (the users the caller acts for)`, for a query already holding `actingFor`'s answer. */
-export const actedFor = (column: Parameters<typeof inArray>[0], ids: number[]) =>
-  ids.length ? inArray(column, ids) : sql`0`;
+export const actedFor = (column: SQLWrapper, ids: number[]) => (ids.length ? inList(column, ids) : sql`0`);

@@ -12,14 +12,14 @@
  *   404, so no one can redirect or silence another person's notifications.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { roleUsers } from "../../db/core";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
-import { commit } from "../../lib/write";
+import { commit, inList } from "../../lib/write";
 import { permissions } from "./permissions";
 import { deviceTokens } from "./schema";
 
@@ -45,7 +45,7 @@ function visibleTo(ctx: Ctx, access: "read" | "write") {
   const own = eq(deviceTokens.userId, ctx.userId ?? 0);
   if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
   const members = ctx.deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(tenant(ctx, roleUsers));
-  return inArray(deviceTokens.userId, members);
+  return inList(deviceTokens.userId, members);
 }
 
 const resource = defineResource({

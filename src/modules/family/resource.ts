@@ -17,7 +17,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
@@ -26,7 +26,7 @@ import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { commit, GuardFailed, guardCount, insertedId, jsonValues, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guardCount, inList, insertedId, jsonValues, type Statement } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
 import { LEVELS } from "../school/levels";
@@ -110,12 +110,12 @@ async function withActing(ctx: Ctx): Promise<Ctx> {
 function ownFamilies(ctx: Ctx): SQL {
   const users = acting.get(ctx) ?? (ctx.userId !== null ? [ctx.userId] : []);
   if (!users.length) return sql`0`;
-  return inArray(
+  return inList(
     families.id,
     ctx.deps.db
       .select({ id: parents.familyId })
       .from(parents)
-      .where(and(tenant(ctx, parents), inArray(parents.userId, users))),
+      .where(and(tenant(ctx, parents), inList(parents.userId, users))),
   );
 }
 

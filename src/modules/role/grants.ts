@@ -17,12 +17,12 @@
  *   roles here grant a permission the caller lacks (a platform super-admin holds them all) is
  *   refused (403 naming it). Everyone may act on themselves where a route allows it.
  */
-import { and, eq, inArray, isNull, lt, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, ne, type SQL, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole, FIRST_CUSTOM_PERMISSION_ID, type PermissionDef } from "../../lib/access";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
-import type { Statement } from "../../lib/write";
+import { inList, type Statement } from "../../lib/write";
 import { grantsOf, permissionCatalogue } from "..";
 import { schoolUsers } from "../user/schema";
 
@@ -148,7 +148,7 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
     .from(rolePermissions)
     .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
     .innerJoin(roles, eq(roles.id, rolePermissions.roleId))
-    .where(inArray(rolePermissions.roleId, custom));
+    .where(inList(rolePermissions.roleId, custom));
   return {
     queries: [query],
     decide: ([rows]) => {
@@ -161,13 +161,13 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
 
 function actingOn(ctx: Ctx, people: People, action: string): Check {
   if (ctx.isSuperAdmin) return { queries: [], decide: () => {} };
-  let inList: (column: typeof roleUsers.userId | typeof users.id) => SQL;
+  let among: (column: typeof roleUsers.userId | typeof users.id) => SQL;
   if (Array.isArray(people)) {
     const others = [...new Set(people as readonly number[])].filter((id) => id !== ctx.userId);
     if (others.length === 0) return { queries: [], decide: () => {} };
-    inList = (column) => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(others)}))`;
+    among = (column) => inList(column, others);
   } else {
-    inList = (column) => sql`${column} IN (${people}) AND ${column} <> ${ctx.userId ?? 0}`;
+    among = (column) => sql`${column} IN (${people}) AND ${column} <> ${ctx.userId ?? 0}`;
   }
   const { db } = ctx.deps;
   // What the caller holds here, as one JSON parameter: the query answers only what they lack
@@ -185,7 +185,7 @@ function actingOn(ctx: Ctx, people: People, action: string): Check {
     .where(
       and(
         tenant(ctx, roleUsers),
-        inList(roleUsers.userId),
+        among(roleUsers.userId),
         lt(rolePermissions.permissionId, FIRST_CUSTOM_PERMISSION_ID),
         sql`${rolePermissions.permissionId} NOT IN (SELECT value FROM json_each(${held}))`,
       ),
@@ -196,7 +196,7 @@ function actingOn(ctx: Ctx, people: People, action: string): Check {
     .from(users)
     .where(
       and(
-        inList(users.id),
+        among(users.id),
         eq(users.isSuperAdmin, true),
         sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${and(
           eq(schoolUsers.userId, users.id),

@@ -6,7 +6,7 @@
  * a role may grant is decided by `mayGrant` (./grants.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles, roleUsers } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
@@ -15,7 +15,7 @@ import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, guard, insertedId, type Statement } from "../../lib/write";
+import { commit, guard, inList, insertedId, type Statement } from "../../lib/write";
 import { type Granted, mayGrant, usableRole } from "./grants";
 import { permissions as access } from "./permissions";
 
@@ -86,7 +86,7 @@ const resource = roleResource;
 
 /** Built-in roles (no school) count as school 0: the key of role_scope_idx. */
 const scopeOf = sql<number>`ifnull(${roles.schoolId}, 0)`;
-const visibleHere = (schoolId: number) => inArray(scopeOf, [0, schoolId]);
+const visibleHere = (schoolId: number) => sql`${scopeOf} IN (0, ${schoolId})`;
 
 const yes = z.enum(["true", "false"]).optional();
 
@@ -166,8 +166,8 @@ async function resolvePermissions(ctx: Ctx, refs: readonly (number | string)[]):
     .from(permissions)
     .where(
       or(
-        ids.length ? inArray(permissions.id, ids) : undefined,
-        names.length ? inArray(permissions.name, names) : undefined,
+        ids.length ? inList(permissions.id, ids) : undefined,
+        names.length ? inList(permissions.name, names) : undefined,
       ),
     );
   const unknown = refs.filter((r) => !found.some((p) => p.id === r || p.name === r));

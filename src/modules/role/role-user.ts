@@ -8,7 +8,7 @@
  * part of the DELETE's or UPDATE's condition, so two admins removed at once leave one.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, exists, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -16,7 +16,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { commit, insertedId, type Statement } from "../../lib/write";
+import { commit, inList, insertedId, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
 import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
@@ -92,7 +92,7 @@ export async function givable(ctx: Ctx, ids: readonly number[]) {
   const found = await ctx.deps.db
     .select({ id: roles.id })
     .from(roles)
-    .where(and(inArray(roles.id, [...ids]), or(isNull(roles.schoolId), eq(roles.schoolId, schoolOf(ctx)))));
+    .where(and(inList(roles.id, ids), or(isNull(roles.schoolId), eq(roles.schoolId, schoolOf(ctx)))));
   const missing = ids.find((id) => !found.some((r) => r.id === id));
   if (missing !== undefined) throw notFound("Role", missing);
 }

@@ -6,14 +6,14 @@
  * here (403). One audit row on the user records the old and new role ids.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
-import { commit, GuardFailed, type Statement } from "../../lib/write";
+import { commit, GuardFailed, inList, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits, userAudit } from "../user/people";
 import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
@@ -71,7 +71,7 @@ export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly n
       .select({ id: roles.id, name: roles.name, key: roles.key })
       .from(roleUsers)
       .innerJoin(roles, eq(roles.id, roleUsers.roleId))
-      .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers), inArray(roleUsers.roleId, wanted))),
+      .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers), inList(roleUsers.roleId, wanted))),
   );
   let results: unknown[];
   try {

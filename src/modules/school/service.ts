@@ -4,13 +4,13 @@
  * platform's delete of several schools (one batch that says what it deleted and what it did not
  * find).
  */
-import { and, asc, count, countDistinct, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, countDistinct, eq, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, schools } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditDelete } from "../../lib/audit";
 import { type Ctx, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { commit, GuardFailed, jsonValues, type Statement } from "../../lib/write";
+import { commit, GuardFailed, inList, type Statement } from "../../lib/write";
 import { addresses } from "../address/schema";
 import { bulkProcesses } from "../bulk-process/schema";
 import { groups } from "../group/schema";
@@ -161,7 +161,7 @@ export async function setAddress(ctx: Ctx, id: number, addressId: number | null)
 function restrictingRows(ctx: Ctx, where: SQL | undefined): Statement[] {
   const { db } = ctx.deps;
   const doomed = db.select({ id: schools.id }).from(schools).where(where);
-  return [db.delete(bulkProcesses).where(inArray(bulkProcesses.schoolId, doomed))];
+  return [db.delete(bulkProcesses).where(inList(bulkProcesses.schoolId, doomed))];
 }
 
 /** Deletes one school with everything it owns (the audit trail keeps its rows: it has no foreign key). */
@@ -179,7 +179,7 @@ export async function deleteSchool(ctx: Ctx, id: number) {
  */
 export async function deleteSchools(ctx: Ctx, ids: number[]) {
   const { db } = ctx.deps;
-  const where = schoolResource.scoped(ctx, inArray(schools.id, jsonValues(ids)), "write");
+  const where = schoolResource.scoped(ctx, inList(schools.id, ids), "write");
   const results = await commit(ctx, [
     auditDelete(ctx, schoolResource.audit, where),
     ...restrictingRows(ctx, where),

@@ -6,7 +6,7 @@
  * ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
@@ -15,7 +15,7 @@ import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/res
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, GuardFailed, guard, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guard, inList, type Statement } from "../../lib/write";
 import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
@@ -304,7 +304,7 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     const rows = await ctx.deps.db
       .select({ id: students.id })
       .from(students)
-      .where(resource.scoped(ctx, inArray(students.id, ids), "write"));
+      .where(resource.scoped(ctx, inList(students.id, ids), "write"));
     const here = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !here.has(id));
   };

@@ -10,8 +10,9 @@
  * caller without `student.read` the route first reads `actingFor` (one D1 call) and keeps it with
  * the context (`readerCtx`); staff reads are one D1 call.
  */
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
+import { inList } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
 import { groupStudents, groupTeachers } from "../group/schema";
 import { parents } from "../parent/schema";
@@ -45,11 +46,11 @@ const actorsOf = (ctx: Ctx): number[] => acting.get(ctx) ?? (ctx.userId !== null
 
 /** Students one of `userIds` is a guardian of. */
 export const guardedBy = (userIds: number[]): SQL =>
-  sql`EXISTS (SELECT 1 FROM ${guardians} INNER JOIN ${parents} ON ${parents.id} = ${guardians.parentId} WHERE ${guardians.studentId} = ${students.id} AND ${inArray(parents.userId, userIds)})`;
+  sql`EXISTS (SELECT 1 FROM ${guardians} INNER JOIN ${parents} ON ${parents.id} = ${guardians.parentId} WHERE ${guardians.studentId} = ${students.id} AND ${inList(parents.userId, userIds)})`;
 
 /** Students of the family of one of `userIds` (a parent profile in this school). */
 const inFamilyOf = (schoolId: number, userIds: number[]): SQL =>
-  sql`${students.familyId} IN (SELECT ${parents.familyId} FROM ${parents} WHERE ${parents.schoolId} = ${schoolId} AND ${inArray(parents.userId, userIds)} AND ${parents.familyId} IS NOT NULL)`;
+  sql`${students.familyId} IN (SELECT ${parents.familyId} FROM ${parents} WHERE ${parents.schoolId} = ${schoolId} AND ${inList(parents.userId, userIds)} AND ${parents.familyId} IS NOT NULL)`;
 
 /** Students of a group `userId` teaches in this school. */
 const taughtBy = (schoolId: number, userId: number): SQL =>

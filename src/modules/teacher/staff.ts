@@ -20,7 +20,7 @@
  * from its role and its one field of its own (a teacher's subjects, a staff member's position).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
@@ -32,7 +32,7 @@ import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from
 import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
@@ -321,7 +321,7 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
   const roleWhere = and(
     eq(roleUsers.schoolId, schoolOf(ctx)),
     eq(roleUsers.roleId, BUILTIN_ROLES[role].id),
-    inArray(roleUsers.userId, db.select({ userId: table.userId }).from(table).where(profile)),
+    inList(roleUsers.userId, db.select({ userId: table.userId }).from(table).where(profile)),
   );
   try {
     await commit(ctx, [

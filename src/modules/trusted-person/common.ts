@@ -8,13 +8,14 @@
  * trusted permission: 403, unless the school grants them.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { schools } from "../../db/core";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
+import { inList } from "../../lib/write";
 import { dateIn } from "../../lib/zoned-time";
 import { actedFor, actingFor } from "../delegate/acting";
 import { parents } from "../parent/schema";
@@ -49,7 +50,7 @@ export function ownStudents(ctx: ActingCtx) {
 export const visibleThrough =
   (studentId: SQLiteColumn) =>
   (ctx: Ctx): SQL | undefined =>
-    ctx.can(permissions.manage) ? undefined : inArray(studentId, ownStudents(ctx));
+    ctx.can(permissions.manage) ? undefined : inList(studentId, ownStudents(ctx));
 
 /** What of a guardian link decides whether its parent may authorise trusted people and addresses. */
 interface GuardianRights {

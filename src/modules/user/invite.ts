@@ -9,13 +9,13 @@
  * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
  * racing over the same person text them once; the texts go out after that batch.
  */
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { roleUsers, schools, users } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
-import { commit, type Statement } from "../../lib/write";
+import { commit, inList, type Statement } from "../../lib/write";
 import { live } from "./members";
 import { userAudit } from "./people";
 import { schoolUsers } from "./schema";
@@ -117,7 +117,7 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
   const ids = chosen.map((c) => c.userId);
   const claimable = and(
     live(ctx),
-    inArray(schoolUsers.userId, ids.length ? ids : [0]),
+    inList(schoolUsers.userId, ids),
     or(isNull(schoolUsers.invitedAt), lte(schoolUsers.invitedAt, cutoff)),
   );
   const school = db
@@ -136,7 +136,7 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
       ctx,
       inviteAudit,
       and(
-        inArray(users.id, ids.length ? ids : [0]),
+        inList(users.id, ids),
         sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${users.id} AND ${and(claimable)})`,
       ),
       "invite",
@@ -184,7 +184,7 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
   const known = await db
     .select({ id: users.id, phone: users.phone, language: users.language, status: users.status })
     .from(users)
-    .where(and(inArray(users.phone, unique), isNull(users.deletedAt)));
+    .where(and(inList(users.phone, unique), isNull(users.deletedAt)));
   const byPhone = new Map(known.map((u) => [u.phone, u]));
   const at = ctx.deps.clock.now().toISOString();
   const before: Statement[] = [];
@@ -214,7 +214,7 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
     .select(candidateFields)
     .from(users)
     .innerJoin(schoolUsers, and(eq(schoolUsers.userId, users.id), tenant(ctx, schoolUsers)))
-    .where(and(inArray(users.phone, unique), isNull(users.deletedAt)));
+    .where(and(inList(users.phone, unique), isNull(users.deletedAt)));
   return send(ctx, members);
 }
 
@@ -261,7 +261,7 @@ export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise
     .select(candidateFields)
     .from(schoolUsers)
     .innerJoin(users, eq(users.id, schoolUsers.userId))
-    .where(and(live(ctx), inArray(schoolUsers.userId, ids)));
+    .where(and(live(ctx), inList(schoolUsers.userId, ids)));
   const found = new Set(rows.map((r) => r.userId));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));

@@ -4,11 +4,12 @@
  * create's read-back and the role lists, so each is one query (one D1 round trip with its count).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
 import { containsName } from "../../lib/search";
+import { inList } from "../../lib/write";
 import { schoolUsers } from "./schema";
 
 export const LANGUAGES = [
@@ -108,6 +109,6 @@ export async function membersAmong(ctx: Ctx, ids: readonly number[]): Promise<Se
   const rows = await ctx.deps.db
     .select({ userId: schoolUsers.userId })
     .from(schoolUsers)
-    .where(and(live(ctx), inArray(schoolUsers.userId, [...ids])));
+    .where(and(live(ctx), inList(schoolUsers.userId, ids)));
   return new Set(rows.map((r) => r.userId));
 }

@@ -4,7 +4,7 @@
  * account deletion (anonymised). Every write is one batch with its audit rows; every check that
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
-import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -12,7 +12,7 @@ import { auditAction, auditDelete, auditUpdate, REDACTED } from "../../lib/audit
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
-import { commit, GuardFailed, guard, guardCount, insertedId, type Statement } from "../../lib/write";
+import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../lib/write";
 import { administrativeUsers } from "../administrative-user/schema";
 import { refreshTokens } from "../auth/schema";
 import { delegates } from "../delegate/schema";
@@ -65,7 +65,7 @@ export async function checkRoles(ctx: Ctx, ids: readonly number[]) {
   const found = await ctx.deps.db
     .select({ id: roles.id })
     .from(roles)
-    .where(and(inArray(roles.id, [...ids]), usableRole(ctx)));
+    .where(and(inList(roles.id, ids), usableRole(ctx)));
   const known = new Set(found.map((r) => r.id));
   const missing = ids.filter((id) => !known.has(id));
   if (missing.length) throw notFound(missing.length === 1 ? "Role" : "Roles", missing.join(", "));
@@ -233,10 +233,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
 function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
   const school = schoolOf(ctx);
   const admins = (inIds: boolean) =>
-    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.schoolId} = ${school} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND ${roleUsers.userId} ${inIds ? sql`IN` : sql`NOT IN`} (${sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    )}))`;
+    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.schoolId} = ${school} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND ${inIds ? sql`` : sql`NOT `}${inList(roleUsers.userId, ids)})`;
   return sql`(NOT ${admins(true)} OR ${admins(false)})`;
 }
 
@@ -266,14 +263,14 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
   const school = schoolOf(ctx);
   const lastAdmin = `This would leave the school without an administrator; give another user the school-admin role first`;
   const keeps = keepsAnAdmin(ctx, ids);
-  const membership = and(live(ctx), inArray(schoolUsers.userId, ids), keeps);
-  const theirRoles = and(tenant(ctx, roleUsers), inArray(roleUsers.userId, ids));
-  const theirDelegations = and(tenant(ctx, delegates), inArray(delegates.userId, ids));
+  const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
+  const theirRoles = and(tenant(ctx, roleUsers), inList(roleUsers.userId, ids));
+  const theirDelegations = and(tenant(ctx, delegates), inList(delegates.userId, ids));
   const statements: [Statement, ...Statement[]] = [
     auditAction(
       ctx,
       userAudit,
-      and(inArray(users.id, ids), isMemberHere(ctx, users.id), keeps),
+      and(inList(users.id, ids), isMemberHere(ctx, users.id), keeps),
       "remove",
       sql`json_object('schoolId', json_object('old', ${school}, 'new', NULL))`,
     ),
@@ -468,7 +465,7 @@ export async function assignPendingToParents(ctx: Ctx, only?: readonly number[])
   const noRole = and(
     sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`,
     only?.length
-      ? inArray(schoolUsers.userId, [...only])
+      ? inList(schoolUsers.userId, only)
       : sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${schoolUsers.userId} AND ${users.status} = 'active')`,
   );
   const [pending, total] = await db.batch([
