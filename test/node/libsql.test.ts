@@ -10,9 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { libsql } from "../../src/db/libsql";
 import type { Deps } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
 import { jobCtx } from "../../src/lib/context";
@@ -395,5 +396,65 @@ describe("people and families on libSQL", () => {
     const file = await request("/api/v1/parent/export", { token: admin, school: 1 });
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toMatch(/spreadsheetml/);
+  });
+});
+
+/**
+ * A database hiccup on libSQL, for real: a second connection holding SQLite's write lock (what
+ * workerd cannot show D1, which gives a Worker one connection), and a server that cannot be reached.
+ */
+describe("a libSQL database that is locked or unreachable", () => {
+  const count = async (query: string) => Number((await client.execute(query)).rows[0]?.n);
+
+  it("a write while another writer holds the lock is a 503 with retry-after that left nothing; reads go on", async () => {
+    const { accessToken: token } = await signIn("+15550000001");
+    const audits = await count("SELECT count(*) AS n FROM audit_log WHERE entity = 'permission'");
+    const body = { name: "locked.write", description: "Made while another writer held the lock" };
+    const other = createClient({ url: `file:${join(directory, "school.db")}` });
+    const writer = await other.transaction("write"); // BEGIN IMMEDIATE: SQLite's write lock
+    try {
+      await writer.execute("UPDATE school SET name = name WHERE id = 1");
+      const refused = await request("/api/v1/permission", { method: "POST", token, body });
+      expect(refused.status, await refused.clone().text()).toBe(503);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ type: "/problems/unavailable", status: 503 });
+      // Readers do not wait for a writer.
+      expect((await request("/api/v1/permission?name=locked", { token })).status).toBe(200);
+    } finally {
+      await writer.rollback();
+      other.close();
+    }
+    expect(await count("SELECT count(*) AS n FROM permission WHERE name = 'locked.write'")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM audit_log WHERE entity = 'permission'")).toBe(audits);
+    // The lock released, the same write is made, once.
+    expect((await request("/api/v1/permission", { method: "POST", token, body })).status).toBe(201);
+    expect(await count("SELECT count(*) AS n FROM permission WHERE name = 'locked.write'")).toBe(1);
+  });
+
+  it("a server that cannot be reached is a 503 with retry-after and a log line, not a 500", async () => {
+    const unreachable: Deps = { ...deps, db: libsql("http://127.0.0.1:9") };
+    const down = createApp({ deps: () => unreachable, development: true });
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      const res = await down.request(
+        "http://localhost/api/v1/auth/send-verification-code",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-request-id": "no-libsql" },
+          body: JSON.stringify({ phone: "+15550000002" }),
+        },
+        {} as Env,
+      );
+      expect(res.status, await res.clone().text()).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await res.json()).toMatchObject({ type: "/problems/unavailable", requestId: "no-libsql" });
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(
+        expect.objectContaining({ message: "database unavailable", requestId: "no-libsql" }),
+      );
+      expect((await down.request("http://localhost/api/health", {}, {} as Env)).status).toBe(503);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
