@@ -6273,9 +6273,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,8 +6286,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -6438,6 +6440,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     verifyPhoneNumber: {
@@ -6559,6 +6582,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -6690,6 +6734,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     logout: {
@@ -6794,6 +6859,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     logoutAll: {
@@ -6869,6 +6955,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -6952,6 +7059,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -7071,6 +7199,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -7201,6 +7350,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listLanguages: {
@@ -7234,6 +7404,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -7358,6 +7549,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -7494,6 +7706,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -7704,6 +7937,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     inviteToSchool: {
@@ -7885,6 +8139,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -8078,6 +8353,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     inviteUsers: {
@@ -8265,6 +8561,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     assignPendingUsersToParents: {
@@ -8431,6 +8748,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listUsers: {
@@ -8560,6 +8898,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -8751,6 +9110,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getUser: {
@@ -8872,6 +9252,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9083,6 +9484,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteUser: {
@@ -9246,6 +9668,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getUserProfile: {
@@ -9367,6 +9810,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9580,6 +10044,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listPermissions: {
@@ -9707,6 +10192,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9898,6 +10404,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPermission: {
@@ -10019,6 +10546,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -10230,6 +10778,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deletePermission: {
@@ -10374,6 +10943,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAllRoles: {
@@ -10492,6 +11082,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -10631,6 +11242,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRoles: {
@@ -10758,6 +11390,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -10968,6 +11621,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getRole: {
@@ -11089,6 +11763,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -11300,6 +11995,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteRole: {
@@ -11457,6 +12173,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -11629,6 +12366,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeRoleFromUser: {
@@ -11773,6 +12531,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRoleUsers: {
@@ -11900,6 +12679,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -12091,6 +12891,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getRoleUser: {
@@ -12212,6 +13033,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -12423,6 +13265,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteRoleUser: {
@@ -12567,6 +13430,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSchoolLevels: {
@@ -12644,6 +13528,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -12768,6 +13673,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -12940,6 +13866,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSchools: {
@@ -13067,6 +14014,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -13258,6 +14226,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchool: {
@@ -13379,6 +14368,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -13571,6 +14581,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSchool: {
@@ -13690,6 +14721,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -13817,6 +14869,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -14011,6 +15084,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateSchoolAddress: {
@@ -14178,6 +15272,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAddresses: {
@@ -14305,6 +15420,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -14496,6 +15632,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAddress: {
@@ -14617,6 +15774,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -14809,6 +15987,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteAddress: {
@@ -14953,6 +16152,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSchoolAdministrators: {
@@ -15078,6 +16298,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -15269,6 +16510,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchoolAdministrator: {
@@ -15390,6 +16652,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -15582,6 +16865,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSchoolAdministrator: {
@@ -15726,6 +17030,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportTeachers: {
@@ -15861,6 +17186,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTeachers: {
@@ -15990,6 +17336,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -16181,6 +17548,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTeacher: {
@@ -16302,6 +17690,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -16494,6 +17903,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteTeacher: {
@@ -16613,6 +18043,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -16754,6 +18205,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAdministrativeUsers: {
@@ -16883,6 +18355,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -17074,6 +18567,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAdministrativeUser: {
@@ -17195,6 +18709,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -17387,6 +18922,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteAdministrativeUser: {
@@ -17506,6 +19062,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -17648,6 +19225,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listParents: {
@@ -17778,6 +19376,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -17969,6 +19588,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getParent: {
@@ -18090,6 +19730,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -18282,6 +19943,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteParent: {
@@ -18401,6 +20083,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -18534,6 +20237,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -18744,6 +20468,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDelegate: {
@@ -18865,6 +20610,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -19076,6 +20842,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteDelegate: {
@@ -19195,6 +20982,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -19334,6 +21142,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -19506,6 +21335,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteMultipleStudents: {
@@ -19672,6 +21522,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listStudents: {
@@ -19805,6 +21676,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -20015,6 +21907,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStudentDetail: {
@@ -20142,6 +22055,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStudent: {
@@ -20263,6 +22197,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -20474,6 +22429,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteStudent: {
@@ -20593,6 +22569,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -20787,6 +22784,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateStudentGuardian: {
@@ -20973,6 +22991,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteStudentGuardian: {
@@ -21092,6 +23131,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -21267,6 +23327,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTrustedPeople: {
@@ -21394,6 +23475,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -21604,6 +23706,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTrustedPerson: {
@@ -21725,6 +23848,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -21917,6 +24061,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteTrustedPerson: {
@@ -22036,6 +24201,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22230,6 +24416,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTrustedPersonImages: {
@@ -22351,6 +24558,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22545,6 +24773,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTrustedAddresses: {
@@ -22672,6 +24921,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22882,6 +25152,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTrustedAddress: {
@@ -23003,6 +25294,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23195,6 +25507,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteTrustedAddress: {
@@ -23314,6 +25647,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23508,6 +25862,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getFamilyMembers: {
@@ -23635,6 +26010,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     familyExists: {
@@ -23756,6 +26152,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23928,6 +26345,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listFamilies: {
@@ -24057,6 +26495,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -24267,6 +26726,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getFamily: {
@@ -24388,6 +26868,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -24599,6 +27100,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteFamily: {
@@ -24718,6 +27240,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -24851,6 +27394,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMyGroups: {
@@ -24975,6 +27539,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMyTeacherGroups: {
@@ -25093,6 +27678,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -25265,6 +27871,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteMultipleGroups: {
@@ -25431,6 +28058,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listGroups: {
@@ -25563,6 +28211,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -25773,6 +28442,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGroup: {
@@ -25894,6 +28584,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -26105,6 +28816,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteGroup: {
@@ -26224,6 +28956,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -26351,6 +29104,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -26524,6 +29298,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeGroupParticipants: {
@@ -26685,6 +29480,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -26860,6 +29676,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listGroupTeachers: {
@@ -26987,6 +29824,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -27178,6 +30036,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGroupTeacher: {
@@ -27299,6 +30178,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -27491,6 +30391,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteGroupTeacher: {
@@ -27610,6 +30531,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -27743,6 +30685,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -27934,6 +30897,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGroupStudent: {
@@ -28055,6 +31039,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -28247,6 +31252,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteGroupStudent: {
@@ -28366,6 +31392,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -28497,6 +31544,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -28667,6 +31735,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEnabledSchoolApplicationModules: {
@@ -28796,6 +31885,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchoolApplicationModuleStatus: {
@@ -28917,6 +32027,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -29090,6 +32221,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     initializeSchoolModules: {
@@ -29211,6 +32363,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -29344,6 +32517,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -29535,6 +32729,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApplicationModule: {
@@ -29656,6 +32871,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -29848,6 +33084,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteApplicationModule: {
@@ -29992,6 +33249,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSchoolConfigurations: {
@@ -30117,6 +33395,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -30308,6 +33607,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchoolConfiguration: {
@@ -30429,6 +33749,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -30621,6 +33962,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSchoolConfiguration: {
@@ -30740,6 +34102,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -30877,6 +34260,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -31068,6 +34472,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchoolHolidayCycle: {
@@ -31189,6 +34614,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -31381,6 +34827,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSchoolHolidayCycle: {
@@ -31500,6 +34967,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -31642,6 +35130,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listScheduleConfigurations: {
@@ -31765,6 +35274,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -31956,6 +35486,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getScheduleConfiguration: {
@@ -32077,6 +35628,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -32269,6 +35841,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteScheduleConfiguration: {
@@ -32388,6 +35981,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -32521,6 +36135,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -32712,6 +36347,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSchoolSchedule: {
@@ -32833,6 +36489,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -33025,6 +36702,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSchoolSchedule: {
@@ -33144,6 +36842,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -33277,6 +36996,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -33468,6 +37208,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDocument: {
@@ -33589,6 +37350,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -33781,6 +37563,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteDocument: {
@@ -33919,6 +37722,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -34113,6 +37937,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listDeviceTokens: {
@@ -34238,6 +38083,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -34429,6 +38295,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDeviceToken: {
@@ -34550,6 +38437,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -34742,6 +38650,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteDeviceToken: {
@@ -34861,6 +38790,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -34994,6 +38944,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35185,9 +39156,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35196,8 +39169,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35325,6 +39298,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35517,9 +39511,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35528,8 +39524,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35674,6 +39670,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35846,9 +39863,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35857,8 +39876,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36031,9 +40050,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36042,8 +40063,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36216,9 +40237,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36227,8 +40250,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36401,9 +40424,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36412,8 +40437,8 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36546,6 +40571,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTransportationRules: {
@@ -36664,6 +40710,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36853,6 +40920,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listCronHistories: {
@@ -36984,6 +41072,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCronHistory: {
@@ -37105,6 +41214,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -37250,6 +41380,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAuditLog: {
@@ -37371,6 +41522,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -37504,6 +41676,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -37695,6 +41888,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLastLegalDocument: {
@@ -37794,6 +42008,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -37921,6 +42156,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -38113,6 +42369,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteLegalDocument: {
@@ -38251,6 +42528,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -38422,6 +42720,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     acceptLegalDocument: {
@@ -38546,6 +42865,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listDevOutbox: {
@@ -38611,6 +42951,27 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                     *       "instance": "/api/v1/student?page=2",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

@@ -25,7 +25,7 @@ import { auditLog } from "../src/modules/audit-log/schema";
 import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { teachers } from "../src/modules/teacher/schema";
 import { FIXTURES, type Fixture } from "./fixtures";
-import { DEMO, failingD1, makeTestApp, problem, type TestApp } from "./helpers";
+import { DEMO, failingD1, makeTestApp, problem } from "./helpers";
 
 /** D1's error texts (developers.cloudflare.com/d1/observability/debug-d1, and local D1's SQLite errors). */
 const LOCKED = "D1_ERROR: database is locked: SQLITE_BUSY";
@@ -55,7 +55,9 @@ function appFailing(fault: Parameters<typeof failingD1>[1]) {
 let north: string;
 beforeAll(async () => {
   north = await t.token(DEMO.northAdmin.id, { 1: "all" });
-});
+  // Every request checks its status against the document: built once, before the timed tests.
+  await t.request("/api/openapi.json");
+}, 60_000);
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -288,10 +290,22 @@ describe("every operation that reaches the database", () => {
       }
     }
     expect(reached).toBeGreaterThan(100);
-    // Every resource's create, through the API as its fixture makes one.
+    // Every resource's create, as its fixture makes one (through the API, mostly): what reached the
+    // database was refused with a 503. Cron runs are the dispatcher's, which records a failure
+    // rather than throwing it ("cron runs" below).
+    let created = 0;
     for (const [path, fixture] of Object.entries(FIXTURES)) {
-      await expect(fixture.create(f as TestApp, 1), path).rejects.toThrow(/: 503 |database is unavailable/);
+      if (path === "/api/v1/cron-history") continue;
+      attempts.length = 0;
+      const outcome = await fixture.create(f, 1).then(
+        (id) => `made ${id}`,
+        (err: Error) => err.message,
+      );
+      if (attempts.length === 0) continue;
+      created++;
+      expect(outcome, path).toMatch(/: 503 |database is unavailable/);
     }
+    expect(created).toBeGreaterThan(20);
   });
 });
 
@@ -379,7 +393,7 @@ describe("the bulk queue consumer", () => {
     const failing = failingD1(env.DB, { text: CONNECTION_LOST, when: isInsert("user") });
     const first = await deliver(`hiccup-${id}`, body, failing.db);
     expect(first.explicitAcks).toEqual([]);
-    expect(first.retryMessages).toEqual([{ msgId: `hiccup-${id}`, delaySeconds: expect.any(Number) }]);
+    expect(first.retryMessages.map((m) => m.msgId)).toEqual([`hiccup-${id}`]);
     // Still the message's to finish: not failed, and nothing of it written.
     expect((await processOf(id))?.status).toBe("processing");
     expect(await t.db.select().from(users).where(inArray(users.phone, phones))).toEqual([]);
