@@ -6025,7 +6025,29 @@ export interface components {
             createdAt: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+        Unavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                 *       "instance": "/api/v1/student?page=2",
+                 *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -6273,27 +6295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     verifyCode: {
@@ -6440,27 +6442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     verifyPhoneNumber: {
@@ -6588,27 +6570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     refreshToken: {
@@ -6734,27 +6696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     logout: {
@@ -6859,27 +6801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     logoutAll: {
@@ -6961,27 +6883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getCurrentUser: {
@@ -7065,27 +6967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteCurrentUser: {
@@ -7205,27 +7087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getMyPermissions: {
@@ -7350,27 +7212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listLanguages: {
@@ -7410,27 +7252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getShareUrl: {
@@ -7555,27 +7377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listUsersByRole: {
@@ -7712,27 +7514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUsers: {
@@ -7937,27 +7719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteToSchool: {
@@ -8145,27 +7907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteInactiveUsers: {
@@ -8353,27 +8095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteUsers: {
@@ -8561,27 +8283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignPendingUsersToParents: {
@@ -8748,27 +8450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listUsers: {
@@ -8904,27 +8586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createUser: {
@@ -9110,27 +8772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getUser: {
@@ -9258,27 +8900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateUser: {
@@ -9484,27 +9106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUser: {
@@ -9668,27 +9270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getUserProfile: {
@@ -9816,27 +9398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignUserRoles: {
@@ -10044,27 +9606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listPermissions: {
@@ -10198,27 +9740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createPermission: {
@@ -10404,27 +9926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getPermission: {
@@ -10552,27 +10054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updatePermission: {
@@ -10778,27 +10260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deletePermission: {
@@ -10943,27 +10405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAllRoles: {
@@ -11088,27 +10530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportRoles: {
@@ -11242,27 +10664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listRoles: {
@@ -11396,27 +10798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createRole: {
@@ -11621,27 +11003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getRole: {
@@ -11769,27 +11131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateRole: {
@@ -11995,27 +11337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteRole: {
@@ -12179,27 +11501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignMultipleRolesToUser: {
@@ -12366,27 +11668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     removeRoleFromUser: {
@@ -12531,27 +11813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listRoleUsers: {
@@ -12685,27 +11947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createRoleUser: {
@@ -12891,27 +12133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getRoleUser: {
@@ -13039,27 +12261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateRoleUser: {
@@ -13265,27 +12467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteRoleUser: {
@@ -13430,27 +12612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolLevels: {
@@ -13534,27 +12696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listCurrentSchoolLevels: {
@@ -13679,27 +12821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleSchools: {
@@ -13866,27 +12988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchools: {
@@ -14020,27 +13122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchool: {
@@ -14226,27 +13308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchool: {
@@ -14374,27 +13436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchool: {
@@ -14581,27 +13623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchool: {
@@ -14727,27 +13749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolStatistics: {
@@ -14875,27 +13877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolLogoUrl: {
@@ -15084,27 +14066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolAddress: {
@@ -15272,27 +14234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAddresses: {
@@ -15426,27 +14368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createAddress: {
@@ -15632,27 +14554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAddress: {
@@ -15780,27 +14682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateAddress: {
@@ -15987,27 +14869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteAddress: {
@@ -16152,27 +15014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolAdministrators: {
@@ -16304,27 +15146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolAdministrator: {
@@ -16510,27 +15332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolAdministrator: {
@@ -16658,27 +15460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolAdministrator: {
@@ -16865,27 +15647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolAdministrator: {
@@ -17030,27 +15792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportTeachers: {
@@ -17186,27 +15928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTeachers: {
@@ -17342,27 +16064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTeacher: {
@@ -17548,27 +16250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTeacher: {
@@ -17696,27 +16378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTeacher: {
@@ -17903,27 +16565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTeacher: {
@@ -18049,27 +16691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportAdministrativeUsers: {
@@ -18205,27 +16827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAdministrativeUsers: {
@@ -18361,27 +16963,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createAdministrativeUser: {
@@ -18567,27 +17149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAdministrativeUser: {
@@ -18715,27 +17277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateAdministrativeUser: {
@@ -18922,27 +17464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteAdministrativeUser: {
@@ -19068,27 +17590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportParents: {
@@ -19225,27 +17727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listParents: {
@@ -19382,27 +17864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createParent: {
@@ -19588,27 +18050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getParent: {
@@ -19736,27 +18178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateParent: {
@@ -19943,27 +18365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteParent: {
@@ -20089,27 +18491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDelegates: {
@@ -20243,27 +18625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDelegate: {
@@ -20468,27 +18830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDelegate: {
@@ -20616,27 +18958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDelegate: {
@@ -20842,27 +19164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDelegate: {
@@ -20988,27 +19290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportStudents: {
@@ -21148,27 +19430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudents: {
@@ -21335,27 +19597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleStudents: {
@@ -21522,27 +19764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listStudents: {
@@ -21682,27 +19904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createStudent: {
@@ -21907,27 +20109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getStudentDetail: {
@@ -22055,27 +20237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getStudent: {
@@ -22203,27 +20365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateStudent: {
@@ -22429,27 +20571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudent: {
@@ -22575,27 +20697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     addStudentGuardian: {
@@ -22784,27 +20886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateStudentGuardian: {
@@ -22991,27 +21073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudentGuardian: {
@@ -23137,27 +21199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     restrictStudentGuardian: {
@@ -23327,27 +21369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTrustedPeople: {
@@ -23481,27 +21503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedPerson: {
@@ -23706,27 +21708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedPerson: {
@@ -23854,27 +21836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTrustedPerson: {
@@ -24061,27 +22023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTrustedPerson: {
@@ -24207,27 +22149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     decideTrustedPerson: {
@@ -24416,27 +22338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedPersonImages: {
@@ -24564,27 +22466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedPersonUploadUrl: {
@@ -24773,27 +22655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTrustedAddresses: {
@@ -24927,27 +22789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedAddress: {
@@ -25152,27 +22994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedAddress: {
@@ -25300,27 +23122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTrustedAddress: {
@@ -25507,27 +23309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTrustedAddress: {
@@ -25653,27 +23435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     decideTrustedAddress: {
@@ -25862,27 +23624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamilyMembers: {
@@ -26010,27 +23752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     familyExists: {
@@ -26158,27 +23880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     validateFamilies: {
@@ -26345,27 +24047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listFamilies: {
@@ -26501,27 +24183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createFamily: {
@@ -26726,27 +24388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamily: {
@@ -26874,27 +24516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateFamily: {
@@ -27100,27 +24722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteFamily: {
@@ -27246,27 +24848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamilyParentLimit: {
@@ -27394,27 +24976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listMyGroups: {
@@ -27539,27 +25101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listMyTeacherGroups: {
@@ -27684,27 +25226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleGroupsPost: {
@@ -27871,27 +25393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleGroups: {
@@ -28058,27 +25560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroups: {
@@ -28217,27 +25699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroup: {
@@ -28442,27 +25904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroup: {
@@ -28590,27 +26032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroup: {
@@ -28816,27 +26238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroup: {
@@ -28962,27 +26364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupParticipants: {
@@ -29110,27 +26492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     addGroupParticipants: {
@@ -29298,27 +26660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     removeGroupParticipants: {
@@ -29486,27 +26828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupSignedUrl: {
@@ -29676,27 +26998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroupTeachers: {
@@ -29830,27 +27132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupTeacher: {
@@ -30036,27 +27318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupTeacher: {
@@ -30184,27 +27446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroupTeacher: {
@@ -30391,27 +27633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroupTeacher: {
@@ -30537,27 +27759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroupStudents: {
@@ -30691,27 +27893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupStudent: {
@@ -30897,27 +28079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupStudent: {
@@ -31045,27 +28207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroupStudent: {
@@ -31252,27 +28394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroupStudent: {
@@ -31398,27 +28520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolApplicationModules: {
@@ -31550,27 +28652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     bulkToggleSchoolApplicationModules: {
@@ -31735,27 +28817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listEnabledSchoolApplicationModules: {
@@ -31885,27 +28947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolApplicationModuleStatus: {
@@ -32033,27 +29075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     toggleSchoolApplicationModule: {
@@ -32221,27 +29243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     initializeSchoolModules: {
@@ -32369,27 +29371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listApplicationModules: {
@@ -32523,27 +29505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createApplicationModule: {
@@ -32729,27 +29691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getApplicationModule: {
@@ -32877,27 +29819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateApplicationModule: {
@@ -33084,27 +30006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteApplicationModule: {
@@ -33249,27 +30151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolConfigurations: {
@@ -33401,27 +30283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolConfiguration: {
@@ -33607,27 +30469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolConfiguration: {
@@ -33755,27 +30597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolConfiguration: {
@@ -33962,27 +30784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolConfiguration: {
@@ -34108,27 +30910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolHolidayCycles: {
@@ -34266,27 +31048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolHolidayCycle: {
@@ -34472,27 +31234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolHolidayCycle: {
@@ -34620,27 +31362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolHolidayCycle: {
@@ -34827,27 +31549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolHolidayCycle: {
@@ -34973,27 +31675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolConfigurationHolidayCycles: {
@@ -35130,27 +31812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listScheduleConfigurations: {
@@ -35280,27 +31942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createScheduleConfiguration: {
@@ -35486,27 +32128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getScheduleConfiguration: {
@@ -35634,27 +32256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateScheduleConfiguration: {
@@ -35841,27 +32443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteScheduleConfiguration: {
@@ -35987,27 +32569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolSchedules: {
@@ -36141,27 +32703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolSchedule: {
@@ -36347,27 +32889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolSchedule: {
@@ -36495,27 +33017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolSchedule: {
@@ -36702,27 +33204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolSchedule: {
@@ -36848,27 +33330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDocuments: {
@@ -37002,27 +33464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDocument: {
@@ -37208,27 +33650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDocument: {
@@ -37356,27 +33778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDocument: {
@@ -37563,27 +33965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDocument: {
@@ -37728,27 +34110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDocumentSignedUrl: {
@@ -37937,27 +34299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDeviceTokens: {
@@ -38089,27 +34431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDeviceToken: {
@@ -38295,27 +34617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDeviceToken: {
@@ -38443,27 +34745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDeviceToken: {
@@ -38650,27 +34932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDeviceToken: {
@@ -38796,27 +35058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listBulkProcesses: {
@@ -38950,27 +35192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createBulkProcess: {
@@ -39156,27 +35378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getBulkProcess: {
@@ -39304,27 +35506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateBulkProcess: {
@@ -39511,27 +35693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteBulkProcess: {
@@ -39676,27 +35838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadTeachersFile: {
@@ -39863,27 +36005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadAdministrativeUsersFile: {
@@ -40050,27 +36172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadFamiliesFile: {
@@ -40237,27 +36339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadGroupsFile: {
@@ -40424,27 +36506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getBulkProcessTemplate: {
@@ -40571,27 +36633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTransportationRules: {
@@ -40716,27 +36758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     replaceTransportationRules: {
@@ -40920,27 +36942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listCronHistories: {
@@ -41072,27 +37074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getCronHistory: {
@@ -41220,27 +37202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAuditLogs: {
@@ -41380,27 +37342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAuditLog: {
@@ -41528,27 +37470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listLegalDocuments: {
@@ -41682,27 +37604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     createLegalDocument: {
@@ -41888,27 +37790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getLastLegalDocument: {
@@ -42014,27 +37896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getLegalDocument: {
@@ -42162,27 +38024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateLegalDocument: {
@@ -42369,27 +38211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteLegalDocument: {
@@ -42534,27 +38356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     publishLegalDocument: {
@@ -42720,27 +38522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     acceptLegalDocument: {
@@ -42865,27 +38647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDevOutbox: {
@@ -42957,27 +38719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
-                     *       "instance": "/api/v1/student?page=2",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
 }

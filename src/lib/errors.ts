@@ -154,17 +154,35 @@ export function problemExample(status: ProblemStatus): Problem {
   };
 }
 
+/** The OpenAPI response object of a status. */
+function errorResponse(s: ProblemStatus) {
+  return {
+    description: DESCRIPTIONS[s],
+    ...(s === 429 ? { headers: RETRY_AFTER } : s === 503 ? { headers: RETRY_AFTER_UNAVAILABLE } : {}),
+    content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
+  };
+}
+
+/**
+ * The 503 nearly every operation declares (the database may be briefly unavailable), stated once
+ * in the document's components (src/app.ts registers it) and referenced by each operation.
+ */
+export const UNAVAILABLE = {
+  name: "Unavailable",
+  // A component is plain OpenAPI: the Problem schema by its reference (every operation's other
+  // errors register it).
+  response: () => ({
+    ...errorResponse(503),
+    content: {
+      "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" }, example: problemExample(503) },
+    },
+  }),
+} as const;
+
 /** OpenAPI response objects for the given statuses, to spread into a route's `responses`. */
 export function errorResponses(statuses: readonly ProblemStatus[]) {
   return Object.fromEntries(
-    statuses.map((s) => [
-      s,
-      {
-        description: DESCRIPTIONS[s],
-        ...(s === 429 ? { headers: RETRY_AFTER } : s === 503 ? { headers: RETRY_AFTER_UNAVAILABLE } : {}),
-        content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
-      },
-    ]),
+    statuses.map((s) => [s, s === 503 ? { $ref: `#/components/responses/${UNAVAILABLE.name}` } : errorResponse(s)]),
   );
 }
 
