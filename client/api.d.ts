@@ -6067,7 +6067,29 @@ export interface components {
             createdAt: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down */
+        Unavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again; sent when the database is briefly unavailable */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+                 *       "instance": "/api/v1/student?page=2",
+                 *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -6315,25 +6337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     verifyCode: {
@@ -6480,6 +6484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     verifyPhoneNumber: {
@@ -6607,6 +6612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     refreshToken: {
@@ -6732,6 +6738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     logout: {
@@ -6836,6 +6843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     logoutAll: {
@@ -6917,6 +6925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getCurrentUser: {
@@ -7000,6 +7009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteCurrentUser: {
@@ -7119,6 +7129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getMyPermissions: {
@@ -7243,6 +7254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listLanguages: {
@@ -7282,6 +7294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getShareUrl: {
@@ -7406,6 +7419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listUsersByRole: {
@@ -7542,6 +7556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUsers: {
@@ -7746,6 +7761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteToSchool: {
@@ -7933,6 +7949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteInactiveUsers: {
@@ -8120,6 +8137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteUsers: {
@@ -8307,6 +8325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignPendingUsersToParents: {
@@ -8473,6 +8492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listUsers: {
@@ -8608,6 +8628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createUser: {
@@ -8793,6 +8814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getUser: {
@@ -8920,6 +8942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateUser: {
@@ -9125,6 +9148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUser: {
@@ -9288,6 +9312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getUserProfile: {
@@ -9415,6 +9440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignUserRoles: {
@@ -9622,6 +9648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listPermissions: {
@@ -9755,6 +9782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createPermission: {
@@ -9940,6 +9968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getPermission: {
@@ -10067,6 +10096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updatePermission: {
@@ -10272,6 +10302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deletePermission: {
@@ -10416,6 +10447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAllRoles: {
@@ -10540,6 +10572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportRoles: {
@@ -10673,6 +10706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listRoles: {
@@ -10806,6 +10840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createRole: {
@@ -11010,6 +11045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getRole: {
@@ -11137,6 +11173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateRole: {
@@ -11342,6 +11379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteRole: {
@@ -11505,6 +11543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     assignMultipleRolesToUser: {
@@ -11671,6 +11710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     removeRoleFromUser: {
@@ -11815,6 +11855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listRoleUsers: {
@@ -11948,6 +11989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createRoleUser: {
@@ -12133,6 +12175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getRoleUser: {
@@ -12260,6 +12303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateRoleUser: {
@@ -12465,6 +12509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteRoleUser: {
@@ -12609,6 +12654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolLevels: {
@@ -12692,6 +12738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listCurrentSchoolLevels: {
@@ -12816,6 +12863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleSchools: {
@@ -12982,6 +13030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchools: {
@@ -13115,6 +13164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchool: {
@@ -13300,6 +13350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchool: {
@@ -13427,6 +13478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchool: {
@@ -13613,6 +13665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchool: {
@@ -13738,6 +13791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolStatistics: {
@@ -13865,6 +13919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolLogoUrl: {
@@ -14053,6 +14108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolAddress: {
@@ -14220,6 +14276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAddresses: {
@@ -14353,6 +14410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createAddress: {
@@ -14538,6 +14596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAddress: {
@@ -14665,6 +14724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateAddress: {
@@ -14851,6 +14911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteAddress: {
@@ -14995,6 +15056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolAdministrators: {
@@ -15126,6 +15188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolAdministrator: {
@@ -15311,6 +15374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolAdministrator: {
@@ -15438,6 +15502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolAdministrator: {
@@ -15624,6 +15689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolAdministrator: {
@@ -15768,6 +15834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportTeachers: {
@@ -15903,6 +15970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTeachers: {
@@ -16038,6 +16106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTeacher: {
@@ -16223,6 +16292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTeacher: {
@@ -16350,6 +16420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTeacher: {
@@ -16536,6 +16607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTeacher: {
@@ -16661,6 +16733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportAdministrativeUsers: {
@@ -16796,6 +16869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAdministrativeUsers: {
@@ -16931,6 +17005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createAdministrativeUser: {
@@ -17116,6 +17191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAdministrativeUser: {
@@ -17243,6 +17319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateAdministrativeUser: {
@@ -17429,6 +17506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteAdministrativeUser: {
@@ -17554,6 +17632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportParents: {
@@ -17690,6 +17769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listParents: {
@@ -17826,6 +17906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createParent: {
@@ -18011,6 +18092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getParent: {
@@ -18138,6 +18220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateParent: {
@@ -18324,6 +18407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteParent: {
@@ -18449,6 +18533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDelegates: {
@@ -18582,6 +18667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDelegate: {
@@ -18786,6 +18872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDelegate: {
@@ -18913,6 +19000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDelegate: {
@@ -19118,6 +19206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDelegate: {
@@ -19243,6 +19332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     exportStudents: {
@@ -19384,6 +19474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudents: {
@@ -19550,6 +19641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleStudents: {
@@ -19716,6 +19808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listStudents: {
@@ -19857,6 +19950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createStudent: {
@@ -20061,6 +20155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getStudentDetail: {
@@ -20188,6 +20283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getStudent: {
@@ -20315,6 +20411,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateStudent: {
@@ -20520,6 +20617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudent: {
@@ -20645,6 +20743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     restoreStudent: {
@@ -20979,6 +21078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateStudentGuardian: {
@@ -21165,6 +21265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteStudentGuardian: {
@@ -21290,6 +21391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     restrictStudentGuardian: {
@@ -21459,6 +21561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTrustedPeople: {
@@ -21592,6 +21695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedPerson: {
@@ -21796,6 +21900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedPerson: {
@@ -21923,6 +22028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTrustedPerson: {
@@ -22128,6 +22234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTrustedPerson: {
@@ -22272,6 +22379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     decideTrustedPerson: {
@@ -22460,6 +22568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedPersonImages: {
@@ -22587,6 +22696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedPersonUploadUrl: {
@@ -22794,6 +22904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listTrustedAddresses: {
@@ -22927,6 +23038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createTrustedAddress: {
@@ -23131,6 +23243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrustedAddress: {
@@ -23258,6 +23371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTrustedAddress: {
@@ -23463,6 +23577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTrustedAddress: {
@@ -23607,6 +23722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     decideTrustedAddress: {
@@ -23795,6 +23911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamilyMembers: {
@@ -23922,6 +24039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     familyExists: {
@@ -24049,6 +24167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     validateFamilies: {
@@ -24215,6 +24334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listFamilies: {
@@ -24350,6 +24470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createFamily: {
@@ -24554,6 +24675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamily: {
@@ -24681,6 +24803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateFamily: {
@@ -24886,6 +25009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteFamily: {
@@ -25011,6 +25135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getFamilyParentLimit: {
@@ -25138,6 +25263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listMyGroups: {
@@ -25262,6 +25388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listMyTeacherGroups: {
@@ -25386,6 +25513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleGroupsPost: {
@@ -25552,6 +25680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMultipleGroups: {
@@ -25718,6 +25847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroups: {
@@ -25856,6 +25986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroup: {
@@ -26060,6 +26191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroup: {
@@ -26187,6 +26319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroup: {
@@ -26392,6 +26525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroup: {
@@ -26517,6 +26651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupParticipants: {
@@ -26644,6 +26779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     addGroupParticipants: {
@@ -26811,6 +26947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     removeGroupParticipants: {
@@ -26978,6 +27115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupSignedUrl: {
@@ -27147,6 +27285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroupTeachers: {
@@ -27280,6 +27419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupTeacher: {
@@ -27465,6 +27605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupTeacher: {
@@ -27592,6 +27733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroupTeacher: {
@@ -27778,6 +27920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroupTeacher: {
@@ -27903,6 +28046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroupStudents: {
@@ -28036,6 +28180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createGroupStudent: {
@@ -28221,6 +28366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroupStudent: {
@@ -28348,6 +28494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateGroupStudent: {
@@ -28534,6 +28681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteGroupStudent: {
@@ -28659,6 +28807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolApplicationModules: {
@@ -28790,6 +28939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     bulkToggleSchoolApplicationModules: {
@@ -28954,6 +29104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listEnabledSchoolApplicationModules: {
@@ -29083,6 +29234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolApplicationModuleStatus: {
@@ -29210,6 +29362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     toggleSchoolApplicationModule: {
@@ -29377,6 +29530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     initializeSchoolModules: {
@@ -29504,6 +29658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listApplicationModules: {
@@ -29637,6 +29792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createApplicationModule: {
@@ -29822,6 +29978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getApplicationModule: {
@@ -29949,6 +30106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateApplicationModule: {
@@ -30135,6 +30293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteApplicationModule: {
@@ -30279,6 +30438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolConfigurations: {
@@ -30410,6 +30570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolConfiguration: {
@@ -30595,6 +30756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolConfiguration: {
@@ -30722,6 +30884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolConfiguration: {
@@ -30908,6 +31071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolConfiguration: {
@@ -31033,6 +31197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolHolidayCycles: {
@@ -31170,6 +31335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolHolidayCycle: {
@@ -31355,6 +31521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolHolidayCycle: {
@@ -31482,6 +31649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolHolidayCycle: {
@@ -31668,6 +31836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolHolidayCycle: {
@@ -31793,6 +31962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolConfigurationHolidayCycles: {
@@ -31929,6 +32099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listScheduleConfigurations: {
@@ -32058,6 +32229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createScheduleConfiguration: {
@@ -32243,6 +32415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getScheduleConfiguration: {
@@ -32370,6 +32543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateScheduleConfiguration: {
@@ -32556,6 +32730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteScheduleConfiguration: {
@@ -32681,6 +32856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listSchoolSchedules: {
@@ -32814,6 +32990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createSchoolSchedule: {
@@ -32999,6 +33176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getSchoolSchedule: {
@@ -33126,6 +33304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSchoolSchedule: {
@@ -33312,6 +33491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSchoolSchedule: {
@@ -33437,6 +33617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDocuments: {
@@ -33570,6 +33751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDocument: {
@@ -33755,6 +33937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDocument: {
@@ -33882,6 +34065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDocument: {
@@ -34068,6 +34252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDocument: {
@@ -34212,6 +34397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDocumentSignedUrl: {
@@ -34400,6 +34586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDeviceTokens: {
@@ -34531,6 +34718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createDeviceToken: {
@@ -34716,6 +34904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getDeviceToken: {
@@ -34843,6 +35032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateDeviceToken: {
@@ -35029,6 +35219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteDeviceToken: {
@@ -35154,6 +35345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listBulkProcesses: {
@@ -35287,6 +35479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createBulkProcess: {
@@ -35472,25 +35665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getBulkProcess: {
@@ -35618,6 +35793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateBulkProcess: {
@@ -35804,25 +35980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteBulkProcess: {
@@ -35967,6 +36125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadTeachersFile: {
@@ -36133,25 +36292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadAdministrativeUsersFile: {
@@ -36318,25 +36459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadFamiliesFile: {
@@ -36503,25 +36626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadGroupsFile: {
@@ -36688,25 +36793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is failing */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "The SMS provider is unavailable; try again shortly",
-                     *       "instance": "/api/v1/auth/send-verification-code",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["Unavailable"];
         };
     };
     getBulkProcessTemplate: {
@@ -36833,6 +36920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getTransportationRules: {
@@ -36957,6 +37045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     replaceTransportationRules: {
@@ -37140,6 +37229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listCronHistories: {
@@ -37271,6 +37361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getCronHistory: {
@@ -37398,6 +37489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listAuditLogs: {
@@ -37537,6 +37629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getAuditLog: {
@@ -37664,6 +37757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listLegalDocuments: {
@@ -37797,6 +37891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     createLegalDocument: {
@@ -37982,6 +38077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getLastLegalDocument: {
@@ -38087,6 +38183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     getLegalDocument: {
@@ -38214,6 +38311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     updateLegalDocument: {
@@ -38400,6 +38498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteLegalDocument: {
@@ -38544,6 +38643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     publishLegalDocument: {
@@ -38709,6 +38809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     acceptLegalDocument: {
@@ -38833,6 +38934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
     listDevOutbox: {
@@ -38904,6 +39006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            503: components["responses"]["Unavailable"];
         };
     };
 }

@@ -13,7 +13,7 @@ import { bodyLimit } from "hono/body-limit";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
-import { ApiError, problemResponse } from "./lib/errors";
+import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { currentRequest, type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
@@ -140,6 +140,7 @@ export function createApp(options: AppOptions) {
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);
+  app.openAPIRegistry.registerComponent("responses", UNAVAILABLE.name, UNAVAILABLE.response());
   // Built once per isolate, on first request: generating it costs tens of milliseconds.
   let document: unknown;
   app.get("/api/openapi.json", async (c) => {

@@ -4,7 +4,7 @@
  * This is the D1 Worker; src/index.libsql.ts is the same Worker with a libSQL client bundled.
  */
 import { type App, createApp } from "./app";
-import { loadConfig, servesDevelopmentRoutes } from "./config";
+import { ConfigError, loadConfig, servesDevelopmentRoutes } from "./config";
 import { type Db, d1, type OpenLibsql } from "./db/client";
 import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
@@ -12,11 +12,22 @@ import { runScheduled } from "./jobs/scheduled";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./modules/auth/sms";
 
+// A setting this Worker cannot serve: it refuses to (503), and the log says what to deploy.
 const noLibsql: OpenLibsql = () => {
-  throw new Error(
-    "LIBSQL_URL is set, but this Worker was built without a libSQL client: deploy src/index.libsql.ts (npm run deploy:libsql)",
+  throw new ConfigError(
+    "invalid configuration: LIBSQL_URL is set, but this Worker was built without a libSQL client: deploy src/index.libsql.ts (npm run deploy:libsql)",
   );
 };
+
+/** Opens the libSQL database; a URL its client refuses is a setting the Worker cannot serve. */
+async function openStore(open: OpenLibsql, url: string, authToken?: string): Promise<Db> {
+  try {
+    return await open(url, authToken);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError("invalid configuration: LIBSQL_URL is not a URL the libSQL client accepts", { cause: err });
+  }
+}
 
 /** The Worker; `openLibsql` opens the store when `LIBSQL_URL` is set (given by src/index.libsql.ts). */
 export function createWorker(openLibsql: OpenLibsql = noLibsql) {
@@ -28,7 +39,9 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
     if (!deps) {
       deps = (async () => {
         const config = loadConfig(env);
-        const db: Db = config.libsql ? await openLibsql(config.libsql.url, config.libsql.authToken) : d1(env.DB);
+        const db: Db = config.libsql
+          ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)
+          : d1(env.DB);
         return {
           config,
           db,

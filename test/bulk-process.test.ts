@@ -369,13 +369,12 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
     expect(other.explicitAcks).toEqual([`second-${process.id}`]);
     expect(await read(process.id)).toEqual(done);
 
-    // Both messages are on record.
+    // The message that ran the process is on record, once; the one that found it taken is not.
     const receipts = await t.db
       .select()
       .from(queueReceipts)
-      .where(eq(queueReceipts.key, `first-${process.id}`));
-    expect(receipts).toHaveLength(1);
-    expect(receipts[0]?.queue).toBe("school-bulk");
+      .where(inArray(queueReceipts.key, [`first-${process.id}`, `second-${process.id}`]));
+    expect(receipts.map((r) => [r.key, r.queue])).toEqual([[`first-${process.id}`, "school-bulk"]]);
   });
 
   it("two copies of a message in one batch run the process once", async () => {

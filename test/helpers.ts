@@ -265,3 +265,55 @@ export async function allPages<T = { id: number }>(
     if (page >= body.lastPage) return { data, total: body.total };
   }
 }
+
+/**
+ * The D1 binding, failing on demand as D1 fails: each execution `when` selects (a statement's
+ * `all`/`run`/`first`/`raw`, or a whole `batch`, whose SQL is its statements' joined by `;\n`)
+ * throws `text`, D1's own error text, the first `times` times (default: every time), then runs.
+ * With `after`, the real call runs first and its answer is lost (a commit whose answer never came
+ * back). `attempts` lists the SQL of every selected execution, failed or not.
+ * @example const db = failingD1(env.DB, { text: "D1_ERROR: database is locked: SQLITE_BUSY", times: 1 });
+ */
+export function failingD1(
+  binding: D1Database,
+  fault: { text: string; times?: number; when?: (sql: string) => boolean; after?: boolean },
+) {
+  const attempts: string[] = [];
+  let left = fault.times ?? Number.POSITIVE_INFINITY;
+  const REAL = Symbol("real");
+  type Wrapped = D1PreparedStatement & { [REAL]: D1PreparedStatement; sql: string };
+  const selected = (sql: string) => {
+    if (fault.when && !fault.when(sql)) return false;
+    attempts.push(sql);
+    if (left <= 0) return false;
+    left--;
+    return true;
+  };
+  // As the binding throws them: the text, with the database's own message as the cause.
+  const error = () => new Error(fault.text, { cause: new Error(fault.text.replace(/^D1_ERROR: /, "")) });
+  async function execute<T>(sql: string, run: () => Promise<T>): Promise<T> {
+    if (!selected(sql)) return run();
+    if (fault.after) await run();
+    throw error();
+  }
+  const wrap = (real: D1PreparedStatement, sql: string): Wrapped =>
+    ({
+      [REAL]: real,
+      sql,
+      bind: (...values: unknown[]) => wrap(real.bind(...values), sql),
+      first: (column?: string) => execute(sql, () => (column === undefined ? real.first() : real.first(column))),
+      all: () => execute(sql, () => real.all()),
+      run: () => execute(sql, () => real.run()),
+      raw: (options?: { columnNames?: boolean }) =>
+        execute(sql, () => (options?.columnNames ? real.raw({ columnNames: true }) : real.raw())),
+    }) as unknown as Wrapped;
+  const db = {
+    prepare: (sql: string) => wrap(binding.prepare(sql), sql),
+    batch: (statements: Wrapped[]) =>
+      execute(statements.map((s) => s.sql).join(";\n"), () => binding.batch(statements.map((s) => s[REAL]))),
+    exec: (sql: string) => execute(sql, () => binding.exec(sql)),
+    dump: () => binding.dump(),
+    withSession: (constraint?: string) => binding.withSession(constraint),
+  } as unknown as D1Database;
+  return { db, attempts };
+}

@@ -2,10 +2,12 @@
  * Opens the store chosen by configuration: the D1 binding by default, or libSQL when `LIBSQL_URL`
  * is set. Both are SQLite, run the same schema and the same migrations, and support `batch()`.
  * The libSQL client lives in src/db/libsql.ts, which only the libSQL entry imports: the default
- * Worker bundle carries no libSQL client (docs/performance.md).
+ * Worker bundle carries no libSQL client (docs/performance.md). Both meet a database hiccup the
+ * same way (src/db/transient.ts).
  */
 import { type DrizzleD1Database, drizzle as drizzleD1 } from "drizzle-orm/d1";
 import { countD1Call } from "../lib/metrics";
+import { again, readsOnly } from "./transient";
 
 /**
  * The database handle every service takes. Typed as drizzle's D1 database; a libSQL database has
@@ -25,41 +27,101 @@ export function d1(binding: D1Database): Db {
   return db;
 }
 
-/** A prepared statement that counts each execution as one D1 round trip of the current request. */
+/**
+ * A prepared statement that counts each execution as one D1 round trip of the current request,
+ * and meets a hiccup (src/db/transient.ts) by running once more when that is safe: a read always,
+ * a write when the database refused it before running it. The happy path costs a try/catch.
+ */
 class CountedStatement {
-  constructor(readonly real: D1PreparedStatement) {}
+  constructor(
+    readonly real: D1PreparedStatement,
+    readonly query: string,
+  ) {}
   bind(...values: unknown[]) {
-    return new CountedStatement(this.real.bind(...values));
+    return new CountedStatement(this.real.bind(...values), this.query);
   }
-  first(column?: string) {
+  async first(column?: string) {
     countD1Call();
-    return column === undefined ? this.real.first() : this.real.first(column);
+    try {
+      return await (column === undefined ? this.real.first() : this.real.first(column));
+    } catch (err) {
+      const run = () => (column === undefined ? this.real.first() : this.real.first(column));
+      return again(err, readsOnly(this.query), counting(run));
+    }
   }
-  all() {
+  async all() {
     countD1Call();
-    return this.real.all();
+    try {
+      return await this.real.all();
+    } catch (err) {
+      return again(
+        err,
+        readsOnly(this.query),
+        counting(() => this.real.all()),
+      );
+    }
   }
-  run() {
+  async run() {
     countD1Call();
-    return this.real.run();
+    try {
+      return await this.real.run();
+    } catch (err) {
+      return again(
+        err,
+        readsOnly(this.query),
+        counting(() => this.real.run()),
+      );
+    }
   }
-  raw(options?: { columnNames?: boolean }) {
+  async raw(options?: { columnNames?: boolean }) {
     countD1Call();
-    return options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw();
+    try {
+      return await (options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw());
+    } catch (err) {
+      const run = () => (options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw());
+      return again(err, readsOnly(this.query), counting(run));
+    }
   }
 }
 
-/** The binding with round trips counted (a batch is one round trip, as it is on D1). */
+/** `run`, counted as one more round trip when it runs. */
+const counting =
+  <T>(run: () => Promise<T>) =>
+  () => {
+    countD1Call();
+    return run();
+  };
+
+/**
+ * The binding with round trips counted (a batch is one round trip, as it is on D1) and hiccups met
+ * as a statement meets them. A batch is one transaction: refused, it wrote nothing; it reads only
+ * when every statement does.
+ */
 function counted(binding: D1Database): D1Database {
   const wrapper = {
-    prepare: (query: string) => new CountedStatement(binding.prepare(query)),
-    batch: (statements: (CountedStatement | D1PreparedStatement)[]) => {
+    prepare: (query: string) => new CountedStatement(binding.prepare(query), query),
+    batch: async (statements: (CountedStatement | D1PreparedStatement)[]) => {
       countD1Call();
-      return binding.batch(statements.map((s) => (s instanceof CountedStatement ? s.real : s)));
+      const real = statements.map((s) => (s instanceof CountedStatement ? s.real : s));
+      try {
+        return await binding.batch(real);
+      } catch (err) {
+        const read = statements.every((s) => s instanceof CountedStatement && readsOnly(s.query));
+        return again(
+          err,
+          read,
+          counting(() => binding.batch(real)),
+        );
+      }
     },
-    exec: (query: string) => {
+    exec: async (query: string) => {
       countD1Call();
-      return binding.exec(query);
+      try {
+        return await binding.exec(query);
+      } catch (err) {
+        // Several statements, each its own transaction: some may have run, so never again.
+        return again(err, false, undefined);
+      }
     },
     dump: () => binding.dump(),
     withSession: (constraint?: string) => binding.withSession(constraint),

@@ -2,10 +2,61 @@
  * A libSQL database over HTTP (Turso or `sqld`); `file:` URLs need the Node client instead.
  * Imported only by src/index.libsql.ts, so the default (D1) Worker bundle does not carry the client.
  */
-import { createClient } from "@libsql/client/web";
+import { type Client, createClient, type InArgs, type InStatement, type TransactionMode } from "@libsql/client/web";
 import { drizzle } from "drizzle-orm/libsql/web";
 import type { Db } from "./client";
+import { again, readsOnly } from "./transient";
 
 export function libsql(url: string, authToken?: string): Db {
-  return drizzle(createClient({ url, authToken })) as unknown as Db;
+  return libsqlDb(createClient({ url, authToken }));
+}
+
+/** The app's database on a libSQL client (any: HTTP, or Node's `file:` one in tests). */
+export function libsqlDb(client: Client): Db {
+  return drizzle(metHiccups(client)) as unknown as Db;
+}
+
+type BatchStatement = InStatement | [string, InArgs?];
+const sqlOf = (s: BatchStatement) => (typeof s === "string" ? s : Array.isArray(s) ? s[0] : s.sql);
+
+/**
+ * The client with database hiccups met as the D1 binding meets them (src/db/client.ts): a statement
+ * or a batch (one transaction) runs once more when it only reads or the database refused it before
+ * running it (src/db/transient.ts). Drizzle calls `execute` and `batch`; the rest is the client's.
+ */
+function metHiccups(client: Client): Client {
+  const execute = async (stmt: InStatement | string, args?: InArgs) => {
+    try {
+      return await (typeof stmt === "string" ? client.execute(stmt, args) : client.execute(stmt));
+    } catch (err) {
+      const run = () => (typeof stmt === "string" ? client.execute(stmt, args) : client.execute(stmt));
+      return again(err, readsOnly(sqlOf(stmt)), run);
+    }
+  };
+  return {
+    execute: execute as Client["execute"],
+    batch: async (stmts: BatchStatement[], mode?: TransactionMode) => {
+      try {
+        return await client.batch(stmts, mode);
+      } catch (err) {
+        return again(
+          err,
+          stmts.every((s) => readsOnly(sqlOf(s))),
+          () => client.batch(stmts, mode),
+        );
+      }
+    },
+    migrate: (stmts) => client.migrate(stmts),
+    transaction: (mode?: TransactionMode) => client.transaction(mode),
+    executeMultiple: (sql) => client.executeMultiple(sql),
+    sync: () => client.sync(),
+    close: () => client.close(),
+    reconnect: () => client.reconnect(),
+    get closed() {
+      return client.closed;
+    },
+    get protocol() {
+      return client.protocol;
+    },
+  };
 }

@@ -1,8 +1,10 @@
 /**
  * The queue dispatcher. Delivery is at least once: each consumer records what it processed before
  * its side effects, acks per message, and lets failures retry with backoff until the dead-letter
- * queue. Consumers come from the module registry; dead-letter queues log and ack.
+ * queue. Consumers come from the module registry; dead-letter queues log and ack. A consumer that
+ * meets the database briefly unavailable throws, and its message is retried like any failure.
  */
+import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
 import type { Consumer } from "../lib/module";
@@ -37,13 +39,16 @@ export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Pro
       await consume(deps, message);
       message.ack();
     } catch (err) {
-      log.error("message failed; retrying", {
+      // A database hiccup is no failure of the message: retried like any other, never acked.
+      const down = unavailable(err);
+      log.error(down ? "database unavailable; message retried" : "message failed; retrying", {
         queue: batch.queue,
         messageId: message.id,
         attempts: message.attempts,
-        ...errorFields(err),
+        ...(down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err)),
       });
-      message.retry({ delaySeconds: RETRY_DELAYS[Math.min(message.attempts - 1, RETRY_DELAYS.length - 1)] });
+      const delay = RETRY_DELAYS[Math.min(message.attempts - 1, RETRY_DELAYS.length - 1)] ?? 10;
+      message.retry({ delaySeconds: Math.max(delay, down?.retryAfterSeconds ?? 0) });
     }
   }
 }

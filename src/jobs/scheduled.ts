@@ -4,6 +4,7 @@
  * its cron history row.
  */
 import { eq } from "drizzle-orm";
+import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
 import type { Job } from "../lib/module";
@@ -15,28 +16,62 @@ export function jobsFor(cron: string): Job[] {
   return MODULES.flatMap((m) => m.jobs ?? []).filter((job) => job.cron === cron);
 }
 
+/**
+ * Runs each job of `cron` and records the run. A job's failure is recorded with its reason (a
+ * database hiccup as the hiccup, never the failed query); a run whose start could not be recorded
+ * still runs (every job is a sweep, safe to run), and is recorded once it ends; if even that cannot
+ * be written, the log has it. One job's failure never keeps the others from running.
+ */
 export async function runScheduled(deps: Deps, cron: string): Promise<void> {
   for (const job of jobsFor(cron)) {
     const startedAt = deps.clock.now().toISOString();
-    const [row] = await deps.db
-      .insert(cronHistory)
-      .values({ cron, job: job.name, status: "running", startedAt, createdAt: startedAt, updatedAt: startedAt })
-      .returning({ id: cronHistory.id });
+    let id: number | undefined;
+    try {
+      const [row] = await deps.db
+        .insert(cronHistory)
+        .values({ cron, job: job.name, status: "running", startedAt, createdAt: startedAt, updatedAt: startedAt })
+        .returning({ id: cronHistory.id });
+      id = row?.id;
+    } catch (err) {
+      log.error("cron run not recorded at its start; running it anyway", { cron, job: job.name, ...reasonOf(err) });
+    }
     let status: "completed" | "failed" = "completed";
     let detail: string | undefined;
     try {
       detail = (await job.run(deps)) || undefined;
     } catch (err) {
       status = "failed";
-      detail = err instanceof Error ? err.message : String(err);
-      log.error("cron job failed", { cron, job: job.name, ...errorFields(err) });
+      const down = unavailable(err);
+      detail = down ? down.message : err instanceof Error ? err.message : String(err);
+      log.error("cron job failed", { cron, job: job.name, ...reasonOf(err) });
     }
     const finishedAt = deps.clock.now().toISOString();
-    if (row) {
-      await deps.db
-        .update(cronHistory)
-        .set({ status, detail, finishedAt, updatedAt: finishedAt })
-        .where(eq(cronHistory.id, row.id));
+    try {
+      if (id !== undefined) {
+        await deps.db
+          .update(cronHistory)
+          .set({ status, detail, finishedAt, updatedAt: finishedAt })
+          .where(eq(cronHistory.id, id));
+      } else {
+        await deps.db.insert(cronHistory).values({
+          cron,
+          job: job.name,
+          status,
+          detail,
+          startedAt,
+          finishedAt,
+          createdAt: startedAt,
+          updatedAt: finishedAt,
+        });
+      }
+    } catch (err) {
+      log.error("cron run not recorded", { cron, job: job.name, status, detail, ...reasonOf(err) });
     }
   }
+}
+
+/** Log fields of a failure: a database hiccup by its reason and the driver's error. */
+function reasonOf(err: unknown) {
+  const down = unavailable(err);
+  return down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err);
 }

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config";
+import { unavailable } from "../db/transient";
 import { errorFields, log } from "./log";
 
 export const PROBLEMS = {
@@ -87,14 +88,21 @@ const DESCRIPTIONS: Record<ProblemStatus, string> = {
   422: "Well-formed, but refused by a business rule",
   429: "Rate limited; retry after the number of seconds in `retry-after`",
   500: "Unexpected failure (logged with the request id)",
-  503: "A dependency is failing",
+  503: "A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down",
 };
 
-/** Every 429 says when to come back. */
+/** Every 429 says when to come back; a 503 does when the database is what failed. */
 const RETRY_AFTER = {
   "retry-after": {
     description: "Seconds to wait before trying again",
     required: true,
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
+const RETRY_AFTER_UNAVAILABLE = {
+  "retry-after": {
+    description: "Seconds to wait before trying again; sent when the database is briefly unavailable",
+    required: false,
     schema: { type: "integer" as const, minimum: 1 },
   },
 };
@@ -128,8 +136,8 @@ const EXAMPLES: Record<ProblemStatus, { detail: string; instance: string; title?
     instance: "/api/v1/documents",
   },
   503: {
-    detail: "The SMS provider is unavailable; try again shortly",
-    instance: "/api/v1/auth/send-verification-code",
+    detail: "The database is briefly unavailable; try again in 2 seconds. Quote the request id if it persists.",
+    instance: "/api/v1/student?page=2",
   },
 };
 
@@ -146,17 +154,35 @@ export function problemExample(status: ProblemStatus): Problem {
   };
 }
 
+/** The OpenAPI response object of a status. */
+function errorResponse(s: ProblemStatus) {
+  return {
+    description: DESCRIPTIONS[s],
+    ...(s === 429 ? { headers: RETRY_AFTER } : s === 503 ? { headers: RETRY_AFTER_UNAVAILABLE } : {}),
+    content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
+  };
+}
+
+/**
+ * The 503 nearly every operation declares (the database may be briefly unavailable), stated once
+ * in the document's components (src/app.ts registers it) and referenced by each operation.
+ */
+export const UNAVAILABLE = {
+  name: "Unavailable",
+  // A component is plain OpenAPI: the Problem schema by its reference (every operation's other
+  // errors register it).
+  response: () => ({
+    ...errorResponse(503),
+    content: {
+      "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" }, example: problemExample(503) },
+    },
+  }),
+} as const;
+
 /** OpenAPI response objects for the given statuses, to spread into a route's `responses`. */
 export function errorResponses(statuses: readonly ProblemStatus[]) {
   return Object.fromEntries(
-    statuses.map((s) => [
-      s,
-      {
-        description: DESCRIPTIONS[s],
-        ...(s === 429 ? { headers: RETRY_AFTER } : {}),
-        content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
-      },
-    ]),
+    statuses.map((s) => [s, s === 503 ? { $ref: `#/components/responses/${UNAVAILABLE.name}` } : errorResponse(s)]),
   );
 }
 
@@ -184,6 +210,7 @@ export function problemResponse(c: Context, err: unknown): Response {
   let errors: FieldError[] | undefined;
   let headers: Record<string, string> = {};
   let title: string | undefined;
+  const down = unavailable(err);
   if (err instanceof ApiError) {
     ({ status, detail } = err);
     errors = err.options.errors;
@@ -192,6 +219,18 @@ export function problemResponse(c: Context, err: unknown): Response {
   } else if (err instanceof HTTPException && Object.hasOwn(PROBLEMS, err.status) && err.status < 500) {
     status = err.status as ProblemStatus;
     detail = err.message || PROBLEMS[status].title;
+  } else if (down) {
+    // A database hiccup the data layer could not wait out (src/db/transient.ts): not a bug.
+    status = 503;
+    detail = `The database is briefly unavailable; try again in ${down.retryAfterSeconds} seconds. Quote the request id if it persists.`;
+    headers = { "retry-after": String(down.retryAfterSeconds) };
+    log.error("database unavailable", {
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      reason: down.hiccup.reason,
+      ...errorFields(down.cause),
+    });
   } else {
     if (err instanceof ConfigError) {
       // The Worker refuses to serve: the log names the setting, the answer reveals nothing.

@@ -62,6 +62,12 @@ type RouteMeta = {
   scope?: Scope;
   /** Extra problem statuses this route can answer (409, 413, 422, 429). */
   errors?: readonly ProblemStatus[];
+  /**
+   * Whether the operation reads or writes the database (default true): if so it may answer 503
+   * with `retry-after` when the database is briefly unavailable (src/db/transient.ts). `false`
+   * for the few that never touch it.
+   */
+  database?: boolean;
   /** The audit entity a successful call writes one row for (`x-audit`). */
   audit?: string;
   /**
@@ -87,13 +93,27 @@ const NO_QUERY = zod.strictObject({});
  * });
  */
 export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
-  const { tag, access, scope: declaredScope, errors = [], audit, module, extensions, responses, ...route } = config;
+  const {
+    tag,
+    access,
+    scope: declaredScope,
+    errors = [],
+    database = true,
+    audit,
+    module,
+    extensions,
+    responses,
+    ...route
+  } = config;
   const scope: Scope = declaredScope ?? "school";
   if (module && (access === "public" || access === "user")) {
     // No school is resolved for these: the module could not be checked, so refuse to pretend.
     throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
   }
   const statuses = new Set<ProblemStatus>([...errors, 500]);
+  // A database hiccup the data layer could not wait out; a route that answers 503 with a body of
+  // its own (health's report) keeps it.
+  if (database && !(responses && Object.hasOwn(responses, 503))) statuses.add(503);
   // Query strings are strict (docs/decisions.md): a signed-in route that takes none refuses any
   // (400), so a filter sent to a list that has none (`/group/mine?name=`) is not silently ignored.
   // Public routes (health, sign-in) stay lenient: monitors and probes may add cache-busting ones.

@@ -98,18 +98,42 @@ describe("the default (D1) Worker bundle", () => {
     expect(version.detail).toBe('Invalid query: platform: Invalid option: expected one of "ios"|"android"');
   });
 
-  it("refuses LIBSQL_URL with a message that names the libSQL entry", async () => {
+  it("refuses LIBSQL_URL (503) with a message that names the libSQL entry", async () => {
     const logs: string[] = [];
     const mf = await serveBundle(d1Bundle, { LIBSQL_URL: "http://127.0.0.1:9" }, logs);
     running.push(mf);
     const res = await mf.dispatchFetch("http://localhost/api/health");
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     await expect.poll(() => logs.join("\n")).toContain("built without a libSQL client");
     expect(logs.join("\n")).toContain("src/index.libsql.ts");
   });
 });
 
 describe("the libSQL Worker bundle (src/index.libsql.ts)", () => {
+  // A port nothing listens on, and a host no resolver knows: workerd's fetch answers
+  // "Network connection lost." and "internal error; reference = ...".
+  for (const url of ["http://127.0.0.1:9", "http://libsql.invalid"]) {
+    it(`answers 503 with retry-after and logs it with the request id when ${url} cannot be reached`, async () => {
+      const logs: string[] = [];
+      const mf = await serveBundle(
+        libsqlBundle,
+        { ENVIRONMENT: "development", SMS_PROVIDER: "log", LIBSQL_URL: url },
+        logs,
+      );
+      running.push(mf);
+      const res = await mf.dispatchFetch("http://localhost/api/v1/auth/send-verification-code", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "no-libsql" },
+        body: JSON.stringify({ phone: "+15550000002" }),
+      });
+      expect(res.status, logs.join("\n")).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await res.json()).toMatchObject({ type: "/problems/unavailable", requestId: "no-libsql" });
+      await expect.poll(() => logs.join("\n")).toMatch(/"message":"database unavailable","requestId":"no-libsql"/);
+      expect((await mf.dispatchFetch("http://localhost/api/health")).status).toBe(503);
+    }, 60_000);
+  }
+
   it(`carries the libSQL client and stays within the ${BUDGETS.ceilingGzipBytes / KiB} KiB ceiling`, () => {
     console.info(`libSQL bundle: ${(libsqlBundle.gzip / KiB).toFixed(1)} KiB gzip`);
     expect(fromPackage(libsqlBundle, "@libsql/client").length).toBeGreaterThan(0);

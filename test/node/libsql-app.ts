@@ -9,10 +9,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/libsql";
 import { createApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/config";
-import type { Db } from "../../src/db/client";
+import { libsqlDb } from "../../src/db/libsql";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
 import { s3Signer } from "../../src/lib/s3";
@@ -47,12 +46,13 @@ export function recordingQueue(): QueueProducer & { sent: unknown[] } {
 
 /** Applies every migration in order, each file in one batch, the way D1 applies them. */
 /**
- * The app's dependencies over a libSQL client: drizzle's libSQL database has the same query builder
+ * The app's dependencies over a libSQL client, as the libSQL Worker opens it (src/db/libsql.ts):
+ * drizzle's libSQL database has the same query builder
  * and batch() as the D1 one (src/db/client.ts). Object storage is not what these tests prove:
  * nothing is stored; queues record what they are sent.
  */
 export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
-  const db = drizzle(client) as unknown as Db;
+  const db = libsqlDb(client);
   return {
     config,
     db,

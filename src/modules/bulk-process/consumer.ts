@@ -3,9 +3,14 @@
  *
  * Delivery is at least once, so the message receipt (`queue_receipt`, keyed by the message id)
  * and the claim of the process (queued -> processing, a conditional UPDATE) are written in one
- * batch, which is one transaction, before anything else happens. The claim is the guard: a
- * redelivered message, a second message for the same process, a deleted process or another
- * school's id all find no queued row and do nothing.
+ * batch, which is one transaction, before anything else happens. The claim is the guard: a second
+ * message for the same process, a deleted process or another school's id find no queued row and do
+ * nothing. The receipt is written only with a claim, and carries the claim's instant (the process's
+ * `started_at`), so it says which message runs the process: when that message comes back while its
+ * process is still processing (a database hiccup stopped it: the consumer threw, so the queue
+ * retries it; or its answer was lost), it takes the run up again from the start, with the progress
+ * counted anew. Importers write with upserts, so rows a stopped run wrote are updated, not doubled.
+ * A finished process is never run again.
  *
  * Teachers and administrative staff (people-import.ts), families (family-import.ts) and groups
  * (group-import.ts) have importers. The other entities do not yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
@@ -17,7 +22,8 @@
  * file (size once unzipped, CRC, row count) before it yields the first row, so a refused file
  * writes nothing.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
+import { unavailable } from "../../db/transient";
 import { queueReceipts } from "../../jobs/schema";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, importCtx, tenant } from "../../lib/context";
@@ -51,15 +57,29 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   const now = deps.clock.now().toISOString();
   const ofProcess = and(eq(bulkProcesses.id, bulkProcessId), tenant(ctx, bulkProcesses));
   const queued = and(ofProcess, eq(bulkProcesses.status, "queued"));
-  const start = { status: "processing" as const, startedAt: now, updatedAt: now };
+  // This message's run, stopped before it finished: its receipt has the run's start instant.
+  const mine = and(
+    ofProcess,
+    eq(bulkProcesses.status, "processing"),
+    sql`${bulkProcesses.startedAt} = (SELECT ${queueReceipts.createdAt} FROM ${queueReceipts} WHERE ${queueReceipts.key} = ${message.id})`,
+  );
+  const claimable = or(queued, mine);
+  const start = {
+    status: "processing" as const,
+    startedAt: sql`CASE WHEN ${bulkProcesses.status} = 'queued' THEN ${now} ELSE ${bulkProcesses.startedAt} END`,
+    processedRows: 0,
+    updatedAt: now,
+  };
   const [receipt, , claimed, files] = await commit(ctx, [
     db
       .insert(queueReceipts)
-      .values({ key: message.id, queue: BULK_QUEUE, createdAt: now })
+      .select(
+        sql`SELECT ${message.id}, ${BULK_QUEUE}, ${now} WHERE EXISTS (SELECT 1 FROM ${bulkProcesses} WHERE ${queued})`,
+      )
       .onConflictDoNothing()
       .returning({ key: queueReceipts.key }),
-    auditUpdate(ctx, bulkProcessResource.audit, queued, start, "start"),
-    db.update(bulkProcesses).set(start).where(queued).returning({
+    auditUpdate(ctx, bulkProcessResource.audit, claimable, start, "start"),
+    db.update(bulkProcesses).set(start).where(claimable).returning({
       id: bulkProcesses.id,
       schoolId: bulkProcesses.schoolId,
       entity: bulkProcesses.entity,
@@ -79,14 +99,18 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       messageId: message.id,
       bulkProcessId,
       schoolId,
-      redelivered: receipt.length === 0,
     });
     return;
   }
+  if (receipt.length === 0)
+    log.info("bulk process resumed", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId });
   let result: Outcome;
   try {
     result = await runImport(ctx, process, files[0]?.slug);
   } catch (err) {
+    // The database is briefly unavailable: thrown, so the queue retries the message, which takes
+    // the run up again (above); the process stays processing, neither failed nor lost.
+    if (unavailable(err)) throw err;
     // Recorded as a failure the user can see and queue again, rather than a process left
     // "processing" that no redelivery would ever pick up. The batches already written stay: a
     // second run updates them rather than duplicating them.

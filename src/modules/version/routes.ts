@@ -40,6 +40,7 @@ const version = defineRoute({
   operationId: "getAppVersion",
   summary: "Mobile app versions, and whether a given app must update",
   access: "public",
+  database: false,
   request: {
     query: z.strictObject({
       platform: Platform.optional(),
