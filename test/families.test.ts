@@ -6,8 +6,10 @@
  * every read: staff see the school's families, a parent and their delegate only their own, a
  * teacher without family.read a 403.
  */
+
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
@@ -57,7 +59,16 @@ async function newStudent(t: TestApp, school = NORTH, extra: Partial<typeof stud
   const at = t.clock.now().toISOString();
   const [row] = await t.db
     .insert(students)
-    .values({ schoolId: school, firstName: "Kid", lastName: `S${++next}`, createdAt: at, updatedAt: at, ...extra })
+    .values(
+      withSearch(students, {
+        schoolId: school,
+        firstName: "Kid",
+        lastName: `S${++next}`,
+        createdAt: at,
+        updatedAt: at,
+        ...extra,
+      }),
+    )
     .returning({ id: students.id });
   if (!row) throw new Error("no student");
   return row.id;

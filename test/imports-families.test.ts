@@ -2,10 +2,12 @@
  * Spreadsheet imports of families (students, parents, guardians) and groups (teachers, students),
  * through the upload operations and the Worker's real queue handler; their templates.
  */
+
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleUsers, schools, users } from "../src/db/core";
+import { withSearch } from "../src/db/search";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
@@ -46,7 +48,7 @@ beforeAll(async () => {
   south = await t.token(DEMO.southAdmin.id, { 2: "all" });
   await t.db
     .update(schools)
-    .set({ levels: JSON.stringify(["elementary", "middle"]) })
+    .set(withSearch(schools, { levels: JSON.stringify(["elementary", "middle"]) }))
     .where(eq(schools.id, 1));
 });
 

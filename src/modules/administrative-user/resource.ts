@@ -60,7 +60,7 @@ const filters = {
   ...personFilters(administrativeUsers),
   position: {
     schema: searchTerm("Part of the position"),
-    where: (term: string) => contains(administrativeUsers.position, term),
+    where: (term: string) => contains(administrativeUsers.positionSearch, term),
     example: "Registrar",
   },
 };

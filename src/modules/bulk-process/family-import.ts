@@ -19,6 +19,7 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
 import { type Cell, excelDate } from "../../lib/xlsx";
@@ -426,14 +427,20 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const familiesJson = JSON.stringify([...new Map(ok.map((r) => [r.values[0], r.values[1]])).entries()]);
+  // [number, name, the name's search copy]
+  const familiesJson = JSON.stringify(
+    [...new Map(ok.map((r) => [r.values[0], r.values[1]])).entries()].map(([n, name]) => [n, name, fold(name)]),
+  );
   const parentRows = new Map<string, [string, string, string, Relationship | null, string]>();
   for (const r of ok)
     for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, r.values[0]]);
-  const fresh = JSON.stringify([...parentRows.values()].filter((p) => !people.has(p[0])).map((p) => p.slice(0, 3)));
+  const fresh = [...parentRows.values()]
+    .filter((p) => !people.has(p[0]))
+    .map(([phone, first, last]) => [phone, first, last] as const);
   const grant = JSON.stringify([...parentRows.keys()].filter((p) => !people.get(p)?.hasRole));
   const parentsJson = JSON.stringify([...parentRows.values()]);
-  const studentsJson = JSON.stringify(ok.map((r) => r.values.slice(0, 7)));
+  // The student's values, then the search copies of the first and last name (7, 8).
+  const studentsJson = JSON.stringify(ok.map((r) => [...r.values.slice(0, 7), fold(r.values[3]), fold(r.values[4])]));
   const newStudents = JSON.stringify(ok.filter((r) => !studs.has(r.values[2])).map((r) => r.values[2]));
   const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
 
@@ -461,11 +468,11 @@ async function writeBatch(
     db
       .insert(families)
       .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1 FROM json_each(${familiesJson}) j WHERE true`,
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2 FROM json_each(${familiesJson}) j WHERE true`,
       )
       .onConflictDoUpdate({
         target: [families.schoolId, families.familyNumber],
-        set: { name: sql`excluded.name`, updatedAt: now },
+        set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
         setWhere: sql`${families.name} IS NOT excluded.name`,
       }),
     db.insert(auditLog).select(sql`
@@ -510,7 +517,7 @@ async function writeBatch(
       .insert(students)
       .select(
         sql`SELECT NULL, ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2,
-            j.value->>5, j.value->>6, 'active', NULL, NULL
+            j.value->>5, j.value->>6, 'active', NULL, NULL, j.value->>7, j.value->>8
           FROM json_each(${studentsJson}) j WHERE true`,
       )
       .onConflictDoUpdate({
@@ -519,6 +526,8 @@ async function writeBatch(
           familyId: sql`excluded.family_id`,
           firstName: sql`excluded.first_name`,
           lastName: sql`excluded.last_name`,
+          firstNameSearch: sql`excluded.first_name_search`,
+          lastNameSearch: sql`excluded.last_name_search`,
           level: sql`COALESCE(excluded.level, "student"."level")`,
           birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
           updatedAt: now,

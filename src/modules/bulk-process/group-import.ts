@@ -11,6 +11,7 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { auditLog } from "../audit-log/schema";
@@ -190,7 +191,8 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const rows = JSON.stringify(ok.map((r) => r.values));
+  // Each row's values, then the search copy of the group's name (6).
+  const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
   const { actor, change, progress } = batchWrites(ctx, processId, now);
   const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name = j.value->>0`;
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
@@ -236,7 +238,7 @@ async function writeBatch(
     db
       .insert(groups)
       .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL, j.value->>6
           FROM json_each(${rows}) j WHERE true`,
       )
       .onConflictDoUpdate({

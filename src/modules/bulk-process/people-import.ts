@@ -24,6 +24,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
@@ -252,9 +253,10 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const fresh = JSON.stringify(ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values));
+  const fresh = ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values);
   const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
-  const all = JSON.stringify(ok.map((r) => r.values));
+  // Each row with the search copy of its profile value (a teacher's subjects, a position) last.
+  const all = JSON.stringify(ok.map((r) => [...r.values, r.values[5] === null ? null : fold(r.values[5])]));
   const { actor, people: invite, progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
   const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
@@ -287,7 +289,8 @@ async function writeBatch(
       .insert(profiles)
       .select(
         sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
-            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number)
+            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number),
+            COALESCE(j.value->>7, p.${sql.identifier(`${spec.profileColumn}_search`)})
           FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
           CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
           WHERE ${differs(sql.raw("p"))}`,
@@ -296,6 +299,7 @@ async function writeBatch(
         target: [profiles.schoolId, profiles.userId],
         set: {
           [spec.profileColumn]: sql`excluded.${profile}`,
+          [`${spec.profileColumn}Search`]: sql`excluded.${sql.identifier(`${spec.profileColumn}_search`)}`,
           employeeNumber: sql`excluded.employee_number`,
           updatedAt: now,
         },

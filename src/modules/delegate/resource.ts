@@ -121,7 +121,7 @@ const filters = {
     where: (term: string) =>
       sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
         eq(users.id, delegates.userId),
-        containsName(users.firstName, users.lastName, term),
+        containsName(users.firstNameSearch, users.lastNameSearch, term),
       )})`,
     example: "Rosa",
   } satisfies Filter<string>,

@@ -166,7 +166,7 @@ const filters = {
   } satisfies Filter<string>,
   name: {
     schema: searchTerm("Part of the family's name"),
-    where: (v: string) => contains(families.name, v),
+    where: (v: string) => contains(families.nameSearch, v),
     example: "Parent",
   } satisfies Filter<string>,
 };

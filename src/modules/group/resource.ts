@@ -150,7 +150,7 @@ export const listGroups = resource.list({
     } satisfies Filter<string>,
     name: {
       schema: searchTerm("Part of the name"),
-      where: (v: string) => contains(groups.name, v),
+      where: (v: string) => contains(groups.nameSearch, v),
       example: "3rd",
     } satisfies Filter<string>,
     teacher: {

@@ -12,6 +12,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -114,7 +115,7 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
+    where: (term: string) => person(containsName(users.firstNameSearch, users.lastNameSearch, term)),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {
@@ -222,7 +223,7 @@ export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof U
     const { userId } = await resource.find(ctx, id);
     const set = { ...personal, updatedAt: clock.now().toISOString() };
     const who = eq(users.id, userId);
-    statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(set).where(who));
+    statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(withSearch(users, set)).where(who));
   }
   await resource.commit(ctx, id, [
     ...resource.writes.update(ctx, id, relationship ? { relationship } : {}),

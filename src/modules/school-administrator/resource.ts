@@ -10,6 +10,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditCreate, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
@@ -83,7 +84,7 @@ const resource = schoolAdministratorResource;
 const nameContains = (term: string): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
     eq(users.id, roleUsers.userId),
-    containsName(users.firstName, users.lastName, term),
+    containsName(users.firstNameSearch, users.lastNameSearch, term),
   )})`;
 
 export const listSchoolAdministrators = resource.list({
@@ -162,7 +163,10 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
         createdAt: at,
         updatedAt: at,
       };
-      invite.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+      invite.push(
+        db.insert(users).values(withSearch(users, invited)),
+        auditCreate(ctx, userAudit, invited, ctx.schoolId),
+      );
       userId = insertedId(users);
     }
   }
@@ -220,7 +224,7 @@ export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<t
   await resource.commit(ctx, id, [
     ...resource.writes.update(ctx, id, {}),
     auditUpdate(ctx, userAudit, person, set),
-    db.update(users).set(set).where(person),
+    db.update(users).set(withSearch(users, set)).where(person),
   ]);
 }
 

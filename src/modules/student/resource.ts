@@ -125,7 +125,7 @@ export const filters = {
   } satisfies Filter<(typeof STATUSES)[number]>,
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => containsName(students.firstName, students.lastName, term),
+    where: (term: string) => containsName(students.firstNameSearch, students.lastNameSearch, term),
     example: "Pablo",
   } satisfies Filter<string>,
 };

@@ -82,7 +82,7 @@ const filters = {
       .openapi({ description: "A subject the teacher teaches (the whole subject; ASCII letters in any case)" }),
     // The stored JSON array holds each subject as a JSON string: `"Math"` matches Math, never Mathematics.
     // A LIKE over the row the school's index found (no json_each virtual table per row).
-    where: (subject: string) => contains(teachers.subjects, JSON.stringify(subject)),
+    where: (subject: string) => contains(teachers.subjectsSearch, JSON.stringify(subject)),
     example: "Math",
   },
 };

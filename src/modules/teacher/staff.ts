@@ -21,6 +21,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
@@ -134,7 +135,7 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
+      where: (term: string) => person(containsName(users.firstNameSearch, users.lastNameSearch, term)),
       example: "Ana",
     } satisfies Filter<string>,
     status: {
@@ -251,7 +252,7 @@ export async function createStaff(
     // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
     db
       .update(table)
-      .set({ ...profile, updatedAt: at } as never)
+      .set(withSearch(table, { ...profile, updatedAt: at }) as never)
       .where(and(eq(table.id, profileId), eq(table.schoolId, schoolId))),
     auditCreate(ctx, resource.audit, { userId, ...profile }, schoolId),
     resource.readOne(ctx, profileId),
@@ -287,7 +288,10 @@ export async function updateStaff(
   if (Object.keys(set).length > 0) {
     const values = { ...set, updatedAt: ctx.deps.clock.now().toISOString() };
     const who = eq(users.id, userId);
-    statements.push(auditUpdate(ctx, userAudit, who, values), db.update(users).set(values).where(who));
+    statements.push(
+      auditUpdate(ctx, userAudit, who, values),
+      db.update(users).set(withSearch(users, values)).where(who),
+    );
   }
   try {
     await commit(ctx, statements as [Statement, ...Statement[]], {

@@ -66,7 +66,7 @@ const onUser = (cond: SQL | undefined): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, schoolUsers.userId), cond)})`;
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
-export const nameContains = (term: string) => onUser(containsName(users.firstName, users.lastName, term));
+export const nameContains = (term: string) => onUser(containsName(users.firstNameSearch, users.lastNameSearch, term));
 
 // role_user_uq (user_id, school_id, role_id) serves it, in role id order.
 const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;

@@ -12,6 +12,7 @@
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
@@ -91,7 +92,10 @@ export async function findOrInvite(ctx: Ctx, person: Person): Promise<Enrolment>
       createdAt: at,
       updatedAt: at,
     };
-    statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+    statements.push(
+      db.insert(users).values(withSearch(users, invited)),
+      auditCreate(ctx, userAudit, invited, ctx.schoolId),
+    );
     userId = insertedId(users);
   }
   return { userId, invited: !known, statements };

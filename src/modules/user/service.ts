@@ -7,6 +7,7 @@
 import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditAction, auditDelete, auditUpdate } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
@@ -184,7 +185,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     auditUpdate(ctx, userAudit, where, set),
     db
       .update(users)
-      .set(set as never)
+      .set(withSearch(users, set) as never)
       .where(where),
     guard(db),
   ];
@@ -326,16 +327,18 @@ export async function deleteMyAccount(ctx: Ctx) {
       ),
       db
         .update(users)
-        .set({
-          phone: PLACEHOLDER(id),
-          firstName: "",
-          lastName: "",
-          email: null,
-          status: "inactive",
-          isSuperAdmin: false,
-          deletedAt: at,
-          updatedAt: at,
-        })
+        .set(
+          withSearch(users, {
+            phone: PLACEHOLDER(id),
+            firstName: "",
+            lastName: "",
+            email: null,
+            status: "inactive" as const,
+            isSuperAdmin: false,
+            deletedAt: at,
+            updatedAt: at,
+          }),
+        )
         .where(where),
       guard(db),
       db
