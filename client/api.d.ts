@@ -23518,7 +23518,7 @@ export interface operations {
                 "X-School-Id"?: number;
             };
             path: {
-                /** @description A family number */
+                /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber: string;
             };
             cookie?: never;
@@ -23645,7 +23645,7 @@ export interface operations {
                 "X-School-Id"?: number;
             };
             path: {
-                /** @description A family number */
+                /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber: string;
             };
             cookie?: never;
@@ -23937,7 +23937,7 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description The exact family number */
+                /** @description The family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber?: string;
                 /** @description Part of the family's name */
                 name?: string;

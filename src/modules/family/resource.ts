@@ -21,6 +21,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { fold } from "../../lib/fold";
 import { idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -149,7 +150,8 @@ export const familyResource = defineResource({
     };
   },
   visibleTo,
-  conflictMessage: "A family with this family number already exists in this school",
+  conflictMessage:
+    "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
 });
 
 const resource = familyResource;
@@ -160,8 +162,10 @@ const Ids = (what: string) => idList({ min: 0, max: MAX_IDS, what });
 
 const filters = {
   familyNumber: {
-    schema: text({ max: 50 }).optional().openapi({ description: "The exact family number" }),
-    where: (v: string) => eq(families.familyNumber, v),
+    schema: text({ max: 50 })
+      .optional()
+      .openapi({ description: "The family number, whatever its case or accents (f-0001 is F-0001)" }),
+    where: (v: string) => eq(families.familyNumberSearch, fold(v)),
     example: "F-0001",
   } satisfies Filter<string>,
   name: {
@@ -475,12 +479,16 @@ const NumberParams = z.object({
     .min(1)
     .max(50)
     .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
-    .openapi({ param: { name: "familyNumber", in: "path" }, example: "F-0001", description: "A family number" }),
+    .openapi({
+      param: { name: "familyNumber", in: "path" },
+      example: "F-0001",
+      description: "A family number, whatever its case or accents (f-0001 is F-0001)",
+    }),
 });
 
-/** The family with this number that the caller may see, as a batch statement. */
+/** The family with this number (whatever its case or accents) that the caller may see, as a batch statement. */
 const byNumber = (ctx: Ctx, familyNumber: string) =>
-  sql<number>`(SELECT ${families.id} FROM ${families} WHERE ${resource.scoped(ctx, eq(families.familyNumber, familyNumber), "read")})`;
+  sql<number>`(SELECT ${families.id} FROM ${families} WHERE ${resource.scoped(ctx, eq(families.familyNumberSearch, fold(familyNumber)), "read")})`;
 
 export const familyMembers = operation(
   defineRoute({

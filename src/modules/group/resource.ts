@@ -116,7 +116,8 @@ export const groupResource = defineResource({
   view: { fields },
   toRecord: (row) => toGroup(row as GroupRow),
   visibleTo: (ctx, access) => groupVisible(ctx, GROUP_ID, access),
-  conflictMessage: "A group with this name already exists in this school year",
+  conflictMessage:
+    "A group with this name already exists in this school year (names that differ only in case or accents are the same)",
 });
 
 const resource = groupResource;

@@ -23,7 +23,8 @@ export const groups = searchable(
       nameSearch: searchCopy("name"),
     },
     (t) => [
-      uniqueIndex("school_group_name_uq").on(t.schoolId, t.schoolYear, t.name),
+      // A name is unique in its school year whatever its case or accents ("Música" = "MUSICA").
+      uniqueIndex("school_group_name_folded_uq").on(t.schoolId, t.schoolYear, t.nameSearch),
       index("school_group_created_idx").on(t.schoolId, t.createdAt),
       index("school_group_level_idx").on(t.schoolId, t.level),
       // sort=name (and -name): the school's groups in name order, nothing sorted.
