@@ -164,7 +164,11 @@ export interface paths {
          * @description A deleted account's access token is a 401 here at once (elsewhere it lasts until it expires, ≤ 10 minutes).
          */
         get: operations["getCurrentUser"];
-        put?: never;
+        /**
+         * Update my name, email or language
+         * @description The person's own identity: every school they belong to sees it from now on, including schools that had named them otherwise (a school's own name for a person is kept until the person edits theirs).
+         */
+        put: operations["updateCurrentUser"];
         post?: never;
         /**
          * Delete my account (personal data anonymised; refused while I am a school's last administrator)
@@ -2658,6 +2662,29 @@ export interface components {
                 /** Format: date-time */
                 publishedAt: string;
             }[];
+        };
+        CurrentUserUpdate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ana
+             */
+            firstName?: string;
+            /**
+             * @description Text of 0 to 100 characters, without control or bidi formatting characters
+             * @example García
+             */
+            lastName?: string;
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string | null;
+            /**
+             * @description es or en
+             * @example es
+             * @enum {string}
+             */
+            language?: "es" | "en";
         };
         MyPermissions: {
             schoolId: number;
@@ -6933,6 +6960,148 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Refresh it or sign in again.",
                      *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentUserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

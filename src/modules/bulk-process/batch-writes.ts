@@ -10,6 +10,7 @@ import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Statement } from "../../lib/write";
 import { auditLog } from "../audit-log/schema";
+import { schoolPeople } from "../user/schema";
 import { bulkProcesses } from "./schema";
 
 /** A new person of an import: phone, first and last name, then optionally email and language. */
@@ -27,14 +28,17 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
     actor,
     change,
     /**
-     * `newPeople` (rows `[phone, firstName, lastName, email?, language?, ...]`): new people, invited,
-     * with the search copies of their names; `grant` (JSON phones): people given `roleId` here (their
-     * profile and membership follow by trigger). Each written row audited; a row someone else wrote
-     * meanwhile is left alone.
+     * `rows` (`[phone, firstName, lastName, email?, language?, ...]`, every person of the batch):
+     * unknown numbers become new people, invited, with the search copies of their names; a known
+     * number this school does not know yet (no live membership here) gets the school's own copy of
+     * the row's name and email (src/modules/user/identity.ts: the user row is not this school's to
+     * see), before the role makes them a member. `grant` (JSON phones): people given `roleId` here
+     * (their profile and membership follow by trigger). Each written row audited; a row someone
+     * else wrote meanwhile is left alone.
      */
-    people: (newPeople: readonly NewPerson[], grant: string, roleId: number): [Statement, ...Statement[]] => {
+    people: (rows: readonly NewPerson[], grant: string, roleId: number): [Statement, ...Statement[]] => {
       const fresh = JSON.stringify(
-        newPeople.map(([phone, first, last, email, language]) => [
+        rows.map(([phone, first, last, email, language]) => [
           phone,
           first,
           last,
@@ -44,7 +48,21 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
           fold(last),
         ]),
       );
+      const known = sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.deleted_at IS NULL`;
       return [
+        db
+          .insert(schoolPeople)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, j.value->>1, j.value->>2, j.value->>3, j.value->>5, j.value->>6
+              ${known} AND NOT EXISTS (SELECT 1 FROM school_user m
+                WHERE m.school_id = ${school} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
+          )
+          .onConflictDoNothing(),
+        db.insert(auditLog).select(sql`
+        SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
+          ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
+        ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
+        CROSS JOIN school_person c ON c.school_id = ${school} AND c.user_id = u.id WHERE c.created_at = ${now}`),
         db
           .insert(users)
           .select(

@@ -443,9 +443,7 @@ async function writeBatch(
   const parentRows = new Map<string, [string, string, string, Relationship | null, string]>();
   for (const r of ok)
     for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, fold(r.values[0])]);
-  const fresh = [...parentRows.values()]
-    .filter((p) => !people.has(p[0]))
-    .map(([phone, first, last]) => [phone, first, last] as const);
+  const everyone = [...parentRows.values()].map(([phone, first, last]) => [phone, first, last] as const);
   const grant = JSON.stringify([...parentRows.keys()].filter((p) => !people.get(p)?.hasRole));
   const parentsJson = JSON.stringify([...parentRows.values()]);
   // The student's values (the family number folded), then the search copies of the first and last name (7, 8).
@@ -494,7 +492,7 @@ async function writeBatch(
       FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value->>0
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
-    ...invite(fresh, grant, roleId),
+    ...invite(everyone, grant, roleId),
     // The parent profiles join the family (never moved out of another one), with their relationship.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'parent', p.id, 'update', (

@@ -253,7 +253,7 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const fresh = ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values);
+  const everyone = ok.map((r) => r.values);
   const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
   // Each row with the search copy of its profile value (a teacher's subjects, a position) last.
   const all = JSON.stringify(ok.map((r) => [...r.values, r.values[5] === null ? null : fold(r.values[5])]));
@@ -269,7 +269,7 @@ async function writeBatch(
       SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
 
   const statements: [Statement, ...Statement[]] = [
-    ...invite(fresh, grant, roleId),
+    ...invite(everyone, grant, roleId),
     // One audit row per profile that changes, written before the change (it reads the old values).
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (

@@ -19,12 +19,13 @@ import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
 import { parents } from "../parent/schema";
+import { copyOf, copyTable, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
 import { delegates } from "./schema";
@@ -49,6 +50,9 @@ const Record = RecordBase.extend({
 });
 
 const parentUsers = alias(parents, "delegate_parent");
+/** The school's copy of the delegate's identity, when it has one (src/modules/user/identity.ts). */
+const copy = copyTable("delegate_copy");
+const identified = identity(users, copy);
 
 const fields = {
   id: delegates.id,
@@ -57,8 +61,8 @@ const fields = {
   parentId: delegates.parentId,
   parentUserId: parentUsers.userId,
   userId: delegates.userId,
-  firstName: users.firstName,
-  lastName: users.lastName,
+  firstName: identified.firstName,
+  lastName: identified.lastName,
   phone: users.phone,
   validFrom: delegates.validFrom,
   validUntil: delegates.validUntil,
@@ -86,7 +90,10 @@ export const delegateResource = defineResource({
   view: {
     fields,
     join: (q) =>
-      q.innerJoin(users, eq(users.id, delegates.userId)).innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId)),
+      q
+        .innerJoin(users, eq(users.id, delegates.userId))
+        .innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId))
+        .leftJoin(copy, copyOf(copy, delegates.userId, delegates.schoolId)),
   },
   toRecord: (row, ctx) => ({
     id: row.id,
@@ -118,11 +125,7 @@ const filters = {
   } satisfies Filter<number>,
   name: {
     schema: searchTerm("Part of the delegate's first or last name"),
-    where: (term: string) =>
-      sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
-        eq(users.id, delegates.userId),
-        containsName(users.firstNameSearch, users.lastNameSearch, term),
-      )})`,
+    where: (term: string) => nameContains(delegates.userId, delegates.schoolId, term),
     example: "Rosa",
   } satisfies Filter<string>,
 };

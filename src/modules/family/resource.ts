@@ -33,6 +33,7 @@ import { parents } from "../parent/schema";
 import { LEVELS } from "../school/levels";
 import { schoolConfigurations } from "../school-configuration/schema";
 import { students } from "../student/schema";
+import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { families } from "./schema";
 
@@ -80,10 +81,11 @@ const Record = RecordBase.extend({
 const FAMILY_ID = sql.raw(`"family"."id"`);
 
 /**
- * The family's parents as JSON, in id order: the index `parent_family_idx (family_id)` holds them so
+ * The family's parents as JSON (their names as this school knows them: src/modules/user/identity.ts), in id order: the index `parent_family_idx (family_id)` holds them so
  * (an ORDER BY inside the aggregate would sort in a temporary B-tree).
  */
-const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${FAMILY_ID})`;
+const parentName = identity(columnsAs("u"), columnsAs("pc"));
+const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', ${parentName.firstName}, 'lastName', ${parentName.lastName}, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id ${copyJoin("pc", sql.raw("p.user_id"), sql.raw("p.school_id"))} WHERE p.family_id = ${FAMILY_ID})`;
 
 /** The family's students as JSON, in id order (`student_family_idx`), leaving out deleted ones. */
 const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'firstName', s.first_name, 'lastName', s.last_name, 'level', s.level, 'status', s.status)) FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL)`;

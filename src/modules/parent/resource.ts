@@ -12,21 +12,21 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
-import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
 import { Email } from "../school/fields";
 import { guardians } from "../student/schema";
-import { FirstName, findOrInvite, LastName, roleUserAudit, userAudit } from "../user/people";
+import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
+import { FirstName, findOrInvite, LastName, roleUserAudit } from "../user/people";
 import { permissions } from "./permissions";
 import { parents } from "./schema";
 
@@ -57,6 +57,10 @@ const Record = RecordBase.extend({
 /** Whether the caller may see this person's phone and email. */
 export const seesContact = (ctx: Ctx, userId: number) => ctx.can(permissions.contact) || ctx.userId === userId;
 
+/** The school's copy of the parent's identity, when it has one (src/modules/user/identity.ts). */
+const copy = copyTable("parent_copy");
+const identified = identity(users, copy);
+
 const fields = {
   id: parents.id,
   createdAt: parents.createdAt,
@@ -64,10 +68,10 @@ const fields = {
   userId: parents.userId,
   familyId: parents.familyId,
   relationship: parents.relationship,
-  firstName: users.firstName,
-  lastName: users.lastName,
+  firstName: identified.firstName,
+  lastName: identified.lastName,
   phone: users.phone,
-  email: users.email,
+  email: identified.email,
   status: users.status,
 };
 
@@ -85,7 +89,11 @@ export const parentResource = defineResource({
   scope: "school",
   table: parents,
   record: Record,
-  view: { fields, join: (q) => q.innerJoin(users, eq(users.id, parents.userId)) },
+  view: {
+    fields,
+    join: (q) =>
+      q.innerJoin(users, eq(users.id, parents.userId)).leftJoin(copy, copyOf(copy, parents.userId, parents.schoolId)),
+  },
   toRecord: (row, ctx) => {
     const contact = seesContact(ctx, row.userId);
     return {
@@ -115,7 +123,7 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => person(containsName(users.firstNameSearch, users.lastNameSearch, term)),
+    where: (term: string) => nameContains(parents.userId, parents.schoolId, term),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {
@@ -216,14 +224,11 @@ const UpdateBody = nonEmpty(
  * is a 404 and changes nothing.
  */
 export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
-  const { db, clock } = ctx.deps;
   const { relationship, ...personal } = input;
   const statements: Statement[] = [];
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
-    const set = { ...personal, updatedAt: clock.now().toISOString() };
-    const who = eq(users.id, userId);
-    statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(withSearch(users, set)).where(who));
+    statements.push(...(await editPerson(ctx, userId, personal)));
   }
   await resource.commit(ctx, id, [
     ...resource.writes.update(ctx, id, relationship ? { relationship } : {}),

@@ -19,6 +19,7 @@ import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
 import { LEVELS } from "../school/levels";
 import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
+import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { students } from "./schema";
 import { readerCtx, visibleTo } from "./visibility";
@@ -382,6 +383,9 @@ const Detail = Record.extend({
     .openapi({ description: "Approved trusted addresses (where the bus may drop the student)" }),
 }).openapi("StudentDetail");
 
+/** Guardians' names as this school knows them (src/modules/user/identity.ts). */
+const guardianName = identity(columnsAs("u"), columnsAs("gc"));
+
 // The sub-selects name their tables explicitly (drizzle prints a lone table's columns unqualified,
 // which inside a correlated sub-select would bind to the inner table).
 const detailFields = {
@@ -392,7 +396,7 @@ const detailFields = {
     "family",
   ),
   guardians:
-    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
+    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), sql.raw("g.school_id"))} WHERE g.student_id = "student"."id")`.as(
       "guardians",
     ),
   groups:

@@ -23,18 +23,19 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
 import { withSearch } from "../../db/search";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
-import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { type AuditTarget, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { Email } from "../school/fields";
-import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
+import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
+import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
 
 type ProfileTable = SQLiteTable & {
@@ -104,21 +105,26 @@ export const personRecord = (row: PersonRow) => ({
   language: row.language,
 });
 
-/** The person's columns of the view (joined by `joinPerson`). */
+/** The school's copy of the person's identity, when it has one (src/modules/user/identity.ts). */
+const personCopy = copyTable("staff_copy");
+const person = identity(users, personCopy);
+
+/** The person's columns of the view (joined by `joinPerson`): name and email as this school knows them. */
 export const personFields = <T extends ProfileTable>(table: T) => ({
   id: table.id as T["id"],
   createdAt: table.createdAt as T["createdAt"],
   updatedAt: table.updatedAt as T["updatedAt"],
   userId: table.userId as T["userId"],
-  firstName: users.firstName,
-  lastName: users.lastName,
-  email: users.email,
+  firstName: person.firstName,
+  lastName: person.lastName,
+  email: person.email,
   phone: users.phone,
   status: users.status,
   language: users.language,
 });
 
-export const joinPerson = (table: ProfileTable) => (q: any) => q.innerJoin(users, eq(users.id, table.userId));
+export const joinPerson = (table: ProfileTable) => (q: any) =>
+  q.innerJoin(users, eq(users.id, table.userId)).leftJoin(personCopy, copyOf(personCopy, table.userId, table.schoolId));
 
 /**
  * Not removed from the school: people the school deleted (soft, `school_user.deleted_at`) are not
@@ -135,7 +141,7 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (term: string) => person(containsName(users.firstNameSearch, users.lastNameSearch, term)),
+      where: (term: string) => nameContains(table.userId, table.schoolId, term),
       example: "Ana",
     } satisfies Filter<string>,
     status: {
@@ -281,18 +287,9 @@ export async function updateStaff(
   person: { firstName?: string; lastName?: string; email?: string | null },
   profile: Record<string, unknown> & { employeeNumber?: string | null },
 ) {
-  const { db } = ctx.deps;
   const { userId } = await resource.find(ctx, id);
   const statements: Statement[] = [...resource.writes.update(ctx, id, profile)];
-  const set = Object.fromEntries(Object.entries(person).filter(([, v]) => v !== undefined));
-  if (Object.keys(set).length > 0) {
-    const values = { ...set, updatedAt: ctx.deps.clock.now().toISOString() };
-    const who = eq(users.id, userId);
-    statements.push(
-      auditUpdate(ctx, userAudit, who, values),
-      db.update(users).set(withSearch(users, values)).where(who),
-    );
-  }
+  if (Object.values(person).some((v) => v !== undefined)) statements.push(...(await editPerson(ctx, userId, person)));
   try {
     await commit(ctx, statements as [Statement, ...Statement[]], {
       conflict: `Employee number ${profile.employeeNumber} is already used in this school`,

@@ -24,6 +24,8 @@ export const fixtures: Fixtures = {
     create: (t, school) => createVia(t, "/api/v1/user", school, { phone: fixturePhone(), firstName: "Ada" }),
     bodies: {
       updateUser: { lastName: "Renamed by the conformance suite" },
+      // The caller's own account (the demo admin): their language as it is.
+      updateCurrentUser: { language: "en" },
       deleteUsers: async (t: T, school: number) => ({ ids: [await quietMember(t, school)] }),
       assignPendingUsersToParents: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
       inviteToSchool: () => Promise.resolve({ phones: [fixturePhone()] }),

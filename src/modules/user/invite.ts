@@ -16,6 +16,7 @@ import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
 import { commit, type Statement } from "../../lib/write";
+import { copyOnAdd } from "./identity";
 import { live } from "./members";
 import { userAudit } from "./people";
 import { schoolUsers } from "./schema";
@@ -204,6 +205,9 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
         ),
       );
     }
+    // A number another school may know: this school sees no name of theirs (an empty copy) until
+    // it names them or the person edits their own profile (./identity.ts).
+    if (user) before.push(...copyOnAdd(ctx, user.id, {}));
     before.push(joinSchool(ctx, userId));
   }
   // The ids of the new users are known after the batch only: read them with the claim's own batch.

@@ -8,7 +8,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
-import { containsName } from "../../lib/search";
+import { copyOf, copyTable, identity, nameContains as nameOfPerson } from "./identity";
 import { schoolUsers } from "./schema";
 
 export const LANGUAGES = [
@@ -66,18 +66,23 @@ const onUser = (cond: SQL | undefined): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, schoolUsers.userId), cond)})`;
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
-export const nameContains = (term: string) => onUser(containsName(users.firstNameSearch, users.lastNameSearch, term));
+/** The term in the member's name as this school knows them (./identity.ts). */
+export const nameContains = (term: string) => nameOfPerson(schoolUsers.userId, schoolUsers.schoolId, term);
 
 // role_user_uq (user_id, school_id, role_id) serves it, in role id order.
 const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
+
+/** This school's copy of the member's identity, when it has one (./identity.ts). */
+const copy = copyTable("member_copy");
+const person = identity(users, copy);
 
 /** Every field under its own alias (D1's batch maps rows by column name). */
 const fields = {
   id: sql<number>`${users.id}`.as("member_id"),
   phone: sql<string>`${users.phone}`.as("member_phone"),
-  firstName: sql<string>`${users.firstName}`.as("member_first_name"),
-  lastName: sql<string>`${users.lastName}`.as("member_last_name"),
-  email: sql<string | null>`${users.email}`.as("member_email"),
+  firstName: person.firstName.as("member_first_name"),
+  lastName: person.lastName.as("member_last_name"),
+  email: person.email.as("member_email"),
   language: sql<string>`${users.language}`.as("member_language"),
   status: sql<"invited" | "active" | "inactive">`${users.status}`.as("member_status"),
   roles: rolesJson.as("member_roles"),
@@ -91,7 +96,11 @@ type Row = { [K in keyof typeof fields]: (typeof fields)[K]["_"]["type"] };
 
 /** The members query (callers add where, order, limit). */
 export const selectMembers = (ctx: Ctx) =>
-  ctx.deps.db.select(fields).from(schoolUsers).innerJoin(users, eq(users.id, schoolUsers.userId));
+  ctx.deps.db
+    .select(fields)
+    .from(schoolUsers)
+    .innerJoin(users, eq(users.id, schoolUsers.userId))
+    .leftJoin(copy, copyOf(copy, schoolUsers.userId, schoolUsers.schoolId));
 
 export function toMember(row: Row): MemberRecord {
   return { ...row, roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"] };

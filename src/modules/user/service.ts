@@ -9,7 +9,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditDelete, auditUpdate } from "../../lib/audit";
+import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
@@ -21,9 +21,10 @@ import { deviceTokens } from "../device-token/schema";
 import { parents } from "../parent/schema";
 import { mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
+import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
-import { schoolUsers } from "./schema";
+import { schoolPeople, schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
@@ -156,19 +157,22 @@ const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
   sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
 
 /**
- * Edits a member's name, email, language and status. The status is the person's own (it decides
- * whether they may sign in anywhere), so a school changes it only for someone who belongs to no
- * other school, never for a super-admin nor for the caller (422). "active" lets them sign in again;
- * someone who never signed in stays "invited". "inactive" also ends their sessions.
+ * Edits a member's name, email, language and status. The name and email go through `editPerson`
+ * (./identity.ts): this school's own copy for someone another school knows too, the user row for
+ * someone only this school knows; a super-admin edits the person's own identity. The status is the
+ * person's own (it decides whether they may sign in anywhere), so a school changes it only for
+ * someone who belongs to no other school, never for a super-admin nor for the caller (422).
+ * "active" lets them sign in again; someone who never signed in stays "invited". "inactive" also
+ * ends their sessions.
  */
 export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   const { db } = ctx.deps;
-  const { status, ...rest } = input;
-  const set: Record<string, unknown> = { ...rest, updatedAt: now(ctx) };
+  const { status, language, ...person } = input;
+  const extra: Record<string, unknown> = language !== undefined ? { language } : {};
   const rules: { when: SQL; message: string }[] = [];
   if (status !== undefined) {
     if (id === ctx.userId) throw unprocessable("You cannot change your own status");
-    set.status =
+    extra.status =
       status === "active"
         ? sql`CASE WHEN ${users.status} = 'invited' THEN 'invited' ELSE 'active' END`
         : ("inactive" as const);
@@ -180,15 +184,8 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
       { when: sql`${users.isSuperAdmin} = 0`, message: `User ${id} is a platform administrator` },
     );
   }
-  const where = and(eq(users.id, id), isMemberHere(ctx, id), ...rules.map((r) => r.when));
-  const statements: Statement[] = [
-    auditUpdate(ctx, userAudit, where, set),
-    db
-      .update(users)
-      .set(withSearch(users, set) as never)
-      .where(where),
-    guard(db),
-  ];
+  const where = and(isMemberHere(ctx, id), ...rules.map((r) => r.when));
+  const statements: Statement[] = await editPerson(ctx, id, person, where, extra);
   if (status === "inactive") {
     statements.push(
       db
@@ -215,6 +212,24 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     const failed = rules.findIndex((_, i) => row[`rule${i}`] !== 1);
     if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
     throw conflict(`User ${id} changed while it was being written; try again`);
+  }
+}
+
+/**
+ * The caller edits their own name, email or language: the user row, and every school's copy of
+ * their identity removed (./identity.ts), so each school sees what the person says of themself.
+ */
+export async function updateMyself(
+  ctx: Ctx,
+  input: { firstName?: string; lastName?: string; email?: string | null; language?: "es" | "en" },
+) {
+  const id = ctx.userId ?? 0;
+  const set = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  try {
+    await commit(ctx, editOwnIdentity(ctx, id, set, isNull(users.deletedAt)) as [Statement, ...Statement[]]);
+  } catch (err) {
+    if (err instanceof GuardFailed) throw notFound("User", id);
+    throw err;
   }
 }
 
@@ -346,6 +361,8 @@ export async function deleteMyAccount(ctx: Ctx) {
         .set({ revokedAt: at })
         .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
       db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
+      // The schools' copies of the person's name and email are personal data too.
+      db.delete(schoolPeople).where(eq(schoolPeople.userId, id)),
       db
         .update(schoolUsers)
         .set({ deletedAt: at, updatedAt: at })

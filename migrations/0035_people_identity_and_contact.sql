@@ -1,0 +1,17 @@
+CREATE TABLE `school_person` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`user_id` integer NOT NULL,
+	`first_name` text NOT NULL,
+	`last_name` text NOT NULL,
+	`email` text,
+	`first_name_search` text DEFAULT '' NOT NULL,
+	`last_name_search` text DEFAULT '' NOT NULL,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `user`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `school_person_uq` ON `school_person` (`school_id`,`user_id`);--> statement-breakpoint
+CREATE INDEX `school_person_user_idx` ON `school_person` (`user_id`);
