@@ -991,7 +991,7 @@ export interface paths {
         };
         /**
          * Export the current school's parents to Excel (.xlsx)
-         * @description The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); phones and emails are empty without parent.contact. The file is streamed as it is read.
+         * @description The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); phones and emails are masked without user.contact or parent.contact. The file is streamed as it is read.
          */
         get: operations["exportParents"];
         put?: never;
@@ -1011,7 +1011,7 @@ export interface paths {
         };
         /**
          * List the current school's parents (paginated), oldest first
-         * @description Holders of parent.read see every parent of the school; anyone else, their own parent profile only. Phones and emails are null without parent.contact (except one's own).
+         * @description Holders of parent.read see every parent of the school; anyone else, their own parent profile only. Phones and emails are masked without user.contact or parent.contact (except one's own).
          */
         get: operations["listParents"];
         put?: never;
@@ -2738,10 +2738,14 @@ export interface components {
              * @example 3
              */
             id: number;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             firstName: string;
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
             /** @example es */
             language: string;
@@ -3456,8 +3460,12 @@ export interface components {
             firstName: string;
             /** @example Admin */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000002 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000002
+             */
             phone: string;
             /**
              * @description invited: has never signed in
@@ -3544,8 +3552,12 @@ export interface components {
             firstName: string;
             /** @example Teacher */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             /**
              * @description The user's: invited (has never signed in), active, inactive
@@ -3669,8 +3681,12 @@ export interface components {
             firstName: string;
             /** @example Teacher */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             /**
              * @description The user's: invited (has never signed in), active, inactive
@@ -3784,11 +3800,11 @@ export interface components {
             /** @example Parent */
             lastName: string;
             /**
-             * @description Null unless the caller holds parent.contact or is this parent
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own (parent.contact shows it too)
              * @example +15550000004
              */
-            phone: string | null;
-            /** @description Null unless the caller holds parent.contact or is this parent */
+            phone: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own (parent.contact shows it too) */
             email: string | null;
             /**
              * @example mother
@@ -3898,8 +3914,8 @@ export interface components {
             /** @example Rosa */
             firstName: string;
             lastName: string;
-            /** @description Null unless the caller holds parent.contact, is the parent or is the delegate */
-            phone: string | null;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own; shown to the delegate's parent, and with parent.contact */
+            phone: string;
             /**
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
@@ -4159,6 +4175,7 @@ export interface components {
             id: number;
             name: string;
             relationship: string;
+            /** @description Masked without user.contact, except for the student's own parents (and their delegates) */
             phone: string | null;
         };
         StudentTrustedAddress: {
@@ -4290,7 +4307,10 @@ export interface components {
             name: string;
             /** @example aunt */
             relationship: string;
-            /** @example +525512345678 */
+            /**
+             * @description Masked (+52••••••••78) without user.contact, except for the student's own parents (and their delegates)
+             * @example +525512345678
+             */
             phone: string;
             /** @description Object key of the photo (GET .../signed-url to view it) */
             photo: string | null;

@@ -14,4 +14,13 @@ CREATE TABLE `school_person` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `school_person_uq` ON `school_person` (`school_id`,`user_id`);--> statement-breakpoint
-CREATE INDEX `school_person_user_idx` ON `school_person` (`user_id`);
+CREATE INDEX `school_person_user_idx` ON `school_person` (`user_id`);--> statement-breakpoint
+-- Built-in access data not inserted by earlier migrations (scripts/builtins.ts).
+--> statement-breakpoint
+INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (79, 'user.contact', 'See people''s phone numbers and email addresses', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (1, 79);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 79);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 79);

@@ -45,8 +45,8 @@ export const administrativeUserResource = defineResource({
     },
     join: joinPerson(administrativeUsers),
   },
-  toRecord: (row) => ({
-    ...personRecord(row),
+  toRecord: (row, ctx) => ({
+    ...personRecord(row, ctx),
     position: row.position,
     employeeNumber: row.employeeNumber,
   }),

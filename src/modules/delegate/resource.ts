@@ -25,6 +25,7 @@ import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
 import { parents } from "../parent/schema";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
@@ -41,10 +42,9 @@ const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 12, description: "The delegate's user id" }),
   firstName: z.string().openapi({ example: "Rosa" }),
   lastName: z.string(),
-  phone: z
-    .string()
-    .nullable()
-    .openapi({ description: "Null unless the caller holds parent.contact, is the parent or is the delegate" }),
+  phone: z.string().openapi({
+    description: `${MASKED_CONTACT}; shown to the delegate's parent, and with parent.contact`,
+  }),
   validFrom: Day,
   validUntil: Day,
 });
@@ -104,10 +104,13 @@ export const delegateResource = defineResource({
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    phone:
-      ctx.can(parentPermissions.contact) || ctx.userId === row.userId || ctx.userId === row.parentUserId
-        ? row.phone
-        : null,
+    // The parent they act for may call them; parent.contact shows them as user.contact does.
+    ...contactOf(
+      ctx,
+      row.userId,
+      { phone: row.phone },
+      ctx.can(parentPermissions.contact) || ctx.userId === row.parentUserId,
+    ),
     validFrom: row.validFrom,
     validUntil: row.validUntil,
   }),

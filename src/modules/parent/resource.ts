@@ -7,7 +7,8 @@
  *
  * Visibility: holders of `parent.read` (school admins, staff, a teacher granted it) see the
  * school's parents; anyone else sees only their own profile. Phones and emails are shown to
- * holders of `parent.contact` and to the parent themself; to others they are null.
+ * holders of `user.contact` or `parent.contact` and to the parent themself; to others they are
+ * masked (src/modules/user/contact.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
@@ -25,6 +26,7 @@ import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
 import { Email } from "../school/fields";
 import { guardians } from "../student/schema";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName, roleUserAudit } from "../user/people";
 import { permissions } from "./permissions";
@@ -43,19 +45,19 @@ const Record = RecordBase.extend({
   lastName: z.string().openapi({ example: "Parent" }),
   phone: z
     .string()
-    .nullable()
-    .openapi({ example: "+15550000004", description: "Null unless the caller holds parent.contact or is this parent" }),
+    .openapi({ example: "+15550000004", description: `${MASKED_CONTACT} (parent.contact shows it too)` }),
   email: z
     .string()
     .nullable()
-    .openapi({ description: "Null unless the caller holds parent.contact or is this parent" }),
+    .openapi({ description: `${MASKED_CONTACT} (parent.contact shows it too)` }),
   relationship: Relationship,
   familyId: z.number().int().nullable().openapi({ description: "The parent's family (null until one is set)" }),
   status: z.enum(STATUSES).openapi({ description: "The person's account: invited means never signed in" }),
 }).openapi({ description: "`id` is the parent profile's; `userId` the person's" });
 
-/** Whether the caller may see this person's phone and email. */
-export const seesContact = (ctx: Ctx, userId: number) => ctx.can(permissions.contact) || ctx.userId === userId;
+/** A parent's phone and email as this caller may see them: `parent.contact` shows them as `user.contact` does. */
+const parentContact = (ctx: Ctx, userId: number, contact: { phone: string; email: string | null }) =>
+  contactOf(ctx, userId, contact, ctx.can(permissions.contact));
 
 /** The school's copy of the parent's identity, when it has one (src/modules/user/identity.ts). */
 const copy = copyTable("parent_copy");
@@ -94,22 +96,18 @@ export const parentResource = defineResource({
     join: (q) =>
       q.innerJoin(users, eq(users.id, parents.userId)).leftJoin(copy, copyOf(copy, parents.userId, parents.schoolId)),
   },
-  toRecord: (row, ctx) => {
-    const contact = seesContact(ctx, row.userId);
-    return {
-      id: row.id,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      userId: row.userId,
-      firstName: row.firstName,
-      lastName: row.lastName,
-      phone: contact ? row.phone : null,
-      email: contact ? row.email : null,
-      relationship: row.relationship,
-      familyId: row.familyId,
-      status: row.status,
-    };
-  },
+  toRecord: (row, ctx) => ({
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    ...parentContact(ctx, row.userId, { phone: row.phone, email: row.email }),
+    relationship: row.relationship,
+    familyId: row.familyId,
+    status: row.status,
+  }),
   visibleTo,
   conflictMessage: "This person is already a parent in this school",
 });
@@ -149,7 +147,7 @@ export const listParents = resource.list({
   summary: "List the current school's parents (paginated), oldest first",
   description:
     "Holders of parent.read see every parent of the school; anyone else, their own parent profile only. " +
-    "Phones and emails are null without parent.contact (except one's own).",
+    "Phones and emails are masked without user.contact or parent.contact (except one's own).",
 });
 
 export const getParent = resource.get({ access: "member" });
@@ -323,23 +321,12 @@ export const exportParents = resource.export({
     "Created at",
   ],
   cells: (r, ctx) => {
-    const contact = seesContact(ctx, r.userId);
-    return [
-      r.id,
-      r.userId,
-      r.firstName,
-      r.lastName,
-      contact ? r.phone : null,
-      contact ? r.email : null,
-      r.relationship,
-      r.familyId,
-      r.status,
-      r.createdAt,
-    ];
+    const { phone, email } = parentContact(ctx, r.userId, { phone: r.phone, email: r.email });
+    return [r.id, r.userId, r.firstName, r.lastName, phone, email, r.relationship, r.familyId, r.status, r.createdAt];
   },
   description:
     "The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); " +
-    "phones and emails are empty without parent.contact. The file is streamed as it is read.",
+    "phones and emails are masked without user.contact or parent.contact. The file is streamed as it is read.",
   file: "An .xlsx workbook with one sheet, Parents",
 });
 

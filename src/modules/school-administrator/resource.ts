@@ -22,6 +22,7 @@ import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { permissions as role } from "../role/permissions";
 import { Email } from "../school/fields";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyOnAdd, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { FirstName, LastName } from "../user/people";
 import { permissions as user } from "../user/permissions";
@@ -32,8 +33,8 @@ const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 2 }),
   firstName: z.string().openapi({ example: "Alma" }),
   lastName: z.string().openapi({ example: "Admin" }),
-  email: z.string().nullable(),
-  phone: z.string().openapi({ example: "+15550000002" }),
+  email: z.string().nullable().openapi({ description: MASKED_CONTACT }),
+  phone: z.string().openapi({ example: "+15550000002", description: MASKED_CONTACT }),
   status: z.enum(["invited", "active", "inactive"]).openapi({ description: "invited: has never signed in" }),
   since: z.iso.datetime().openapi({ description: "When the user became an administrator of this school" }),
 }).openapi({ description: "`id` is the membership's (the role assignment); `userId` the person's" });
@@ -69,15 +70,14 @@ export const schoolAdministratorResource = defineResource({
         .innerJoin(users, eq(users.id, roleUsers.userId))
         .leftJoin(copy, copyOf(copy, roleUsers.userId, roleUsers.schoolId)),
   },
-  toRecord: (row) => ({
+  toRecord: (row, ctx) => ({
     id: row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    email: row.email,
-    phone: row.phone,
+    ...contactOf(ctx, row.userId, { email: row.email, phone: row.phone }),
     status: row.status,
     since: row.createdAt,
   }),

@@ -18,11 +18,12 @@ import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
 import { LEVELS } from "../school/levels";
-import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
+import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
+import { contactOf } from "../user/contact";
 import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { students } from "./schema";
-import { readerCtx, visibleTo } from "./visibility";
+import { ownChildField, readerCtx, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;
 const Level = z.enum(LEVELS).openapi({ example: "elementary" });
@@ -363,7 +364,14 @@ const Detail = Record.extend({
   trustedPeople: z
     .array(
       z
-        .object({ id: z.number().int(), name: z.string(), relationship: z.string(), phone: z.string().nullable() })
+        .object({
+          id: z.number().int(),
+          name: z.string(),
+          relationship: z.string(),
+          phone: z.string().nullable().openapi({
+            description: "Masked without user.contact, except for the student's own parents (and their delegates)",
+          }),
+        })
         .openapi("StudentTrustedPerson"),
     )
     .openapi({ description: "Approved trusted people (who may pick the student up besides guardians)" }),
@@ -424,7 +432,7 @@ type GuardianJson = Omit<
 /** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
 export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeof Detail>> {
   const [row] = (await ctx.deps.db
-    .select(detailFields)
+    .select({ ...detailFields, ownChild: ownChildField(ctx).as("own_child") })
     .from(students)
     .where(resource.scoped(ctx, eq(students.id, id), "read"))
     .limit(1)) as (Row & {
@@ -433,6 +441,7 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     groups: string;
     trustedPeople: string;
     trustedAddresses: string;
+    ownChild: number;
   })[];
   if (!row) throw notFound("Student", id);
   const staff = ctx.can(permissions.read);
@@ -455,7 +464,11 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     family: row.family ? JSON.parse(row.family) : null,
     guardians: guardianList.sort((a, b) => a.id - b.id),
     groups: (JSON.parse(row.groups) as z.infer<typeof Detail>["groups"]).sort((a, b) => a.id - b.id),
-    trustedPeople: JSON.parse(row.trustedPeople),
+    // Their own parents call them; anyone else sees the phones with user.contact only.
+    trustedPeople: (JSON.parse(row.trustedPeople) as ApprovedTrustedPerson[]).map((p) => ({
+      ...p,
+      ...contactOf(ctx, null, { phone: p.phone }, row.ownChild === 1),
+    })),
     trustedAddresses: JSON.parse(row.trustedAddresses),
   };
 }

@@ -58,8 +58,8 @@ export const teacherResource = defineResource({
     fields: { ...personFields(teachers), subjects: teachers.subjects, employeeNumber: teachers.employeeNumber },
     join: joinPerson(teachers),
   },
-  toRecord: (row) => ({
-    ...personRecord(row),
+  toRecord: (row, ctx) => ({
+    ...personRecord(row, ctx),
     subjects: parseSubjects(row.subjects),
     employeeNumber: row.employeeNumber,
   }),

@@ -34,6 +34,7 @@ import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { Email } from "../school/fields";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
@@ -71,8 +72,8 @@ export const PersonRecord = {
   userId: z.number().int().openapi({ example: 3 }),
   firstName: z.string().openapi({ example: "Tomás" }),
   lastName: z.string().openapi({ example: "Teacher" }),
-  email: z.string().nullable(),
-  phone: z.string().openapi({ example: "+15550000003" }),
+  email: z.string().nullable().openapi({ description: MASKED_CONTACT }),
+  phone: z.string().openapi({ example: "+15550000003", description: MASKED_CONTACT }),
   status: UserStatus.openapi({ description: "The user's: invited (has never signed in), active, inactive" }),
   language: z.string().openapi({ example: "es" }),
 };
@@ -91,16 +92,18 @@ export interface PersonRow {
   language: string;
 }
 
-/** The record's person part, in the record's order (the profile's fields follow). */
-export const personRecord = (row: PersonRow) => ({
+/**
+ * The record's person part, in the record's order (the profile's fields follow); phone and email as
+ * this caller may see them (src/modules/user/contact.ts).
+ */
+export const personRecord = (row: PersonRow, ctx: Ctx) => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   userId: row.userId,
   firstName: row.firstName,
   lastName: row.lastName,
-  email: row.email,
-  phone: row.phone,
+  ...contactOf(ctx, row.userId, { email: row.email, phone: row.phone }),
   status: row.status,
   language: row.language,
 });

@@ -16,6 +16,7 @@ import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
 import { commit, type Statement } from "../../lib/write";
+import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
 import { live } from "./members";
 import { userAudit } from "./people";
@@ -162,7 +163,8 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
       skipped.push({ userId: c.userId, phone: c.phone, reason: "delivery-failed" });
     }
   }
-  return { sent, skipped, remaining };
+  // Phones are contact data: masked without user.contact (./contact.ts).
+  return { sent, skipped: skipped.map((s) => ({ ...s, ...contactOf(ctx, s.userId, { phone: s.phone }) })), remaining };
 }
 
 const candidateFields = {

@@ -8,6 +8,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
+import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
 import { copyOf, copyTable, identity, nameContains as nameOfPerson } from "./identity";
 import { schoolUsers } from "./schema";
 
@@ -27,10 +28,10 @@ export const RoleRef = z
 export const Member = z
   .object({
     id: z.number().int().min(1).openapi({ example: 3, description: "The user's id" }),
-    phone: z.string().openapi({ example: "+15550000003" }),
+    phone: z.string().openapi({ example: "+15550000003", description: CONTACT }),
     firstName: z.string(),
     lastName: z.string(),
-    email: z.string().nullable(),
+    email: z.string().nullable().openapi({ description: CONTACT }),
     language: z.string().openapi({ example: "es" }),
     status: Status,
     roles: z.array(RoleRef).openapi({ description: "The roles the person holds in the current school" }),
@@ -102,8 +103,13 @@ export const selectMembers = (ctx: Ctx) =>
     .innerJoin(users, eq(users.id, schoolUsers.userId))
     .leftJoin(copy, copyOf(copy, schoolUsers.userId, schoolUsers.schoolId));
 
-export function toMember(row: Row): MemberRecord {
-  return { ...row, roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"] };
+/** The member as this caller may see them: phone and email masked without `user.contact` (./contact.ts). */
+export function toMember(row: Row, ctx: Ctx): MemberRecord {
+  return {
+    ...row,
+    ...contactOf(ctx, row.id, { phone: row.phone, email: row.email }),
+    roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"],
+  };
 }
 
 /** One member of the current school, as a batch statement. */

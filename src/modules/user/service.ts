@@ -52,13 +52,13 @@ export async function listMembers(ctx: Ctx, input: ListInput, url: string): Prom
   const total = db.select({ n: sql<number>`count(*)` }).from(schoolUsers).where(where);
   const page = await readPage<Parameters<typeof toMember>[0]>(db, rows, total, undefined, input, url);
   if (!page) throw new Error("listMembers: no page");
-  return { ...page, data: page.data.map(toMember) };
+  return { ...page, data: page.data.map((row) => toMember(row, ctx)) };
 }
 
 export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
   const [row] = await memberQuery(ctx, id);
   if (!row) throw notFound("User", id);
-  return toMember(row);
+  return toMember(row, ctx);
 }
 
 /** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
@@ -135,7 +135,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   }
   const [row] = results.at(-1) as Parameters<typeof toMember>[0][];
   if (!row) throw new Error("createMember: the member was not read back");
-  return toMember(row);
+  return toMember(row, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +445,7 @@ export async function profileOf(ctx: Ctx, id: number) {
   const p = parent[0];
   const s = staff[0];
   return {
-    user: toMember(row),
+    user: toMember(row, ctx),
     teacher: t ? { id: t.id, subjects: JSON.parse(t.subjects) as string[], employeeNumber: t.employeeNumber } : null,
     parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
     administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,
