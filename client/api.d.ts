@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the current school (a known phone is the same user)
-         * @description An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold is a 403 (as for role memberships).
+         * @description An unknown number becomes a new, invited user with the name sent; for a known one the name and email sent are this school's own for them (another school's are never shown nor changed). 409 when they are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold is a 403 (as for role memberships).
          */
         post: operations["createUser"];
         delete?: never;
@@ -834,7 +834,7 @@ export interface paths {
         put?: never;
         /**
          * Make a user an administrator of the current school
-         * @description Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, when the number is unknown; a known number keeps its name). 409 if they already administer this school.
+         * @description Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, when the number is unknown; for a known number the name sent is this school's own for them). 409 if they already administer this school.
          */
         post: operations["createSchoolAdministrator"];
         delete?: never;
@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Make a person a teacher of the current school
-         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, keeping their name; a new invited user when not), with the teacher's `subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.
+         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, the name sent being this school's own for them; a new invited user when not), with the teacher's `subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.
          */
         post: operations["createTeacher"];
         delete?: never;
@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Make a person administrative staff of the current school
-         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, keeping their name; a new invited user when not), with the `position` and `employeeNumber`. 409 if they already are staff here, or the employee number is taken.
+         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, the name sent being this school's own for them; a new invited user when not), with the `position` and `employeeNumber`. 409 if they already are staff here, or the employee number is taken.
          */
         post: operations["createAdministrativeUser"];
         delete?: never;
@@ -1017,7 +1017,7 @@ export interface paths {
         put?: never;
         /**
          * Make a person a parent in the current school
-         * @description Finds the person by phone (a new, invited user when the number is unknown; a known number keeps its name) and gives them the parent role here. 409 if they are already a parent of this school.
+         * @description Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) and gives them the parent role here. 409 if they are already a parent of this school.
          */
         post: operations["createParent"];
         delete?: never;
@@ -3821,7 +3821,7 @@ export interface components {
         };
         ParentCreate: {
             /**
-             * @description E.164; a known number makes that person a parent here (keeping their name)
+             * @description E.164; a known number makes that person a parent here (the name sent is this school's own for them)
              * @example +15550000001
              */
             phone: string;

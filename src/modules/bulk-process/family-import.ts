@@ -4,8 +4,8 @@
  *
  * Matching: a family by its number (created, or renamed when the name differs); a student by the
  * school's id number (created, or updated where a value differs: a re-import never duplicates);
- * a parent by phone (one person, one user: a new phone is an invited user, a known one keeps its
- * name), given the parent role (`role_user`; its triggers write the membership and the parent
+ * a parent by phone (one person, one user: a new phone is an invited user; a known one keeps its
+ * user row, the school getting its own copy of the row's name when it did not know them), given the parent role (`role_user`; its triggers write the membership and the parent
  * profile) and put in the family; a guardian row links each parent to the row's student.
  *
  * Row errors: a student or parent already in ANOTHER family (in the school, or in an earlier row of

@@ -15,8 +15,8 @@
  *   new users (`ON CONFLICT(phone) DO NOTHING`), their audit rows, the role (`role_user`, whose
  *   triggers write the school membership and the empty profile), its audit rows, the profile's
  *   fields with one audit row per profile that changes, and the process's progress.
- * - Idempotent: a known phone keeps its user (and its name: a school cannot rename a person other
- *   schools know, as in `enrol`); a role already held is not given again; the profile is updated
+ * - Idempotent: a known phone keeps its user (a number the school did not know gets its own copy of
+ *   the row's name and email, as in `enrol`); a role already held is not given again; the profile is updated
  *   only where a value differs. Importing the same file again changes nothing and writes no audit
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */

@@ -153,7 +153,9 @@ export const listParents = resource.list({
 export const getParent = resource.get({ access: "member" });
 
 const CreateBody = z.strictObject({
-  phone: Phone.openapi({ description: "E.164; a known number makes that person a parent here (keeping their name)" }),
+  phone: Phone.openapi({
+    description: "E.164; a known number makes that person a parent here (the name sent is this school's own for them)",
+  }),
   firstName: FirstName,
   lastName: LastName.optional(),
   email: Email.nullable().optional(),
@@ -196,7 +198,7 @@ export const createParentOperation = operation(
     operationId: "createParent",
     summary: "Make a person a parent in the current school",
     description:
-      "Finds the person by phone (a new, invited user when the number is unknown; a known number keeps its name) " +
+      "Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) " +
       "and gives them the parent role here. 409 if they are already a parent of this school.",
     access: permissions.write,
     audit: "parent",

@@ -200,7 +200,8 @@ export const createSchoolAdministrator = operation(
     summary: "Make a user an administrator of the current school",
     description:
       "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
-      "when the number is unknown; a known number keeps its name). 409 if they already administer this school.",
+      "when the number is unknown; for a known number the name sent is this school's own for them). 409 if they " +
+      "already administer this school.",
     access: role.write,
     audit: "school-administrator",
     errors: [409],

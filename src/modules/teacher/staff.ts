@@ -397,7 +397,8 @@ export function staffOperations<K extends string, S extends z.ZodType>(
       summary: spec.create.summary,
       description:
         "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
-        `number is known, in any school, keeping their name; a new invited user when not), ${spec.create.description}`,
+        `number is known, in any school, the name sent being this school's own for them; a new invited user when not), ` +
+        spec.create.description,
       access: spec.write,
       audit: config.entity,
       errors: [409],

@@ -390,7 +390,8 @@ export const createUser = operation(
     operationId: "createUser",
     summary: "Add a person to the current school (a known phone is the same user)",
     description:
-      "An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they " +
+      "An unknown number becomes a new, invited user with the name sent; for a known one the name and email sent are " +
+      "this school's own for them (another school's are never shown nor changed). 409 when they " +
       "are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold " +
       "is a 403 (as for role memberships).",
     access: user.write,

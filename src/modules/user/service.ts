@@ -103,8 +103,8 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
 
 /**
  * Adds a person to the school: a new, invited user for an unknown number; the same user for a
- * known one (who keeps their name: a school cannot rename someone another school knows by sending
- * another name). Already a member here: 409, also when two requests race. `roleIds` obey the same
+ * known one, the name and email sent becoming this school's own copy (./identity.ts: the user row
+ * is not this school's to see or change). Already a member here: 409, also when two requests race. `roleIds` obey the same
  * escalation rules as role memberships (403 for a role granting a permission the caller lacks).
  */
 export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
