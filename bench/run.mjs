@@ -225,8 +225,8 @@ async function seedDocuments(db) {
   await db
     .prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-       INSERT INTO document (school_id, name, slug, entity, content_type)
-       SELECT s.id, printf('report-%05d.pdf', n.i), s.id || '/documents/' || printf('report-%05d.pdf', n.i),
+       INSERT INTO document (school_id, name, name_search, slug, entity, content_type)
+       SELECT s.id, printf('report-%05d.pdf', n.i), printf('report-%05d.pdf', n.i), s.id || '/documents/' || printf('report-%05d.pdf', n.i),
               'documents', 'application/pdf'
        FROM n CROSS JOIN (SELECT id FROM school WHERE id IN (1, 2)) AS s`,
     )
@@ -248,15 +248,16 @@ async function seedStudents(db) {
     db
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-         INSERT INTO school_group (school_id, name, level, school_year)
-         SELECT 1, printf('Bench group %d', n.i), 'elementary', '2026-2027' FROM n`,
+         INSERT INTO school_group (school_id, name, name_search, level, school_year)
+         SELECT 1, printf('Bench group %d', n.i), printf('bench group %d', n.i), 'elementary', '2026-2027' FROM n`,
       )
       .bind(STUDENT_GROUPS),
     db
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-         INSERT INTO student (school_id, family_id, first_name, last_name, id_number, level)
+         INSERT INTO student (school_id, family_id, first_name, last_name, first_name_search, last_name_search, id_number, level)
          SELECT 1, CASE WHEN n.i % 10 = 0 THEN 1 END, printf('Bench %d', n.i), printf('Student %05d', n.i),
+                printf('bench %d', n.i), printf('student %05d', n.i),
                 printf('B-%05d', n.i), CASE WHEN n.i % 2 = 0 THEN 'elementary' ELSE 'middle' END FROM n`,
       )
       .bind(STUDENTS),

@@ -164,7 +164,11 @@ export interface paths {
          * @description A deleted account's access token is a 401 here at once (elsewhere it lasts until it expires, ≤ 10 minutes).
          */
         get: operations["getCurrentUser"];
-        put?: never;
+        /**
+         * Update my name, email or language
+         * @description The person's own identity: every school they belong to sees it from now on, including schools that had named them otherwise (a school's own name for a person is kept until the person edits theirs).
+         */
+        put: operations["updateCurrentUser"];
         post?: never;
         /**
          * Delete my account (personal data anonymised; refused while I am a school's last administrator)
@@ -359,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the current school (a known phone is the same user)
-         * @description An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold is a 403 (as for role memberships).
+         * @description An unknown number becomes a new, invited user with the name sent; for a known one the name and email sent are this school's own for them (another school's are never shown nor changed). 409 when they are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold is a 403 (as for role memberships).
          */
         post: operations["createUser"];
         delete?: never;
@@ -830,7 +834,7 @@ export interface paths {
         put?: never;
         /**
          * Make a user an administrator of the current school
-         * @description Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, when the number is unknown; a known number keeps its name). 409 if they already administer this school.
+         * @description Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, when the number is unknown; for a known number the name sent is this school's own for them). 409 if they already administer this school.
          */
         post: operations["createSchoolAdministrator"];
         delete?: never;
@@ -887,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Make a person a teacher of the current school
-         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, keeping their name; a new invited user when not), with the teacher's `subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.
+         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, the name sent being this school's own for them; a new invited user when not), with the teacher's `subjects` and `employeeNumber`. 409 if they already teach here, or the employee number is taken.
          */
         post: operations["createTeacher"];
         delete?: never;
@@ -947,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Make a person administrative staff of the current school
-         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, keeping their name; a new invited user when not), with the `position` and `employeeNumber`. 409 if they already are staff here, or the employee number is taken.
+         * @description Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the number is known, in any school, the name sent being this school's own for them; a new invited user when not), with the `position` and `employeeNumber`. 409 if they already are staff here, or the employee number is taken.
          */
         post: operations["createAdministrativeUser"];
         delete?: never;
@@ -987,7 +991,7 @@ export interface paths {
         };
         /**
          * Export the current school's parents to Excel (.xlsx)
-         * @description The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); phones and emails are empty without parent.contact. The file is streamed as it is read.
+         * @description The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); phones and emails are masked without user.contact or parent.contact. The file is streamed as it is read.
          */
         get: operations["exportParents"];
         put?: never;
@@ -1007,13 +1011,13 @@ export interface paths {
         };
         /**
          * List the current school's parents (paginated), oldest first
-         * @description Holders of parent.read see every parent of the school; anyone else, their own parent profile only. Phones and emails are null without parent.contact (except one's own).
+         * @description Holders of parent.read see every parent of the school; anyone else, their own parent profile only. Phones and emails are masked without user.contact or parent.contact (except one's own).
          */
         get: operations["listParents"];
         put?: never;
         /**
          * Make a person a parent in the current school
-         * @description Finds the person by phone (a new, invited user when the number is unknown; a known number keeps its name) and gives them the parent role here. 409 if they are already a parent of this school.
+         * @description Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) and gives them the parent role here. 409 if they are already a parent of this school.
          */
         post: operations["createParent"];
         delete?: never;
@@ -2691,6 +2695,29 @@ export interface components {
                 publishedAt: string;
             }[];
         };
+        CurrentUserUpdate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Ana
+             */
+            firstName?: string;
+            /**
+             * @description Text of 0 to 100 characters, without control or bidi formatting characters
+             * @example García
+             */
+            lastName?: string;
+            /**
+             * Format: email
+             * @example office@school.example
+             */
+            email?: string | null;
+            /**
+             * @description es or en
+             * @example es
+             * @enum {string}
+             */
+            language?: "es" | "en";
+        };
         MyPermissions: {
             schoolId: number;
             /**
@@ -2743,10 +2770,14 @@ export interface components {
              * @example 3
              */
             id: number;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             firstName: string;
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
             /** @example es */
             language: string;
@@ -3461,8 +3492,12 @@ export interface components {
             firstName: string;
             /** @example Admin */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000002 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000002
+             */
             phone: string;
             /**
              * @description invited: has never signed in
@@ -3549,8 +3584,12 @@ export interface components {
             firstName: string;
             /** @example Teacher */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             /**
              * @description The user's: invited (has never signed in), active, inactive
@@ -3674,8 +3713,12 @@ export interface components {
             firstName: string;
             /** @example Teacher */
             lastName: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own */
             email: string | null;
-            /** @example +15550000003 */
+            /**
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own
+             * @example +15550000003
+             */
             phone: string;
             /**
              * @description The user's: invited (has never signed in), active, inactive
@@ -3789,11 +3832,11 @@ export interface components {
             /** @example Parent */
             lastName: string;
             /**
-             * @description Null unless the caller holds parent.contact or is this parent
+             * @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own (parent.contact shows it too)
              * @example +15550000004
              */
-            phone: string | null;
-            /** @description Null unless the caller holds parent.contact or is this parent */
+            phone: string;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own (parent.contact shows it too) */
             email: string | null;
             /**
              * @example mother
@@ -3810,7 +3853,7 @@ export interface components {
         };
         ParentCreate: {
             /**
-             * @description E.164; a known number makes that person a parent here (keeping their name)
+             * @description E.164; a known number makes that person a parent here (the name sent is this school's own for them)
              * @example +15550000001
              */
             phone: string;
@@ -3903,8 +3946,8 @@ export interface components {
             /** @example Rosa */
             firstName: string;
             lastName: string;
-            /** @description Null unless the caller holds parent.contact, is the parent or is the delegate */
-            phone: string | null;
+            /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own; shown to the delegate's parent, and with parent.contact */
+            phone: string;
             /**
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
@@ -4174,6 +4217,7 @@ export interface components {
             id: number;
             name: string;
             relationship: string;
+            /** @description Masked without user.contact, except for the student's own parents (and their delegates) */
             phone: string | null;
         };
         StudentTrustedAddress: {
@@ -4305,7 +4349,10 @@ export interface components {
             name: string;
             /** @example aunt */
             relationship: string;
-            /** @example +525512345678 */
+            /**
+             * @description Masked (+52••••••••78) without user.contact, except for the student's own parents (and their delegates)
+             * @example +525512345678
+             */
             phone: string;
             /** @description Object key of the photo (GET .../signed-url to view it) */
             photo: string | null;
@@ -7010,6 +7057,148 @@ export interface operations {
                 };
             };
             503: components["responses"]["Unavailable"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentUserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteCurrentUser: {
@@ -23923,7 +24112,7 @@ export interface operations {
                 "X-School-Id"?: number;
             };
             path: {
-                /** @description A family number */
+                /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber: string;
             };
             cookie?: never;
@@ -24051,7 +24240,7 @@ export interface operations {
                 "X-School-Id"?: number;
             };
             path: {
-                /** @description A family number */
+                /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber: string;
             };
             cookie?: never;
@@ -24345,7 +24534,7 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description The exact family number */
+                /** @description The family number, whatever its case or accents (f-0001 is F-0001) */
                 familyNumber?: string;
                 /** @description Part of the family's name */
                 name?: string;

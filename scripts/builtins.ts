@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { APP_MODULES } from "../src/lib/app-modules";
+import { fold } from "../src/lib/fold";
 import { grantsOf, permissionCatalogue } from "../src/modules";
 
 const AT = "'2026-01-01T00:00:00.000Z'";
@@ -34,7 +35,7 @@ for (const [key, role] of Object.entries(BUILTIN_ROLES) as [
 ][]) {
   if (!has(new RegExp(`INTO role \\([^)]*\\) VALUES \\(${role.id}, `))) {
     wanted.push(
-      `INSERT OR IGNORE INTO role (id, key, name, created_at, updated_at) VALUES (${role.id}, ${q(key)}, ${q(role.name)}, ${AT}, ${AT});`,
+      `INSERT OR IGNORE INTO role (id, key, name, name_search, created_at, updated_at) VALUES (${role.id}, ${q(key)}, ${q(role.name)}, ${q(fold(role.name))}, ${AT}, ${AT});`,
     );
   }
   for (const p of grantsOf(key)) {
@@ -47,7 +48,7 @@ for (const [key, role] of Object.entries(BUILTIN_ROLES) as [
 for (const [key, m] of Object.entries(APP_MODULES)) {
   if (has(new RegExp(`INTO application_module \\([^)]*\\) VALUES \\(${m.id}, `))) continue;
   wanted.push(
-    `INSERT OR IGNORE INTO application_module (id, key, name, description, created_at, updated_at) VALUES (${m.id}, ${q(key)}, ${q(m.name)}, ${q(m.description)}, ${AT}, ${AT});`,
+    `INSERT OR IGNORE INTO application_module (id, key, name, name_search, description, created_at, updated_at) VALUES (${m.id}, ${q(key)}, ${q(m.name)}, ${q(fold(m.name))}, ${q(m.description)}, ${AT}, ${AT});`,
   );
 }
 

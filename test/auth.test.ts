@@ -10,9 +10,11 @@
  * Concurrency: requests fired together with Promise.all interleave at every D1 call, as requests
  * to one database do in production; a limit that reads, decides, then writes lets most through.
  */
+
 import { eq, like } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { users } from "../src/db/core";
+import { withSearch } from "../src/db/search";
 import { rateLimits } from "../src/jobs/schema";
 import { addressKey } from "../src/lib/rate-limit";
 import { verificationCodes } from "../src/modules/auth/schema";
@@ -30,7 +32,10 @@ let nextPhone = 0;
 /** A user of our own (a number no other test touches), in the given status. */
 async function newUser(status: "invited" | "active" | "inactive" = "active") {
   const phone = `+1555010${String(++nextPhone).padStart(4, "0")}`;
-  const [row] = await t.db.insert(users).values({ phone, status, firstName: "Test" }).returning({ id: users.id });
+  const [row] = await t.db
+    .insert(users)
+    .values(withSearch(users, { phone, status, firstName: "Test" }))
+    .returning({ id: users.id });
   if (!row) throw new Error("user not inserted");
   return { id: row.id, phone };
 }

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { queueReceipts } from "../src/jobs/schema";
 import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
 import type { Operation } from "../src/lib/route";
@@ -56,13 +57,15 @@ async function processIn(school: number, values: Partial<typeof bulkProcesses.$i
   const at = t.clock.now().toISOString();
   const [doc] = await t.db
     .insert(documents)
-    .values({
-      schoolId: school,
-      name: "f",
-      slug: `${school}/documents/${crypto.randomUUID()}.xlsx`,
-      createdAt: at,
-      updatedAt: at,
-    })
+    .values(
+      withSearch(documents, {
+        schoolId: school,
+        name: "f",
+        slug: `${school}/documents/${crypto.randomUUID()}.xlsx`,
+        createdAt: at,
+        updatedAt: at,
+      }),
+    )
     .returning();
   const [row] = await t.db
     .insert(bulkProcesses)

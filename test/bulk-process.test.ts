@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { withSearch } from "../src/db/search";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { handleQueue } from "../src/jobs/queue";
@@ -595,7 +596,7 @@ describe("cron sweep of bulk processes", () => {
     const s = makeTestApp();
     const [doc] = await s.db
       .insert(documents)
-      .values({ schoolId: 1, name: "sweep.xlsx", slug: "1/documents/sweep.xlsx" })
+      .values(withSearch(documents, { schoolId: 1, name: "sweep.xlsx", slug: "1/documents/sweep.xlsx" }))
       .returning();
     if (!doc) throw new Error("no document");
     const at = (minutesAgo: number) => new Date(s.clock.now().getTime() - minutesAgo * 60_000).toISOString();

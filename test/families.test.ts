@@ -6,8 +6,10 @@
  * every read: staff see the school's families, a parent and their delegate only their own, a
  * teacher without family.read a 403.
  */
+
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
@@ -57,7 +59,16 @@ async function newStudent(t: TestApp, school = NORTH, extra: Partial<typeof stud
   const at = t.clock.now().toISOString();
   const [row] = await t.db
     .insert(students)
-    .values({ schoolId: school, firstName: "Kid", lastName: `S${++next}`, createdAt: at, updatedAt: at, ...extra })
+    .values(
+      withSearch(students, {
+        schoolId: school,
+        firstName: "Kid",
+        lastName: `S${++next}`,
+        createdAt: at,
+        updatedAt: at,
+        ...extra,
+      }),
+    )
     .returning({ id: students.id });
   if (!row) throw new Error("no student");
   return row.id;
@@ -112,6 +123,27 @@ describe("families: create", () => {
     expect(again.status).toBe(409);
     expect((await problem(again)).detail).toMatch(/family number/);
     expect((await create(t, { familyNumber, name: "South" }, await southAdmin(t))).status).toBe(201);
+  });
+
+  it("409s a family number the school has in another case or with other accents, on create and update", async () => {
+    const t = makeTestApp();
+    const tag = `${++next}${Math.random().toString(36).slice(2, 6)}`;
+    const original = await made(t, { familyNumber: `Fá-${tag}` });
+    for (const familyNumber of [`FÁ-${tag}`, `fa-${tag}`, `FA-${tag}`.toUpperCase()]) {
+      const res = await create(t, { familyNumber, name: "Other" });
+      expect(res.status, familyNumber).toBe(409);
+      expect((await problem(res)).detail).toBe(
+        "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
+      );
+    }
+    // The demo school's "F-0001", renumbered into, is taken too; its own number in another case is not a clash.
+    const renumbered = await put(t, original.id, { familyNumber: "f-0001" });
+    expect(renumbered.status).toBe(409);
+    expect((await problem(renumbered)).detail).toBe(
+      "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
+    );
+    expect((await put(t, original.id, { familyNumber: `FA-${tag}` })).status).toBe(204);
+    expect((await read(t, original.id)).familyNumber).toBe(`FA-${tag}`);
   });
 
   it("409s a student or a parent already in another family, and changes nothing", async () => {
@@ -281,6 +313,28 @@ describe("families: by number, parent limit, validate", () => {
     expect(await exists(south.familyNumber)).toBe(false);
     expect(await exists(south.familyNumber, await southAdmin(t))).toBe(true);
     expect(await exists("F-none")).toBe(false);
+  });
+
+  it("finds a family by its number in any case and with or without accents: members, exists, the filter", async () => {
+    const t = makeTestApp();
+    const token = await northAdmin(t);
+    const tag = `${++next}${Math.random().toString(36).slice(2, 6)}`;
+    const f = await made(t, { familyNumber: `Núm-${tag}` });
+    for (const asked of [`NUM-${tag}`, `núm-${tag}`, `Num-${tag}`.toLowerCase()]) {
+      const members = await t.request(`${PATH}/members/${encodeURIComponent(asked)}`, { token });
+      expect(members.status, asked).toBe(200);
+      expect(((await members.json()) as Family).id).toBe(f.id);
+      const exists = await t.request(`${PATH}/exists/${encodeURIComponent(asked)}`, { token });
+      expect(await exists.json(), asked).toEqual({ exists: true });
+      const listed = await t.request(`${PATH}?familyNumber=${encodeURIComponent(asked)}`, { token });
+      expect(
+        ((await listed.json()) as Page<Family>).data.map((x) => x.id),
+        asked,
+      ).toEqual([f.id]);
+    }
+    // The demo family "F-0001", asked as "f-0001".
+    const demo = await t.request(`${PATH}/members/f-0001`, { token });
+    expect(((await demo.json()) as Family).familyNumber).toBe("F-0001");
   });
 
   it("answers the parent limit and whether one more may join", async () => {

@@ -150,6 +150,42 @@ describe("groups", () => {
     expect(longName.status).toBe(400);
   });
 
+  it("409s a name the year has in another case or with other accents, on create and update", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    const tag = uniq("").replace(/[^a-z0-9]/g, "");
+    await createGroup(t, { name: `Primaria 3°A ${tag}` });
+    const musica = await createGroup(t, { name: `Música ${tag}` });
+    for (const name of [`PRIMARIA 3°a ${tag}`, `primaria 3°A ${tag}`, `MUSICA ${tag}`, `musica ${tag}`]) {
+      const res = await t.request("/api/v1/group", {
+        method: "POST",
+        token,
+        school: NORTH,
+        body: { name, level: "elementary", schoolYear: "2026-2027" },
+      });
+      expect(res.status, name).toBe(409);
+      expect((await problem(res)).detail, name).toBe(
+        "A group with this name already exists in this school year (names that differ only in case or accents are the same)",
+      );
+    }
+    const renamed = await t.request(`/api/v1/group/${musica.id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { name: `PRIMARIA 3°A ${tag.toUpperCase()}` },
+    });
+    expect(renamed.status).toBe(409);
+    // Its own name in capitals is no clash; another year is another group.
+    const own = await t.request(`/api/v1/group/${musica.id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { name: `MÚSICA ${tag}` },
+    });
+    expect(own.status).toBe(204);
+    await createGroup(t, { name: `musica ${tag}`, schoolYear: "2027-2028" });
+  });
+
   it("sorts by name either way (sort=name, sort=-name)", async () => {
     const t = makeTestApp();
     const token = await admin(t);

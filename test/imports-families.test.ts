@@ -2,6 +2,7 @@
  * Spreadsheet imports of families (students, parents, guardians) and groups (teachers, students),
  * through the upload operations and the Worker's real queue handler; their templates.
  */
+
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -326,6 +327,109 @@ describe("POST /api/v1/family/upload-file", () => {
     });
   });
 
+  it("matches family numbers whatever their case or accents: in the file, and against the school's families", async () => {
+    const before = await count(families);
+    // Two spellings of one number in one file: one family (spelt as first seen), both students in it.
+    const first = await runImport(
+      "/api/v1/family/upload-file",
+      await xlsx(FAMILY_COLUMNS, [
+        [
+          "Núm-70",
+          "Setenta",
+          "S-70",
+          "Uno",
+          "Caso",
+          null,
+          null,
+          phone(70),
+          "Ana",
+          "Caso",
+          null,
+          null,
+          null,
+          null,
+          null,
+        ],
+        [
+          "NUM-70",
+          "Setenta",
+          "S-71",
+          "Dos",
+          "Caso",
+          null,
+          null,
+          phone(71),
+          "Ana",
+          "Caso",
+          null,
+          null,
+          null,
+          null,
+          null,
+        ],
+      ]),
+    );
+    expect(first.process).toMatchObject({ status: "completed", processedRows: 2, errors: [] });
+    expect(await count(families)).toBe(before + 1);
+    expect(await familyOf("Núm-70")).toMatchObject({
+      parents: [{ phone: phone(70) }, { phone: phone(71) }],
+      students: [{ idNumber: "S-70" }, { idNumber: "S-71" }],
+    });
+    // A later file's "num-70" renames that family and adds to it; its number keeps its spelling.
+    const again = await runImport(
+      "/api/v1/family/upload-file",
+      await xlsx(FAMILY_COLUMNS, [
+        [
+          "num-70",
+          "Setenta Renamed",
+          "S-72",
+          "Tres",
+          "Caso",
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+        ],
+      ]),
+    );
+    expect(again.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    expect(await count(families)).toBe(before + 1);
+    expect(await familyOf("Núm-70")).toMatchObject({
+      name: "Setenta Renamed",
+      students: [{ idNumber: "S-70" }, { idNumber: "S-71" }, { idNumber: "S-72" }],
+    });
+    // A parent of "Núm-70" in a row of "NUM-70" is in the same family, not in another one.
+    const same = await runImport(
+      "/api/v1/family/upload-file",
+      await xlsx(FAMILY_COLUMNS, [
+        [
+          "NUM-70",
+          "Setenta Renamed",
+          "S-73",
+          "Cuatro",
+          "Caso",
+          null,
+          null,
+          phone(70),
+          "Ana",
+          "Caso",
+          null,
+          null,
+          null,
+          null,
+          null,
+        ],
+      ]),
+    );
+    expect(same.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+  });
+
   it("per-row errors with row and column; a student or a parent in another family; the rest imports", async () => {
     await runImport(
       "/api/v1/family/upload-file",
@@ -562,6 +666,36 @@ describe("POST /api/v1/group/upload-file", () => {
     expect(again.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
     expect(await group()).toEqual({ level: "middle", grade: 5, teachers: 1, students: 2 });
     expect((await t.db.select({ n: sql<number>`count(*)` }).from(groups).where(eq(groups.name, "4A")))[0]?.n).toBe(1);
+  });
+});
+
+describe("POST /api/v1/group/upload-file: names whatever their case or accents", () => {
+  it("a row names the group of the year spelt otherwise: updated, never a second group; in one file, an earlier row", async () => {
+    const first = await runImport(
+      "/api/v1/group/upload-file",
+      await xlsx(GROUP_COLUMNS, [["Coro Música", "elementary", "2026-2027", null, null, null]]),
+    );
+    expect(first.process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    const { process } = await runImport(
+      "/api/v1/group/upload-file",
+      await xlsx(GROUP_COLUMNS, [
+        ["CORO MUSICA", "middle", "2026-2027", 2, null, null],
+        ["coro música", "middle", "2026-2027", 3, null, null],
+      ]),
+    );
+    expect(process).toMatchObject({ status: "completed", processedRows: 1 });
+    expect(process.errors).toEqual([
+      {
+        row: 3,
+        column: "Name",
+        message: "Group coro música of 2026-2027 is already in an earlier row of the file",
+      },
+    ]);
+    const coros = await t.db
+      .select({ name: groups.name, level: groups.level, grade: groups.grade })
+      .from(groups)
+      .where(and(eq(groups.schoolId, 1), eq(groups.nameSearch, "coro musica")));
+    expect(coros).toEqual([{ name: "Coro Música", level: "middle", grade: 2 }]);
   });
 });
 

@@ -544,6 +544,27 @@ describe("POST /api/v1/teacher/upload-file", () => {
     ]);
   });
 
+  it("a number another school knows: this school sees the file's name and email, the other school its own", async () => {
+    const known = phone(40);
+    const created = await t.request("/api/v1/teacher", {
+      method: "POST",
+      token: south,
+      school: 2,
+      body: { phone: known, firstName: "Secreta", lastName: "Sur", email: "secret@south.test" },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { userId } = (await created.json()) as { userId: number };
+    const { process } = await runImport(
+      "/api/v1/teacher/upload-file",
+      await xlsx(TEACHER_COLUMNS, [[known, "Ana", "Norte", "ana@north.test", null, "Art", null]]),
+    );
+    expect(process).toMatchObject({ status: "completed", processedRows: 1, errors: [] });
+    const here = await t.request(`/api/v1/user/${userId}`, { token: north, school: 1 });
+    expect(await here.json()).toMatchObject({ firstName: "Ana", lastName: "Norte", email: "ana@north.test" });
+    const there = await t.request(`/api/v1/user/${userId}`, { token: south, school: 2 });
+    expect(await there.json()).toMatchObject({ firstName: "Secreta", lastName: "Sur", email: "secret@south.test" });
+  });
+
   it("an employee number another teacher of the school has is a row error; the rest is imported", async () => {
     await runImport(
       "/api/v1/teacher/upload-file",

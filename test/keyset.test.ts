@@ -3,9 +3,11 @@
  * with ties, NULLs and mixed directions give exactly the rows of one ordered read, and a page after
  * the first still reads the sort's index in order (no sort in a temporary B-tree).
  */
+
 import { env } from "cloudflare:test";
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { afterKeys, keyFields, keysetRows, type OrderKey, orderTerms } from "../src/lib/pagination";
 import { students } from "../src/modules/student/schema";
 import { makeTestApp } from "./helpers";
@@ -18,15 +20,17 @@ const where = (after?: SQL) => and(eq(students.schoolId, SCHOOL), isNull(student
 // Ties on the last name and on created_at, NULL levels and birth dates (a row a statement: D1
 // binds at most 100 values to one).
 for (let i = 0; i < 13; i++) {
-  await t.db.insert(students).values({
-    schoolId: SCHOOL,
-    firstName: `Keyset${i}`,
-    lastName: ["Tie", "Tie", "Alpha", "Zeta"][i % 4] ?? "Tie",
-    level: i % 3 === 0 ? null : (["elementary", "middle"] as const)[i % 2],
-    birthDate: i % 4 === 1 ? null : `2015-0${(i % 3) + 1}-01`,
-    createdAt: i < 6 ? AT : `2026-11-23T15:${String(i).padStart(2, "0")}:00.000Z`,
-    updatedAt: AT,
-  });
+  await t.db.insert(students).values(
+    withSearch(students, {
+      schoolId: SCHOOL,
+      firstName: `Keyset${i}`,
+      lastName: ["Tie", "Tie", "Alpha", "Zeta"][i % 4] ?? "Tie",
+      level: i % 3 === 0 ? null : (["elementary", "middle"] as const)[i % 2],
+      birthDate: i % 4 === 1 ? null : `2015-0${(i % 3) + 1}-01`,
+      createdAt: i < 6 ? AT : `2026-11-23T15:${String(i).padStart(2, "0")}:00.000Z`,
+      updatedAt: AT,
+    }),
+  );
 }
 
 const orders: [string, OrderKey[]][] = [

@@ -4,10 +4,12 @@
  * `GET /api/v1/user/me` `legal.mustAccept` (read in the same single D1 round trip as the rest).
  * The demo data holds terms v1 and privacy v1, both published; the demo parent accepted the terms.
  */
+
 import { env } from "cloudflare:test";
 import { and, desc, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { users } from "../src/db/core";
+import { withSearch } from "../src/db/search";
 import { scriptStatements } from "../src/db/sql-script";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { legalDocumentAcceptances, legalDocuments } from "../src/modules/legal-document/schema";
@@ -85,7 +87,14 @@ async function outsider() {
   const phone = `+1555030${String(++outsiderId).padStart(4, "0")}`;
   const [row] = await t.db
     .insert(users)
-    .values({ phone, status: "active", createdAt: "2026-08-01T12:00:00.000Z", updatedAt: "2026-08-01T12:00:00.000Z" })
+    .values(
+      withSearch(users, {
+        phone,
+        status: "active",
+        createdAt: "2026-08-01T12:00:00.000Z",
+        updatedAt: "2026-08-01T12:00:00.000Z",
+      }),
+    )
     .returning({ id: users.id });
   const id = row?.id ?? 0;
   return { id, token: await t.token(id, {}) };

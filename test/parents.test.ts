@@ -26,7 +26,7 @@ type Parent = {
   userId: number;
   firstName: string;
   lastName: string;
-  phone: string | null;
+  phone: string;
   email: string | null;
   relationship: string;
   familyId: number | null;
@@ -190,10 +190,15 @@ describe("parents", () => {
     const staff = await as(t, 99, NORTH, "staff");
     const all = await list(t, staff, "?name=Visible");
     expect(all.data[0]?.phone).toBe(created.phone);
-    // A teacher granted parent.read but not parent.contact: every parent, no phone or email.
+    // A teacher granted parent.read but not parent.contact (nor user.contact): every parent, the
+    // phone masked (the parent has no email).
     const reader = await as(t, DEMO.northTeacher.id, NORTH, "teacher", ["parent.read"]);
     const seen = await list(t, reader, "?name=Visible");
-    expect(seen.data[0]).toMatchObject({ id: created.id, phone: null, email: null });
+    expect(seen.data[0]).toMatchObject({
+      id: created.id,
+      phone: `${created.phone.slice(0, 3)}•••••••${created.phone.slice(-2)}`,
+      email: null,
+    });
     // ... and with parent.contact, the phone.
     const contact = await as(t, DEMO.northTeacher.id, NORTH, "teacher", ["parent.read", "parent.contact"]);
     expect((await list(t, contact, "?name=Visible")).data[0]?.phone).toBe(created.phone);

@@ -4,10 +4,12 @@
  * statistics in one round trip, the logo's presigned URLs (a real upload through the dev S3
  * endpoint), the school's address (one of its own), and deleting schools with everything they own.
  */
+
 import { env } from "cloudflare:test";
 import { and, count, desc, eq, gt, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { roleUsers, schools } from "../src/db/core";
+import { withSearch } from "../src/db/search";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
 import { addresses } from "../src/modules/address/schema";
@@ -349,17 +351,19 @@ describe("statistics", () => {
       .limit(1);
     await t.db
       .update(students)
-      .set({ deletedAt: t.clock.now().toISOString() })
+      .set(withSearch(students, { deletedAt: t.clock.now().toISOString() }))
       .where(eq(students.id, pupil?.id ?? 0));
     const at = t.clock.now().toISOString();
-    await t.db.insert(groups).values({
-      schoolId: NORTH,
-      name: "Stats 1",
-      level: "high",
-      schoolYear: "2026-2027",
-      createdAt: at,
-      updatedAt: at,
-    });
+    await t.db.insert(groups).values(
+      withSearch(groups, {
+        schoolId: NORTH,
+        name: "Stats 1",
+        level: "high",
+        schoolYear: "2026-2027",
+        createdAt: at,
+        updatedAt: at,
+      }),
+    );
     const after = await json<Stats>(await t.request(`${PATH}/${NORTH}/statistics`, { token }), 200);
     expect(after.students.total).toBe(before.students.total - 1);
     expect(after.students.byLevel.high).toBe((before.students.byLevel.high ?? 0) - 1);

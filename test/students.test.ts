@@ -1,7 +1,9 @@
 /** Students: CRUD, soft delete, delete-multiple, guardians and restrictions, mayPickUp, visibility per role, export. */
+
 import { eq } from "drizzle-orm";
 import { strFromU8, unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { ctxOf, jobCtx } from "../src/lib/context";
 import { readXlsx } from "../src/lib/xlsx";
 import { delegates } from "../src/modules/delegate/schema";
@@ -94,7 +96,7 @@ describe("students", () => {
     const s = await create(t, { firstName: "Mo", lastName: u("Ve"), familyId: 1 });
     const [other] = await t.db
       .insert(families)
-      .values({ schoolId: NORTH, familyNumber: u("F"), name: "Other" })
+      .values(withSearch(families, { schoolId: NORTH, familyNumber: u("F"), name: "Other" }))
       .returning({ id: families.id });
     const put = (familyId: number | null) =>
       t.request(`/api/v1/student/${s.id}`, { method: "PUT", token, school: NORTH, body: { familyId } });
@@ -138,7 +140,9 @@ describe("students", () => {
     const t = makeTestApp();
     const [south] = await t.db
       .insert(families)
-      .values({ schoolId: SOUTH, familyNumber: u("F"), name: "South", createdAt: AT, updatedAt: AT })
+      .values(
+        withSearch(families, { schoolId: SOUTH, familyNumber: u("F"), name: "South", createdAt: AT, updatedAt: AT }),
+      )
       .returning();
     const token = await admin(t);
     const res = await t.request("/api/v1/student", {
@@ -237,14 +241,16 @@ describe("students", () => {
     expect((await link(t, s.id, p.id, { canPickUp: false })).status).toBe(201);
     const [g] = await t.db
       .insert(groups)
-      .values({
-        schoolId: NORTH,
-        name: u("G"),
-        level: "elementary",
-        schoolYear: "2026-2027",
-        createdAt: AT,
-        updatedAt: AT,
-      })
+      .values(
+        withSearch(groups, {
+          schoolId: NORTH,
+          name: u("G"),
+          level: "elementary",
+          schoolYear: "2026-2027",
+          createdAt: AT,
+          updatedAt: AT,
+        }),
+      )
       .returning();
     await t.db
       .insert(groupStudents)
@@ -314,13 +320,15 @@ describe("guardians", () => {
     expect(reversed.status).toBe(400);
     const [doc] = await t.db
       .insert(documents)
-      .values({
-        schoolId: SOUTH,
-        name: "x.pdf",
-        slug: `2/documents/${u("x")}.pdf`,
-        entity: "documents",
-        contentType: "application/pdf",
-      } as never)
+      .values(
+        withSearch(documents, {
+          schoolId: SOUTH,
+          name: "x.pdf",
+          slug: `2/documents/${u("x")}.pdf`,
+          entity: "documents",
+          contentType: "application/pdf",
+        } as never),
+      )
       .returning();
     const foreign = await t.request(`${path}/restriction`, {
       method: "PATCH",
@@ -417,14 +425,16 @@ describe("visibility per role", () => {
     expect((await link(t, guarded, 1)).status).toBe(201); // parent profile 1 = user 4
     const [g] = await t.db
       .insert(groups)
-      .values({
-        schoolId: NORTH,
-        name: u("G"),
-        level: "elementary",
-        schoolYear: "2026-2027",
-        createdAt: AT,
-        updatedAt: AT,
-      })
+      .values(
+        withSearch(groups, {
+          schoolId: NORTH,
+          name: u("G"),
+          level: "elementary",
+          schoolYear: "2026-2027",
+          createdAt: AT,
+          updatedAt: AT,
+        }),
+      )
       .returning();
     const [teacher] = await t.db.select().from(teachers).where(eq(teachers.userId, 3));
     await t.db

@@ -4,8 +4,10 @@
  * decided request is a 409, and of two racing decisions exactly one wins). Visibility per role;
  * images through presigned URLs under the school's prefix; only approved ones count.
  */
+
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { withSearch } from "../src/db/search";
 import { jobCtx } from "../src/lib/context";
 import { grantsOf } from "../src/modules";
 import { auditLog } from "../src/modules/audit-log/schema";
@@ -62,7 +64,7 @@ const newPhone = () => `+1555${5_700_000 + ++next}`;
 async function student(t: TestApp, school = NORTH) {
   const [row] = await t.db
     .insert(students)
-    .values({ schoolId: school, firstName: uniq("Kid"), lastName: "Trusted" })
+    .values(withSearch(students, { schoolId: school, firstName: uniq("Kid"), lastName: "Trusted" }))
     .returning({ id: students.id });
   return row?.id as number;
 }

@@ -11,6 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, type SQLiteColumn, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { searchable, searchCopy } from "./search";
 
 /**
  * The column default is only a fallback for hand-written SQL: the app writes both timestamps from
@@ -40,44 +41,55 @@ export const createdAt = () => text("created_at").notNull().default(now);
  * the school module when it is set; no foreign key, so the address module's table need not be
  * imported here); `logo` is an object key under `{id}/logo/`.
  */
-export const schools = sqliteTable(
-  "school",
-  {
-    ...record,
-    name: text("name").notNull(),
-    timeZone: text("time_zone").notNull().default("UTC"),
-    levels: text("levels", { mode: "json" }).$type<string[]>().notNull().default([]),
-    email: text("email"),
-    phone: text("phone"),
-    addressId: integer("address_id"),
-    logo: text("logo"),
-  },
-  (t) => [
-    index("school_name_idx").on(t.name),
-    index("school_created_idx").on(t.createdAt),
-    index("school_address_idx").on(t.addressId),
-  ],
+export const schools = searchable(
+  sqliteTable(
+    "school",
+    {
+      ...record,
+      name: text("name").notNull(),
+      timeZone: text("time_zone").notNull().default("UTC"),
+      levels: text("levels", { mode: "json" }).$type<string[]>().notNull().default([]),
+      email: text("email"),
+      phone: text("phone"),
+      addressId: integer("address_id"),
+      logo: text("logo"),
+      nameSearch: searchCopy("name"),
+    },
+    (t) => [
+      index("school_name_idx").on(t.name),
+      // The name filter's LIKE reads the copies of this index, not the table (a count reads nothing else).
+      index("school_name_search_idx").on(t.nameSearch),
+      index("school_created_idx").on(t.createdAt),
+      index("school_address_idx").on(t.addressId),
+    ],
+  ),
+  { name: "nameSearch" },
 );
 
-export const users = sqliteTable(
-  "user",
-  {
-    ...record,
-    phone: text("phone").notNull(),
-    firstName: text("first_name").notNull().default(""),
-    lastName: text("last_name").notNull().default(""),
-    email: text("email"),
-    language: text("language").notNull().default("en"),
-    /** invited (never signed in), active, inactive (cannot sign in). */
-    status: text("status", { enum: ["invited", "active", "inactive"] })
-      .notNull()
-      .default("invited"),
-    /** A platform super-admin may act in any school. */
-    isSuperAdmin: integer("is_super_admin", { mode: "boolean" }).notNull().default(false),
-    /** When the person deleted their own account (personal data anonymised, tokens revoked). */
-    deletedAt: text("deleted_at"),
-  },
-  (t) => [uniqueIndex("user_phone_uq").on(t.phone)],
+export const users = searchable(
+  sqliteTable(
+    "user",
+    {
+      ...record,
+      phone: text("phone").notNull(),
+      firstName: text("first_name").notNull().default(""),
+      lastName: text("last_name").notNull().default(""),
+      email: text("email"),
+      language: text("language").notNull().default("en"),
+      /** invited (never signed in), active, inactive (cannot sign in). */
+      status: text("status", { enum: ["invited", "active", "inactive"] })
+        .notNull()
+        .default("invited"),
+      /** A platform super-admin may act in any school. */
+      isSuperAdmin: integer("is_super_admin", { mode: "boolean" }).notNull().default(false),
+      /** When the person deleted their own account (personal data anonymised, tokens revoked). */
+      deletedAt: text("deleted_at"),
+      firstNameSearch: searchCopy("first_name"),
+      lastNameSearch: searchCopy("last_name"),
+    },
+    (t) => [uniqueIndex("user_phone_uq").on(t.phone)],
+  ),
+  { firstName: "firstNameSearch", lastName: "lastNameSearch" },
 );
 
 export const permissions = sqliteTable(
@@ -98,25 +110,29 @@ const ACCENTED_CAPITALS_LOWERED = (column: SQLiteColumn) =>
     [...ACCENTED_CAPITALS].map((ch) => `, '${ch}', '${ch.toLowerCase()}')`).join(""),
   )}`;
 
-export const roles = sqliteTable(
-  "role",
-  {
-    ...record,
-    key: text("key"),
-    name: text("name").notNull(),
-    schoolId: integer("school_id").references(() => schools.id, { onDelete: "cascade" }),
-  },
-  (t) => [
-    uniqueIndex("role_key_uq").on(t.key),
-    index("role_school_idx").on(t.schoolId),
-    // A custom role's name is unique in its school, whatever its case ("Nurse" and "nurse" are one
-    // name, and so are "Dirección" and "DIRECCIÓN": NOCASE folds ASCII only, so the accented
-    // capitals are lowered first; built-in roles have no school: NULLs are distinct).
-    uniqueIndex("role_school_name_case_uq").on(t.schoolId, sql`${ACCENTED_CAPITALS_LOWERED(t.name)} COLLATE NOCASE`),
-    // The roles a school sees (built-in: no school, as 0; and its own) in one ordered range:
-    // `ifnull(school_id, 0) IN (0, ?)` ordered by it and id reads no other school's rows and sorts nothing.
-    index("role_scope_idx").on(sql`ifnull(${t.schoolId}, 0)`, t.id),
-  ],
+export const roles = searchable(
+  sqliteTable(
+    "role",
+    {
+      ...record,
+      key: text("key"),
+      name: text("name").notNull(),
+      schoolId: integer("school_id").references(() => schools.id, { onDelete: "cascade" }),
+      nameSearch: searchCopy("name"),
+    },
+    (t) => [
+      uniqueIndex("role_key_uq").on(t.key),
+      index("role_school_idx").on(t.schoolId),
+      // A custom role's name is unique in its school, whatever its case ("Nurse" and "nurse" are one
+      // name, and so are "Dirección" and "DIRECCIÓN": NOCASE folds ASCII only, so the accented
+      // capitals are lowered first; built-in roles have no school: NULLs are distinct).
+      uniqueIndex("role_school_name_case_uq").on(t.schoolId, sql`${ACCENTED_CAPITALS_LOWERED(t.name)} COLLATE NOCASE`),
+      // The roles a school sees (built-in: no school, as 0; and its own) in one ordered range:
+      // `ifnull(school_id, 0) IN (0, ?)` ordered by it and id reads no other school's rows and sorts nothing.
+      index("role_scope_idx").on(sql`ifnull(${t.schoolId}, 0)`, t.id),
+    ],
+  ),
+  { name: "nameSearch" },
 );
 
 export const rolePermissions = sqliteTable(

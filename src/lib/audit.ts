@@ -11,6 +11,7 @@
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { searchCopyKeys } from "../db/search";
 import { auditLog } from "../modules/audit-log/schema";
 import type { Ctx } from "./context";
 import { insertedId, type Statement } from "./write";
@@ -25,7 +26,7 @@ export interface AuditTarget {
   secret?: readonly string[];
 }
 
-/** Columns the trail leaves out: bookkeeping every row has. */
+/** Columns the trail leaves out: bookkeeping every row has (and search copies, derived from their column). */
 const SKIP = new Set(["id", "schoolId", "createdAt", "updatedAt"]);
 
 function actorValues(ctx: Ctx) {
@@ -37,8 +38,12 @@ function actorValues(ctx: Ctx) {
   };
 }
 
-const columnsOf = (target: AuditTarget) =>
-  Object.entries(getTableColumns(target.table) as Record<string, SQLiteColumn>).filter(([k]) => !SKIP.has(k));
+const columnsOf = (target: AuditTarget) => {
+  const copies = searchCopyKeys(target.table);
+  return Object.entries(getTableColumns(target.table) as Record<string, SQLiteColumn>).filter(
+    ([k]) => !SKIP.has(k) && !copies.has(k),
+  );
+};
 
 /** A value as the column stores it (booleans as 0/1, JSON as text), so old and new compare alike. */
 const driverValue = (column: SQLiteColumn, value: unknown) =>

@@ -15,6 +15,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { withSearch } from "../db/search";
 import type { Scope } from "../middleware/authorize";
 import type { Access } from "./access";
 import type { AppModuleKey } from "./app-modules";
@@ -433,7 +434,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
       return [
         ctx.deps.db
           .insert(table)
-          .values(row as T["$inferInsert"])
+          .values(withSearch(table, row) as T["$inferInsert"])
           .returning(),
         auditCreate(ctx, audit, row, schoolId),
       ] as const;
@@ -446,7 +447,7 @@ export function defineResource<T extends Table, R extends z.ZodObject, V extends
         auditUpdate(ctx, audit, where, values, action),
         ctx.deps.db
           .update(table)
-          .set(values as never)
+          .set(withSearch(table, values) as never)
           .where(where),
         guard(ctx.deps.db),
       ] as const;

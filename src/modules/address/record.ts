@@ -58,7 +58,7 @@ export const AddressRecord = RecordBase.extend({
 
 export type Address = z.infer<typeof AddressRecord>;
 
-export const toAddress = (row: typeof addresses.$inferSelect): Address => ({
+export const toAddress = (row: Omit<typeof addresses.$inferSelect, "citySearch">): Address => ({
   ...timestamps(row),
   street: row.street,
   number: row.number,

@@ -57,7 +57,7 @@ export const listAddresses = addressResource.list({
     // address_city_idx (school_id, city)
     city: {
       schema: searchTerm("Part of the city name"),
-      where: (v: string) => contains(addresses.city, v),
+      where: (v: string) => contains(addresses.citySearch, v),
       example: "Mexico",
     },
   },

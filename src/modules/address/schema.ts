@@ -1,22 +1,27 @@
 /** Addresses of a school (the school's own address points at one of them). */
 import { index, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
+import { searchable, searchCopy } from "../../db/search";
 
-export const addresses = sqliteTable(
-  "address",
-  {
-    ...record,
-    schoolId: schoolId(),
-    street: text("street").notNull(),
-    number: text("number"),
-    neighborhood: text("neighborhood"),
-    city: text("city").notNull(),
-    state: text("state"),
-    postalCode: text("postal_code"),
-    /** ISO 3166-1 alpha-2, upper case. */
-    country: text("country").notNull(),
-    latitude: real("latitude"),
-    longitude: real("longitude"),
-  },
-  (t) => [index("address_created_idx").on(t.schoolId, t.createdAt), index("address_city_idx").on(t.schoolId, t.city)],
+export const addresses = searchable(
+  sqliteTable(
+    "address",
+    {
+      ...record,
+      schoolId: schoolId(),
+      street: text("street").notNull(),
+      number: text("number"),
+      neighborhood: text("neighborhood"),
+      city: text("city").notNull(),
+      state: text("state"),
+      postalCode: text("postal_code"),
+      /** ISO 3166-1 alpha-2, upper case. */
+      country: text("country").notNull(),
+      latitude: real("latitude"),
+      longitude: real("longitude"),
+      citySearch: searchCopy("city"),
+    },
+    (t) => [index("address_created_idx").on(t.schoolId, t.createdAt), index("address_city_idx").on(t.schoolId, t.city)],
+  ),
+  { city: "citySearch" },
 );

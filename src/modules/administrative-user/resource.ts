@@ -45,8 +45,8 @@ export const administrativeUserResource = defineResource({
     },
     join: joinPerson(administrativeUsers),
   },
-  toRecord: (row) => ({
-    ...personRecord(row),
+  toRecord: (row, ctx) => ({
+    ...personRecord(row, ctx),
     position: row.position,
     employeeNumber: row.employeeNumber,
   }),
@@ -60,7 +60,7 @@ const filters = {
   ...personFilters(administrativeUsers),
   position: {
     schema: searchTerm("Part of the position"),
-    where: (term: string) => contains(administrativeUsers.position, term),
+    where: (term: string) => contains(administrativeUsers.positionSearch, term),
     example: "Registrar",
   },
 };

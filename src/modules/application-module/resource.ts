@@ -58,7 +58,7 @@ export const listApplicationModules = catalogue.list({
   filters: {
     name: {
       schema: searchTerm("Part of the module name"),
-      where: (v: string) => contains(applicationModules.name, v),
+      where: (v: string) => contains(applicationModules.nameSearch, v),
       example: "trans",
     },
   },

@@ -1,21 +1,31 @@
 /** The application module catalogue, and each school's state of each module. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId, users } from "../../db/core";
+import { searchable, searchCopy } from "../../db/search";
 
 /**
  * A functional area a school may switch off (platform data, shared by every school). Built-in
  * rows have the fixed ids of `APP_MODULES` (src/lib/app-modules.ts); created ones take ids from
  * 1000 on (migration sets the sequence).
  */
-export const applicationModules = sqliteTable(
-  "application_module",
-  {
-    ...record,
-    key: text("key").notNull(),
-    name: text("name").notNull(),
-    description: text("description").notNull().default(""),
-  },
-  (t) => [uniqueIndex("application_module_key_uq").on(t.key), index("application_module_name_idx").on(t.name)],
+export const applicationModules = searchable(
+  sqliteTable(
+    "application_module",
+    {
+      ...record,
+      key: text("key").notNull(),
+      name: text("name").notNull(),
+      description: text("description").notNull().default(""),
+      nameSearch: searchCopy("name"),
+    },
+    (t) => [
+      uniqueIndex("application_module_key_uq").on(t.key),
+      index("application_module_name_idx").on(t.name),
+      // The name filter's LIKE reads the copies of this index, not the table.
+      index("application_module_name_search_idx").on(t.nameSearch),
+    ],
+  ),
+  { name: "nameSearch" },
 );
 
 /**

@@ -10,6 +10,7 @@ import { users } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { UtcDateTime } from "../school-configuration/range";
+import { copyOf, copyTable, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { auditLog } from "./schema";
 
@@ -73,6 +74,9 @@ function parseChanges(text: string): Record<string, { old: unknown; new: unknown
   }
 }
 
+const actorCopy = copyTable("actor_copy");
+const actorName = identity(users, actorCopy);
+
 const resource = defineResource({
   name: "auditLog",
   plural: "auditLogs",
@@ -95,13 +99,17 @@ const resource = defineResource({
     changes: z.record(z.string(), Change).openapi({ description: "The fields that changed, with old and new values" }),
     requestId: z.string().nullable(),
   }),
-  // The acting user's name, joined: one round trip for the page and its names.
+  // The acting user's name (as the row's school knows them: src/modules/user/identity.ts), joined:
+  // one round trip for the page and its names.
   view: {
     fields: {
       ...getTableColumns(auditLog),
-      userName: sql<string | null>`trim(${users.firstName} || ' ' || ${users.lastName})`,
+      userName: sql<string | null>`trim(${actorName.firstName} || ' ' || ${actorName.lastName})`,
     },
-    join: (q) => q.leftJoin(users, and(eq(auditLog.actorType, "user"), eq(users.id, auditLog.actorId))),
+    join: (q) =>
+      q
+        .leftJoin(users, and(eq(auditLog.actorType, "user"), eq(users.id, auditLog.actorId)))
+        .leftJoin(actorCopy, copyOf(actorCopy, users.id, auditLog.schoolId)),
   },
   toRecord: (row) => ({
     id: row.id,

@@ -7,9 +7,14 @@
 import { and, eq, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import type { Statement } from "../../lib/write";
 import { auditLog } from "../audit-log/schema";
+import { schoolPeople } from "../user/schema";
 import { bulkProcesses } from "./schema";
+
+/** A new person of an import: phone, first and last name, then optionally email and language. */
+export type NewPerson = readonly [string, string, string, (string | null)?, (string | null)?, ...unknown[]];
 
 export function batchWrites(ctx: Ctx, processId: number, now: string) {
   const { db } = ctx.deps;
@@ -23,38 +28,69 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
     actor,
     change,
     /**
-     * `fresh` (JSON rows `[phone, firstName, lastName, email?, language?]`): new people, invited;
-     * `grant` (JSON phones): people given `roleId` here (their profile and membership follow by
-     * trigger). Each written row audited; a row someone else wrote meanwhile is left alone.
+     * `rows` (`[phone, firstName, lastName, email?, language?, ...]`, every person of the batch):
+     * unknown numbers become new people, invited, with the search copies of their names; a known
+     * number this school does not know yet (no live membership here) gets the school's own copy of
+     * the row's name and email (src/modules/user/identity.ts: the user row is not this school's to
+     * see), before the role makes them a member. `grant` (JSON phones): people given `roleId` here
+     * (their profile and membership follow by trigger). Each written row audited; a row someone
+     * else wrote meanwhile is left alone.
      */
-    people: (fresh: string, grant: string, roleId: number): [Statement, ...Statement[]] => [
-      db
-        .insert(users)
-        .select(
-          sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3,
-              COALESCE(j.value->>4, 'es'), 'invited', 0, NULL
+    people: (rows: readonly NewPerson[], grant: string, roleId: number): [Statement, ...Statement[]] => {
+      const fresh = JSON.stringify(
+        rows.map(([phone, first, last, email, language]) => [
+          phone,
+          first,
+          last,
+          email ?? null,
+          language ?? null,
+          fold(first),
+          fold(last),
+        ]),
+      );
+      const known = sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.deleted_at IS NULL`;
+      return [
+        db
+          .insert(schoolPeople)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, j.value->>1, j.value->>2, j.value->>3, j.value->>5, j.value->>6
+              ${known} AND NOT EXISTS (SELECT 1 FROM school_user m
+                WHERE m.school_id = ${school} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
+          )
+          .onConflictDoNothing(),
+        db.insert(auditLog).select(sql`
+        SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
+          ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
+        ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
+        CROSS JOIN school_person c ON c.school_id = ${school} AND c.user_id = u.id WHERE c.created_at = ${now}`),
+        db
+          .insert(users)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3,
+              COALESCE(j.value->>4, 'es'), 'invited', 0, NULL, j.value->>5, j.value->>6
             FROM json_each(${fresh}) j WHERE true`,
-        )
-        .onConflictDoNothing({ target: users.phone }),
-      db.insert(auditLog).select(sql`
+          )
+          .onConflictDoNothing({ target: users.phone }),
+        db.insert(auditLog).select(sql`
         SELECT ${actor}, 'user', u.id, 'create', json_object(
           ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
           ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
         FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-      db
-        .insert(roleUsers)
-        .select(
-          sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+        db
+          .insert(roleUsers)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
             FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
-        )
-        .onConflictDoNothing(),
-      db.insert(auditLog).select(sql`
+          )
+          .onConflictDoNothing(),
+        db.insert(auditLog).select(sql`
         SELECT ${actor}, 'role-user', ru.id, 'create',
           json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
         FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
         CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
         WHERE ru.created_at = ${now}`),
-    ],
+      ];
+    },
     /** The batch's rows counted as processed, while the process is still processing. */
     progress: (rows: number): Statement =>
       db

@@ -5,8 +5,8 @@
  * Matching: a family by its number (created, or renamed when the name differs); a student by the
  * school's id number among students not deleted (created, or updated where a value differs: a
  * re-import never duplicates; a deleted student's number goes to a new student);
- * a parent by phone (one person, one user: a new phone is an invited user, a known one keeps its
- * name), given the parent role (`role_user`; its triggers write the membership and the parent
+ * a parent by phone (one person, one user: a new phone is an invited user; a known one keeps its
+ * user row, the school getting its own copy of the row's name when it did not know them), given the parent role (`role_user`; its triggers write the membership and the parent
  * profile) and put in the family; a guardian row links each parent to the row's student.
  *
  * Row errors: a student or parent already in ANOTHER family (in the school, or in an earlier row of
@@ -20,6 +20,7 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
 import { type Cell, excelDate } from "../../lib/xlsx";
@@ -261,9 +262,12 @@ type Values = [string, string, string, string, string, Level | null, string | nu
 /** Imports a families file for the process in `ctx` (an import context). */
 export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
   const idNumbers = new Set<string>();
-  /** The family (number) each parent phone joined in an earlier row of the file. */
+  /**
+   * The family (number) each parent phone joined in an earlier row of the file. Numbers are
+   * compared by their fold: "f-0001" is family "F-0001" (in the file and in the school).
+   */
   const parentFamily = new Map<string, string>();
-  /** Each family's parent phones: in the database, plus those accepted from the file. */
+  /** Each family's parent phones (by folded number): in the database, plus those accepted from the file. */
   const familyParents = new Map<string, Set<string>>();
   return importSheet<Field, FamilyRow, Values>(bytes, {
     columns: FAMILY_COLUMNS,
@@ -285,7 +289,7 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
         const phone = r[`parent${n}Phone`];
         if (phone === undefined) continue;
         const other = parentFamily.get(phone);
-        if (other !== undefined && other !== v.familyNumber) {
+        if (other !== undefined && fold(other) !== fold(v.familyNumber)) {
           errors.push({
             row,
             column: `parent${n}Phone`,
@@ -333,15 +337,16 @@ async function writeBatch(
   const now = clock.now().toISOString();
 
   // One read: the families (with their parents' phones), the people, the students; the limit.
-  const numbersJson = JSON.stringify([...new Set(batch.map((r) => r.values[0]))]);
+  // Families are matched by their number's fold (whatever its case or accents).
+  const numbersJson = JSON.stringify([...new Set(batch.map((r) => fold(r.values[0])))]);
   const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[7].map((p) => p[0])))]);
   const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
   const answer = await db.get<{ fams: string; people: string; studs: string; lim: number; levels: string }>(sql`
     SELECT
       (SELECT levels FROM school WHERE id = ${school}) AS levels,
-      (SELECT json_group_array(json_array(f.family_number, (SELECT json_group_array(u.phone)
+      (SELECT json_group_array(json_array(f.family_number_search, (SELECT json_group_array(u.phone)
           FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
-        FROM json_each(${numbersJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value) AS fams,
+        FROM json_each(${numbersJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value) AS fams,
       (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
           SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}),
           (SELECT f.family_number FROM parent p JOIN family f ON f.id = p.family_id
@@ -374,17 +379,18 @@ async function writeBatch(
   const parentRowsSeen = new Set<string>();
   for (const r of batch) {
     const [number, , idNumber, , , level, , parents] = r.values;
+    const key = fold(number);
     const errors: FieldError[] = [];
     if (level && !levels.includes(level)) errors.push(notOffered(r.row, level, levels));
     const student = studs.get(idNumber);
-    if (student?.family && student.family !== number) {
+    if (student?.family && fold(student.family) !== key) {
       errors.push({
         row: r.row,
         column: "studentIdNumber",
         message: `Student ${idNumber} is already in another family (${student.family}); a student is in one family`,
       });
     }
-    const members = new Set(state.familyParents.get(number) ?? []);
+    const members = new Set(state.familyParents.get(key) ?? []);
     parents.forEach(([phone], i) => {
       const column = `parent${i + 1}Phone`;
       const person = people.get(phone);
@@ -396,7 +402,7 @@ async function writeBatch(
           column,
           message: `A new person: parent ${i + 1}'s first and last name are required`,
         });
-      } else if (family && family !== number) {
+      } else if (family && fold(family) !== key) {
         errors.push({
           row: r.row,
           column,
@@ -417,7 +423,7 @@ async function writeBatch(
       for (const e of errors) addError(e);
       continue;
     }
-    state.familyParents.set(number, members);
+    state.familyParents.set(key, members);
     for (const [phone] of parents) {
       state.parentFamily.set(phone, number);
       parentRowsSeen.add(phone);
@@ -426,14 +432,24 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const familiesJson = JSON.stringify([...new Map(ok.map((r) => [r.values[0], r.values[1]])).entries()]);
+  // [folded number, number, name, the name's search copy]: a new family takes the number as its
+  // first row spells it, and the name of its last row.
+  const spelt = new Map<string, [string, string]>();
+  for (const r of ok) {
+    const key = fold(r.values[0]);
+    spelt.set(key, [spelt.get(key)?.[0] ?? r.values[0], r.values[1]]);
+  }
+  const familiesJson = JSON.stringify([...spelt].map(([key, [number, name]]) => [key, number, name, fold(name)]));
   const parentRows = new Map<string, [string, string, string, Relationship | null, string]>();
   for (const r of ok)
-    for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, r.values[0]]);
-  const fresh = JSON.stringify([...parentRows.values()].filter((p) => !people.has(p[0])).map((p) => p.slice(0, 3)));
+    for (const p of r.values[7]) if (!parentRows.has(p[0]) || p[1]) parentRows.set(p[0], [...p, fold(r.values[0])]);
+  const everyone = [...parentRows.values()].map(([phone, first, last]) => [phone, first, last] as const);
   const grant = JSON.stringify([...parentRows.keys()].filter((p) => !people.get(p)?.hasRole));
   const parentsJson = JSON.stringify([...parentRows.values()]);
-  const studentsJson = JSON.stringify(ok.map((r) => r.values.slice(0, 7)));
+  // The student's values (the family number folded), then the search copies of the first and last name (7, 8).
+  const studentsJson = JSON.stringify(
+    ok.map((r) => [fold(r.values[0]), ...r.values.slice(1, 7), fold(r.values[3]), fold(r.values[4])]),
+  );
   const newStudents = JSON.stringify(ok.filter((r) => !studs.has(r.values[2])).map((r) => r.values[2]));
   const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
 
@@ -441,8 +457,9 @@ async function writeBatch(
   const diff = (key: string, oldV: string, newV: string) =>
     sql`(${key}, CASE WHEN ${sql.raw(newV)} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${sql.raw(newV)}
       THEN json_object('old', ${sql.raw(oldV)}, 'new', ${sql.raw(newV)}) END)`;
-  const familyOf = (number: string) =>
-    sql`(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = ${sql.raw(number)})`;
+  /** The family of a folded number (an SQL expression of the JSON row). */
+  const familyOf = (key: string) =>
+    sql`(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = ${sql.raw(key)})`;
   // A student row of the file differs from the stored one (a guarded write: never another family's).
   const studentDiffers = sql`s.deleted_at IS NULL AND (s.family_id IS NULL OR s.family_id = ${familyOf("j.value->>0")})
     AND (s.first_name IS NOT j.value->>3 OR s.last_name IS NOT j.value->>4
@@ -455,30 +472,32 @@ async function writeBatch(
   const statements: [Statement, ...Statement[]] = [
     // Families: renamed (audited first), then created or renamed by one upsert, then created audited.
     db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>1)), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
-      WHERE f.name IS NOT j.value->>1`),
+      SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>2)), NULL
+      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value->>0
+      WHERE f.name IS NOT j.value->>2`),
     db
       .insert(families)
       .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1 FROM json_each(${familiesJson}) j WHERE true`,
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>1, j.value->>2, j.value->>3, j.value->>0
+          FROM json_each(${familiesJson}) j WHERE true`,
       )
       .onConflictDoUpdate({
-        target: [families.schoolId, families.familyNumber],
-        set: { name: sql`excluded.name`, updatedAt: now },
+        // An existing family keeps its number as spelt; the row renames it.
+        target: [families.schoolId, families.familyNumberSearch],
+        set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
         setWhere: sql`${families.name} IS NOT excluded.name`,
       }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number = j.value->>0
+      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value->>0
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
-    ...invite(fresh, grant, roleId),
+    ...invite(everyone, grant, roleId),
     // The parent profiles join the family (never moved out of another one), with their relationship.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'parent', p.id, 'update', (
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ${diff("familyId", "p.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = j.value->>4)`)},
+          ${diff("familyId", "p.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = j.value->>4)`)},
           ${diff("relationship", "p.relationship", "j.value->>3")}) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
       CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
@@ -502,7 +521,7 @@ async function writeBatch(
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
           ${diff("firstName", "s.first_name", "j.value->>3")}, ${diff("lastName", "s.last_name", "j.value->>4")},
           ${diff("level", "s.level", "j.value->>5")}, ${diff("birthDate", "s.birth_date", "j.value->>6")},
-          ${diff("familyId", "s.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number = j.value->>0)`)})
+          ${diff("familyId", "s.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = j.value->>0)`)})
         WHERE column2 IS NOT NULL), NULL
       FROM json_each(${studentsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>2
       WHERE ${studentDiffers}`),
@@ -510,7 +529,7 @@ async function writeBatch(
       .insert(students)
       .select(
         sql`SELECT NULL, ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2,
-            j.value->>5, j.value->>6, 'active', NULL, NULL
+            j.value->>5, j.value->>6, 'active', NULL, NULL, j.value->>7, j.value->>8
           FROM json_each(${studentsJson}) j WHERE true`,
       )
       .onConflictDoUpdate({
@@ -521,6 +540,8 @@ async function writeBatch(
           familyId: sql`excluded.family_id`,
           firstName: sql`excluded.first_name`,
           lastName: sql`excluded.last_name`,
+          firstNameSearch: sql`excluded.first_name_search`,
+          lastNameSearch: sql`excluded.last_name_search`,
           level: sql`COALESCE(excluded.level, "student"."level")`,
           birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
           updatedAt: now,

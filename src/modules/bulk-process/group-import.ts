@@ -11,6 +11,7 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { auditLog } from "../audit-log/schema";
@@ -122,7 +123,8 @@ export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Arra
     columns: GROUP_COLUMNS,
     schema: GroupRow as z.ZodType<GroupRow>,
     accept: (v, row) => {
-      const key = `${v.schoolYear}\u0000${v.name}`;
+      // A name is the year's group whatever its case or accents ("4a" is "4A").
+      const key = `${v.schoolYear}\u0000${fold(v.name)}`;
       if (seen.has(key)) {
         return [
           {
@@ -190,9 +192,11 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const rows = JSON.stringify(ok.map((r) => r.values));
+  // Each row's values, then the search copy of the group's name (6).
+  const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
   const { actor, change, progress } = batchWrites(ctx, processId, now);
-  const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name = j.value->>0`;
+  // The year's group of that name whatever its case or accents (the row's search copy, 6).
+  const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name_search = j.value->>6`;
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
   const links = (
     table: "group_teacher" | "group_student",
@@ -236,11 +240,12 @@ async function writeBatch(
     db
       .insert(groups)
       .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL
+        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL, j.value->>6
           FROM json_each(${rows}) j WHERE true`,
       )
       .onConflictDoUpdate({
-        target: [groups.schoolId, groups.schoolYear, groups.name],
+        // An existing group keeps its name as spelt.
+        target: [groups.schoolId, groups.schoolYear, groups.nameSearch],
         set: {
           level: sql`excluded.level`,
           grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,

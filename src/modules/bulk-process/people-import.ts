@@ -15,8 +15,8 @@
  *   new users (`ON CONFLICT(phone) DO NOTHING`), their audit rows, the role (`role_user`, whose
  *   triggers write the school membership and the empty profile), its audit rows, the profile's
  *   fields with one audit row per profile that changes, and the process's progress.
- * - Idempotent: a known phone keeps its user (and its name: a school cannot rename a person other
- *   schools know, as in `enrol`); a role already held is not given again; the profile is updated
+ * - Idempotent: a known phone keeps its user (a number the school did not know gets its own copy of
+ *   the row's name and email, as in `enrol`); a role already held is not given again; the profile is updated
  *   only where a value differs. Importing the same file again changes nothing and writes no audit
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
@@ -25,6 +25,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { auditValue } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
+import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
 import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
@@ -253,9 +254,10 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const fresh = JSON.stringify(ok.filter((r) => !knownBy.has(r.values[0])).map((r) => r.values));
+  const everyone = ok.map((r) => r.values);
   const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
-  const all = JSON.stringify(ok.map((r) => r.values));
+  // Each row with the search copy of its profile value (a teacher's subjects, a position) last.
+  const all = JSON.stringify(ok.map((r) => [...r.values, r.values[5] === null ? null : fold(r.values[5])]));
   const { actor, people: invite, progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
   const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
@@ -269,7 +271,7 @@ async function writeBatch(
       SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
 
   const statements: [Statement, ...Statement[]] = [
-    ...invite(fresh, grant, roleId),
+    ...invite(everyone, grant, roleId),
     // One audit row per profile that changes, written before the change (it reads the old values).
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (
@@ -290,7 +292,8 @@ async function writeBatch(
       .insert(profiles)
       .select(
         sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
-            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number)
+            COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number),
+            COALESCE(j.value->>7, p.${sql.identifier(`${spec.profileColumn}_search`)})
           FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
           CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
           WHERE ${differs(sql.raw("p"))}`,
@@ -299,6 +302,7 @@ async function writeBatch(
         target: [profiles.schoolId, profiles.userId],
         set: {
           [spec.profileColumn]: sql`excluded.${profile}`,
+          [`${spec.profileColumn}Search`]: sql`excluded.${sql.identifier(`${spec.profileColumn}_search`)}`,
           employeeNumber: sql`excluded.employee_number`,
           updatedAt: now,
         },

@@ -24,13 +24,15 @@ import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
 import { parents } from "../parent/schema";
 import { mayAssign } from "../role/grants";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
+import { copyOf, copyTable, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
 import { delegates } from "./schema";
@@ -46,15 +48,17 @@ const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 12, description: "The delegate's user id" }),
   firstName: z.string().openapi({ example: "Rosa" }),
   lastName: z.string(),
-  phone: z
-    .string()
-    .nullable()
-    .openapi({ description: "Null unless the caller holds parent.contact, is the parent or is the delegate" }),
+  phone: z.string().openapi({
+    description: `${MASKED_CONTACT}; shown to the delegate's parent, and with parent.contact`,
+  }),
   validFrom: Day,
   validUntil: Day,
 });
 
 const parentUsers = alias(parents, "delegate_parent");
+/** The school's copy of the delegate's identity, when it has one (src/modules/user/identity.ts). */
+const copy = copyTable("delegate_copy");
+const identified = identity(users, copy);
 
 const fields = {
   id: delegates.id,
@@ -63,8 +67,8 @@ const fields = {
   parentId: delegates.parentId,
   parentUserId: parentUsers.userId,
   userId: delegates.userId,
-  firstName: users.firstName,
-  lastName: users.lastName,
+  firstName: identified.firstName,
+  lastName: identified.lastName,
   phone: users.phone,
   validFrom: delegates.validFrom,
   validUntil: delegates.validUntil,
@@ -92,7 +96,10 @@ export const delegateResource = defineResource({
   view: {
     fields,
     join: (q) =>
-      q.innerJoin(users, eq(users.id, delegates.userId)).innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId)),
+      q
+        .innerJoin(users, eq(users.id, delegates.userId))
+        .innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId))
+        .leftJoin(copy, copyOf(copy, delegates.userId, delegates.schoolId)),
   },
   toRecord: (row, ctx) => ({
     id: row.id,
@@ -103,10 +110,13 @@ export const delegateResource = defineResource({
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    phone:
-      ctx.can(parentPermissions.contact) || ctx.userId === row.userId || ctx.userId === row.parentUserId
-        ? row.phone
-        : null,
+    // The parent they act for may call them; parent.contact shows them as user.contact does.
+    ...contactOf(
+      ctx,
+      row.userId,
+      { phone: row.phone },
+      ctx.can(parentPermissions.contact) || ctx.userId === row.parentUserId,
+    ),
     validFrom: row.validFrom,
     validUntil: row.validUntil,
   }),
@@ -124,11 +134,7 @@ const filters = {
   } satisfies Filter<number>,
   name: {
     schema: searchTerm("Part of the delegate's first or last name"),
-    where: (term: string) =>
-      sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
-        eq(users.id, delegates.userId),
-        containsName(users.firstName, users.lastName, term),
-      )})`,
+    where: (term: string) => nameContains(delegates.userId, delegates.schoolId, term),
     example: "Rosa",
   } satisfies Filter<string>,
 };

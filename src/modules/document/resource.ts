@@ -90,7 +90,7 @@ export const listDocuments = documentResource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the document name"),
-      where: (v: string) => contains(documents.name, v),
+      where: (v: string) => contains(documents.nameSearch, v),
       example: "report",
     },
   },

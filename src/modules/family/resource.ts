@@ -21,6 +21,7 @@ import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { fold } from "../../lib/fold";
 import { idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -32,6 +33,7 @@ import { parents } from "../parent/schema";
 import { LEVELS } from "../school/levels";
 import { schoolConfigurations } from "../school-configuration/schema";
 import { students } from "../student/schema";
+import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { families } from "./schema";
 
@@ -79,10 +81,11 @@ const Record = RecordBase.extend({
 const FAMILY_ID = sql.raw(`"family"."id"`);
 
 /**
- * The family's parents as JSON, in id order: the index `parent_family_idx (family_id)` holds them so
+ * The family's parents as JSON (their names as this school knows them: src/modules/user/identity.ts), in id order: the index `parent_family_idx (family_id)` holds them so
  * (an ORDER BY inside the aggregate would sort in a temporary B-tree).
  */
-const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id WHERE p.family_id = ${FAMILY_ID})`;
+const parentName = identity(columnsAs("u"), columnsAs("pc"));
+const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', ${parentName.firstName}, 'lastName', ${parentName.lastName}, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id ${copyJoin("pc", sql.raw("p.user_id"), sql.raw("p.school_id"))} WHERE p.family_id = ${FAMILY_ID})`;
 
 /** The family's students as JSON, in id order (`student_family_idx`), leaving out deleted ones. */
 const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'firstName', s.first_name, 'lastName', s.last_name, 'level', s.level, 'status', s.status)) FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL)`;
@@ -149,7 +152,8 @@ export const familyResource = defineResource({
     };
   },
   visibleTo,
-  conflictMessage: "A family with this family number already exists in this school",
+  conflictMessage:
+    "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
 });
 
 const resource = familyResource;
@@ -160,13 +164,15 @@ const Ids = (what: string) => idList({ min: 0, max: MAX_IDS, what });
 
 const filters = {
   familyNumber: {
-    schema: text({ max: 50 }).optional().openapi({ description: "The exact family number" }),
-    where: (v: string) => eq(families.familyNumber, v),
+    schema: text({ max: 50 })
+      .optional()
+      .openapi({ description: "The family number, whatever its case or accents (f-0001 is F-0001)" }),
+    where: (v: string) => eq(families.familyNumberSearch, fold(v)),
     example: "F-0001",
   } satisfies Filter<string>,
   name: {
     schema: searchTerm("Part of the family's name"),
-    where: (v: string) => contains(families.name, v),
+    where: (v: string) => contains(families.nameSearch, v),
     example: "Parent",
   } satisfies Filter<string>,
 };
@@ -475,12 +481,16 @@ const NumberParams = z.object({
     .min(1)
     .max(50)
     .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
-    .openapi({ param: { name: "familyNumber", in: "path" }, example: "F-0001", description: "A family number" }),
+    .openapi({
+      param: { name: "familyNumber", in: "path" },
+      example: "F-0001",
+      description: "A family number, whatever its case or accents (f-0001 is F-0001)",
+    }),
 });
 
-/** The family with this number that the caller may see, as a batch statement. */
+/** The family with this number (whatever its case or accents) that the caller may see, as a batch statement. */
 const byNumber = (ctx: Ctx, familyNumber: string) =>
-  sql<number>`(SELECT ${families.id} FROM ${families} WHERE ${resource.scoped(ctx, eq(families.familyNumber, familyNumber), "read")})`;
+  sql<number>`(SELECT ${families.id} FROM ${families} WHERE ${resource.scoped(ctx, eq(families.familyNumberSearch, fold(familyNumber)), "read")})`;
 
 export const familyMembers = operation(
   defineRoute({

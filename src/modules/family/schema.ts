@@ -1,19 +1,30 @@
 /** Families: a unique number per school; they hold students (student.family_id) and parents (parent.family_id). */
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
+import { searchable, searchCopy } from "../../db/search";
 
-export const families = sqliteTable(
-  "family",
-  {
-    ...record,
-    schoolId: schoolId(),
-    /** The school's own number for the family, unique in the school ("F-0042"). */
-    familyNumber: text("family_number").notNull(),
-    name: text("name").notNull(),
-  },
-  (t) => [
-    uniqueIndex("family_number_uq").on(t.schoolId, t.familyNumber),
-    index("family_created_idx").on(t.schoolId, t.createdAt),
-    index("family_name_idx").on(t.schoolId, t.name),
-  ],
+export const families = searchable(
+  sqliteTable(
+    "family",
+    {
+      ...record,
+      schoolId: schoolId(),
+      /**
+       * The school's own number for the family ("F-0042"), unique in the school whatever its case
+       * or accents ("f-0042" is the same number): the unique index is on its search copy.
+       */
+      familyNumber: text("family_number").notNull(),
+      name: text("name").notNull(),
+      nameSearch: searchCopy("name"),
+      familyNumberSearch: searchCopy("family_number"),
+    },
+    (t) => [
+      uniqueIndex("family_number_folded_uq").on(t.schoolId, t.familyNumberSearch),
+      // sort=familyNumber: the school's families in number order, nothing sorted.
+      index("family_number_idx").on(t.schoolId, t.familyNumber),
+      index("family_created_idx").on(t.schoolId, t.createdAt),
+      index("family_name_idx").on(t.schoolId, t.name),
+    ],
+  ),
+  { name: "nameSearch", familyNumber: "familyNumberSearch" },
 );

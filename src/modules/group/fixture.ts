@@ -1,5 +1,6 @@
 import { createVia, type Fixtures, fixturePhone, type Made, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
+import { withSearch } from "../../db/search";
 import { students } from "../student/schema";
 import { groups } from "./schema";
 
@@ -16,7 +17,15 @@ export const makeStudent: Made<number> = async (t, school) => {
   const at = t.clock.now().toISOString();
   const [row] = await t.db
     .insert(students)
-    .values({ schoolId: school, firstName: "Sol", lastName: uniq("Student"), createdAt: at, updatedAt: at })
+    .values(
+      withSearch(students, {
+        schoolId: school,
+        firstName: "Sol",
+        lastName: uniq("Student"),
+        createdAt: at,
+        updatedAt: at,
+      }),
+    )
     .returning({ id: students.id });
   if (!row) throw new Error("no student");
   return row.id;
@@ -27,14 +36,16 @@ const insertGroup: Made<number> = async (t, school) => {
   const at = t.clock.now().toISOString();
   const [row] = await t.db
     .insert(groups)
-    .values({
-      schoolId: school,
-      name: uniq("Group"),
-      level: "elementary",
-      schoolYear: "2026-2027",
-      createdAt: at,
-      updatedAt: at,
-    })
+    .values(
+      withSearch(groups, {
+        schoolId: school,
+        name: uniq("Group"),
+        level: "elementary",
+        schoolYear: "2026-2027",
+        createdAt: at,
+        updatedAt: at,
+      }),
+    )
     .returning({ id: groups.id });
   if (!row) throw new Error("no group");
   return row.id;

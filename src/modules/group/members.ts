@@ -17,6 +17,7 @@ import { text } from "../../lib/text";
 import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
+import { copyOf, copyTable, identity } from "../user/identity";
 import { groupVisible } from "./access";
 import { permissions } from "./permissions";
 import { groupStudents, groups, groupTeachers } from "./schema";
@@ -45,6 +46,9 @@ const GroupTeacherRecord = RecordBase.extend({
   subject: z.string().nullable().openapi({ example: "Math", description: "Null: the group's homeroom teacher" }),
 }).openapi({ description: "A teacher of a group; `id` is the row's" });
 
+const teacherCopy = copyTable("group_teacher_copy");
+const teacherName = identity(users, teacherCopy);
+
 export const groupTeacherResource = defineResource({
   name: "groupTeacher",
   plural: "groupTeachers",
@@ -63,12 +67,16 @@ export const groupTeacherResource = defineResource({
       groupId: groupTeachers.groupId,
       teacherId: groupTeachers.teacherId,
       userId: teachers.userId,
-      firstName: users.firstName,
-      lastName: users.lastName,
+      // The teacher's name as this school knows them (src/modules/user/identity.ts).
+      firstName: teacherName.firstName,
+      lastName: teacherName.lastName,
       subject: groupTeachers.subject,
     },
     join: (q) =>
-      q.innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId)).innerJoin(users, eq(users.id, teachers.userId)),
+      q
+        .innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId))
+        .innerJoin(users, eq(users.id, teachers.userId))
+        .leftJoin(teacherCopy, copyOf(teacherCopy, teachers.userId, groupTeachers.schoolId)),
   },
   toRecord: (row) => ({ ...row }),
   visibleTo: (ctx, access) => groupVisible(ctx, '"group_teacher"."group_id"', access),

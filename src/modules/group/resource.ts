@@ -24,6 +24,7 @@ import { assertOffered, LEVELS, type Level } from "../school/fields";
 import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
+import { columnsAs, copyJoin, copyOf, copyTable, identity } from "../user/identity";
 import { groupVisible, teaches } from "./access";
 import { permissions } from "./permissions";
 import { groupStudents, groups, groupTeachers } from "./schema";
@@ -59,6 +60,7 @@ export const GroupRecord = RecordBase.extend({
 
 /** The group's id in the outer query (drizzle leaves the columns of a one-table select unqualified). */
 const GROUP_ID = '"school_group"."id"';
+const teacherName = identity(columnsAs("tu"), columnsAs("tc"));
 const fields = {
   id: groups.id,
   createdAt: groups.createdAt,
@@ -69,7 +71,8 @@ const fields = {
   grade: groups.grade,
   image: groups.image,
   // group_teacher_uq (group_id, teacher_id): in teacher order.
-  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', "tu"."first_name", 'lastName', "tu"."last_name", 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)})`,
+  // Teachers' names as this school knows them (src/modules/user/identity.ts).
+  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', ${teacherName.firstName}, 'lastName', ${teacherName.lastName}, 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" ${copyJoin("tc", sql.raw('"tp"."user_id"'), sql.raw('"gt"."school_id"'))} WHERE "gt"."group_id" = ${sql.raw(GROUP_ID)})`,
   studentCount: sql<number>`(SELECT count(*) FROM "group_student" "gs" INNER JOIN "student" "st" ON "st"."id" = "gs"."student_id" WHERE "gs"."group_id" = ${sql.raw(GROUP_ID)} AND "st"."deleted_at" IS NULL)`,
 };
 
@@ -116,7 +119,8 @@ export const groupResource = defineResource({
   view: { fields },
   toRecord: (row) => toGroup(row as GroupRow),
   visibleTo: (ctx, access) => groupVisible(ctx, GROUP_ID, access),
-  conflictMessage: "A group with this name already exists in this school year",
+  conflictMessage:
+    "A group with this name already exists in this school year (names that differ only in case or accents are the same)",
 });
 
 const resource = groupResource;
@@ -150,7 +154,7 @@ export const listGroups = resource.list({
     } satisfies Filter<string>,
     name: {
       schema: searchTerm("Part of the name"),
-      where: (v: string) => contains(groups.name, v),
+      where: (v: string) => contains(groups.nameSearch, v),
       example: "3rd",
     } satisfies Filter<string>,
     teacher: {
@@ -365,6 +369,9 @@ const Participants = z
   })
   .openapi("GroupParticipants");
 
+const participantCopy = copyTable("participant_copy");
+const participantName = identity(users, participantCopy);
+
 export async function participants(ctx: Ctx, id: number) {
   const { db } = ctx.deps;
   const [[group], teacherRows, studentRows] = await db.batch([
@@ -378,13 +385,14 @@ export async function participants(ctx: Ctx, id: number) {
         id: groupTeachers.id,
         teacherId: groupTeachers.teacherId,
         userId: teachers.userId,
-        firstName: users.firstName,
-        lastName: users.lastName,
+        firstName: participantName.firstName,
+        lastName: participantName.lastName,
         subject: groupTeachers.subject,
       })
       .from(groupTeachers)
       .innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId))
       .innerJoin(users, eq(users.id, teachers.userId))
+      .leftJoin(participantCopy, copyOf(participantCopy, teachers.userId, groupTeachers.schoolId))
       .where(and(eq(groupTeachers.groupId, id), tenant(ctx, groupTeachers)))
       .orderBy(asc(groupTeachers.groupId), asc(groupTeachers.teacherId)),
     db

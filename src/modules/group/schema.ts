@@ -1,31 +1,37 @@
 /** Groups (classes): a level and a school year, with their teachers and students. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
+import { searchable, searchCopy } from "../../db/search";
 import { LEVELS } from "../school/levels";
 import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";
 
-export const groups = sqliteTable(
-  "school_group",
-  {
-    ...record,
-    schoolId: schoolId(),
-    name: text("name").notNull(),
-    level: text("level", { enum: LEVELS }).notNull(),
-    /** "2026-2027". */
-    schoolYear: text("school_year").notNull(),
-    /** Grade within the level (1 to 12), when the school uses one. */
-    grade: integer("grade"),
-    /** Object key of the group's image under `{schoolId}/groups/`. */
-    image: text("image"),
-  },
-  (t) => [
-    uniqueIndex("school_group_name_uq").on(t.schoolId, t.schoolYear, t.name),
-    index("school_group_created_idx").on(t.schoolId, t.createdAt),
-    index("school_group_level_idx").on(t.schoolId, t.level),
-    // sort=name (and -name): the school's groups in name order, nothing sorted.
-    index("school_group_name_idx").on(t.schoolId, t.name),
-  ],
+export const groups = searchable(
+  sqliteTable(
+    "school_group",
+    {
+      ...record,
+      schoolId: schoolId(),
+      name: text("name").notNull(),
+      level: text("level", { enum: LEVELS }).notNull(),
+      /** "2026-2027". */
+      schoolYear: text("school_year").notNull(),
+      /** Grade within the level (1 to 12), when the school uses one. */
+      grade: integer("grade"),
+      /** Object key of the group's image under `{schoolId}/groups/`. */
+      image: text("image"),
+      nameSearch: searchCopy("name"),
+    },
+    (t) => [
+      // A name is unique in its school year whatever its case or accents ("Música" = "MUSICA").
+      uniqueIndex("school_group_name_folded_uq").on(t.schoolId, t.schoolYear, t.nameSearch),
+      index("school_group_created_idx").on(t.schoolId, t.createdAt),
+      index("school_group_level_idx").on(t.schoolId, t.level),
+      // sort=name (and -name): the school's groups in name order, nothing sorted.
+      index("school_group_name_idx").on(t.schoolId, t.name),
+    ],
+  ),
+  { name: "nameSearch" },
 );
 
 export const groupTeachers = sqliteTable(

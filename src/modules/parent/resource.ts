@@ -10,26 +10,29 @@
  *
  * Visibility: holders of `parent.read` (school admins, staff, a teacher granted it) see the
  * school's parents; anyone else sees only their own profile. Phones and emails are shown to
- * holders of `parent.contact` and to the parent themself; to others they are null.
+ * holders of `user.contact` or `parent.contact` and to the parent themself; to others they are
+ * masked (src/modules/user/contact.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
 import { guardians } from "../student/schema";
-import { FirstName, findOrInvite, LastName, roleUserAudit, userAudit } from "../user/people";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
+import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
+import { FirstName, findOrInvite, LastName, roleUserAudit } from "../user/people";
 import { permissions } from "./permissions";
 import { parents } from "./schema";
 
@@ -46,19 +49,23 @@ const Record = RecordBase.extend({
   lastName: z.string().openapi({ example: "Parent" }),
   phone: z
     .string()
-    .nullable()
-    .openapi({ example: "+15550000004", description: "Null unless the caller holds parent.contact or is this parent" }),
+    .openapi({ example: "+15550000004", description: `${MASKED_CONTACT} (parent.contact shows it too)` }),
   email: z
     .string()
     .nullable()
-    .openapi({ description: "Null unless the caller holds parent.contact or is this parent" }),
+    .openapi({ description: `${MASKED_CONTACT} (parent.contact shows it too)` }),
   relationship: Relationship,
   familyId: z.number().int().nullable().openapi({ description: "The parent's family (null until one is set)" }),
   status: z.enum(STATUSES).openapi({ description: "The person's account: invited means never signed in" }),
 }).openapi({ description: "`id` is the parent profile's; `userId` the person's" });
 
-/** Whether the caller may see this person's phone and email. */
-export const seesContact = (ctx: Ctx, userId: number) => ctx.can(permissions.contact) || ctx.userId === userId;
+/** A parent's phone and email as this caller may see them: `parent.contact` shows them as `user.contact` does. */
+const parentContact = (ctx: Ctx, userId: number, contact: { phone: string; email: string | null }) =>
+  contactOf(ctx, userId, contact, ctx.can(permissions.contact));
+
+/** The school's copy of the parent's identity, when it has one (src/modules/user/identity.ts). */
+const copy = copyTable("parent_copy");
+const identified = identity(users, copy);
 
 const fields = {
   id: parents.id,
@@ -67,10 +74,10 @@ const fields = {
   userId: parents.userId,
   familyId: parents.familyId,
   relationship: parents.relationship,
-  firstName: users.firstName,
-  lastName: users.lastName,
+  firstName: identified.firstName,
+  lastName: identified.lastName,
   phone: users.phone,
-  email: users.email,
+  email: identified.email,
   status: users.status,
 };
 
@@ -88,23 +95,23 @@ export const parentResource = defineResource({
   scope: "school",
   table: parents,
   record: Record,
-  view: { fields, join: (q) => q.innerJoin(users, eq(users.id, parents.userId)) },
-  toRecord: (row, ctx) => {
-    const contact = seesContact(ctx, row.userId);
-    return {
-      id: row.id,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      userId: row.userId,
-      firstName: row.firstName,
-      lastName: row.lastName,
-      phone: contact ? row.phone : null,
-      email: contact ? row.email : null,
-      relationship: row.relationship,
-      familyId: row.familyId,
-      status: row.status,
-    };
+  view: {
+    fields,
+    join: (q) =>
+      q.innerJoin(users, eq(users.id, parents.userId)).leftJoin(copy, copyOf(copy, parents.userId, parents.schoolId)),
   },
+  toRecord: (row, ctx) => ({
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    ...parentContact(ctx, row.userId, { phone: row.phone, email: row.email }),
+    relationship: row.relationship,
+    familyId: row.familyId,
+    status: row.status,
+  }),
   visibleTo,
   conflictMessage: "This person is already a parent in this school",
 });
@@ -118,7 +125,7 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
+    where: (term: string) => nameContains(parents.userId, parents.schoolId, term),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {
@@ -144,13 +151,15 @@ export const listParents = resource.list({
   summary: "List the current school's parents (paginated), oldest first",
   description:
     "Holders of parent.read see every parent of the school; anyone else, their own parent profile only. " +
-    "Phones and emails are null without parent.contact (except one's own).",
+    "Phones and emails are masked without user.contact or parent.contact (except one's own).",
 });
 
 export const getParent = resource.get({ access: "member" });
 
 const CreateBody = z.strictObject({
-  phone: Phone.openapi({ description: "E.164; a known number makes that person a parent here (keeping their name)" }),
+  phone: Phone.openapi({
+    description: "E.164; a known number makes that person a parent here (the name sent is this school's own for them)",
+  }),
   firstName: FirstName,
   lastName: LastName.optional(),
   email: Email.nullable().optional(),
@@ -194,7 +203,7 @@ export const createParentOperation = operation(
     operationId: "createParent",
     summary: "Make a person a parent in the current school",
     description:
-      "Finds the person by phone (a new, invited user when the number is unknown; a known number keeps its name) " +
+      "Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) " +
       "and gives them the parent role here. 409 if they are already a parent of this school.",
     access: permissions.write,
     audit: "parent",
@@ -220,15 +229,12 @@ const UpdateBody = nonEmpty(
  * is a 404 and changes nothing.
  */
 export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
-  const { db, clock } = ctx.deps;
   const { relationship, ...personal } = input;
   const statements: Statement[] = [];
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
     await mayActOn(ctx, [userId]);
-    const set = { ...personal, updatedAt: clock.now().toISOString() };
-    const who = eq(users.id, userId);
-    statements.push(auditUpdate(ctx, userAudit, who, set), db.update(users).set(set).where(who));
+    statements.push(...(await editPerson(ctx, userId, personal)));
   }
   await resource.commit(ctx, id, [
     ...resource.writes.update(ctx, id, relationship ? { relationship } : {}),
@@ -324,23 +330,12 @@ export const exportParents = resource.export({
     "Created at",
   ],
   cells: (r, ctx) => {
-    const contact = seesContact(ctx, r.userId);
-    return [
-      r.id,
-      r.userId,
-      r.firstName,
-      r.lastName,
-      contact ? r.phone : null,
-      contact ? r.email : null,
-      r.relationship,
-      r.familyId,
-      r.status,
-      r.createdAt,
-    ];
+    const { phone, email } = parentContact(ctx, r.userId, { phone: r.phone, email: r.email });
+    return [r.id, r.userId, r.firstName, r.lastName, phone, email, r.relationship, r.familyId, r.status, r.createdAt];
   },
   description:
     "The list's filters apply (`page` and `pageSize` are accepted and ignored: the file has every row); " +
-    "phones and emails are empty without parent.contact. The file is streamed as it is read.",
+    "phones and emails are masked without user.contact or parent.contact. The file is streamed as it is read.",
   file: "An .xlsx workbook with one sheet, Parents",
 });
 

@@ -9,7 +9,7 @@ import { permissions as table } from "../../db/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { contains, searchTerm } from "../../lib/search";
+import { containsAscii, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
@@ -53,7 +53,7 @@ export const listPermissions = resource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the permission name"),
-      where: (v: string) => contains(table.name, v),
+      where: (v: string) => containsAscii(table.name, v),
       example: "read",
     },
   },

@@ -8,6 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import { permissions, rolePermissions, roles, roleUsers } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
@@ -93,7 +94,7 @@ const yes = z.enum(["true", "false"]).optional();
 const filters = {
   name: {
     schema: searchTerm("Part of the role's name"),
-    where: (v: string) => contains(roles.name, v),
+    where: (v: string) => contains(roles.nameSearch, v),
     example: "a",
   } satisfies Filter<string>,
   builtIn: {
@@ -214,7 +215,11 @@ export async function createRole(ctx: Ctx, input: { name: string; permissions: (
   const results = await commit(
     ctx,
     [
-      db.insert(roles).values({ name: input.name, key: null, schoolId: schoolOf(ctx), createdAt: at, updatedAt: at }),
+      db
+        .insert(roles)
+        .values(
+          withSearch(roles, { name: input.name, key: null, schoolId: schoolOf(ctx), createdAt: at, updatedAt: at }),
+        ),
       ...setPermissions(ctx, id, granted).slice(1),
       auditAction(
         ctx,
@@ -284,7 +289,7 @@ export async function updateRole(ctx: Ctx, id: number, input: { name?: string; p
     ),
     db
       .update(roles)
-      .set({ ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: at })
+      .set(withSearch(roles, { ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: at }))
       .where(where),
     guard(db),
     ...(granted ? setPermissions(ctx, id, granted) : []),

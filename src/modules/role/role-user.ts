@@ -17,6 +17,7 @@ import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { commit, inList, insertedId, type Statement } from "../../lib/write";
+import { copyOf, copyTable, identity } from "../user/identity";
 import { giveRole, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
 import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
@@ -30,6 +31,9 @@ const Record = RecordBase.extend({
   firstName: z.string(),
   lastName: z.string(),
 }).openapi({ description: "A role held by a user in the current school; `id` is the membership's" });
+
+const namedCopy = copyTable("role_user_copy");
+const named = identity(users, namedCopy);
 
 export const roleUserResource = defineResource({
   name: "roleUser",
@@ -50,10 +54,15 @@ export const roleUserResource = defineResource({
       roleId: roleUsers.roleId,
       roleName: roles.name,
       roleKey: roles.key,
-      firstName: users.firstName,
-      lastName: users.lastName,
+      // The person's name as this school knows them (src/modules/user/identity.ts).
+      firstName: named.firstName,
+      lastName: named.lastName,
     },
-    join: (q) => q.innerJoin(roles, eq(roles.id, roleUsers.roleId)).innerJoin(users, eq(users.id, roleUsers.userId)),
+    join: (q) =>
+      q
+        .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+        .innerJoin(users, eq(users.id, roleUsers.userId))
+        .leftJoin(namedCopy, copyOf(namedCopy, roleUsers.userId, roleUsers.schoolId)),
   },
   toRecord: (row) => ({ ...row }),
   conflictMessage: "The user already holds this role in this school",

@@ -12,18 +12,21 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditCreate, auditUpdate } from "../../lib/audit";
+import { auditCreate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { permissions as role } from "../role/permissions";
 import { Email } from "../school/fields";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
+import { copyOf, copyOnAdd, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { FirstName, LastName } from "../user/people";
 import { permissions as user } from "../user/permissions";
 
@@ -33,11 +36,15 @@ const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 2 }),
   firstName: z.string().openapi({ example: "Alma" }),
   lastName: z.string().openapi({ example: "Admin" }),
-  email: z.string().nullable(),
-  phone: z.string().openapi({ example: "+15550000002" }),
+  email: z.string().nullable().openapi({ description: MASKED_CONTACT }),
+  phone: z.string().openapi({ example: "+15550000002", description: MASKED_CONTACT }),
   status: z.enum(["invited", "active", "inactive"]).openapi({ description: "invited: has never signed in" }),
   since: z.iso.datetime().openapi({ description: "When the user became an administrator of this school" }),
 }).openapi({ description: "`id` is the membership's (the role assignment); `userId` the person's" });
+
+/** The school's copy of the administrator's identity, when it has one (src/modules/user/identity.ts). */
+const copy = copyTable("administrator_copy");
+const identified = identity(users, copy);
 
 export const schoolAdministratorResource = defineResource({
   name: "schoolAdministrator",
@@ -55,23 +62,25 @@ export const schoolAdministratorResource = defineResource({
       createdAt: roleUsers.createdAt,
       updatedAt: roleUsers.updatedAt,
       userId: roleUsers.userId,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      email: users.email,
+      firstName: identified.firstName,
+      lastName: identified.lastName,
+      email: identified.email,
       phone: users.phone,
       status: users.status,
     },
-    join: (q) => q.innerJoin(users, eq(users.id, roleUsers.userId)),
+    join: (q) =>
+      q
+        .innerJoin(users, eq(users.id, roleUsers.userId))
+        .leftJoin(copy, copyOf(copy, roleUsers.userId, roleUsers.schoolId)),
   },
-  toRecord: (row) => ({
+  toRecord: (row, ctx) => ({
     id: row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    email: row.email,
-    phone: row.phone,
+    ...contactOf(ctx, row.userId, { email: row.email, phone: row.phone }),
     status: row.status,
     since: row.createdAt,
   }),
@@ -82,17 +91,13 @@ export const schoolAdministratorResource = defineResource({
 
 const resource = schoolAdministratorResource;
 
-/** A person's name matches (the count query has no join: a correlated lookup by primary key). */
-const nameContains = (term: string): SQL =>
-  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(
-    eq(users.id, roleUsers.userId),
-    containsName(users.firstName, users.lastName, term),
-  )})`;
+/** A person's name, as this school knows them, matches (a correlated lookup: the count query has no join). */
+const nameMatches = (term: string): SQL => nameContains(roleUsers.userId, roleUsers.schoolId, term);
 
 export const listSchoolAdministrators = resource.list({
   access: user.read,
   filters: {
-    name: { schema: searchTerm("Part of the first or last name"), where: nameContains, example: "Alma" },
+    name: { schema: searchTerm("Part of the first or last name"), where: nameMatches, example: "Alma" },
   },
   // Memberships of one (school, role) come out of role_user_school_idx in id order: no sort step.
   defaultOrder: [asc(roleUsers.id)],
@@ -155,8 +160,11 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
   } else {
     const phone = input.phone ?? "";
     const [known] = await db.select({ id: users.id }).from(users).where(eq(users.phone, phone)).limit(1);
-    if (known) userId = known.id;
-    else {
+    if (known) {
+      userId = known.id;
+      // What this school sent is its own copy of the person; the user row is not its to see.
+      invite.push(...copyOnAdd(ctx, known.id, input));
+    } else {
       const at = clock.now().toISOString();
       const invited = {
         phone,
@@ -167,7 +175,10 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
         createdAt: at,
         updatedAt: at,
       };
-      invite.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+      invite.push(
+        db.insert(users).values(withSearch(users, invited)),
+        auditCreate(ctx, userAudit, invited, ctx.schoolId),
+      );
       userId = insertedId(users);
     }
   }
@@ -194,7 +205,8 @@ export const createSchoolAdministrator = operation(
     summary: "Make a user an administrator of the current school",
     description:
       "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
-      "when the number is unknown; a known number keeps its name). 409 if they already administer this school.",
+      "when the number is unknown; for a known number the name sent is this school's own for them). 409 if they " +
+      "already administer this school.",
     access: role.write,
     audit: "school-administrator",
     errors: [409],
@@ -218,16 +230,9 @@ const UpdateBody = nonEmpty(
  * changes nothing. Two audit rows: the administrator's and the user's (with the old and new values).
  */
 export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
-  const { db } = ctx.deps;
   const { userId } = await resource.find(ctx, id);
   await mayActOn(ctx, [userId]);
-  const set = { ...input, updatedAt: ctx.deps.clock.now().toISOString() };
-  const person = eq(users.id, userId);
-  await resource.commit(ctx, id, [
-    ...resource.writes.update(ctx, id, {}),
-    auditUpdate(ctx, userAudit, person, set),
-    db.update(users).set(set).where(person),
-  ]);
+  await resource.commit(ctx, id, [...resource.writes.update(ctx, id, {}), ...(await editPerson(ctx, userId, input))]);
 }
 
 export const updateSchoolAdministrator = operation(

@@ -90,7 +90,7 @@ export const listSchools = schoolResource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the school name"),
-      where: (v: string) => contains(schools.name, v),
+      where: (v: string) => contains(schools.nameSearch, v),
       example: "Demo",
     },
   },

@@ -20,10 +20,12 @@ import { families } from "../family/schema";
 import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
 import { LEVELS } from "../school/levels";
-import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
+import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
+import { contactOf } from "../user/contact";
+import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
 import { students } from "./schema";
-import { listingDeleted, readerCtx, visibleTo } from "./visibility";
+import { listingDeleted, ownChildField, readerCtx, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;
 const Level = z.enum(LEVELS).openapi({ example: "elementary" });
@@ -134,7 +136,7 @@ export const filters = {
   } satisfies Filter<(typeof STATUSES)[number]>,
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => containsName(students.firstName, students.lastName, term),
+    where: (term: string) => containsName(students.firstNameSearch, students.lastNameSearch, term),
     example: "Pablo",
   } satisfies Filter<string>,
   deleted: {
@@ -462,7 +464,14 @@ const Detail = Record.extend({
   trustedPeople: z
     .array(
       z
-        .object({ id: z.number().int(), name: z.string(), relationship: z.string(), phone: z.string().nullable() })
+        .object({
+          id: z.number().int(),
+          name: z.string(),
+          relationship: z.string(),
+          phone: z.string().nullable().openapi({
+            description: "Masked without user.contact, except for the student's own parents (and their delegates)",
+          }),
+        })
         .openapi("StudentTrustedPerson"),
     )
     .openapi({ description: "Approved trusted people (who may pick the student up besides guardians)" }),
@@ -482,6 +491,9 @@ const Detail = Record.extend({
     .openapi({ description: "Approved trusted addresses (where the bus may drop the student)" }),
 }).openapi("StudentDetail");
 
+/** Guardians' names as this school knows them (src/modules/user/identity.ts). */
+const guardianName = identity(columnsAs("u"), columnsAs("gc"));
+
 // The sub-selects name their tables explicitly (drizzle prints a lone table's columns unqualified,
 // which inside a correlated sub-select would bind to the inner table).
 const detailFields = {
@@ -492,7 +504,7 @@ const detailFields = {
     "family",
   ),
   guardians:
-    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', u.first_name, 'lastName', u.last_name, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id WHERE g.student_id = "student"."id")`.as(
+    sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), sql.raw("g.school_id"))} WHERE g.student_id = "student"."id")`.as(
       "guardians",
     ),
   groups:
@@ -520,7 +532,7 @@ type GuardianJson = Omit<
 /** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
 export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeof Detail>> {
   const [row] = (await ctx.deps.db
-    .select(detailFields)
+    .select({ ...detailFields, ownChild: ownChildField(ctx).as("own_child") })
     .from(students)
     .where(resource.scoped(ctx, eq(students.id, id), "read"))
     .limit(1)) as (Row & {
@@ -529,6 +541,7 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     groups: string;
     trustedPeople: string;
     trustedAddresses: string;
+    ownChild: number;
   })[];
   if (!row) throw notFound("Student", id);
   const staff = ctx.can(permissions.read);
@@ -551,7 +564,11 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     family: row.family ? JSON.parse(row.family) : null,
     guardians: guardianList.sort((a, b) => a.id - b.id),
     groups: (JSON.parse(row.groups) as z.infer<typeof Detail>["groups"]).sort((a, b) => a.id - b.id),
-    trustedPeople: JSON.parse(row.trustedPeople),
+    // Their own parents call them; anyone else sees the phones with user.contact only.
+    trustedPeople: (JSON.parse(row.trustedPeople) as ApprovedTrustedPerson[]).map((p) => ({
+      ...p,
+      ...contactOf(ctx, null, { phone: p.phone }, row.ownChild === 1),
+    })),
     trustedAddresses: JSON.parse(row.trustedAddresses),
   };
 }

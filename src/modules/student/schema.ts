@@ -6,47 +6,53 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
+import { searchable, searchCopy } from "../../db/search";
 import { documents } from "../document/schema";
 import { families } from "../family/schema";
 import { parents } from "../parent/schema";
 import { LEVELS } from "../school/levels";
 
-export const students = sqliteTable(
-  "student",
-  {
-    ...record,
-    schoolId: schoolId(),
-    familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
-    firstName: text("first_name").notNull(),
-    lastName: text("last_name").notNull(),
-    /**
-     * The school's enrolment number, unique among the school's students not deleted (a deleted
-     * student gives it up, so a new student may take it): imports match on it.
-     */
-    idNumber: text("id_number"),
-    level: text("level", { enum: LEVELS }),
-    /** YYYY-MM-DD. */
-    birthDate: text("birth_date"),
-    status: text("status", { enum: ["active", "inactive", "graduated"] })
-      .notNull()
-      .default("active"),
-    /** Object key of the student's photo under `{schoolId}/students/`. */
-    photo: text("photo"),
-    /** Soft delete: lists exclude the student (but `deleted=true`); records that name them keep their reference. */
-    deletedAt: text("deleted_at"),
-  },
-  (t) => [
-    index("student_school_idx").on(t.schoolId, t.lastName),
-    // Each filter's index ends with the list's order (created_at, then the rowid): no sort step.
-    index("student_family_idx").on(t.familyId, t.createdAt),
-    index("student_created_idx").on(t.schoolId, t.createdAt),
-    index("student_level_idx").on(t.schoolId, t.level, t.createdAt),
-    index("student_status_idx").on(t.schoolId, t.status, t.createdAt),
-    // Partial: the id number is held by live students only. Upserts on it name the same WHERE.
-    uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber).where(sql`deleted_at IS NULL`),
-    // The deleted students of a school, in the list's order (`deleted=true`).
-    index("student_deleted_idx").on(t.schoolId, t.createdAt).where(sql`deleted_at IS NOT NULL`),
-  ],
+export const students = searchable(
+  sqliteTable(
+    "student",
+    {
+      ...record,
+      schoolId: schoolId(),
+      familyId: integer("family_id").references(() => families.id, { onDelete: "set null" }),
+      firstName: text("first_name").notNull(),
+      lastName: text("last_name").notNull(),
+      /**
+       * The school's enrolment number, unique among the school's students not deleted (a deleted
+       * student gives it up, so a new student may take it): imports match on it.
+       */
+      idNumber: text("id_number"),
+      level: text("level", { enum: LEVELS }),
+      /** YYYY-MM-DD. */
+      birthDate: text("birth_date"),
+      status: text("status", { enum: ["active", "inactive", "graduated"] })
+        .notNull()
+        .default("active"),
+      /** Object key of the student's photo under `{schoolId}/students/`. */
+      photo: text("photo"),
+      /** Soft delete: lists exclude the student (but `deleted=true`); records that name them keep their reference. */
+      deletedAt: text("deleted_at"),
+      firstNameSearch: searchCopy("first_name"),
+      lastNameSearch: searchCopy("last_name"),
+    },
+    (t) => [
+      index("student_school_idx").on(t.schoolId, t.lastName),
+      // Each filter's index ends with the list's order (created_at, then the rowid): no sort step.
+      index("student_family_idx").on(t.familyId, t.createdAt),
+      index("student_created_idx").on(t.schoolId, t.createdAt),
+      index("student_level_idx").on(t.schoolId, t.level, t.createdAt),
+      index("student_status_idx").on(t.schoolId, t.status, t.createdAt),
+      // Partial: the id number is held by live students only. Upserts on it name the same WHERE.
+      uniqueIndex("student_id_number_uq").on(t.schoolId, t.idNumber).where(sql`deleted_at IS NULL`),
+      // The deleted students of a school, in the list's order (`deleted=true`).
+      index("student_deleted_idx").on(t.schoolId, t.createdAt).where(sql`deleted_at IS NOT NULL`),
+    ],
+  ),
+  { firstName: "firstNameSearch", lastName: "lastNameSearch" },
 );
 
 /** A parent's guardianship of a student, with its capabilities and any restriction the school set. */

@@ -56,6 +56,19 @@ const inFamilyOf = (schoolId: number, userIds: number[]): SQL =>
 const taughtBy = (schoolId: number, userId: number): SQL =>
   sql`EXISTS (SELECT 1 FROM ${groupStudents} INNER JOIN ${groupTeachers} ON ${groupTeachers.groupId} = ${groupStudents.groupId} INNER JOIN ${teachers} ON ${teachers.id} = ${groupTeachers.teacherId} WHERE ${groupStudents.studentId} = ${students.id} AND ${teachers.userId} = ${userId} AND ${teachers.schoolId} = ${schoolId})`;
 
+/**
+ * 1 when the student of the outer query (`"student"`) is the caller's own child: a guardian of, or in
+ * the family of, someone they act for. Written with its tables named, for a selected field (drizzle
+ * prints a lone table's columns unqualified there).
+ */
+export function ownChildField(ctx: Ctx): SQL<number> {
+  const ids = JSON.stringify(actorsOf(ctx));
+  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM guardian og INNER JOIN parent op ON op.id = og.parent_id
+      WHERE og.student_id = "student"."id" AND op.user_id IN (SELECT value FROM json_each(${ids})))
+    OR "student"."family_id" IN (SELECT fp.family_id FROM parent fp WHERE fp.school_id = ${schoolOf(ctx)}
+      AND fp.user_id IN (SELECT value FROM json_each(${ids})) AND fp.family_id IS NOT NULL) THEN 1 ELSE 0 END`;
+}
+
 export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
   if (access === "read" && deletedListed.has(ctx)) return undefined;
   const present = isNull(students.deletedAt);

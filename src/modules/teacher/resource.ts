@@ -52,8 +52,8 @@ export const teacherResource = defineResource({
     fields: { ...personFields(teachers), subjects: teachers.subjects, employeeNumber: teachers.employeeNumber },
     join: joinPerson(teachers),
   },
-  toRecord: (row) => ({
-    ...personRecord(row),
+  toRecord: (row, ctx) => ({
+    ...personRecord(row, ctx),
     subjects: parseSubjects(row.subjects),
     employeeNumber: row.employeeNumber,
   }),
@@ -76,7 +76,7 @@ const filters = {
       .openapi({ description: "A subject the teacher teaches (the whole subject; ASCII letters in any case)" }),
     // The stored JSON array holds each subject as a JSON string: `"Math"` matches Math, never Mathematics.
     // A LIKE over the row the school's index found (no json_each virtual table per row).
-    where: (subject: string) => contains(teachers.subjects, JSON.stringify(subject)),
+    where: (subject: string) => contains(teachers.subjectsSearch, JSON.stringify(subject)),
     example: "Math",
   },
 };

@@ -23,20 +23,23 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
-import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../lib/audit";
+import { type AuditTarget, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
-import { containsName, searchTerm } from "../../lib/search";
+import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
-import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits, userAudit } from "../user/people";
+import { contactOf, MASKED_CONTACT } from "../user/contact";
+import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
+import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits } from "../user/people";
 import { schoolUsers } from "../user/schema";
 
 type ProfileTable = SQLiteTable & {
@@ -72,8 +75,8 @@ export const PersonRecord = {
   userId: z.number().int().openapi({ example: 3 }),
   firstName: z.string().openapi({ example: "Tomás" }),
   lastName: z.string().openapi({ example: "Teacher" }),
-  email: z.string().nullable(),
-  phone: z.string().openapi({ example: "+15550000003" }),
+  email: z.string().nullable().openapi({ description: MASKED_CONTACT }),
+  phone: z.string().openapi({ example: "+15550000003", description: MASKED_CONTACT }),
   status: UserStatus.openapi({ description: "The user's: invited (has never signed in), active, inactive" }),
   language: z.string().openapi({ example: "es" }),
 };
@@ -92,35 +95,42 @@ export interface PersonRow {
   language: string;
 }
 
-/** The record's person part, in the record's order (the profile's fields follow). */
-export const personRecord = (row: PersonRow) => ({
+/**
+ * The record's person part, in the record's order (the profile's fields follow); phone and email as
+ * this caller may see them (src/modules/user/contact.ts).
+ */
+export const personRecord = (row: PersonRow, ctx: Ctx) => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   userId: row.userId,
   firstName: row.firstName,
   lastName: row.lastName,
-  email: row.email,
-  phone: row.phone,
+  ...contactOf(ctx, row.userId, { email: row.email, phone: row.phone }),
   status: row.status,
   language: row.language,
 });
 
-/** The person's columns of the view (joined by `joinPerson`). */
+/** The school's copy of the person's identity, when it has one (src/modules/user/identity.ts). */
+const personCopy = copyTable("staff_copy");
+const person = identity(users, personCopy);
+
+/** The person's columns of the view (joined by `joinPerson`): name and email as this school knows them. */
 export const personFields = <T extends ProfileTable>(table: T) => ({
   id: table.id as T["id"],
   createdAt: table.createdAt as T["createdAt"],
   updatedAt: table.updatedAt as T["updatedAt"],
   userId: table.userId as T["userId"],
-  firstName: users.firstName,
-  lastName: users.lastName,
-  email: users.email,
+  firstName: person.firstName,
+  lastName: person.lastName,
+  email: person.email,
   phone: users.phone,
   status: users.status,
   language: users.language,
 });
 
-export const joinPerson = (table: ProfileTable) => (q: any) => q.innerJoin(users, eq(users.id, table.userId));
+export const joinPerson = (table: ProfileTable) => (q: any) =>
+  q.innerJoin(users, eq(users.id, table.userId)).leftJoin(personCopy, copyOf(personCopy, table.userId, table.schoolId));
 
 /**
  * Not removed from the school: people the school deleted (soft, `school_user.deleted_at`) are not
@@ -137,7 +147,7 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (term: string) => person(containsName(users.firstName, users.lastName, term)),
+      where: (term: string) => nameContains(table.userId, table.schoolId, term),
       example: "Ana",
     } satisfies Filter<string>,
     status: {
@@ -255,7 +265,7 @@ export async function createStaff(
     // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
     db
       .update(table)
-      .set({ ...profile, updatedAt: at } as never)
+      .set(withSearch(table, { ...profile, updatedAt: at }) as never)
       .where(and(eq(table.id, profileId), eq(table.schoolId, schoolId))),
     auditCreate(ctx, resource.audit, { userId, ...profile }, schoolId),
     resource.readOne(ctx, profileId),
@@ -284,17 +294,13 @@ export async function updateStaff(
   person: { firstName?: string; lastName?: string; email?: string | null },
   profile: Record<string, unknown> & { employeeNumber?: string | null },
 ) {
-  const { db } = ctx.deps;
   const { userId } = await resource.find(ctx, id);
   const statements: Statement[] = [...resource.writes.update(ctx, id, profile)];
-  const set = Object.fromEntries(Object.entries(person).filter(([, v]) => v !== undefined));
-  if (Object.keys(set).length > 0) {
+  if (Object.values(person).some((v) => v !== undefined)) {
     // Editing the person (the same user in every school) is acting on them; the profile's own
     // fields are the school's record of the role.
     await mayActOn(ctx, [userId]);
-    const values = { ...set, updatedAt: ctx.deps.clock.now().toISOString() };
-    const who = eq(users.id, userId);
-    statements.push(auditUpdate(ctx, userAudit, who, values), db.update(users).set(values).where(who));
+    statements.push(...(await editPerson(ctx, userId, person)));
   }
   try {
     await commit(ctx, statements as [Statement, ...Statement[]], {
@@ -401,7 +407,8 @@ export function staffOperations<K extends string, S extends z.ZodType>(
       summary: spec.create.summary,
       description:
         "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
-        `number is known, in any school, keeping their name; a new invited user when not), ${spec.create.description}`,
+        `number is known, in any school, the name sent being this school's own for them; a new invited user when not), ` +
+        spec.create.description,
       access: spec.write,
       audit: config.entity,
       errors: [409],

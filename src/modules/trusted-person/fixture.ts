@@ -1,12 +1,13 @@
 import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
+import { withSearch } from "../../db/search";
 import { students } from "../student/schema";
 
 /** A student of `school`, inserted directly (the student routes are another module's). */
 export async function fixtureStudent(t: TestApp, school: number): Promise<number> {
   const [row] = await t.db
     .insert(students)
-    .values({ schoolId: school, firstName: uniq("Sam"), lastName: "Trusted" })
+    .values(withSearch(students, { schoolId: school, firstName: uniq("Sam"), lastName: "Trusted" }))
     .returning({ id: students.id });
   if (!row) throw new Error("fixture student not inserted");
   return row.id;

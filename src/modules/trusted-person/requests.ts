@@ -12,6 +12,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Ctx } from "../../lib/context";
 import {
   defineResource,
   type Fields,
@@ -75,7 +76,8 @@ export interface TrustedSpec<
   /** The record's own fields (between `parentId` and the decision). */
   fields: F;
   /** Those fields of a row. */
-  toRecord: (row: T["$inferSelect"]) => z.output<z.ZodObject<F>>;
+  /** The record's own fields, as this caller may see them. */
+  toRecord: (row: T["$inferSelect"], ctx: Ctx) => z.output<z.ZodObject<F>>;
   /** The create body's own fields (after `studentId`, `parentId`): they are the columns they name. */
   create: C;
   /** The update body (every field optional): the columns it names. */
@@ -119,13 +121,13 @@ export function defineTrustedRequests<
     scope: "school",
     table: table as TrustedTable,
     record: RecordSchema,
-    toRecord: (r) => {
+    toRecord: (r, ctx) => {
       const row = r as unknown as TrustedRow;
       return {
         ...timestamps(row),
         studentId: row.studentId,
         parentId: row.parentId,
-        ...spec.toRecord(r as T["$inferSelect"]),
+        ...spec.toRecord(r as T["$inferSelect"], ctx),
         status: row.status,
         decidedBy: row.decidedBy,
         decidedAt: row.decidedAt,

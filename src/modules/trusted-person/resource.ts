@@ -15,6 +15,7 @@ import type { SignedUrl } from "../../lib/s3";
 import { signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { SIGNED_URL_SECONDS } from "../document/signed-url";
+import { contactOf } from "../user/contact";
 import { type ActingCtx, actingCtx } from "./common";
 import { permissions } from "./permissions";
 import { defineTrustedRequests } from "./requests";
@@ -35,14 +36,19 @@ const trusted = defineTrustedRequests({
   fields: {
     name: z.string().openapi({ example: "Laura Gomez" }),
     relationship: z.string().openapi({ example: "aunt" }),
-    phone: z.string().openapi({ example: "+525512345678" }),
+    phone: z.string().openapi({
+      example: "+525512345678",
+      description:
+        "Masked (+52••••••••78) without user.contact, except for the student's own parents (and their delegates)",
+    }),
     photo: z.string().nullable().openapi({ description: "Object key of the photo (GET .../signed-url to view it)" }),
     idDocument: z.string().nullable().openapi({ description: "Object key of the ID document" }),
   },
-  toRecord: (row) => ({
+  toRecord: (row, ctx) => ({
     name: row.name,
     relationship: row.relationship,
-    phone: row.phone,
+    // Without trusted.manage a caller sees their own children's only: parents call them.
+    ...contactOf(ctx, null, { phone: row.phone }, !ctx.can(permissions.manage)),
     photo: row.photo,
     idDocument: row.idDocument,
   }),

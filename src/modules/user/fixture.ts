@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { createVia, type Fixtures, fixturePhone, type Made } from "../../../test/fixture-kit";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { schoolUsers } from "./schema";
 
 /** A member made straight in the database: a call whose audit rows are counted writes none for it. */
@@ -9,7 +10,9 @@ const quietMember = async (t: T, school: number) => {
   const at = t.clock.now().toISOString();
   const [user] = await t.db
     .insert(users)
-    .values({ phone: fixturePhone(), firstName: "Quiet", status: "invited", createdAt: at, updatedAt: at })
+    .values(
+      withSearch(users, { phone: fixturePhone(), firstName: "Quiet", status: "invited", createdAt: at, updatedAt: at }),
+    )
     .returning({ id: users.id });
   const id = user?.id ?? 0;
   await t.db.insert(schoolUsers).values({ schoolId: school, userId: id, createdAt: at, updatedAt: at });
@@ -21,6 +24,8 @@ export const fixtures: Fixtures = {
     create: (t, school) => createVia(t, "/api/v1/user", school, { phone: fixturePhone(), firstName: "Ada" }),
     bodies: {
       updateUser: { lastName: "Renamed by the conformance suite" },
+      // The caller's own account (the demo admin): their language as it is.
+      updateCurrentUser: { language: "en" },
       deleteUsers: async (t: T, school: number) => ({ ids: [await quietMember(t, school)] }),
       assignPendingUsersToParents: async (t: T, school: number) => ({ userIds: [await quietMember(t, school)] }),
       inviteToSchool: () => Promise.resolve({ phones: [fixturePhone()] }),

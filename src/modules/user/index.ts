@@ -12,6 +12,7 @@ export default defineModule({
       operations: [
         me.getCurrentUser,
         r.deleteMe,
+        r.updateMe,
         r.getMyPermissions,
         r.listLanguages,
         r.getShareUrl,

@@ -16,6 +16,8 @@ import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
 import { commit, inList, type Statement } from "../../lib/write";
+import { contactOf } from "./contact";
+import { copyOnAdd } from "./identity";
 import { live } from "./members";
 import { userAudit } from "./people";
 import { schoolUsers } from "./schema";
@@ -162,7 +164,8 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
       skipped.push({ userId: c.userId, phone: c.phone, reason: "delivery-failed" });
     }
   }
-  return { sent, skipped, remaining };
+  // Phones are contact data: masked without user.contact (./contact.ts).
+  return { sent, skipped: skipped.map((s) => ({ ...s, ...contactOf(ctx, s.userId, { phone: s.phone }) })), remaining };
 }
 
 const candidateFields = {
@@ -205,6 +208,9 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
         ),
       );
     }
+    // A number another school may know: this school sees no name of theirs (an empty copy) until
+    // it names them or the person edits their own profile (./identity.ts).
+    if (user) before.push(...copyOnAdd(ctx, user.id, {}));
     before.push(joinSchool(ctx, userId));
   }
   // The ids of the new users are known after the batch only: read them with the claim's own batch.

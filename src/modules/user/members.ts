@@ -8,8 +8,9 @@ import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { roles, roleUsers, users } from "../../db/core";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
-import { containsName } from "../../lib/search";
 import { inList } from "../../lib/write";
+import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
+import { copyOf, copyTable, identity, nameContains as nameOfPerson } from "./identity";
 import { schoolUsers } from "./schema";
 
 export const LANGUAGES = [
@@ -28,10 +29,10 @@ export const RoleRef = z
 export const Member = z
   .object({
     id: z.number().int().min(1).openapi({ example: 3, description: "The user's id" }),
-    phone: z.string().openapi({ example: "+15550000003" }),
+    phone: z.string().openapi({ example: "+15550000003", description: CONTACT }),
     firstName: z.string(),
     lastName: z.string(),
-    email: z.string().nullable(),
+    email: z.string().nullable().openapi({ description: CONTACT }),
     language: z.string().openapi({ example: "es" }),
     status: Status,
     roles: z.array(RoleRef).openapi({ description: "The roles the person holds in the current school" }),
@@ -67,18 +68,23 @@ const onUser = (cond: SQL | undefined): SQL =>
   sql`EXISTS (SELECT 1 FROM ${users} WHERE ${and(eq(users.id, schoolUsers.userId), cond)})`;
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
-export const nameContains = (term: string) => onUser(containsName(users.firstName, users.lastName, term));
+/** The term in the member's name as this school knows them (./identity.ts). */
+export const nameContains = (term: string) => nameOfPerson(schoolUsers.userId, schoolUsers.schoolId, term);
 
 // role_user_uq (user_id, school_id, role_id) serves it, in role id order.
 const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
+
+/** This school's copy of the member's identity, when it has one (./identity.ts). */
+const copy = copyTable("member_copy");
+const person = identity(users, copy);
 
 /** Every field under its own alias (D1's batch maps rows by column name). */
 const fields = {
   id: sql<number>`${users.id}`.as("member_id"),
   phone: sql<string>`${users.phone}`.as("member_phone"),
-  firstName: sql<string>`${users.firstName}`.as("member_first_name"),
-  lastName: sql<string>`${users.lastName}`.as("member_last_name"),
-  email: sql<string | null>`${users.email}`.as("member_email"),
+  firstName: person.firstName.as("member_first_name"),
+  lastName: person.lastName.as("member_last_name"),
+  email: person.email.as("member_email"),
   language: sql<string>`${users.language}`.as("member_language"),
   status: sql<"invited" | "active" | "inactive">`${users.status}`.as("member_status"),
   roles: rolesJson.as("member_roles"),
@@ -92,10 +98,19 @@ type Row = { [K in keyof typeof fields]: (typeof fields)[K]["_"]["type"] };
 
 /** The members query (callers add where, order, limit). */
 export const selectMembers = (ctx: Ctx) =>
-  ctx.deps.db.select(fields).from(schoolUsers).innerJoin(users, eq(users.id, schoolUsers.userId));
+  ctx.deps.db
+    .select(fields)
+    .from(schoolUsers)
+    .innerJoin(users, eq(users.id, schoolUsers.userId))
+    .leftJoin(copy, copyOf(copy, schoolUsers.userId, schoolUsers.schoolId));
 
-export function toMember(row: Row): MemberRecord {
-  return { ...row, roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"] };
+/** The member as this caller may see them: phone and email masked without `user.contact` (./contact.ts). */
+export function toMember(row: Row, ctx: Ctx): MemberRecord {
+  return {
+    ...row,
+    ...contactOf(ctx, row.id, { phone: row.phone, email: row.email }),
+    roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"],
+  };
 }
 
 /** One member of the current school, as a batch statement. */

@@ -7,11 +7,13 @@
  * batch: the invited user with its audit row when the number is new, and the role membership with
  * its audit row (`INSERT OR IGNORE`: a role already held is kept, not duplicated). Holding a role
  * makes the person one of the school's people: migration 0016's trigger writes (or restores) their
- * `school_user` row. A known number keeps its name: a school cannot rename someone another school
- * also knows by sending a different name (they edit the person through `PUT /api/v1/user/{id}`).
+ * `school_user` row. A known number keeps the user row as it is: what the school sent becomes its
+ * own copy of the person (./identity.ts), so adding a phone never reveals nor changes what another
+ * school holds.
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { roleUsers, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
@@ -23,6 +25,7 @@ import { groupTeachers } from "../group/schema";
 import { parents } from "../parent/schema";
 import { guardians } from "../student/schema";
 import { teachers } from "../teacher/schema";
+import { copyOnAdd, userAudit } from "./identity";
 
 /** A person's names as every people route takes them (users, staff, teachers, parents, delegates, administrators). */
 export const FirstName = text({ max: 100 }).openapi({ example: "Ana" });
@@ -37,8 +40,7 @@ export interface Person {
   language?: "es" | "en";
 }
 
-/** The user audit target: a person invited or edited by a school is recorded in that school's trail. */
-export const userAudit = { entity: "user", table: users };
+export { userAudit };
 export const roleUserAudit = { entity: "role-user", table: roleUsers };
 
 export interface Enrolment {
@@ -79,8 +81,10 @@ export async function findOrInvite(ctx: Ctx, person: Person): Promise<Enrolment>
   const known = await userByPhone(ctx, person.phone);
   const statements: Statement[] = [];
   let userId: number | SQL<number>;
-  if (known) userId = known.id;
-  else {
+  if (known) {
+    userId = known.id;
+    statements.push(...copyOnAdd(ctx, known.id, person));
+  } else {
     const invited = {
       phone: person.phone,
       firstName: person.firstName ?? "",
@@ -91,7 +95,10 @@ export async function findOrInvite(ctx: Ctx, person: Person): Promise<Enrolment>
       createdAt: at,
       updatedAt: at,
     };
-    statements.push(db.insert(users).values(invited), auditCreate(ctx, userAudit, invited, ctx.schoolId));
+    statements.push(
+      db.insert(users).values(withSearch(users, invited)),
+      auditCreate(ctx, userAudit, invited, ctx.schoolId),
+    );
     userId = insertedId(users);
   }
   return { userId, invited: !known, statements };

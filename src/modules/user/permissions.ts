@@ -9,4 +9,10 @@ export const permissions = definePermissions({
     description: "Text people an invitation to join the school in the app (rate-limited per school)",
     grants: STAFF,
   },
+  contact: {
+    id: 79,
+    name: "user.contact",
+    description: "See people's phone numbers and email addresses",
+    grants: STAFF,
+  },
 });

@@ -38,6 +38,7 @@ import {
   profileOf,
   removeMembers,
   updateMember,
+  updateMyself,
 } from "./service";
 
 const TAG = "People" as const;
@@ -185,6 +186,37 @@ export const deleteMe = operation(
   }),
   async (c) => {
     await deleteMyAccount(ctxOf(c));
+    return c.body(null, 204);
+  },
+);
+
+const MyUpdate = nonEmpty(
+  z.strictObject({
+    firstName: FirstName.optional(),
+    lastName: LastName.optional(),
+    email: Email.nullable().optional(),
+    language: Language.optional(),
+  }),
+);
+
+export const updateMe = operation(
+  defineRoute({
+    method: "put",
+    path: "/api/v1/user/me",
+    tag: TAG,
+    operationId: "updateCurrentUser",
+    summary: "Update my name, email or language",
+    description:
+      "The person's own identity: every school they belong to sees it from now on, including schools that had " +
+      "named them otherwise (a school's own name for a person is kept until the person edits theirs).",
+    access: "user",
+    audit: "user",
+    errors: [404],
+    request: { body: jsonBody(MyUpdate, "CurrentUserUpdate") },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await updateMyself(ctxOf(c), c.req.valid("json"));
     return c.body(null, 204);
   },
 );
@@ -358,7 +390,8 @@ export const createUser = operation(
     operationId: "createUser",
     summary: "Add a person to the current school (a known phone is the same user)",
     description:
-      "An unknown number becomes a new, invited user with the name sent; a known one keeps their name. 409 when they " +
+      "An unknown number becomes a new, invited user with the name sent; for a known one the name and email sent are " +
+      "this school's own for them (another school's are never shown nor changed). 409 when they " +
       "are already a member here; an unknown role id is a 404; a role granting a permission the caller does not hold " +
       "is a 403 (as for role memberships).",
     access: user.write,

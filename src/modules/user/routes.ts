@@ -11,6 +11,7 @@ import { delegationsAround, validToday } from "../delegate/acting";
 import { delegates } from "../delegate/schema";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
 import { parents } from "../parent/schema";
+import { copyOf, copyTable, identity } from "./identity";
 
 const ActsFor = z
   .object({
@@ -56,6 +57,9 @@ const me = defineRoute({
   responses: { 200: json(Me, "The signed-in user") },
 });
 
+const parentCopy = copyTable("delegated_parent_copy");
+const parentName = identity(users, parentCopy);
+
 /** The signed-in user with their schools and roles in each, and the legal documents to accept, in one round trip. */
 export async function currentUser(ctx: Ctx) {
   const { db } = ctx.deps;
@@ -89,8 +93,9 @@ export async function currentUser(ctx: Ctx) {
         timeZone: schools.timeZone,
         parentId: delegates.parentId,
         userId: parents.userId,
-        firstName: users.firstName,
-        lastName: users.lastName,
+        // The parent's name as their school knows them (./identity.ts).
+        firstName: parentName.firstName.as("delegate_parent_first_name"),
+        lastName: parentName.lastName.as("delegate_parent_last_name"),
         validFrom: delegates.validFrom,
         validUntil: delegates.validUntil,
       })
@@ -98,6 +103,7 @@ export async function currentUser(ctx: Ctx) {
       .innerJoin(schools, eq(schools.id, delegates.schoolId))
       .innerJoin(parents, eq(parents.id, delegates.parentId))
       .innerJoin(users, eq(users.id, parents.userId))
+      .leftJoin(parentCopy, copyOf(parentCopy, parents.userId, delegates.schoolId))
       .where(delegationsAround(userId, now)),
     mustAcceptQuery(db, userId),
   ]);

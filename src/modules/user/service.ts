@@ -7,8 +7,9 @@
 import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { roles, roleUsers, schools, users } from "../../db/core";
+import { withSearch } from "../../db/search";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditDelete, auditUpdate, REDACTED } from "../../lib/audit";
+import { auditAction, auditDelete, REDACTED } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
@@ -20,9 +21,10 @@ import { deviceTokens } from "../device-token/schema";
 import { parents } from "../parent/schema";
 import { mayActOn, mayAssign, usableRole } from "../role/grants";
 import { teachers } from "../teacher/schema";
+import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
-import { schoolUsers } from "./schema";
+import { schoolPeople, schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
@@ -50,13 +52,13 @@ export async function listMembers(ctx: Ctx, input: ListInput, url: string): Prom
   const total = db.select({ n: sql<number>`count(*)` }).from(schoolUsers).where(where);
   const page = await readPage<Parameters<typeof toMember>[0]>(db, rows, total, undefined, input, url);
   if (!page) throw new Error("listMembers: no page");
-  return { ...page, data: page.data.map(toMember) };
+  return { ...page, data: page.data.map((row) => toMember(row, ctx)) };
 }
 
 export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
   const [row] = await memberQuery(ctx, id);
   if (!row) throw notFound("User", id);
-  return toMember(row);
+  return toMember(row, ctx);
 }
 
 /** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
@@ -101,8 +103,8 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
 
 /**
  * Adds a person to the school: a new, invited user for an unknown number; the same user for a
- * known one (who keeps their name: a school cannot rename someone another school knows by sending
- * another name). Already a member here: 409, also when two requests race. `roleIds` obey the same
+ * known one, the name and email sent becoming this school's own copy (./identity.ts: the user row
+ * is not this school's to see or change). Already a member here: 409, also when two requests race. `roleIds` obey the same
  * escalation rules as role memberships (403 for a role granting a permission the caller lacks).
  */
 export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
@@ -137,7 +139,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   }
   const [row] = results.at(-1) as Parameters<typeof toMember>[0][];
   if (!row) throw new Error("createMember: the member was not read back");
-  return toMember(row);
+  return toMember(row, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,21 +161,24 @@ const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
   sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
 
 /**
- * Edits a member's name, email, language and status. The status is the person's own (it decides
- * whether they may sign in anywhere), so a school changes it only for someone who belongs to no
- * other school, never for a super-admin nor for the caller (422). "active" lets them sign in again;
- * someone who never signed in stays "invited". "inactive" also ends their sessions. Someone who
- * holds more than the caller here is refused (403), whatever the change.
+ * Edits a member's name, email, language and status. The name and email go through `editPerson`
+ * (./identity.ts): this school's own copy for someone another school knows too, the user row for
+ * someone only this school knows; a super-admin edits the person's own identity. The status is the
+ * person's own (it decides whether they may sign in anywhere), so a school changes it only for
+ * someone who belongs to no other school, never for a super-admin nor for the caller (422).
+ * "active" lets them sign in again; someone who never signed in stays "invited". "inactive" also
+ * ends their sessions. Someone who holds more than the caller here is refused (403), whatever the
+ * change.
  */
 export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   const { db } = ctx.deps;
   await mayActOn(ctx, [id]);
-  const { status, ...rest } = input;
-  const set: Record<string, unknown> = { ...rest, updatedAt: now(ctx) };
+  const { status, language, ...person } = input;
+  const extra: Record<string, unknown> = language !== undefined ? { language } : {};
   const rules: { when: SQL; message: string }[] = [];
   if (status !== undefined) {
     if (id === ctx.userId) throw unprocessable("You cannot change your own status");
-    set.status =
+    extra.status =
       status === "active"
         ? sql`CASE WHEN ${users.status} = 'invited' THEN 'invited' ELSE 'active' END`
         : ("inactive" as const);
@@ -185,15 +190,8 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
       { when: sql`${users.isSuperAdmin} = 0`, message: `User ${id} is a platform administrator` },
     );
   }
-  const where = and(eq(users.id, id), isMemberHere(ctx, id), ...rules.map((r) => r.when));
-  const statements: Statement[] = [
-    auditUpdate(ctx, userAudit, where, set),
-    db
-      .update(users)
-      .set(set as never)
-      .where(where),
-    guard(db),
-  ];
+  const where = and(isMemberHere(ctx, id), ...rules.map((r) => r.when));
+  const statements: Statement[] = await editPerson(ctx, id, person, where, extra);
   if (status === "inactive") {
     statements.push(
       db
@@ -220,6 +218,24 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     const failed = rules.findIndex((_, i) => row[`rule${i}`] !== 1);
     if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
     throw conflict(`User ${id} changed while it was being written; try again`);
+  }
+}
+
+/**
+ * The caller edits their own name, email or language: the user row, and every school's copy of
+ * their identity removed (./identity.ts), so each school sees what the person says of themself.
+ */
+export async function updateMyself(
+  ctx: Ctx,
+  input: { firstName?: string; lastName?: string; email?: string | null; language?: "es" | "en" },
+) {
+  const id = ctx.userId ?? 0;
+  const set = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  try {
+    await commit(ctx, editOwnIdentity(ctx, id, set, isNull(users.deletedAt)) as [Statement, ...Statement[]]);
+  } catch (err) {
+    if (err instanceof GuardFailed) throw notFound("User", id);
+    throw err;
   }
 }
 
@@ -333,16 +349,18 @@ export async function deleteMyAccount(ctx: Ctx) {
       ),
       db
         .update(users)
-        .set({
-          phone: PLACEHOLDER(id),
-          firstName: "",
-          lastName: "",
-          email: null,
-          status: "inactive",
-          isSuperAdmin: false,
-          deletedAt: at,
-          updatedAt: at,
-        })
+        .set(
+          withSearch(users, {
+            phone: PLACEHOLDER(id),
+            firstName: "",
+            lastName: "",
+            email: null,
+            status: "inactive" as const,
+            isSuperAdmin: false,
+            deletedAt: at,
+            updatedAt: at,
+          }),
+        )
         .where(where),
       guard(db),
       db
@@ -350,6 +368,8 @@ export async function deleteMyAccount(ctx: Ctx) {
         .set({ revokedAt: at })
         .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
       db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
+      // The schools' copies of the person's name and email are personal data too.
+      db.delete(schoolPeople).where(eq(schoolPeople.userId, id)),
       db
         .update(schoolUsers)
         .set({ deletedAt: at, updatedAt: at })
@@ -432,7 +452,7 @@ export async function profileOf(ctx: Ctx, id: number) {
   const p = parent[0];
   const s = staff[0];
   return {
-    user: toMember(row),
+    user: toMember(row, ctx),
     teacher: t ? { id: t.id, subjects: t.subjects, employeeNumber: t.employeeNumber } : null,
     parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
     administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,

@@ -1,0 +1,274 @@
+/**
+ * A person's identity (first name, last name, email) as a school knows them. One person is one user
+ * across schools, but what one school holds of them is not another school's to see or change:
+ *
+ * - A school that adds a phone already belonging to a user gets its own copy (`school_person`) of
+ *   what it sent, unless it knows the person already (`copyOnAdd`); adding by phone never reveals the
+ *   user row.
+ * - Every read of a person in a school shows the school's copy when it has one, else the user row:
+ *   `identity` (the fields) over a LEFT JOIN of the copy (`copyTable` + `copyOf`, or `copyJoin` in
+ *   hand-written sub-selects), and `nameContains` for the name filters.
+ * - A school's edit (`editPerson`) changes its copy when it has one or when another school knows the
+ *   person too (the user row unchanged); the user row only for someone this school alone knows.
+ * - The person's own edit of their profile, and the super-admin's, change the user row and remove
+ *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
+ */
+import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { users } from "../../db/core";
+import { withSearch } from "../../db/search";
+import { auditAction, auditUpdate } from "../../lib/audit";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { fold } from "../../lib/fold";
+import { matches } from "../../lib/search";
+import { guard, type Statement } from "../../lib/write";
+import { delegates } from "../delegate/schema";
+import { schoolPeople, schoolUsers } from "./schema";
+
+/** The user audit target: a person invited or edited by a school is recorded in that school's trail. */
+export const userAudit = { entity: "user", table: users };
+
+/** What identifies a person: the user row's and the copy's columns alike. */
+interface Refs {
+  firstName: SQLWrapper;
+  lastName: SQLWrapper;
+  email: SQLWrapper;
+  firstNameSearch: SQLWrapper;
+  lastNameSearch: SQLWrapper;
+}
+interface CopyRefs extends Refs {
+  id: SQLWrapper;
+}
+
+/** The school's copies under the name `name`, for a query's LEFT JOIN (`copyOf` its condition). */
+export const copyTable = (name: string) => alias(schoolPeople, name);
+export type CopyTable = ReturnType<typeof copyTable>;
+
+/** The copy of the person `userId` in the school `schoolId`: a LEFT JOIN's condition. */
+export const copyOf = (copy: CopyTable, userId: SQLWrapper, schoolId: SQLWrapper | number): SQL =>
+  sql`${copy.userId} = ${userId} AND ${copy.schoolId} = ${schoolId}`;
+
+/** The user row's (or a copy's) columns under the SQL alias `name`, for hand-written sub-selects. */
+export function columnsAs(name: string): CopyRefs {
+  const column = (c: string) => sql.raw(`"${name}"."${c}"`);
+  return {
+    id: column("id"),
+    firstName: column("first_name"),
+    lastName: column("last_name"),
+    email: column("email"),
+    firstNameSearch: column("first_name_search"),
+    lastNameSearch: column("last_name_search"),
+  };
+}
+
+/** `LEFT JOIN` of the school's copy as `name`, for hand-written sub-selects. */
+export const copyJoin = (name: string, userId: SQLWrapper, schoolId: SQLWrapper | number): SQL =>
+  sql`LEFT JOIN "school_person" ${sql.raw(`"${name}"`)} ON ${sql.raw(`"${name}"."user_id"`)} = ${userId} AND ${sql.raw(`"${name}"."school_id"`)} = ${schoolId}`;
+
+/** The person's first name, last name and email as the school of `copy` knows them. */
+export function identity(user: Refs, copy: CopyRefs) {
+  return {
+    firstName: sql<string>`coalesce(${copy.firstName}, ${user.firstName})`,
+    lastName: sql<string>`coalesce(${copy.lastName}, ${user.lastName})`,
+    email: sql<string | null>`CASE WHEN ${copy.id} IS NULL THEN ${user.email} ELSE ${copy.email} END`,
+  };
+}
+
+/** The folded "first last" the name filters search, as the school of `copy` knows the person. */
+const searchedName = (user: Refs, copy: CopyRefs) =>
+  sql`coalesce(${copy.firstNameSearch}, ${user.firstNameSearch}) || ' ' || coalesce(${copy.lastNameSearch}, ${user.lastNameSearch})`;
+
+/**
+ * The person `userId` has the term in their name as the school `schoolId` knows them: a correlated
+ * lookup by primary key (and the copy's unique index), so it also serves a count without joins.
+ */
+export const nameContains = (userId: SQLWrapper, schoolId: SQLWrapper | number, term: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM "user" "named_user" ${copyJoin("named_copy", sql.raw('"named_user"."id"'), schoolId)} WHERE "named_user"."id" = ${userId} AND ${matches(searchedName(columnsAs("named_user"), columnsAs("named_copy")), term)})`;
+
+export interface IdentityEdit {
+  firstName?: string;
+  lastName?: string;
+  email?: string | null;
+}
+
+const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+
+/**
+ * The school's copy of a person it adds by a phone that already belongs to `userId`: what the
+ * school sent (an empty name when it sent none), unless the school knows them already (a live
+ * member here, or a copy). Audited as the user's `copy` when written. Place it before the role or
+ * membership that makes them a member here.
+ */
+export function copyOnAdd(ctx: Ctx, userId: number, person: IdentityEdit): Statement[] {
+  const school = schoolOf(ctx);
+  const at = now(ctx);
+  const firstName = person.firstName ?? "";
+  const lastName = person.lastName ?? "";
+  const email = person.email ?? null;
+  const member = sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.userId} = ${userId} AND ${schoolUsers.deletedAt} IS NULL)`;
+  return [
+    ctx.deps.db
+      .insert(schoolPeople)
+      .select(
+        sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${firstName}, ${lastName}, ${email}, ${fold(firstName)}, ${fold(lastName)} WHERE NOT ${member}`,
+      )
+      .onConflictDoNothing(),
+    auditAction(
+      ctx,
+      userAudit,
+      and(eq(users.id, userId), sql`changes() = 1`),
+      "copy",
+      sql`json_object('firstName', json_object('old', NULL, 'new', ${firstName}), 'lastName', json_object('old', NULL, 'new', ${lastName}), 'email', json_object('old', NULL, 'new', ${email}))`,
+    ),
+  ];
+}
+
+/** Whether the school holds a copy of the person, and whether another school knows them (a live membership or a delegation there). */
+async function standing(ctx: Ctx, userId: number) {
+  const school = schoolOf(ctx);
+  const [row] = await ctx.deps.db
+    .select({
+      own: sql<number>`EXISTS (SELECT 1 FROM ${schoolPeople} WHERE ${schoolPeople.schoolId} = ${school} AND ${schoolPeople.userId} = ${userId})`,
+      shared: sql<number>`(EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
+        OR EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school}))`,
+    })
+    .from(sql`(SELECT 1)`);
+  return { own: row?.own === 1, shared: row?.shared === 1 };
+}
+
+/** The same "known elsewhere" as `standing`, as a condition for the user row's guarded UPDATE. */
+const knownOnlyHere = (ctx: Ctx, userId: number) => {
+  const school = schoolOf(ctx);
+  return sql`NOT EXISTS (SELECT 1 FROM ${schoolPeople} WHERE ${schoolPeople.schoolId} = ${school} AND ${schoolPeople.userId} = ${userId})
+    AND NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
+    AND NOT EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school})`;
+};
+
+/**
+ * A school's edit of a person's name and email (any of them), as statements for the caller's batch.
+ * The super-admin edits the person's own identity (`editOwnIdentity`). Otherwise: a person another
+ * school knows too, or whom this school holds a copy of, gets this school's copy (from what it sees
+ * now, with the edit); someone this school alone knows, the user row, guarded so that a person who
+ * joined another school meanwhile aborts the batch (the caller's guard handling: a retry).
+ * `where` narrows the user row (a member here); `extra` are other user-row fields the caller sets
+ * (language, status) with their own audit.
+ */
+export async function editPerson(
+  ctx: Ctx,
+  userId: number,
+  edit: IdentityEdit,
+  where?: SQL,
+  extra: Record<string, unknown> = {},
+): Promise<Statement[]> {
+  const given = Object.fromEntries(Object.entries(edit).filter(([, v]) => v !== undefined)) as IdentityEdit;
+  if (ctx.isSuperAdmin) return editOwnIdentity(ctx, userId, { ...given, ...extra }, where);
+  const { own, shared } = Object.keys(given).length ? await standing(ctx, userId) : { own: false, shared: false };
+  if (!own && !shared) {
+    const set = { ...given, ...extra, updatedAt: now(ctx) };
+    const who = and(eq(users.id, userId), where, Object.keys(given).length ? knownOnlyHere(ctx, userId) : undefined);
+    return [
+      auditUpdate(ctx, userAudit, who, set),
+      ctx.deps.db
+        .update(users)
+        .set(withSearch(users, set) as never)
+        .where(who),
+      guard(ctx.deps.db),
+    ];
+  }
+  const statements = copyEdit(ctx, userId, given, where);
+  if (Object.keys(extra).length) {
+    const set = { ...extra, updatedAt: now(ctx) };
+    const who = and(eq(users.id, userId), where);
+    statements.push(
+      auditUpdate(ctx, userAudit, who, set),
+      ctx.deps.db
+        .update(users)
+        .set(set as never)
+        .where(who),
+      guard(ctx.deps.db),
+    );
+  }
+  return statements;
+}
+
+/**
+ * The school's copy written from what the school sees now (its copy, or the user row) with the edit
+ * applied, audited as the user's update with the old and new values as the school sees them.
+ */
+function copyEdit(ctx: Ctx, userId: number, edit: IdentityEdit, where?: SQL): Statement[] {
+  const school = schoolOf(ctx);
+  const at = now(ctx);
+  const copy = columnsAs("edited_copy");
+  const user = columnsAs("user");
+  const seen = identity(user, copy);
+  const hasEmail = edit.email !== undefined;
+  const next = {
+    firstName: sql`coalesce(${edit.firstName ?? null}, ${seen.firstName})`,
+    lastName: sql`coalesce(${edit.lastName ?? null}, ${seen.lastName})`,
+    email: hasEmail ? sql`${edit.email ?? null}` : seen.email,
+  };
+  const fromUser = sql`FROM "user" ${copyJoin("edited_copy", sql.raw('"user"."id"'), school)} WHERE "user"."id" = ${userId}${where ? sql` AND ${where}` : sql``}`;
+  // The audit's old values read the same way, per field given (in the audit row's own SELECT over `user`).
+  const copyNow = (column: string) =>
+    sql`(SELECT ${sql.raw(`"c"."${column}"`)} FROM "school_person" "c" WHERE "c"."school_id" = ${school} AND "c"."user_id" = "user"."id")`;
+  const hasCopy = sql`EXISTS (SELECT 1 FROM "school_person" "c" WHERE "c"."school_id" = ${school} AND "c"."user_id" = "user"."id")`;
+  const old = {
+    firstName: sql`coalesce(${copyNow("first_name")}, "user"."first_name")`,
+    lastName: sql`coalesce(${copyNow("last_name")}, "user"."last_name")`,
+    email: sql`CASE WHEN ${hasCopy} THEN ${copyNow("email")} ELSE "user"."email" END`,
+  };
+  const changes = (Object.keys(edit) as (keyof IdentityEdit)[]).map(
+    (key) =>
+      sql`(${key}, CASE WHEN ${old[key]} IS NOT ${edit[key] ?? null} THEN json_object('old', ${old[key]}, 'new', ${edit[key] ?? null}) END)`,
+  );
+  return [
+    auditAction(
+      ctx,
+      userAudit,
+      and(eq(users.id, userId), where),
+      "update",
+      changes.length
+        ? sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(changes, sql`, `)}) WHERE column2 IS NOT NULL)`
+        : sql`'{}'`,
+    ),
+    ctx.deps.db
+      .insert(schoolPeople)
+      .select(
+        sql`SELECT NULL, ${at}, ${at}, ${school}, "user"."id", ${next.firstName}, ${next.lastName}, ${next.email},
+          coalesce(${edit.firstName === undefined ? null : fold(edit.firstName)}, ${copy.firstNameSearch}, "user"."first_name_search"),
+          coalesce(${edit.lastName === undefined ? null : fold(edit.lastName)}, ${copy.lastNameSearch}, "user"."last_name_search")
+          ${fromUser}`,
+      )
+      .onConflictDoUpdate({
+        target: [schoolPeople.schoolId, schoolPeople.userId],
+        set: {
+          firstName: sql`excluded.first_name`,
+          lastName: sql`excluded.last_name`,
+          email: sql`excluded.email`,
+          firstNameSearch: sql`excluded.first_name_search`,
+          lastNameSearch: sql`excluded.last_name_search`,
+          updatedAt: at,
+        },
+      }),
+    guard(ctx.deps.db),
+  ];
+}
+
+/**
+ * The person's own identity changed (by the person, or the super-admin for them): the user row,
+ * and every school's copy removed, so every school sees the person's own values from now on.
+ */
+export function editOwnIdentity(ctx: Ctx, userId: number, set: Record<string, unknown>, where?: SQL): Statement[] {
+  const values = { ...set, updatedAt: now(ctx) };
+  const who = and(eq(users.id, userId), where);
+  const identityChanged = ["firstName", "lastName", "email"].some((k) => set[k] !== undefined);
+  return [
+    auditUpdate(ctx, userAudit, who, values),
+    ctx.deps.db
+      .update(users)
+      .set(withSearch(users, values) as never)
+      .where(who),
+    guard(ctx.deps.db),
+    ...(identityChanged ? [ctx.deps.db.delete(schoolPeople).where(eq(schoolPeople.userId, userId))] : []),
+  ];
+}
