@@ -8,6 +8,7 @@
 import { and, count, eq, isNotNull, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { rolePermissions, roleUsers, users } from "../src/db/core";
+import { fold } from "../src/lib/fold";
 import { jsonValues } from "../src/lib/write";
 import { families } from "../src/modules/family/schema";
 import { groupStudents, groupTeachers } from "../src/modules/group/schema";
@@ -46,8 +47,8 @@ const fresh = (n: number, prefix: string) => {
 async function people(n: number, role?: number): Promise<number[]> {
   const phones = fresh(n, "+1556");
   await t.db.run(
-    sql`INSERT INTO user (created_at, updated_at, phone, first_name, last_name, language, status)
-      SELECT ${AT}, ${AT}, value, 'Max', 'Imum', 'es', 'invited' FROM json_each(${JSON.stringify(phones)})`,
+    sql`INSERT INTO user (created_at, updated_at, phone, first_name, last_name, first_name_search, last_name_search, language, status)
+      SELECT ${AT}, ${AT}, value, 'Max', 'Imum', 'max', 'imum', 'es', 'invited' FROM json_each(${JSON.stringify(phones)})`,
   );
   const ids = (await t.db.select({ id: users.id }).from(users).where(within(users.phone, phones))).map((r) => r.id);
   const json = JSON.stringify(ids);
@@ -66,8 +67,9 @@ async function people(n: number, role?: number): Promise<number[]> {
 async function newStudents(n: number): Promise<number[]> {
   const names = fresh(n, "Maximum ");
   await t.db.run(
-    sql`INSERT INTO student (created_at, updated_at, school_id, first_name, last_name, status)
-      SELECT ${AT}, ${AT}, ${NORTH}, 'Max', value, 'active' FROM json_each(${JSON.stringify(names)})`,
+    sql`INSERT INTO student (created_at, updated_at, school_id, first_name, last_name, first_name_search, last_name_search, status)
+      SELECT ${AT}, ${AT}, ${NORTH}, 'Max', value->>0, 'max', value->>1, 'active'
+      FROM json_each(${JSON.stringify(names.map((n) => [n, fold(n)]))})`,
   );
   const rows = await t.db
     .select({ id: students.id })
@@ -172,8 +174,9 @@ describe("roles", () => {
   }, async () => {
     const names = fresh(20, "Maximum role ");
     await t.db.run(
-      sql`INSERT INTO role (created_at, updated_at, key, name, school_id)
-        SELECT ${AT}, ${AT}, NULL, value, ${NORTH} FROM json_each(${JSON.stringify(names)})`,
+      sql`INSERT INTO role (created_at, updated_at, key, name, name_search, school_id)
+        SELECT ${AT}, ${AT}, NULL, value->>0, value->>1, ${NORTH}
+        FROM json_each(${JSON.stringify(names.map((n) => [n, fold(n)]))})`,
     );
     const roleIds = (
       await t.db.run(
@@ -227,8 +230,9 @@ describe("groups and families", () => {
     expect(res.status, await res.clone().text()).toBe(201);
     const numbers = fresh(100, "MAX-");
     await t.db.run(
-      sql`INSERT INTO family (created_at, updated_at, school_id, family_number, name)
-        SELECT ${AT}, ${AT}, ${NORTH}, value, 'Maximum' FROM json_each(${JSON.stringify(numbers)})`,
+      sql`INSERT INTO family (created_at, updated_at, school_id, family_number, name, family_number_search, name_search)
+        SELECT ${AT}, ${AT}, ${NORTH}, value->>0, 'Maximum', value->>1, 'maximum'
+        FROM json_each(${JSON.stringify(numbers.map((n) => [n, fold(n)]))})`,
     );
     const ids = (
       await t.db

@@ -615,14 +615,16 @@ describe("deleted students: their id number, the list of them, restore", () => {
     expect((await link(t, s.id, p.id)).status).toBe(201);
     const [g] = await t.db
       .insert(groups)
-      .values({
-        schoolId: NORTH,
-        name: u("G"),
-        level: "elementary",
-        schoolYear: "2026-2027",
-        createdAt: AT,
-        updatedAt: AT,
-      })
+      .values(
+        withSearch(groups, {
+          schoolId: NORTH,
+          name: u("G"),
+          level: "elementary",
+          schoolYear: "2026-2027",
+          createdAt: AT,
+          updatedAt: AT,
+        }),
+      )
       .returning();
     await t.db
       .insert(groupStudents)
