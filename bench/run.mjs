@@ -17,7 +17,7 @@
  */
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,9 +74,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 /** Runs a command to completion (one at a time; a signal stops it by its pid, see above). */
-function run(cmd, args, env) {
+function run(cmd, args, env, cwd = ROOT) {
   return new Promise((resolve, reject) => {
-    child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => {
       output += d;
@@ -104,14 +104,44 @@ async function build(outdir) {
   const { buildCommand, measureBuild } = await bundleTools();
   const { command, args, env } = buildCommand(outdir);
   await run(command, args, env);
-  return measureBuild(outdir);
+  return { ...(await measureBuild(outdir)), root: ROOT };
+}
+
+/**
+ * The Worker of another commit (`BENCH_BASELINE=<git ref>`), built the same way from that commit's
+ * files: `git archive` into the temp dir, then node_modules. When the commit's package-lock.json is
+ * this tree's, node_modules is a symlink to this tree's (nothing installed); otherwise `npm ci`
+ * installs that commit's (from npm's cache where it can). Then that commit's own wrangler builds
+ * it with that commit's wrangler.toml.
+ */
+async function buildBaseline(ref, tmp) {
+  const sha = (await run("git", ["rev-parse", "--verify", `${ref}^{commit}`])).trim();
+  const src = path.join(tmp, "baseline-src");
+  const outdir = path.join(tmp, "baseline-dist");
+  await mkdir(src, { recursive: true });
+  const tar = path.join(tmp, "baseline.tar");
+  await run("git", ["archive", "--format=tar", `--output=${tar}`, sha]);
+  await run("tar", ["-xf", tar, "-C", src]);
+  const lock = (dir) => readFile(path.join(dir, "package-lock.json"), "utf8").catch(() => "");
+  const sameLock = (await lock(src)) === (await lock(ROOT));
+  if (sameLock) {
+    await symlink(path.join(ROOT, "node_modules"), path.join(src, "node_modules"), "dir");
+  } else {
+    console.log(`baseline ${ref}: its package-lock.json differs, npm ci (from npm's cache where it can)`);
+    watchdog(SETUP_WATCHDOG_MS + 10 * 60 * 1000, "the set-up (npm ci of the baseline)");
+    await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], {}, src);
+  }
+  const { buildCommand, measureBuild } = await bundleTools();
+  const { args, env } = buildCommand(outdir);
+  await run(path.join(src, "node_modules/.bin/wrangler"), args, env, src);
+  return { ...(await measureBuild(outdir)), root: src, sha, sameLock };
 }
 
 // ---------------------------------------------------------------- Miniflare
 
-/** wrangler.toml as wrangler itself reads it: compatibility settings and [vars]. */
-function wranglerConfig() {
-  const config = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") });
+/** A tree's wrangler.toml as wrangler itself reads it: compatibility settings and [vars]. */
+function wranglerConfig(root = ROOT) {
+  const config = unstable_readConfig({ config: path.join(root, "wrangler.toml") });
   return {
     vars: config.vars,
     compatibilityDate: config.compatibility_date,
@@ -123,16 +153,15 @@ function wranglerConfig() {
 let running;
 
 /**
- * One workerd, Workers sharing one D1 database: the bundle and the floor (timed, over HTTP; the
- * floor answers under /__floor/<row>), and the same two behind the recording wrapper
- * (bench/count-d1.mjs; called one request at a time through `getWorker`, never timed). The floor
- * replays `plans` (one per row, from the counting pass), a JSON binding: `setOptions` gives it the
- * plans once they are known (the D1 data stays; workerd restarts).
+ * One workerd, Workers sharing one D1 database: the bundle, the baseline's bundle if any, and the
+ * floor (timed, over HTTP: the floor answers under /__floor/<row>, the baseline to the host
+ * `baseline.bench`), and the same behind the recording wrapper (bench/count-d1.mjs; called one
+ * request at a time through `getWorker`, never timed). The floor replays `plans` (one per row, from
+ * the counting pass), a JSON binding: `setOptions` gives it the plans once they are known (the D1
+ * data stays; workerd restarts).
  */
-async function miniflareOptions(outdir, logs, plans) {
-  const { vars, compatibilityDate, compatibilityFlags } = wranglerConfig();
-  const bindings = {
-    ...vars,
+async function miniflareOptions(bundle, baseline, logs, plans) {
+  const secrets = {
     ENVIRONMENT: "production",
     // What an operator sets (README, Deploy); no SMS is sent and no URL is used by the bench.
     S3_ENDPOINT: "https://bench.r2.cloudflarestorage.com",
@@ -143,28 +172,45 @@ async function miniflareOptions(outdir, logs, plans) {
     S3_ACCESS_KEY_ID: "bench",
     S3_SECRET_ACCESS_KEY: "bench",
   };
-  const shared = {
-    compatibilityDate,
-    compatibilityFlags,
-    d1Databases: { DB: "bench-db" },
-    r2Buckets: { DOCUMENTS: "bench-documents" },
-    queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
-    bindings,
+  /** A build's settings: its own wrangler.toml's compatibility settings and vars. */
+  const settings = (build) => {
+    const { vars, compatibilityDate, compatibilityFlags } = wranglerConfig(build.root);
+    return {
+      compatibilityDate,
+      compatibilityFlags,
+      d1Databases: { DB: "bench-db" },
+      r2Buckets: { DOCUMENTS: "bench-documents" },
+      queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
+      bindings: { ...vars, ...secrets },
+    };
   };
-  const bundle = await readFile(path.join(outdir, "index.js"), "utf8");
   const floor = await readFile(path.join(BENCH, "floor-worker.js"), "utf8");
   const counter = await readFile(path.join(BENCH, "count-d1.mjs"), "utf8");
   // A JSON binding takes JSON values only (no `undefined`).
-  const floorShared = { ...shared, bindings: { FLOOR_PLANS: JSON.parse(JSON.stringify(plans)) } };
-  const counted = (name, inner, base = shared) => ({
+  const floorSettings = { ...settings(bundle), bindings: { FLOOR_PLANS: JSON.parse(JSON.stringify(plans)) } };
+  const counted = (name, dir, inner, base) => ({
     ...base,
     name,
-    modulesRoot: outdir,
+    modulesRoot: dir,
     modules: [
-      { type: "ESModule", path: path.join(outdir, `${name}.mjs`), contents: counter },
-      { type: "ESModule", path: path.join(outdir, "worker.js"), contents: inner },
+      { type: "ESModule", path: path.join(dir, `${name}.mjs`), contents: counter },
+      { type: "ESModule", path: path.join(dir, "worker.js"), contents: inner },
     ],
   });
+  const workers = async (name, build, routes) => {
+    const contents = await readFile(path.join(build.outdir, build.main), "utf8");
+    const base = settings(build);
+    return [
+      {
+        ...base,
+        name,
+        ...(routes ? { routes } : {}),
+        modules: [{ type: "ESModule", path: path.join(build.outdir, build.main), contents }],
+        modulesRoot: build.outdir,
+      },
+      counted(`${name}-counted`, build.outdir, contents, base),
+    ];
+  };
   // Miniflare 5 takes a new option shape; the v4 shape (the documented one, and what the vitest
   // pool passes) goes through its converter.
   return convertV4MiniflareOptions({
@@ -175,27 +221,26 @@ async function miniflareOptions(outdir, logs, plans) {
       if (logs.length > 50) logs.shift();
     },
     workers: [
+      // The first Worker answers whatever no route claims.
+      ...(await workers("api", bundle)),
+      ...(baseline ? await workers("baseline", baseline, [`${BASELINE_HOST}/*`]) : []),
       {
-        ...shared,
-        name: "api",
-        modules: [{ type: "ESModule", path: path.join(outdir, "index.js"), contents: bundle }],
-        modulesRoot: outdir,
-      },
-      {
-        ...floorShared,
+        ...floorSettings,
         name: "floor",
         routes: ["*/__floor/*"],
         modules: [{ type: "ESModule", path: path.join(BENCH, "floor-worker.js"), contents: floor }],
         modulesRoot: BENCH,
       },
-      counted("api-counted", bundle),
-      counted("floor-counted", floor, floorShared),
+      counted("floor-counted", BENCH, floor, floorSettings),
     ],
   });
 }
 
-async function startMiniflare(outdir, logs) {
-  const mf = new Miniflare(await miniflareOptions(outdir, logs, {}));
+/** The host the baseline Worker answers (Miniflare routes by host). */
+const BASELINE_HOST = "baseline.bench";
+
+async function startMiniflare(bundle, baseline, logs) {
+  const mf = new Miniflare(await miniflareOptions(bundle, baseline, logs, {}));
   running = mf;
   const url = await mf.ready;
   return {
@@ -203,7 +248,7 @@ async function startMiniflare(outdir, logs) {
     url: url.origin,
     /** Gives the floor its plans (restarts workerd: the same URL, the same D1 data). */
     async setPlans(plans) {
-      await mf.setOptions(await miniflareOptions(outdir, logs, plans));
+      await mf.setOptions(await miniflareOptions(bundle, baseline, logs, plans));
       const again = await mf.ready;
       if (again.origin !== url.origin) throw new Error(`Miniflare moved from ${url.origin} to ${again.origin}`);
     },
@@ -546,33 +591,62 @@ function machine() {
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
-function table(rows) {
-  const header = [
-    "endpoint",
-    "req/s",
-    "p50 ms",
-    "p99 ms",
-    "D1 calls/req",
-    "floor req/s",
-    "× floor",
-    "non-2xx",
-    "result",
-  ];
+const round = (n) => (Number.isFinite(n) ? String(Math.round(n)) : "-");
+
+/** The table: one line per row; with a baseline, its figures beside the current build's. */
+function table(rows, baseline) {
+  const header = baseline
+    ? [
+        "endpoint",
+        `${baseline.ref} req/s`,
+        "now req/s",
+        "floor req/s",
+        `${baseline.ref} × floor`,
+        "now × floor",
+        `now ÷ ${baseline.ref}`,
+        `p50 ms (${baseline.ref} / now)`,
+        `p99 ms (${baseline.ref} / now)`,
+        `D1 calls/req (${baseline.ref} / now)`,
+        "non-2xx",
+        "result",
+      ]
+    : ["endpoint", "req/s", "p50 ms", "p99 ms", "D1 calls/req", "floor req/s", "× floor", "non-2xx", "result"];
   const lines = rows.map((r) => {
     // A failed row shows no speed: numbers from error answers would read as results.
     const ok = r.verdict === "ok";
-    const m = ok ? r.api : undefined;
-    const f = ok ? r.floor : undefined;
+    const m = ok ? r.results.api : undefined;
+    const f = ok ? r.results.floor : undefined;
+    const b = ok ? r.results.baseline : undefined;
+    const non2xx = Object.values(r.results ?? {}).reduce((a, x) => a + x.non2xx, 0);
+    const verdict = [r.verdict, ...(r.notes ?? [])].join("; ");
+    if (!baseline) {
+      return [
+        r.label,
+        round(m?.rps),
+        m ? fmt(m.p50) : "-",
+        m ? fmt(m.p99) : "-",
+        r.calls ?? "-",
+        round(f?.rps),
+        m ? fmt(m.ratio) : "-",
+        r.results ? String(non2xx) : "-",
+        verdict,
+      ];
+    }
+    const pair = (x, y, digits) =>
+      `${x === undefined ? "n/a" : fmt(x, digits)} / ${y === undefined ? "-" : fmt(y, digits)}`;
     return [
       r.label,
-      m ? String(Math.round(m.rps)) : "-",
-      m ? fmt(m.p50) : "-",
-      m ? fmt(m.p99) : "-",
-      r.calls ?? "-",
-      f ? String(Math.round(f.rps)) : "-",
+      b ? round(b.rps) : "n/a",
+      round(m?.rps),
+      round(f?.rps),
+      b ? fmt(b.ratio) : "n/a",
       m ? fmt(m.ratio) : "-",
-      r.api ? String(r.api.non2xx + (r.floor?.non2xx ?? 0)) : "-",
-      r.verdict,
+      b && m ? fmt(m.vsBaseline) : "n/a",
+      pair(b?.p50, m?.p50),
+      pair(b?.p99, m?.p99),
+      `${r.baseline?.calls ?? "n/a"} / ${r.calls ?? "-"}`,
+      r.results ? String(non2xx) : "-",
+      verdict,
     ];
   });
   const out = [`| ${header.join(" | ")} |`, `|${header.map((_h, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
@@ -593,29 +667,46 @@ function watchdog(ms, what) {
   watchdogTimer.unref();
 }
 
+/** A route the build does not have: 404 from the router (not a record's), or 405. */
+const noRoute = (count) =>
+  count.statuses.some((s) => s === 405) || (count.statuses.some((s) => s === 404) && /No route/i.test(count.detail));
+
 async function main() {
   const started = Date.now();
   watchdog(SETUP_WATCHDOG_MS, "the set-up");
   const only = process.argv.slice(2);
+  const baselineRef = process.env.BENCH_BASELINE || undefined;
   const m = machine();
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}; load average ${os.loadavg()[0].toFixed(2)}`);
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), "school-api-bench-"));
   onExit.push(() => rmSync(tmp, { recursive: true, force: true }));
-  const outdir = path.join(tmp, "dist");
 
-  const size = await build(outdir);
-  console.log(`bundle: ${size.main}: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip`);
+  const builds = [{ name: "now", build: await build(path.join(tmp, "dist")) }];
+  let baseline;
+  if (baselineRef) {
+    const b = await buildBaseline(baselineRef, tmp);
+    baseline = { ...b, ref: baselineRef };
+    console.log(
+      `baseline: ${baselineRef} = ${b.sha.slice(0, 12)} (${b.sameLock ? "same package-lock.json: node_modules linked" : "npm ci"})`,
+    );
+    builds.unshift({ name: baselineRef, build: b });
+  }
+  const bundle = builds.at(-1).build;
   const { measureStartup, BUDGETS } = await bundleTools();
-  const startup = await measureStartup(size, 7);
   const ms = (f) => `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})`;
-  const startupLine =
-    `start-up (module evaluation + first request, fresh isolates, budget ${BUDGETS.startupMs} ms): ` +
-    `${startup.cpu ? `CPU ${ms(startup.cpu)}, ` : ""}wall ${ms(startup.wall)}`;
-  console.log(startupLine);
+  const summaryLines = [];
+  for (const { name, build: b } of builds) {
+    const startup = await measureStartup(b, 7);
+    const line =
+      `${name}: bundle ${b.main} ${kib(b.raw)} raw, ${kib(b.gzip)} gzip; start-up (module evaluation + first request, ` +
+      `fresh isolates, budget ${BUDGETS.startupMs} ms): ${startup.cpu ? `CPU ${ms(startup.cpu)}, ` : ""}wall ${ms(startup.wall)}`;
+    console.log(line);
+    summaryLines.push(line);
+  }
 
   const logs = [];
-  const { mf, url, setPlans } = await startMiniflare(outdir, logs);
+  const { mf, url, setPlans } = await startMiniflare(bundle, baseline, logs);
   let db = await mf.getD1Database("DB", "api");
   const migrations = await migrate(db);
   await seedDemo(db);
@@ -639,10 +730,11 @@ async function main() {
   const selected = only.length ? all.filter((e) => only.includes(e.key)) : all.filter((e) => !e.optional);
 
   console.log(
-    `load: autocannon, ${CONNECTIONS} connections, no pipelining, ${WARMUP_SECONDS} s warm-up + ${ROUNDS} × ${ROUND_SECONDS} s rounds (medians), each row and its floor in turn; server ${url}`,
+    `load: autocannon, ${CONNECTIONS} connections, no pipelining, ${WARMUP_SECONDS} s warm-up + ${ROUNDS} × ${ROUND_SECONDS} s rounds (medians), ` +
+      `each row's ${baseline ? "baseline, endpoint and floor" : "endpoint and floor"} in turn; server ${url}`,
   );
   const counter = { next: 0 };
-  const rows = selected.map((endpoint) => ({ endpoint, label: endpoint.label, key: endpoint.key }));
+  const rows = selected.map((endpoint) => ({ endpoint, label: endpoint.label, key: endpoint.key, notes: [] }));
 
   // Counting pass first: it also proves every endpoint answers 2xx before any timing, and
   // captures the statements each row's floor replays.
@@ -650,7 +742,7 @@ async function main() {
   for (const row of rows) {
     const count = await countD1(mf, "api-counted", row.endpoint, counter);
     row.calls = count.calls;
-    if (count.statuses.some((s) => s === 404) && /No route/.test(count.detail)) {
+    if (noRoute(count)) {
       row.verdict = "FAIL: route not mounted";
     } else if (count.statuses.some((s) => s < 200 || s >= 300)) {
       row.verdict = `FAIL: counting pass got ${count.statuses.join(", ")}: ${count.detail}`;
@@ -663,6 +755,25 @@ async function main() {
         (count.varies ? "; NOTE: its SQL differs from one request to the next, the floor replays the last" : ""),
     );
     await row.endpoint.reset?.(db);
+    if (!baseline) continue;
+    const old = await countD1(mf, "baseline-counted", row.endpoint, counter);
+    await row.endpoint.reset?.(db);
+    row.baseline = { calls: old.calls };
+    // An older build may word its 404 otherwise: any 404 or 405 there is a route it lacks.
+    if (old.statuses.some((s) => s === 404 || s === 405)) {
+      row.baseline = { na: true };
+      row.notes.push(`${baseline.ref}: n/a (no such route: ${old.statuses.join(", ")})`);
+    } else if (old.statuses.some((s) => s < 200 || s >= 300)) {
+      row.baseline.na = true;
+      row.notes.push(`${baseline.ref}: FAIL, counting pass got ${old.statuses.join(", ")}: ${old.detail}`);
+    } else {
+      if (old.calls !== count.calls)
+        row.notes.push(`D1 calls differ (${baseline.ref} ${old.calls}, now ${count.calls})`);
+      if (shape(old.plan.trace) !== shape(count.plan.trace)) row.notes.push(`${baseline.ref} ran other SQL`);
+    }
+    console.log(
+      `    ${baseline.ref}: ${row.baseline.na ? "not timed" : `${old.calls} D1 call(s)/request`}, status ${old.statuses.join(", ")}`,
+    );
   }
   if (process.env.BENCH_PLANS_OUT) await writeFile(process.env.BENCH_PLANS_OUT, `${JSON.stringify(plans, null, 2)}\n`);
   await setPlans(plans);
@@ -673,42 +784,66 @@ async function main() {
     await row.endpoint.reset?.(db);
   }
 
-  // Rounds interleave the rows and, within a row, the endpoint and its floor (warm-up, then round
-  // 1 of each, round 2 of each, ...; the floor first in every other round) so that other load on
-  // the machine spreads over every row and every floor instead of landing on one.
-  // A row that already failed is not timed: a fast 401 is not a benchmark.
+  // Rounds interleave the rows and, within a row, the baseline, the endpoint and its floor
+  // (warm-up, then round 1 of each, round 2 of each, ...; the order within a row rotates from one
+  // round to the next) so that other load on the machine spreads over every row, build and floor
+  // instead of landing on one. A row that already failed is not timed: a fast 401 is not a benchmark.
   const timed = rows.filter((r) => !r.verdict);
   const variants = (row) => [
+    ...(baseline && !row.baseline?.na
+      ? [
+          {
+            name: "baseline",
+            request: (n) => {
+              const r = row.endpoint.request(n);
+              return { ...r, headers: { ...r.headers, host: BASELINE_HOST } };
+            },
+          },
+        ]
+      : []),
     { name: "api", request: (n) => row.endpoint.request(n) },
     { name: "floor", request: (n) => floorRequest(row.endpoint, n) },
   ];
-  const plannedSeconds = timed.length * 2 * (WARMUP_SECONDS + ROUNDS * ROUND_SECONDS);
+  const plannedSeconds = timed.reduce((a, r) => a + variants(r).length * (WARMUP_SECONDS + ROUNDS * ROUND_SECONDS), 0);
   watchdog((plannedSeconds * 1.5 + 120) * 1000, "the timing");
-  console.log(`timing ${timed.length} rows and their floors: about ${Math.round(plannedSeconds / 60)} minutes`);
+  console.log(`timing ${timed.length} rows: about ${Math.round(plannedSeconds / 60)} minutes`);
   const runs = new Map(timed.map((r) => [r, Object.fromEntries(variants(r).map((v) => [v.name, { rounds: [] }]))]));
   const timedRun = async (row, variant, seconds) => {
     const result = await load(url, variant, counter, seconds);
     await row.endpoint.reset?.(db);
     return result;
   };
-  for (const row of timed)
+  for (const row of timed) {
     for (const v of variants(row)) runs.get(row)[v.name].warm = await timedRun(row, v, WARMUP_SECONDS);
+  }
   for (let i = 0; i < ROUNDS; i++) {
     for (const row of timed) {
-      const order = variants(row);
-      if (i % 2) order.reverse();
+      const vs = variants(row);
+      const order = [...vs.slice(i % vs.length), ...vs.slice(0, i % vs.length)];
       for (const v of order) runs.get(row)[v.name].rounds.push(await timedRun(row, v, ROUND_SECONDS));
     }
+    const figures = (r) =>
+      Object.values(runs.get(r))
+        .map((v) => Math.round(v.rounds[i].rps))
+        .join("/");
     console.log(
-      `  round ${i + 1}/${ROUNDS}: ${timed.map((r) => `${Math.round(runs.get(r).api.rounds[i].rps)}/${Math.round(runs.get(r).floor.rounds[i].rps)}`).join(", ")} req/s (endpoint/floor)`,
+      `  round ${i + 1}/${ROUNDS}: ${timed.map(figures).join(", ")} req/s (${baseline ? `${baseline.ref}/` : ""}endpoint/floor)`,
     );
   }
   for (const row of timed) {
     const r = runs.get(row);
-    row.floor = summarise(r.floor);
-    row.api = summarise(r.api, r.floor);
-    const failed = failures(row.api);
-    const floorFailed = failures(row.floor);
+    row.results = { floor: summarise(r.floor), api: summarise(r.api, r.floor) };
+    if (r.baseline) {
+      row.results.baseline = summarise(r.baseline, r.floor);
+      row.results.api.vsBaseline = median(r.api.rounds.map((x, i) => x.rps / r.baseline.rounds[i].rps));
+      const oldFailed = failures(row.results.baseline);
+      if (oldFailed) {
+        row.notes.push(`${baseline.ref}: FAIL, ${oldFailed}`);
+        delete row.results.baseline;
+      }
+    }
+    const failed = failures(row.results.api);
+    const floorFailed = failures(row.results.floor);
     if (failed) row.verdict = `FAIL: ${failed}`;
     else if (floorFailed) row.verdict = `FAIL: the floor got ${floorFailed}`;
     row.verdict ??= "ok";
@@ -716,14 +851,15 @@ async function main() {
   const load1 = os.loadavg()[0];
 
   console.log("");
-  console.log(table(rows));
+  console.log(table(rows, baseline));
   console.log("");
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
-  console.log(`bundle: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip (wrangler deploy --dry-run)`);
-  console.log(startupLine);
+  if (baseline) console.log(`baseline: ${baseline.ref} = ${baseline.sha}`);
+  for (const line of summaryLines) console.log(line);
   console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
   console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
+  // The exit code judges the current build and its floors; a baseline's failures are reported only.
   const failed = rows.filter((r) => r.verdict !== "ok");
   if (failed.length) {
     console.error(`\nBENCH FAILED: ${failed.map((r) => `${r.label}: ${r.verdict}`).join("\n  ")}`);
