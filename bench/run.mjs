@@ -160,7 +160,7 @@ let running;
  * the counting pass), a JSON binding: `setOptions` gives it the plans once they are known (the D1
  * data stays; workerd restarts).
  */
-async function miniflareOptions(bundle, baseline, logs, plans) {
+async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
   const secrets = {
     ENVIRONMENT: "production",
     // What an operator sets (README, Deploy); no SMS is sent and no URL is used by the bench.
@@ -216,6 +216,8 @@ async function miniflareOptions(bundle, baseline, logs, plans) {
   return convertV4MiniflareOptions({
     host: "127.0.0.1",
     port: 0,
+    // The DevTools Protocol of every Worker, for --profile (bench/profile.mjs).
+    ...(inspector ? { inspectorPort: 0 } : {}),
     handleStructuredLogs: (log) => {
       logs.push(`${log.level}: ${log.message}`);
       if (logs.length > 50) logs.shift();
@@ -239,8 +241,8 @@ async function miniflareOptions(bundle, baseline, logs, plans) {
 /** The host the baseline Worker answers (Miniflare routes by host). */
 const BASELINE_HOST = "baseline.bench";
 
-async function startMiniflare(bundle, baseline, logs) {
-  const mf = new Miniflare(await miniflareOptions(bundle, baseline, logs, {}));
+async function startMiniflare(bundle, baseline, logs, inspector) {
+  const mf = new Miniflare(await miniflareOptions(bundle, baseline, logs, {}, inspector));
   running = mf;
   const url = await mf.ready;
   return {
@@ -248,7 +250,7 @@ async function startMiniflare(bundle, baseline, logs) {
     url: url.origin,
     /** Gives the floor its plans (restarts workerd: the same URL, the same D1 data). */
     async setPlans(plans) {
-      await mf.setOptions(await miniflareOptions(bundle, baseline, logs, plans));
+      await mf.setOptions(await miniflareOptions(bundle, baseline, logs, plans, inspector));
       const again = await mf.ready;
       if (again.origin !== url.origin) throw new Error(`Miniflare moved from ${url.origin} to ${again.origin}`);
     },
@@ -654,6 +656,72 @@ function table(rows, baseline) {
   return out.join("\n");
 }
 
+// ---------------------------------------------------------------- profile
+
+const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);
+const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
+const TOP = 25;
+
+/**
+ * `--profile <row>...`: each row's endpoint, then its floor, under the same load as a timed round
+ * (after a warm-up), with V8's sampling profiler on that Worker's isolate (bench/profile.mjs).
+ * Prints self time per request by kind of work, by module and by function (source-mapped), the
+ * difference from the floor, and writes the .cpuprofile files (open them in Chrome DevTools,
+ * Performance panel) to bench/.data/.
+ */
+async function profileRows(mf, url, rows, bundle, counter, db) {
+  const { profile, summarise, loadSourceMap, markdown } = await import("./profile.mjs");
+  const bundles = { [bundle.main]: loadSourceMap(path.join(bundle.outdir, bundle.main), ROOT) };
+  const out = path.join(BENCH, ".data");
+  await mkdir(out, { recursive: true });
+  for (const row of rows.filter((r) => !r.verdict)) {
+    const summaries = {};
+    for (const [worker, target] of [
+      ["api", { request: (n) => row.endpoint.request(n) }],
+      ["floor", { request: (n) => floorRequest(row.endpoint, n) }],
+    ]) {
+      await load(url, target, counter, WARMUP_SECONDS);
+      await row.endpoint.reset?.(db);
+      const { cpuprofile, result } = await profile(
+        mf,
+        worker,
+        () => load(url, target, counter, PROFILE_SECONDS),
+        PROFILE_INTERVAL_US,
+      );
+      await row.endpoint.reset?.(db);
+      if (result.non2xx + result.errors > 0) throw new Error(`${row.key} ${worker}: ${failures(result)}`);
+      const file = path.join(out, `${row.key}-${worker}.cpuprofile`);
+      await writeFile(file, JSON.stringify(cpuprofile));
+      summaries[worker] = { ...summarise(cpuprofile, { bundles, requests: result.total }), rps: result.rps, file };
+    }
+    const { api, floor } = summaries;
+    console.log(
+      `\n## ${row.label}: profile (${PROFILE_SECONDS} s under load, sampled every ${PROFILE_INTERVAL_US} µs)\n`,
+    );
+    console.log(
+      `endpoint: ${Math.round(api.rps)} req/s, ${api.requests} requests, JS and native time in its isolate ${api.perRequestUs.toFixed(0)} µs/request` +
+        ` (wall ${(1e6 / api.rps).toFixed(0)} µs/request at this rate)`,
+    );
+    console.log(
+      `floor: ${Math.round(floor.rps)} req/s, ${floor.requests} requests, ${floor.perRequestUs.toFixed(0)} µs/request in its isolate` +
+        ` (wall ${(1e6 / floor.rps).toFixed(0)} µs/request)`,
+    );
+    console.log(
+      `difference: ${(api.perRequestUs - floor.perRequestUs).toFixed(0)} µs/request in the isolate, ${(1e6 / api.rps - 1e6 / floor.rps).toFixed(0)} µs/request of wall time`,
+    );
+    console.log(`profiles: ${api.file}, ${floor.file}\n`);
+    console.log(markdown("endpoint: kind of work", api.byKind, TOP));
+    console.log("");
+    console.log(markdown("floor: kind of work", floor.byKind, TOP));
+    console.log("");
+    console.log(markdown("endpoint: under which function of src/ (innermost on the stack)", api.byCaller, TOP));
+    console.log("");
+    console.log(markdown("endpoint: module", api.byModule, TOP));
+    console.log("");
+    console.log(markdown("endpoint: function (self time)", api.byFunction, TOP));
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 /** Armed for the set-up, re-armed once the timing's length is known (rows, rounds and seconds). */
@@ -674,8 +742,11 @@ const noRoute = (count) =>
 async function main() {
   const started = Date.now();
   watchdog(SETUP_WATCHDOG_MS, "the set-up");
-  const only = process.argv.slice(2);
-  const baselineRef = process.env.BENCH_BASELINE || undefined;
+  const args = process.argv.slice(2);
+  const profiling = args.includes("--profile");
+  const only = args.filter((a) => a !== "--profile");
+  if (profiling && !only.length) throw new Error("--profile needs the rows to profile, e.g. --profile documents-list");
+  const baselineRef = profiling ? undefined : process.env.BENCH_BASELINE || undefined;
   const m = machine();
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}; load average ${os.loadavg()[0].toFixed(2)}`);
 
@@ -696,7 +767,7 @@ async function main() {
   const { measureStartup, BUDGETS } = await bundleTools();
   const ms = (f) => `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})`;
   const summaryLines = [];
-  for (const { name, build: b } of builds) {
+  for (const { name, build: b } of profiling ? [] : builds) {
     const startup = await measureStartup(b, 7);
     const line =
       `${name}: bundle ${b.main} ${kib(b.raw)} raw, ${kib(b.gzip)} gzip; start-up (module evaluation + first request, ` +
@@ -706,7 +777,7 @@ async function main() {
   }
 
   const logs = [];
-  const { mf, url, setPlans } = await startMiniflare(bundle, baseline, logs);
+  const { mf, url, setPlans } = await startMiniflare(bundle, baseline, logs, profiling);
   let db = await mf.getD1Database("DB", "api");
   const migrations = await migrate(db);
   await seedDemo(db);
@@ -782,6 +853,11 @@ async function main() {
     const problem = await checkFloor(mf, row.endpoint, plans[row.key], counter);
     if (problem) row.verdict = `FAIL: ${problem}`;
     await row.endpoint.reset?.(db);
+  }
+
+  if (profiling) {
+    await profileRows(mf, url, rows, bundle, counter, db);
+    return;
   }
 
   // Rounds interleave the rows and, within a row, the baseline, the endpoint and its floor
