@@ -764,14 +764,17 @@ async function main() {
     builds.unshift({ name: baselineRef, build: b });
   }
   const bundle = builds.at(-1).build;
-  const { measureStartup, BUDGETS } = await bundleTools();
-  const ms = (f) => `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})`;
+  const { measureStartup, BUDGETS, buildWorker, REFERENCE_ENTRY } = await bundleTools();
+  const ms = (f) => (f ? `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})` : "-");
   const summaryLines = [];
+  const yardstick = profiling ? undefined : await buildWorker(path.join(tmp, "yardstick"), REFERENCE_ENTRY);
   for (const { name, build: b } of profiling ? [] : builds) {
-    const startup = await measureStartup(b, 7);
+    const startup = await measureStartup(b, 9, yardstick);
     const line =
-      `${name}: bundle ${b.main} ${kib(b.raw)} raw, ${kib(b.gzip)} gzip; start-up (module evaluation + first request, ` +
-      `fresh isolates, budget ${BUDGETS.startupMs} ms): ${startup.cpu ? `CPU ${ms(startup.cpu)}, ` : ""}wall ${ms(startup.wall)}`;
+      `${name}: bundle ${b.main} ${kib(b.raw)} raw, ${kib(b.gzip)} gzip; start-up (fresh isolates, budget ${BUDGETS.startupMs} ms ` +
+      `normalised): ${startup.normalised ? `normalised CPU ${ms(startup.normalised)}; ` : ""}` +
+      `${startup.cpu ? `CPU ${ms(startup.cpu)} = evaluation ${ms(startup.evaluation)} + first request ${ms(startup.firstRequest)}; ` : ""}` +
+      `wall ${ms(startup.wall)}`;
     console.log(line);
     summaryLines.push(line);
   }
