@@ -10,10 +10,13 @@
  *   npm run bench                               the default rows
  *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`)
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
- *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS; BENCH_PLANS_OUT=<file> writes what each floor replays)
+ *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
+ *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
+ *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_SECONDS, BENCH_PROFILE_INTERVAL_US;
+ *   BENCH_PLANS_OUT=<file> writes what each floor replays)
  *
  * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted, a
- * floor that does not replay).
+ * floor that does not replay); a baseline's failures are reported, not counted.
  */
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
