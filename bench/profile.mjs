@@ -86,6 +86,9 @@ export function loadSourceMap(file, root) {
   return { map: new SourceMap(payload), contents: payload.sourcesContent ?? [], sources: payload.sources, names };
 }
 
+/** The module of a native function (no script URL): `fetch`, `URL`, `crypto.subtle.importKey`... */
+const NATIVE = "(workerd's native APIs)";
+
 /** `node_modules/<pkg>/...` -> the package; anything else (src/...) as it is. */
 export function moduleOf(source) {
   const nm = source.lastIndexOf("node_modules/");
@@ -126,7 +129,7 @@ export const KINDS = [
   [/^drizzle-orm$/, "drizzle: query building, row mapping"],
   [/^(floor-worker\.js|count-d1\.mjs)$/, "floor Worker"],
   [/^(node:|cloudflare|workerd|internal)/, "workerd's JS (D1 binding, tracing helpers)"],
-  [/^$/, "workerd's native APIs (fetch to D1, URL, Response, crypto.subtle, spans)"],
+  [/^\(workerd's native APIs\)$/, "workerd's native APIs (fetch to D1, URL, Response, crypto.subtle, spans)"],
 ];
 
 export function kindOf(module) {
@@ -170,7 +173,7 @@ export function summarise(cpuprofile, { bundles = {}, requests } = {}) {
         ? frame.url.replace(/^file:\/\/.*\//, "")
         : /^\(.*\)$/.test(frame.functionName)
           ? frame.functionName
-          : "",
+          : NATIVE,
       fn: `${frame.functionName || "(anonymous)"} ${frame.url ? `${path.basename(frame.url)}:${frame.lineNumber + 1}` : "(native)"}`,
     };
     label.set(key, l);
