@@ -193,9 +193,10 @@ export const REFERENCE_ENTRY = "bench/startup-reference.ts";
  * The yardstick's CPU time on this machine with nothing else running (2 × AMD EPYC vCPUs, workerd
  * 1.20261102.1), in ms: `normalised` start-up figures are on that scale. Measure it again
  * (`node bench/startup.mjs` prints it) if the yardstick, zod, workerd or the machine changes.
- * 25: estimated, as the machine was never quiet the day the yardstick came in (load 8-12): the
- * app's start-up ran at 1.87 ± 0.07 yardsticks under that load (6 runs), and at 44-50 ms median on
- * a quiet machine before (docs/performance.md).
+ * 25: estimated, as the machine was never quiet the day the yardstick came in: the app's
+ * start-up ran at 1.7-1.9 yardsticks under load 1 to 12 (and the yardstick itself at 30-53 ms, the
+ * host's speed varying more than the VM's load showed), and at 44-50 ms median on a quiet machine
+ * before (docs/performance.md).
  */
 export const REFERENCE_QUIET_MS = 25;
 
