@@ -194,7 +194,7 @@ export const REFERENCE_ENTRY = "bench/startup-reference.ts";
  * 1.20261102.1), in ms: `normalised` start-up figures are on that scale. Measure it again
  * (`node bench/startup.mjs` prints it) if the yardstick, zod, workerd or the machine changes.
  * 25: estimated, as the machine was never quiet the day the yardstick came in: the app's
- * start-up ran at 1.7-1.9 yardsticks under load 1 to 12 (and the yardstick itself at 30-53 ms, the
+ * start-up ran at 1.6-1.9 yardsticks under load 1 to 12 (and the yardstick itself at 30-53 ms, the
  * host's speed varying more than the VM's load showed), and at 44-50 ms median on a quiet machine
  * before (docs/performance.md).
  */
