@@ -1,19 +1,26 @@
 /**
  * `npm run bench`: builds the Worker as it deploys (printing its size and start-up time), serves the bundle in workerd through
- * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents), measures each
- * endpoint and a bare one-query Worker (the floor) with autocannon, counts each endpoint's D1
- * round trips in a separate pass, and prints one table. See docs/performance.md.
+ * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents), and measures each
+ * endpoint against its own floor with autocannon. The floor of a row is a bare Worker
+ * (bench/floor-worker.js) replaying exactly the D1 statements the endpoint made, captured from the
+ * endpoint itself in the counting pass (bench/count-d1.mjs), so "× floor" is what routing, auth,
+ * validation, shaping and logging cost on top of the same database work. Prints one table. See
+ * docs/performance.md.
  *
  *   npm run bench                               the default rows
- *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`; the floor always runs)
+ *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`)
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
- *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS)
+ *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
+ *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
+ *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_SECONDS, BENCH_PROFILE_INTERVAL_US;
+ *   BENCH_PLANS_OUT=<file> writes what each floor replays)
  *
- * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted).
+ * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted, a
+ * floor that does not replay); a baseline's failures are reported, not counted.
  */
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,12 +34,12 @@ const BENCH = path.join(ROOT, "bench");
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
+const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DOCUMENTS_PER_SCHOOL = 10_000;
 const COUNT_SAMPLES = 3;
-/** The whole run stops by itself even if something hangs. */
-const WATCHDOG_MS = 6 * 60 * 1000;
+/** The whole run stops by itself even if something hangs: this long for the build and the data, then re-armed for the timing. */
+const SETUP_WATCHDOG_MS = 5 * 60 * 1000;
 
 const AUTH_SECRET = "bench-secret-0123456789abcdef0123456789abcdef";
 const NORTH = 1;
@@ -68,16 +75,11 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     process.exit(130);
   });
 }
-const watchdog = setTimeout(() => {
-  console.error(`bench: still running after ${WATCHDOG_MS / 1000} s, giving up`);
-  process.exit(2);
-}, WATCHDOG_MS);
-watchdog.unref();
 
 /** Runs a command to completion (one at a time; a signal stops it by its pid, see above). */
-function run(cmd, args, env) {
+function run(cmd, args, env, cwd = ROOT) {
   return new Promise((resolve, reject) => {
-    child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => {
       output += d;
@@ -105,14 +107,44 @@ async function build(outdir) {
   const { buildCommand, measureBuild } = await bundleTools();
   const { command, args, env } = buildCommand(outdir);
   await run(command, args, env);
-  return measureBuild(outdir);
+  return { ...(await measureBuild(outdir)), root: ROOT };
+}
+
+/**
+ * The Worker of another commit (`BENCH_BASELINE=<git ref>`), built the same way from that commit's
+ * files: `git archive` into the temp dir, then node_modules. When the commit's package-lock.json is
+ * this tree's, node_modules is a symlink to this tree's (nothing installed); otherwise `npm ci`
+ * installs that commit's (from npm's cache where it can). Then that commit's own wrangler builds
+ * it with that commit's wrangler.toml.
+ */
+async function buildBaseline(ref, tmp) {
+  const sha = (await run("git", ["rev-parse", "--verify", `${ref}^{commit}`])).trim();
+  const src = path.join(tmp, "baseline-src");
+  const outdir = path.join(tmp, "baseline-dist");
+  await mkdir(src, { recursive: true });
+  const tar = path.join(tmp, "baseline.tar");
+  await run("git", ["archive", "--format=tar", `--output=${tar}`, sha]);
+  await run("tar", ["-xf", tar, "-C", src]);
+  const lock = (dir) => readFile(path.join(dir, "package-lock.json"), "utf8").catch(() => "");
+  const sameLock = (await lock(src)) === (await lock(ROOT));
+  if (sameLock) {
+    await symlink(path.join(ROOT, "node_modules"), path.join(src, "node_modules"), "dir");
+  } else {
+    console.log(`baseline ${ref}: its package-lock.json differs, npm ci (from npm's cache where it can)`);
+    watchdog(SETUP_WATCHDOG_MS + 10 * 60 * 1000, "the set-up (npm ci of the baseline)");
+    await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], {}, src);
+  }
+  const { buildCommand, measureBuild } = await bundleTools();
+  const { args, env } = buildCommand(outdir);
+  await run(path.join(src, "node_modules/.bin/wrangler"), args, env, src);
+  return { ...(await measureBuild(outdir)), root: src, sha, sameLock };
 }
 
 // ---------------------------------------------------------------- Miniflare
 
-/** wrangler.toml as wrangler itself reads it: compatibility settings and [vars]. */
-function wranglerConfig() {
-  const config = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") });
+/** A tree's wrangler.toml as wrangler itself reads it: compatibility settings and [vars]. */
+function wranglerConfig(root = ROOT) {
+  const config = unstable_readConfig({ config: path.join(root, "wrangler.toml") });
   return {
     vars: config.vars,
     compatibilityDate: config.compatibility_date,
@@ -124,14 +156,15 @@ function wranglerConfig() {
 let running;
 
 /**
- * One workerd, four Workers sharing one D1 database: the bundle and the floor (timed, over HTTP;
- * the floor answers under /__floor), and the same two behind the D1-counting wrapper (called
- * one request at a time through `getWorker`, never timed).
+ * One workerd, Workers sharing one D1 database: the bundle, the baseline's bundle if any, and the
+ * floor (timed, over HTTP: the floor answers under /__floor/<row>, the baseline to the host
+ * `baseline.bench`), and the same behind the recording wrapper (bench/count-d1.mjs; called one
+ * request at a time through `getWorker`, never timed). The floor replays `plans` (one per row, from
+ * the counting pass), a JSON binding: `setOptions` gives it the plans once they are known (the D1
+ * data stays; workerd restarts).
  */
-async function startMiniflare(outdir, logs) {
-  const { vars, compatibilityDate, compatibilityFlags } = wranglerConfig();
-  const bindings = {
-    ...vars,
+async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
+  const secrets = {
     ENVIRONMENT: "production",
     // What an operator sets (README, Deploy); no SMS is sent and no URL is used by the bench.
     S3_ENDPOINT: "https://bench.r2.cloudflarestorage.com",
@@ -142,58 +175,89 @@ async function startMiniflare(outdir, logs) {
     S3_ACCESS_KEY_ID: "bench",
     S3_SECRET_ACCESS_KEY: "bench",
   };
-  const shared = {
-    compatibilityDate,
-    compatibilityFlags,
-    d1Databases: { DB: "bench-db" },
-    r2Buckets: { DOCUMENTS: "bench-documents" },
-    queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
-    bindings,
+  /** A build's settings: its own wrangler.toml's compatibility settings and vars. */
+  const settings = (build) => {
+    const { vars, compatibilityDate, compatibilityFlags } = wranglerConfig(build.root);
+    return {
+      compatibilityDate,
+      compatibilityFlags,
+      d1Databases: { DB: "bench-db" },
+      r2Buckets: { DOCUMENTS: "bench-documents" },
+      queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
+      bindings: { ...vars, ...secrets },
+    };
   };
-  const bundle = await readFile(path.join(outdir, "index.js"), "utf8");
   const floor = await readFile(path.join(BENCH, "floor-worker.js"), "utf8");
   const counter = await readFile(path.join(BENCH, "count-d1.mjs"), "utf8");
-  const counted = (name, inner) => ({
-    ...shared,
+  // A JSON binding takes JSON values only (no `undefined`).
+  const floorSettings = { ...settings(bundle), bindings: { FLOOR_PLANS: JSON.parse(JSON.stringify(plans)) } };
+  const counted = (name, dir, inner, base) => ({
+    ...base,
     name,
-    modulesRoot: outdir,
+    modulesRoot: dir,
     modules: [
-      { type: "ESModule", path: path.join(outdir, `${name}.mjs`), contents: counter },
-      { type: "ESModule", path: path.join(outdir, "worker.js"), contents: inner },
+      { type: "ESModule", path: path.join(dir, `${name}.mjs`), contents: counter },
+      { type: "ESModule", path: path.join(dir, "worker.js"), contents: inner },
     ],
   });
+  const workers = async (name, build, routes) => {
+    const contents = await readFile(path.join(build.outdir, build.main), "utf8");
+    const base = settings(build);
+    return [
+      {
+        ...base,
+        name,
+        ...(routes ? { routes } : {}),
+        modules: [{ type: "ESModule", path: path.join(build.outdir, build.main), contents }],
+        modulesRoot: build.outdir,
+      },
+      counted(`${name}-counted`, build.outdir, contents, base),
+    ];
+  };
   // Miniflare 5 takes a new option shape; the v4 shape (the documented one, and what the vitest
   // pool passes) goes through its converter.
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      handleStructuredLogs: (log) => {
-        logs.push(`${log.level}: ${log.message}`);
-        if (logs.length > 50) logs.shift();
+  return convertV4MiniflareOptions({
+    host: "127.0.0.1",
+    port: 0,
+    // The DevTools Protocol of every Worker, for --profile (bench/profile.mjs).
+    ...(inspector ? { inspectorPort: 0 } : {}),
+    handleStructuredLogs: (log) => {
+      logs.push(`${log.level}: ${log.message}`);
+      if (logs.length > 50) logs.shift();
+    },
+    workers: [
+      // The first Worker answers whatever no route claims.
+      ...(await workers("api", bundle)),
+      ...(baseline ? await workers("baseline", baseline, [`${BASELINE_HOST}/*`]) : []),
+      {
+        ...floorSettings,
+        name: "floor",
+        routes: ["*/__floor/*"],
+        modules: [{ type: "ESModule", path: path.join(BENCH, "floor-worker.js"), contents: floor }],
+        modulesRoot: BENCH,
       },
-      workers: [
-        {
-          ...shared,
-          name: "api",
-          modules: [{ type: "ESModule", path: path.join(outdir, "index.js"), contents: bundle }],
-          modulesRoot: outdir,
-        },
-        {
-          ...shared,
-          name: "floor",
-          routes: ["*/__floor*"],
-          modules: [{ type: "ESModule", path: path.join(BENCH, "floor-worker.js"), contents: floor }],
-          modulesRoot: BENCH,
-        },
-        counted("api-counted", bundle),
-        counted("floor-counted", floor),
-      ],
-    }),
-  );
+      counted("floor-counted", BENCH, floor, floorSettings),
+    ],
+  });
+}
+
+/** The host the baseline Worker answers (Miniflare routes by host). */
+const BASELINE_HOST = "baseline.bench";
+
+async function startMiniflare(bundle, baseline, logs, inspector) {
+  const mf = new Miniflare(await miniflareOptions(bundle, baseline, logs, {}, inspector));
   running = mf;
   const url = await mf.ready;
-  return { mf, url: url.origin };
+  return {
+    mf,
+    url: url.origin,
+    /** Gives the floor its plans (restarts workerd: the same URL, the same D1 data). */
+    async setPlans(plans) {
+      await mf.setOptions(await miniflareOptions(bundle, baseline, logs, plans, inspector));
+      const again = await mf.ready;
+      if (again.origin !== url.origin) throw new Error(`Miniflare moved from ${url.origin} to ${again.origin}`);
+    },
+  };
 }
 
 // ---------------------------------------------------------------- data
@@ -292,30 +356,31 @@ async function adminToken() {
 // ---------------------------------------------------------------- endpoints
 
 /**
- * Each row: how to build one request (`n` makes writes unique), the Worker it runs on ("api" or
- * "floor"), whether it is left out of the default set, and how to undo its writes.
+ * Each row: how to build one request (`n` makes writes unique: `unique(n)` is the part of the
+ * request that must differ, and the floor swaps it into the statements it replays), whether it is
+ * left out of the default set, and how to undo its writes.
  */
 function endpoints({ token, documentId, runId, students }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
+  const createName = (n) => `bench-${runId}-${n}`;
+  const newName = (n) => `Renamed ${runId} ${n}`;
   return [
     {
       key: "documents-list",
       label: "GET /api/v1/documents?page=1&pageSize=20",
-      worker: "api",
       request: () => ({ method: "GET", path: "/api/v1/documents?page=1&pageSize=20", headers: auth }),
     },
     {
       key: "documents-get",
       label: "GET /api/v1/documents/{id}",
-      worker: "api",
       request: () => ({ method: "GET", path: `/api/v1/documents/${documentId}`, headers: auth }),
     },
     {
       key: "documents-create",
       label: "POST /api/v1/documents",
-      worker: "api",
+      unique: createName,
       request: (n) => {
-        const name = `bench-${runId}-${n}.pdf`;
+        const name = `${createName(n)}.pdf`;
         return {
           method: "POST",
           path: "/api/v1/documents",
@@ -323,7 +388,8 @@ function endpoints({ token, documentId, runId, students }) {
           body: JSON.stringify({ name, slug: `${NORTH}/documents/${name}` }),
         };
       },
-      // Every other row is measured on the seeded data set, not on it plus what this row added.
+      // Every other row is measured on the seeded data set, not on it plus what this row added
+      // (its floor's rows included: they carry the same names).
       reset: (db) =>
         db
           .prepare("DELETE FROM document WHERE school_id = ? AND slug LIKE ?")
@@ -333,18 +399,17 @@ function endpoints({ token, documentId, runId, students }) {
     {
       key: "documents-update",
       label: "PUT /api/v1/documents/{id}",
-      worker: "api",
+      unique: newName,
       request: (n) => ({
         method: "PUT",
         path: `/api/v1/documents/${documentId}`,
         headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({ name: `Renamed ${runId} ${n}` }),
+        body: JSON.stringify({ name: newName(n) }),
       }),
     },
     {
       key: "student-list",
       label: "GET /api/v1/student?group=&level=elementary&pageSize=20 (of 400)",
-      worker: "api",
       request: () => ({
         method: "GET",
         path: `/api/v1/student?group=${students.groupId}&level=elementary&page=1&pageSize=20`,
@@ -354,61 +419,96 @@ function endpoints({ token, documentId, runId, students }) {
     {
       key: "student-get",
       label: "GET /api/v1/student/{id}/detail",
-      worker: "api",
       request: () => ({ method: "GET", path: `/api/v1/student/${students.studentId}/detail`, headers: auth }),
     },
     {
       key: "audit-log-list",
       label: "GET /api/v1/audit-log?page=1&pageSize=20",
-      worker: "api",
       request: () => ({ method: "GET", path: "/api/v1/audit-log?page=1&pageSize=20", headers: auth }),
     },
     {
       key: "health",
       label: "GET /api/health",
-      worker: "api",
       request: () => ({ method: "GET", path: "/api/health", headers: {} }),
     },
     {
       key: "permissions-list",
       label: "GET /api/v1/permission?page=1&pageSize=20",
-      worker: "api",
       optional: true,
       request: () => ({ method: "GET", path: "/api/v1/permission?page=1&pageSize=20", headers: auth }),
     },
     {
       key: "permissions-get",
       label: "GET /api/v1/permission/{id}",
-      worker: "api",
       optional: true,
       request: () => ({ method: "GET", path: "/api/v1/permission/15", headers: auth }),
-    },
-    {
-      key: "floor",
-      label: "floor: bare Worker, one D1 query (20 documents)",
-      worker: "floor",
-      request: () => ({ method: "GET", path: "/__floor", headers: {} }),
     },
   ];
 }
 
-/** The counting pass: a few requests one at a time, reading `x-d1-calls`. */
-async function countD1(mf, endpoint, counter) {
-  const worker = await mf.getWorker(endpoint.worker === "floor" ? "floor-counted" : "api-counted");
-  const counts = [];
-  const statuses = [];
-  let detail = "";
+/**
+ * The same request to the row's floor: same method, headers and body (the wire costs the same;
+ * the floor reads none of it), path /__floor/<row>, and the unique value for writes.
+ */
+function floorRequest(endpoint, n) {
+  const r = endpoint.request(n);
+  const u = endpoint.unique ? `?u=${encodeURIComponent(endpoint.unique(n))}` : "";
+  return { ...r, path: `/__floor/${endpoint.key}${u}` };
+}
+
+/** What a counting-pass answer says (bench/count-d1.mjs with `x-bench-trace: 1`). */
+async function traced(worker, r) {
+  const res = await worker.fetch(`http://127.0.0.1${r.path}`, {
+    method: r.method,
+    headers: { ...r.headers, "x-bench-trace": "1" },
+    body: r.body,
+  });
+  if (res.status !== 200) throw new Error(`the recording wrapper answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+/** The SQL a trace ran, step by step (parameters left out): samples of one row must agree. */
+const shape = (trace) =>
+  JSON.stringify(trace.map((s) => [s.kind, s.group, s.sql ?? s.method, s.statements?.map((t) => t.sql)]));
+
+/**
+ * The counting pass: a few requests one at a time through the recording wrapper, each reporting
+ * its D1 round trips and the statements it ran. The last sample's statements become the row's
+ * floor plan (the first request of a row may differ: a module loads, a cache fills).
+ */
+async function countD1(mf, workerName, endpoint, counter) {
+  const worker = await mf.getWorker(workerName);
+  const samples = [];
   for (let i = 0; i < COUNT_SAMPLES; i++) {
-    const r = endpoint.request(counter.next++);
-    const res = await worker.fetch(`http://127.0.0.1${r.path}`, { method: r.method, headers: r.headers, body: r.body });
-    const text = await res.text();
-    statuses.push(res.status);
-    if (res.status >= 300 && !detail) detail = text.slice(0, 300);
-    counts.push(Number(res.headers.get("x-d1-calls")));
+    const n = counter.next++;
+    samples.push({ n, ...(await traced(worker, endpoint.request(n))) });
   }
+  const counts = samples.map((s) => s.calls);
   const min = Math.min(...counts);
   const max = Math.max(...counts);
-  return { calls: min === max ? String(min) : `${min}-${max}`, statuses, detail };
+  const last = samples.at(-1);
+  const failed = samples.find((s) => s.status < 200 || s.status >= 300);
+  return {
+    calls: min === max ? String(min) : `${min}-${max}`,
+    statuses: samples.map((s) => s.status),
+    detail: failed ? String(failed.body).slice(0, 300) : "",
+    // Warm samples (all but the first) that ran other SQL than the last one.
+    varies: samples.slice(1).some((s) => shape(s.trace) !== shape(last.trace)),
+    plan: { status: last.status, unique: endpoint.unique?.(last.n), trace: last.trace },
+  };
+}
+
+/** The floor answers as the endpoint did, with as many D1 round trips: else its ratio means nothing. */
+async function checkFloor(mf, endpoint, plan, counter) {
+  const worker = await mf.getWorker("floor-counted");
+  for (let i = 0; i < 2; i++) {
+    const answer = await traced(worker, floorRequest(endpoint, counter.next++));
+    if (answer.status !== plan.status)
+      return `the floor answered ${answer.status}: ${String(answer.body).slice(0, 300)}`;
+    const calls = plan.trace.filter((s) => s.kind !== "r2").length;
+    if (answer.calls !== calls) return `the floor made ${answer.calls} D1 calls, the endpoint ${calls}`;
+  }
+  return undefined;
 }
 
 const median = (xs) => {
@@ -422,8 +522,8 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((
  * One autocannon run. Latencies come from autocannon's per-response event (sub-millisecond; its
  * own histogram rounds to whole milliseconds); requests/s is autocannon's per-second average.
  */
-async function load(base, endpoint, counter, seconds) {
-  const first = endpoint.request(counter.next);
+async function load(base, target, counter, seconds) {
+  const first = target.request(counter.next);
   const latencies = [];
   const instance = autocannon({
     url: `${base}${first.path}`,
@@ -435,7 +535,7 @@ async function load(base, endpoint, counter, seconds) {
     requests: [
       {
         setupRequest: (req) => {
-          const r = endpoint.request(counter.next++);
+          const r = target.request(counter.next++);
           return { ...req, method: r.method, path: r.path, headers: r.headers, body: r.body };
         },
       },
@@ -455,8 +555,13 @@ async function load(base, endpoint, counter, seconds) {
   };
 }
 
-/** Medians over the timed rounds; failures counted over the warm-up too. */
-function summarise(warm, rounds, floorRounds) {
+/**
+ * Medians over the timed rounds; failures counted over the warm-up too. `floor` (the row's floor's
+ * runs, same rounds) gives the ratio: each round's req/s over the floor's in the same round, which
+ * ran right next to it, under the same machine load.
+ */
+function summarise(run, floor) {
+  const { warm, rounds } = run;
   const all = [warm, ...rounds];
   const statusCodes = {};
   for (const r of all) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
@@ -464,14 +569,18 @@ function summarise(warm, rounds, floorRounds) {
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
-    // Each round's ratio pairs it with the floor's run of the same round (same machine load).
-    ratio: floorRounds ? median(rounds.map((r, i) => r.rps / floorRounds[i].rps)) : undefined,
+    ratio: floor ? median(rounds.map((r, i) => r.rps / floor.rounds[i].rps)) : undefined,
     rounds: rounds.map((r) => Math.round(r.rps)),
     non2xx: all.reduce((a, r) => a + r.non2xx, 0),
     errors: all.reduce((a, r) => a + r.errors, 0),
     statusCodes,
   };
 }
+
+const failures = (m) =>
+  m.non2xx + m.errors > 0
+    ? `${m.non2xx} non-2xx, ${m.errors} errors/timeouts; status codes ${JSON.stringify(m.statusCodes)}`
+    : undefined;
 
 // ---------------------------------------------------------------- report
 
@@ -488,20 +597,62 @@ function machine() {
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
-function table(rows) {
-  const header = ["endpoint", "req/s", "p50 ms", "p99 ms", "× floor", "D1 calls/req", "non-2xx", "result"];
+const round = (n) => (Number.isFinite(n) ? String(Math.round(n)) : "-");
+
+/** The table: one line per row; with a baseline, its figures beside the current build's. */
+function table(rows, baseline) {
+  const header = baseline
+    ? [
+        "endpoint",
+        `${baseline.ref} req/s`,
+        "now req/s",
+        "floor req/s",
+        `${baseline.ref} × floor`,
+        "now × floor",
+        `now ÷ ${baseline.ref}`,
+        `p50 ms (${baseline.ref} / now)`,
+        `p99 ms (${baseline.ref} / now)`,
+        `D1 calls/req (${baseline.ref} / now)`,
+        "non-2xx",
+        "result",
+      ]
+    : ["endpoint", "req/s", "p50 ms", "p99 ms", "D1 calls/req", "floor req/s", "× floor", "non-2xx", "result"];
   const lines = rows.map((r) => {
     // A failed row shows no speed: numbers from error answers would read as results.
-    const m = r.verdict === "ok" ? r.m : undefined;
+    const ok = r.verdict === "ok";
+    const m = ok ? r.results.api : undefined;
+    const f = ok ? r.results.floor : undefined;
+    const b = ok ? r.results.baseline : undefined;
+    const non2xx = Object.values(r.results ?? {}).reduce((a, x) => a + x.non2xx, 0);
+    const verdict = [r.verdict, ...(r.notes ?? [])].join("; ");
+    if (!baseline) {
+      return [
+        r.label,
+        round(m?.rps),
+        m ? fmt(m.p50) : "-",
+        m ? fmt(m.p99) : "-",
+        r.calls ?? "-",
+        round(f?.rps),
+        m ? fmt(m.ratio) : "-",
+        r.results ? String(non2xx) : "-",
+        verdict,
+      ];
+    }
+    const pair = (x, y, digits) =>
+      `${x === undefined ? "n/a" : fmt(x, digits)} / ${y === undefined ? "-" : fmt(y, digits)}`;
     return [
       r.label,
-      m ? String(Math.round(m.rps)) : "-",
-      m ? fmt(m.p50) : "-",
-      m ? fmt(m.p99) : "-",
-      m?.ratio === undefined ? "-" : fmt(m.ratio),
-      r.calls ?? "-",
-      r.m ? String(r.m.non2xx) : "-",
-      r.verdict,
+      b ? round(b.rps) : "n/a",
+      round(m?.rps),
+      round(f?.rps),
+      b ? fmt(b.ratio) : "n/a",
+      m ? fmt(m.ratio) : "-",
+      b && m ? fmt(m.vsBaseline) : "n/a",
+      pair(b?.p50, m?.p50),
+      pair(b?.p99, m?.p99),
+      `${r.baseline?.calls ?? "n/a"} / ${r.calls ?? "-"}`,
+      r.results ? String(non2xx) : "-",
+      verdict,
     ];
   });
   const out = [`| ${header.join(" | ")} |`, `|${header.map((_h, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
@@ -509,31 +660,132 @@ function table(rows) {
   return out.join("\n");
 }
 
+// ---------------------------------------------------------------- profile
+
+const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);
+const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
+const TOP = 25;
+
+/**
+ * `--profile <row>...`: each row's endpoint, then its floor, under the same load as a timed round
+ * (after a warm-up), with V8's sampling profiler on that Worker's isolate (bench/profile.mjs).
+ * Prints self time per request by kind of work, by module and by function (source-mapped), the
+ * difference from the floor, and writes the .cpuprofile files (open them in Chrome DevTools,
+ * Performance panel) to bench/.data/.
+ */
+async function profileRows(mf, url, rows, bundle, counter, db) {
+  const { profile, summarise, loadSourceMap, markdown } = await import("./profile.mjs");
+  const bundles = { [bundle.main]: loadSourceMap(path.join(bundle.outdir, bundle.main), ROOT) };
+  const out = path.join(BENCH, ".data");
+  await mkdir(out, { recursive: true });
+  for (const row of rows.filter((r) => !r.verdict)) {
+    const summaries = {};
+    for (const [worker, target] of [
+      ["api", { request: (n) => row.endpoint.request(n) }],
+      ["floor", { request: (n) => floorRequest(row.endpoint, n) }],
+    ]) {
+      await load(url, target, counter, WARMUP_SECONDS);
+      await row.endpoint.reset?.(db);
+      const { cpuprofile, result } = await profile(
+        mf,
+        worker,
+        () => load(url, target, counter, PROFILE_SECONDS),
+        PROFILE_INTERVAL_US,
+      );
+      await row.endpoint.reset?.(db);
+      if (result.non2xx + result.errors > 0) throw new Error(`${row.key} ${worker}: ${failures(result)}`);
+      const file = path.join(out, `${row.key}-${worker}.cpuprofile`);
+      await writeFile(file, JSON.stringify(cpuprofile));
+      summaries[worker] = { ...summarise(cpuprofile, { bundles, requests: result.total }), rps: result.rps, file };
+    }
+    const { api, floor } = summaries;
+    console.log(
+      `\n## ${row.label}: profile (${PROFILE_SECONDS} s under load, sampled every ${PROFILE_INTERVAL_US} µs)\n`,
+    );
+    console.log(
+      `endpoint: ${Math.round(api.rps)} req/s, ${api.requests} requests, JS and native time in its isolate ${api.perRequestUs.toFixed(0)} µs/request` +
+        ` (wall ${(1e6 / api.rps).toFixed(0)} µs/request at this rate)`,
+    );
+    console.log(
+      `floor: ${Math.round(floor.rps)} req/s, ${floor.requests} requests, ${floor.perRequestUs.toFixed(0)} µs/request in its isolate` +
+        ` (wall ${(1e6 / floor.rps).toFixed(0)} µs/request)`,
+    );
+    console.log(
+      `difference: ${(api.perRequestUs - floor.perRequestUs).toFixed(0)} µs/request in the isolate, ${(1e6 / api.rps - 1e6 / floor.rps).toFixed(0)} µs/request of wall time`,
+    );
+    console.log(`profiles: ${api.file}, ${floor.file}\n`);
+    console.log(markdown("endpoint: kind of work", api.byKind, TOP));
+    console.log("");
+    console.log(markdown("floor: kind of work", floor.byKind, TOP));
+    console.log("");
+    console.log(markdown("endpoint: under which function of src/ (innermost on the stack)", api.byCaller, TOP));
+    console.log("");
+    console.log(markdown("endpoint: module", api.byModule, TOP));
+    console.log("");
+    console.log(markdown("endpoint: function (self time)", api.byFunction, TOP));
+  }
+}
+
 // ---------------------------------------------------------------- main
+
+/** Armed for the set-up, re-armed once the timing's length is known (rows, rounds and seconds). */
+let watchdogTimer;
+function watchdog(ms, what) {
+  clearTimeout(watchdogTimer);
+  watchdogTimer = setTimeout(() => {
+    console.error(`bench: ${what} still running after ${Math.round(ms / 1000)} s, giving up`);
+    process.exit(2);
+  }, ms);
+  watchdogTimer.unref();
+}
+
+/** A route the build does not have: 404 from the router (not a record's), or 405. */
+const noRoute = (count) =>
+  count.statuses.some((s) => s === 405) || (count.statuses.some((s) => s === 404) && /No route/i.test(count.detail));
 
 async function main() {
   const started = Date.now();
-  const only = process.argv.slice(2);
+  watchdog(SETUP_WATCHDOG_MS, "the set-up");
+  const args = process.argv.slice(2);
+  const profiling = args.includes("--profile");
+  const only = args.filter((a) => a !== "--profile");
+  if (profiling && !only.length) throw new Error("--profile needs the rows to profile, e.g. --profile documents-list");
+  const baselineRef = profiling ? undefined : process.env.BENCH_BASELINE || undefined;
   const m = machine();
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}; load average ${os.loadavg()[0].toFixed(2)}`);
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), "school-api-bench-"));
   onExit.push(() => rmSync(tmp, { recursive: true, force: true }));
-  const outdir = path.join(tmp, "dist");
 
-  const size = await build(outdir);
-  console.log(`bundle: ${size.main}: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip`);
-  const { measureStartup, BUDGETS } = await bundleTools();
-  const startup = await measureStartup(size, 7);
-  const ms = (f) => `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})`;
-  const startupLine =
-    `start-up (module evaluation + first request, fresh isolates, budget ${BUDGETS.startupMs} ms): ` +
-    `${startup.cpu ? `CPU ${ms(startup.cpu)}, ` : ""}wall ${ms(startup.wall)}`;
-  console.log(startupLine);
+  const builds = [{ name: "now", build: await build(path.join(tmp, "dist")) }];
+  let baseline;
+  if (baselineRef) {
+    const b = await buildBaseline(baselineRef, tmp);
+    baseline = { ...b, ref: baselineRef };
+    console.log(
+      `baseline: ${baselineRef} = ${b.sha.slice(0, 12)} (${b.sameLock ? "same package-lock.json: node_modules linked" : "npm ci"})`,
+    );
+    builds.unshift({ name: baselineRef, build: b });
+  }
+  const bundle = builds.at(-1).build;
+  const { measureStartup, BUDGETS, buildWorker, REFERENCE_ENTRY } = await bundleTools();
+  const ms = (f) => (f ? `median ${fmt(f.median, 1)} ms (min ${fmt(f.min, 1)})` : "-");
+  const summaryLines = [];
+  const yardstick = profiling ? undefined : await buildWorker(path.join(tmp, "yardstick"), REFERENCE_ENTRY);
+  for (const { name, build: b } of profiling ? [] : builds) {
+    const startup = await measureStartup(b, 9, yardstick);
+    const line =
+      `${name}: bundle ${b.main} ${kib(b.raw)} raw, ${kib(b.gzip)} gzip; start-up (fresh isolates, budget ${BUDGETS.startupMs} ms ` +
+      `normalised): ${startup.normalised ? `normalised CPU ${ms(startup.normalised)}; ` : ""}` +
+      `${startup.cpu ? `CPU ${ms(startup.cpu)} = evaluation ${ms(startup.evaluation)} + first request ${ms(startup.firstRequest)}; ` : ""}` +
+      `wall ${ms(startup.wall)}`;
+    console.log(line);
+    summaryLines.push(line);
+  }
 
   const logs = [];
-  const { mf, url } = await startMiniflare(outdir, logs);
-  const db = await mf.getD1Database("DB", "api");
+  const { mf, url, setPlans } = await startMiniflare(bundle, baseline, logs, profiling);
+  let db = await mf.getD1Database("DB", "api");
   const migrations = await migrate(db);
   await seedDemo(db);
   const docs = await seedDocuments(db);
@@ -554,67 +806,143 @@ async function main() {
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);
   const selected = only.length ? all.filter((e) => only.includes(e.key)) : all.filter((e) => !e.optional);
-  // The floor is what every ratio divides by: always measure it.
-  if (!selected.some((e) => e.key === "floor")) selected.push(all.find((e) => e.key === "floor"));
 
   console.log(
-    `load: autocannon, ${CONNECTIONS} connections, no pipelining, ${WARMUP_SECONDS} s warm-up + ${ROUNDS} × ${ROUND_SECONDS} s rounds (medians); server ${url}`,
+    `load: autocannon, ${CONNECTIONS} connections, no pipelining, ${WARMUP_SECONDS} s warm-up + ${ROUNDS} × ${ROUND_SECONDS} s rounds (medians), ` +
+      `each row's ${baseline ? "baseline, endpoint and floor" : "endpoint and floor"} in turn; server ${url}`,
   );
   const counter = { next: 0 };
-  const rows = selected.map((endpoint) => ({ endpoint, label: endpoint.label, key: endpoint.key }));
+  const rows = selected.map((endpoint) => ({ endpoint, label: endpoint.label, key: endpoint.key, notes: [] }));
 
-  // Counting pass first: it also proves every endpoint answers 2xx before any timing.
+  // Counting pass first: it also proves every endpoint answers 2xx before any timing, and
+  // captures the statements each row's floor replays.
+  const plans = {};
   for (const row of rows) {
-    const count = await countD1(mf, row.endpoint, counter);
+    const count = await countD1(mf, "api-counted", row.endpoint, counter);
     row.calls = count.calls;
-    if (count.statuses.some((s) => s === 404) && /No route/.test(count.detail)) {
+    if (noRoute(count)) {
       row.verdict = "FAIL: route not mounted";
     } else if (count.statuses.some((s) => s < 200 || s >= 300)) {
       row.verdict = `FAIL: counting pass got ${count.statuses.join(", ")}: ${count.detail}`;
+    } else {
+      plans[row.key] = count.plan;
     }
-    console.log(`  ${row.label}: ${count.calls} D1 call(s)/request, status ${count.statuses.join(", ")}`);
+    const steps = count.plan.trace.map((s) => (s.kind === "batch" ? `batch of ${s.statements.length}` : s.kind));
+    console.log(
+      `  ${row.label}: ${count.calls} D1 call(s)/request (${steps.join(", ") || "none"}), status ${count.statuses.join(", ")}` +
+        (count.varies ? "; NOTE: its SQL differs from one request to the next, the floor replays the last" : ""),
+    );
+    await row.endpoint.reset?.(db);
+    if (!baseline) continue;
+    const old = await countD1(mf, "baseline-counted", row.endpoint, counter);
+    await row.endpoint.reset?.(db);
+    row.baseline = { calls: old.calls };
+    // An older build may word its 404 otherwise: any 404 or 405 there is a route it lacks.
+    if (old.statuses.some((s) => s === 404 || s === 405)) {
+      row.baseline = { na: true };
+      row.notes.push(`${baseline.ref}: n/a (no such route: ${old.statuses.join(", ")})`);
+    } else if (old.statuses.some((s) => s < 200 || s >= 300)) {
+      row.baseline.na = true;
+      row.notes.push(`${baseline.ref}: FAIL, counting pass got ${old.statuses.join(", ")}: ${old.detail}`);
+    } else {
+      if (old.calls !== count.calls)
+        row.notes.push(`D1 calls differ (${baseline.ref} ${old.calls}, now ${count.calls})`);
+      if (shape(old.plan.trace) !== shape(count.plan.trace)) row.notes.push(`${baseline.ref} ran other SQL`);
+    }
+    console.log(
+      `    ${baseline.ref}: ${row.baseline.na ? "not timed" : `${old.calls} D1 call(s)/request`}, status ${old.statuses.join(", ")}`,
+    );
+  }
+  if (process.env.BENCH_PLANS_OUT) await writeFile(process.env.BENCH_PLANS_OUT, `${JSON.stringify(plans, null, 2)}\n`);
+  await setPlans(plans);
+  db = await mf.getD1Database("DB", "api"); // stubs die with the restart
+  for (const row of rows.filter((r) => !r.verdict)) {
+    const problem = await checkFloor(mf, row.endpoint, plans[row.key], counter);
+    if (problem) row.verdict = `FAIL: ${problem}`;
     await row.endpoint.reset?.(db);
   }
 
-  // Rounds interleave the endpoints (warm-up, then round 1 of each, round 2 of each, ...) so
-  // that other load on the machine spreads over every row instead of landing on one.
-  // A row that already failed is not timed: a fast 401 is not a benchmark.
+  if (profiling) {
+    await profileRows(mf, url, rows, bundle, counter, db);
+    return;
+  }
+
+  // Rounds interleave the rows and, within a row, the baseline, the endpoint and its floor
+  // (warm-up, then round 1 of each, round 2 of each, ...; the order within a row rotates from one
+  // round to the next) so that other load on the machine spreads over every row, build and floor
+  // instead of landing on one. A row that already failed is not timed: a fast 401 is not a benchmark.
   const timed = rows.filter((r) => !r.verdict);
-  const runs = new Map(timed.map((r) => [r, { warm: undefined, rounds: [] }]));
-  const timedRun = async (row, seconds) => {
-    const result = await load(url, row.endpoint, counter, seconds);
+  const variants = (row) => [
+    ...(baseline && !row.baseline?.na
+      ? [
+          {
+            name: "baseline",
+            request: (n) => {
+              const r = row.endpoint.request(n);
+              return { ...r, headers: { ...r.headers, host: BASELINE_HOST } };
+            },
+          },
+        ]
+      : []),
+    { name: "api", request: (n) => row.endpoint.request(n) },
+    { name: "floor", request: (n) => floorRequest(row.endpoint, n) },
+  ];
+  const plannedSeconds = timed.reduce((a, r) => a + variants(r).length * (WARMUP_SECONDS + ROUNDS * ROUND_SECONDS), 0);
+  watchdog((plannedSeconds * 1.5 + 120) * 1000, "the timing");
+  console.log(`timing ${timed.length} rows: about ${Math.round(plannedSeconds / 60)} minutes`);
+  const runs = new Map(timed.map((r) => [r, Object.fromEntries(variants(r).map((v) => [v.name, { rounds: [] }]))]));
+  const timedRun = async (row, variant, seconds) => {
+    const result = await load(url, variant, counter, seconds);
     await row.endpoint.reset?.(db);
     return result;
   };
-  for (const row of timed) runs.get(row).warm = await timedRun(row, WARMUP_SECONDS);
+  for (const row of timed) {
+    for (const v of variants(row)) runs.get(row)[v.name].warm = await timedRun(row, v, WARMUP_SECONDS);
+  }
   for (let i = 0; i < ROUNDS; i++) {
-    for (const row of timed) runs.get(row).rounds.push(await timedRun(row, ROUND_SECONDS));
+    for (const row of timed) {
+      const vs = variants(row);
+      const order = [...vs.slice(i % vs.length), ...vs.slice(0, i % vs.length)];
+      for (const v of order) runs.get(row)[v.name].rounds.push(await timedRun(row, v, ROUND_SECONDS));
+    }
+    const figures = (r) =>
+      Object.values(runs.get(r))
+        .map((v) => Math.round(v.rounds[i].rps))
+        .join("/");
     console.log(
-      `  round ${i + 1}/${ROUNDS}: ${timed.map((r) => Math.round(runs.get(r).rounds[i].rps)).join(", ")} req/s`,
+      `  round ${i + 1}/${ROUNDS}: ${timed.map(figures).join(", ")} req/s (${baseline ? `${baseline.ref}/` : ""}endpoint/floor)`,
     );
   }
-  const floorRow = timed.find((r) => r.key === "floor");
   for (const row of timed) {
-    const { warm, rounds } = runs.get(row);
-    row.m = summarise(warm, rounds, floorRow ? runs.get(floorRow).rounds : undefined);
-    if (row.m.non2xx + row.m.errors > 0) {
-      row.verdict = `FAIL: ${row.m.non2xx} non-2xx, ${row.m.errors} errors/timeouts; status codes ${JSON.stringify(row.m.statusCodes)}`;
+    const r = runs.get(row);
+    row.results = { floor: summarise(r.floor), api: summarise(r.api, r.floor) };
+    if (r.baseline) {
+      row.results.baseline = summarise(r.baseline, r.floor);
+      row.results.api.vsBaseline = median(r.api.rounds.map((x, i) => x.rps / r.baseline.rounds[i].rps));
+      const oldFailed = failures(row.results.baseline);
+      if (oldFailed) {
+        row.notes.push(`${baseline.ref}: FAIL, ${oldFailed}`);
+        delete row.results.baseline;
+      }
     }
+    const failed = failures(row.results.api);
+    const floorFailed = failures(row.results.floor);
+    if (failed) row.verdict = `FAIL: ${failed}`;
+    else if (floorFailed) row.verdict = `FAIL: the floor got ${floorFailed}`;
     row.verdict ??= "ok";
   }
-  // A failing floor makes every ratio meaningless.
-  if (floorRow?.verdict !== "ok") for (const row of timed) row.m.ratio = undefined;
   const load1 = os.loadavg()[0];
 
   console.log("");
-  console.log(table(rows));
+  console.log(table(rows, baseline));
   console.log("");
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
-  console.log(`bundle: ${kib(size.raw)} raw, ${kib(size.gzip)} gzip (wrangler deploy --dry-run)`);
-  console.log(startupLine);
+  if (baseline) console.log(`baseline: ${baseline.ref} = ${baseline.sha}`);
+  for (const line of summaryLines) console.log(line);
   console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
   console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
+  // The exit code judges the current build and its floors; a baseline's failures are reported only.
   const failed = rows.filter((r) => r.verdict !== "ok");
   if (failed.length) {
     console.error(`\nBENCH FAILED: ${failed.map((r) => `${r.label}: ${r.verdict}`).join("\n  ")}`);

@@ -114,7 +114,10 @@ export function createApp(options: AppOptions) {
   }
 
   // Each module's paths, and everything below them, go to its sub-app. More specific paths first
-  // (`/school-configuration/:id/school-holiday-cycle` before `/school-configuration/*`).
+  // (`/school-configuration/:id/school-holiday-cycle` before `/school-configuration/*`). `path/*`
+  // matches `path` itself too: one route per path halves the router the first request compiles
+  // (Hono builds its matcher then; for two routes per path that was most of a first request's
+  // routing time, docs/performance.md "Bundle and start-up").
   const mounts = modules
     .flatMap((module) => (module.paths ?? []).map((path) => ({ path, module })))
     .sort((a, b) => b.path.split("/").length - a.path.split("/").length);
@@ -129,7 +132,6 @@ export function createApp(options: AppOptions) {
       }
       return sub.fetch(c.req.raw, c.env, ctx);
     };
-    app.all(path, dispatch);
     app.all(`${path}/*`, dispatch);
   }
 
