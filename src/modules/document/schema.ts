@@ -1,6 +1,7 @@
 /** Documents in object storage. */
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
+import { dataTable } from "../../db/table";
 
 /** A document in object storage; `slug` is its key: `{schoolId}/documents/{name}`. */
 export const documents = sqliteTable(
@@ -20,3 +21,5 @@ export const documents = sqliteTable(
     index("document_created_idx").on(t.schoolId, t.createdAt),
   ],
 );
+
+export const Documents = dataTable(documents, { entity: "document" });
