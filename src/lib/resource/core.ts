@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Results } from "../../db/batch";
-import type { Fields, Query, RowOf } from "../../db/query";
+import { columnsOf, type Fields, type Query, type RowOf } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
@@ -84,7 +84,8 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   const parentQuery = (ctx: Ctx, parentId: number) =>
     parent?.data.select(ctx, { id: parent.data.table.id }).where(eq(parent.data.table.id, parentId)).limit(1);
 
-  const fields = (config.view?.fields ?? data.table._.columns) as V;
+  // Without a view, V is the table's columns (its default): the fields are those columns.
+  const fields = (config.view?.fields ?? columnsOf(data.table)) as V;
   /** The read query of the resource (its view and joins), scoped to the school. */
   function select(ctx: Ctx, how: "read" | "write" = "read"): Query<RowOf<V>> {
     const query = data.select(ctx, fields, how);
@@ -172,7 +173,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
 
   /** The key under which the table holds a column (`family_id` -> `familyId`). */
   function columnKey(column: SQLiteColumn): string {
-    const entry = Object.entries(table._.columns).find(([, c]) => c === column);
+    const entry = Object.entries(columnsOf(table)).find(([, c]) => c === column);
     if (!entry) throw new Error(`${config.name}: column ${column.name} is not in the table`);
     return entry[0];
   }

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { and, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
-import type { Fields, RowOf } from "../../db/query";
+import { columnsOf, type Fields, type RowOf } from "../../db/query";
 import type { RecordTable } from "../../db/table";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
@@ -184,7 +184,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       const conds = filterConditions(filters, input, ctx);
       const sorted = sortOf(input);
       const order = sorted ? sortOrder(sorted, table.id) : defaultOrder;
-      const selected: Fields = { ...(config.view?.fields ?? table._.columns), ...spec.extra?.fields(ctx), ...keyFields(order) };
+      const selected: Fields = { ...(config.view?.fields ?? columnsOf(table)), ...spec.extra?.fields(ctx), ...keyFields(order) };
       const read = (after: SQL | undefined, limit: number) => {
         let q = core.data.select(ctx, selected);
         if (config.view?.join) q = config.view.join(q);
