@@ -17,9 +17,10 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { currentRequest, type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
-import { SECURITY_SCHEMES, TAGS } from "./lib/route";
+import { guardOf, SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
+import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
@@ -101,7 +102,10 @@ export function createApp(options: AppOptions) {
           if (request) request.route = c.req.routePath;
         });
         moduleApp.use("/api/*", jsonBody(table));
-        for (const { route, handler } of operations) moduleApp.openapi(route, handler);
+        for (const { route, handler } of operations) {
+          const { access, scope, module: appModule } = guardOf(route);
+          moduleApp.openapi({ ...route, middleware: [authorize(access, scope, appModule)] }, handler);
+        }
         if (router) moduleApp.route("/", router);
         moduleApp.notFound(routeNotFound(table));
         moduleApp.onError((err, c) => problemResponse(c, err));
@@ -150,8 +154,7 @@ export function createApp(options: AppOptions) {
       // Every module's operations join this app's own definitions (the security scheme, test
       // probes) in its registry: described there, served by the modules' apps.
       for (const { route } of await allOperations()) {
-        // As `openapi()` registers a route: its middleware is code, not description.
-        const { middleware: _code, hide, ...described } = route;
+        const { hide, ...described } = route;
         if (!hide) app.openAPIRegistry.registerPath(described);
       }
       const generated = app.getOpenAPI31Document({

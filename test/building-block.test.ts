@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { withSearch } from "../src/db/search";
 import { queueReceipts } from "../src/jobs/schema";
-import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
+import { defineResource, RecordBase, timestamps } from "../src/lib/resource/old";
 import type { Operation } from "../src/lib/route";
 import { auditLog } from "../src/modules/audit-log/schema";
 import { permissions } from "../src/modules/bulk-process/permissions";

@@ -58,6 +58,14 @@ export function definePermissions<const P extends Record<string, PermissionDef>>
  */
 export type Access = "public" | "user" | "member" | PermissionDef;
 
+/**
+ * Where a route acts:
+ * - `school`: tenant data; the current school must be known (header, or the caller's only school).
+ * - `platform`: data shared by every school (the permission catalogue); the school only decides
+ *   which roles apply.
+ */
+export type Scope = "school" | "platform";
+
 /** The access as written in the OpenAPI document (`x-access`). */
 export const accessName = (access: Access): string => (typeof access === "string" ? access : access.name);
 

@@ -39,6 +39,11 @@ export interface Ctx {
    */
   can(permission: PermissionDef): boolean;
   requestId: string | null;
+  /**
+   * The users the caller acts for in the current school today (themself and the parents whose
+   * valid delegate they are), when the route's context loader read them; else undefined.
+   */
+  actingFor?: readonly number[];
 }
 
 export type AppEnv = {

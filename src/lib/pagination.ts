@@ -58,6 +58,22 @@ export type Page<T> = {
   previous: string | null;
 };
 
+/**
+ * A page of records as a list verb answers it: the HTTP layer makes it the envelope, with the
+ * links to the neighbouring pages from the request's URL (`operation` in src/lib/route.ts).
+ */
+export class Listing<T> {
+  constructor(
+    readonly data: T[],
+    readonly total: number,
+    readonly page: PageInput,
+  ) {}
+
+  envelope(url: string): Page<T> {
+    return envelope(this.data, this.total, this.page, url);
+  }
+}
+
 /** Builds the envelope; `url` is the request URL whose `page` is replaced for next/previous. */
 export function envelope<T>(data: T[], total: number, { page, pageSize }: PageInput, url: string): Page<T> {
   const lastPage = Math.max(1, Math.ceil(total / pageSize));

@@ -1,19 +1,26 @@
 /**
  * `defineRoute`: `createRoute` plus what every operation of this API must declare — its tag,
- * operationId, access (checked by the `authorize` middleware), security scheme and error
- * responses. Machine-readable facts go into the OpenAPI document as extensions — `x-access`,
- * `x-scope`, `x-audit` (the entity whose audit row a successful call writes), `x-module` (the
- * application module the route belongs to: 403 where the school switched it off), and for lists
- * `x-filters` / `x-sort` — which is how the generated suites know what to expect of each route.
+ * operationId, access, security scheme and error responses — and, for the code that serves it, the
+ * context it needs. Machine-readable facts go into the OpenAPI document as extensions —
+ * `x-access`, `x-scope`, `x-audit` (the entity whose audit row a successful call writes),
+ * `x-module` (the application module the route belongs to: 403 where the school switched it off),
+ * and for lists `x-filters` / `x-sort` — which is how the generated suites know what to expect of
+ * each route. The app checks the declared access (src/middleware/authorize.ts) before any input is
+ * parsed.
  *
- * `operation(route, handler)` pairs a route with its typed handler: the unit a module registers.
+ * `operation(route, verb)` serves a route with a service verb `verb(ctx, input)`: the input is
+ * what the route's schemas parsed (`{ params, query, body }`, typed from the route) and the verb's
+ * answer is the route's success response. `handled(route, handler)` takes a Hono handler instead,
+ * for the few routes that answer something else (headers, redirects).
  */
 import { createRoute, type RouteConfig, type RouteHandler, type z, z as zod } from "@hono/zod-openapi";
-import { authorize, type Scope } from "../middleware/authorize";
-import { type Access, accessName } from "./access";
+import type { Context, Handler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
-import type { AppEnv } from "./context";
+import { type AppEnv, type Ctx, ctxOf } from "./context";
 import { errorResponses, type ProblemStatus } from "./errors";
+import { Listing, type Page } from "./pagination";
 
 /** One tag per functional area of the product (plus Auth and Development): how the docs page groups operations. */
 export const TAGS = [
@@ -50,6 +57,36 @@ const SCHOOL_HEADER = {
   schema: { type: "integer" as const, minimum: 1 },
 };
 
+/**
+ * Prepares the service context of a request before its verb runs: what a route's readers need
+ * read first (who a caller acts for). Declared on the route.
+ */
+export type ContextLoader = (ctx: Ctx) => Promise<Ctx>;
+
+/** Who may call a route, where, and behind which application module: what `authorize` checks. */
+export interface RouteGuard {
+  access: Access;
+  scope: Scope;
+  module?: AppModuleKey;
+}
+
+/** Keys of what the route carries for the code that serves it (symbols: never in the document). */
+const GUARD = Symbol("guard");
+const CONTEXT = Symbol("context");
+
+/** A route as `defineRoute` makes it. */
+export type ApiRoute = RouteConfig & Served;
+
+/** What `defineRoute` adds to a route for the code that serves it. */
+interface Served {
+  operationId: string;
+  readonly [GUARD]: RouteGuard;
+  readonly [CONTEXT]?: ContextLoader;
+}
+
+/** What `authorize` checks for a route. */
+export const guardOf = (route: ApiRoute): RouteGuard => route[GUARD];
+
 type RouteMeta = {
   tag: Tag;
   operationId: string;
@@ -75,6 +112,8 @@ type RouteMeta = {
    * disabled, `authorize` answers 403 naming it. Needs a school, so not for `public`/`user` access.
    */
   module?: AppModuleKey;
+  /** What the verb's context needs read first (who the caller acts for). */
+  context?: ContextLoader;
   /** Further machine-readable facts (`x-filters`, `x-sort`). */
   extensions?: Record<`x-${string}`, unknown>;
 };
@@ -88,7 +127,7 @@ const NO_QUERY = zod.strictObject({});
  * @example
  * export const getPermission = defineRoute({
  *   method: "get", path: "/api/v1/permission/{id}", tag: "Permissions and tasks",
- *   operationId: "getPermission", summary: "Get a permission by id", access: "permission.read",
+ *   operationId: "getPermission", summary: "Get a permission by id", access: permissions.read,
  *   request: { params: IdParams }, responses: { 200: json(PermissionSchema, "The permission") },
  * });
  */
@@ -101,6 +140,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     database = true,
     audit,
     module,
+    context,
     extensions,
     responses,
     ...route
@@ -135,15 +175,16 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     tags: [tag],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
     parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],
-    middleware: [authorize(access, scope, module)],
     responses: { ...responses, ...errorResponses(sorted) },
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
     ...(module ? { "x-module": module } : {}),
     ...extensions,
-  } as R & Pick<RouteConfig, "tags" | "security" | "middleware">);
-  return created as typeof created & R;
+    // The config as given (less the meta, which is not description), so a handler's input and
+    // output are typed from the route's own schemas, not from RouteConfig's wider ones.
+  } as R & Pick<RouteConfig, "tags" | "security">);
+  return Object.assign(created, { [GUARD]: { access, scope, module }, [CONTEXT]: context });
 }
 
 /** A JSON response object for `responses`. */
@@ -161,18 +202,112 @@ export function jsonBody<T extends z.ZodType>(schema: T, name: string, descripti
 
 export const noContent = { description: "Done; no content" } as const;
 
+type Parsed<S> = S extends z.ZodType ? z.output<S> : never;
+
+/** What a route's schemas parse: `{ params, query, body }`, each present when the route declares it. */
+export type InputOf<R> = (R extends { request: { params: infer P } } ? { params: Parsed<P> } : unknown) &
+  (R extends { request: { query: infer Q } } ? { query: Parsed<Q> } : unknown) &
+  (R extends { request: { body: { content: { "application/json": { schema: infer B } } } } }
+    ? { body: Parsed<B> }
+    : unknown);
+
+type Answer<Res> = Res extends { content: { "application/json": { schema: infer S } } }
+  ? S extends z.ZodType
+    ? z.input<S> | (z.input<S> extends Page<infer I> ? Listing<I> : never)
+    : never
+  : Res extends { content: object }
+    ? Response
+    : undefined;
+
+/** What a route answers on success: its JSON body, a `Response` (a file), or nothing (204). */
+export type OutputOf<R> = R extends { responses: infer Rs }
+  ? 200 extends keyof Rs
+    ? Answer<Rs[200]>
+    : 201 extends keyof Rs
+      ? Answer<Rs[201]>
+      : 202 extends keyof Rs
+        ? Answer<Rs[202]>
+        : undefined
+  : never;
+
+/** A service verb serving route `R`: the one shape `verb(ctx, input)`. */
+export type Verb<R> = (ctx: Ctx, input: InputOf<R>) => Promise<OutputOf<R> | undefined> | OutputOf<R> | undefined;
+
 /** A route and its handler: what a module registers (the app mounts each with `openapi`). */
 export interface Operation {
-  readonly route: RouteConfig & { operationId: string };
-  readonly handler: (c: any) => Response | Promise<Response>;
+  readonly route: ApiRoute;
+  readonly handler: Handler<AppEnv>;
+}
+
+/** The context a route's verb gets: the request's, prepared as the route declares. */
+export function contextOf(c: Context<AppEnv>, route: ApiRoute): Promise<Ctx> | Ctx {
+  const ctx = ctxOf(c);
+  const load = route[CONTEXT];
+  return load ? load(ctx) : ctx;
+}
+
+type Validated = { out: { param: unknown; query: unknown; json: unknown } };
+
+/** What the route's validators parsed, as its verb takes it. */
+function inputOf(c: Context<AppEnv, string, Validated>, route: ApiRoute) {
+  const request = route.request;
+  return {
+    ...(request?.params ? { params: c.req.valid("param") } : {}),
+    ...(request?.query ? { query: c.req.valid("query") } : {}),
+    ...(request?.body ? { body: c.req.valid("json") } : {}),
+  };
+}
+
+/** The route's success status: its first 2xx response. */
+function successOf(route: ApiRoute): ContentfulStatusCode | 204 {
+  const code = Object.keys(route.responses)
+    .map(Number)
+    .find((n) => n >= 200 && n < 300);
+  if (code === 204) return 204;
+  if (code === 200 || code === 201 || code === 202) return code;
+  throw new Error(`${route.operationId}: no 200, 201, 202 or 204 response`);
 }
 
 /**
- * Pairs a route with its typed handler. Handlers parse nothing and query nothing: they read
- * `c.req.valid(...)`, build the context with `ctxOf(c)` and call a service verb.
+ * Serves a route with a service verb.
  * @example
- * export const getRules = operation(getRulesRoute, async (c) => c.json(await rules.read(ctxOf(c)), 200));
+ * export const getRules = operation(getRulesRoute, (ctx) => rules.read(ctx));
  */
-export function operation<R extends RouteConfig & { operationId: string }>(route: R, handler: RouteHandler<R, AppEnv>) {
-  return { route, handler: handler as unknown as Operation["handler"] };
+export function operation<R extends ApiRoute>(route: R, verb: Verb<R>): Operation {
+  return serve(route, verb);
+}
+
+/**
+ * `operation` for a generic builder (src/lib/resource): the input is typed from the route, the
+ * answer is not checked against it (TypeScript cannot relate a generic record schema's output to
+ * the route's response type; the builder's `toRecord` is typed against the record instead).
+ */
+export function serve<R extends ApiRoute>(
+  route: R,
+  verb: (ctx: Ctx, input: InputOf<R>) => Promise<unknown> | unknown,
+): Operation {
+  const status = successOf(route);
+  return {
+    route,
+    handler: async (c: Context<AppEnv, string, Validated>) => {
+      // The validators parsed each part with this route's own schemas: the verb's input type.
+      const input = inputOf(c, route) as InputOf<R>;
+      const answer: unknown = await verb(await contextOf(c, route), input);
+      if (answer instanceof Response) return answer;
+      if (answer instanceof Listing) return c.json(answer.envelope(c.req.url), 200);
+      if (status === 204) return c.body(null, 204);
+      return c.json(answer, status);
+    },
+  };
+}
+
+/**
+ * Serves a route with a Hono handler typed from it, for answers a verb cannot give (a header, a
+ * cookie, a redirect).
+ * @example
+ * export const logout = handled(logoutRoute, async (c) => { ...; return c.body(null, 204); });
+ */
+export function handled<R extends ApiRoute>(route: R, handler: RouteHandler<R, AppEnv>): Operation {
+  // Hono types a handler by its route; the app mounts it with that same route.
+  return { route, handler: handler as Handler<AppEnv> };
 }

@@ -8,7 +8,7 @@
  * disabled modules in the same query.
  */
 import type { MiddlewareHandler } from "hono";
-import { type Access, PermissionSet } from "../lib/access";
+import { type Access, PermissionSet, type Scope } from "../lib/access";
 import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../lib/app-modules";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
@@ -16,14 +16,7 @@ import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../modules/auth/tokens";
 import { currentSchool } from "./current-school";
 
-export type { Access };
-
-/**
- * - `school`: tenant data; the current school must be known (header, or the caller's only school).
- * - `platform`: data shared by every school (the permission catalogue); the school only decides
- *   which roles apply.
- */
-export type Scope = "school" | "platform";
+export type { Access, Scope };
 
 const BEARER = /^Bearer ([A-Za-z0-9_.-]+)$/;
 

@@ -3,7 +3,7 @@
  * record (which embeds its address). No routes here: importing it costs a few schemas.
  */
 import { z } from "@hono/zod-openapi";
-import { RecordBase, timestamps } from "../../lib/resource";
+import { RecordBase, timestamps } from "../../lib/resource/old";
 import { text } from "../../lib/text";
 import type { addresses } from "./schema";
 

@@ -8,8 +8,8 @@ import { eq, notExists, type SQL } from "drizzle-orm";
 import { schools } from "../../db/core";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
-import { defineResource, IdParams } from "../../lib/resource";
-import { defineRoute, noContent, operation } from "../../lib/route";
+import { defineResource, IdParams } from "../../lib/resource/old";
+import { defineRoute, handled, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { commit, GuardFailed } from "../../lib/write";
 import { permissions } from "./permissions";
@@ -116,7 +116,7 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export const deleteAddress = operation(deleteRoute, async (c) => {
+export const deleteAddress = handled(deleteRoute, async (c) => {
   await removeAddress(ctxOf(c), c.req.valid("param").id);
   return c.body(null, 204);
 });

@@ -4,7 +4,7 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { defineResource, RecordBase } from "../../lib/resource";
+import { defineResource, RecordBase } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import {

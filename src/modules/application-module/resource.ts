@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { FIRST_CUSTOM_MODULE_ID } from "../../lib/app-modules";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, getTableColumns, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { users } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
-import { defineResource, RecordBase } from "../../lib/resource";
+import { defineResource, RecordBase } from "../../lib/resource/old";
 import { UtcDateTime } from "../school-configuration/range";
 import { copyOf, copyTable, identity } from "../user/identity";
 import { permissions } from "./permissions";

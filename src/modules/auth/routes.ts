@@ -2,8 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
 import { Phone } from "../../lib/phone";
-import { RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import * as auth from "./service";
 
 export const UserSchema = RecordBase.extend({
@@ -128,21 +128,21 @@ const logoutAll = defineRoute({
 });
 
 export const operations = [
-  operation(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202)),
-  operation(verifyCode, async (c) => {
+  handled(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202)),
+  handled(verifyCode, async (c) => {
     const { phone, code } = c.req.valid("json");
     return c.json(await auth.verifyCode(c.var.deps, phone, code), 200);
   }),
-  operation(verifyPhone, async (c) => {
+  handled(verifyPhone, async (c) => {
     const { phone } = c.req.valid("json");
     return c.json(await auth.verifyPhoneNumber(c.var.deps, phone, c.req.header("cf-connecting-ip")), 200);
   }),
-  operation(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200)),
-  operation(logout, async (c) => {
+  handled(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200)),
+  handled(logout, async (c) => {
     await auth.logout(c.var.deps, c.req.valid("json").refreshToken);
     return c.body(null, 204);
   }),
-  operation(logoutAll, async (c) => {
+  handled(logoutAll, async (c) => {
     await auth.revokeAll(c.var.deps, ctxOf(c).userId ?? 0);
     return c.body(null, 204);
   }),

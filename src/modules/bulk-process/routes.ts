@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
-import { operation } from "../../lib/route";
+import { handled } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/permissions";
 import { documentResource } from "../document/resource";
 import { mayAssign } from "../role/grants";
@@ -64,7 +64,7 @@ export const create = bulkProcessResource.create({
 });
 
 /** Inserts first, then sends: if the send fails, `enqueue` marks the row failed and answers 503. */
-export const createBulkProcess = operation(create.route, async (c) => {
+export const createBulkProcess = handled(create.route, async (c) => {
   const ctx = ctxOf(c);
   const created = await create.run(ctx, c.req.valid("json"));
   await enqueue(ctx, created.id);
@@ -80,7 +80,7 @@ const update = bulkProcessResource.update({
   summary: 'Queue a failed bulk process again ({ "status": "queued" })',
 });
 
-export const updateBulkProcess = operation(update.route, async (c) => {
+export const updateBulkProcess = handled(update.route, async (c) => {
   const ctx = ctxOf(c);
   const id = c.req.valid("param").id;
   // Queueing it again starts it again: the caller needs the rights its starter needed.
@@ -95,7 +95,7 @@ const del = bulkProcessResource.delete({
   summary: "Delete a bulk process that is not running",
 });
 
-export const deleteBulkProcess = operation(del.route, async (c) => {
+export const deleteBulkProcess = handled(del.route, async (c) => {
   await remove(ctxOf(c), c.req.valid("param").id);
   return c.body(null, 204);
 });

@@ -1,6 +1,7 @@
 /** Bulk processes (Excel imports). */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { record, schoolId, users } from "../../db/core";
+import { dataTable } from "../../db/table";
 import { documents } from "../document/schema";
 
 /** An Excel import run by the bulk queue. */
@@ -38,3 +39,5 @@ export const bulkProcesses = sqliteTable(
     index("bulk_process_running_idx").on(t.status, t.startedAt),
   ],
 );
+
+export const BulkProcesses = dataTable(bulkProcesses, { entity: "bulk-process" });

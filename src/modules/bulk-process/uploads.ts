@@ -16,7 +16,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { FAMILY_COLUMNS, FAMILY_EXAMPLE } from "./family-import";
 import { GROUP_COLUMNS, GROUP_EXAMPLE } from "./group-import";
@@ -66,7 +66,7 @@ function upload(
     request: { body: jsonBody(UploadFile, `${operationId[0]?.toUpperCase()}${operationId.slice(1)}Input`) },
     responses: { 201: json(bulkProcessResource.record, "The queued bulk process") },
   });
-  return operation(route, async (c) => {
+  return handled(route, async (c) => {
     const ctx = ctxOf(c);
     const created = await create.run(ctx, { entity, documentId: c.req.valid("json").documentId });
     await enqueue(ctx, created.id);
@@ -115,7 +115,7 @@ const template = defineRoute({
   },
 });
 
-export const getBulkProcessTemplate = operation(template, (c) => {
+export const getBulkProcessTemplate = handled(template, (c) => {
   const { entity } = c.req.valid("param");
   const spec = TEMPLATES[entity];
   return xlsxResponse(`${entity}-template.xlsx`, {

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { cronHistory } from "../../jobs/schema";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { permissions } from "./permissions";
 
 const resource = defineResource({

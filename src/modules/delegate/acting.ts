@@ -95,4 +95,4 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
 }
 
 /** `column IN (the users the caller acts for)`, for a query already holding `actingFor`'s answer. */
-export const actedFor = (column: SQLWrapper, ids: number[]) => (ids.length ? inList(column, ids) : sql`0`);
+export const actedFor = (column: SQLWrapper, ids: readonly number[]) => (ids.length ? inList(column, ids) : sql`0`);

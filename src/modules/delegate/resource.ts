@@ -22,8 +22,8 @@ import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
@@ -223,7 +223,7 @@ export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>
   return resource.toRecord(row, ctx);
 }
 
-export const createDelegateOperation = operation(
+export const createDelegateOperation = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/delegate",
@@ -271,7 +271,7 @@ export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof
   });
 }
 
-export const updateDelegateOperation = operation(
+export const updateDelegateOperation = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/delegate/{id}",

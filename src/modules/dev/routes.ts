@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
-import { defineRoute, json, operation } from "../../lib/route";
+import { defineRoute, handled, json } from "../../lib/route";
 import { codeInMessage } from "../auth/service";
 import { devOutbox } from "./schema";
 
@@ -34,7 +34,7 @@ const outbox = defineRoute({
   responses: { 200: json(pageOf(Message, "OutboxPage"), "Messages, newest first") },
 });
 
-export const listDevOutbox = operation(outbox, async (c) => {
+export const listDevOutbox = handled(outbox, async (c) => {
   const q = c.req.valid("query");
   const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
     where: eq(devOutbox.to, q.to),

@@ -17,8 +17,8 @@ import { roleUsers } from "../../db/core";
 import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { recordId } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { operation } from "../../lib/route";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { handled } from "../../lib/route";
 import { commit, inList } from "../../lib/write";
 import { permissions } from "./permissions";
 import { deviceTokens } from "./schema";
@@ -124,7 +124,7 @@ const registerRoute = resource.create({
   summary: "Register a device token (a value held by another user moves to you)",
 }).route;
 
-export const createDeviceToken = operation(registerRoute, async (c) => {
+export const createDeviceToken = handled(registerRoute, async (c) => {
   const ctx = ctxOf(c);
   const row = await registerDeviceToken(ctx, c.req.valid("json"));
   if (!row) throw new Error("device token registration returned no row");

@@ -5,15 +5,14 @@
  * Presigned URLs are an action next to it (signed-url.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
-import { tenant } from "../../lib/context";
+import { eq } from "drizzle-orm";
 import { badRequest, conflict } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { bulkProcesses } from "../bulk-process/schema";
+import { BulkProcesses, bulkProcesses } from "../bulk-process/schema";
 import { permissions } from "./permissions";
-import { documents } from "./schema";
+import { Documents, documents } from "./schema";
 
 export const MAX_FILE_NAME = 200;
 
@@ -74,14 +73,13 @@ export const documentResource = defineResource({
   name: "document",
   plural: "documents",
   label: "Document",
-  entity: "document",
   path: "/api/v1/documents",
   tag: "Documents",
   scope: "school",
   module: "documents",
-  table: documents,
+  data: Documents,
   record: DocumentRecord,
-  toRecord: toDocument,
+  toRecord: (_ctx, row) => toDocument(row),
   conflictMessage: "A document with this slug already exists in this school",
 });
 
@@ -90,7 +88,7 @@ export const listDocuments = documentResource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the document name"),
-      where: (v: string) => contains(documents.nameSearch, v),
+      where: (_ctx, v: string) => contains(documents.nameSearch, v),
       example: "report",
     },
   },
@@ -103,9 +101,9 @@ export const getDocument = documentResource.get({ access: permissions.read });
 export const createDocument = documentResource.create({
   access: permissions.write,
   input: z.object({ name: DocumentName, slug: Slug }),
-  values: (input, ctx) => {
-    ownSlug(input.slug, ctx.schoolId);
-    return input;
+  values: (ctx, { body }) => {
+    ownSlug(body.slug, ctx.schoolId);
+    return body;
   },
   summary: "Create a document for the current school",
 });
@@ -113,21 +111,19 @@ export const createDocument = documentResource.create({
 export const updateDocument = documentResource.update({
   access: permissions.write,
   input: z.object({ name: DocumentName.optional(), slug: Slug.optional() }),
-  values: (input, ctx) => {
-    if (input.slug !== undefined) ownSlug(input.slug, ctx.schoolId);
-    return input;
+  values: (ctx, { body }) => {
+    if (body.slug !== undefined) ownSlug(body.slug, ctx.schoolId);
+    return body;
   },
 });
 
 export const deleteDocument = documentResource.delete({
   access: permissions.write,
   // A bulk process keeps its source file (the foreign key restricts the delete): say which.
-  check: async (ctx, id) => {
-    const [used] = await ctx.deps.db
-      .select({ id: bulkProcesses.id })
-      .from(bulkProcesses)
-      .where(and(tenant(ctx, bulkProcesses), eq(bulkProcesses.documentId, id)))
-      .limit(1);
+  check: async (ctx, { id }) => {
+    const used = await BulkProcesses.select(ctx, { id: bulkProcesses.id })
+      .where(eq(bulkProcesses.documentId, id))
+      .first();
     if (used) throw conflict(`Document ${id} is the file of bulk process ${used.id}; delete that first`);
   },
   errors: [409],

@@ -2,6 +2,7 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { record, schoolId } from "../../db/core";
 import { searchable, searchCopy } from "../../db/search";
+import { dataTable } from "../../db/table";
 
 /** A document in object storage; `slug` is its key: `{schoolId}/documents/{name}`. */
 export const documents = searchable(
@@ -25,3 +26,5 @@ export const documents = searchable(
   ),
   { name: "nameSearch" },
 );
+
+export const Documents = dataTable(documents, { entity: "document" });

@@ -5,15 +5,15 @@
  * GET is a download of a document that exists. URLs expire after SIGNED_URL_SECONDS.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { eq } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
-import { commit } from "../../lib/write";
 import { permissions } from "./permissions";
 import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, toDocument } from "./resource";
-import { documents } from "./schema";
+import { Documents, documents } from "./schema";
 
 /** Short enough that a leaked URL is soon useless, long enough for a phone to upload a scan. */
 export const SIGNED_URL_SECONDS = 5 * 60;
@@ -52,49 +52,39 @@ const SignedDocument = DocumentRecord.extend(signedUrlFields(SIGNED_URL_SECONDS,
   "SignedDocument",
 );
 
-export type SignedUrlInput = z.infer<typeof SignedUrlBody>;
-
 /**
  * The service verb: checks the key, then for an upload creates the document for the slug or
  * updates its name, entity and content type (each with its audit row); for a download reads it.
  * Then signs.
  */
-export async function signDocumentUrl(ctx: Ctx, entity: string, input: SignedUrlInput) {
-  const { db, clock, signer } = ctx.deps;
+export async function signDocumentUrl(ctx: Ctx, { params, body }: InputOf<typeof route>) {
+  const { clock, signer } = ctx.deps;
   // The route declares document.read (enough for GET); an upload also needs document.write.
-  if (input.method === "PUT" && !ctx.can(permissions.write)) {
+  if (body.method === "PUT" && !ctx.can(permissions.write)) {
     throw new ApiError(403, `Missing permission document.write in school ${ctx.schoolId}`);
   }
-  ownSlug(input.slug, ctx.schoolId);
+  ownSlug(body.slug, ctx.schoolId);
   const now = clock.now();
-  const [found] = await db
-    .select()
-    .from(documents)
-    .where(and(tenant(ctx, documents), eq(documents.slug, input.slug)))
-    .limit(1);
+  const found = await Documents.select(ctx).where(eq(documents.slug, body.slug)).first();
 
   let row = found;
-  if (input.method === "PUT") {
-    const fields = { name: input.name, entity, contentType: input.contentType };
-    if (found) {
-      const [, , , [updated]] = await documentResource.commit(ctx, found.id, [
-        ...documentResource.writes.update(ctx, found.id, fields),
-        db.select().from(documents).where(eq(documents.id, found.id)),
-      ]);
-      row = updated;
-    } else {
-      const [[created]] = await commit(ctx, documentResource.writes.insert(ctx, { ...fields, slug: input.slug }), {
-        conflict: "This document was created by another request just now; ask again",
-      });
-      row = created;
-    }
+  if (body.method === "PUT") {
+    const fields = { name: body.name, entity: params.entity, contentType: body.contentType };
+    const batch = new Batch(ctx);
+    if (found) batch.add(...documentResource.writes.update(ctx, found.id, fields));
+    else batch.add(...Documents.insert(ctx, { ...fields, slug: body.slug }));
+    const written = batch.read(Documents.select(ctx).where(eq(documents.slug, body.slug)));
+    const results = found
+      ? await documentResource.commit(ctx, found.id, batch)
+      : await batch.commit({ conflict: "This document was created by another request just now; ask again" });
+    row = results.get(written)[0];
   }
-  if (!row) throw notFound(`Document ${input.slug}`);
+  if (!row) throw notFound(`Document ${body.slug}`);
 
   const signed = await signer.sign({
     key: row.slug,
-    method: input.method,
-    contentType: input.contentType,
+    method: body.method,
+    contentType: body.contentType,
     expiresIn: SIGNED_URL_SECONDS,
     now,
   });
@@ -120,6 +110,4 @@ const route = defineRoute({
   responses: { 200: json(SignedDocument, "The document and its presigned URL") },
 });
 
-export const createDocumentSignedUrl = operation(route, async (c) =>
-  c.json(await signDocumentUrl(ctxOf(c), c.req.valid("param").entity, c.req.valid("json")), 200),
-);
+export const createDocumentSignedUrl = operation(route, signDocumentUrl);

@@ -23,8 +23,8 @@ import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { fold } from "../../lib/fold";
 import { idList } from "../../lib/params";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { commit, GuardFailed, guardCount, inList, insertedId, jsonValues, type Statement } from "../../lib/write";
@@ -187,7 +187,7 @@ const list = resource.list({
     "acts for (themself, and parents whose valid delegate they are). Each family carries its parents and students.",
 });
 
-export const listFamilies = operation(list.route, async (c) =>
+export const listFamilies = handled(list.route, async (c) =>
   c.json(await list.run(await withActing(ctxOf(c)), c.req.valid("query"), c.req.url), 200),
 );
 
@@ -196,7 +196,7 @@ const get = resource.get({
   description: "Another school's family, or (without family.read-all) a family not the caller's own, is a 404.",
 });
 
-export const getFamily = operation(get.route, async (c) =>
+export const getFamily = handled(get.route, async (c) =>
   c.json(await resource.find(await withActing(ctxOf(c)), c.req.valid("param").id), 200),
 );
 
@@ -368,7 +368,7 @@ export async function createFamily(ctx: Ctx, input: z.infer<typeof CreateBody>) 
   return resource.toRecord(row, ctx);
 }
 
-export const createFamilyOperation = operation(
+export const createFamilyOperation = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/family",
@@ -412,7 +412,7 @@ export async function updateFamily(ctx: Ctx, id: number, input: z.infer<typeof U
   ]);
 }
 
-export const updateFamilyOperation = operation(
+export const updateFamilyOperation = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/family/{id}",
@@ -457,7 +457,7 @@ export async function removeFamily(ctx: Ctx, id: number) {
   ]);
 }
 
-export const deleteFamily = operation(
+export const deleteFamily = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/family/{id}",
@@ -492,7 +492,7 @@ const NumberParams = z.object({
 const byNumber = (ctx: Ctx, familyNumber: string) =>
   sql<number>`(SELECT ${families.id} FROM ${families} WHERE ${resource.scoped(ctx, eq(families.familyNumberSearch, fold(familyNumber)), "read")})`;
 
-export const familyMembers = operation(
+export const familyMembers = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/family/members/{familyNumber}",
@@ -513,7 +513,7 @@ export const familyMembers = operation(
   },
 );
 
-export const familyExists = operation(
+export const familyExists = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/family/exists/{familyNumber}",
@@ -544,7 +544,7 @@ const ParentLimit = z
   })
   .openapi("FamilyParentLimit");
 
-export const familyParentLimit = operation(
+export const familyParentLimit = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/family/{id}/parent-limit",
@@ -578,7 +578,7 @@ const ValidateBody = z.strictObject({
     .openapi({ example: [1, 2], description: "Family ids, at most 100" }),
 });
 
-export const validateFamilies = operation(
+export const validateFamilies = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/family/validate",

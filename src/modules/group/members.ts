@@ -12,7 +12,7 @@ import { users } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
-import { defineResource, type Filter, RecordBase } from "../../lib/resource";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
 import { text } from "../../lib/text";
 import { students } from "../student/schema";
 import { teachers } from "../teacher/schema";

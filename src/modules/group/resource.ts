@@ -11,8 +11,8 @@ import { auditAction, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { Deleted, DeleteMany, idFilter, idList } from "../../lib/params";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
@@ -268,7 +268,7 @@ export async function myGroups(ctx: Ctx) {
   return { data };
 }
 
-export const listMyGroups = operation(
+export const listMyGroups = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/group/mine",
@@ -296,7 +296,7 @@ export async function myTeacherGroups(ctx: Ctx) {
   return { data: rows.map((r) => toGroup(r as unknown as GroupRow)) };
 }
 
-export const listMyTeacherGroups = operation(
+export const listMyTeacherGroups = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/group/teacher/mine",
@@ -325,7 +325,7 @@ export async function deleteGroups(ctx: Ctx, ids: number[]) {
 
 /** "Delete several groups": DELETE, and POST (the same operation) for clients that send no body with a DELETE. */
 const deleteSeveral = (method: "delete" | "post", operationId: string) =>
-  operation(
+  handled(
     defineRoute({
       method,
       path: "/api/v1/group/delete-multiple",
@@ -411,7 +411,7 @@ export async function participants(ctx: Ctx, id: number) {
   return { teachers: teacherRows, students: studentRows };
 }
 
-export const getGroupParticipants = operation(
+export const getGroupParticipants = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/group/{id}/participants",
@@ -579,7 +579,7 @@ export async function removeParticipants(ctx: Ctx, id: number, input: Participan
   ]);
 }
 
-export const addGroupParticipants = operation(
+export const addGroupParticipants = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/group/{id}/participants",
@@ -601,7 +601,7 @@ export const addGroupParticipants = operation(
   },
 );
 
-export const removeGroupParticipants = operation(
+export const removeGroupParticipants = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/group/{id}/participants",
@@ -668,7 +668,7 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
   return { image: key, ...signed };
 }
 
-export const createGroupSignedUrl = operation(
+export const createGroupSignedUrl = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/group/{id}/signed-url",

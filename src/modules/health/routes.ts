@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../deps";
-import { defineRoute, json, operation } from "../../lib/route";
+import { defineRoute, handled, json } from "../../lib/route";
 
 const Component = z.object({ status: z.enum(["up", "down"]), message: z.string().optional() });
 const Report = z
@@ -68,7 +68,7 @@ const health = defineRoute({
   },
 });
 
-export const getHealth = operation(health, async (c) => {
+export const getHealth = handled(health, async (c) => {
   const report = await healthReport(c.var.deps);
   c.header("cache-control", "no-store");
   return report.status === "ok" ? c.json(report, 200) : c.json(report, 503);

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
 import { recordId } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
 import { schoolConfigurations } from "../school-configuration/schema";

@@ -10,7 +10,7 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, gt, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../lib/context";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { permissions } from "./permissions";
 import { LEGAL_KINDS, type LegalKind, legalDocuments } from "./schema";

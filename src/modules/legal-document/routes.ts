@@ -5,8 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
-import { IdParams } from "../../lib/resource";
-import { defineRoute, json, operation } from "../../lib/route";
+import { IdParams } from "../../lib/resource/old";
+import { defineRoute, handled, json } from "../../lib/route";
 import { permissions } from "./permissions";
 import { Kind, LegalDocumentUpdate, legalDocumentResource } from "./resource";
 import { AcceptanceRecord, accept, deleteDraft, latest, updateDraft } from "./service";
@@ -17,7 +17,7 @@ const update = legalDocumentResource.update({
   summary: "Update a draft legal document (a published version answers 409)",
 });
 
-export const updateLegalDocument = operation(update.route, async (c) => {
+export const updateLegalDocument = handled(update.route, async (c) => {
   await updateDraft(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
   return c.body(null, 204);
 });
@@ -28,7 +28,7 @@ const del = legalDocumentResource.delete({
   summary: "Delete a draft legal document (a published version answers 409)",
 });
 
-export const deleteLegalDocument = operation(del.route, async (c) => {
+export const deleteLegalDocument = handled(del.route, async (c) => {
   await deleteDraft(ctxOf(c), c.req.valid("param").id);
   return c.body(null, 204);
 });
@@ -47,7 +47,7 @@ const lastRoute = defineRoute({
   responses: { 200: json(legalDocumentResource.record, "The latest published version") },
 });
 
-export const getLastLegalDocument = operation(lastRoute, async (c) =>
+export const getLastLegalDocument = handled(lastRoute, async (c) =>
   c.json(await latest(ctxOf(c), c.req.valid("query").kind), 200),
 );
 
@@ -69,6 +69,6 @@ const acceptRoute = defineRoute({
   responses: { 200: json(AcceptanceRecord, "The acceptance") },
 });
 
-export const acceptLegalDocument = operation(acceptRoute, async (c) =>
+export const acceptLegalDocument = handled(acceptRoute, async (c) =>
   c.json(await accept(ctxOf(c), c.req.valid("param").id), 200),
 );

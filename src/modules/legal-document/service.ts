@@ -7,7 +7,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { type AuditTarget, auditCreate } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import { RecordBase, timestamps } from "../../lib/resource";
+import { RecordBase, timestamps } from "../../lib/resource/old";
 import { commit } from "../../lib/write";
 import { Kind, type LegalDocument, type LegalDocumentUpdate, legalDocumentResource, toLegalDocument } from "./resource";
 import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "./schema";

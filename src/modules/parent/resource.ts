@@ -22,8 +22,8 @@ import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { commit, guard, type Statement } from "../../lib/write";
 import { delegates } from "../delegate/schema";
@@ -195,7 +195,7 @@ export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) 
   return resource.toRecord(row, ctx);
 }
 
-export const createParentOperation = operation(
+export const createParentOperation = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/parent",
@@ -242,7 +242,7 @@ export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof U
   ]);
 }
 
-export const updateParentOperation = operation(
+export const updateParentOperation = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/parent/{id}",
@@ -293,7 +293,7 @@ export async function removeParent(ctx: Ctx, id: number) {
   ]);
 }
 
-export const deleteParentOperation = operation(
+export const deleteParentOperation = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/parent/{id}",

@@ -8,7 +8,7 @@ import { asc } from "drizzle-orm";
 import { permissions as table } from "../../db/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { containsAscii, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";

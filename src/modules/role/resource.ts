@@ -12,8 +12,8 @@ import { withSearch } from "../../db/search";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
-import { defineResource, type Filter, RecordBase } from "../../lib/resource";
-import { defineRoute, json, operation } from "../../lib/route";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, guard, inList, insertedId, type Statement } from "../../lib/write";
@@ -134,7 +134,7 @@ export async function allRoles(ctx: Ctx) {
   return rows.map((row) => resource.toRecord(row, ctx));
 }
 
-export const listAllRoles = operation(
+export const listAllRoles = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/role/all",
@@ -237,7 +237,7 @@ export async function createRole(ctx: Ctx, input: { name: string; permissions: (
   return resource.toRecord(row, ctx);
 }
 
-export const createRoleOperation = operation(created.route, async (c) =>
+export const createRoleOperation = handled(created.route, async (c) =>
   c.json(await createRole(ctxOf(c), c.req.valid("json")), 201),
 );
 
@@ -296,7 +296,7 @@ export async function updateRole(ctx: Ctx, id: number, input: { name?: string; p
   ]);
 }
 
-export const updateRoleOperation = operation(updated.route, async (c) => {
+export const updateRoleOperation = handled(updated.route, async (c) => {
   await updateRole(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
   return c.body(null, 204);
 });
@@ -332,7 +332,7 @@ export async function deleteRole(ctx: Ctx, id: number) {
   }
 }
 
-export const deleteRoleOperation = operation(deleted.route, async (c) => {
+export const deleteRoleOperation = handled(deleted.route, async (c) => {
   await deleteRole(ctxOf(c), c.req.valid("param").id);
   return c.body(null, 204);
 });

@@ -14,8 +14,8 @@ import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
-import { defineResource, RecordBase, type Rule } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, RecordBase, type Rule } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { commit, inList, insertedId, type Statement } from "../../lib/write";
 import { copyOf, copyTable, identity } from "../user/identity";
 import { giveRole, takenRoleAudits } from "../user/people";
@@ -145,7 +145,7 @@ export async function assignRole(ctx: Ctx, input: { userId: number; roleId: numb
   return resource.toRecord(row, ctx);
 }
 
-export const createRoleUser = operation(created.route, async (c) =>
+export const createRoleUser = handled(created.route, async (c) =>
   c.json(await assignRole(ctxOf(c), c.req.valid("json")), 201),
 );
 
@@ -174,7 +174,7 @@ export async function changeRole(ctx: Ctx, id: number, input: { roleId: number }
   });
 }
 
-export const updateRoleUser = operation(updated.route, async (c) => {
+export const updateRoleUser = handled(updated.route, async (c) => {
   await changeRole(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
   return c.body(null, 204);
 });
@@ -197,7 +197,7 @@ export async function removeMembership(ctx: Ctx, id: number) {
   });
 }
 
-export const deleteRoleUser = operation(deleted.route, async (c) => {
+export const deleteRoleUser = handled(deleted.route, async (c) => {
   await removeMembership(ctxOf(c), c.req.valid("param").id);
   return c.body(null, 204);
 });
@@ -207,7 +207,7 @@ const RemoveQuery = z.strictObject({
   roleId: recordId().openapi({ type: "integer", example: 4 }),
 });
 
-export const removeRoleFromUser = operation(
+export const removeRoleFromUser = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/role-user/remove",
@@ -281,7 +281,7 @@ export async function assignRoles(ctx: Ctx, userId: number, roleIds: readonly nu
   return { userId, added, kept };
 }
 
-export const assignMultipleRoles = operation(
+export const assignMultipleRoles = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/role-user/assign-multiple",

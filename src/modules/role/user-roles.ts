@@ -11,8 +11,8 @@ import { roles, roleUsers, users } from "../../db/core";
 import { auditAction } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
-import { IdParams } from "../../lib/resource";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { IdParams } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { commit, GuardFailed, inList, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits, userAudit } from "../user/people";
 import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
@@ -86,7 +86,7 @@ export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly n
   return { userId, roles: current, added, removed: removed.map((r) => r.roleId) };
 }
 
-export const assignUserRoles = operation(
+export const assignUserRoles = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/user/{id}/roles",

@@ -5,7 +5,7 @@
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
  */
 import { z } from "@hono/zod-openapi";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { permissions } from "./permissions";
 import { scheduleConfigurations } from "./schema";
 

@@ -18,8 +18,8 @@ import { auditCreate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { commit, insertedId, type Statement } from "../../lib/write";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
@@ -196,7 +196,7 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
   return resource.toRecord(row, ctx);
 }
 
-export const createSchoolAdministrator = operation(
+export const createSchoolAdministrator = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/school-administrator",
@@ -235,7 +235,7 @@ export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<t
   await resource.commit(ctx, id, [...resource.writes.update(ctx, id, {}), ...(await editPerson(ctx, userId, input))]);
 }
 
-export const updateSchoolAdministrator = operation(
+export const updateSchoolAdministrator = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/school-administrator/{id}",
@@ -284,7 +284,7 @@ export async function removeAdministrator(ctx: Ctx, id: number) {
   });
 }
 
-export const deleteSchoolAdministrator = operation(
+export const deleteSchoolAdministrator = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/school-administrator/{id}",

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";

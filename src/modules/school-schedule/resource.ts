@@ -10,7 +10,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Ctx } from "../../lib/context";
 import { badRequest, type FieldError } from "../../lib/errors";
 import { integerString } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { LevelSchema } from "../school/fields";
 import { permissions } from "./permissions";
 import { LEVELS, schoolSchedules } from "./schema";

@@ -11,7 +11,7 @@ import { schools } from "../../db/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { AddressRecord, toAddress } from "../address/record";

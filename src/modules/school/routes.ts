@@ -6,8 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { ctxOf } from "../../lib/context";
 import { DeleteMany } from "../../lib/params";
-import { IdParams } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { IdParams } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { LEVELS, LevelInfo, LOGO_TYPES, levelInfo } from "./fields";
 import { permissions } from "./permissions";
@@ -15,7 +15,7 @@ import * as school from "./service";
 
 const Levels = z.array(LevelInfo).openapi("SchoolLevels");
 
-export const listSchoolLevels = operation(
+export const listSchoolLevels = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/school/levels",
@@ -28,7 +28,7 @@ export const listSchoolLevels = operation(
   (c) => c.json(levelInfo(LEVELS), 200),
 );
 
-export const listCurrentSchoolLevels = operation(
+export const listCurrentSchoolLevels = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/school/levels/current",
@@ -67,7 +67,7 @@ const Statistics = z
   })
   .openapi("SchoolStatistics");
 
-export const getSchoolStatistics = operation(
+export const getSchoolStatistics = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/school/{id}/statistics",
@@ -94,7 +94,7 @@ const LogoUrl = z
   })
   .openapi("SchoolLogoUrl");
 
-export const createSchoolLogoUrl = operation(
+export const createSchoolLogoUrl = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/school/{id}/logo/signed-url",
@@ -115,7 +115,7 @@ export const createSchoolLogoUrl = operation(
   async (c) => c.json(await school.logoUrl(ctxOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
 );
 
-export const updateSchoolAddress = operation(
+export const updateSchoolAddress = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/school/{id}/address",
@@ -144,7 +144,7 @@ export const updateSchoolAddress = operation(
   },
 );
 
-export const deleteSchool = operation(
+export const deleteSchool = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/school/{id}",
@@ -166,7 +166,7 @@ export const deleteSchool = operation(
   },
 );
 
-export const deleteMultipleSchools = operation(
+export const deleteMultipleSchools = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/school/delete-multiple",

@@ -10,8 +10,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { recordId } from "../../lib/params";
-import { defineResource, IdParams, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { defineResource, IdParams, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { text } from "../../lib/text";
 import { commit, insertedId } from "../../lib/write";
 import { documents } from "../document/schema";
@@ -116,7 +116,7 @@ export async function addGuardianTo(ctx: Ctx, studentId: number, input: z.infer<
   return resource.toRecord(row as never, ctx);
 }
 
-export const addGuardian = operation(
+export const addGuardian = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/student/{id}/guardian",

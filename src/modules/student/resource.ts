@@ -11,8 +11,8 @@ import { auditUpdate } from "../../lib/audit";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
-import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { commit, GuardFailed, guard, inList, type Statement } from "../../lib/write";
@@ -276,7 +276,7 @@ async function notInAnotherFamily(ctx: Ctx, id: number, familyId: number) {
 const softDelete = (ctx: Ctx, id: number) =>
   resource.writes.update(ctx, id, { deletedAt: ctx.deps.clock.now().toISOString() }, "delete");
 
-export const deleteStudent = operation(
+export const deleteStudent = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/student/{id}",
@@ -327,7 +327,7 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
 
 /** "Delete multiple students": POST and DELETE on the same path are the same operation, as for groups. */
 const deleteSeveral = (method: "post" | "delete", operationId: string) =>
-  operation(
+  handled(
     defineRoute({
       method,
       path: "/api/v1/student/delete-multiple",
@@ -407,7 +407,7 @@ export async function restoreStudent(ctx: Ctx, id: number): Promise<z.output<typ
   }
 }
 
-export const restoreStudentOperation = operation(
+export const restoreStudentOperation = handled(
   defineRoute({
     method: "patch",
     path: "/api/v1/student/{id}/restore",
@@ -573,7 +573,7 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
   };
 }
 
-export const getStudentDetail = operation(
+export const getStudentDetail = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/student/{id}/detail",

@@ -29,7 +29,7 @@ import { type AuditTarget, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource";
+import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource/old";
 import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";

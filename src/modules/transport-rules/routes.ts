@@ -6,8 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
-import { defineResource } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { defineResource } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { commit } from "../../lib/write";
 import { permissions } from "./permissions";
 import { transportationRules } from "./schema";
@@ -94,9 +94,9 @@ export async function replaceRules(ctx: Ctx, content: string) {
     });
 }
 
-export const getTransportationRules = operation(getRoute, async (c) => c.json(await readRules(ctxOf(c)), 200));
+export const getTransportationRules = handled(getRoute, async (c) => c.json(await readRules(ctxOf(c)), 200));
 
-export const replaceTransportationRules = operation(replaceRoute, async (c) => {
+export const replaceTransportationRules = handled(replaceRoute, async (c) => {
   await replaceRules(ctxOf(c), c.req.valid("json").content);
   return c.body(null, 204);
 });

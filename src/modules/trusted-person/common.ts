@@ -24,7 +24,7 @@ import { permissions } from "./permissions";
 import { TRUSTED_STATUSES } from "./schema";
 
 /** A service context that knows whom the caller acts for (set by the routes: `actingCtx`). */
-export type ActingCtx = Ctx & { actingFor?: number[] };
+export type ActingCtx = Ctx;
 
 /** The request's context; for a caller who does not manage every record, with whom they act for (one D1 call). */
 export async function actingCtx(c: Parameters<typeof ctxOf>[0]): Promise<ActingCtx> {
@@ -34,7 +34,7 @@ export async function actingCtx(c: Parameters<typeof ctxOf>[0]): Promise<ActingC
 }
 
 /** The user ids whose children the caller sees: those of `actingCtx`, else the caller alone. */
-const actedUsers = (ctx: ActingCtx): number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+const actedUsers = (ctx: ActingCtx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
 export function ownStudents(ctx: ActingCtx) {

@@ -21,8 +21,8 @@ import {
   type ResourceConfig,
   type SetValues,
   timestamps,
-} from "../../lib/resource";
-import { operation } from "../../lib/route";
+} from "../../lib/resource/old";
+import { handled } from "../../lib/route";
 import {
   type ActingCtx,
   actingCtx,
@@ -230,20 +230,18 @@ export function defineTrustedRequests<
   });
 
   const operations = [
-    operation(list.route, async (c) =>
-      c.json(await list.run(await actingCtx(c), c.req.valid("query"), c.req.url), 200),
-    ),
-    operation(get.route, async (c) => c.json(await get.run(await actingCtx(c), c.req.valid("param").id), 200)),
-    operation(create.route, async (c) => c.json(await create.run(await actingCtx(c), c.req.valid("json")), 201)),
-    operation(update.route, async (c) => {
+    handled(list.route, async (c) => c.json(await list.run(await actingCtx(c), c.req.valid("query"), c.req.url), 200)),
+    handled(get.route, async (c) => c.json(await get.run(await actingCtx(c), c.req.valid("param").id), 200)),
+    handled(create.route, async (c) => c.json(await create.run(await actingCtx(c), c.req.valid("json")), 201)),
+    handled(update.route, async (c) => {
       await change(await actingCtx(c), c.req.valid("param").id, c.req.valid("json") as z.output<U>);
       return c.body(null, 204);
     }),
-    operation(remove.route, async (c) => {
+    handled(remove.route, async (c) => {
       await remove.run(await actingCtx(c), c.req.valid("param").id);
       return c.body(null, 204);
     }),
-    operation(decide.route, async (c) =>
+    handled(decide.route, async (c) =>
       c.json(await decide.run(await actingCtx(c), c.req.valid("param").id, decisionOf(c, Decision)), 200),
     ),
   ];

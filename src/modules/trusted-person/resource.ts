@@ -9,8 +9,8 @@
 import { z } from "@hono/zod-openapi";
 import { schoolOf } from "../../lib/context";
 import { Phone } from "../../lib/phone";
-import { IdParams } from "../../lib/resource";
-import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { IdParams } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import type { SignedUrl } from "../../lib/s3";
 import { signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
@@ -109,7 +109,7 @@ export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typ
   return { id, kind: input.kind, key, ...signed };
 }
 
-const createTrustedPersonUploadUrl = operation(
+const createTrustedPersonUploadUrl = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/trusted-person/{id}/signed-url",
@@ -148,7 +148,7 @@ export async function signDownloads(ctx: ActingCtx, id: number) {
   return { id, photo, idDocument };
 }
 
-const getTrustedPersonImages = operation(
+const getTrustedPersonImages = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/trusted-person/{id}/signed-url",

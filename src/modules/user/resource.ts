@@ -11,8 +11,8 @@ import { notFound } from "../../lib/errors";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { IdParams, nonEmpty } from "../../lib/resource";
-import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { IdParams, nonEmpty } from "../../lib/resource/old";
+import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { permissionCatalogue } from "..";
 import { Email } from "../school/fields";
@@ -63,7 +63,7 @@ const filtersOf = (q: { status?: "invited" | "active" | "inactive"; name?: strin
   q.name ? nameContains(q.name) : undefined,
 ];
 
-export const listUsers = operation(
+export const listUsers = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user",
@@ -93,7 +93,7 @@ const RoleParams = z.object({
     }),
 });
 
-export const listUsersByRole = operation(
+export const listUsersByRole = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/by-role/{role}",
@@ -123,7 +123,7 @@ export const listUsersByRole = operation(
 
 const LanguageList = z.array(z.object({ code: Language, name: z.string() })).openapi("Languages");
 
-export const listLanguages = operation(
+export const listLanguages = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/languages",
@@ -148,7 +148,7 @@ const MyPermissions = z
   })
   .openapi("MyPermissions");
 
-export const getMyPermissions = operation(
+export const getMyPermissions = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/me/permissions",
@@ -169,7 +169,7 @@ export const getMyPermissions = operation(
   },
 );
 
-export const deleteMe = operation(
+export const deleteMe = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/user/me",
@@ -199,7 +199,7 @@ const MyUpdate = nonEmpty(
   }),
 );
 
-export const updateMe = operation(
+export const updateMe = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/user/me",
@@ -230,7 +230,7 @@ const ShareUrl = z
   })
   .openapi("ShareUrl");
 
-export const getShareUrl = operation(
+export const getShareUrl = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/share-url",
@@ -245,7 +245,7 @@ export const getShareUrl = operation(
 
 const Ids = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_RECIPIENTS);
 
-export const deleteUsers = operation(
+export const deleteUsers = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/user/delete-multiple",
@@ -299,7 +299,7 @@ const inviteRoute = <B extends z.ZodType>(path: string, operationId: string, sum
   });
 
 const InviteSchoolBody = z.strictObject({ phones: z.array(Phone).min(1).max(MAX_RECIPIENTS) });
-export const inviteSchool = operation(
+export const inviteSchool = handled(
   inviteRoute(
     "/api/v1/user/invite/school",
     "inviteToSchool",
@@ -315,7 +315,7 @@ const InviteInactiveBody = z.strictObject({
     .union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), RoleName])
     .openapi({ description: "A built-in role key or a role id (number or string)", example: "parent" }),
 });
-export const inviteInactiveUsers = operation(
+export const inviteInactiveUsers = handled(
   inviteRoute(
     "/api/v1/user/invite/inactive",
     "inviteInactiveUsers",
@@ -327,7 +327,7 @@ export const inviteInactiveUsers = operation(
 );
 
 const InviteUsersBody = z.strictObject({ userIds: Ids });
-export const inviteSomeUsers = operation(
+export const inviteSomeUsers = handled(
   inviteRoute(
     "/api/v1/user/invite/users",
     "inviteUsers",
@@ -338,7 +338,7 @@ export const inviteSomeUsers = operation(
   async (c) => c.json(await inviteUsers(ctxOf(c), c.req.valid("json").userIds), 200),
 );
 
-export const assignPending = operation(
+export const assignPending = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/user/assign-pending-to-parents",
@@ -382,7 +382,7 @@ const CreateBody = z.strictObject({
     .openapi({ description: "Roles to give here (default none: a pending member)" }),
 });
 
-export const createUser = operation(
+export const createUser = handled(
   defineRoute({
     method: "post",
     path: "/api/v1/user",
@@ -403,7 +403,7 @@ export const createUser = operation(
   async (c) => c.json(await createMember(ctxOf(c), c.req.valid("json")), 201),
 );
 
-export const getUser = operation(
+export const getUser = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/{id}",
@@ -430,7 +430,7 @@ const UpdateBody = nonEmpty(
   }),
 );
 
-export const updateUser = operation(
+export const updateUser = handled(
   defineRoute({
     method: "put",
     path: "/api/v1/user/{id}",
@@ -449,7 +449,7 @@ export const updateUser = operation(
   },
 );
 
-export const deleteUser = operation(
+export const deleteUser = handled(
   defineRoute({
     method: "delete",
     path: "/api/v1/user/{id}",
@@ -503,7 +503,7 @@ const Profile = z
   })
   .openapi("UserProfile");
 
-export const getUserProfile = operation(
+export const getUserProfile = handled(
   defineRoute({
     method: "get",
     path: "/api/v1/user/{id}/profile",

@@ -4,7 +4,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/core";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { defineRoute, json, operation } from "../../lib/route";
+import { defineRoute, handled, json } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
 import { delegationsAround, validToday } from "../delegate/acting";
@@ -133,4 +133,4 @@ export async function currentUser(ctx: Ctx) {
   return { ...toUser(user), schools: schoolList, legal: toMustAccept(due) };
 }
 
-export const getCurrentUser = operation(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));
+export const getCurrentUser = handled(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));

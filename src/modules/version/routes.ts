@@ -1,7 +1,7 @@
 /** Mobile version: the latest and minimum supported app version per platform. */
 import { z } from "@hono/zod-openapi";
 import { badRequest } from "../../lib/errors";
-import { defineRoute, json, operation } from "../../lib/route";
+import { defineRoute, handled, json } from "../../lib/route";
 
 const Platform = z.enum(["ios", "android"]);
 const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, "Expected a version like 1.4.0");
@@ -50,7 +50,7 @@ const version = defineRoute({
   responses: { 200: json(Answer, "Versions per platform") },
 });
 
-export const getAppVersion = operation(version, (c) => {
+export const getAppVersion = handled(version, (c) => {
   const { platform, version: current } = c.req.valid("query");
   const versions = c.var.deps.config.appVersions;
   if ((platform === undefined) !== (current === undefined)) {

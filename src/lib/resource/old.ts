@@ -15,13 +15,12 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { withSearch } from "../db/search";
-import type { Scope } from "../middleware/authorize";
-import type { Access } from "./access";
-import type { AppModuleKey } from "./app-modules";
-import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "./audit";
-import { type Ctx, ctxOf, schoolOf, tenant } from "./context";
-import { conflict, notFound, type ProblemStatus, unprocessable } from "./errors";
+import { withSearch } from "../../db/search";
+import type { Access, Scope } from "../access";
+import type { AppModuleKey } from "../app-modules";
+import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../audit";
+import { type Ctx, ctxOf, schoolOf, tenant } from "../context";
+import { conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
 import {
   keyFields,
   keysetRows,
@@ -33,11 +32,11 @@ import {
   readPage,
   sortOrder,
   sortParam,
-} from "./pagination";
-import { recordId } from "./params";
-import { defineRoute, json, jsonBody, noContent, type Tag } from "./route";
-import { type CommitMessages, commit, GuardFailed, guard, inList, insertedId, type Statement } from "./write";
-import { type Cell, XLSX_TYPE, xlsxResponse } from "./xlsx";
+} from "../pagination";
+import { recordId } from "../params";
+import { defineRoute, json, jsonBody, noContent, type Tag } from "../route";
+import { type CommitMessages, commit, GuardFailed, guard, inList, insertedId, type Statement } from "../write";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "../xlsx";
 
 export const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),

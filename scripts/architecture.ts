@@ -1,0 +1,234 @@
+/**
+ * What keeps the code's shape: read from the source with the TypeScript 5 parser (the project
+ * compiles with TypeScript 7, which has no compiler API; tools/typegen carries TypeScript 5).
+ *
+ * - `assertions`: type assertions (`x as T`, `<T>x`; `as const` is not one) in src, each of which
+ *   must carry a reason: a comment on its line or the line above.
+ * - `anys`: the `any` type written anywhere in src.
+ * - `internalImports`: imports of another module's files other than its face (`api.ts`; the
+ *   registry src/modules/index.ts imports each module's `index.ts`).
+ * - `libImportsModules`: files of src/lib that import a module (or the middleware).
+ * - `tenantConditions`: tenant conditions written outside the data layer (src/db): a table's
+ *   `schoolId` column used in a module, or `school_id` in SQL text.
+ * - `cycles`: import cycles among src files (runtime imports; `import type` does not count).
+ * - `longFiles`: src files over 600 lines.
+ *
+ * `npm run -s architecture` prints the figures; test/node/architecture.test.ts holds them.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import ts from "school-api-typegen/typescript";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+const SRC = join(ROOT, "src");
+export const MAX_LINES = 600;
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Where a relative import points: the file it resolves to. */
+function resolveImport(from: string, specifier: string): string | undefined {
+  const base = resolve(dirname(from), specifier);
+  for (const candidate of [base, `${base}.ts`, join(base, "index.ts")]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/** `modules/<name>/...` -> name; else undefined. */
+function moduleOf(file: string): string | undefined {
+  const parts = relative(SRC, file).split(sep);
+  return parts[0] === "modules" && parts.length > 2 ? parts[1] : undefined;
+}
+
+const FACES = new Set(["api.ts"]);
+
+export interface Finding {
+  file: string;
+  line: number;
+  text: string;
+}
+
+export interface Report {
+  files: number;
+  assertions: Finding[];
+  assertionsWithoutReason: Finding[];
+  anys: Finding[];
+  internalImports: Finding[];
+  libImportsModules: Finding[];
+  tenantConditions: Finding[];
+  cycles: string[][];
+  longFiles: Finding[];
+}
+
+export function analyse(): Report {
+  const files = walk(SRC);
+  const report: Report = {
+    files: files.length,
+    assertions: [],
+    assertionsWithoutReason: [],
+    anys: [],
+    internalImports: [],
+    libImportsModules: [],
+    tenantConditions: [],
+    cycles: [],
+    longFiles: [],
+  };
+  const graph = new Map<string, string[]>();
+
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    const rel = relative(ROOT, file);
+    if (lines.length > MAX_LINES)
+      report.longFiles.push({ file: rel, line: lines.length, text: `${lines.length} lines` });
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    const finding = (node: ts.Node): Finding => ({
+      file: rel,
+      line: lineOf(node),
+      text: node.getText(source).slice(0, 120),
+    });
+    const inDataLayer = rel.startsWith(`src${sep}db${sep}`);
+    const module = moduleOf(file);
+    /** Names this file imports from the data layer's table files: tables. */
+    const tables = new Set<string>();
+    const runtime: string[] = [];
+
+    const hasReason = (node: ts.Node) => {
+      const line = lineOf(node);
+      const own = lines[line - 1] ?? "";
+      const before = (lines[line - 2] ?? "").trim();
+      return own.includes("//") || before.startsWith("//") || before.startsWith("*") || before.endsWith("*/");
+    };
+
+    function visit(node: ts.Node) {
+      if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
+        if (node.type.getText(source) !== "const") {
+          report.assertions.push(finding(node));
+          if (!hasReason(node)) report.assertionsWithoutReason.push(finding(node));
+        }
+      }
+      if (node.kind === ts.SyntaxKind.AnyKeyword) report.anys.push(finding(node));
+      if (!inDataLayer) {
+        if (
+          ts.isPropertyAccessExpression(node) &&
+          node.name.text === "schoolId" &&
+          ts.isIdentifier(node.expression) &&
+          tables.has(node.expression.text)
+        ) {
+          report.tenantConditions.push(finding(node));
+        }
+        if (
+          (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) &&
+          /\bschool_id\b/.test(node.text)
+        ) {
+          report.tenantConditions.push(finding(node));
+        }
+      }
+      ts.forEachChild(node, visit);
+    }
+
+    // Imports first: which names are tables, which files this one needs at run time.
+    for (const statement of source.statements) {
+      if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
+      const spec = statement.moduleSpecifier;
+      if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith(".")) continue;
+      const target = resolveImport(file, spec.text);
+      if (!target) continue;
+      const typeOnly = ts.isImportDeclaration(statement)
+        ? (statement.importClause?.isTypeOnly ?? false) ||
+          (statement.importClause?.namedBindings !== undefined &&
+            ts.isNamedImports(statement.importClause.namedBindings) &&
+            statement.importClause.namedBindings.elements.every((e) => e.isTypeOnly) &&
+            !statement.importClause.name)
+        : statement.isTypeOnly;
+      if (!typeOnly) runtime.push(target);
+      const targetRel = relative(SRC, target);
+      if (ts.isImportDeclaration(statement) && targetRel.startsWith(`db${sep}schema`) && !typeOnly) {
+        const bindings = statement.importClause?.namedBindings;
+        if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) tables.add(e.name.text);
+      }
+      const targetModule = moduleOf(target);
+      const relFile = relative(SRC, file);
+      const isRegistry = relFile === join("modules", "index.ts");
+      if (targetModule && targetModule !== module) {
+        const face = FACES.has(relative(join(SRC, "modules", targetModule), target));
+        const registryImport = isRegistry && target === join(SRC, "modules", targetModule, "index.ts");
+        if (!face && !registryImport) report.internalImports.push(finding(statement));
+      }
+      const importsModuleOrMiddleware =
+        targetRel.startsWith(`modules${sep}`) || targetRel.startsWith(`middleware${sep}`);
+      if (relFile.startsWith(`lib${sep}`) && importsModuleOrMiddleware)
+        report.libImportsModules.push(finding(statement));
+    }
+    graph.set(file, runtime);
+    visit(source);
+  }
+
+  // Cycles: strongly connected components of the runtime import graph (Tarjan).
+  let index = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const connect = (v: string) => {
+    order.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!order.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, order.get(w) ?? 0));
+    }
+    if (low.get(v) === order.get(v)) {
+      const component: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop();
+        if (w === undefined) break;
+        onStack.delete(w);
+        component.push(relative(ROOT, w));
+      } while (w !== v);
+      const selfLoop = (graph.get(v) ?? []).includes(v);
+      if (component.length > 1 || selfLoop) report.cycles.push(component);
+    }
+  };
+  for (const v of graph.keys()) if (!order.has(v)) connect(v);
+  return report;
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename);
+if (isMain) {
+  const r = analyse();
+  const verbose = process.argv.includes("--list");
+  const line = (name: string, items: unknown[]) => console.log(`${name.padEnd(28)} ${items.length}`);
+  console.log(`src files                    ${r.files}`);
+  line("type assertions", r.assertions);
+  line("  without a reason", r.assertionsWithoutReason);
+  line("any", r.anys);
+  line("imports into internals", r.internalImports);
+  line("src/lib importing modules", r.libImportsModules);
+  line("tenant conditions", r.tenantConditions);
+  line("import cycles", r.cycles);
+  line(`files over ${MAX_LINES} lines`, r.longFiles);
+  if (verbose) {
+    for (const [name, items] of Object.entries(r)) {
+      if (!Array.isArray(items) || !items.length) continue;
+      console.log(`\n## ${name}`);
+      for (const i of items) console.log(Array.isArray(i) ? i.join(" > ") : `${i.file}:${i.line}  ${i.text}`);
+    }
+  }
+}

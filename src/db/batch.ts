@@ -1,0 +1,73 @@
+/**
+ * One write, one round trip: a `Batch` collects the statements of a verb (its writes, their audit
+ * rows and guards, and the reads that answer it) and commits them as one D1 `batch()` — one
+ * transaction, all or nothing. The results a verb needs are asked for by slot, so they come back
+ * typed whatever their position:
+ *
+ * @example
+ * const batch = new Batch(ctx).add(...Documents.insert(ctx, values));
+ * const created = batch.read(Documents.select(ctx).where(eq(documents.id, Documents.insertedId())));
+ * const [row] = (await batch.commit({ conflict: "A document with this slug exists" })).get(created);
+ */
+import type { RunnableQuery } from "drizzle-orm/runnable-query";
+import type { Ctx } from "../lib/context";
+import { type CommitMessages, commit, type Statement } from "../lib/write";
+import { type Query, rowsOf } from "./query";
+
+/** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
+export type ResultOf<S> = S extends RunnableQuery<infer R, "sqlite"> ? R : never;
+
+/** A typed handle on one statement's result. */
+export interface Slot<T> {
+  readonly index: number;
+  /** Never set: carries the result's type. */
+  readonly _type?: T;
+}
+
+export class Results {
+  constructor(private readonly results: readonly unknown[]) {}
+
+  /** The result of the statement `slot` was given for. */
+  get<T>(slot: Slot<T>): T {
+    // The batch answers each statement's result at its index; the slot was typed from that statement.
+    return this.results[slot.index] as T;
+  }
+}
+
+export class Batch {
+  private readonly statements: Statement[] = [];
+
+  constructor(private readonly ctx: Ctx) {}
+
+  /** Adds statements whose results nobody reads. */
+  add(...statements: readonly Statement[]): this {
+    this.statements.push(...statements);
+    return this;
+  }
+
+  /** Adds a read; its rows come back from `Results.get`. */
+  read<Row>(query: Query<Row>): Slot<Row[]> {
+    this.statements.push(query.statement());
+    return { index: this.statements.length - 1 };
+  }
+
+  /** Adds a write whose result is needed (its `returning` rows). */
+  result<S extends Statement>(statement: S): Slot<ResultOf<S>> {
+    this.statements.push(statement);
+    return { index: this.statements.length - 1 };
+  }
+
+  get size(): number {
+    return this.statements.length;
+  }
+
+  /** Runs every statement as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
+  async commit(messages?: CommitMessages): Promise<Results> {
+    const [first, ...rest] = this.statements;
+    if (!first) return new Results([]);
+    return new Results(await commit(this.ctx, [first, ...rest], messages));
+  }
+}
+
+/** The rows of a read slot, typed (for results read by index elsewhere). */
+export const rowsAt = <Row>(results: readonly unknown[], index: number): Row[] => rowsOf<Row>(results[index]);

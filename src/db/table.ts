@@ -1,0 +1,204 @@
+/**
+ * The data layer: one accessor per table, built once next to the table (`dataTable(students, {...})`),
+ * that every read and write of its rows goes through. It takes the service context as a required
+ * argument and is the only code that writes a `school_id` condition:
+ *
+ * - `scope(ctx)` is the table's tenant condition: its rows of the current school; for a table with
+ *   shared rows (the built-in roles, which belong to no school) reads also see the shared rows and
+ *   writes never touch them; a table every school shares (users, schools) has none.
+ * - `select(ctx, fields)` starts a `Query` (src/db/query.ts) scoped to the school; joined
+ *   accessors bring their own scope.
+ * - `insert`, `update`, `delete` (and the guarded one-row `updateOne`, `deleteOne`) give the
+ *   statements of a write with its audit row, for one `commit` (src/lib/write.ts); the folded
+ *   copies of searched columns (src/db/search.ts) are written with the values.
+ *
+ * @example
+ * export const Documents = dataTable(documents, { entity: "document" });
+ * const rows = await Documents.select(ctx, { id: documents.id, name: documents.name })
+ *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
+ * await commit(ctx, Documents.updateOne(ctx, id, { name }));
+ */
+import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "../lib/audit";
+import { type Ctx, schoolOf } from "../lib/context";
+import { guard, inList, insertedId, type Statement } from "../lib/write";
+import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
+import { withSearch } from "./search";
+
+/** A table the data layer serves: every stored record has an integer id and its timestamps. */
+export type RecordTable = SQLiteTable & {
+  id: SQLiteColumn;
+  createdAt: SQLiteColumn;
+  updatedAt: SQLiteColumn;
+  schoolId?: SQLiteColumn;
+};
+
+/**
+ * How a table's rows belong to schools:
+ * - `school`: each row to one school (`school_id`, not null);
+ * - `shared`: rows of one school, and rows of none that every school reads and none may write;
+ * - `none`: the platform's rows every school shares (schools, users, the permission catalogue).
+ */
+export type Tenancy = "school" | "shared" | "none";
+
+export interface DataSpec<T extends RecordTable> {
+  /** The name in the audit trail and in permissions: `student`. */
+  entity: string;
+  /** Default: `school` when the table has a `school_id` column. */
+  tenancy?: Tenancy;
+  /** Columns never written to the audit trail (token values). */
+  secret?: readonly (keyof T["$inferSelect"] & string)[];
+}
+
+/** Column values an insert may set: everything but what the data layer writes itself. */
+export type InsertValues<T extends RecordTable> = Omit<
+  T["$inferInsert"],
+  "id" | "schoolId" | "createdAt" | "updatedAt"
+>;
+/** Column values an update may set (a value or an SQL expression over the row). */
+export type SetValues<T extends RecordTable> = { [K in keyof InsertValues<T>]?: InsertValues<T>[K] | SQL };
+
+export interface WriteOptions {
+  /** The audit action (`update`, `delete`, or the action's name: `confirm`). */
+  action?: string;
+  /** Further conditions the row must meet (states, rules). */
+  where?: SQL;
+}
+
+const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+
+export class Data<T extends RecordTable> implements Source {
+  readonly entity: string;
+  readonly tenancy: Tenancy;
+  readonly audit: AuditTarget;
+  private readonly schoolColumn: SQLiteColumn | undefined;
+
+  constructor(
+    readonly table: T,
+    spec: DataSpec<T>,
+  ) {
+    this.entity = spec.entity;
+    this.schoolColumn = table.schoolId;
+    this.tenancy = spec.tenancy ?? (this.schoolColumn ? "school" : "none");
+    if (this.tenancy !== "none" && !this.schoolColumn) {
+      throw new Error(`${getTableName(table)}: a ${this.tenancy} table needs a school_id column`);
+    }
+    this.audit = { entity: spec.entity, table, secret: spec.secret };
+  }
+
+  /** The table's tenant condition for this caller: its rows of the current school. */
+  scope(ctx: Ctx, how: "read" | "write" = "write"): SQL | undefined {
+    const column = this.schoolColumn;
+    if (this.tenancy === "none" || !column) return undefined;
+    const school = schoolOf(ctx);
+    // Shared rows (no school) count as school 0 for reads: an index on ifnull(school_id, 0) serves it.
+    if (this.tenancy === "shared" && how === "read") return inList(sql`ifnull(${column}, 0)`, [0, school]);
+    return eq(column, school);
+  }
+
+  /** The scope and the given conditions, ANDed. */
+  where(ctx: Ctx, ...conditions: (SQL | undefined)[]): SQL | undefined {
+    return and(this.scope(ctx, "write"), ...conditions);
+  }
+
+  /**
+   * A read of this table's rows in the current school (every column, or `fields`). `write` reads
+   * only the rows a write may touch (for a table with shared rows: not those).
+   */
+  select(ctx: Ctx): Query<RowOf<ColumnsOf<T>>>;
+  select<F extends Fields>(ctx: Ctx, fields: F, how?: "read" | "write"): Query<RowOf<F>>;
+  select(ctx: Ctx, fields?: Fields, how: "read" | "write" = "read") {
+    return query(ctx, how === "read" ? this : this.writable, fields ?? columnsOf(this.table));
+  }
+
+  /** This table as a source whose reads see only what a write may touch. */
+  private get writable(): Source {
+    return { table: this.table, scope: (ctx) => this.scope(ctx, "write") };
+  }
+
+  /** The record `id` of the current school (every column, or `fields`), or undefined. */
+  find(ctx: Ctx, id: number): Promise<RowOf<ColumnsOf<T>> | undefined>;
+  find<F extends Fields>(ctx: Ctx, id: number, fields: F): Promise<RowOf<F> | undefined>;
+  find(ctx: Ctx, id: number, fields?: Fields) {
+    return query(ctx, this, fields ?? columnsOf(this.table))
+      .where(eq(this.table.id, id))
+      .first();
+  }
+
+  /** `EXISTS (a row of this table in the current school meeting the conditions)`. */
+  exists(ctx: Ctx, ...conditions: (SQL | undefined)[]): SQL<boolean> {
+    return sql<boolean>`EXISTS ${this.select(ctx, { one: sql`1` }).where(...conditions)}`;
+  }
+
+  /** `(SELECT column FROM this table WHERE scope AND conditions)`: for `IN` and scalar subqueries. */
+  pick(ctx: Ctx, column: SQLiteColumn | SQL, ...conditions: (SQL | undefined)[]) {
+    return this.select(ctx, { value: column }).where(...conditions);
+  }
+
+  /** INSERT of one row in the current school (returning it) and its audit row. */
+  insert(ctx: Ctx, values: InsertValues<T>) {
+    const at = now(ctx);
+    const schoolId = this.tenancy === "none" ? null : schoolOf(ctx);
+    const row: T["$inferInsert"] = {
+      ...values,
+      createdAt: at,
+      updatedAt: at,
+      ...(schoolId === null ? {} : { schoolId }),
+    };
+    return [
+      ctx.deps.db.insert(this.table).values(withSearch(this.table, row)).returning(),
+      auditCreate(ctx, this.audit, row, schoolId),
+    ] as const;
+  }
+
+  /** The id of the row an insert earlier in the same batch wrote (tables use AUTOINCREMENT). */
+  insertedId(): SQL<number> {
+    return insertedId(this.table);
+  }
+
+  /** Audit + UPDATE of this school's rows matching `where` (every row: one audit row each). */
+  update(ctx: Ctx, where: SQL | undefined, set: SetValues<T>, action = "update"): [Statement, Statement] {
+    const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
+    const scoped = this.where(ctx, where);
+    return [
+      auditUpdate(ctx, this.audit, scoped, values, action),
+      ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(scoped),
+    ];
+  }
+
+  /** Audit + DELETE of this school's rows matching `where`. */
+  delete(ctx: Ctx, where: SQL | undefined, action = "delete"): [Statement, Statement] {
+    const scoped = this.where(ctx, where);
+    return [auditDelete(ctx, this.audit, scoped, action), ctx.deps.db.delete(this.table).where(scoped)];
+  }
+
+  /** Audit + UPDATE of the record `id` + a guard that aborts the batch when it matched nothing. */
+  updateOne(ctx: Ctx, id: number | SQL<number>, set: SetValues<T>, options: WriteOptions = {}): Statement[] {
+    return [...this.update(ctx, and(eq(this.table.id, id), options.where), set, options.action), guard(ctx.deps.db)];
+  }
+
+  /** Audit + DELETE of the record `id` + a guard. */
+  deleteOne(ctx: Ctx, id: number | SQL<number>, options: WriteOptions = {}): Statement[] {
+    return [...this.delete(ctx, and(eq(this.table.id, id), options.where), options.action), guard(ctx.deps.db)];
+  }
+
+  /**
+   * The audit rows of a change that is not a column update of these rows (an action that writes
+   * other tables): one per row matching `where`, with `changes` an SQL JSON object. Place it
+   * before the change.
+   */
+  auditAction(ctx: Ctx, where: SQL | undefined, action: string, changes: SQL): Statement {
+    return auditAction(ctx, this.audit, this.where(ctx, where), action, changes);
+  }
+
+  /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
+  auditRemoved(ctx: Ctx, where: SQL | undefined, action = "delete"): Statement {
+    return auditDelete(ctx, this.audit, this.where(ctx, where), action);
+  }
+}
+
+/** The accessor of a table (see the file's comment). */
+export function dataTable<T extends RecordTable>(table: T, spec: DataSpec<T>): Data<T> {
+  return new Data(table, spec);
+}

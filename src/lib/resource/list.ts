@@ -1,0 +1,222 @@
+/**
+ * A resource's reads of many records: `list` (a page, filtered and sorted, with its total, in one
+ * D1 round trip) and `export` (every record the list gives, as an .xlsx streamed by keyset).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Batch } from "../../db/batch";
+import { columnsOf, type Fields, type RowOf } from "../../db/query";
+import type { RecordTable } from "../../db/table";
+import type { Access } from "../access";
+import type { Ctx } from "../context";
+import { notFound } from "../errors";
+import {
+  keyFields,
+  keysetRows,
+  Listing,
+  type OrderKey,
+  orderTerms,
+  type PageInput,
+  PageQuery,
+  pageOf,
+  sortOrder,
+  sortParam,
+} from "../pagination";
+import { defineRoute, type InputOf, json, serve } from "../route";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "../xlsx";
+import type { Meta, ResourceCore } from "./core";
+import type { Filters, Join } from "./types";
+
+export interface ListSpec<F extends Filters> extends Meta {
+  access: Access;
+  filters?: F;
+  /**
+   * Sortable fields (`sort=-createdAt`). Offer only fields an index serves in the school's order
+   * (`(school_id, field)`): the query plan suite fails on a sort in a temporary B-tree.
+   */
+  sort?: Record<string, SQLiteColumn>;
+  /**
+   * Order when no `sort` is given: `createdAt, id` ascending (an index on `(school_id, created_at)`).
+   * Given as keys (`{ by, desc }`, the last one unique) so an export of the list pages by it too.
+   */
+  defaultOrder?: OrderKey[];
+}
+
+/** What an export takes of its list (`resource.list(...)` gives it): filters, sortable fields, default order. */
+export interface ListQuery {
+  filters: Filters;
+  sort?: Record<string, SQLiteColumn>;
+  defaultOrder?: OrderKey[];
+}
+
+export interface ExportSpec<V extends Fields, E extends Fields> extends Meta {
+  access: Access;
+  /** The list whose query the export takes: its filters and `sort` (paging accepted and ignored). */
+  list: ListQuery;
+  /** The file's name (`teachers.xlsx`), or the caller's (`roles-school-1.xlsx`). */
+  filename: string | ((ctx: Ctx) => string);
+  /** The sheet's name and header row. */
+  sheet: string;
+  columns: readonly string[];
+  /** The 200 response's description. */
+  file: string;
+  /** Fields the file adds to the resource's view (a family's name), for this caller, with their joins. */
+  extra?: { fields: (ctx: Ctx) => E; join?: Join };
+  /** One row of the sheet, as this caller may see it. */
+  cells: (ctx: Ctx, row: RowOf<V> & RowOf<E>) => Cell[];
+}
+
+/** The conditions a list's filters add for `input` (the values the query schema parsed). */
+export function filterConditions(filters: Filters, input: object, ctx: Ctx): (SQL | undefined)[] {
+  return Object.entries(filters).flatMap(([key, filter]) => {
+    const value: unknown = Reflect.get(input, key);
+    return value === undefined ? [] : [filter.where(ctx, value)];
+  });
+}
+
+/** The page asked for (the query schema parsed both, with their defaults). */
+function pageInput(input: object): PageInput {
+  const page: unknown = Reflect.get(input, "page");
+  const pageSize: unknown = Reflect.get(input, "pageSize");
+  return { page: typeof page === "number" ? page : 1, pageSize: typeof pageSize === "number" ? pageSize : 20 };
+}
+
+/** The parsed `sort` of a list's query, if any. */
+function sortOf(input: object): { column: SQLiteColumn; desc: boolean }[] | undefined {
+  const sort: unknown = Reflect.get(input, "sort");
+  return Array.isArray(sort) ? sort : undefined;
+}
+
+const filterShape = <F extends Filters>(filters: F) =>
+  Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as { [K in keyof F]: F[K]["schema"] };
+
+export function listBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
+  core: ResourceCore<T, R, V>,
+) {
+  const { config, table, Name, Names, record, ParentParams } = core;
+  const createdOrder: OrderKey[] = [{ by: table.createdAt }, { by: table.id }];
+  const extensions = (filters: Filters, sort?: Record<string, SQLiteColumn>) => ({
+    "x-filters": Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.example])),
+    "x-sort": Object.keys(sort ?? {}),
+  });
+
+  /** `GET path`: a page of records, filtered and sorted. */
+  function list<F extends Filters = Filters>(spec: ListSpec<F>) {
+    const filters: Filters = spec.filters ?? {};
+    // One strict object (not extend + strict: every schema made costs start-up time).
+    const query = z.strictObject({
+      ...PageQuery.shape,
+      ...filterShape(spec.filters ?? ({} as F)),
+      ...(spec.sort ? { sort: sortParam(spec.sort) } : {}),
+    });
+    const defaultOrder = orderTerms(spec.defaultOrder ?? createdOrder);
+    const route = defineRoute({
+      method: "get",
+      path: config.path,
+      ...core.about(spec, `list${Names}`, `List ${config.plural} (paginated)`),
+      errors: spec.errors,
+      request: ParentParams ? { query, params: ParentParams } : { query },
+      responses: { 200: json(pageOf(record, `${Name}Page`), `A page of ${config.plural}`) },
+      extensions: extensions(filters, spec.sort),
+    });
+
+    async function run(ctx: Ctx, input: InputOf<typeof route>): Promise<Listing<z.output<R>>> {
+      const q = input.query;
+      const parentId = core.parentOf(Reflect.get(input, "params"));
+      const sort = sortOf(q);
+      const orderBy = sort ? orderTerms(sortOrder(sort, table.id)) : defaultOrder;
+      const where = core.scoped(ctx, and(...filterConditions(filters, q, ctx)), "read", parentId);
+      const page = pageInput(q);
+      const batch = new Batch(ctx);
+      const rows = batch.read(
+        core
+          .select(ctx)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(page.pageSize)
+          .offset((page.page - 1) * page.pageSize),
+      );
+      const total = batch.read(core.data.select(ctx, { id: table.id }).where(where).count());
+      const parentRow = parentId !== null ? core.parentQuery(ctx, parentId) : undefined;
+      const found = parentRow ? batch.read(parentRow) : undefined;
+      const results = await batch.commit();
+      if (found && results.get(found).length === 0)
+        throw notFound(config.parent?.label ?? config.label, parentId ?? undefined);
+      const data = results.get(rows).map((row) => core.toRecord(ctx, row));
+      return new Listing(data, results.get(total)[0]?.n ?? 0, page);
+    }
+
+    return { ...serve(route, run), run, filters, sort: spec.sort, defaultOrder: spec.defaultOrder };
+  }
+
+  /**
+   * `GET path/export`: every record the list gives, as an .xlsx streamed as it is read. It takes
+   * the list's query (filters, `sort`; `page` and `pageSize` are accepted and ignored: a file is
+   * every row) and its visibility, and reads pages of 500 by keyset in the list's order (its
+   * `defaultOrder`, or `createdAt, id`; ties on a `sort` field broken by id).
+   */
+  function exportList<E extends Fields = Record<string, never>>(spec: ExportSpec<V, E>) {
+    if (config.parent) throw new Error(`${config.name}: exports of nested resources are not supported`);
+    const { filters, sort } = spec.list;
+    const defaultOrder = spec.list.defaultOrder ?? createdOrder;
+    const ignored = "The list's; accepted and ignored (the file has every row)";
+    const query = z.strictObject({
+      page: PageQuery.shape.page.openapi({ description: ignored }),
+      pageSize: PageQuery.shape.pageSize.openapi({ description: ignored }),
+      ...filterShape(filters),
+      ...(sort ? { sort: sortParam(sort) } : {}),
+    });
+    const route = defineRoute({
+      method: "get",
+      path: `${config.path}/export`,
+      ...core.about(spec, `export${Names}`, `Export the current school's ${config.plural} to Excel (.xlsx)`),
+      tag: "Documents",
+      errors: spec.errors,
+      request: { query },
+      responses: {
+        200: { description: spec.file, content: { [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) } } },
+      },
+      extensions: extensions(filters, sort),
+    });
+
+    /** The file's rows for `input` (the parsed query), page by page. */
+    async function* rows(ctx: Ctx, input: object, pageSize = 500): AsyncGenerator<Cell[]> {
+      const conds = filterConditions(filters, input, ctx);
+      const sorted = sortOf(input);
+      const order = sorted ? sortOrder(sorted, table.id) : defaultOrder;
+      const selected: Fields = {
+        ...(config.view?.fields ?? columnsOf(table)),
+        ...spec.extra?.fields(ctx),
+        ...keyFields(order),
+      };
+      const read = (after: SQL | undefined, limit: number) => {
+        let q = core.data.select(ctx, selected);
+        if (config.view?.join) q = config.view.join(q);
+        if (spec.extra?.join) q = spec.extra.join(q);
+        return q
+          .where(core.scoped(ctx, and(...conds, after), "read"))
+          .orderBy(...orderTerms(order))
+          .limit(limit)
+          .all();
+      };
+      for await (const row of keysetRows(order, read, pageSize)) {
+        // The read selected the view's and the extra fields under their own keys (and the order's keys).
+        yield spec.cells(ctx, row as RowOf<V> & RowOf<E>);
+      }
+    }
+
+    /** The download for this caller (a module that reads its caller its own way calls it). */
+    const respond = (ctx: Ctx, input: object): Response =>
+      xlsxResponse(typeof spec.filename === "string" ? spec.filename : spec.filename(ctx), {
+        name: spec.sheet,
+        columns: spec.columns,
+        rows: rows(ctx, input),
+      });
+
+    const run = (ctx: Ctx, input: InputOf<typeof route>) => respond(ctx, input.query);
+    return { ...serve(route, run), run, rows, respond };
+  }
+
+  return { list, export: exportList };
+}

@@ -1,0 +1,115 @@
+/**
+ * The shapes a resource is declared with: its config, list filters, guards of a state change, and
+ * the record fields every resource shares.
+ */
+import { z } from "@hono/zod-openapi";
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Fields, Query, RowOf } from "../../db/query";
+import type { Data, RecordTable } from "../../db/table";
+import type { Scope } from "../access";
+import type { AppModuleKey } from "../app-modules";
+import type { Ctx } from "../context";
+import { recordId } from "../params";
+import type { ContextLoader, Tag } from "../route";
+
+export const IdParams = z.object({
+  id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
+});
+
+export const RecordBase = z.object({
+  id: z.number().int().min(1).openapi({ example: 1 }),
+  createdAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
+  updatedAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
+});
+
+/** ISO 8601 text from the database as the API's date-time string. */
+export const timestamps = (row: { id: number; createdAt: string; updatedAt: string }) => ({
+  id: row.id,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+/**
+ * A list filter: its query schema, the condition it adds, and a valid example value (the query
+ * plan suite calls every list with every filter's example and checks an index serves it).
+ */
+export interface Filter<V> {
+  schema: z.ZodType<V | undefined>;
+  /** (A method: a filter of any value type is one of `Filters`.) */
+  where(ctx: Ctx, value: V): SQL | undefined;
+  example: string;
+}
+
+/** A list's filters, keyed by query parameter. */
+export type Filters = Record<string, Filter<unknown>>;
+
+/** A nested resource's parent: `/api/v1/school-configuration/{schoolConfigurationId}/...`. */
+export interface Parent {
+  /** The path parameter: `schoolConfigurationId`. */
+  param: string;
+  label: string;
+  data: Data<RecordTable>;
+  /** The child's column that points at the parent. */
+  column: SQLiteColumn;
+}
+
+export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V extends Fields> {
+  /** Singular and plural in camelCase: they make the operationIds (`listDocuments`, `getDocument`). */
+  name: string;
+  plural: string;
+  /** Human label for messages: "Document". */
+  label: string;
+  /** The collection path; for a nested resource it contains the parent's `{param}`. */
+  path: string;
+  tag: Tag;
+  scope: Scope;
+  /**
+   * The application module every operation of the resource belongs to (`x-module`): where the
+   * current school has it disabled, they answer 403 naming it (src/middleware/authorize.ts).
+   */
+  module?: AppModuleKey;
+  /** The table's accessor (src/db/table.ts): its tenancy and audit entity. */
+  data: Data<T>;
+  /** The returned record (registered as a named OpenAPI schema). */
+  record: R;
+  /**
+   * What a read selects: the table's columns by default, or joined fields (another table's
+   * columns, JSON sub-selects) under distinct keys.
+   */
+  view?: { fields: V; join?: Join };
+  /** The record of a row, as this caller may see it (e.g. a secret shown to its owner only). */
+  toRecord: (ctx: Ctx, row: NoInfer<RowOf<V>>) => z.output<R>;
+  /**
+   * A condition every read (list, get) and write (update, delete, action) adds for this caller,
+   * e.g. a user's own rows only. Required for a `school`-scoped table that has no school of its
+   * own: it is then what keeps the school's rows apart.
+   */
+  visibleTo?: (ctx: Ctx, access: "read" | "write") => SQL | undefined;
+  /** The 409 message when a unique index refuses a write. */
+  conflictMessage?: string;
+  parent?: Parent;
+  /** What every operation's context needs read first (who the caller acts for). */
+  context?: ContextLoader;
+}
+
+/** Adds the joins a view's fields read from (the fields name the joined tables' columns). */
+export type Join = <Row>(query: Query<Row>) => Query<Row>;
+
+/** A condition the row must meet for a change, else 422 with `message`. */
+export interface Rule {
+  when: SQL;
+  message: string;
+}
+
+/** The conditions of a state change: allowed states (else 409) and business rules (else 422). */
+export interface Guards {
+  /** The states the record may be in (its status column and the allowed values), else 409. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** Business rules over the row, else 422. */
+  rules?: Rule[];
+  /** The 409's detail for the state the record is in (default: names the states `action` needs). */
+  conflict?: (state: string) => string;
+}
+
+export type { Fields, RowOf };

@@ -1,0 +1,226 @@
+/**
+ * A resource's operations on one record: `get`, `create`, `update`, `delete` and `action` (a
+ * guarded state change such as `PATCH /x/{id}/confirm`). Each write is one batch: the change, its
+ * audit row and the statements the operation adds (`also`), all or nothing.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Fields } from "../../db/query";
+import type { InsertValues, RecordTable, SetValues } from "../../db/table";
+import type { Access } from "../access";
+import type { Ctx } from "../context";
+import { notFound } from "../errors";
+import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
+import type { Statement } from "../write";
+import type { Meta, ResourceCore } from "./core";
+import type { Rule } from "./types";
+
+/** What a hook of a write is given: the record (an SQL expression for a create's new row) and the body. */
+export interface Written<I> {
+  id: number | SQL<number>;
+  body: I;
+}
+
+export interface CreateSpec<T extends RecordTable, C extends z.ZodObject> extends Meta {
+  access: Access;
+  input: C;
+  /** Maps the body to column values (checks references, derives fields). Default: the body. */
+  values?: (
+    ctx: Ctx,
+    input: { body: z.output<C>; parentId: number | null },
+  ) => InsertValues<T> | Promise<InsertValues<T>>;
+  /** Further statements of the same batch; `id` is the new row's id (an SQL expression). */
+  also?: (ctx: Ctx, input: Written<z.output<C>>) => Statement[];
+}
+
+export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extends Meta {
+  access: Access;
+  input: U;
+  /** Maps the body to column values. Default: the body. */
+  values?: (ctx: Ctx, input: { id: number; body: z.output<U> }) => SetValues<T> | Promise<SetValues<T>>;
+  also?: (ctx: Ctx, input: Written<z.output<U>>) => Statement[];
+}
+
+export interface DeleteSpec extends Meta {
+  access: Access;
+  /** Refuses a delete before it happens (throw an ApiError). */
+  check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
+  also?: (ctx: Ctx, input: Written<undefined>) => Statement[];
+}
+
+type BodyOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
+
+export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undefined> extends Meta {
+  /** The action's name: its path segment (`confirm` -> `/{id}/confirm`) and audit action. */
+  name: string;
+  /** The operationId's verb: `confirm` -> `confirmExitPermission`. Default: `name` in camelCase. */
+  verb?: string;
+  method?: "patch" | "post";
+  access: Access;
+  input?: I;
+  /** The states the record may be in (its status column and the allowed values), else 409. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** Business rules over the row, else 422. */
+  rules?: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => Rule[];
+  /** The 409's detail for the state the record is in (default: names the states the action needs). */
+  conflict?: (input: { id: number }) => (state: string) => string;
+  /** The change. */
+  set: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => SetValues<T> | Promise<SetValues<T>>;
+  also?: (ctx: Ctx, input: Written<BodyOf<I>>) => Statement[];
+}
+
+/** Unknown fields are refused; typed as the given object (a generic `.strict()` loses its shape). */
+const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as unknown as C;
+
+/** An update body must change something: `{}` is a 400, not a silent 204. */
+export function nonEmpty<T extends z.ZodObject>(schema: T) {
+  return schema.refine((v) => Object.values(v).some((x) => x !== undefined), {
+    message: "Send at least one field to update",
+  });
+}
+
+const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const camel = (s: string) => s.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase());
+
+export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
+  core: ResourceCore<T, R, V>,
+) {
+  const { config, Name, record, ItemParams, ParentParams } = core;
+  const label = config.label.toLowerCase();
+  const itemPath = `${config.path}/{id}`;
+
+  /** `GET path/{id}`: one record. */
+  function get(spec: { access: Access } & Meta) {
+    const route = defineRoute({
+      method: "get",
+      path: itemPath,
+      ...core.about(spec, `get${Name}`, `Get a ${label} by id`),
+      errors: spec.errors,
+      request: { params: ItemParams },
+      responses: { 200: json(record, `The ${label}`) },
+    });
+    const run = (ctx: Ctx, input: InputOf<typeof route>) =>
+      core.find(ctx, input.params.id, core.parentOf(input.params));
+    return { ...serve(route, run), run };
+  }
+
+  /** `POST path`: creates a record in the current school (and parent), with its audit row. */
+  function create<C extends z.ZodObject>(spec: CreateSpec<T, C>) {
+    const body = jsonBody(strict(spec.input), `${Name}Create`);
+    const route = defineRoute({
+      method: "post",
+      path: config.path,
+      ...core.about(spec, `create${Name}`, `Create a ${label}`),
+      audit: config.data.entity,
+      errors: [409, ...(spec.errors ?? [])],
+      request: ParentParams ? { body, params: ParentParams } : { body },
+      responses: { 201: json(record, `The created ${label}`) },
+    });
+
+    async function run(ctx: Ctx, input: { body: z.output<C>; params?: object }): Promise<z.output<R>> {
+      const parentId = core.parentOf(input.params);
+      if (parentId !== null && !(await core.parentQuery(ctx, parentId)?.first())) {
+        throw notFound(config.parent?.label ?? "Parent", parentId);
+      }
+      const values = spec.values ? await spec.values(ctx, { body: input.body, parentId }) : input.body;
+      const id = core.data.insertedId();
+      const batch = core.batch(ctx).add(...core.writes.insert(ctx, values, parentId));
+      batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
+      const created = batch.read(core.readOne(ctx, id));
+      const [row] = (await batch.commit(core.messages)).get(created);
+      if (!row) throw new Error(`${config.name}: the created row was not read back`);
+      return core.toRecord(ctx, row);
+    }
+    return { ...serve(route, run), run };
+  }
+
+  /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row. */
+  function update<U extends z.ZodObject>(spec: UpdateSpec<T, U>) {
+    const route = defineRoute({
+      method: "put",
+      path: itemPath,
+      ...core.about(spec, `update${Name}`, `Update a ${label}`),
+      audit: config.data.entity,
+      errors: [409, ...(spec.errors ?? [])],
+      request: { params: ItemParams, body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`) },
+      responses: { 204: noContent },
+    });
+
+    async function run(ctx: Ctx, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
+      const { id } = input.params;
+      const parentId = core.parentOf(input.params);
+      const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
+      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
+      batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
+      await core.guarded(ctx, id, batch, { parentId });
+    }
+    return { ...serve(route, run), run };
+  }
+
+  /** `DELETE path/{id}`, with its audit row (the record's last values). */
+  function remove(spec: DeleteSpec) {
+    const route = defineRoute({
+      method: "delete",
+      path: itemPath,
+      ...core.about(spec, `delete${Name}`, `Delete a ${label}`),
+      audit: config.data.entity,
+      errors: spec.errors,
+      request: { params: ItemParams },
+      responses: { 204: noContent },
+    });
+
+    async function run(ctx: Ctx, input: { params: { id: number } }): Promise<void> {
+      const { id } = input.params;
+      const parentId = core.parentOf(input.params);
+      await spec.check?.(ctx, { id });
+      const batch = core.batch(ctx).add(...core.writes.delete(ctx, id, parentId));
+      batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
+      // A restrict foreign key may still point here.
+      await core.guarded(ctx, id, batch, { parentId, messages: core.stillReferenced(id) });
+    }
+    return { ...serve(route, run), run };
+  }
+
+  /**
+   * `PATCH path/{id}/{name}`: a state change. One guarded conditional UPDATE (the record is here,
+   * in an allowed state, and meets the rules) with its audit row and `also` statements in one
+   * batch; when it matches nothing, one read tells 404 from 409 (state) from 422 (rule).
+   */
+  function action<I extends z.ZodObject | undefined = undefined>(spec: ActionSpec<T, I>) {
+    const verb = spec.verb ?? camel(spec.name);
+    const route = defineRoute({
+      method: spec.method ?? "patch",
+      path: `${itemPath}/${spec.name}`,
+      ...core.about(spec, `${verb}${Name}`, `${pascal(verb)} a ${label}`),
+      audit: config.data.entity,
+      errors: [...(spec.from ? [409 as const] : []), ...(spec.rules ? [422 as const] : []), ...(spec.errors ?? [])],
+      request: spec.input
+        ? { params: ItemParams, body: jsonBody(strict(spec.input), `${Name}${pascal(verb)}`) }
+        : { params: ItemParams },
+      responses: { 200: json(record, `The ${label}, changed`) },
+    });
+
+    async function run(ctx: Ctx, input: { params: { id: number }; body?: unknown }): Promise<z.output<R>> {
+      const { id } = input.params;
+      const given = { id, body: bodyOf(input) };
+      return core.changeAndRead(ctx, id, {
+        action: spec.name,
+        set: await spec.set(ctx, given),
+        from: spec.from,
+        rules: spec.rules?.(ctx, given),
+        conflict: spec.conflict?.({ id }),
+        also: spec.also?.(ctx, given),
+        parentId: core.parentOf(input.params),
+      });
+    }
+
+    /** The action's body as its schema parsed it (none for an action without input). */
+    function bodyOf(input: { body?: unknown }): BodyOf<I> {
+      return (spec.input ? input.body : undefined) as BodyOf<I>;
+    }
+    return { ...serve(route, run), run };
+  }
+
+  return { get, create, update, delete: remove, action };
+}
