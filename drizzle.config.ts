@@ -1,8 +1,8 @@
 import { defineConfig } from "drizzle-kit";
 
-// The spine's tables, the jobs' tables, and each module's own `schema.ts`.
+// Every table: the data layer (src/db/schema/), one file per functional area.
 export default defineConfig({
   dialect: "sqlite",
-  schema: ["./src/db/core.ts", "./src/jobs/schema.ts", "./src/modules/*/schema.ts"],
+  schema: ["./src/db/schema/*.ts"],
   out: "./migrations",
 });

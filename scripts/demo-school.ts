@@ -34,11 +34,11 @@ import {
   SUBJECTS,
   TEACHERS,
 } from "./demo-people";
-import "../src/db/core";
-import "../src/modules/address/schema";
-import "../src/modules/family/schema";
-import "../src/modules/group/schema";
-import "../src/modules/student/schema";
+import "../src/db/schema/core";
+import "../src/db/schema/address";
+import "../src/db/schema/family";
+import "../src/db/schema/group";
+import "../src/db/schema/student";
 
 /** Each searched table's [column, search copy] SQL names (src/db/search.ts): the rows carry the fold too. */
 const COPIES = new Map(

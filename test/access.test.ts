@@ -5,7 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { permissions, rolePermissions, roles, schools } from "../src/db/core";
+import { permissions, rolePermissions, roles, schools } from "../src/db/schema/core";
 import { BUILTIN_ROLES, type BuiltinRole, PermissionSet } from "../src/lib/access";
 import { grantsOf, permissionCatalogue } from "../src/modules";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../src/modules/permission/resource";

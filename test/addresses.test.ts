@@ -5,10 +5,10 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { schools } from "../src/db/core";
+import { addresses } from "../src/db/schema/address";
+import { schools } from "../src/db/schema/core";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { addresses } from "../src/modules/address/schema";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

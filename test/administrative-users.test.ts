@@ -8,12 +8,12 @@
 import { and, eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { administrativeUsers } from "../src/db/schema/administrative-user";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
+import { schoolUsers } from "../src/db/schema/user";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { administrativeUsers } from "../src/modules/administrative-user/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { schoolUsers } from "../src/modules/user/schema";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

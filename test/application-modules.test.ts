@@ -7,9 +7,9 @@
  */
 import { and, asc, desc, eq, gt, lt } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
+import { applicationModules, schoolModules } from "../src/db/schema/application-module";
+import { auditLog } from "../src/db/schema/audit-log";
 import { APP_MODULES, FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../src/lib/app-modules";
-import { applicationModules, schoolModules } from "../src/modules/application-module/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
 import { readJson, uniq } from "./fixture-kit";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 

@@ -6,9 +6,9 @@
 import { createMessageBatch } from "cloudflare:test";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
 import { handleQueue } from "../src/jobs/queue";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
 import { auditShapeProblems } from "./audit-shape";
 import { makeTestApp, problem, type TestApp } from "./helpers";

@@ -6,12 +6,12 @@
  */
 import { getTableColumns, is } from "drizzle-orm";
 import { type SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import * as core from "../src/db/core";
-import { REDACTED } from "../src/lib/audit";
+import { REDACTED } from "../src/db/audit";
+import * as core from "../src/db/schema/core";
 
 type Kind = "json" | "boolean" | "number" | "text";
 
-const schemas = import.meta.glob<Record<string, unknown>>("../src/modules/*/schema.ts", { eager: true });
+const schemas = import.meta.glob<Record<string, unknown>>("../src/db/schema/*.ts", { eager: true });
 
 function kindOf(column: SQLiteColumn): Kind {
   if (column.columnType === "SQLiteTextJson") return "json";

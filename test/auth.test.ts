@@ -13,11 +13,11 @@
 
 import { eq, like } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { users } from "../src/db/core";
+import { verificationCodes } from "../src/db/schema/auth";
+import { users } from "../src/db/schema/core";
+import { rateLimits } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
-import { rateLimits } from "../src/jobs/schema";
 import { addressKey } from "../src/lib/rate-limit";
-import { verificationCodes } from "../src/modules/auth/schema";
 import { purgeExpired } from "../src/modules/auth/service";
 import { signAccessToken } from "../src/modules/auth/tokens";
 import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";

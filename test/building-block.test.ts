@@ -1,14 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { documents } from "../src/db/schema/document";
+import { queueReceipts } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
-import { queueReceipts } from "../src/jobs/schema";
 import { defineResource, RecordBase, timestamps } from "../src/lib/resource/old";
 import type { Operation } from "../src/lib/route";
-import { auditLog } from "../src/modules/audit-log/schema";
 import { permissions } from "../src/modules/bulk-process/permissions";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
-import { documents } from "../src/modules/document/schema";
 import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const probe = defineResource({

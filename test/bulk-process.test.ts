@@ -1,14 +1,14 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { documents } from "../src/db/schema/document";
+import { queueReceipts } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { handleQueue } from "../src/jobs/queue";
-import { queueReceipts } from "../src/jobs/schema";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
-import { documents } from "../src/modules/document/schema";
 import { FIXTURES } from "./fixtures";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

@@ -21,7 +21,7 @@
  */
 import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog } from "../src/modules/audit-log/schema";
+import { auditLog } from "../src/db/schema/audit-log";
 import { auditShapeProblems } from "./audit-shape";
 import { fixturePhone } from "./fixture-kit";
 import { callOperation as call, fixtureFor } from "./fixtures";

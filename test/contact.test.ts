@@ -7,7 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { users } from "../src/db/core";
+import { users } from "../src/db/schema/core";
 import { withSearch } from "../src/db/search";
 import type { BuiltinRole } from "../src/lib/access";
 import { readXlsx } from "../src/lib/xlsx";

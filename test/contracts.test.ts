@@ -8,7 +8,7 @@ import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config";
 import type { Db } from "../src/db/client";
-import { permissions } from "../src/db/core";
+import { permissions } from "../src/db/schema/core";
 import type { Page } from "../src/lib/pagination";
 import { PRODUCTION_VARS } from "./config-vars";
 import { DEMO, makeTestApp, problem } from "./helpers";

@@ -14,16 +14,16 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { and, count, eq, gt, inArray, sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { d1 } from "../src/db/client";
-import { roleUsers, users } from "../src/db/core";
+import { addresses } from "../src/db/schema/address";
+import { auditLog } from "../src/db/schema/audit-log";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { roleUsers, users } from "../src/db/schema/core";
+import { cronHistory } from "../src/db/schema/jobs";
+import { teachers } from "../src/db/schema/teacher";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { runScheduled } from "../src/jobs/scheduled";
-import { cronHistory } from "../src/jobs/schema";
 import { xlsxStream } from "../src/lib/xlsx";
-import { addresses } from "../src/modules/address/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
-import { teachers } from "../src/modules/teacher/schema";
 import { FIXTURES, type Fixture } from "./fixtures";
 import { DEMO, failingD1, makeTestApp, problem } from "./helpers";
 

@@ -7,14 +7,14 @@
  */
 import { and, count, eq, isNotNull, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { rolePermissions, roleUsers, users } from "../src/db/core";
+import { rolePermissions, roleUsers, users } from "../src/db/schema/core";
+import { families } from "../src/db/schema/family";
+import { groupStudents, groupTeachers } from "../src/db/schema/group";
+import { students } from "../src/db/schema/student";
+import { teachers } from "../src/db/schema/teacher";
+import { schoolUsers } from "../src/db/schema/user";
+import { jsonValues } from "../src/db/write";
 import { fold } from "../src/lib/fold";
-import { jsonValues } from "../src/lib/write";
-import { families } from "../src/modules/family/schema";
-import { groupStudents, groupTeachers } from "../src/modules/group/schema";
-import { students } from "../src/modules/student/schema";
-import { teachers } from "../src/modules/teacher/schema";
-import { schoolUsers } from "../src/modules/user/schema";
 import { DEMO, makeTestApp } from "./helpers";
 
 const t = makeTestApp();

@@ -8,12 +8,12 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { users } from "../src/db/schema/core";
 import { PermissionSet } from "../src/lib/access";
 import type { Ctx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
 import { actingFor } from "../src/modules/delegate/acting";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 

@@ -7,9 +7,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../src/config";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
 import type { Page } from "../src/lib/pagination";
 import { s3Signer } from "../src/lib/s3";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
 import { SIGNED_URL_SECONDS } from "../src/modules/document/signed-url";
 import { uniq } from "./fixtures";
 import { makeTestApp, problem, type TestApp } from "./helpers";

@@ -20,17 +20,17 @@
 import { createMessageBatch } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { administrativeUsers } from "../src/db/schema/administrative-user";
+import { auditLog } from "../src/db/schema/audit-log";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { roleUsers, users } from "../src/db/schema/core";
+import { delegates } from "../src/db/schema/delegate";
+import { parents } from "../src/db/schema/parent";
+import { teachers } from "../src/db/schema/teacher";
+import { schoolUsers } from "../src/db/schema/user";
 import { handleQueue } from "../src/jobs/queue";
 import type { BuiltinRole } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
-import { administrativeUsers } from "../src/modules/administrative-user/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
-import { delegates } from "../src/modules/delegate/schema";
-import { parents } from "../src/modules/parent/schema";
-import { teachers } from "../src/modules/teacher/schema";
-import { schoolUsers } from "../src/modules/user/schema";
 import { FIXTURES, fixtureFor, operationRequest } from "./fixtures";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 

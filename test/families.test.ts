@@ -9,14 +9,14 @@
 
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { families } from "../src/db/schema/family";
+import { parents } from "../src/db/schema/parent";
+import { students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
 import { addFamilyParents } from "../src/modules/family/resource";
-import { families } from "../src/modules/family/schema";
-import { parents } from "../src/modules/parent/schema";
-import { students } from "../src/modules/student/schema";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

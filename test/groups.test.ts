@@ -5,12 +5,12 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
+import { guardians, students } from "../src/db/schema/student";
+import { teachers } from "../src/db/schema/teacher";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
 import { makeStudent, makeTeacher } from "../src/modules/group/fixture";
-import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
-import { guardians, students } from "../src/modules/student/schema";
-import { teachers } from "../src/modules/teacher/schema";
 import { readJson, uniq } from "./fixture-kit";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 

@@ -8,12 +8,12 @@ import { z } from "@hono/zod-openapi";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/client";
+import { documents } from "../src/db/schema/document";
+import { cronHistory } from "../src/db/schema/jobs";
 import { handleQueue } from "../src/jobs/queue";
 import { runScheduled } from "../src/jobs/scheduled";
-import { cronHistory } from "../src/jobs/schema";
 import { conflict } from "../src/lib/errors";
 import { defineRoute, json } from "../src/lib/route";
-import { documents } from "../src/modules/document/schema";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 type Parameter = { name: string; in: string };

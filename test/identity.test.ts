@@ -8,7 +8,7 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { users } from "../src/db/core";
+import { users } from "../src/db/schema/core";
 import { readXlsx } from "../src/lib/xlsx";
 import { fixturePhone } from "./fixture-kit";
 import { makeTestApp } from "./helpers";

@@ -6,15 +6,15 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { roleUsers, schools, users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, schools, users } from "../src/db/schema/core";
+import { families } from "../src/db/schema/family";
+import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
+import { parents } from "../src/db/schema/parent";
+import { guardians, students } from "../src/db/schema/student";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { families } from "../src/modules/family/schema";
-import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
-import { parents } from "../src/modules/parent/schema";
-import { guardians, students } from "../src/modules/student/schema";
 import { auditShapeProblems } from "./audit-shape";
 import { DEMO, makeTestApp, problem } from "./helpers";
 

@@ -7,9 +7,9 @@
 import { env } from "cloudflare:test";
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
 import { afterKeys, keyFields, keysetRows, type OrderKey, orderTerms } from "../src/lib/pagination";
-import { students } from "../src/modules/student/schema";
 import { makeTestApp } from "./helpers";
 
 const t = makeTestApp();

@@ -8,11 +8,11 @@
 import { env } from "cloudflare:test";
 import { and, desc, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { users } from "../src/db/schema/core";
+import { legalDocumentAcceptances, legalDocuments } from "../src/db/schema/legal-document";
 import { withSearch } from "../src/db/search";
 import { scriptStatements } from "../src/db/sql-script";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { legalDocumentAcceptances, legalDocuments } from "../src/modules/legal-document/schema";
 import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();

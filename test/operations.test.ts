@@ -8,14 +8,14 @@ import { count, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app";
 import type { Db } from "../src/db/client";
-import { users } from "../src/db/core";
+import { refreshTokens, verificationCodes } from "../src/db/schema/auth";
+import { users } from "../src/db/schema/core";
+import { devOutbox } from "../src/db/schema/dev";
+import { cronHistory } from "../src/db/schema/jobs";
 import worker from "../src/index";
 import { jobsFor } from "../src/jobs/scheduled";
-import { cronHistory } from "../src/jobs/schema";
 import { TAGS } from "../src/lib/route";
-import { refreshTokens, verificationCodes } from "../src/modules/auth/schema";
 import { twilioSms } from "../src/modules/auth/sms";
-import { devOutbox } from "../src/modules/dev/schema";
 import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";
 
 const t = makeTestApp();

@@ -7,14 +7,14 @@
 import { and, eq } from "drizzle-orm";
 import { strFromU8, unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
+import { delegates } from "../src/db/schema/delegate";
+import { parents } from "../src/db/schema/parent";
 import { jobCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { delegates } from "../src/modules/delegate/schema";
 import { exportRows } from "../src/modules/parent/resource";
-import { parents } from "../src/modules/parent/schema";
 import { allPages, countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

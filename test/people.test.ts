@@ -5,16 +5,16 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { administrativeUsers } from "../src/db/schema/administrative-user";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
+import { parents } from "../src/db/schema/parent";
+import { teachers } from "../src/db/schema/teacher";
+import { schoolUsers } from "../src/db/schema/user";
+import { commit } from "../src/db/write";
 import { importCtx } from "../src/lib/context";
 import { normalizePhone } from "../src/lib/phone";
-import { commit } from "../src/lib/write";
-import { administrativeUsers } from "../src/modules/administrative-user/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { parents } from "../src/modules/parent/schema";
-import { teachers } from "../src/modules/teacher/schema";
 import { enrol } from "../src/modules/user/people";
-import { schoolUsers } from "../src/modules/user/schema";
 import { makeTestApp } from "./helpers";
 
 const t = makeTestApp();

@@ -7,12 +7,12 @@
 import { and, eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
-import { roleUsers } from "../src/db/core";
+import { administrativeUsers } from "../src/db/schema/administrative-user";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers } from "../src/db/schema/core";
+import { parents } from "../src/db/schema/parent";
+import { teachers } from "../src/db/schema/teacher";
 import { readXlsx } from "../src/lib/xlsx";
-import { administrativeUsers } from "../src/modules/administrative-user/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { parents } from "../src/modules/parent/schema";
-import { teachers } from "../src/modules/teacher/schema";
 import { allPages, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();

@@ -6,10 +6,10 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

@@ -6,10 +6,10 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { schoolSchedules } from "../src/db/schema/school-schedule";
 import { jobCtx } from "../src/lib/context";
 import { isoWeekday, isTimeZone, offsetAt, zonedInstant } from "../src/lib/zoned-time";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { schoolSchedules } from "../src/modules/school-schedule/schema";
 import { scheduleOn } from "../src/modules/school-schedule/service";
 import { readJson } from "./fixture-kit";
 import { DEMO, makeTestApp, problem } from "./helpers";

@@ -5,8 +5,8 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { scheduleConfigurations } from "../src/db/schema/schedule-configuration";
 import type { Page } from "../src/lib/pagination";
-import { scheduleConfigurations } from "../src/modules/schedule-configuration/schema";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

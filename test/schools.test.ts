@@ -8,17 +8,17 @@
 import { env } from "cloudflare:test";
 import { and, count, desc, eq, gt, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { roleUsers, schools } from "../src/db/core";
+import { addresses } from "../src/db/schema/address";
+import { auditLog } from "../src/db/schema/audit-log";
+import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { roleUsers, schools } from "../src/db/schema/core";
+import { documents } from "../src/db/schema/document";
+import { groups } from "../src/db/schema/group";
+import { schoolConfigurations } from "../src/db/schema/school-configuration";
+import { students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
-import { addresses } from "../src/modules/address/schema";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { bulkProcesses } from "../src/modules/bulk-process/schema";
-import { documents } from "../src/modules/document/schema";
-import { groups } from "../src/modules/group/schema";
-import { schoolConfigurations } from "../src/modules/school-configuration/schema";
-import { students } from "../src/modules/student/schema";
 import { uniq } from "./fixtures";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 

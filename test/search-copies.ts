@@ -9,9 +9,9 @@ import { searchedTables } from "../src/db/search";
 import { fold } from "../src/lib/fold";
 
 // Every table's schema, so each declares its copies before the check walks them.
-import.meta.glob("../src/modules/*/schema.ts", { eager: true });
+import.meta.glob("../src/db/schema/*.ts", { eager: true });
 
-import "../src/db/core";
+import "../src/db/schema/core";
 
 /** The copies that are not the fold of their column, as `table.copy #id: "stored" should be "fold"`. */
 export async function staleSearchCopies(): Promise<string[]> {

@@ -3,18 +3,18 @@
 import { eq } from "drizzle-orm";
 import { strFromU8, unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
+import { delegates } from "../src/db/schema/delegate";
+import { documents } from "../src/db/schema/document";
+import { families } from "../src/db/schema/family";
+import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
+import { students } from "../src/db/schema/student";
+import { teachers } from "../src/db/schema/teacher";
+import { trustedPeople } from "../src/db/schema/trusted-person";
 import { withSearch } from "../src/db/search";
 import { ctxOf, jobCtx } from "../src/lib/context";
 import { readXlsx } from "../src/lib/xlsx";
-import { delegates } from "../src/modules/delegate/schema";
-import { documents } from "../src/modules/document/schema";
-import { families } from "../src/modules/family/schema";
-import { groupStudents, groups, groupTeachers } from "../src/modules/group/schema";
 import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
 import { exportStudents } from "../src/modules/student/resource";
-import { students } from "../src/modules/student/schema";
-import { teachers } from "../src/modules/teacher/schema";
-import { trustedPeople } from "../src/modules/trusted-person/schema";
 import { allPages, countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

@@ -8,13 +8,13 @@
 import { and, eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
+import { teachers } from "../src/db/schema/teacher";
+import { schoolUsers } from "../src/db/schema/user";
 import type { Page } from "../src/lib/pagination";
 import { readXlsx } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { teachers } from "../src/modules/teacher/schema";
-import { schoolUsers } from "../src/modules/user/schema";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

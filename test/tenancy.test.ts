@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
+import { roleUsers, users } from "../src/db/schema/core";
 import { defineRoute, json } from "../src/lib/route";
 import { permissions as userPermissions } from "../src/modules/user/permissions";
 import { DEMO, makeTestApp, problem } from "./helpers";

@@ -7,19 +7,19 @@
 
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { guardians, students } from "../src/db/schema/student";
+import { trustedAddresses } from "../src/db/schema/trusted-address";
+import { trustedPeople } from "../src/db/schema/trusted-person";
 import { withSearch } from "../src/db/search";
 import { jobCtx } from "../src/lib/context";
 import { grantsOf } from "../src/modules";
-import { auditLog } from "../src/modules/audit-log/schema";
-import { guardians, students } from "../src/modules/student/schema";
-import { trustedAddresses } from "../src/modules/trusted-address/schema";
 import {
   approvedTrustedAddresses,
   approvedTrustedPeople,
   trustedAddressesJson,
   trustedPeopleJson,
 } from "../src/modules/trusted-person/approved";
-import { trustedPeople } from "../src/modules/trusted-person/schema";
 import { uniq } from "./fixture-kit";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 

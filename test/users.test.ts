@@ -1,10 +1,10 @@
 /** The school's people (`/api/v1/user`): behaviour, visibility, races and round trips. */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { roleUsers, users } from "../src/db/core";
-import { auditLog } from "../src/modules/audit-log/schema";
+import { auditLog } from "../src/db/schema/audit-log";
+import { roleUsers, users } from "../src/db/schema/core";
+import { schoolUsers } from "../src/db/schema/user";
 import { INVITE_REQUESTS_PER_HOUR } from "../src/modules/user/invite";
-import { schoolUsers } from "../src/modules/user/schema";
 import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();

@@ -11,8 +11,8 @@
  */
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
-import { type CommitMessages, commit, type Statement } from "../lib/write";
 import { type Query, rowsOf } from "./query";
+import { type CommitMessages, commit, type Statement } from "./write";
 
 /** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
 export type ResultOf<S> = S extends RunnableQuery<infer R, "sqlite"> ? R : never;

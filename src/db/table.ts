@@ -20,11 +20,11 @@
  */
 import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "../lib/audit";
 import { type Ctx, schoolOf } from "../lib/context";
-import { guard, inList, insertedId, type Statement } from "../lib/write";
+import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
+import { guard, inList, insertedId, type Statement } from "./write";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */
 export type RecordTable = SQLiteTable & {
@@ -38,9 +38,11 @@ export type RecordTable = SQLiteTable & {
  * How a table's rows belong to schools:
  * - `school`: each row to one school (`school_id`, not null);
  * - `shared`: rows of one school, and rows of none that every school reads and none may write;
- * - `none`: the platform's rows every school shares (schools, users, the permission catalogue).
+ * - `none`: the platform's rows every school shares (schools, users, the permission catalogue);
+ * - `school-or-platform`: rows of one school (or of none), read by school on school routes and
+ *   all together on platform routes, where no school is current (the audit trail).
  */
-export type Tenancy = "school" | "shared" | "none";
+export type Tenancy = "school" | "shared" | "none" | "school-or-platform";
 
 export interface DataSpec<T extends RecordTable> {
   /** The name in the audit trail and in permissions: `student`. */
@@ -76,7 +78,7 @@ export class Data<T extends RecordTable> implements Source {
 
   constructor(
     readonly table: T,
-    spec: DataSpec<T>,
+    private readonly spec: DataSpec<T>,
   ) {
     this.entity = spec.entity;
     this.schoolColumn = table.schoolId;
@@ -91,6 +93,7 @@ export class Data<T extends RecordTable> implements Source {
   scope(ctx: Ctx, how: "read" | "write" = "write"): SQL | undefined {
     const column = this.schoolColumn;
     if (this.tenancy === "none" || !column) return undefined;
+    if (this.tenancy === "school-or-platform" && ctx.schoolId === null && how === "read") return undefined;
     const school = schoolOf(ctx);
     // Shared rows (no school) count as school 0 for reads: an index on ifnull(school_id, 0) serves it.
     if (this.tenancy === "shared" && how === "read") return inList(sql`ifnull(${column}, 0)`, [0, school]);
@@ -196,6 +199,16 @@ export class Data<T extends RecordTable> implements Source {
   auditRemoved(ctx: Ctx, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
   }
+
+  /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
+  as(entity: string): Data<T> {
+    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.spec.secret });
+  }
+}
+
+/** A table without record columns (a join table) as a query source: no tenant condition of its own. */
+export function joinTable(table: SQLiteTable): Source {
+  return { table, scope: () => undefined };
 }
 
 /** The accessor of a table (see the file's comment). */

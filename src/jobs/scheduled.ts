@@ -4,12 +4,12 @@
  * its cron history row.
  */
 import { eq } from "drizzle-orm";
+import { cronHistory } from "../db/schema/jobs";
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
 import type { Job } from "../lib/module";
 import { MODULES } from "../modules";
-import { cronHistory } from "./schema";
 
 /** The jobs of a cron expression (an own-key lookup: the expression comes from the runtime). */
 export function jobsFor(cron: string): Job[] {

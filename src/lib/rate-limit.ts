@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { rateLimits } from "../jobs/schema";
+import { rateLimits } from "../db/schema/jobs";
 
 export type Limit = { key: string; limit: number; windowSeconds: number };
 

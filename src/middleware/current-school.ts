@@ -10,7 +10,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { schools } from "../db/core";
+import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/state";

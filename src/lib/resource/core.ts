@@ -10,12 +10,12 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Results } from "../../db/batch";
 import { columnsOf, type Fields, type Query, type RowOf } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
+import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
 import { recordId } from "../params";
 import type { Tag } from "../route";
-import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../write";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
 
 /** What each operation may say of itself beyond what the resource decides. */

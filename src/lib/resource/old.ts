@@ -15,10 +15,11 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../../db/audit";
 import { withSearch } from "../../db/search";
+import { type CommitMessages, commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import type { Access, Scope } from "../access";
 import type { AppModuleKey } from "../app-modules";
-import { type AuditTarget, auditCreate, auditDelete, auditUpdate } from "../audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
 import {
@@ -35,7 +36,6 @@ import {
 } from "../pagination";
 import { recordId } from "../params";
 import { defineRoute, json, jsonBody, noContent, type Tag } from "../route";
-import { type CommitMessages, commit, GuardFailed, guard, inList, insertedId, type Statement } from "../write";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../xlsx";
 
 export const IdParams = z.object({

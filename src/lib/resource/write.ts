@@ -8,11 +8,11 @@ import type { SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
+import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { notFound } from "../errors";
 import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
-import type { Statement } from "../write";
 import type { Meta, ResourceCore } from "./core";
 import type { Rule } from "./types";
 

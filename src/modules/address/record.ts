@@ -3,9 +3,9 @@
  * record (which embeds its address). No routes here: importing it costs a few schemas.
  */
 import { z } from "@hono/zod-openapi";
+import type { addresses } from "../../db/schema/address";
 import { RecordBase, timestamps } from "../../lib/resource/old";
 import { text } from "../../lib/text";
-import type { addresses } from "./schema";
 
 /** ISO 3166-1 alpha-2 codes officially assigned (249), two letters each. */
 const ISO_3166_1 =

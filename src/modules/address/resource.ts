@@ -5,16 +5,16 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq, notExists, type SQL } from "drizzle-orm";
-import { schools } from "../../db/core";
+import { addresses } from "../../db/schema/address";
+import { schools } from "../../db/schema/core";
+import { commit, GuardFailed } from "../../db/write";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
 import { defineResource, IdParams } from "../../lib/resource/old";
 import { defineRoute, handled, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
-import { commit, GuardFailed } from "../../lib/write";
 import { permissions } from "./permissions";
 import { AddressRecord, addressFields, toAddress } from "./record";
-import { addresses } from "./schema";
 
 export const addressResource = defineResource({
   name: "address",

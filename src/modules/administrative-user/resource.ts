@@ -4,6 +4,7 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { administrativeUsers } from "../../db/schema/administrative-user";
 import { defineResource, RecordBase } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -17,7 +18,6 @@ import {
   staffOperations,
 } from "../teacher/staff";
 import { permissions } from "./permissions";
-import { administrativeUsers } from "./schema";
 
 const Position = text({ max: 100, min: 0 }).openapi({ example: "Registrar", description: "Job title" });
 

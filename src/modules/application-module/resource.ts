@@ -6,13 +6,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
+import { applicationModules } from "../../db/schema/application-module";
 import { FIRST_CUSTOM_MODULE_ID } from "../../lib/app-modules";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
-import { applicationModules } from "./schema";
 
 /** A module key: lowercase kebab-case, as routes declare it (`exit-permissions`). */
 export const ModuleKey = z

@@ -9,14 +9,14 @@
  * concurrent toggles serialise in D1 and every real change, and only a real change, is audited.
  */
 import { and, asc, count, eq, exists, ne, notExists, type SQL, sql } from "drizzle-orm";
-import { schools } from "../../db/core";
-import { type AuditTarget, auditAction, auditUpdate } from "../../lib/audit";
+import { type AuditTarget, auditAction, auditUpdate } from "../../db/audit";
+import { applicationModules as m, schoolModules as s } from "../../db/schema/application-module";
+import { schools } from "../../db/schema/core";
+import { commit, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { type PageInput, readPage } from "../../lib/pagination";
-import { commit, inList, type Statement } from "../../lib/write";
 import { isBuiltIn } from "./resource";
-import { applicationModules as m, schoolModules as s } from "./schema";
 
 /** Audit rows of a module's state in a school: `recordId` is the state row. */
 export const stateAudit: AuditTarget = { entity: "school-module", table: s };

@@ -6,11 +6,11 @@
  */
 import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { roleUsers } from "../../db/core";
+import { schoolModules } from "../../db/schema/application-module";
+import { roleUsers } from "../../db/schema/core";
+import { inList } from "../../db/write";
 import { FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
 import { tenant } from "../../lib/context";
-import { inList } from "../../lib/write";
-import { schoolModules } from "./schema";
 
 const disabled = and(eq(schoolModules.enabled, false), lt(schoolModules.moduleId, FIRST_CUSTOM_MODULE_ID));
 

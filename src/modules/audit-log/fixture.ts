@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
-import { auditLog } from "./schema";
+import { auditLog } from "../../db/schema/audit-log";
 
 export const fixtures: Fixtures = {
   // Any audited write makes an entry: a document, created in the school.

@@ -6,13 +6,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, getTableColumns, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
-import { users } from "../../db/core";
+import { auditLog } from "../../db/schema/audit-log";
+import { users } from "../../db/schema/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { defineResource, RecordBase } from "../../lib/resource/old";
 import { UtcDateTime } from "../school-configuration/range";
 import { copyOf, copyTable, identity } from "../user/identity";
 import { permissions } from "./permissions";
-import { auditLog } from "./schema";
 
 const ActorType = z.enum(auditLog.actorType.enumValues);
 

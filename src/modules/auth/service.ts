@@ -11,16 +11,16 @@
  * a check that each read before the others wrote.
  */
 import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
-import { rolePermissions, roleUsers, users } from "../../db/core";
+import { refreshTokens, verificationCodes } from "../../db/schema/auth";
+import { rolePermissions, roleUsers, users } from "../../db/schema/core";
+import { rateLimits } from "../../db/schema/jobs";
 import type { Deps } from "../../deps";
-import { rateLimits } from "../../jobs/schema";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { disabledModulesOfUser } from "../application-module/state";
 import { delegatedMemberships, delegationsQuery } from "../delegate/acting";
-import { refreshTokens, verificationCodes } from "./schema";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
 export const CODE_TTL_SECONDS = 10 * 60;

@@ -5,8 +5,8 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
+import { devOutbox } from "../../db/schema/dev";
 import { ApiError } from "../../lib/errors";
-import { devOutbox } from "../dev/schema";
 
 export interface SmsProvider {
   send(to: string, body: string): Promise<void>;

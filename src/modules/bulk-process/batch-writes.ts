@@ -5,13 +5,13 @@
  * (`json_each`), never one per row.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
+import { auditLog } from "../../db/schema/audit-log";
+import { bulkProcesses } from "../../db/schema/bulk-process";
+import { roleUsers, users } from "../../db/schema/core";
+import { schoolPeople } from "../../db/schema/user";
+import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
-import type { Statement } from "../../lib/write";
-import { auditLog } from "../audit-log/schema";
-import { schoolPeople } from "../user/schema";
-import { bulkProcesses } from "./schema";
 
 /** A new person of an import: phone, first and last name, then optionally email and language. */
 export type NewPerson = readonly [string, string, string, (string | null)?, (string | null)?, ...unknown[]];

@@ -23,16 +23,16 @@
  * writes nothing.
  */
 import { and, eq, or, sql } from "drizzle-orm";
+import { auditUpdate } from "../../db/audit";
+import { bulkProcesses } from "../../db/schema/bulk-process";
+import { documents } from "../../db/schema/document";
+import { queueReceipts } from "../../db/schema/jobs";
 import { unavailable } from "../../db/transient";
-import { queueReceipts } from "../../jobs/schema";
-import { auditUpdate } from "../../lib/audit";
+import { commit } from "../../db/write";
 import { type Ctx, importCtx, tenant } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
 import type { Consumer } from "../../lib/module";
-import { commit } from "../../lib/write";
-import { documents } from "../document/schema";
 import { bulkProcessResource } from "./resource";
-import { bulkProcesses } from "./schema";
 import { BulkMessage, type RowError } from "./service";
 
 /** Errors kept on the process: enough to fix a file, small enough for its row. */

@@ -18,19 +18,19 @@
  */
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import { auditLog } from "../../db/schema/audit-log";
+import { families } from "../../db/schema/family";
+import { parents } from "../../db/schema/parent";
+import { guardians, students } from "../../db/schema/student";
+import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
+import { LEVELS, type Level } from "../../lib/levels";
 import { normalizePhone } from "../../lib/phone";
-import type { Statement } from "../../lib/write";
 import { type Cell, excelDate } from "../../lib/xlsx";
-import { auditLog } from "../audit-log/schema";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/resource";
-import { families } from "../family/schema";
-import { parents } from "../parent/schema";
 import { readLevels } from "../school/fields";
-import { LEVELS, type Level } from "../school/levels";
-import { guardians, students } from "../student/schema";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 

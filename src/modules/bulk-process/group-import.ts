@@ -10,14 +10,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import { auditLog } from "../../db/schema/audit-log";
+import { groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
-import type { Statement } from "../../lib/write";
+import type { Level } from "../../lib/levels";
 import type { Cell } from "../../lib/xlsx";
-import { auditLog } from "../audit-log/schema";
-import { groupStudents, groups, groupTeachers } from "../group/schema";
 import { readLevels } from "../school/fields";
-import type { Level } from "../school/levels";
 import { batchWrites } from "./batch-writes";
 import { levelField, phoneField } from "./family-import";
 import { type Column, type FieldError, type ImportResult, importSheet, notOffered, type Ready } from "./sheet";

@@ -22,16 +22,16 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import { auditValue } from "../../db/audit";
+import { administrativeUsers } from "../../db/schema/administrative-user";
+import { auditLog } from "../../db/schema/audit-log";
+import { teachers } from "../../db/schema/teacher";
+import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditValue } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
-import type { Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
-import { administrativeUsers } from "../administrative-user/schema";
-import { auditLog } from "../audit-log/schema";
-import { teachers } from "../teacher/schema";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
 

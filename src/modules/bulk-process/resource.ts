@@ -8,9 +8,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
+import { bulkProcesses } from "../../db/schema/bulk-process";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { permissions } from "./permissions";
-import { bulkProcesses } from "./schema";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
 export const STATUSES = bulkProcesses.status.enumValues;

@@ -5,15 +5,15 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, lt } from "drizzle-orm";
+import { auditUpdate } from "../../db/audit";
+import { bulkProcesses } from "../../db/schema/bulk-process";
+import { queueReceipts } from "../../db/schema/jobs";
+import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
-import { queueReceipts } from "../../jobs/schema";
-import { auditUpdate } from "../../lib/audit";
 import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
-import { commit } from "../../lib/write";
 import { bulkProcessResource } from "./resource";
-import { bulkProcesses } from "./schema";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
 export const BulkMessage = z.strictObject({

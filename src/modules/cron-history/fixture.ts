@@ -1,7 +1,7 @@
 import { desc } from "drizzle-orm";
 import type { Fixtures } from "../../../test/fixture-kit";
+import { cronHistory } from "../../db/schema/jobs";
 import { runScheduled } from "../../jobs/scheduled";
-import { cronHistory } from "../../jobs/schema";
 
 export const fixtures: Fixtures = {
   // Scheduled runs are platform records made by the dispatcher, not by an API call.

@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { cronHistory } from "../../jobs/schema";
+import { cronHistory } from "../../db/schema/jobs";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { permissions } from "./permissions";
 

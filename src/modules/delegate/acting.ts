@@ -5,14 +5,14 @@
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
 import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
-import { rolePermissions, schools, users } from "../../db/core";
+import { rolePermissions, schools, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { parents } from "../../db/schema/parent";
+import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { inList } from "../../lib/write";
 import { dateIn } from "../../lib/zoned-time";
-import { parents } from "../parent/schema";
-import { delegates } from "./schema";
 
 const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);

@@ -16,7 +16,10 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { users } from "../../db/core";
+import { users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { parents } from "../../db/schema/parent";
+import { commit, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
@@ -25,17 +28,14 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { commit, insertedId, type Statement } from "../../lib/write";
 import { calendarDate } from "../../lib/zoned-time";
 import { permissions as parentPermissions } from "../parent/permissions";
 import { ownParent, parentOf } from "../parent/resource";
-import { parents } from "../parent/schema";
 import { mayAssign } from "../role/grants";
 import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName } from "../user/people";
 import { permissions } from "./permissions";
-import { delegates } from "./schema";
 
 const Day = z
   .string()

@@ -4,11 +4,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
+import { devOutbox } from "../../db/schema/dev";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
 import { defineRoute, handled, json } from "../../lib/route";
 import { codeInMessage } from "../auth/service";
-import { devOutbox } from "./schema";
 
 const Message = z
   .object({

@@ -13,15 +13,15 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq } from "drizzle-orm";
-import { roleUsers } from "../../db/core";
-import { auditUpdate } from "../../lib/audit";
+import { auditUpdate } from "../../db/audit";
+import { roleUsers } from "../../db/schema/core";
+import { deviceTokens } from "../../db/schema/device-token";
+import { commit, inList } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { handled } from "../../lib/route";
-import { commit, inList } from "../../lib/write";
 import { permissions } from "./permissions";
-import { deviceTokens } from "./schema";
 
 const Token = z
   .string()

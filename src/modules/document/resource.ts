@@ -6,13 +6,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { Documents, documents } from "../../db/schema/document";
 import { badRequest, conflict } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { BulkProcesses, bulkProcesses } from "../bulk-process/schema";
 import { permissions } from "./permissions";
-import { Documents, documents } from "./schema";
 
 export const MAX_FILE_NAME = 200;
 

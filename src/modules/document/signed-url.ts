@@ -7,13 +7,13 @@
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
+import { Documents, documents } from "../../db/schema/document";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { permissions } from "./permissions";
 import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, toDocument } from "./resource";
-import { Documents, documents } from "./schema";
 
 /** Short enough that a leaked URL is soon useless, long enough for a phone to upload a scan. */
 export const SIGNED_URL_SECONDS = 5 * 60;

@@ -18,24 +18,24 @@
 
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { auditUpdate } from "../../lib/audit";
+import { auditUpdate } from "../../db/audit";
+import { families } from "../../db/schema/family";
+import { parents } from "../../db/schema/parent";
+import { schoolConfigurations } from "../../db/schema/school-configuration";
+import { students } from "../../db/schema/student";
+import { commit, GuardFailed, guardCount, inList, insertedId, jsonValues, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { fold } from "../../lib/fold";
+import { LEVELS } from "../../lib/levels";
 import { idList } from "../../lib/params";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { commit, GuardFailed, guardCount, inList, insertedId, jsonValues, type Statement } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
-import { parents } from "../parent/schema";
-import { LEVELS } from "../school/levels";
-import { schoolConfigurations } from "../school-configuration/schema";
-import { students } from "../student/schema";
 import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
-import { families } from "./schema";
 
 /** When the school has no configuration at all: the column's default. */
 export const DEFAULT_PARENT_LIMIT = 2;

@@ -1,8 +1,8 @@
 import { createVia, type Fixtures, fixturePhone, type Made, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
+import { groups } from "../../db/schema/group";
+import { students } from "../../db/schema/student";
 import { withSearch } from "../../db/search";
-import { students } from "../student/schema";
-import { groups } from "./schema";
 
 /** A group in `school` (elementary: both demo schools offer it). */
 export const makeGroup: Made<number> = (t, school) =>

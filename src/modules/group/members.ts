@@ -8,19 +8,19 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { users } from "../../db/core";
+import { users } from "../../db/schema/core";
+import { groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { students } from "../../db/schema/student";
+import { teachers } from "../../db/schema/teacher";
 import { type Ctx, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
 import { text } from "../../lib/text";
-import { students } from "../student/schema";
-import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
 import { copyOf, copyTable, identity } from "../user/identity";
 import { groupVisible } from "./access";
 import { permissions } from "./permissions";
-import { groupStudents, groups, groupTeachers } from "./schema";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */

@@ -6,8 +6,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, getTableName, isNull, type SQL, sql } from "drizzle-orm";
-import { schools, users } from "../../db/core";
-import { auditAction, auditDelete } from "../../lib/audit";
+import { auditAction, auditDelete } from "../../db/audit";
+import { schools, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { parents } from "../../db/schema/parent";
+import { students } from "../../db/schema/student";
+import { teachers } from "../../db/schema/teacher";
+import { commit, guard, jsonValues, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { Deleted, DeleteMany, idFilter, idList } from "../../lib/params";
@@ -16,18 +22,12 @@ import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route
 import { contains, searchTerm } from "../../lib/search";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
-import { commit, guard, jsonValues, type Statement } from "../../lib/write";
 import { delegationsAround, validToday } from "../delegate/acting";
-import { delegates } from "../delegate/schema";
-import { parents } from "../parent/schema";
 import { assertOffered, LEVELS, type Level } from "../school/fields";
-import { students } from "../student/schema";
-import { teachers } from "../teacher/schema";
 import { notRemoved } from "../teacher/staff";
 import { columnsAs, copyJoin, copyOf, copyTable, identity } from "../user/identity";
 import { groupVisible, teaches } from "./access";
 import { permissions } from "./permissions";
-import { groupStudents, groups, groupTeachers } from "./schema";
 
 const GroupTeacher = z
   .object({

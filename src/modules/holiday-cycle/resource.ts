@@ -6,13 +6,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte } from "drizzle-orm";
+import { schoolHolidayCycles } from "../../db/schema/holiday-cycle";
+import { schoolConfigurations } from "../../db/schema/school-configuration";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
 import { schoolConfigurationResource } from "../school-configuration/resource";
-import { schoolConfigurations } from "../school-configuration/schema";
 import { permissions } from "./permissions";
-import { schoolHolidayCycles } from "./schema";
 
 const ConfigurationId = z
   .number()

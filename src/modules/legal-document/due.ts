@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
-import { LEGAL_KINDS, legalDocumentAcceptances, legalDocuments } from "./schema";
+import { LEGAL_KINDS, legalDocumentAcceptances, legalDocuments } from "../../db/schema/legal-document";
 
 export const MustAccept = z
   .object({

@@ -9,11 +9,11 @@
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, gt, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
+import { LEGAL_KINDS, type LegalKind, legalDocuments } from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { permissions } from "./permissions";
-import { LEGAL_KINDS, type LegalKind, legalDocuments } from "./schema";
 
 export const MAX_TITLE = 200;
 /** Characters of markdown: a long terms of service is 10-20k words; the audit row keeps old + new. */

@@ -4,13 +4,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
-import { type AuditTarget, auditCreate } from "../../lib/audit";
+import { type AuditTarget, auditCreate } from "../../db/audit";
+import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "../../db/schema/legal-document";
+import { commit } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { RecordBase, timestamps } from "../../lib/resource/old";
-import { commit } from "../../lib/write";
 import { Kind, type LegalDocument, type LegalDocumentUpdate, legalDocumentResource, toLegalDocument } from "./resource";
-import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "./schema";
 
 /** The guards of a change that only a draft may take (a published version: 409). */
 const draftOnly = (id: number, action: string) => ({

@@ -15,9 +15,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
+import { auditAction, auditCreate, auditDelete } from "../../db/audit";
+import { roleUsers, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { parents } from "../../db/schema/parent";
+import { guardians } from "../../db/schema/student";
+import { commit, guard, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
@@ -25,16 +29,12 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { commit, guard, type Statement } from "../../lib/write";
-import { delegates } from "../delegate/schema";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
-import { guardians } from "../student/schema";
 import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { FirstName, findOrInvite, LastName, roleUserAudit } from "../user/people";
 import { permissions } from "./permissions";
-import { parents } from "./schema";
 
 const PARENT_ROLE = BUILTIN_ROLES.parent.id;
 

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { permissions as table } from "../../db/core";
+import { permissions as table } from "../../db/schema/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";

@@ -18,13 +18,13 @@
  *   refused (403 naming it). Everyone may act on themselves where a route allows it.
  */
 import { and, eq, isNull, lt, ne, type SQL, sql } from "drizzle-orm";
-import { permissions, rolePermissions, roles, roleUsers, users } from "../../db/core";
+import { permissions, rolePermissions, roles, roleUsers, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
+import { inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole, FIRST_CUSTOM_PERMISSION_ID, type PermissionDef } from "../../lib/access";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
-import { inList, type Statement } from "../../lib/write";
 import { grantsOf, permissionCatalogue } from "..";
-import { schoolUsers } from "../user/schema";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
 export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;

@@ -7,16 +7,16 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
-import { permissions, rolePermissions, roles, roleUsers } from "../../db/core";
+import { auditAction } from "../../db/audit";
+import { permissions, rolePermissions, roles, roleUsers } from "../../db/schema/core";
 import { withSearch } from "../../db/search";
-import { auditAction } from "../../lib/audit";
+import { commit, guard, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, guard, inList, insertedId, type Statement } from "../../lib/write";
 import { type Granted, mayGrant, usableRole } from "./grants";
 import { permissions as access } from "./permissions";
 

@@ -10,16 +10,16 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, exists, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { roles, roleUsers, schools, users } from "../../db/core";
+import { roles, roleUsers, schools, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
+import { commit, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
-import { commit, inList, insertedId, type Statement } from "../../lib/write";
 import { copyOf, copyTable, identity } from "../user/identity";
 import { giveRole, takenRoleAudits } from "../user/people";
-import { schoolUsers } from "../user/schema";
 import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 

@@ -7,13 +7,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { roles, roleUsers, users } from "../../db/core";
-import { auditAction } from "../../lib/audit";
+import { auditAction } from "../../db/audit";
+import { roles, roleUsers, users } from "../../db/schema/core";
+import { commit, GuardFailed, inList, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody } from "../../lib/route";
-import { commit, GuardFailed, inList, type Statement } from "../../lib/write";
 import { giveRole, takenRoleAudits, userAudit } from "../user/people";
 import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";

@@ -5,9 +5,9 @@
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
  */
 import { z } from "@hono/zod-openapi";
+import { scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { permissions } from "./permissions";
-import { scheduleConfigurations } from "./schema";
 
 export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
 

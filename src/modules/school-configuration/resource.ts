@@ -5,11 +5,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
+import { schoolConfigurations } from "../../db/schema/school-configuration";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";
-import { schoolConfigurations } from "./schema";
 
 const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
 const Name = text({ max: 100 }).openapi({ example: "2026-2027" });

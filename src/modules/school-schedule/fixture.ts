@@ -1,5 +1,5 @@
 import { asSuperAdmin, type Fixtures, readJson } from "../../../test/fixture-kit";
-import { LEVELS } from "../school/levels";
+import { LEVELS } from "../../lib/levels";
 
 /**
  * One schedule per (school, level, weekday): a record takes a weekend slot (the demo data fills

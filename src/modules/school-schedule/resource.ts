@@ -7,13 +7,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { asc, eq } from "drizzle-orm";
+import { LEVELS, schoolSchedules } from "../../db/schema/school-schedule";
 import type { Ctx } from "../../lib/context";
 import { badRequest, type FieldError } from "../../lib/errors";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { LevelSchema } from "../school/fields";
 import { permissions } from "./permissions";
-import { LEVELS, schoolSchedules } from "./schema";
 
 /** A school-local time of day, `HH:mm` from 00:00 to 23:59. */
 export const LocalTime = z

@@ -5,11 +5,11 @@
  * day at all.
  */
 import { and, eq } from "drizzle-orm";
-import { schools } from "../../db/core";
+import { schools } from "../../db/schema/core";
+import { type Level, schoolSchedules } from "../../db/schema/school-schedule";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
-import { type Level, schoolSchedules } from "./schema";
 
 export interface ScheduledTime {
   /** School-local time of day, `HH:mm`. */

@@ -5,12 +5,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { schools } from "../../db/core";
+import { schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
+import { LEVELS, type Level } from "../../lib/levels";
 import { isTimeZone as computable } from "../../lib/zoned-time";
-
-import { LEVELS, type Level } from "./levels";
 
 export { LEVELS, type Level };
 

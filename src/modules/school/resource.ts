@@ -7,7 +7,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import { schools } from "../../db/core";
+import { addresses } from "../../db/schema/address";
+import { schools } from "../../db/schema/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
@@ -15,7 +16,6 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { AddressRecord, toAddress } from "../address/record";
-import { addresses } from "../address/schema";
 import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
 import { permissions } from "./permissions";
 

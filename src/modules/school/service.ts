@@ -5,16 +5,16 @@
  * find).
  */
 import { and, asc, count, countDistinct, eq, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import { roles, roleUsers, schools } from "../../db/core";
+import { auditDelete } from "../../db/audit";
+import { addresses } from "../../db/schema/address";
+import { bulkProcesses } from "../../db/schema/bulk-process";
+import { roles, roleUsers, schools } from "../../db/schema/core";
+import { groups } from "../../db/schema/group";
+import { students } from "../../db/schema/student";
+import { commit, GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditDelete } from "../../lib/audit";
 import { type Ctx, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { commit, GuardFailed, inList, type Statement } from "../../lib/write";
-import { addresses } from "../address/schema";
-import { bulkProcesses } from "../bulk-process/schema";
-import { groups } from "../group/schema";
-import { students } from "../student/schema";
 import { LEVELS, type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
 import { schoolResource } from "./resource";

@@ -7,17 +7,17 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
+import { documents } from "../../db/schema/document";
+import { parents } from "../../db/schema/parent";
+import { guardians, students } from "../../db/schema/student";
+import { commit, insertedId } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { defineResource, IdParams, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { text } from "../../lib/text";
-import { commit, insertedId } from "../../lib/write";
-import { documents } from "../document/schema";
-import { parents } from "../parent/schema";
 import { permissions } from "./permissions";
-import { guardians, students } from "./schema";
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 const Relationship = z.enum(RELATIONSHIPS).openapi({ example: "mother" });

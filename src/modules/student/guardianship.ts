@@ -7,9 +7,9 @@
  * `restrictionUntil`, both inclusive, either open-ended when null.
  */
 import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { parents } from "../../db/schema/parent";
+import { guardians, students } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { parents } from "../parent/schema";
-import { guardians, students } from "./schema";
 
 export type PickUp =
   | { allowed: true }

@@ -7,24 +7,24 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { auditUpdate } from "../../lib/audit";
+import { auditUpdate } from "../../db/audit";
+import { families } from "../../db/schema/family";
+import { groupStudents } from "../../db/schema/group";
+import { students } from "../../db/schema/student";
+import { commit, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import { LEVELS } from "../../lib/levels";
 import { Deleted, DeleteMany, recordId } from "../../lib/params";
 import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, GuardFailed, guard, inList, type Statement } from "../../lib/write";
-import { families } from "../family/schema";
-import { groupStudents } from "../group/schema";
 import { assertOffered } from "../school/fields";
-import { LEVELS } from "../school/levels";
 import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
 import { contactOf } from "../user/contact";
 import { columnsAs, copyJoin, identity } from "../user/identity";
 import { permissions } from "./permissions";
-import { students } from "./schema";
 import { listingDeleted, ownChildField, readerCtx, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;

@@ -11,14 +11,14 @@
  * the context (`readerCtx`); staff reads are one D1 call.
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { groupStudents, groupTeachers } from "../../db/schema/group";
+import { parents } from "../../db/schema/parent";
+import { guardians, students } from "../../db/schema/student";
+import { teachers } from "../../db/schema/teacher";
+import { inList } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
-import { inList } from "../../lib/write";
 import { actingFor } from "../delegate/acting";
-import { groupStudents, groupTeachers } from "../group/schema";
-import { parents } from "../parent/schema";
-import { teachers } from "../teacher/schema";
 import { permissions } from "./permissions";
-import { guardians, students } from "./schema";
 
 const acting = new WeakMap<Ctx, number[]>();
 

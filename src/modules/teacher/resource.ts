@@ -4,11 +4,11 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { teachers } from "../../db/schema/teacher";
 import { defineResource, RecordBase } from "../../lib/resource/old";
 import { contains } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { permissions } from "./permissions";
-import { teachers } from "./schema";
 import {
   joinPerson,
   notRemoved,

@@ -22,10 +22,12 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { roleUsers, users } from "../../db/core";
+import { type AuditTarget, auditCreate, auditDelete } from "../../db/audit";
+import { roleUsers, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
-import { type AuditTarget, auditCreate, auditDelete } from "../../lib/audit";
 import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
@@ -33,14 +35,12 @@ import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from
 import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../lib/write";
 import type { Cell } from "../../lib/xlsx";
 import { mayActOn, mayAssign, mayTake } from "../role/grants";
 import { Email } from "../school/fields";
 import { contactOf, MASKED_CONTACT } from "../user/contact";
 import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
 import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits } from "../user/people";
-import { schoolUsers } from "../user/schema";
 
 type ProfileTable = SQLiteTable & {
   id: SQLiteColumn;

@@ -4,13 +4,13 @@
  * answers an empty text until someone writes one, PUT replaces it (upsert on the school).
  */
 import { z } from "@hono/zod-openapi";
+import { transportationRules } from "../../db/schema/transport-rules";
+import { commit } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { defineResource } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
-import { commit } from "../../lib/write";
 import { permissions } from "./permissions";
-import { transportationRules } from "./schema";
 
 /** 64 KiB of UTF-8: far more than a rules page needs, well under D1's 100 KB statement limit. */
 export const MAX_CONTENT_BYTES = 64 * 1024;

@@ -6,10 +6,10 @@
  * route stop). Visibility: ../trusted-person/common.ts. This file declares only the address fields.
  */
 import { z } from "@hono/zod-openapi";
+import { trustedAddresses } from "../../db/schema/trusted-address";
 import { type Address, AddressRecord, addressFields, toAddress } from "../address/record";
 import { RecordId } from "../trusted-person/common";
 import { defineTrustedRequests } from "../trusted-person/requests";
-import { trustedAddresses } from "./schema";
 
 /** The address fields of a record and of a row (their id and timestamps are the trusted record's). */
 const { id: _id, createdAt: _created, updatedAt: _updated, ...addressShape } = AddressRecord.shape;

@@ -5,9 +5,9 @@
  */
 import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { trustedAddresses } from "../../db/schema/trusted-address";
+import { trustedPeople } from "../../db/schema/trusted-person";
 import { type Ctx, tenant } from "../../lib/context";
-import { trustedAddresses } from "../trusted-address/schema";
-import { trustedPeople } from "./schema";
 
 /** The approved trusted people of a student, by name. Index: trusted_person_student_idx. */
 export function approvedTrustedPeople(ctx: Ctx, studentId: number) {

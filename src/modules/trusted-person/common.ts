@@ -10,18 +10,18 @@
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { schools } from "../../db/core";
+import { schools } from "../../db/schema/core";
+import { parents } from "../../db/schema/parent";
+import { guardians, students } from "../../db/schema/student";
+import { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
+import { inList } from "../../db/write";
 import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
-import { inList } from "../../lib/write";
 import { dateIn } from "../../lib/zoned-time";
 import { actedFor, actingFor } from "../delegate/acting";
-import { parents } from "../parent/schema";
-import { guardians, students } from "../student/schema";
 import { permissions } from "./permissions";
-import { TRUSTED_STATUSES } from "./schema";
 
 /** A service context that knows whom the caller acts for (set by the routes: `actingCtx`). */
 export type ActingCtx = Ctx;

@@ -1,7 +1,7 @@
 import { createVia, type Fixtures, uniq } from "../../../test/fixture-kit";
 import type { TestApp } from "../../../test/helpers";
+import { students } from "../../db/schema/student";
 import { withSearch } from "../../db/search";
-import { students } from "../student/schema";
 
 /** A student of `school`, inserted directly (the student routes are another module's). */
 export async function fixtureStudent(t: TestApp, school: number): Promise<number> {

@@ -7,6 +7,7 @@
  * `{schoolId}/trusted-people/{id}/`.
  */
 import { z } from "@hono/zod-openapi";
+import { trustedPeople } from "../../db/schema/trusted-person";
 import { schoolOf } from "../../lib/context";
 import { Phone } from "../../lib/phone";
 import { IdParams } from "../../lib/resource/old";
@@ -19,7 +20,6 @@ import { contactOf } from "../user/contact";
 import { type ActingCtx, actingCtx } from "./common";
 import { permissions } from "./permissions";
 import { defineTrustedRequests } from "./requests";
-import { trustedPeople } from "./schema";
 
 const Name = text({ max: 200 }).openapi({ example: "Laura Gomez" });
 const Relationship = text({ max: 50 }).openapi({ example: "aunt", description: "Free text: aunt, neighbour, nanny" });

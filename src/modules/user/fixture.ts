@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { createVia, type Fixtures, fixturePhone, type Made } from "../../../test/fixture-kit";
-import { roleUsers, users } from "../../db/core";
+import { roleUsers, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
-import { schoolUsers } from "./schema";
 
 /** A member made straight in the database: a call whose audit rows are counted writes none for it. */
 type T = Parameters<Made<number>>[0];

@@ -15,15 +15,15 @@
  */
 import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { users } from "../../db/core";
+import { auditAction, auditUpdate } from "../../db/audit";
+import { users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
-import { auditAction, auditUpdate } from "../../lib/audit";
+import { guard, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { matches } from "../../lib/search";
-import { guard, type Statement } from "../../lib/write";
-import { delegates } from "../delegate/schema";
-import { schoolPeople, schoolUsers } from "./schema";
 
 /** The user audit target: a person invited or edited by a school is recorded in that school's trail. */
 export const userAudit = { entity: "user", table: users };

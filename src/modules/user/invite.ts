@@ -10,17 +10,17 @@
  * racing over the same person text them once; the texts go out after that batch.
  */
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
-import { roleUsers, schools, users } from "../../db/core";
-import { auditAction } from "../../lib/audit";
+import { auditAction } from "../../db/audit";
+import { roleUsers, schools, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
+import { commit, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
-import { commit, inList, type Statement } from "../../lib/write";
 import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
 import { live } from "./members";
 import { userAudit } from "./people";
-import { schoolUsers } from "./schema";
 import { checkRoles, joinSchool } from "./service";
 
 export const INVITE_REQUESTS_PER_HOUR = 30;

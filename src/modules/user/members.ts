@@ -5,13 +5,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { roles, roleUsers, users } from "../../db/core";
+import { roles, roleUsers, users } from "../../db/schema/core";
+import { schoolUsers } from "../../db/schema/user";
+import { inList } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, tenant } from "../../lib/context";
-import { inList } from "../../lib/write";
 import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
 import { copyOf, copyTable, identity, nameContains as nameOfPerson } from "./identity";
-import { schoolUsers } from "./schema";
 
 export const LANGUAGES = [
   { code: "es", name: "Español" },

@@ -12,19 +12,19 @@
  * school holds.
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { roleUsers, users } from "../../db/core";
+import { auditAction, auditCreate, auditDelete } from "../../db/audit";
+import { administrativeUsers } from "../../db/schema/administrative-user";
+import { roleUsers, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { groupTeachers } from "../../db/schema/group";
+import { parents } from "../../db/schema/parent";
+import { guardians } from "../../db/schema/student";
+import { teachers } from "../../db/schema/teacher";
 import { withSearch } from "../../db/search";
+import { insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import { auditAction, auditCreate, auditDelete } from "../../lib/audit";
 import type { Ctx } from "../../lib/context";
 import { text } from "../../lib/text";
-import { insertedId, type Statement } from "../../lib/write";
-import { administrativeUsers } from "../administrative-user/schema";
-import { delegates } from "../delegate/schema";
-import { groupTeachers } from "../group/schema";
-import { parents } from "../parent/schema";
-import { guardians } from "../student/schema";
-import { teachers } from "../teacher/schema";
 import { copyOnAdd, userAudit } from "./identity";
 
 /** A person's names as every people route takes them (users, staff, teachers, parents, delegates, administrators). */

@@ -5,7 +5,7 @@
 
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { roles } from "../../db/core";
+import { roles } from "../../db/schema/core";
 import { ctxOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { PageQuery, pageOf } from "../../lib/pagination";

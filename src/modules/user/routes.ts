@@ -1,16 +1,16 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, sql } from "drizzle-orm";
-import { roles, roleUsers, schools, users } from "../../db/core";
+import { roles, roleUsers, schools, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { parents } from "../../db/schema/parent";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, handled, json } from "../../lib/route";
 import { UserSchema } from "../auth/routes";
 import { toUser } from "../auth/service";
 import { delegationsAround, validToday } from "../delegate/acting";
-import { delegates } from "../delegate/schema";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
-import { parents } from "../parent/schema";
 import { copyOf, copyTable, identity } from "./identity";
 
 const ActsFor = z

@@ -6,25 +6,25 @@
  */
 import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { roles, roleUsers, schools, users } from "../../db/core";
+import { auditAction, auditDelete, REDACTED } from "../../db/audit";
+import { administrativeUsers } from "../../db/schema/administrative-user";
+import { refreshTokens } from "../../db/schema/auth";
+import { roles, roleUsers, schools, users } from "../../db/schema/core";
+import { delegates } from "../../db/schema/delegate";
+import { deviceTokens } from "../../db/schema/device-token";
+import { parents } from "../../db/schema/parent";
+import { teachers } from "../../db/schema/teacher";
+import { schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { auditAction, auditDelete, REDACTED } from "../../lib/audit";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
-import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../lib/write";
-import { administrativeUsers } from "../administrative-user/schema";
-import { refreshTokens } from "../auth/schema";
-import { delegates } from "../delegate/schema";
-import { deviceTokens } from "../device-token/schema";
-import { parents } from "../parent/schema";
 import { mayActOn, mayAssign, usableRole } from "../role/grants";
-import { teachers } from "../teacher/schema";
 import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
-import { schoolPeople, schoolUsers } from "./schema";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();

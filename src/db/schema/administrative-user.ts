@@ -1,7 +1,8 @@
 /** Administrative staff: a user's staff profile in a school (the built-in "staff" role's own fields). */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
 
 export const administrativeUsers = searchable(
   sqliteTable(
@@ -26,3 +27,5 @@ export const administrativeUsers = searchable(
   ),
   { position: "positionSearch" },
 );
+
+export const AdministrativeUsers = dataTable(administrativeUsers, { entity: "administrative-user" });

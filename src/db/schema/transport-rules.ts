@@ -1,6 +1,7 @@
 /** The transportation rules text of a school. */
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
 
 /** The transportation rules text a school shows parents: one per school. */
 export const transportationRules = sqliteTable(
@@ -13,3 +14,5 @@ export const transportationRules = sqliteTable(
   },
   (t) => [uniqueIndex("transportation_rules_school_uq").on(t.schoolId)],
 );
+
+export const TransportationRules = dataTable(transportationRules, { entity: "transport-rules" });

@@ -1,6 +1,7 @@
 /** The schedule configuration of a school. */
 import { integer, sqliteTable, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
 /** How far ahead exit permissions are asked and generated: one per school. */
 export const scheduleConfigurations = sqliteTable(
@@ -13,3 +14,5 @@ export const scheduleConfigurations = sqliteTable(
   },
   (t) => [uniqueIndex("schedule_configuration_school_uq").on(t.schoolId)],
 );
+
+export const ScheduleConfigurations = dataTable(scheduleConfigurations, { entity: "schedule-configuration" });

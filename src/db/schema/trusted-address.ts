@@ -4,8 +4,9 @@
  * count. `route_stop_id` links the stop once routes exist (no foreign key until then).
  */
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record } from "../../db/core";
-import { decision, requestColumns, requestIndexes } from "../trusted-person/schema";
+import { dataTable } from "../table";
+import { record } from "./core";
+import { decision, requestColumns, requestIndexes } from "./trusted-person";
 
 export const trustedAddresses = sqliteTable(
   "trusted_address",
@@ -28,3 +29,5 @@ export const trustedAddresses = sqliteTable(
   },
   (t) => requestIndexes("trusted_address", t),
 );
+
+export const TrustedAddresses = dataTable(trustedAddresses, { entity: "trusted-address" });

@@ -1,6 +1,6 @@
 /** Sign-in codes and sessions. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, users } from "../../db/core";
+import { createdAt, users } from "./core";
 
 /** One-time sign-in codes: only an HMAC of the code is stored. */
 export const verificationCodes = sqliteTable(

@@ -1,7 +1,8 @@
 /** Teachers: a user's teacher profile in a school (the teacher role's own fields). */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
 
 export const teachers = searchable(
   sqliteTable(
@@ -27,3 +28,5 @@ export const teachers = searchable(
   ),
   { subjects: "subjectsSearch" },
 );
+
+export const Teachers = dataTable(teachers, { entity: "teacher" });

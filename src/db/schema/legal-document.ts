@@ -4,7 +4,8 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, users } from "../../db/core";
+import { dataTable } from "../table";
+import { record, users } from "./core";
 
 /** The kinds of legal document; each kind has its own version sequence and its own "latest". */
 export const LEGAL_KINDS = ["terms", "privacy"] as const;
@@ -57,3 +58,6 @@ export const legalDocumentAcceptances = sqliteTable(
     index("legal_document_acceptance_document_idx").on(t.legalDocumentId),
   ],
 );
+
+export const LegalDocuments = dataTable(legalDocuments, { entity: "legal-document" });
+export const LegalDocumentAcceptances = dataTable(legalDocumentAcceptances, { entity: "legal-document-acceptance" });

@@ -5,9 +5,10 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, type SQLiteColumn, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { parents } from "../parent/schema";
-import { students } from "../student/schema";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
+import { parents } from "./parent";
+import { students } from "./student";
 
 export const TRUSTED_STATUSES = ["pending", "approved", "rejected"] as const;
 
@@ -62,3 +63,5 @@ export const trustedPeople = sqliteTable(
   },
   (t) => requestIndexes("trusted_person", t),
 );
+
+export const TrustedPeople = dataTable(trustedPeople, { entity: "trusted-person" });

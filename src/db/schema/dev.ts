@@ -1,6 +1,6 @@
 /** The development outbox. */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { createdAt } from "../../db/core";
+import { createdAt } from "./core";
 
 /** Messages the `log` SMS provider "sent": the development outbox. */
 export const devOutbox = sqliteTable(

@@ -1,7 +1,8 @@
 /** Holiday cycles of a school configuration. */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { schoolConfigurations } from "../school-configuration/schema";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
+import { schoolConfigurations } from "./school-configuration";
 
 export const schoolHolidayCycles = sqliteTable(
   "school_holiday_cycle",
@@ -19,3 +20,5 @@ export const schoolHolidayCycles = sqliteTable(
     index("school_holiday_cycle_configuration_idx").on(t.schoolConfigurationId),
   ],
 );
+
+export const SchoolHolidayCycles = dataTable(schoolHolidayCycles, { entity: "school-holiday-cycle" });

@@ -10,9 +10,9 @@
 import { getTableName, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/client";
-import type { Ctx } from "./context";
-import { conflict } from "./errors";
+import type { Ctx } from "../lib/context";
+import { conflict } from "../lib/errors";
+import type { Db } from "./client";
 
 export type Statement = BatchItem<"sqlite">;
 

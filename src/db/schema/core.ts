@@ -11,7 +11,8 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, type SQLiteColumn, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { searchable, searchCopy } from "./search";
+import { searchable, searchCopy } from "../search";
+import { dataTable, joinTable } from "../table";
 
 /**
  * The column default is only a fallback for hand-written SQL: the app writes both timestamps from
@@ -169,3 +170,10 @@ export const roleUsers = sqliteTable(
     index("role_user_school_idx").on(t.schoolId, t.roleId),
   ],
 );
+
+export const Schools = dataTable(schools, { entity: "school" });
+export const Users = dataTable(users, { entity: "user" });
+export const Permissions = dataTable(permissions, { entity: "permission" });
+export const Roles = dataTable(roles, { entity: "role", tenancy: "shared" });
+export const RoleUsers = dataTable(roleUsers, { entity: "role-user" });
+export const RolePermissions = joinTable(rolePermissions);

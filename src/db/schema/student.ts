@@ -5,12 +5,13 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
-import { documents } from "../document/schema";
-import { families } from "../family/schema";
-import { parents } from "../parent/schema";
-import { LEVELS } from "../school/levels";
+import { LEVELS } from "../../lib/levels";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
+import { documents } from "./document";
+import { families } from "./family";
+import { parents } from "./parent";
 
 export const students = searchable(
   sqliteTable(
@@ -94,3 +95,6 @@ export const guardians = sqliteTable(
     ),
   ],
 );
+
+export const Students = dataTable(students, { entity: "student" });
+export const Guardians = dataTable(guardians, { entity: "guardian" });

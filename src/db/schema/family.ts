@@ -1,7 +1,8 @@
 /** Families: a unique number per school; they hold students (student.family_id) and parents (parent.family_id). */
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
 export const families = searchable(
   sqliteTable(
@@ -28,3 +29,5 @@ export const families = searchable(
   ),
   { name: "nameSearch", familyNumber: "familyNumberSearch" },
 );
+
+export const Families = dataTable(families, { entity: "family" });

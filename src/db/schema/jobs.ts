@@ -1,6 +1,7 @@
 /** What scheduled jobs and queue consumers record. */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { createdAt, record } from "../db/core";
+import { dataTable } from "../table";
+import { createdAt, record } from "./core";
 
 /** One row per scheduled run (cron history). */
 export const cronHistory = sqliteTable(
@@ -46,3 +47,5 @@ export const rateLimits = sqliteTable(
   },
   (t) => [index("rate_limit_reset_idx").on(t.resetAt)],
 );
+
+export const CronHistory = dataTable(cronHistory, { entity: "cron-history" });

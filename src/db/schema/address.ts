@@ -1,7 +1,8 @@
 /** Addresses of a school (the school's own address points at one of them). */
 import { index, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
 export const addresses = searchable(
   sqliteTable(
@@ -25,3 +26,5 @@ export const addresses = searchable(
   ),
   { city: "citySearch" },
 );
+
+export const Addresses = dataTable(addresses, { entity: "address" });

@@ -1,8 +1,8 @@
 /** Bulk processes (Excel imports). */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { dataTable } from "../../db/table";
-import { documents } from "../document/schema";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
+import { documents } from "./document";
 
 /** An Excel import run by the bulk queue. */
 export const bulkProcesses = sqliteTable(

@@ -1,10 +1,11 @@
 /** Groups (classes): a level and a school year, with their teachers and students. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
-import { LEVELS } from "../school/levels";
-import { students } from "../student/schema";
-import { teachers } from "../teacher/schema";
+import { LEVELS } from "../../lib/levels";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
+import { students } from "./student";
+import { teachers } from "./teacher";
 
 export const groups = searchable(
   sqliteTable(
@@ -73,3 +74,7 @@ export const groupStudents = sqliteTable(
     index("group_student_school_idx").on(t.schoolId, t.createdAt),
   ],
 );
+
+export const Groups = dataTable(groups, { entity: "group" });
+export const GroupTeachers = dataTable(groupTeachers, { entity: "group-teacher" });
+export const GroupStudents = dataTable(groupStudents, { entity: "group-student" });

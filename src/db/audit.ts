@@ -11,9 +11,9 @@
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { searchCopyKeys } from "../db/search";
-import { auditLog } from "../modules/audit-log/schema";
-import type { Ctx } from "./context";
+import type { Ctx } from "../lib/context";
+import { auditLog } from "./schema/audit-log";
+import { searchCopyKeys } from "./search";
 import { insertedId, type Statement } from "./write";
 
 export const REDACTED = "[redacted]";

@@ -1,8 +1,8 @@
 /** Documents in object storage. */
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
-import { dataTable } from "../../db/table";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
 /** A document in object storage; `slug` is its key: `{schoolId}/documents/{name}`. */
 export const documents = searchable(

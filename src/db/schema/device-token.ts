@@ -1,6 +1,7 @@
 /** Push-messaging device tokens. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, users } from "../../db/core";
+import { dataTable } from "../table";
+import { record, users } from "./core";
 
 /** Push-messaging tokens of a user's devices. A token identifies one device: unique overall. */
 export const deviceTokens = sqliteTable(
@@ -15,3 +16,5 @@ export const deviceTokens = sqliteTable(
   },
   (t) => [uniqueIndex("device_token_uq").on(t.token), index("device_token_user_idx").on(t.userId)],
 );
+
+export const DeviceTokens = dataTable(deviceTokens, { entity: "device-token" });

@@ -1,7 +1,8 @@
 /** The application module catalogue, and each school's state of each module. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
 
 /**
  * A functional area a school may switch off (platform data, shared by every school). Built-in
@@ -50,3 +51,6 @@ export const schoolModules = sqliteTable(
     index("school_module_module_idx").on(t.moduleId),
   ],
 );
+
+export const ApplicationModules = dataTable(applicationModules, { entity: "application-module" });
+export const SchoolModules = dataTable(schoolModules, { entity: "school-module" });

@@ -1,10 +1,10 @@
 /** The school day of each level, per weekday. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
+import { LEVELS } from "../../lib/levels";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
-import { LEVELS } from "../school/levels";
-
-export type { Level } from "../school/levels";
+export type { Level } from "../../lib/levels";
 export { LEVELS };
 
 /**
@@ -30,3 +30,5 @@ export const schoolSchedules = sqliteTable(
     index("school_schedule_weekday_idx").on(t.schoolId, t.weekday, t.level),
   ],
 );
+
+export const SchoolSchedules = dataTable(schoolSchedules, { entity: "school-schedule" });

@@ -3,8 +3,9 @@
  * the families work; null until then); guardianship of each student lives with the students.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { families } from "../family/schema";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
+import { families } from "./family";
 
 export const parents = sqliteTable(
   "parent",
@@ -27,3 +28,5 @@ export const parents = sqliteTable(
     index("parent_created_idx").on(t.schoolId, t.createdAt),
   ],
 );
+
+export const Parents = dataTable(parents, { entity: "parent" });

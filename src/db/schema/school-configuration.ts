@@ -1,6 +1,7 @@
 /** School configurations (school years). */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { record, schoolId } from "../../db/core";
+import { dataTable } from "../table";
+import { record, schoolId } from "./core";
 
 /** A school's configuration for a school year; holiday cycles belong to one. */
 export const schoolConfigurations = sqliteTable(
@@ -16,3 +17,5 @@ export const schoolConfigurations = sqliteTable(
   },
   (t) => [index("school_configuration_school_idx").on(t.schoolId, t.startDate)],
 );
+
+export const SchoolConfigurations = dataTable(schoolConfigurations, { entity: "school-configuration" });

@@ -5,8 +5,9 @@
  * reference (the user row stays; other schools are untouched).
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { searchable, searchCopy } from "../../db/search";
+import { searchable, searchCopy } from "../search";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
 
 export const schoolUsers = sqliteTable(
   "school_user",
@@ -55,3 +56,6 @@ export const schoolPeople = searchable(
   ),
   { firstName: "firstNameSearch", lastName: "lastNameSearch" },
 );
+
+export const SchoolUsers = dataTable(schoolUsers, { entity: "school-user" });
+export const SchoolPeople = dataTable(schoolPeople, { entity: "school-person" });

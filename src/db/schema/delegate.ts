@@ -4,8 +4,9 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { record, schoolId, users } from "../../db/core";
-import { parents } from "../parent/schema";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
+import { parents } from "./parent";
 
 export const delegates = sqliteTable(
   "delegate",
@@ -30,3 +31,5 @@ export const delegates = sqliteTable(
     check("delegate_dates_ck", sql`${t.validFrom} <= ${t.validUntil}`),
   ],
 );
+
+export const Delegates = dataTable(delegates, { entity: "delegate" });
