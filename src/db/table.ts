@@ -19,7 +19,7 @@
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
 import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
@@ -198,6 +198,19 @@ export class Data<T extends RecordTable> implements Source {
   /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
   auditRemoved(ctx: Ctx, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
+  }
+
+  /**
+   * The table under another name in a query (a self-join, or set-based SQL over `json_each` rows
+   * that names the table twice): its columns and its scope are the alias's.
+   * @example
+   * const f = Families.alias("f");
+   * sql`... JOIN ${f.table} ON ${f.scope(ctx)} AND ${f.table.familyNumber} = j.value->>0`
+   */
+  alias(name: string): Data<T> {
+    // drizzle types an alias as its own table type; it has this table's columns, under `name`.
+    const renamed = alias(this.table, name) as unknown as T;
+    return new Data(renamed, this.spec);
   }
 
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
