@@ -10,8 +10,8 @@ import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
 import { guardians, students } from "../src/db/schema/student";
 import { teachers } from "../src/db/schema/teacher";
 import { grantsOf } from "../src/modules";
-import { makeStudent, makeTeacher } from "../src/modules/group/fixture";
 import { readJson, uniq } from "./fixture-kit";
+import { makeStudent, makeTeacher } from "./fixtures/modules/group";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;

@@ -16,7 +16,7 @@ import {
   personFilters,
   personRecord,
   staffOperations,
-} from "../teacher/staff";
+} from "../teacher/api";
 import { permissions } from "./permissions";
 
 const Position = text({ max: 100, min: 0 }).openapi({ example: "Registrar", description: "Job title" });

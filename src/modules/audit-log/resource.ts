@@ -10,8 +10,8 @@ import { auditLog } from "../../db/schema/audit-log";
 import { users } from "../../db/schema/core";
 import { type Ctx, tenant } from "../../lib/context";
 import { defineResource, RecordBase } from "../../lib/resource/old";
-import { UtcDateTime } from "../school-configuration/range";
-import { copyOf, copyTable, identity } from "../user/identity";
+import { UtcDateTime } from "../school-configuration/api";
+import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 
 const ActorType = z.enum(auditLog.actorType.enumValues);

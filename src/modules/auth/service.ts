@@ -19,8 +19,8 @@ import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
-import { disabledModulesOfUser } from "../application-module/state";
-import { delegatedMemberships, delegationsQuery } from "../delegate/acting";
+import { disabledModulesOfUser } from "../application-module/api";
+import { delegatedMemberships, delegationsQuery } from "../delegate/api";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
 export const CODE_TTL_SECONDS = 10 * 60;

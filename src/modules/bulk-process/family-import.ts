@@ -29,8 +29,8 @@ import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
 import { normalizePhone } from "../../lib/phone";
 import { type Cell, excelDate } from "../../lib/xlsx";
-import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/resource";
-import { readLevels } from "../school/fields";
+import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
+import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 

@@ -17,7 +17,7 @@ import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Level } from "../../lib/levels";
 import type { Cell } from "../../lib/xlsx";
-import { readLevels } from "../school/fields";
+import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
 import { levelField, phoneField } from "./family-import";
 import { type Column, type FieldError, type ImportResult, importSheet, notOffered, type Ready } from "./sheet";

@@ -7,10 +7,10 @@ import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/a
 import { type Ctx, ctxOf } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
 import { handled } from "../../lib/route";
-import { permissions as administrativeUser } from "../administrative-user/permissions";
-import { documentResource } from "../document/resource";
-import { mayAssign } from "../role/grants";
-import { permissions as teacher } from "../teacher/permissions";
+import { permissions as administrativeUser } from "../administrative-user/api";
+import { documentResource } from "../document/api";
+import { mayAssign } from "../role/api";
+import { permissions as teacher } from "../teacher/api";
 import { FAMILY_ROLE } from "./family-import";
 import { IMPORTS } from "./people-import";
 import { permissions } from "./permissions";

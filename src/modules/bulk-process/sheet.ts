@@ -13,7 +13,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
-import { type Level, notOfferedMessage } from "../school/fields";
+import { type Level, notOfferedMessage } from "../school/api";
 import type { RowError } from "./service";
 
 /** The rows of one statement set: both bounds keep each statement far under D1's 100 KB. */

@@ -29,12 +29,19 @@ import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { calendarDate } from "../../lib/zoned-time";
-import { permissions as parentPermissions } from "../parent/permissions";
-import { ownParent, parentOf } from "../parent/resource";
-import { mayAssign } from "../role/grants";
-import { contactOf, MASKED_CONTACT } from "../user/contact";
-import { copyOf, copyTable, identity, nameContains } from "../user/identity";
-import { FirstName, findOrInvite, LastName } from "../user/people";
+import { ownParent, parentOf, permissions as parentPermissions } from "../parent/api";
+import { mayAssign } from "../role/api";
+import {
+  contactOf,
+  copyOf,
+  copyTable,
+  FirstName,
+  findOrInvite,
+  identity,
+  LastName,
+  MASKED_CONTACT,
+  nameContains,
+} from "../user/api";
 import { permissions } from "./permissions";
 
 const Day = z

@@ -8,7 +8,7 @@ import { devOutbox } from "../../db/schema/dev";
 import { PageQuery, pageOf, paginate } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
 import { defineRoute, handled, json } from "../../lib/route";
-import { codeInMessage } from "../auth/service";
+import { codeInMessage } from "../auth/api";
 
 const Message = z
   .object({

@@ -33,8 +33,8 @@ import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
-import { actingFor } from "../delegate/acting";
-import { columnsAs, copyJoin, identity } from "../user/identity";
+import { actingFor } from "../delegate/api";
+import { columnsAs, copyJoin, identity } from "../user/api";
 import { permissions } from "./permissions";
 
 /** When the school has no configuration at all: the column's default. */

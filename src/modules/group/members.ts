@@ -17,8 +17,8 @@ import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
 import { text } from "../../lib/text";
-import { notRemoved } from "../teacher/staff";
-import { copyOf, copyTable, identity } from "../user/identity";
+import { notRemoved } from "../teacher/api";
+import { copyOf, copyTable, identity } from "../user/api";
 import { groupVisible } from "./access";
 import { permissions } from "./permissions";
 

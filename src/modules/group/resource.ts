@@ -22,10 +22,10 @@ import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route
 import { contains, searchTerm } from "../../lib/search";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
-import { delegationsAround, validToday } from "../delegate/acting";
-import { assertOffered, LEVELS, type Level } from "../school/fields";
-import { notRemoved } from "../teacher/staff";
-import { columnsAs, copyJoin, copyOf, copyTable, identity } from "../user/identity";
+import { delegationsAround, validToday } from "../delegate/api";
+import { assertOffered, LEVELS, type Level } from "../school/api";
+import { notRemoved } from "../teacher/api";
+import { columnsAs, copyJoin, copyOf, copyTable, identity } from "../user/api";
 import { groupVisible, teaches } from "./access";
 import { permissions } from "./permissions";
 

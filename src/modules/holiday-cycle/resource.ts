@@ -10,8 +10,12 @@ import { schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { schoolConfigurations } from "../../db/schema/school-configuration";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
-import { assertOrdered, orderedRangeUpdate, UtcDateTime } from "../school-configuration/range";
-import { schoolConfigurationResource } from "../school-configuration/resource";
+import {
+  assertOrdered,
+  orderedRangeUpdate,
+  schoolConfigurationResource,
+  UtcDateTime,
+} from "../school-configuration/api";
 import { permissions } from "./permissions";
 
 const ConfigurationId = z

@@ -29,11 +29,21 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayAssign, mayTake } from "../role/grants";
-import { Email } from "../school/fields";
-import { contactOf, MASKED_CONTACT } from "../user/contact";
-import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
-import { FirstName, findOrInvite, LastName, roleUserAudit } from "../user/people";
+import { mayActOn, mayAssign, mayTake } from "../role/api";
+import { Email } from "../school/api";
+import {
+  contactOf,
+  copyOf,
+  copyTable,
+  editPerson,
+  FirstName,
+  findOrInvite,
+  identity,
+  LastName,
+  MASKED_CONTACT,
+  nameContains,
+  roleUserAudit,
+} from "../user/api";
 import { permissions } from "./permissions";
 
 const PARENT_ROLE = BUILTIN_ROLES.parent.id;

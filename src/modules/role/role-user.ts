@@ -18,8 +18,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
-import { copyOf, copyTable, identity } from "../user/identity";
-import { giveRole, takenRoleAudits } from "../user/people";
+import { copyOf, copyTable, giveRole, identity, takenRoleAudits } from "../user/api";
 import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 

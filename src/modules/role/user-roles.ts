@@ -14,7 +14,7 @@ import { type Ctx, ctxOf, tenant } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody } from "../../lib/route";
-import { giveRole, takenRoleAudits, userAudit } from "../user/people";
+import { giveRole, takenRoleAudits, userAudit } from "../user/api";
 import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";

@@ -22,13 +22,21 @@ import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayAssign, mayTake } from "../role/grants";
-import { permissions as role } from "../role/permissions";
-import { Email } from "../school/fields";
-import { contactOf, MASKED_CONTACT } from "../user/contact";
-import { copyOf, copyOnAdd, copyTable, editPerson, identity, nameContains } from "../user/identity";
-import { FirstName, LastName } from "../user/people";
-import { permissions as user } from "../user/permissions";
+import { mayActOn, mayAssign, mayTake, permissions as role } from "../role/api";
+import { Email } from "../school/api";
+import {
+  contactOf,
+  copyOf,
+  copyOnAdd,
+  copyTable,
+  editPerson,
+  FirstName,
+  identity,
+  LastName,
+  MASKED_CONTACT,
+  nameContains,
+  permissions as user,
+} from "../user/api";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 

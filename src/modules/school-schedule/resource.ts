@@ -12,7 +12,7 @@ import type { Ctx } from "../../lib/context";
 import { badRequest, type FieldError } from "../../lib/errors";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
-import { LevelSchema } from "../school/fields";
+import { LevelSchema } from "../school/api";
 import { permissions } from "./permissions";
 
 /** A school-local time of day, `HH:mm` from 00:00 to 23:59. */

@@ -15,7 +15,7 @@ import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { AddressRecord, toAddress } from "../address/record";
+import { AddressRecord, toAddress } from "../address/api";
 import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
 import { permissions } from "./permissions";
 

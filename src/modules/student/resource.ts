@@ -20,10 +20,9 @@ import { defineResource, type Filter, IdParams, RecordBase } from "../../lib/res
 import { defineRoute, handled, json, jsonBody } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { assertOffered } from "../school/fields";
-import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/approved";
-import { contactOf } from "../user/contact";
-import { columnsAs, copyJoin, identity } from "../user/identity";
+import { assertOffered } from "../school/api";
+import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
+import { columnsAs, contactOf, copyJoin, identity } from "../user/api";
 import { permissions } from "./permissions";
 import { listingDeleted, ownChildField, readerCtx, visibleTo } from "./visibility";
 

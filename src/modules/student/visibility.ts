@@ -17,7 +17,7 @@ import { guardians, students } from "../../db/schema/student";
 import { teachers } from "../../db/schema/teacher";
 import { inList } from "../../db/write";
 import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
-import { actingFor } from "../delegate/acting";
+import { actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
 
 const acting = new WeakMap<Ctx, number[]>();

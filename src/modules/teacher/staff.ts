@@ -36,11 +36,23 @@ import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import type { Cell } from "../../lib/xlsx";
-import { mayActOn, mayAssign, mayTake } from "../role/grants";
-import { Email } from "../school/fields";
-import { contactOf, MASKED_CONTACT } from "../user/contact";
-import { copyOf, copyTable, editPerson, identity, nameContains } from "../user/identity";
-import { enrol, FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits } from "../user/people";
+import { mayActOn, mayAssign, mayTake } from "../role/api";
+import { Email } from "../school/api";
+import {
+  contactOf,
+  copyOf,
+  copyTable,
+  editPerson,
+  enrol,
+  FirstName,
+  giveRole,
+  identity,
+  LastName,
+  MASKED_CONTACT,
+  nameContains,
+  roleUserAudit,
+  takenRoleAudits,
+} from "../user/api";
 
 type ProfileTable = SQLiteTable & {
   id: SQLiteColumn;

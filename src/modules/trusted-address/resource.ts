@@ -7,9 +7,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { trustedAddresses } from "../../db/schema/trusted-address";
-import { type Address, AddressRecord, addressFields, toAddress } from "../address/record";
-import { RecordId } from "../trusted-person/common";
-import { defineTrustedRequests } from "../trusted-person/requests";
+import { type Address, AddressRecord, addressFields, toAddress } from "../address/api";
+import { defineTrustedRequests, RecordId } from "../trusted-person/api";
 
 /** The address fields of a record and of a row (their id and timestamps are the trusted record's). */
 const { id: _id, createdAt: _created, updatedAt: _updated, ...addressShape } = AddressRecord.shape;

@@ -20,7 +20,7 @@ import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
-import { actedFor, actingFor } from "../delegate/acting";
+import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
 
 /** A service context that knows whom the caller acts for (set by the routes: `actingCtx`). */

@@ -15,7 +15,7 @@ import { IdParams, nonEmpty } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { permissionCatalogue } from "..";
-import { Email } from "../school/fields";
+import { Email } from "../school/api";
 import {
   INVITE_COOLDOWN_SECONDS,
   inviteInactive,

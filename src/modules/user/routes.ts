@@ -7,10 +7,9 @@ import { parents } from "../../db/schema/parent";
 import { type Ctx, ctxOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { defineRoute, handled, json } from "../../lib/route";
-import { UserSchema } from "../auth/routes";
-import { toUser } from "../auth/service";
-import { delegationsAround, validToday } from "../delegate/acting";
-import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/due";
+import { toUser, UserSchema } from "../auth/api";
+import { delegationsAround, validToday } from "../delegate/api";
+import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/api";
 import { copyOf, copyTable, identity } from "./identity";
 
 const ActsFor = z

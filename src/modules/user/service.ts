@@ -21,7 +21,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf, tenant } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Page, readPage } from "../../lib/pagination";
-import { mayActOn, mayAssign, usableRole } from "../role/grants";
+import { mayActOn, mayAssign, usableRole } from "../role/api";
 import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";

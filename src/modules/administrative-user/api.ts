@@ -1,0 +1,5 @@
+/**
+ * The administrative-user module's face: what other modules may use of it. Everything else in
+ * this folder is the module's own.
+ */
+export { permissions } from "./permissions";

@@ -1,0 +1,6 @@
+/**
+ * The parent module's face: what other modules may use of it. Everything else in
+ * this folder is the module's own.
+ */
+export { permissions } from "./permissions";
+export { ownParent, parentOf } from "./resource";

@@ -1,0 +1,14 @@
+/**
+ * The teacher module's face: what other modules may use of it. Everything else in
+ * this folder is the module's own.
+ */
+export { permissions } from "./permissions";
+export {
+  joinPerson,
+  notRemoved,
+  PersonRecord,
+  personFields,
+  personFilters,
+  personRecord,
+  staffOperations,
+} from "./staff";

@@ -1,0 +1,17 @@
+/**
+ * The user module's face: what other modules may use of it. Everything else in
+ * this folder is the module's own.
+ */
+export { contactOf, MASKED_CONTACT } from "./contact";
+export { columnsAs, copyJoin, copyOf, copyOnAdd, copyTable, editPerson, identity, nameContains } from "./identity";
+export {
+  enrol,
+  FirstName,
+  findOrInvite,
+  giveRole,
+  LastName,
+  roleUserAudit,
+  takenRoleAudits,
+  userAudit,
+} from "./people";
+export { permissions } from "./permissions";
