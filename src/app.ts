@@ -17,7 +17,7 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { currentRequest, type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
-import { guardOf, SECURITY_SCHEMES, TAGS } from "./lib/route";
+import { guardOf, type Operation, SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { authorize } from "./middleware/authorize";
@@ -39,6 +39,12 @@ const SLOW_REQUEST_MS = 1000;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 /** Where Workers Static Assets serve Swagger UI's files (wrangler.toml [assets]). */
 export const DOCS_ASSETS = "/api/docs/assets";
+
+/** Serves an operation on an app: its route behind the guard it declares, then its handler. */
+export function mountOperation(app: AppRouter, { route, handler }: Operation) {
+  const { access, scope, module: appModule } = guardOf(route);
+  app.openapi({ ...route, middleware: [authorize(access, scope, appModule)] }, handler);
+}
 
 export function createApp(options: AppOptions) {
   const app = createRouter();
@@ -102,10 +108,7 @@ export function createApp(options: AppOptions) {
           if (request) request.route = c.req.routePath;
         });
         moduleApp.use("/api/*", jsonBody(table));
-        for (const { route, handler } of operations) {
-          const { access, scope, module: appModule } = guardOf(route);
-          moduleApp.openapi({ ...route, middleware: [authorize(access, scope, appModule)] }, handler);
-        }
+        for (const op of operations) mountOperation(moduleApp, op);
         if (router) moduleApp.route("/", router);
         moduleApp.notFound(routeNotFound(table));
         moduleApp.onError((err, c) => problemResponse(c, err));

@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mountOperation } from "../src/app";
 import { auditLog } from "../src/db/schema/audit-log";
-import { bulkProcesses } from "../src/db/schema/bulk-process";
+import { BulkProcesses, bulkProcesses } from "../src/db/schema/bulk-process";
 import { documents } from "../src/db/schema/document";
 import { queueReceipts } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
-import { defineResource, RecordBase, timestamps } from "../src/lib/resource/old";
-import type { Operation } from "../src/lib/route";
+import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
 import { permissions } from "../src/modules/bulk-process/permissions";
 import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 
@@ -15,13 +15,12 @@ const probe = defineResource({
   name: "probeProcess",
   plural: "probeProcesses",
   label: "Probe process",
-  entity: "probe-process",
   path: "/test/probe-process",
   tag: "Operations",
   scope: "school",
-  table: bulkProcesses,
+  data: BulkProcesses.as("probe-process"),
   record: RecordBase.extend({ status: z.string(), totalRows: z.number() }),
-  toRecord: (row) => ({ ...timestamps(row), status: row.status, totalRows: row.totalRows }),
+  toRecord: (_ctx, row) => ({ ...timestamps(row), status: row.status, totalRows: row.totalRows }),
 });
 
 /** queued -> failed, refused (422) for a process of 10 rows or more; notes a receipt in the same batch. */
@@ -33,22 +32,19 @@ const cancel = probe.action({
     { when: sql`${bulkProcesses.totalRows} < 10`, message: "A process of 10 rows or more cannot be cancelled" },
   ],
   set: () => ({ status: "failed" as const }),
-  also: (ctx, id) => [
+  also: (ctx, { id }) => [
     ctx.deps.db
       .insert(queueReceipts)
       .values({ key: `cancel-${id}`, queue: "probe", createdAt: ctx.deps.clock.now().toISOString() }),
   ],
 });
 
-/** Mounts an operation as the app mounts every module's. */
-const mount = (app: TestApp["app"], op: Operation) => app.openapi(op.route, op.handler);
-
 let t: TestApp;
 let admin: string;
 
 beforeAll(async () => {
   t = makeTestApp();
-  mount(t.app, cancel);
+  mountOperation(t.app, cancel);
   admin = await t.token(2, { 1: "all" });
 });
 
@@ -204,7 +200,7 @@ describe("round trips", () => {
   it("a create, an update and an action each make one D1 call, audit row included (a document delete two: it first looks for a bulk process using the file)", async () => {
     const counting = countingTestApp();
     const app = counting.t;
-    mount(app.app, cancel);
+    mountOperation(app.app, cancel);
     const token = await app.token(2, { 1: "all" });
     const measure = async (run: () => Promise<Response>, status: number) => {
       const { res, calls } = await counting.measure(run);

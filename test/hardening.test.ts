@@ -7,13 +7,14 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { z } from "@hono/zod-openapi";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mountOperation } from "../src/app";
 import type { Db } from "../src/db/client";
 import { documents } from "../src/db/schema/document";
 import { cronHistory } from "../src/db/schema/jobs";
 import { handleQueue } from "../src/jobs/queue";
 import { runScheduled } from "../src/jobs/scheduled";
 import { conflict } from "../src/lib/errors";
-import { defineRoute, json } from "../src/lib/route";
+import { defineRoute, handled, json } from "../src/lib/route";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 type Parameter = { name: string; in: string };
@@ -140,17 +141,20 @@ describe("X-School-Id", () => {
     };
     const b = makeTestApp({ db: new Proxy({}, { get: () => fail }) as unknown as Db });
     const Where = z.object({ schoolId: z.number().nullable() });
-    b.app.openapi(
-      defineRoute({
-        method: "get",
-        path: "/test/where",
-        tag: "Operations",
-        operationId: "probeWhere",
-        summary: "School probe (test only)",
-        access: "member",
-        responses: { 200: json(Where, "The current school") },
-      }),
-      (c) => c.json({ schoolId: c.var.principal.schoolId }, 200),
+    mountOperation(
+      b.app,
+      handled(
+        defineRoute({
+          method: "get",
+          path: "/test/where",
+          tag: "Operations",
+          operationId: "probeWhere",
+          summary: "School probe (test only)",
+          access: "member",
+          responses: { 200: json(Where, "The current school") },
+        }),
+        (c) => c.json({ schoolId: c.var.principal.schoolId }, 200),
+      ),
     );
     const member = await b.token(DEMO.northAdmin.id, { [NORTH]: "all" });
     const res = await b.request("/test/where", { token: member, school: NORTH });

@@ -8,8 +8,9 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { mountOperation } from "../src/app";
 import { roleUsers, users } from "../src/db/schema/core";
-import { defineRoute, json } from "../src/lib/route";
+import { defineRoute, handled, json } from "../src/lib/route";
 import { permissions as userPermissions } from "../src/modules/user/permissions";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
@@ -30,8 +31,11 @@ for (const [path, access] of [
   ["/test/member", "member"],
   ["/test/user-read", userPermissions.read],
 ] as const) {
-  t.app.openapi(probe(path, access), (c) =>
-    c.json({ userId: c.var.principal.userId, schoolId: c.var.principal.schoolId }, 200),
+  mountOperation(
+    t.app,
+    handled(probe(path, access), (c) =>
+      c.json({ userId: c.var.principal.userId, schoolId: c.var.principal.schoolId }, 200),
+    ),
   );
 }
 
