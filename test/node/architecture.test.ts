@@ -1,0 +1,42 @@
+/**
+ * The code keeps its shape (scripts/architecture.ts reads it): one data layer writes every tenant
+ * condition, modules meet only at their faces, src/lib depends on no module, no import cycle, no
+ * `any`, few type assertions and each with its reason, no file too long to read.
+ */
+import { describe, expect, it } from "vitest";
+import { analyse, type Finding, MAX_LINES } from "../../scripts/architecture";
+
+const report = analyse();
+const where = (items: Finding[]) => items.map((i) => `${i.file}:${i.line}  ${i.text}`);
+
+/** Type assertions src may keep, each with a one-line reason where it is written. */
+const MAX_ASSERTIONS = 20;
+
+describe("the code's shape", () => {
+  it("writes no tenant condition outside the data layer (src/db)", () => {
+    expect(where(report.tenantConditions)).toEqual([]);
+  });
+  it("imports another module only through its face (api.ts)", () => {
+    expect(where(report.internalImports)).toEqual([]);
+  });
+  it("keeps src/lib free of modules and middleware", () => {
+    expect(where(report.libImportsModules)).toEqual([]);
+  });
+  it("has no import cycle", () => {
+    expect(report.cycles.map((c) => c.join(" > "))).toEqual([]);
+  });
+  it("has no `any`", () => {
+    expect(where(report.anys)).toEqual([]);
+  });
+  it(`keeps at most ${MAX_ASSERTIONS} type assertions, each with its reason`, () => {
+    expect(where(report.assertionsWithoutReason)).toEqual([]);
+    expect(report.assertions.length, where(report.assertions).join("\n")).toBeLessThanOrEqual(MAX_ASSERTIONS);
+  });
+  it(`has no source file over ${MAX_LINES} lines`, () => {
+    expect(where(report.longFiles)).toEqual([]);
+  });
+  it("reads every source file", () => {
+    // A walk that found nothing would pass every check above.
+    expect(report.files).toBeGreaterThan(100);
+  });
+});
