@@ -9,19 +9,21 @@ export default defineModule({
   load: async () => {
     const r = await import("./resource");
     const g = await import("./guardian-routes");
+    const d = await import("./detail");
+    const x = await import("./removal");
     // Literal sub-paths (`/export`, `/delete-multiple`) before `{id}`.
     return {
       operations: [
         r.exportStudents,
-        r.deleteStudents,
-        r.deleteMultipleStudents,
+        x.deleteStudents,
+        x.deleteMultipleStudents,
         r.listStudents,
         r.createStudent,
-        r.getStudentDetail,
+        d.getStudentDetail,
         r.getStudent,
         r.updateStudent,
-        r.deleteStudent,
-        r.restoreStudentOperation,
+        x.deleteStudent,
+        x.restoreStudentOperation,
         g.addGuardian,
         g.updateGuardian,
         g.removeGuardian,
