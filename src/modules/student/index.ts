@@ -7,10 +7,12 @@ export default defineModule({
   paths: ["/api/v1/student", "/api/v1/student-guardian"],
   permissions,
   load: async () => {
-    const r = await import("./resource");
-    const g = await import("./guardian-routes");
-    const d = await import("./detail");
-    const x = await import("./removal");
+    const [r, g, d, x] = await Promise.all([
+      import("./resource"),
+      import("./guardian-routes"),
+      import("./detail"),
+      import("./removal"),
+    ]);
     // Literal sub-paths (`/export`, `/delete-multiple`) before `{id}`.
     return {
       operations: [
