@@ -160,7 +160,7 @@ export function defineTrustedRequests<
     values: async (ctx, { body }) => {
       const { studentId, parentId, ...own } = body;
       const values = { studentId, parentId: await registrant(ctx, studentId, parentId), ...own };
-      // The create body's own fields are columns of T (the spec says so); TypeScript cannot see it for a generic T.
+      // The create body's own fields name columns of T (TrustedSpec's `create`); TypeScript cannot see it for a generic T.
       return values as InsertValues<T>;
     },
     summary: `Register a ${singular} for a student (pending until the school decides)`,
@@ -184,7 +184,7 @@ export function defineTrustedRequests<
   const update = resource.update({
     access: permissions.write,
     input: spec.update,
-    // The update body names columns of T (the spec says so); TypeScript cannot see it for a generic T.
+    // The update body names columns of T (TrustedSpec's `update`); TypeScript cannot see it for a generic T.
     values: (_ctx, { body }) => body as SetValues<T>,
     check: (ctx, { id }) => mayAlter(ctx, request, id),
     from: pending,
