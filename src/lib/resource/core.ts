@@ -15,11 +15,17 @@ import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
 import { conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
 import { recordId } from "../params";
-import type { Tag } from "../route";
+import type { ContextLoader, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
 
 /** What each operation may say of itself beyond what the resource decides. */
-export type Meta = { summary?: string; description?: string; errors?: readonly ProblemStatus[] };
+export type Meta = {
+  summary?: string;
+  description?: string;
+  errors?: readonly ProblemStatus[];
+  /** What this operation's context needs read first, in place of the resource's `context`. */
+  context?: ContextLoader;
+};
 
 /** A guarded change of one record: the change, its audit row and `also`, in one batch. */
 export interface Change<T extends RecordTable> extends Guards {
@@ -75,11 +81,20 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     return typeof id === "number" ? id : null;
   };
 
-  /** Visibility and parent: what the resource adds to its table's tenant condition. */
-  function scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write", parentId: number | null = null) {
+  /**
+   * Visibility and parent: what the resource adds to its table's tenant condition. `own`, when
+   * given, is the visibility in place of the resource's (a list's own, for its query).
+   */
+  function scoped(
+    ctx: Ctx,
+    extra: SQL | undefined,
+    access: "read" | "write",
+    parentId: number | null = null,
+    own?: { visible: SQL | undefined },
+  ) {
     return and(
       extra,
-      config.visibleTo?.(ctx, access),
+      own ? own.visible : config.visibleTo?.(ctx, access),
       parent && parentId !== null ? eq(parent.column, parentId) : undefined,
     );
   }
@@ -231,7 +246,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     access: spec.access,
     scope: config.scope,
     module: config.module,
-    context: config.context,
+    context: spec.context ?? config.context,
   });
 
   return {

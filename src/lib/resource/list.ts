@@ -41,6 +41,11 @@ export interface ListSpec<F extends Filters> extends Meta {
    * Given as keys (`{ by, desc }`, the last one unique) so an export of the list pages by it too.
    */
   defaultOrder?: OrderKey[];
+  /**
+   * The list's own visibility for the query it was given, in place of the resource's read
+   * visibility (a list that shows other rows on request: the deleted ones to staff).
+   */
+  visibleTo?: (ctx: Ctx, query: object) => SQL | undefined;
 }
 
 /** What an export takes of its list (`resource.list(...)` gives it): filters, sortable fields, default order. */
@@ -48,6 +53,7 @@ export interface ListQuery {
   filters: Filters;
   sort?: Record<string, SQLiteColumn>;
   defaultOrder?: OrderKey[];
+  visibleTo?: (ctx: Ctx, query: object) => SQL | undefined;
 }
 
 export interface ExportSpec<V extends Fields, E extends Fields> extends Meta {
@@ -126,7 +132,8 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       const parentId = core.parentOf(Reflect.get(input, "params"));
       const sort = sortOf(q);
       const orderBy = sort ? orderTerms(sortOrder(sort, table.id)) : defaultOrder;
-      const where = core.scoped(ctx, and(...filterConditions(filters, q, ctx)), "read", parentId);
+      const own = spec.visibleTo ? { visible: spec.visibleTo(ctx, q) } : undefined;
+      const where = core.scoped(ctx, and(...filterConditions(filters, q, ctx)), "read", parentId, own);
       const page = pageInput(q);
       const batch = new Batch(ctx);
       const rows = batch.read(
@@ -147,7 +154,14 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       return new Listing(data, results.get(total)[0]?.n ?? 0, page);
     }
 
-    return { ...serve(route, run), run, filters, sort: spec.sort, defaultOrder: spec.defaultOrder };
+    return {
+      ...serve(route, run),
+      run,
+      filters,
+      sort: spec.sort,
+      defaultOrder: spec.defaultOrder,
+      visibleTo: spec.visibleTo,
+    };
   }
 
   /**
@@ -183,6 +197,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
     /** The file's rows for `input` (the parsed query), page by page. */
     async function* rows(ctx: Ctx, input: object, pageSize = 500): AsyncGenerator<Cell[]> {
       const conds = filterConditions(filters, input, ctx);
+      const own = spec.list.visibleTo ? { visible: spec.list.visibleTo(ctx, input) } : undefined;
       const sorted = sortOf(input);
       const order = sorted ? sortOrder(sorted, table.id) : defaultOrder;
       const selected: Fields = {
@@ -195,7 +210,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
         if (config.view?.join) q = config.view.join(q);
         if (spec.extra?.join) q = spec.extra.join(q);
         return q
-          .where(core.scoped(ctx, and(...conds, after), "read"))
+          .where(core.scoped(ctx, and(...conds, after), "read", null, own))
           .orderBy(...orderTerms(order))
           .limit(limit)
           .all();

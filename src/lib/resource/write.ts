@@ -8,7 +8,7 @@ import type { SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
-import type { Statement } from "../../db/write";
+import { inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { notFound } from "../errors";
@@ -40,6 +40,12 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
   /** Maps the body to column values. Default: the body. */
   values?: (ctx: Ctx, input: { id: number; body: z.output<U> }) => SetValues<T> | Promise<SetValues<T>>;
   also?: (ctx: Ctx, input: Written<z.output<U>>) => Statement[];
+  /** Refuses an update before it happens (throw an ApiError): who may change this record. */
+  check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
+  /** The states the record may be in to be updated (its status column and the allowed values), else 409. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** The 409's detail for the state the record is in. */
+  conflict?: (input: { id: number }) => (state: string) => string;
 }
 
 export interface DeleteSpec extends Meta {
@@ -150,10 +156,13 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     async function run(ctx: Ctx, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
+      await spec.check?.(ctx, { id });
       const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
-      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
+      const inState = spec.from ? inList(spec.from.column, spec.from.states) : undefined;
+      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId, inState));
       batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
-      await core.guarded(ctx, id, batch, { parentId });
+      const diagnose = spec.from ? { action: "update", from: spec.from, conflict: spec.conflict?.({ id }) } : undefined;
+      await core.guarded(ctx, id, batch, { parentId, diagnose });
     }
     return { ...serve(route, run), run };
   }

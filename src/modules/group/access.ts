@@ -4,18 +4,26 @@
  * `group_teacher` row whose teacher profile is theirs. Writes need `group.write` and reach every
  * group of the school.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { GroupTeachers } from "../../db/schema/group";
+import { Teachers } from "../../db/schema/teacher";
 import type { Ctx } from "../../lib/context";
 import { permissions } from "./permissions";
 
+// Under names of their own: the outer query may read group_teacher itself (the group-teacher rows).
+const teaching = GroupTeachers.alias("teaching");
+const profile = Teachers.alias("teaching_profile");
+
 /**
- * The caller teaches the group whose id is `groupId`: a column of the outer query written out
- * (`"school_group"."id"`), since drizzle leaves columns of a one-table select unqualified.
- * Served by group_teacher_uq (group_id, teacher_id), then the profile's primary key.
+ * The caller teaches the group whose id is `groupId` (a column of the outer query). Served by
+ * group_teacher_uq (group_id, teacher_id), then the profile's primary key.
  */
-export const teaches = (ctx: Ctx, groupId: string): SQL =>
-  sql`EXISTS (SELECT 1 FROM "group_teacher" "teaching" INNER JOIN "teacher" "teaching_profile" ON "teaching_profile"."id" = "teaching"."teacher_id" WHERE "teaching"."group_id" = ${sql.raw(groupId)} AND "teaching_profile"."user_id" = ${ctx.userId ?? 0})`;
+export const teaches = (ctx: Ctx, groupId: SQLWrapper): SQL =>
+  sql`EXISTS ${teaching
+    .select(ctx, { one: sql`1` })
+    .join(profile, eq(profile.table.id, teaching.table.teacherId))
+    .where(eq(teaching.table.groupId, groupId), eq(profile.table.userId, ctx.userId ?? 0))}`;
 
 /** The read condition on a row of group `groupId` for this caller (none for `group.read-all`). */
-export const groupVisible = (ctx: Ctx, groupId: string, access: "read" | "write"): SQL | undefined =>
+export const groupVisible = (ctx: Ctx, groupId: SQLWrapper, access: "read" | "write"): SQL | undefined =>
   access === "write" || ctx.can(permissions.readAll) ? undefined : teaches(ctx, groupId);

@@ -7,18 +7,19 @@
  * rows of the groups they teach.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { users } from "../../db/schema/core";
-import { groupStudents, groups, groupTeachers } from "../../db/schema/group";
-import { students } from "../../db/schema/student";
-import { teachers } from "../../db/schema/teacher";
-import { type Ctx, tenant } from "../../lib/context";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { Users, users } from "../../db/schema/core";
+import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { Students, students } from "../../db/schema/student";
+import { Teachers, teachers } from "../../db/schema/teacher";
+import { SchoolPeople } from "../../db/schema/user";
+import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
-import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { notRemoved } from "../teacher/api";
-import { copyOf, copyTable, identity } from "../user/api";
+import { identity } from "../user/api";
 import { groupVisible } from "./access";
 import { permissions } from "./permissions";
 
@@ -27,11 +28,7 @@ const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** The group is one of this school's, else 404. */
 async function groupHere(ctx: Ctx, groupId: number) {
-  const [row] = await ctx.deps.db
-    .select({ id: groups.id })
-    .from(groups)
-    .where(and(eq(groups.id, groupId), tenant(ctx, groups)))
-    .limit(1);
+  const row = await Groups.find(ctx, groupId, { id: groups.id });
   if (!row) throw notFound("Group", groupId);
 }
 
@@ -46,18 +43,18 @@ const GroupTeacherRecord = RecordBase.extend({
   subject: z.string().nullable().openapi({ example: "Math", description: "Null: the group's homeroom teacher" }),
 }).openapi({ description: "A teacher of a group; `id` is the row's" });
 
-const teacherCopy = copyTable("group_teacher_copy");
-const teacherName = identity(users, teacherCopy);
+/** The school's copy of the teacher's identity (src/modules/user/identity.ts), scoped to the school in the join. */
+const teacherCopy = SchoolPeople.alias("group_teacher_copy");
+const teacherName = identity(users, teacherCopy.table);
 
 export const groupTeacherResource = defineResource({
   name: "groupTeacher",
   plural: "groupTeachers",
   label: "Group teacher",
-  entity: "group-teacher",
   path: "/api/v1/group-teacher",
   tag: "Groups",
   scope: "school",
-  table: groupTeachers,
+  data: GroupTeachers,
   record: GroupTeacherRecord,
   view: {
     fields: {
@@ -74,12 +71,12 @@ export const groupTeacherResource = defineResource({
     },
     join: (q) =>
       q
-        .innerJoin(teachers, eq(teachers.id, groupTeachers.teacherId))
-        .innerJoin(users, eq(users.id, teachers.userId))
-        .leftJoin(teacherCopy, copyOf(teacherCopy, teachers.userId, groupTeachers.schoolId)),
+        .join(Teachers, eq(teachers.id, groupTeachers.teacherId))
+        .join(Users, eq(users.id, teachers.userId))
+        .leftJoin(teacherCopy, eq(teacherCopy.table.userId, teachers.userId)),
   },
-  toRecord: (row) => ({ ...row }),
-  visibleTo: (ctx, access) => groupVisible(ctx, '"group_teacher"."group_id"', access),
+  toRecord: (_ctx, row) => ({ ...row }),
+  visibleTo: (ctx, access) => groupVisible(ctx, groupTeachers.groupId, access),
   conflictMessage: "This teacher already teaches this group",
 });
 
@@ -90,12 +87,12 @@ export const listGroupTeachers = groupTeacherResource.list({
   filters: {
     groupId: {
       schema: idFilter("The group's teachers"),
-      where: (v: number) => eq(groupTeachers.groupId, v),
+      where: (_ctx, v) => eq(groupTeachers.groupId, v),
       example: "1",
     } satisfies Filter<number>,
     teacherId: {
       schema: idFilter("The groups of this teacher profile"),
-      where: (v: number) => eq(groupTeachers.teacherId, v),
+      where: (_ctx, v) => eq(groupTeachers.teacherId, v),
       example: "1",
     } satisfies Filter<number>,
   },
@@ -106,11 +103,9 @@ export const getGroupTeacher = groupTeacherResource.get({ access: permissions.re
 
 /** The teacher profile is this school's and not removed, else 404. */
 async function teacherHere(ctx: Ctx, teacherId: number) {
-  const [row] = await ctx.deps.db
-    .select({ id: teachers.id })
-    .from(teachers)
-    .where(and(eq(teachers.id, teacherId), tenant(ctx, teachers), notRemoved(teachers)))
-    .limit(1);
+  const row = await Teachers.select(ctx, { id: teachers.id })
+    .where(eq(teachers.id, teacherId), notRemoved(teachers))
+    .first();
   if (!row) throw notFound("Teacher", teacherId);
 }
 
@@ -121,9 +116,9 @@ export const createGroupTeacher = groupTeacherResource.create({
     teacherId: Id.openapi({ example: 1, description: "A teacher profile id of this school" }),
     subject: Subject.nullable().optional(),
   }),
-  values: async (input, ctx) => {
-    await Promise.all([groupHere(ctx, input.groupId), teacherHere(ctx, input.teacherId)]);
-    return { groupId: input.groupId, teacherId: input.teacherId, subject: input.subject ?? null };
+  values: async (ctx, { body }) => {
+    await Promise.all([groupHere(ctx, body.groupId), teacherHere(ctx, body.teacherId)]);
+    return { groupId: body.groupId, teacherId: body.teacherId, subject: body.subject ?? null };
   },
   summary: "Add a teacher to a group",
   description: "404 for a group or teacher not of this school; 409 if the teacher already teaches the group.",
@@ -153,11 +148,10 @@ export const groupStudentResource = defineResource({
   name: "groupStudent",
   plural: "groupStudents",
   label: "Group student",
-  entity: "group-student",
   path: "/api/v1/group-student",
   tag: "Groups",
   scope: "school",
-  table: groupStudents,
+  data: GroupStudents,
   record: GroupStudentRecord,
   view: {
     fields: {
@@ -169,14 +163,14 @@ export const groupStudentResource = defineResource({
       firstName: students.firstName,
       lastName: students.lastName,
     },
-    join: (q) => q.innerJoin(students, eq(students.id, groupStudents.studentId)),
+    join: (q) => q.join(Students, eq(students.id, groupStudents.studentId)),
   },
-  toRecord: (row) => ({ ...row }),
+  toRecord: (_ctx, row) => ({ ...row }),
   // A deleted student's rows stay (records name them) but are gone from here, as from the group's
   // participants and studentCount: the student's primary key answers it.
   visibleTo: (ctx, access) =>
     and(
-      groupVisible(ctx, '"group_student"."group_id"', access),
+      groupVisible(ctx, groupStudents.groupId, access),
       sql`EXISTS (SELECT 1 FROM "student" "live" WHERE "live"."id" = "group_student"."student_id" AND "live"."deleted_at" IS NULL)`,
     ),
   conflictMessage: "This student is already in this group",
@@ -187,16 +181,16 @@ export const listGroupStudents = groupStudentResource.list({
   filters: {
     groupId: {
       schema: idFilter("The group's students"),
-      where: (v: number) => eq(groupStudents.groupId, v),
+      where: (_ctx, v) => eq(groupStudents.groupId, v),
       example: "1",
     } satisfies Filter<number>,
     studentId: {
       schema: idFilter("The groups of this student"),
-      where: (v: number) => eq(groupStudents.studentId, v),
+      where: (_ctx, v) => eq(groupStudents.studentId, v),
       example: "1",
     } satisfies Filter<number>,
   },
-  defaultOrder: [asc(groupStudents.createdAt), asc(groupStudents.id)],
+  defaultOrder: [{ by: groupStudents.createdAt }, { by: groupStudents.id }],
   summary: "List the students of the school's groups (paginated), oldest first",
 });
 
@@ -204,20 +198,18 @@ export const getGroupStudent = groupStudentResource.get({ access: permissions.re
 
 /** The student is this school's and not deleted, else 404. */
 async function studentHere(ctx: Ctx, studentId: number) {
-  const [row] = await ctx.deps.db
-    .select({ id: students.id })
-    .from(students)
-    .where(and(eq(students.id, studentId), tenant(ctx, students), isNull(students.deletedAt)))
-    .limit(1);
+  const row = await Students.select(ctx, { id: students.id })
+    .where(eq(students.id, studentId), isNull(students.deletedAt))
+    .first();
   if (!row) throw notFound("Student", studentId);
 }
 
 export const createGroupStudent = groupStudentResource.create({
   access: permissions.write,
   input: z.object({ groupId: Id.openapi({ example: 1 }), studentId: Id.openapi({ example: 1 }) }),
-  values: async (input, ctx) => {
-    await Promise.all([groupHere(ctx, input.groupId), studentHere(ctx, input.studentId)]);
-    return input;
+  values: async (ctx, { body }) => {
+    await Promise.all([groupHere(ctx, body.groupId), studentHere(ctx, body.studentId)]);
+    return body;
   },
   summary: "Add a student to a group",
   description: "404 for a group or student not of this school, or a deleted student; 409 if already in the group.",
@@ -226,9 +218,9 @@ export const createGroupStudent = groupStudentResource.create({
 export const updateGroupStudent = groupStudentResource.update({
   access: permissions.write,
   input: z.object({ groupId: Id.openapi({ example: 2, description: "Another group of this school" }) }),
-  values: async (input, ctx) => {
-    await groupHere(ctx, input.groupId);
-    return input;
+  values: async (ctx, { body }) => {
+    await groupHere(ctx, body.groupId);
+    return body;
   },
   summary: "Move a student to another group of the school",
   description: "404 for a group not of this school; 409 if the student is already in that group.",

@@ -6,16 +6,16 @@
  * (`/api/v1/student-guardian/{id}`). The parent and the student must be of this school (404).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull } from "drizzle-orm";
-import { documents } from "../../db/schema/document";
-import { parents } from "../../db/schema/parent";
-import { guardians, students } from "../../db/schema/student";
-import { commit, insertedId } from "../../db/write";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { eq, isNull } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Documents, documents } from "../../db/schema/document";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, Students, students } from "../../db/schema/student";
+import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { recordId } from "../../lib/params";
-import { defineResource, IdParams, RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody } from "../../lib/route";
+import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
@@ -41,16 +41,13 @@ export const guardianResource = defineResource({
   name: "studentGuardian",
   plural: "studentGuardians",
   label: "Guardian",
-  entity: "guardian",
   path: "/api/v1/student-guardian",
   tag: "People",
   scope: "school",
-  table: guardians,
+  data: Guardians,
   record: Record,
-  toRecord: (row) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
+  toRecord: (_ctx, row) => ({
+    ...timestamps(row),
     studentId: row.studentId,
     parentId: row.parentId,
     relationship: row.relationship,
@@ -79,58 +76,51 @@ const AddBody = z.strictObject({
   ...Capabilities,
 });
 
+const addRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/student/{id}/guardian",
+  tag: "People",
+  operationId: "addStudentGuardian",
+  summary: "Make a parent a guardian of the student, with their capabilities",
+  access: permissions.write,
+  audit: "guardian",
+  errors: [409],
+  request: { params: IdParams, body: jsonBody(AddBody, "StudentGuardianCreate") },
+  responses: { 201: json(resource.record, "The guardian link") },
+});
+
 /** Links a parent of this school to a student of this school (404 for either elsewhere; 409 if linked). */
-export async function addGuardianTo(ctx: Ctx, studentId: number, input: z.infer<typeof AddBody>) {
-  const { db } = ctx.deps;
-  const [student, parent] = await db.batch([
-    db
-      .select({ id: students.id })
-      .from(students)
-      .where(and(eq(students.id, studentId), tenant(ctx, students), isNull(students.deletedAt)))
-      .limit(1),
-    db
-      .select({ id: parents.id, relationship: parents.relationship })
-      .from(parents)
-      .where(and(eq(parents.id, input.parentId), tenant(ctx, parents)))
-      .limit(1),
-  ]);
-  if (!student[0]) throw notFound("Student", studentId);
-  const found = parent[0];
-  if (!found) throw notFound("Parent", input.parentId);
-  const { parentId, relationship, ...capabilities } = input;
-  const [inserted] = await commit(
-    ctx,
-    [
-      ...resource.writes.insert(ctx, {
-        studentId,
-        parentId,
-        relationship: relationship ?? found.relationship,
-        ...capabilities,
-      }),
-      resource.readOne(ctx, insertedId(guardians)),
-    ],
-    { conflict: resource.config.conflictMessage },
+export async function addGuardianTo(ctx: Ctx, { params, body }: InputOf<typeof addRoute>) {
+  const studentId = params.id;
+  const reads = new Batch(ctx);
+  const student = reads.read(
+    Students.select(ctx, { id: students.id }).where(eq(students.id, studentId), isNull(students.deletedAt)).limit(1),
   );
-  const [row] = inserted as unknown[];
+  const parent = reads.read(
+    Parents.select(ctx, { id: parents.id, relationship: parents.relationship })
+      .where(eq(parents.id, body.parentId))
+      .limit(1),
+  );
+  const found = await reads.commit();
+  if (!found.get(student)[0]) throw notFound("Student", studentId);
+  const [own] = found.get(parent);
+  if (!own) throw notFound("Parent", body.parentId);
+  const { parentId, relationship, ...capabilities } = body;
+  const batch = new Batch(ctx).add(
+    ...resource.writes.insert(ctx, {
+      studentId,
+      parentId,
+      relationship: relationship ?? own.relationship,
+      ...capabilities,
+    }),
+  );
+  const created = batch.read(resource.readOne(ctx, Guardians.insertedId()));
+  const [row] = (await batch.commit(resource.messages)).get(created);
   if (!row) throw new Error("guardian: the created row was not read back");
-  return resource.toRecord(row as never, ctx);
+  return resource.toRecord(ctx, row);
 }
 
-export const addGuardian = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/student/{id}/guardian",
-    tag: "People",
-    operationId: "addStudentGuardian",
-    summary: "Make a parent a guardian of the student, with their capabilities",
-    access: permissions.write,
-    audit: "guardian",
-    errors: [409],
-    request: { params: IdParams, body: jsonBody(AddBody, "StudentGuardianCreate") },
-    responses: { 201: json(resource.record, "The guardian link") },
-  }),
-  async (c) => c.json(await addGuardianTo(ctxOf(c), c.req.valid("param").id, c.req.valid("json")), 201),
-);
+export const addGuardian = operation(addRoute, addGuardianTo);
 
 export const updateGuardian = resource.update({
   access: permissions.write,
@@ -170,17 +160,11 @@ export const restrictGuardian = resource.action({
   name: "restriction",
   verb: "restrict",
   access: permissions.restrict,
-  input: RestrictionBody as unknown as z.ZodObject<{
-    restricted: z.ZodBoolean;
-    reason: z.ZodOptional<z.ZodString>;
-    documentId: z.ZodOptional<z.ZodNumber>;
-    from: z.ZodOptional<z.ZodISODate>;
-    until: z.ZodOptional<z.ZodISODate>;
-  }>,
+  input: RestrictionBody,
   summary: "Set or clear the school's restriction on a guardian (may not pick the student up)",
   description:
     "School admins only. Dates are inclusive; reversed dates are a 400; a document of another school is a 404. Audited.",
-  set: async (ctx, input) => {
+  set: async (ctx, { body: input }) => {
     if (!input.restricted) {
       return {
         restricted: false,
@@ -192,11 +176,7 @@ export const restrictGuardian = resource.action({
     }
     if (input.from && input.until && input.from > input.until) throw badRequest("until must not be before from");
     if (input.documentId !== undefined) {
-      const [doc] = await ctx.deps.db
-        .select({ id: documents.id })
-        .from(documents)
-        .where(and(eq(documents.id, input.documentId), tenant(ctx, documents)))
-        .limit(1);
+      const doc = await Documents.find(ctx, input.documentId, { id: documents.id });
       if (!doc) throw notFound("Document", input.documentId);
     }
     return {

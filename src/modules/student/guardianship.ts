@@ -6,10 +6,10 @@
  * A restriction is the school's (a court order): it holds from `restrictionFrom` to
  * `restrictionUntil`, both inclusive, either open-ended when null.
  */
-import { and, eq, isNull, type SQL } from "drizzle-orm";
-import { parents } from "../../db/schema/parent";
-import { guardians, students } from "../../db/schema/student";
-import { type Ctx, schoolOf } from "../../lib/context";
+import { eq, isNull, sql } from "drizzle-orm";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import type { Ctx } from "../../lib/context";
 
 export type PickUp =
   | { allowed: true }
@@ -56,37 +56,20 @@ export type Who = { parentId: number } | { guardianUserId: number };
  * deleted) left-joined to the guardian link of that parent.
  */
 export async function mayPickUp(ctx: Ctx, input: Who & { studentId: number; date: string }): Promise<PickUp> {
-  const who: SQL =
-    "parentId" in input ? eq(guardians.parentId, input.parentId) : eq(parents.userId, input.guardianUserId);
-  const [row] = await ctx.deps.db
-    .select({
-      studentId: students.id,
-      guardianId: guardians.id,
-      canPickUp: guardians.canPickUp,
-      restricted: guardians.restricted,
-      restrictionFrom: guardians.restrictionFrom,
-      restrictionUntil: guardians.restrictionUntil,
-    })
-    .from(students)
-    .leftJoin(
-      guardians,
-      and(
-        eq(guardians.studentId, students.id),
-        eq(guardians.schoolId, students.schoolId),
-        "parentId" in input
-          ? who
-          : // by user: the guardian whose parent profile (in this school) is that user's
-            eq(
-              guardians.parentId,
-              ctx.deps.db
-                .select({ id: parents.id })
-                .from(parents)
-                .where(and(eq(parents.schoolId, schoolOf(ctx)), who)),
-            ),
-      ),
-    )
-    .where(and(eq(students.id, input.studentId), eq(students.schoolId, schoolOf(ctx)), isNull(students.deletedAt)))
-    .limit(1);
+  // By user: the guardian whose parent profile (in this school) is that user's.
+  const parent =
+    "parentId" in input ? input.parentId : Parents.pick(ctx, parents.id, eq(parents.userId, input.guardianUserId));
+  const row = await Students.select(ctx, {
+    studentId: students.id,
+    guardianId: guardians.id,
+    canPickUp: guardians.canPickUp,
+    restricted: guardians.restricted,
+    restrictionFrom: guardians.restrictionFrom,
+    restrictionUntil: guardians.restrictionUntil,
+  })
+    .leftJoin(Guardians, sql`${eq(guardians.studentId, students.id)} AND ${eq(guardians.parentId, parent)}`)
+    .where(eq(students.id, input.studentId), isNull(students.deletedAt))
+    .first();
   if (!row) return { allowed: false, reason: "not a student of this school" };
   if (row.guardianId === null) return pickUpDecision(undefined, input.date);
   return pickUpDecision(

@@ -7,21 +7,25 @@ export default defineModule({
   paths: ["/api/v1/student", "/api/v1/student-guardian"],
   permissions,
   load: async () => {
-    const r = await import("./resource");
-    const g = await import("./guardian-routes");
+    const [r, g, d, x] = await Promise.all([
+      import("./resource"),
+      import("./guardian-routes"),
+      import("./detail"),
+      import("./removal"),
+    ]);
     // Literal sub-paths (`/export`, `/delete-multiple`) before `{id}`.
     return {
       operations: [
         r.exportStudents,
-        r.deleteStudents,
-        r.deleteMultipleStudents,
+        x.deleteStudents,
+        x.deleteMultipleStudents,
         r.listStudents,
         r.createStudent,
-        r.getStudentDetail,
+        d.getStudentDetail,
         r.getStudent,
         r.updateStudent,
-        r.deleteStudent,
-        r.restoreStudentOperation,
+        x.deleteStudent,
+        x.restoreStudentOperation,
         g.addGuardian,
         g.updateGuardian,
         g.removeGuardian,

@@ -6,7 +6,7 @@
  * route stop). Visibility: ../trusted-person/common.ts. This file declares only the address fields.
  */
 import { z } from "@hono/zod-openapi";
-import { trustedAddresses } from "../../db/schema/trusted-address";
+import { TrustedAddresses } from "../../db/schema/trusted-address";
 import { type Address, AddressRecord, addressFields, toAddress } from "../address/api";
 import { defineTrustedRequests, RecordId } from "../trusted-person/api";
 
@@ -19,15 +19,14 @@ const trusted = defineTrustedRequests({
   plural: "trustedAddresses",
   label: "Trusted address",
   pluralLabel: "trusted addresses",
-  entity: "trusted-address",
   path: "/api/v1/trusted-address",
   tag: "Transport",
-  table: trustedAddresses,
+  data: TrustedAddresses,
   fields: {
     ...addressShape,
     routeStopId: z.number().int().nullable().openapi({ description: "The route stop serving it, once set" }),
   },
-  toRecord: (row) => ({ ...ownAddress(toAddress(row)), routeStopId: row.routeStopId }),
+  toRecord: (_ctx, row) => ({ ...ownAddress(toAddress(row)), routeStopId: row.routeStopId }),
   create: addressFields,
   update: z.object({
     street: addressFields.street.optional(),
@@ -52,8 +51,5 @@ const trusted = defineTrustedRequests({
 });
 
 export const trustedAddressResource = trusted.resource;
-
-/** Changes the fields sent, only while pending. */
-export const updateTrustedAddress = trusted.update;
 
 export const { operations } = trusted;

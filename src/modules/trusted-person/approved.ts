@@ -3,54 +3,44 @@
  * to a trusted address) and the student detail view read. Scoped to the current school only: the
  * caller decides who may ask about the student (a parent's own child, staff).
  */
-import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
+import { asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { trustedAddresses } from "../../db/schema/trusted-address";
-import { trustedPeople } from "../../db/schema/trusted-person";
-import { type Ctx, tenant } from "../../lib/context";
+import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
+import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import type { Ctx } from "../../lib/context";
 
 /** The approved trusted people of a student, by name. Index: trusted_person_student_idx. */
 export function approvedTrustedPeople(ctx: Ctx, studentId: number) {
-  return ctx.deps.db
-    .select({
-      id: trustedPeople.id,
-      name: trustedPeople.name,
-      relationship: trustedPeople.relationship,
-      phone: trustedPeople.phone,
-      photo: trustedPeople.photo,
-    })
-    .from(trustedPeople)
-    .where(
-      and(eq(trustedPeople.studentId, studentId), eq(trustedPeople.status, "approved"), tenant(ctx, trustedPeople)),
-    )
-    .orderBy(asc(trustedPeople.name), asc(trustedPeople.id));
+  return TrustedPeople.select(ctx, {
+    id: trustedPeople.id,
+    name: trustedPeople.name,
+    relationship: trustedPeople.relationship,
+    phone: trustedPeople.phone,
+    photo: trustedPeople.photo,
+  })
+    .where(eq(trustedPeople.studentId, studentId), eq(trustedPeople.status, "approved"))
+    .orderBy(asc(trustedPeople.name), asc(trustedPeople.id))
+    .all();
 }
 
 /** The approved trusted addresses of a student, oldest first. Index: trusted_address_student_idx. */
 export function approvedTrustedAddresses(ctx: Ctx, studentId: number) {
-  return ctx.deps.db
-    .select({
-      id: trustedAddresses.id,
-      street: trustedAddresses.street,
-      number: trustedAddresses.number,
-      neighborhood: trustedAddresses.neighborhood,
-      city: trustedAddresses.city,
-      state: trustedAddresses.state,
-      postalCode: trustedAddresses.postalCode,
-      country: trustedAddresses.country,
-      latitude: trustedAddresses.latitude,
-      longitude: trustedAddresses.longitude,
-      routeStopId: trustedAddresses.routeStopId,
-    })
-    .from(trustedAddresses)
-    .where(
-      and(
-        eq(trustedAddresses.studentId, studentId),
-        eq(trustedAddresses.status, "approved"),
-        tenant(ctx, trustedAddresses),
-      ),
-    )
-    .orderBy(asc(trustedAddresses.createdAt), asc(trustedAddresses.id));
+  return TrustedAddresses.select(ctx, {
+    id: trustedAddresses.id,
+    street: trustedAddresses.street,
+    number: trustedAddresses.number,
+    neighborhood: trustedAddresses.neighborhood,
+    city: trustedAddresses.city,
+    state: trustedAddresses.state,
+    postalCode: trustedAddresses.postalCode,
+    country: trustedAddresses.country,
+    latitude: trustedAddresses.latitude,
+    longitude: trustedAddresses.longitude,
+    routeStopId: trustedAddresses.routeStopId,
+  })
+    .where(eq(trustedAddresses.studentId, studentId), eq(trustedAddresses.status, "approved"))
+    .orderBy(asc(trustedAddresses.createdAt), asc(trustedAddresses.id))
+    .all();
 }
 
 export interface ApprovedTrustedPerson {

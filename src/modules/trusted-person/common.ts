@@ -8,42 +8,40 @@
  * trusted permission: 403, unless the school grants them.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { schools } from "../../db/schema/core";
-import { parents } from "../../db/schema/parent";
-import { guardians, students } from "../../db/schema/student";
+import { desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Schools, schools } from "../../db/schema/core";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
+import type { Data, RecordTable } from "../../db/table";
 import { inList } from "../../db/write";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { recordId } from "../../lib/params";
+import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
 import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
 
-/** A service context that knows whom the caller acts for (set by the routes: `actingCtx`). */
-export type ActingCtx = Ctx;
-
-/** The request's context; for a caller who does not manage every record, with whom they act for (one D1 call). */
-export async function actingCtx(c: Parameters<typeof ctxOf>[0]): Promise<ActingCtx> {
-  const ctx = ctxOf(c);
+/**
+ * The context loader of every trusted route: for a caller who does not manage every record, whom
+ * they act for (one D1 call), in `ctx.actingFor`.
+ */
+export async function actingContext(ctx: Ctx): Promise<Ctx> {
   if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
   return { ...ctx, actingFor: await actingFor(ctx) };
 }
 
-/** The user ids whose children the caller sees: those of `actingCtx`, else the caller alone. */
-const actedUsers = (ctx: ActingCtx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+/** The user ids whose children the caller sees: those `actingContext` read, else the caller alone. */
+const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
-export function ownStudents(ctx: ActingCtx) {
-  const ids = actedUsers(ctx);
-  return ctx.deps.db
-    .select({ id: guardians.studentId })
-    .from(guardians)
-    .innerJoin(parents, eq(parents.id, guardians.parentId))
-    .where(and(tenant(ctx, parents), actedFor(parents.userId, ids)));
+export function ownStudents(ctx: Ctx) {
+  return Guardians.select(ctx, { id: guardians.studentId })
+    .join(Parents, eq(parents.id, guardians.parentId))
+    .where(actedFor(parents.userId, actedUsers(ctx)));
 }
 
 /** The resources' `visibleTo`: everything for `trusted.manage`, else one's own children's. */
@@ -89,40 +87,34 @@ const barredProblem = (link: GuardianRights & { parentId: number }, studentId: n
  *   (another, such as the child's other parent, is a 403: a parent registers in their own name).
  *   That guardian must not be `barred` (422).
  */
-export async function registrant(ctx: ActingCtx, studentId: number, parentId?: number): Promise<number | null> {
-  const { db } = ctx.deps;
-  const student = and(eq(students.id, studentId), tenant(ctx, students), isNull(students.deletedAt));
+export async function registrant(ctx: Ctx, studentId: number, parentId?: number): Promise<number | null> {
+  const student = [eq(students.id, studentId), isNull(students.deletedAt)];
   if (ctx.can(permissions.manage)) {
-    const [row] = await db
-      .select({ id: students.id, guardian: guardians.parentId })
-      .from(students)
-      .leftJoin(
-        guardians,
-        and(eq(guardians.studentId, students.id), eq(guardians.parentId, parentId ?? 0), tenant(ctx, guardians)),
-      )
-      .where(student)
-      .limit(1);
+    const row = await Students.select(ctx, { id: students.id, guardian: guardians.parentId })
+      .leftJoin(Guardians, sql`${eq(guardians.studentId, students.id)} AND ${eq(guardians.parentId, parentId ?? 0)}`)
+      .where(...student)
+      .first();
     if (!row) throw notFound("Student", studentId);
     if (parentId === undefined) return null;
     if (row.guardian === null) throw unprocessable(`Parent ${parentId} is not a guardian of student ${studentId}`);
     return parentId;
   }
   const ids = actedUsers(ctx);
-  const rows = await db
-    .select({
-      parentId: guardians.parentId,
-      canRequestChanges: guardians.canRequestChanges,
-      restricted: guardians.restricted,
-      restrictionUntil: guardians.restrictionUntil,
-      timeZone: schools.timeZone,
-    })
-    .from(guardians)
-    .innerJoin(parents, eq(parents.id, guardians.parentId))
-    .innerJoin(students, eq(students.id, guardians.studentId))
-    .innerJoin(schools, eq(schools.id, students.schoolId))
-    .where(and(student, eq(guardians.studentId, studentId), tenant(ctx, parents), actedFor(parents.userId, ids)))
+  const rows = await Guardians.select(ctx, {
+    parentId: guardians.parentId,
+    canRequestChanges: guardians.canRequestChanges,
+    restricted: guardians.restricted,
+    restrictionUntil: guardians.restrictionUntil,
+    timeZone: schools.timeZone,
+  })
+    .join(Parents, eq(parents.id, guardians.parentId))
+    .join(Students, eq(students.id, guardians.studentId))
+    // The student is of the current school: its time zone.
+    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .where(...student, eq(guardians.studentId, studentId), actedFor(parents.userId, ids))
     // The caller's own profile first, then a parent they act for.
-    .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`));
+    .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`))
+    .all();
   if (!rows[0]) throw notFound("Student", studentId);
   const named = parentId === undefined ? rows : rows.filter((r) => r.parentId === parentId);
   const first = named[0];
@@ -135,7 +127,7 @@ export async function registrant(ctx: ActingCtx, studentId: number, parentId?: n
 }
 
 /** The columns of a trusted table the rule of a change reads. */
-export type RequestTable = SQLiteTable & Record<"id" | "schoolId" | "studentId" | "parentId", SQLiteColumn>;
+export type RequestTable = RecordTable & Record<"studentId" | "parentId", SQLiteColumn>;
 
 /**
  * Whether the caller may change, withdraw or upload an image of request `id` (else it throws):
@@ -146,41 +138,47 @@ export type RequestTable = SQLiteTable & Record<"id" | "schoolId" | "studentId" 
  * One D1 call for a non-manager: the request, its registrant's guardian link and the school's time
  * zone; none for staff.
  */
-export async function mayAlter(ctx: ActingCtx, request: { table: RequestTable; label: string }, id: number) {
+export async function mayAlter<T extends RequestTable>(
+  ctx: Ctx,
+  request: { data: Data<T>; label: string },
+  id: number,
+) {
   if (ctx.can(permissions.manage)) return;
-  const { table, label } = request;
-  const [found] = await ctx.deps.db
-    .select({
-      studentId: table.studentId,
-      parentId: table.parentId,
+  const { data, label } = request;
+  const table = data.table;
+  const row = await data
+    .select(ctx, {
+      studentId: sql<number>`${table.studentId}`,
+      parentId: sql<number | null>`${table.parentId}`,
       userId: parents.userId,
       canRequestChanges: guardians.canRequestChanges,
       restricted: guardians.restricted,
       restrictionUntil: guardians.restrictionUntil,
       timeZone: schools.timeZone,
     })
-    .from(table)
-    .innerJoin(schools, eq(schools.id, table.schoolId))
-    .leftJoin(guardians, and(eq(guardians.studentId, table.studentId), eq(guardians.parentId, table.parentId)))
-    .leftJoin(parents, eq(parents.id, guardians.parentId))
-    .where(and(eq(table.id, id), tenant(ctx, { schoolId: table.schoolId }), visibleThrough(table.studentId)(ctx)))
-    .limit(1);
-  if (!found) throw notFound(label, id);
-  const row = found as GuardianRights & {
-    studentId: number;
-    parentId: number | null;
-    userId: number | null;
-    timeZone: string;
-  };
-  if (row.parentId === null || row.userId === null || !actedUsers(ctx).includes(row.userId)) {
+    // The request is of the current school: its time zone.
+    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .leftJoin(Guardians, sql`${eq(guardians.studentId, table.studentId)} AND ${eq(guardians.parentId, table.parentId)}`)
+    .leftJoin(Parents, eq(parents.id, guardians.parentId))
+    .where(eq(table.id, id), visibleThrough(table.studentId)(ctx))
+    .first();
+  if (!row) throw notFound(label, id);
+  const { parentId, userId } = row;
+  if (parentId === null || userId === null || !actedUsers(ctx).includes(userId)) {
     throw forbidden(
-      row.parentId === null
+      parentId === null
         ? `${label} ${id} was registered by the school; only the school may change or withdraw it`
         : `${label} ${id} was registered by another guardian; only they or the school may change or withdraw it`,
     );
   }
+  // A left-joined link that is absent reads as nulls: no right to request changes.
+  const link = {
+    canRequestChanges: row.canRequestChanges === true,
+    restricted: row.restricted === true,
+    restrictionUntil: row.restrictionUntil,
+  };
   const today = dateIn(row.timeZone, ctx.deps.clock.now());
-  if (barred(row, today) !== null) throw barredProblem({ ...row, parentId: row.parentId }, row.studentId, today);
+  if (barred(link, today) !== null) throw barredProblem({ ...link, parentId }, row.studentId, today);
 }
 
 export const Status = z.enum(TRUSTED_STATUSES).openapi({ example: "pending" });
@@ -212,20 +210,16 @@ export const notPending = (label: string, id: number) => (state: string) =>
   `${label} ${id} is ${state}; only a pending request can be changed or decided`;
 
 /** Filters both lists offer. */
-export const studentIdFilter = (column: SQLiteColumn) => ({
+export const studentIdFilter = (column: SQLiteColumn): Filter<number> => ({
   schema: recordId().optional().openapi({ description: "A student id", type: "integer" }),
-  where: (v: number) => eq(column, v),
+  where: (_ctx, v) => eq(column, v),
   example: "1",
 });
 
-export const statusFilter = (column: SQLiteColumn) => ({
+export const statusFilter = (column: SQLiteColumn): Filter<string> => ({
   schema: Status.optional().openapi({ description: "pending, approved or rejected" }),
-  where: (v: string) => eq(column, v),
+  where: (_ctx, v) => eq(column, v),
   example: "pending",
 });
 
 export const RecordId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-
-/** An action's validated body (the block's action route is typed by its params only). */
-export const decisionOf = <S extends z.ZodType>(c: { req: { valid: (target: never) => unknown } }, _schema: S) =>
-  (c.req.valid as (target: "json") => unknown)("json") as z.output<S>;

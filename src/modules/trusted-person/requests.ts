@@ -3,33 +3,26 @@
  * fields: `defineTrustedRequests` builds list, get, create, update, delete and the decision
  * (`PATCH .../status`) over a table with `student_id`, `parent_id` and the decision columns.
  * Both lists filter by student and status; reads and writes go through the student (./common.ts,
- * `visibleThrough`); a registration names its registrant (`registrant`, 404/403/422); a change,
- * a delete and any verb of a module that writes a request are allowed only to whom `mayAlter`
- * allows (the registering guardian while not barred, or staff: 403/422); a change needs a pending
- * request (else 409), a delete withdraws it in any state, and a second decision is a 409.
+ * `visibleThrough`); every operation's context says whom the caller acts for (`actingContext`); a
+ * registration names its registrant (`registrant`, 404/403/422); a change, a delete and any verb of
+ * a module that writes a request are allowed only to whom `mayAlter` allows (the registering
+ * guardian while not barred, or staff: 403/422); a change needs a pending request (else 409), a
+ * delete withdraws it in any state, and a second decision is a 409.
  * A module declares only its own fields (record, create and update bodies, how a row shows them)
  * and, if any, its decision's extras; its other verbs (the person's images) use `alter`.
  */
 import { z } from "@hono/zod-openapi";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { ColumnsOf, RowOf } from "../../db/query";
+import type { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
+import type { Data, InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Ctx } from "../../lib/context";
+import { defineResource, RecordBase, type ResourceConfig, timestamps } from "../../lib/resource";
 import {
-  defineResource,
-  type Fields,
-  type Filter,
-  RecordBase,
-  type ResourceConfig,
-  type SetValues,
-  timestamps,
-} from "../../lib/resource/old";
-import { handled } from "../../lib/route";
-import {
-  type ActingCtx,
-  actingCtx,
+  actingContext,
   DecisionBody,
   decided,
   decisionFields,
-  decisionOf,
   mayAlter,
   notPending,
   RecordId,
@@ -40,11 +33,16 @@ import {
 } from "./common";
 import { permissions } from "./permissions";
 
+/** Whom a request is for and who registers it: the first fields of a create body. */
+const Registration = z.object({
+  studentId: RecordId.openapi({ example: 1, description: "A parent: one of their own children (else 404)" }),
+  parentId: RecordId.optional().openapi({
+    description: "The registering parent: staff may name a guardian of the student; a parent is that themself",
+  }),
+});
+
 /** A trusted table: the record columns, the student and registrant, the decision. */
-type TrustedTable = SQLiteTable & {
-  id: SQLiteColumn;
-  createdAt: SQLiteColumn;
-  updatedAt: SQLiteColumn;
+type TrustedTable = RecordTable & {
   schoolId: SQLiteColumn;
   studentId: SQLiteColumn;
   parentId: SQLiteColumn;
@@ -59,7 +57,7 @@ interface TrustedRow {
   updatedAt: string;
   studentId: number;
   parentId: number | null;
-  status: string;
+  status: (typeof TRUSTED_STATUSES)[number];
   decidedBy: number | null;
   decidedAt: string | null;
   reason: string | null;
@@ -71,13 +69,12 @@ export interface TrustedSpec<
   C extends z.ZodRawShape,
   U extends z.ZodObject,
   D extends z.ZodRawShape,
-> extends Pick<ResourceConfig<T, z.ZodObject, Fields>, "name" | "plural" | "label" | "entity" | "path" | "tag"> {
-  table: T;
+> extends Pick<ResourceConfig<T, z.ZodObject, ColumnsOf<T>>, "name" | "plural" | "label" | "path" | "tag"> {
+  data: Data<T>;
   /** The record's own fields (between `parentId` and the decision). */
   fields: F;
-  /** Those fields of a row. */
-  /** The record's own fields, as this caller may see them. */
-  toRecord: (row: T["$inferSelect"], ctx: Ctx) => z.output<z.ZodObject<F>>;
+  /** The record's own fields of a row, as this caller may see them. */
+  toRecord: (ctx: Ctx, row: T["$inferSelect"]) => z.output<z.ZodObject<F>>;
   /** The create body's own fields (after `studentId`, `parentId`): they are the columns they name. */
   create: C;
   /** The update body (every field optional): the columns it names. */
@@ -90,7 +87,7 @@ export interface TrustedSpec<
 
 /**
  * The operations of a trusted resource (in the order of the document), the resource itself (for a
- * module's own reads: `find`), its update verb and `alter`, the verb of every change of a request.
+ * module's own reads: `find`), and `alter`, the verb of every change of a request.
  */
 export function defineTrustedRequests<
   T extends TrustedTable,
@@ -99,9 +96,11 @@ export function defineTrustedRequests<
   U extends z.ZodObject,
   D extends z.ZodRawShape = Record<string, never>,
 >(spec: TrustedSpec<T, F, C, U, D>) {
-  const { table, label } = spec;
+  const { data, label } = spec;
+  const table = data.table;
   const singular = label.toLowerCase();
-  const RecordSchema = RecordBase.extend({
+  // Typed as a record schema of any fields: the module's own fields are checked by its `toRecord`.
+  const RecordSchema: z.ZodObject = RecordBase.extend({
     studentId: z.number().int().openapi({ example: 1 }),
     parentId: z
       .number()
@@ -111,59 +110,58 @@ export function defineTrustedRequests<
     ...spec.fields,
     ...decisionFields,
   });
+  /** The row of a read: every column of the table (drizzle's `$inferSelect` of it). */
+  const rowOf = (row: RowOf<ColumnsOf<T>>): T["$inferSelect"] =>
+    // RowOf<ColumnsOf<T>> is T's $inferSelect for every table; TypeScript cannot relate them for a generic T.
+    row as T["$inferSelect"];
   const resource = defineResource({
     name: spec.name,
     plural: spec.plural,
     label,
-    entity: spec.entity,
     path: spec.path,
     tag: spec.tag,
     scope: "school",
-    table: table as TrustedTable,
+    data,
     record: RecordSchema,
-    toRecord: (r, ctx) => {
-      const row = r as unknown as TrustedRow;
+    toRecord: (ctx, r) => {
+      const row = rowOf(r);
       return {
         ...timestamps(row),
         studentId: row.studentId,
         parentId: row.parentId,
-        ...spec.toRecord(r as T["$inferSelect"], ctx),
+        ...spec.toRecord(ctx, row),
         status: row.status,
         decidedBy: row.decidedBy,
         decidedAt: row.decidedAt,
         reason: row.reason,
-      } as z.output<typeof RecordSchema>;
+      };
     },
     visibleTo: visibleThrough(table.studentId),
+    context: actingContext,
   });
 
   const pending = { column: table.status, states: ["pending"] };
+  const request = { data, label };
 
   const list = resource.list({
     access: permissions.read,
-    filters: {
-      studentId: studentIdFilter(table.studentId) satisfies Filter<number>,
-      status: statusFilter(table.status) satisfies Filter<string>,
-    },
+    filters: { studentId: studentIdFilter(table.studentId), status: statusFilter(table.status) },
     summary: `List ${spec.pluralLabel} (paginated), oldest first`,
     description: "Staff see the school's; a parent (or their delegate) those of their own children.",
   });
 
   const get = resource.get({ access: permissions.read });
 
-  const CreateBody = z.object({
-    studentId: RecordId.openapi({ example: 1, description: "A parent: one of their own children (else 404)" }),
-    parentId: RecordId.optional().openapi({
-      description: "The registering parent: staff may name a guardian of the student; a parent is that themself",
-    }),
-    ...spec.create,
-  });
+  // Typed as the registration: the module's own fields (the rest of the body) are columns it names.
+  const CreateBody: z.ZodObject<typeof Registration.shape> = Registration.extend(spec.create);
   const create = resource.create({
     access: permissions.write,
     input: CreateBody,
-    values: async (input, ctx) => {
-      const { studentId, parentId, ...own } = input as { studentId: number; parentId?: number };
-      return { studentId, parentId: await registrant(ctx as ActingCtx, studentId, parentId), ...own };
+    values: async (ctx, { body }) => {
+      const { studentId, parentId, ...own } = body;
+      const values = { studentId, parentId: await registrant(ctx, studentId, parentId), ...own };
+      // The create body's own fields name columns of T (TrustedSpec's `create`); TypeScript cannot see it for a generic T.
+      return values as InsertValues<T>;
     },
     summary: `Register a ${singular} for a student (pending until the school decides)`,
     description:
@@ -175,31 +173,28 @@ export function defineTrustedRequests<
 
   /**
    * Sets columns of a pending request, for whom `mayAlter` allows (else 403/422), then with the
-   * state in the UPDATE's condition (else 409): the update, and a module's own changes (the image
-   * upload), so each goes through the same rule.
+   * state in the UPDATE's condition (else 409): a module's own changes (the image upload) go
+   * through the same rule as the update.
    */
-  async function alter(ctx: ActingCtx, id: number, action: string, set: SetValues<T>) {
-    await mayAlter(ctx, { table, label }, id);
-    await resource.change(ctx, id, {
-      action,
-      set: set as SetValues<TrustedTable>,
-      from: pending,
-      conflict: notPending(label, id),
-    });
+  async function alter(ctx: Ctx, id: number, action: string, set: SetValues<T>) {
+    await mayAlter(ctx, request, id);
+    await resource.change(ctx, id, { action, set, from: pending, conflict: notPending(label, id) });
   }
 
   const update = resource.update({
     access: permissions.write,
-    // Typed as any object here: the handler's body type stays concrete (`change` takes the module's).
-    input: spec.update as z.ZodObject,
+    input: spec.update,
+    // The update body names columns of T (TrustedSpec's `update`); TypeScript cannot see it for a generic T.
+    values: (_ctx, { body }) => body as SetValues<T>,
+    check: (ctx, { id }) => mayAlter(ctx, request, id),
+    from: pending,
+    conflict: ({ id }) => notPending(label, id),
     summary: `Change a pending ${singular} (409 once decided)`,
     description:
       "Staff change any; a parent (or their delegate) only one they registered (403) while the school lets them " +
       "change the student's way home (422, as for a registration).",
     errors: [422],
   });
-  /** Changes the fields sent, only while pending. */
-  const change = (ctx: ActingCtx, id: number, input: z.output<U>) => alter(ctx, id, "update", input as SetValues<T>);
 
   const remove = resource.delete({
     access: permissions.write,
@@ -207,44 +202,30 @@ export function defineTrustedRequests<
     description:
       "In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the " +
       "school lets them change the student's way home (422, as for a registration).",
-    check: (ctx, id) => mayAlter(ctx as ActingCtx, { table, label }, id),
+    check: (ctx, { id }) => mayAlter(ctx, request, id),
     errors: [422],
   });
 
-  const Decision = spec.decision ? DecisionBody.extend(spec.decision.fields) : DecisionBody;
+  const decision = spec.decision;
+  const extra = decision && { schema: z.object(decision.fields), set: decision.set };
   const decide = resource.action({
     name: "status",
     verb: "decide",
     method: "patch",
     access: permissions.review,
-    input: Decision as typeof DecisionBody,
+    input: decision ? DecisionBody.extend(decision.fields) : DecisionBody,
     from: pending,
-    conflict: (id) => notPending(label, id),
-    set: (ctx, input) => ({
-      ...decided(ctx, input),
-      ...(spec.decision?.set(input as unknown as z.output<z.ZodObject<D>>) as SetValues<TrustedTable> | undefined),
+    conflict: ({ id }) => notPending(label, id),
+    set: (ctx, { body }) => ({
+      ...decided(ctx, body),
+      // The module's own fields of the body, read with their own schema (already validated: typed, no cast).
+      ...(extra ? extra.set(extra.schema.parse(body)) : {}),
     }),
     summary: `Approve or reject a pending ${singular} (update status)`,
     description:
       "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
   });
 
-  const operations = [
-    handled(list.route, async (c) => c.json(await list.run(await actingCtx(c), c.req.valid("query"), c.req.url), 200)),
-    handled(get.route, async (c) => c.json(await get.run(await actingCtx(c), c.req.valid("param").id), 200)),
-    handled(create.route, async (c) => c.json(await create.run(await actingCtx(c), c.req.valid("json")), 201)),
-    handled(update.route, async (c) => {
-      await change(await actingCtx(c), c.req.valid("param").id, c.req.valid("json") as z.output<U>);
-      return c.body(null, 204);
-    }),
-    handled(remove.route, async (c) => {
-      await remove.run(await actingCtx(c), c.req.valid("param").id);
-      return c.body(null, 204);
-    }),
-    handled(decide.route, async (c) =>
-      c.json(await decide.run(await actingCtx(c), c.req.valid("param").id, decisionOf(c, Decision)), 200),
-    ),
-  ];
-
-  return { resource, operations, update: change, alter };
+  const operations = [list, get, create, update, remove, decide];
+  return { resource, operations, alter };
 }

@@ -7,17 +7,19 @@
  * `{schoolId}/trusted-people/{id}/`.
  */
 import { z } from "@hono/zod-openapi";
-import { trustedPeople } from "../../db/schema/trusted-person";
-import { schoolOf } from "../../lib/context";
+import { eq } from "drizzle-orm";
+import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { IdParams } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody } from "../../lib/route";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import type { SignedUrl } from "../../lib/s3";
 import { signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { SIGNED_URL_SECONDS } from "../document/api";
 import { contactOf } from "../user/api";
-import { type ActingCtx, actingCtx } from "./common";
+import { actingContext } from "./common";
 import { permissions } from "./permissions";
 import { defineTrustedRequests } from "./requests";
 
@@ -29,10 +31,9 @@ const trusted = defineTrustedRequests({
   plural: "trustedPeople",
   label: "Trusted person",
   pluralLabel: "trusted people",
-  entity: "trusted-person",
   path: "/api/v1/trusted-person",
   tag: "People",
-  table: trustedPeople,
+  data: TrustedPeople,
   fields: {
     name: z.string().openapi({ example: "Laura Gomez" }),
     relationship: z.string().openapi({ example: "aunt" }),
@@ -44,7 +45,7 @@ const trusted = defineTrustedRequests({
     photo: z.string().nullable().openapi({ description: "Object key of the photo (GET .../signed-url to view it)" }),
     idDocument: z.string().nullable().openapi({ description: "Object key of the ID document" }),
   },
-  toRecord: (row, ctx) => ({
+  toRecord: (ctx, row) => ({
     name: row.name,
     relationship: row.relationship,
     // Without trusted.manage a caller sees their own children's only: parents call them.
@@ -58,9 +59,6 @@ const trusted = defineTrustedRequests({
 
 export const trustedPersonResource = trusted.resource;
 const resource = trustedPersonResource;
-
-/** Changes the fields sent, only while pending. */
-export const updateTrustedPerson = trusted.update;
 
 // Images: presigned URLs under the school's prefix.
 
@@ -96,7 +94,7 @@ export const imageKey = (schoolId: number, id: number, kind: (typeof IMAGE_KINDS
  * Records the image's key on a pending trusted person (a change like an update: who may, with its
  * audit row) and answers a presigned PUT for it.
  */
-export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typeof UploadBody>) {
+export async function signUpload(ctx: Ctx, id: number, input: z.output<typeof UploadBody>) {
   const key = imageKey(schoolOf(ctx), id, input.kind);
   await trusted.alter(ctx, id, "upload", input.kind === "photo" ? { photo: key } : { idDocument: key });
   const signed = await ctx.deps.signer.sign({
@@ -109,7 +107,7 @@ export async function signUpload(ctx: ActingCtx, id: number, input: z.output<typ
   return { id, kind: input.kind, key, ...signed };
 }
 
-const createTrustedPersonUploadUrl = handled(
+const createTrustedPersonUploadUrl = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/trusted-person/{id}/signed-url",
@@ -122,12 +120,13 @@ const createTrustedPersonUploadUrl = handled(
       "409 once the request is decided. Who may: as for a change (staff; else the parent who registered it, 403, " +
       "while the school lets them change the student's way home, 422).",
     access: permissions.write,
+    context: actingContext,
     audit: "trusted-person",
     errors: [409, 422],
     request: { params: IdParams, body: jsonBody(UploadBody, "TrustedPersonUploadRequest") },
     responses: { 200: json(Upload, "The key and its presigned upload URL") },
   }),
-  async (c) => c.json(await signUpload(await actingCtx(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  (ctx, { params, body }) => signUpload(ctx, params.id, body),
 );
 
 const Images = z
@@ -139,8 +138,11 @@ const Images = z
   .openapi("TrustedPersonImages");
 
 /** Presigned GETs of a visible trusted person's images. */
-export async function signDownloads(ctx: ActingCtx, id: number) {
-  const person = await resource.find(ctx, id);
+export async function signDownloads(ctx: Ctx, id: number) {
+  const person = await TrustedPeople.select(ctx, { photo: trustedPeople.photo, idDocument: trustedPeople.idDocument })
+    .where(resource.scoped(ctx, eq(trustedPeople.id, id), "read"))
+    .first();
+  if (!person) throw notFound("Trusted person", id);
   const now = ctx.deps.clock.now();
   const sign = (key: string | null): Promise<SignedUrl> | null =>
     key === null ? null : ctx.deps.signer.sign({ key, method: "GET", expiresIn: SIGNED_URL_SECONDS, now });
@@ -148,7 +150,7 @@ export async function signDownloads(ctx: ActingCtx, id: number) {
   return { id, photo, idDocument };
 }
 
-const getTrustedPersonImages = handled(
+const getTrustedPersonImages = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/trusted-person/{id}/signed-url",
@@ -157,10 +159,11 @@ const getTrustedPersonImages = handled(
     summary: "Get presigned URLs to view a trusted person's photo and ID document",
     description: `Staff, and the parents who see the record. URLs expire after ${SIGNED_URL_SECONDS} seconds.`,
     access: permissions.read,
+    context: actingContext,
     request: { params: IdParams },
     responses: { 200: json(Images, "Presigned GET URLs (null where nothing was uploaded)") },
   }),
-  async (c) => c.json(await signDownloads(await actingCtx(c), c.req.valid("param").id), 200),
+  (ctx, { params }) => signDownloads(ctx, params.id),
 );
 
 /** The operations, in the document's order: the shared ones, then the images'. */

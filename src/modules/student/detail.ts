@@ -1,0 +1,166 @@
+/**
+ * A student's detail: the record with its family, guardians (capabilities; the restriction for
+ * holders of student.read), groups, approved trusted people and addresses, in one query (one D1
+ * round trip for staff).
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, sql } from "drizzle-orm";
+import { Guardians, Students, students } from "../../db/schema/student";
+import type { Ctx } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, operation } from "../../lib/route";
+import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
+import { columnsAs, contactOf, copyJoin, identity } from "../user/api";
+import { permissions } from "./permissions";
+import { Day, fields, Level, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
+import { ownChildField, readerContext } from "./visibility";
+
+const Guardian = z
+  .object({
+    id: z.number().int().openapi({ example: 1, description: "The guardian link's id" }),
+    parentId: z.number().int().openapi({ example: 1 }),
+    userId: z.number().int().openapi({ example: 4 }),
+    firstName: z.string(),
+    lastName: z.string(),
+    relationship: z.enum(["mother", "father", "guardian", "grandparent", "other"]),
+    canPickUp: z.boolean(),
+    canRequestChanges: z.boolean(),
+    receivesNotifications: z.boolean(),
+    restricted: z.boolean().openapi({ description: "The school restricted this guardian (see restriction)" }),
+    restriction: z
+      .object({
+        reason: z.string().nullable(),
+        documentId: z.number().int().nullable(),
+        from: Day.nullable(),
+        until: Day.nullable(),
+      })
+      .nullable()
+      .openapi({ description: "Shown to holders of student.read; null to others or when not restricted" }),
+  })
+  .openapi("StudentGuardian");
+
+const Detail = StudentRecord.extend({
+  family: z
+    .object({ id: z.number().int(), familyNumber: z.string(), name: z.string() })
+    .nullable()
+    .openapi({ description: "The student's family" }),
+  guardians: z.array(Guardian),
+  groups: z.array(
+    z.object({ id: z.number().int(), name: z.string(), level: Level, schoolYear: z.string() }).openapi("StudentGroup"),
+  ),
+  trustedPeople: z
+    .array(
+      z
+        .object({
+          id: z.number().int(),
+          name: z.string(),
+          relationship: z.string(),
+          phone: z.string().nullable().openapi({
+            description: "Masked without user.contact, except for the student's own parents (and their delegates)",
+          }),
+        })
+        .openapi("StudentTrustedPerson"),
+    )
+    .openapi({ description: "Approved trusted people (who may pick the student up besides guardians)" }),
+  trustedAddresses: z
+    .array(
+      z
+        .object({
+          id: z.number().int(),
+          street: z.string(),
+          number: z.string().nullable(),
+          city: z.string(),
+          country: z.string(),
+          routeStopId: z.number().int().nullable(),
+        })
+        .openapi("StudentTrustedAddress"),
+    )
+    .openapi({ description: "Approved trusted addresses (where the bus may drop the student)" }),
+}).openapi("StudentDetail");
+
+/** Guardians' names as this school knows them (src/modules/user/identity.ts). */
+const guardianName = identity(columnsAs("u"), columnsAs("gc"));
+
+const g = Guardians.alias("g");
+
+// The sub-selects name their tables explicitly: they are correlated with the outer "student" row.
+const detailFields = {
+  ...fields,
+  family: sql<
+    string | null
+  >`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`,
+  guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), g.table.schoolId)} WHERE g.student_id = "student"."id")`,
+  groups: sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`,
+  trustedPeople: trustedPeopleJson(students.id),
+  trustedAddresses: trustedAddressesJson(students.id),
+};
+
+type GuardianJson = Omit<
+  z.infer<typeof Guardian>,
+  "restriction" | "canPickUp" | "canRequestChanges" | "receivesNotifications" | "restricted"
+> & {
+  canPickUp: number;
+  canRequestChanges: number;
+  receivesNotifications: number;
+  restricted: number;
+  reason: string | null;
+  documentId: number | null;
+  from: string | null;
+  until: string | null;
+};
+
+/** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
+export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeof Detail>> {
+  const row = await Students.select(ctx, { ...detailFields, ownChild: ownChildField(ctx) })
+    .where(studentResource.scoped(ctx, eq(students.id, id), "read"))
+    .first();
+  if (!row) throw notFound("Student", id);
+  const staff = ctx.can(permissions.read);
+  // The sub-selects build these objects with exactly these keys.
+  const guardianRows: GuardianJson[] = JSON.parse(row.guardians);
+  const groups: z.infer<typeof Detail>["groups"] = JSON.parse(row.groups);
+  const trustedPeople: ApprovedTrustedPerson[] = JSON.parse(row.trustedPeople);
+  const guardianList = guardianRows.map((g) => ({
+    id: g.id,
+    parentId: g.parentId,
+    userId: g.userId,
+    firstName: g.firstName,
+    lastName: g.lastName,
+    relationship: g.relationship,
+    canPickUp: Boolean(g.canPickUp),
+    canRequestChanges: Boolean(g.canRequestChanges),
+    receivesNotifications: Boolean(g.receivesNotifications),
+    restricted: Boolean(g.restricted),
+    restriction:
+      staff && g.restricted ? { reason: g.reason, documentId: g.documentId, from: g.from, until: g.until } : null,
+  }));
+  return {
+    ...toStudent(row),
+    family: row.family ? JSON.parse(row.family) : null,
+    guardians: guardianList.sort((a, b) => a.id - b.id),
+    groups: groups.sort((a, b) => a.id - b.id),
+    // Their own parents call them; anyone else sees the phones with user.contact only.
+    trustedPeople: trustedPeople.map((p) => ({
+      ...p,
+      ...contactOf(ctx, null, { phone: p.phone }, row.ownChild === 1),
+    })),
+    trustedAddresses: JSON.parse(row.trustedAddresses),
+  };
+}
+
+const detailRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/student/{id}/detail",
+  tag: "People",
+  operationId: "getStudentDetail",
+  summary:
+    "Get a student's detail: family, guardians (capabilities, restriction), groups, approved trusted people and addresses",
+  description: `${READ_DESCRIPTION} One D1 round trip for staff.`,
+  access: "member",
+  context: readerContext,
+  request: { params: IdParams },
+  responses: { 200: json(Detail, "The student's detail") },
+});
+
+export const getStudentDetail = operation(detailRoute, (ctx, { params }) => studentDetail(ctx, params.id));
