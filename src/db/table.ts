@@ -66,6 +66,11 @@ export interface WriteOptions {
   action?: string;
   /** Further conditions the row must meet (states, rules). */
   where?: SQL;
+  /**
+   * The audit row's `changes` (an SQL JSON object over the row before the change), when the change
+   * is more than its columns: a role's permissions, kept in another table.
+   */
+  changes?: SQL;
 }
 
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
@@ -139,8 +144,11 @@ export class Data<T extends RecordTable> implements Source {
     return this.select(ctx, { value: column }).where(...conditions);
   }
 
-  /** INSERT of one row in the current school (returning it) and its audit row. */
-  insert(ctx: Ctx, values: InsertValues<T>) {
+  /**
+   * INSERT of one row in the current school (returning it) and its audit row; `changes` replaces
+   * the audit row's changes (an SQL JSON object over the new row) when the record is more than its columns.
+   */
+  insert(ctx: Ctx, values: InsertValues<T>, options: { changes?: SQL } = {}) {
     const at = now(ctx);
     const schoolId = this.tenancy === "none" ? null : schoolOf(ctx);
     const row: T["$inferInsert"] = {
@@ -151,7 +159,9 @@ export class Data<T extends RecordTable> implements Source {
     };
     return [
       ctx.deps.db.insert(this.table).values(withSearch(this.table, row)).returning(),
-      auditCreate(ctx, this.audit, row, schoolId),
+      options.changes
+        ? auditAction(ctx, this.audit, eq(this.table.id, this.insertedId()), "create", options.changes)
+        : auditCreate(ctx, this.audit, row, schoolId),
     ] as const;
   }
 
@@ -178,7 +188,16 @@ export class Data<T extends RecordTable> implements Source {
 
   /** Audit + UPDATE of the record `id` + a guard that aborts the batch when it matched nothing. */
   updateOne(ctx: Ctx, id: number | SQL<number>, set: SetValues<T>, options: WriteOptions = {}): Statement[] {
-    return [...this.update(ctx, and(eq(this.table.id, id), options.where), set, options.action), guard(ctx.deps.db)];
+    const where = and(eq(this.table.id, id), options.where);
+    if (options.changes) {
+      const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
+      return [
+        this.auditAction(ctx, where, options.action ?? "update", options.changes),
+        ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(this.where(ctx, where)),
+        guard(ctx.deps.db),
+      ];
+    }
+    return [...this.update(ctx, where, set, options.action), guard(ctx.deps.db)];
   }
 
   /** Audit + DELETE of the record `id` + a guard. */
