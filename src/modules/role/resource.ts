@@ -7,7 +7,7 @@
  * with every school (its accessor's tenancy): reads see them, writes touch the school's own only.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import { asc, eq, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   Permissions,
@@ -93,8 +93,8 @@ const filters = {
   } satisfies Filter<string>,
   builtIn: {
     schema: yes.openapi({ description: "true: the built-in roles only; false: the school's custom roles only" }),
-    // Built-in roles are the ones with a key (and no school).
-    where: (_ctx, v: "true" | "false") => (v === "true" ? isNotNull(roles.key) : isNull(roles.key)),
+    // Built-in roles are those of no school (owner 0): a condition on role_scope_idx's first key.
+    where: (_ctx, v: "true" | "false") => (v === "true" ? sql`${roleOwner} = 0` : sql`${roleOwner} <> 0`),
     example: "false",
   } satisfies Filter<"true" | "false">,
 };
