@@ -1,7 +1,7 @@
 /**
  * Access control: permissions are declared by the modules that use them (each module's
  * `permissions.ts`, with a fixed id and the built-in roles that get it) and assembled into one
- * catalogue by the module registry (src/modules/index.ts). Routes declare a permission *value*,
+ * catalogue by the module registry (src/modules/index.ts), which hands it to `permissionCatalogue` here. Routes declare a permission *value*,
  * not a name, so a misspelt permission is a compile error and authorising needs no lookup.
  *
  * Ids are fixed because access tokens carry a bitmap of permission ids per school. The catalogue
@@ -47,6 +47,34 @@ export const STAFF: PermissionDef["grants"] = ["school-admin", "staff"];
  */
 export function definePermissions<const P extends Record<string, PermissionDef>>(permissions: P): P {
   return permissions;
+}
+
+/**
+ * Where the catalogue comes from: the module registry (src/modules/index.ts) gives it when it loads,
+ * so code that judges permissions (the escalation rules) reads it here without importing the registry,
+ * which imports every module.
+ */
+let catalogueSource: (() => readonly PermissionDef[]) | undefined;
+let catalogue: readonly PermissionDef[] | undefined;
+
+/** Declares how the catalogue is assembled (read once, on first use). */
+export function declarePermissionCatalogue(assemble: () => readonly PermissionDef[]): void {
+  catalogueSource = assemble;
+  catalogue = undefined;
+}
+
+/** Every permission the modules declare, by id. */
+export function permissionCatalogue(): readonly PermissionDef[] {
+  if (!catalogue) {
+    if (!catalogueSource) throw new Error("the permission catalogue is read before the module registry is loaded");
+    catalogue = catalogueSource();
+  }
+  return catalogue;
+}
+
+/** The permissions a built-in role is granted (super-admin: all). */
+export function grantsOf(role: BuiltinRole): readonly PermissionDef[] {
+  return permissionCatalogue().filter((p) => role === "super-admin" || p.grants.includes(role));
 }
 
 /**

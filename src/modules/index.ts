@@ -2,7 +2,7 @@
  * The module registry: one line per functional area. The app's routes, the permission catalogue,
  * the cron dispatcher and the queue dispatcher are all assembled from this list.
  */
-import type { BuiltinRole, PermissionDef } from "../lib/access";
+import { declarePermissionCatalogue } from "../lib/access";
 import type { Module } from "../lib/module";
 import address from "./address";
 import administrativeUser from "./administrative-user";
@@ -70,24 +70,16 @@ export const MODULES: readonly Module[] = [
   dev,
 ];
 
-let catalogue: readonly PermissionDef[] | undefined;
-
-/** Every permission the modules declare, by id (ids and names are checked unique once). */
-export function permissionCatalogue(): readonly PermissionDef[] {
-  if (!catalogue) {
-    const all = MODULES.flatMap((m) => Object.values(m.permissions ?? {})).sort((a, b) => a.id - b.id);
-    for (const [i, p] of all.entries()) {
-      const before = all[i - 1];
-      if (before && (before.id === p.id || all.some((q) => q !== p && q.name === p.name))) {
-        throw new Error(`permission ${p.name} (${p.id}) is declared twice`);
-      }
+/** Every permission the modules declare, by id (ids and names are checked unique once, on first use). */
+declarePermissionCatalogue(() => {
+  const all = MODULES.flatMap((m) => Object.values(m.permissions ?? {})).sort((a, b) => a.id - b.id);
+  for (const [i, p] of all.entries()) {
+    const before = all[i - 1];
+    if (before && (before.id === p.id || all.some((q) => q !== p && q.name === p.name))) {
+      throw new Error(`permission ${p.name} (${p.id}) is declared twice`);
     }
-    catalogue = all;
   }
-  return catalogue;
-}
+  return all;
+});
 
-/** The permissions a built-in role is granted (super-admin: all). */
-export function grantsOf(role: BuiltinRole): readonly PermissionDef[] {
-  return permissionCatalogue().filter((p) => role === "super-admin" || p.grants.includes(role));
-}
+export { grantsOf, permissionCatalogue } from "../lib/access";

@@ -175,5 +175,10 @@ export const Schools = dataTable(schools, { entity: "school" });
 export const Users = dataTable(users, { entity: "user" });
 export const Permissions = dataTable(permissions, { entity: "permission" });
 export const Roles = dataTable(roles, { entity: "role", tenancy: "shared" });
+/**
+ * Whose a role is, as role_scope_idx keys it: 0 for a built-in role (no school), else its school.
+ * Ordering by it then id lists the built-in roles first and sorts nothing.
+ */
+export const roleOwner = sql<number>`ifnull(${roles.schoolId}, 0)`;
 export const RoleUsers = dataTable(roleUsers, { entity: "role-user" });
 export const RolePermissions = joinTable(rolePermissions);

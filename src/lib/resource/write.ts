@@ -1,7 +1,8 @@
 /**
  * A resource's operations on one record: `get`, `create`, `update`, `delete` and `action` (a
  * guarded state change such as `PATCH /x/{id}/confirm`). Each write is one batch: the change, its
- * audit row and the statements the operation adds (`also`), all or nothing.
+ * audit row and the statements the operation adds (`also`), all or nothing. Each builder also
+ * answers its route, typed, so a verb of its own can serve it (`operation(created.route, verb)`).
  */
 import type { z } from "@hono/zod-openapi";
 import type { SQL } from "drizzle-orm";
@@ -138,7 +139,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       if (!row) throw new Error(`${config.name}: the created row was not read back`);
       return core.toRecord(ctx, row);
     }
-    return { ...serve(route, run), run };
+    return { ...serve(route, run), route, run };
   }
 
   /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row. */
@@ -164,7 +165,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const diagnose = spec.from ? { action: "update", from: spec.from, conflict: spec.conflict?.({ id }) } : undefined;
       await core.guarded(ctx, id, batch, { parentId, diagnose });
     }
-    return { ...serve(route, run), run };
+    return { ...serve(route, run), route, run };
   }
 
   /** `DELETE path/{id}`, with its audit row (the record's last values). */
@@ -188,7 +189,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       // A restrict foreign key may still point here.
       await core.guarded(ctx, id, batch, { parentId, messages: core.stillReferenced(id) });
     }
-    return { ...serve(route, run), run };
+    return { ...serve(route, run), route, run };
   }
 
   /**

@@ -4,17 +4,22 @@
  * their role, and the process's progress. Each is one statement over the batch's rows as JSON
  * (`json_each`), never one per row.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
-import { bulkProcesses } from "../../db/schema/bulk-process";
-import { roleUsers, users } from "../../db/schema/core";
-import { schoolPeople } from "../../db/schema/user";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { RoleUsers, roleUsers, users } from "../../db/schema/core";
+import { SchoolPeople, SchoolUsers, schoolPeople } from "../../db/schema/user";
 import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 
 /** A new person of an import: phone, first and last name, then optionally email and language. */
 export type NewPerson = readonly [string, string, string, (string | null)?, (string | null)?, ...unknown[]];
+
+/** The tables under the names the statements give them, each with its own tenant condition. */
+const m = SchoolUsers.alias("m");
+const c = SchoolPeople.alias("c");
+const ru = RoleUsers.alias("ru");
 
 export function batchWrites(ctx: Ctx, processId: number, now: string) {
   const { db } = ctx.deps;
@@ -54,15 +59,15 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
           .insert(schoolPeople)
           .select(
             sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, j.value->>1, j.value->>2, j.value->>3, j.value->>5, j.value->>6
-              ${known} AND NOT EXISTS (SELECT 1 FROM school_user m
-                WHERE m.school_id = ${school} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
+              ${known} AND NOT EXISTS (SELECT 1 FROM ${m.from}
+                WHERE ${m.scope(ctx)} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
           )
           .onConflictDoNothing(),
         db.insert(auditLog).select(sql`
         SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
           ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
         ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
-        CROSS JOIN school_person c ON c.school_id = ${school} AND c.user_id = u.id WHERE c.created_at = ${now}`),
+        CROSS JOIN ${c.from} ON ${c.scope(ctx)} AND c.user_id = u.id WHERE c.created_at = ${now}`),
         db
           .insert(users)
           .select(
@@ -87,7 +92,7 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
         SELECT ${actor}, 'role-user', ru.id, 'create',
           json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
         FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN role_user ru ON ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}
+        CROSS JOIN ${ru.from} ON ru.user_id = u.id AND ${ru.scope(ctx)} AND ru.role_id = ${roleId}
         WHERE ru.created_at = ${now}`),
       ];
     },
@@ -96,12 +101,6 @@ export function batchWrites(ctx: Ctx, processId: number, now: string) {
       db
         .update(bulkProcesses)
         .set({ processedRows: sql`${bulkProcesses.processedRows} + ${rows}`, updatedAt: now })
-        .where(
-          and(
-            eq(bulkProcesses.id, processId),
-            eq(bulkProcesses.schoolId, school),
-            eq(bulkProcesses.status, "processing"),
-          ),
-        ),
+        .where(BulkProcesses.where(ctx, eq(bulkProcesses.id, processId), eq(bulkProcesses.status, "processing"))),
   };
 }

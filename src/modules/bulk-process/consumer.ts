@@ -24,15 +24,14 @@
  */
 import { and, eq, or, sql } from "drizzle-orm";
 import { auditUpdate } from "../../db/audit";
-import { bulkProcesses } from "../../db/schema/bulk-process";
-import { documents } from "../../db/schema/document";
+import { Batch } from "../../db/batch";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { Documents, documents } from "../../db/schema/document";
 import { queueReceipts } from "../../db/schema/jobs";
 import { unavailable } from "../../db/transient";
-import { commit } from "../../db/write";
-import { type Ctx, importCtx, tenant } from "../../lib/context";
+import { type Ctx, importCtx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
 import type { Consumer } from "../../lib/module";
-import { bulkProcessResource } from "./resource";
 import { BulkMessage, type RowError } from "./service";
 
 /** Errors kept on the process: enough to fix a file, small enough for its row. */
@@ -42,7 +41,7 @@ export { BULK_QUEUE } from "./queue";
 
 import { BULK_QUEUE } from "./queue";
 
-type Claimed = { id: number; schoolId: number; entity: string; documentId: number };
+type Claimed = { id: number; entity: string; documentId: number };
 
 export const consumeBulkProcess: Consumer = async (deps, message) => {
   const parsed = BulkMessage.safeParse(message.body);
@@ -55,7 +54,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   const { db } = deps;
   const ctx = importCtx(deps, bulkProcessId, schoolId, null);
   const now = deps.clock.now().toISOString();
-  const ofProcess = and(eq(bulkProcesses.id, bulkProcessId), tenant(ctx, bulkProcesses));
+  const ofProcess = BulkProcesses.where(ctx, eq(bulkProcesses.id, bulkProcessId));
   const queued = and(ofProcess, eq(bulkProcesses.status, "queued"));
   // This message's run, stopped before it finished: its receipt has the run's start instant.
   const mine = and(
@@ -70,7 +69,8 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
     processedRows: 0,
     updatedAt: now,
   };
-  const [receipt, , claimed, files] = await commit(ctx, [
+  const batch = new Batch(ctx);
+  const receipted = batch.result(
     db
       .insert(queueReceipts)
       .select(
@@ -78,20 +78,23 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       )
       .onConflictDoNothing()
       .returning({ key: queueReceipts.key }),
-    auditUpdate(ctx, bulkProcessResource.audit, claimable, start, "start"),
+  );
+  batch.add(auditUpdate(ctx, BulkProcesses.audit, claimable, start, "start"));
+  const claim = batch.result(
     db.update(bulkProcesses).set(start).where(claimable).returning({
       id: bulkProcesses.id,
-      schoolId: bulkProcesses.schoolId,
       entity: bulkProcesses.entity,
       documentId: bulkProcesses.documentId,
     }),
-    db
-      .select({ slug: documents.slug })
-      .from(bulkProcesses)
-      .innerJoin(documents, and(eq(documents.id, bulkProcesses.documentId), tenant(ctx, documents)))
-      .where(ofProcess)
+  );
+  const file = batch.read(
+    BulkProcesses.select(ctx, { slug: documents.slug })
+      .join(Documents, eq(documents.id, bulkProcesses.documentId))
+      .where(eq(bulkProcesses.id, bulkProcessId))
       .limit(1),
-  ]);
+  );
+  const results = await batch.commit();
+  const [receipt, claimed, files] = [results.get(receipted), results.get(claim), results.get(file)];
   const process = claimed[0];
   if (!process) {
     log.info("bulk message ignored: the process is not queued", {
@@ -133,6 +136,7 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   if (!head) return fileError(`Uploaded file ${slug} not found in storage`);
   const { IMPORTS, importPeople } = await import("./people-import");
   const entity = process.entity;
+  const isPeopleImport = (e: string): e is keyof typeof IMPORTS => e in IMPORTS;
   if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups") {
     return fileError(`No importer for ${entity} yet`);
   }
@@ -150,7 +154,8 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
   if (entity === "families") return (await import("./family-import")).importFamilies(ctx, process.id, bytes);
   if (entity === "groups") return (await import("./group-import")).importGroups(ctx, process.id, bytes);
-  return importPeople(ctx, process.id, entity as keyof typeof IMPORTS, bytes);
+  if (!isPeopleImport(entity)) return fileError(`No importer for ${entity} yet`);
+  return importPeople(ctx, process.id, entity, bytes);
 }
 
 /** processing -> completed (the file was read; refused rows listed) or failed. */
@@ -165,17 +170,11 @@ async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   const set = {
     status: failed ? ("failed" as const) : ("completed" as const),
     errors: listed,
-    finishedAt: now,
-    updatedAt: now,
     ...(totalRows !== undefined ? { totalRows, processedRows: processedRows ?? 0 } : {}),
+    finishedAt: now,
   };
-  const running = and(
-    eq(bulkProcesses.id, process.id),
-    tenant(ctx, bulkProcesses),
-    eq(bulkProcesses.status, "processing"),
-  );
-  await commit(ctx, [
-    auditUpdate(ctx, bulkProcessResource.audit, running, set, set.status === "completed" ? "complete" : "fail"),
-    ctx.deps.db.update(bulkProcesses).set(set).where(running),
-  ]);
+  const running = and(eq(bulkProcesses.id, process.id), eq(bulkProcesses.status, "processing"));
+  await new Batch(ctx)
+    .add(...BulkProcesses.update(ctx, running, set, set.status === "completed" ? "complete" : "fail"))
+    .commit();
 }

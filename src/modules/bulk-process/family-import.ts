@@ -17,11 +17,12 @@
  * the writes are guarded as well (a student or parent in another family is never moved).
  */
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
-import { families } from "../../db/schema/family";
-import { parents } from "../../db/schema/parent";
-import { guardians, students } from "../../db/schema/student";
+import { RoleUsers } from "../../db/schema/core";
+import { Families, families } from "../../db/schema/family";
+import { Parents, parents } from "../../db/schema/parent";
+import { guardians, Students, students } from "../../db/schema/student";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
@@ -39,6 +40,7 @@ export const FAMILY_ROLE = "parent" as const;
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 type Relationship = (typeof RELATIONSHIPS)[number];
+const relationshipOf = (v: unknown): Relationship | null => RELATIONSHIPS.find((r) => r === v) ?? null;
 
 const RELATIONSHIP_NAMES: Record<string, Relationship> = {
   mother: "mother",
@@ -223,7 +225,7 @@ const FamilyRow = z
     ...parentShape(2),
   })
   .superRefine((v, ctx) => {
-    const row = v as Record<string, string | undefined>;
+    const row: Record<string, string | undefined> = v;
     for (const n of [1, 2]) {
       const given = ["FirstName", "LastName", "Relationship"].find((k) => row[`parent${n}${k}`] !== undefined);
       if (row[`parent${n}Phone`] === undefined && given) {
@@ -282,7 +284,7 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
           },
         ];
       }
-      const r = v as Record<string, string | undefined>;
+      const r: Record<string, string | undefined> = v;
       const parents: ParentValues[] = [];
       const errors: FieldError[] = [];
       for (const n of [1, 2]) {
@@ -300,7 +302,7 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
           phone,
           r[`parent${n}FirstName`] ?? "",
           r[`parent${n}LastName`] ?? "",
-          (r[`parent${n}Relationship`] as Relationship | undefined) ?? null,
+          relationshipOf(r[`parent${n}Relationship`]),
         ]);
       }
       if (errors.length) return errors;
@@ -321,6 +323,20 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
     write: (batch, addError) => writeBatch(ctx, processId, batch, addError, { parentFamily, familyParents }),
   });
 }
+
+/** The tables under the names the batch's SQL gives them, each with its own tenant condition. */
+const f = Families.alias("f");
+const s = Students.alias("s");
+const p = Parents.alias("p");
+const ru = RoleUsers.alias("ru");
+
+/** What the batch's one read answers, as JSON arrays: [folded number, its parents' phones]. */
+const Phones = z.array(z.string());
+const FamiliesRead = z.array(z.tuple([z.string(), z.union([z.string(), Phones])]));
+/** [phone, deleted, holds the parent role here, family number]. */
+const PeopleRead = z.array(z.tuple([z.string(), z.number(), z.number(), z.string().nullable()]));
+/** [id number, family number]. */
+const StudentsRead = z.array(z.tuple([z.string(), z.string().nullable()]));
 
 type State = { parentFamily: Map<string, string>; familyParents: Map<string, Set<string>> };
 
@@ -346,33 +362,32 @@ async function writeBatch(
       (SELECT levels FROM school WHERE id = ${school}) AS levels,
       (SELECT json_group_array(json_array(f.family_number_search, (SELECT json_group_array(u.phone)
           FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
-        FROM json_each(${numbersJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value) AS fams,
+        FROM json_each(${numbersJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value) AS fams,
       (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
-          SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId}),
-          (SELECT f.family_number FROM parent p JOIN family f ON f.id = p.family_id
-            WHERE p.school_id = ${school} AND p.user_id = u.id)))
+          SELECT 1 FROM ${ru.from} WHERE ru.user_id = u.id AND ${ru.scope(ctx)} AND ru.role_id = ${roleId}),
+          (SELECT f.family_number FROM ${p.from} JOIN family f ON f.id = p.family_id
+            WHERE ${p.scope(ctx)} AND p.user_id = u.id)))
         FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS people,
       (SELECT json_group_array(json_array(s.id_number, (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
-        FROM json_each(${idsJson}) j CROSS JOIN student s
-          ON s.school_id = ${school} AND s.id_number = j.value AND s.deleted_at IS NULL) AS studs,
+        FROM json_each(${idsJson}) j CROSS JOIN ${s.from}
+          ON ${s.scope(ctx)} AND s.id_number = j.value AND s.deleted_at IS NULL) AS studs,
       ${parentLimit(ctx)} AS lim`);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
   const levels = readLevels(answer?.levels ?? "[]");
   // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
-  for (const [number, phones] of JSON.parse(answer?.fams ?? "[]") as [string, string | string[]][]) {
+  for (const [number, phones] of FamiliesRead.parse(JSON.parse(answer?.fams ?? "[]"))) {
     const set = state.familyParents.get(number) ?? new Set<string>();
-    for (const p of typeof phones === "string" ? (JSON.parse(phones) as string[]) : phones) set.add(p);
+    for (const p of typeof phones === "string" ? Phones.parse(JSON.parse(phones)) : phones) set.add(p);
     state.familyParents.set(number, set);
   }
   const people = new Map(
-    (JSON.parse(answer?.people ?? "[]") as [string, number, number, string | null][]).map(
-      ([phone, deleted, hasRole, family]) => [phone, { deleted, hasRole, family }],
-    ),
+    PeopleRead.parse(JSON.parse(answer?.people ?? "[]")).map(([phone, deleted, hasRole, family]) => [
+      phone,
+      { deleted, hasRole, family },
+    ]),
   );
   // Students not deleted: a deleted student's id number is free, and a row naming it makes a new student.
-  const studs = new Map(
-    (JSON.parse(answer?.studs ?? "[]") as [string, string | null][]).map(([id, family]) => [id, { family }]),
-  );
+  const studs = new Map(StudentsRead.parse(JSON.parse(answer?.studs ?? "[]")).map(([id, family]) => [id, { family }]));
 
   const ok: Ready<Values>[] = [];
   /** Phones of this batch's accepted rows (a new person named in an earlier row). */
@@ -454,12 +469,14 @@ async function writeBatch(
   const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
 
   const { actor, change, people: invite, progress } = batchWrites(ctx, processId, now);
-  const diff = (key: string, oldV: string, newV: string) =>
-    sql`(${key}, CASE WHEN ${sql.raw(newV)} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${sql.raw(newV)}
-      THEN json_object('old', ${sql.raw(oldV)}, 'new', ${sql.raw(newV)}) END)`;
+  const diff = (key: string, oldV: string, newValue: string | SQL) => {
+    const newV = typeof newValue === "string" ? sql.raw(newValue) : newValue;
+    return sql`(${key}, CASE WHEN ${newV} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${newV}
+      THEN json_object('old', ${sql.raw(oldV)}, 'new', ${newV}) END)`;
+  };
   /** The family of a folded number (an SQL expression of the JSON row). */
   const familyOf = (key: string) =>
-    sql`(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = ${sql.raw(key)})`;
+    sql`(SELECT f.id FROM ${f.from} WHERE ${f.scope(ctx)} AND f.family_number_search = ${sql.raw(key)})`;
   // A student row of the file differs from the stored one (a guarded write: never another family's).
   const studentDiffers = sql`s.deleted_at IS NULL AND (s.family_id IS NULL OR s.family_id = ${familyOf("j.value->>0")})
     AND (s.first_name IS NOT j.value->>3 OR s.last_name IS NOT j.value->>4
@@ -473,7 +490,7 @@ async function writeBatch(
     // Families: renamed (audited first), then created or renamed by one upsert, then created audited.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>2)), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value->>0
+      FROM json_each(${familiesJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value->>0
       WHERE f.name IS NOT j.value->>2`),
     db
       .insert(families)
@@ -483,13 +500,13 @@ async function writeBatch(
       )
       .onConflictDoUpdate({
         // An existing family keeps its number as spelt; the row renames it.
-        target: [families.schoolId, families.familyNumberSearch],
+        target: Families.schoolKey(families.familyNumberSearch),
         set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
         setWhere: sql`${families.name} IS NOT excluded.name`,
       }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN family f ON f.school_id = ${school} AND f.family_number_search = j.value->>0
+      FROM json_each(${familiesJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value->>0
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
     ...invite(everyone, grant, roleId),
@@ -497,10 +514,10 @@ async function writeBatch(
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'parent', p.id, 'update', (
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ${diff("familyId", "p.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = j.value->>4)`)},
+          ${diff("familyId", "p.family_id", familyOf("j.value->>4"))},
           ${diff("relationship", "p.relationship", "j.value->>3")}) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-      CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+      CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
       WHERE ${parentDiffers}`),
     db
       .update(parents)
@@ -513,7 +530,7 @@ async function writeBatch(
       })
       .where(
         sql`"parent"."id" IN (SELECT p.id FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-          CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id WHERE ${parentDiffers})`,
+          CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id WHERE ${parentDiffers})`,
       ),
     // Students: updated where a value differs (audited first), created, created audited.
     db.insert(auditLog).select(sql`
@@ -521,9 +538,9 @@ async function writeBatch(
         SELECT json_group_object(column1, json(column2)) FROM (VALUES
           ${diff("firstName", "s.first_name", "j.value->>3")}, ${diff("lastName", "s.last_name", "j.value->>4")},
           ${diff("level", "s.level", "j.value->>5")}, ${diff("birthDate", "s.birth_date", "j.value->>6")},
-          ${diff("familyId", "s.family_id", `(SELECT f.id FROM family f WHERE f.school_id = ${school} AND f.family_number_search = j.value->>0)`)})
+          ${diff("familyId", "s.family_id", familyOf("j.value->>0"))})
         WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${studentsJson}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>2
+      FROM json_each(${studentsJson}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>2
       WHERE ${studentDiffers}`),
     db
       .insert(students)
@@ -533,7 +550,7 @@ async function writeBatch(
           FROM json_each(${studentsJson}) j WHERE true`,
       )
       .onConflictDoUpdate({
-        target: [students.schoolId, students.idNumber],
+        target: Students.schoolKey(students.idNumber),
         // The unique index is partial (students not deleted): the upsert names its WHERE.
         targetWhere: sql`deleted_at IS NULL`,
         set: {
@@ -557,23 +574,23 @@ async function writeBatch(
       SELECT ${actor}, 'student', s.id, 'create', json_object(
         ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
         ${change("idNumber", "s.id_number")}, ${change("level", "s.level")}, ${change("birthDate", "s.birth_date")}), NULL
-      FROM json_each(${newStudents}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value
+      FROM json_each(${newStudents}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value
       WHERE s.created_at = ${now} AND s.deleted_at IS NULL`),
     // Guardians: each parent of the row guards its student (a link held already stays as it is).
     db
       .insert(guardians)
       .select(
         sql`SELECT NULL, ${now}, ${now}, ${school}, s.id, p.id, COALESCE(j.value->>2, p.relationship), 1, 1, 1, 0, NULL, NULL, NULL, NULL
-          FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
-          CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+          FROM json_each(${links}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>0
+          CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
           WHERE s.deleted_at IS NULL`,
       )
       .onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'guardian', g.id, 'create', json_object(
         ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL
-      FROM json_each(${links}) j CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value->>0
-      CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN parent p ON p.school_id = ${school} AND p.user_id = u.id
+      FROM json_each(${links}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>0
+      CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
       CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now} AND s.deleted_at IS NULL`),
     progress(ok.length),
   ];

@@ -11,7 +11,9 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
-import { groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { Groups, groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { Students } from "../../db/schema/student";
+import { Teachers } from "../../db/schema/teacher";
 import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
@@ -121,7 +123,7 @@ export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Arra
   const seen = new Set<string>();
   return importSheet<Field, GroupRow, Values>(bytes, {
     columns: GROUP_COLUMNS,
-    schema: GroupRow as z.ZodType<GroupRow>,
+    schema: GroupRow,
     accept: (v, row) => {
       // A name is the year's group whatever its case or accents ("4a" is "4A").
       const key = `${v.schoolYear}\u0000${fold(v.name)}`;
@@ -134,14 +136,25 @@ export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Arra
           },
         ];
       }
+      // Required by the schema (levelField(true) refuses a missing level): this narrows its type.
+      const level = v.level;
+      if (level === undefined) return [{ row, column: "level", message: "Required" }];
       seen.add(key);
       return {
-        values: [v.name, v.level as Level, v.schoolYear, v.grade ?? null, v.teacherPhones, v.studentIdNumbers],
+        values: [v.name, level, v.schoolYear, v.grade ?? null, v.teacherPhones, v.studentIdNumbers],
       };
     },
     write: (batch, addError) => writeBatch(ctx, processId, batch, addError),
   });
 }
+
+/** The tables under the names the batch's SQL gives them, each with its own tenant condition. */
+const g = Groups.alias("g");
+const t = Teachers.alias("t");
+const s = Students.alias("s");
+const xTeacher = Teachers.alias("x");
+const xStudent = Students.alias("x");
+const Names = z.array(z.string());
 
 async function writeBatch(
   ctx: Ctx,
@@ -160,12 +173,12 @@ async function writeBatch(
     SELECT
       (SELECT levels FROM school WHERE id = ${school}) AS levels,
       (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN teacher t ON t.school_id = ${school} AND t.user_id = u.id) AS teachers,
+        CROSS JOIN ${t.from} ON ${t.scope(ctx)} AND t.user_id = u.id) AS teachers,
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
-        CROSS JOIN student s ON s.school_id = ${school} AND s.id_number = j.value AND s.deleted_at IS NULL) AS students`);
+        CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value AND s.deleted_at IS NULL) AS students`);
   const levels = readLevels(answer?.levels ?? "[]");
-  const teachers = new Set(JSON.parse(answer?.teachers ?? "[]") as string[]);
-  const students = new Set(JSON.parse(answer?.students ?? "[]") as string[]);
+  const teachers = new Set(Names.parse(JSON.parse(answer?.teachers ?? "[]")));
+  const students = new Set(Names.parse(JSON.parse(answer?.students ?? "[]")));
   const ok: Ready<Values>[] = [];
   for (const r of batch) {
     const [, level, , , phones, ids] = r.values;
@@ -196,7 +209,7 @@ async function writeBatch(
   const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
   const { actor, change, progress } = batchWrites(ctx, processId, now);
   // The year's group of that name whatever its case or accents (the row's search copy, 6).
-  const groupOf = sql`CROSS JOIN school_group g ON g.school_id = ${school} AND g.school_year = j.value->>2 AND g.name_search = j.value->>6`;
+  const groupOf = sql`CROSS JOIN ${g.from} ON ${g.scope(ctx)} AND g.school_year = j.value->>2 AND g.name_search = j.value->>6`;
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
   const links = (
     table: "group_teacher" | "group_student",
@@ -226,8 +239,8 @@ async function writeBatch(
       CROSS JOIN ${sql.identifier(table)} l ON l.group_id = g.id AND l.${sql.identifier(column)} = x.id
       WHERE l.created_at = ${now}`),
   ];
-  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value CROSS JOIN teacher x ON x.school_id = ${school} AND x.user_id = u.id`;
-  const studentJoin = sql`CROSS JOIN student x ON x.school_id = ${school} AND x.id_number = m.value AND x.deleted_at IS NULL`;
+  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value CROSS JOIN ${xTeacher.from} ON ${xTeacher.scope(ctx)} AND x.user_id = u.id`;
+  const studentJoin = sql`CROSS JOIN ${xStudent.from} ON ${xStudent.scope(ctx)} AND x.id_number = m.value AND x.deleted_at IS NULL`;
 
   const statements: [Statement, ...Statement[]] = [
     db.insert(auditLog).select(sql`
@@ -245,7 +258,7 @@ async function writeBatch(
       )
       .onConflictDoUpdate({
         // An existing group keeps its name as spelt.
-        target: [groups.schoolId, groups.schoolYear, groups.nameSearch],
+        target: Groups.schoolKey(groups.schoolYear, groups.nameSearch),
         set: {
           level: sql`excluded.level`,
           grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,

@@ -7,9 +7,9 @@
  * written by the consumer. A running process cannot be deleted.
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq } from "drizzle-orm";
-import { bulkProcesses } from "../../db/schema/bulk-process";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { eq } from "drizzle-orm";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
@@ -36,11 +36,10 @@ export const bulkProcessResource = defineResource({
   name: "bulkProcess",
   plural: "bulkProcesses",
   label: "Bulk process",
-  entity: "bulk-process",
   path: "/api/v1/bulk-process",
   tag: "Operations",
   scope: "school",
-  table: bulkProcesses,
+  data: BulkProcesses,
   record: RecordBase.extend({
     entity: z.enum(ENTITIES).openapi({ description: "What the spreadsheet holds" }),
     documentId: z.number().int().openapi({ description: "The uploaded spreadsheet (a document of the school)" }),
@@ -52,7 +51,7 @@ export const bulkProcessResource = defineResource({
     startedAt: z.iso.datetime().nullable(),
     finishedAt: z.iso.datetime().nullable(),
   }),
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     entity: row.entity,
     documentId: row.documentId,
@@ -71,13 +70,16 @@ export const listBulkProcesses = bulkProcessResource.list({
   filters: {
     status: {
       schema: z.enum(STATUSES).optional().openapi({ description: "Only processes in this status" }),
-      where: (v: (typeof STATUSES)[number]) => eq(bulkProcesses.status, v),
+      where: (_ctx, v: (typeof STATUSES)[number]) => eq(bulkProcesses.status, v),
       example: "failed",
     },
   },
   sort: { createdAt: bulkProcesses.createdAt },
   // Newest first: the list is an import history.
-  defaultOrder: [desc(bulkProcesses.createdAt), desc(bulkProcesses.id)],
+  defaultOrder: [
+    { by: bulkProcesses.createdAt, desc: true },
+    { by: bulkProcesses.id, desc: true },
+  ],
 });
 
 export const getBulkProcess = bulkProcessResource.get({ access: permissions.read });

@@ -4,9 +4,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
-import { type Ctx, ctxOf } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
-import { handled } from "../../lib/route";
+import { type InputOf, operation } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/api";
 import { documentResource } from "../document/api";
 import { mayAssign } from "../role/api";
@@ -31,7 +31,8 @@ const WRITES: Partial<Record<Entity, PermissionDef>> = {
 
 /** The role an import gives the people it finds, as its importer gives it. */
 const roleGiven = (entity: Entity): BuiltinRole | undefined =>
-  entity in IMPORTS ? IMPORTS[entity as keyof typeof IMPORTS].role : entity === "families" ? FAMILY_ROLE : undefined;
+  isPeopleImport(entity) ? IMPORTS[entity].role : entity === "families" ? FAMILY_ROLE : undefined;
+const isPeopleImport = (entity: Entity): entity is Entity & keyof typeof IMPORTS => entity in IMPORTS;
 
 /**
  * Starting an import (or queueing it again) needs the entity's write permission and the right to
@@ -53,23 +54,24 @@ export const create = bulkProcessResource.create({
     entity: z.enum(ENTITIES).openapi({ example: "students" }),
     documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
   }),
-  values: async (input, ctx) => {
-    await mayImport(ctx, input.entity);
+  values: async (ctx, { body }) => {
+    await mayImport(ctx, body.entity);
     // Another school's document answers 404 like a missing one.
-    await documentResource.find(ctx, input.documentId);
-    return { entity: input.entity, documentId: input.documentId, status: "queued", createdBy: ctx.userId };
+    await documentResource.find(ctx, body.documentId);
+    return { entity: body.entity, documentId: body.documentId, status: "queued", createdBy: ctx.userId };
   },
   errors: [404, 503],
   summary: "Start a bulk import of an uploaded spreadsheet",
 });
 
 /** Inserts first, then sends: if the send fails, `enqueue` marks the row failed and answers 503. */
-export const createBulkProcess = handled(create.route, async (c) => {
-  const ctx = ctxOf(c);
-  const created = await create.run(ctx, c.req.valid("json"));
+export async function startBulkProcess(ctx: Ctx, { body }: InputOf<typeof create.route>) {
+  const created = await create.run(ctx, { body });
   await enqueue(ctx, created.id);
-  return c.json(created, 201);
-});
+  return created;
+}
+
+export const createBulkProcess = operation(create.route, startBulkProcess);
 
 const update = bulkProcessResource.update({
   access: permissions.write,
@@ -80,14 +82,14 @@ const update = bulkProcessResource.update({
   summary: 'Queue a failed bulk process again ({ "status": "queued" })',
 });
 
-export const updateBulkProcess = handled(update.route, async (c) => {
-  const ctx = ctxOf(c);
-  const id = c.req.valid("param").id;
-  // Queueing it again starts it again: the caller needs the rights its starter needed.
+/** Queues a failed process again: it starts again, so the caller needs the rights its starter needed. */
+export async function queueAgain(ctx: Ctx, { params }: InputOf<typeof update.route>): Promise<undefined> {
+  const { id } = params;
   await mayImport(ctx, (await bulkProcessResource.find(ctx, id)).entity);
   await requeue(ctx, id);
-  return c.body(null, 204);
-});
+}
+
+export const updateBulkProcess = operation(update.route, queueAgain);
 
 const del = bulkProcessResource.delete({
   access: permissions.write,
@@ -95,7 +97,6 @@ const del = bulkProcessResource.delete({
   summary: "Delete a bulk process that is not running",
 });
 
-export const deleteBulkProcess = handled(del.route, async (c) => {
-  await remove(ctxOf(c), c.req.valid("param").id);
-  return c.body(null, 204);
+export const deleteBulkProcess = operation(del.route, async (ctx, { params }): Promise<undefined> => {
+  await remove(ctx, params.id);
 });

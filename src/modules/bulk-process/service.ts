@@ -6,7 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, lt } from "drizzle-orm";
 import { auditUpdate } from "../../db/audit";
-import { bulkProcesses } from "../../db/schema/bulk-process";
+import { Batch } from "../../db/batch";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { queueReceipts } from "../../db/schema/jobs";
 import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
@@ -37,17 +38,19 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
     log.error("bulk queue send failed", { bulkProcessId: id, schoolId, ...errorFields(err) });
     const now = ctx.deps.clock.now().toISOString();
     const errors: RowError[] = [{ row: 0, message: "Could not be queued: the bulk queue is unavailable" }];
-    await commit(
-      ctx,
-      bulkProcessResource.writes.update(
-        ctx,
-        id,
-        { status: "failed", errors, finishedAt: now },
-        "fail",
-        null,
-        eq(bulkProcesses.status, "queued"),
-      ),
-    ).catch(() => undefined); // Already moved on (the consumer got it after all): nothing to mark.
+    await new Batch(ctx)
+      .add(
+        ...bulkProcessResource.writes.update(
+          ctx,
+          id,
+          { status: "failed", errors, finishedAt: now },
+          "fail",
+          null,
+          eq(bulkProcesses.status, "queued"),
+        ),
+      )
+      .commit()
+      .catch(() => undefined); // Already moved on (the consumer got it after all): nothing to mark.
     throw new ApiError(
       503,
       `Bulk process ${id} could not be queued and is marked failed; queue it again later with PUT {"status":"queued"}`,
@@ -100,8 +103,9 @@ export async function sweepBulkProcesses(deps: Deps): Promise<string> {
     finishedAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
+  // Every school's processes: the job has no school, so the accessor's scope does not apply.
   const [, failed, pruned] = await commit(ctx, [
-    auditUpdate(ctx, bulkProcessResource.audit, stuck, set, "fail"),
+    auditUpdate(ctx, BulkProcesses.audit, stuck, set, "fail"),
     deps.db.update(bulkProcesses).set(set).where(stuck).returning({ id: bulkProcesses.id }),
     deps.db
       .delete(queueReceipts)

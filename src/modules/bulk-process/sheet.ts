@@ -107,7 +107,7 @@ export async function importSheet<F extends string, P, V>(
     };
   }
   const labelOf = (field: unknown) =>
-    at.get(field as string)?.label ?? spec.columns.find((c) => c.field === field)?.header ?? String(field);
+    at.get(String(field))?.label ?? spec.columns.find((c) => c.field === field)?.header ?? String(field);
   const addError = (e: FieldError) => {
     result.errors.push(e.column === undefined ? e : { ...e, column: labelOf(e.column) });
   };

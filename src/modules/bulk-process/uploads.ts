@@ -15,8 +15,7 @@
  * and one example row.
  */
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
-import { defineRoute, handled, json, jsonBody } from "../../lib/route";
+import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { FAMILY_COLUMNS, FAMILY_EXAMPLE } from "./family-import";
 import { GROUP_COLUMNS, GROUP_EXAMPLE } from "./group-import";
@@ -42,6 +41,7 @@ const TEMPLATES = {
   groups: { columns: GROUP_COLUMNS, example: GROUP_EXAMPLE },
 };
 type TemplateEntity = keyof typeof TEMPLATES;
+// Object.keys types its keys as strings; these are the keys of TEMPLATES, and it has at least one.
 const TEMPLATE_ENTITIES = Object.keys(TEMPLATES) as [TemplateEntity, ...TemplateEntity[]];
 
 function upload(
@@ -66,11 +66,10 @@ function upload(
     request: { body: jsonBody(UploadFile, `${operationId[0]?.toUpperCase()}${operationId.slice(1)}Input`) },
     responses: { 201: json(bulkProcessResource.record, "The queued bulk process") },
   });
-  return handled(route, async (c) => {
-    const ctx = ctxOf(c);
-    const created = await create.run(ctx, { entity, documentId: c.req.valid("json").documentId });
+  return operation(route, async (ctx, { body }) => {
+    const created = await create.run(ctx, { body: { entity, documentId: body.documentId } });
     await enqueue(ctx, created.id);
-    return c.json(created, 201);
+    return created;
   });
 }
 
@@ -115,12 +114,12 @@ const template = defineRoute({
   },
 });
 
-export const getBulkProcessTemplate = handled(template, (c) => {
-  const { entity } = c.req.valid("param");
+export const getBulkProcessTemplate = operation(template, (_ctx, { params }) => {
+  const { entity } = params;
   const spec = TEMPLATES[entity];
   return xlsxResponse(`${entity}-template.xlsx`, {
     name: entity,
     columns: spec.columns.map((col) => col.header),
     rows: [spec.example],
-  }) as never;
+  });
 });

@@ -18,21 +18,40 @@
  *   refused (403 naming it). Everyone may act on themselves where a route allows it.
  */
 import { and, eq, isNull, lt, ne, type SQL, sql } from "drizzle-orm";
-import { permissions, rolePermissions, roles, roleUsers, users } from "../../db/schema/core";
-import { schoolUsers } from "../../db/schema/user";
-import { inList, type Statement } from "../../db/write";
-import { BUILTIN_ROLES, type BuiltinRole, FIRST_CUSTOM_PERMISSION_ID, type PermissionDef } from "../../lib/access";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { Batch, type Results } from "../../db/batch";
+import {
+  Permissions,
+  permissions,
+  RolePermissions,
+  Roles,
+  RoleUsers,
+  rolePermissions,
+  roles,
+  roleUsers,
+  Users,
+  users,
+} from "../../db/schema/core";
+import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { inList } from "../../db/write";
+import {
+  BUILTIN_ROLES,
+  type BuiltinRole,
+  FIRST_CUSTOM_PERMISSION_ID,
+  grantsOf,
+  type PermissionDef,
+  permissionCatalogue,
+} from "../../lib/access";
+import type { Ctx } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
-import { grantsOf, permissionCatalogue } from "..";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
 export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
 
-/** A role the current school may give: a built-in one (not super-admin) or one of its own. */
-export const usableRole = (ctx: Ctx) =>
-  and(ne(roles.id, SUPER_ADMIN_ROLE), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${schoolOf(ctx)})`);
+/** A role anyone may be given: any but super-admin (being one is the user's flag). */
+export const givableRole = ne(roles.id, SUPER_ADMIN_ROLE);
 
+/** A role the current school may give: a built-in one (not super-admin) or one of its own. */
+export const usableRole = (ctx: Ctx) => and(givableRole, Roles.scope(ctx, "read"));
 export interface Granted {
   id: number;
   name: string;
@@ -103,27 +122,24 @@ export async function mayTake(ctx: Ctx, roleIds: readonly number[], people: Peop
   await judge(ctx, [assigning(ctx, roleIds, verb), actingOn(ctx, people, verb)]);
 }
 
-/** A check: the queries it needs (none when it decides without), and how it judges their rows. */
-interface Check {
-  queries: Statement[];
-  decide: (rows: unknown[][]) => void;
-}
+/** A check: it adds the reads it needs to the batch (none when it decides without) and judges their rows. */
+type Check = (batch: Batch) => (results: Results) => void;
 
-/** Runs the checks' queries in one round trip (one batch), then judges in order. */
+const decided: Check = () => () => {};
+
+/** Runs the checks' reads in one round trip (one batch), then judges in order. */
 async function judge(ctx: Ctx, checks: Check[]): Promise<void> {
-  const queries = checks.flatMap((c) => c.queries);
-  let results: unknown[][] = [];
-  const [first, ...rest] = queries;
-  if (first) results = (await ctx.deps.db.batch([first, ...rest])) as unknown[][];
-  let at = 0;
-  for (const check of checks) {
-    check.decide(results.slice(at, at + check.queries.length));
-    at += check.queries.length;
-  }
+  const batch = new Batch(ctx);
+  const decisions = checks.map((check) => check(batch));
+  const results = await batch.commit();
+  for (const decide of decisions) decide(results);
 }
 
-const BUILTIN_KEYS = Object.keys(BUILTIN_ROLES) as BuiltinRole[];
-const builtInKey = (roleId: number) => BUILTIN_KEYS.find((k) => BUILTIN_ROLES[k].id === roleId);
+const builtInKey = (roleId: number): BuiltinRole | undefined => {
+  for (const [key, role] of Object.entries(BUILTIN_ROLES)) if (role.id === roleId && isBuiltin(key)) return key;
+  return undefined;
+};
+const isBuiltin = (key: string): key is BuiltinRole => key in BUILTIN_ROLES;
 
 function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
   if (roleIds.includes(SUPER_ADMIN_ROLE)) {
@@ -133,7 +149,7 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
     forbidden(
       `You cannot ${verb} role ${role} (${roleId}): it grants ${permission}, which you do not hold in school ${ctx.schoolId}`,
     );
-  if (ctx.isSuperAdmin || roleIds.length === 0) return { queries: [], decide: () => {} };
+  if (ctx.isSuperAdmin || roleIds.length === 0) return decided;
   // Built-in roles grant what the catalogue says (test/access.test.ts checks the database agrees).
   for (const roleId of roleIds) {
     const key = builtInKey(roleId);
@@ -142,34 +158,36 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
     if (lacking) throw refuse(roleId, BUILTIN_ROLES[key].name, lacking.name);
   }
   const custom = roleIds.filter((id) => !builtInKey(id));
-  if (custom.length === 0) return { queries: [], decide: () => {} };
-  const query = ctx.deps.db
-    .select({ roleId: rolePermissions.roleId, role: roles.name, id: permissions.id, name: permissions.name })
-    .from(rolePermissions)
-    .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
-    .innerJoin(roles, eq(roles.id, rolePermissions.roleId))
+  if (custom.length === 0) return decided;
+  const query = Roles.select(ctx, {
+    roleId: rolePermissions.roleId,
+    role: roles.name,
+    id: permissions.id,
+    name: permissions.name,
+  })
+    .join(RolePermissions, eq(rolePermissions.roleId, roles.id))
+    .join(Permissions, eq(permissions.id, rolePermissions.permissionId))
     .where(inList(rolePermissions.roleId, custom));
-  return {
-    queries: [query],
-    decide: ([rows]) => {
-      for (const row of (rows ?? []) as { roleId: number; role: string; id: number; name: string }[]) {
+  return (batch) => {
+    const granted = batch.read(query);
+    return (results) => {
+      for (const row of results.get(granted)) {
         if (!holds(ctx, row.id)) throw refuse(row.roleId, row.role, row.name);
       }
-    },
+    };
   };
 }
 
 function actingOn(ctx: Ctx, people: People, action: string): Check {
-  if (ctx.isSuperAdmin) return { queries: [], decide: () => {} };
+  if (ctx.isSuperAdmin) return decided;
   let among: (column: typeof roleUsers.userId | typeof users.id) => SQL;
-  if (Array.isArray(people)) {
-    const others = [...new Set(people as readonly number[])].filter((id) => id !== ctx.userId);
-    if (others.length === 0) return { queries: [], decide: () => {} };
-    among = (column) => inList(column, others);
-  } else {
+  if (isSubquery(people)) {
     among = (column) => sql`${column} IN (${people}) AND ${column} <> ${ctx.userId ?? 0}`;
+  } else {
+    const others = [...new Set(people)].filter((id) => id !== ctx.userId);
+    if (others.length === 0) return decided;
+    among = (column) => inList(column, others);
   }
-  const { db } = ctx.deps;
   // What the caller holds here, as one JSON parameter: the query answers only what they lack
   // (custom permissions, which everyone holds, are left out by the query).
   const held = JSON.stringify(
@@ -177,50 +195,41 @@ function actingOn(ctx: Ctx, people: People, action: string): Check {
       .filter((p) => holds(ctx, p.id))
       .map((p) => p.id),
   );
-  const lacking = db
-    .select({ userId: roleUsers.userId, name: permissions.name })
-    .from(roleUsers)
-    .innerJoin(rolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
-    .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
+  const lacking = RoleUsers.select(ctx, { userId: roleUsers.userId, name: permissions.name })
+    .join(RolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
+    .join(Permissions, eq(permissions.id, rolePermissions.permissionId))
     .where(
-      and(
-        tenant(ctx, roleUsers),
-        among(roleUsers.userId),
-        lt(rolePermissions.permissionId, FIRST_CUSTOM_PERMISSION_ID),
-        sql`${rolePermissions.permissionId} NOT IN (SELECT value FROM json_each(${held}))`,
-      ),
+      among(roleUsers.userId),
+      lt(rolePermissions.permissionId, FIRST_CUSTOM_PERMISSION_ID),
+      sql`${rolePermissions.permissionId} NOT IN (SELECT value FROM json_each(${held}))`,
     )
     .limit(1);
-  const platform = db
-    .select({ userId: users.id })
-    .from(users)
+  const platform = Users.select(ctx, { userId: users.id })
     .where(
-      and(
-        among(users.id),
-        eq(users.isSuperAdmin, true),
-        sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${and(
-          eq(schoolUsers.userId, users.id),
-          eq(schoolUsers.schoolId, schoolOf(ctx)),
-          isNull(schoolUsers.deletedAt),
-        )})`,
-      ),
+      among(users.id),
+      eq(users.isSuperAdmin, true),
+      SchoolUsers.exists(ctx, eq(schoolUsers.userId, users.id), isNull(schoolUsers.deletedAt)),
     )
     .limit(1);
-  return {
-    queries: [lacking, platform],
-    decide: ([byRole, superAdmins]) => {
-      const [row] = (byRole ?? []) as { userId: number; name: string }[];
+  return (batch) => {
+    const byRole = batch.read(lacking);
+    const superAdmins = batch.read(platform);
+    return (results) => {
+      const [row] = results.get(byRole);
       if (row) {
         throw forbidden(
           `You cannot ${action} user ${row.userId}: they hold ${row.name} in school ${ctx.schoolId}, which you do not`,
         );
       }
-      const [platformAdmin] = (superAdmins ?? []) as { userId: number }[];
+      const [platformAdmin] = results.get(superAdmins);
       if (platformAdmin) {
         throw forbidden(
           `You cannot ${action} user ${platformAdmin.userId}: they are a platform super-admin, holding every permission, which you do not`,
         );
       }
-    },
+    };
   };
 }
+
+/** People given as a sub-query rather than a list of ids. */
+const isSubquery = (people: People): people is SQL => !Array.isArray(people);

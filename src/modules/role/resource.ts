@@ -3,31 +3,31 @@
  * staff, teacher, parent) belong to no school and are read-only (422 on PUT and DELETE); a school
  * creates its own custom roles, whose names are unique in the school (409, also with a built-in
  * role's name). Another school's custom role is a 404. Permissions are named by name or id; what
- * a role may grant is decided by `mayGrant` (./grants.ts).
+ * a role may grant is decided by `mayGrant` (./grants.ts). The roles table shares its built-in rows
+ * with every school (its accessor's tenancy): reads see them, writes touch the school's own only.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
-import { auditAction } from "../../db/audit";
-import { permissions, rolePermissions, roles, roleUsers } from "../../db/schema/core";
-import { withSearch } from "../../db/search";
-import { commit, guard, inList, insertedId, type Statement } from "../../db/write";
-import { type Ctx, ctxOf, schoolOf } from "../../lib/context";
-import { conflict, unprocessable } from "../../lib/errors";
-import { defineResource, type Filter, RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json } from "../../lib/route";
+import { asc, eq, or, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import {
+  Permissions,
+  permissions,
+  Roles,
+  RoleUsers,
+  roleOwner,
+  rolePermissions,
+  roles,
+  roleUsers,
+} from "../../db/schema/core";
+import { inList, type Statement } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { ApiError, conflict, unprocessable } from "../../lib/errors";
+import { defineResource, type Filter, RecordBase } from "../../lib/resource";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { type Granted, mayGrant, usableRole } from "./grants";
+import { type Granted, givableRole, mayGrant } from "./grants";
 import { permissions as access } from "./permissions";
-
-/**
- * `role` without its `school_id` property: the block would otherwise scope every query to the
- * school's own rows, hiding the built-in roles. `visibleTo` scopes instead (built-ins are read
- * only), and a create writes the school itself.
- */
-const table = new Proxy(roles, {
-  get: (target, prop) => (prop === "schoolId" ? undefined : Reflect.get(target, prop, target)),
-}) as Omit<typeof roles, "schoolId"> as typeof roles;
 
 const Permission = z.object({ id: z.number().int(), name: z.string() });
 
@@ -46,18 +46,18 @@ const Record = RecordBase.extend({
 // unqualified `id` inside the sub-select would be the permission's, not the role's.
 const permissionsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'name', p.name)) FROM role_permission rp JOIN permission p ON p.id = rp.permission_id WHERE rp.role_id = "role"."id")`;
 
-const toPermissions = (raw: string | null) =>
-  (JSON.parse(raw ?? "[]") as Granted[]).sort((a, b) => a.name.localeCompare(b.name));
+const PermissionList = z.array(Permission);
+const toPermissions = (raw: string | null): Granted[] =>
+  PermissionList.parse(JSON.parse(raw ?? "[]")).sort((a, b) => a.name.localeCompare(b.name));
 
 export const roleResource = defineResource({
   name: "role",
   plural: "roles",
   label: "Role",
-  entity: "role",
   path: "/api/v1/role",
   tag: "People",
   scope: "school",
-  table,
+  data: Roles,
   record: Record,
   view: {
     fields: {
@@ -69,7 +69,7 @@ export const roleResource = defineResource({
       permissions: permissionsJson,
     },
   },
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     id: row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -78,28 +78,23 @@ export const roleResource = defineResource({
     builtIn: row.key !== null,
     permissions: toPermissions(row.permissions),
   }),
-  // Reads: the built-in roles and the school's own; writes: the school's own only.
-  visibleTo: (ctx, how) => (how === "read" ? visibleHere(schoolOf(ctx)) : eq(roles.schoolId, schoolOf(ctx))),
   conflictMessage: "A role with this name already exists in this school",
 });
 
 const resource = roleResource;
-
-/** Built-in roles (no school) count as school 0: the key of role_scope_idx. */
-const scopeOf = sql<number>`ifnull(${roles.schoolId}, 0)`;
-const visibleHere = (schoolId: number) => sql`${scopeOf} IN (0, ${schoolId})`;
 
 const yes = z.enum(["true", "false"]).optional();
 
 const filters = {
   name: {
     schema: searchTerm("Part of the role's name"),
-    where: (v: string) => contains(roles.nameSearch, v),
+    where: (_ctx, v: string) => contains(roles.nameSearch, v),
     example: "a",
   } satisfies Filter<string>,
   builtIn: {
     schema: yes.openapi({ description: "true: the built-in roles only; false: the school's custom roles only" }),
-    where: (v: "true" | "false") => (v === "true" ? isNull(roles.schoolId) : isNotNull(roles.schoolId)),
+    // Built-in roles are those of no school (owner 0): a condition on role_scope_idx's first key.
+    where: (_ctx, v: "true" | "false") => (v === "true" ? sql`${roleOwner} = 0` : sql`${roleOwner} <> 0`),
     example: "false",
   } satisfies Filter<"true" | "false">,
 };
@@ -109,7 +104,7 @@ export const listRoles = resource.list({
   filters,
   // Built-in roles (school 0 in role_scope_idx) then the school's own, each by id: the order of
   // role_scope_idx, so no sort step.
-  defaultOrder: [{ by: scopeOf }, { by: roles.id }],
+  defaultOrder: [{ by: roleOwner }, { by: roles.id }],
   summary: "List the built-in roles and the school's custom roles (paginated), built-in first",
 });
 
@@ -119,34 +114,22 @@ const AllRoles = z.array(resource.record).openapi("RoleList");
 
 /** Every role the school may give, unpaginated (for pickers): at most the 5 built-ins and its own. */
 export async function allRoles(ctx: Ctx) {
-  const rows = await ctx.deps.db
-    .select({
-      id: roles.id,
-      createdAt: roles.createdAt,
-      updatedAt: roles.updatedAt,
-      name: roles.name,
-      key: roles.key,
-      permissions: permissionsJson.as("permissions"),
-    })
-    .from(roles)
-    .where(and(visibleHere(schoolOf(ctx)), usableRole(ctx)))
-    .orderBy(asc(scopeOf), asc(roles.id));
-  return rows.map((row) => resource.toRecord(row, ctx));
+  const rows = await resource.select(ctx).where(givableRole).orderBy(asc(roleOwner), asc(roles.id)).all();
+  return rows.map((row) => resource.toRecord(ctx, row));
 }
 
-export const listAllRoles = handled(
-  defineRoute({
-    method: "get",
-    path: "/api/v1/role/all",
-    tag: "People",
-    operationId: "listAllRoles",
-    summary: "Every role the school may give (built-in and its own), unpaginated, for pickers",
-    description: "Not the super-admin role, which is never given through the API (being one is a user's flag).",
-    access: access.read,
-    responses: { 200: json(AllRoles, "The roles, built-in first") },
-  }),
-  async (c) => c.json(await allRoles(ctxOf(c)), 200),
-);
+const listAllRolesRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/role/all",
+  tag: "People",
+  operationId: "listAllRoles",
+  summary: "Every role the school may give (built-in and its own), unpaginated, for pickers",
+  description: "Not the super-admin role, which is never given through the API (being one is a user's flag).",
+  access: access.read,
+  responses: { 200: json(AllRoles, "The roles, built-in first") },
+});
+
+export const listAllRoles = operation(listAllRolesRoute, (ctx) => allRoles(ctx));
 
 const Name = text({ max: 100 }).openapi({ example: "Librarian" });
 const PermissionRef = z
@@ -162,15 +145,14 @@ async function resolvePermissions(ctx: Ctx, refs: readonly (number | string)[]):
   if (refs.length === 0) return [];
   const ids = refs.filter((r): r is number => typeof r === "number");
   const names = refs.filter((r): r is string => typeof r === "string");
-  const found = await ctx.deps.db
-    .select({ id: permissions.id, name: permissions.name })
-    .from(permissions)
+  const found = await Permissions.select(ctx, { id: permissions.id, name: permissions.name })
     .where(
       or(
         ids.length ? inList(permissions.id, ids) : undefined,
         names.length ? inList(permissions.name, names) : undefined,
       ),
-    );
+    )
+    .all();
   const unknown = refs.filter((r) => !found.some((p) => p.id === r || p.name === r));
   if (unknown.length) throw unprocessable(`Unknown permission${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`);
   return found;
@@ -187,11 +169,13 @@ const namesJson = (granted: readonly Granted[]) => JSON.stringify(granted.map((p
 /** Replaces the role's permissions (delete, then insert from one JSON parameter). */
 function setPermissions(ctx: Ctx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement[] {
   const { db } = ctx.deps;
+  return [db.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId)), grantPermissions(ctx, roleId, granted)];
+}
+
+/** Gives the role the permissions, from one JSON parameter. */
+function grantPermissions(ctx: Ctx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement {
   const ids = JSON.stringify(granted.map((p) => p.id));
-  return [
-    db.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId)),
-    db.insert(rolePermissions).select(sql`SELECT ${roleId}, value FROM json_each(${ids})`),
-  ];
+  return ctx.deps.db.insert(rolePermissions).select(sql`SELECT ${roleId}, value FROM json_each(${ids})`);
 }
 
 const created = resource.create({
@@ -205,41 +189,22 @@ const created = resource.create({
 });
 
 /** Creates a custom role with its permissions in one batch (the audit row lists them by name). */
-export async function createRole(ctx: Ctx, input: { name: string; permissions: (number | string)[] }) {
-  refuseBuiltinName(input.name);
-  const granted = await resolvePermissions(ctx, input.permissions);
+export async function createRole(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+  refuseBuiltinName(body.name);
+  const granted = await resolvePermissions(ctx, body.permissions);
   mayGrant(ctx, granted);
-  const { db, clock } = ctx.deps;
-  const at = clock.now().toISOString();
-  const id = insertedId(roles);
-  const results = await commit(
-    ctx,
-    [
-      db
-        .insert(roles)
-        .values(
-          withSearch(roles, { name: input.name, key: null, schoolId: schoolOf(ctx), createdAt: at, updatedAt: at }),
-        ),
-      ...setPermissions(ctx, id, granted).slice(1),
-      auditAction(
-        ctx,
-        resource.audit,
-        eq(roles.id, id),
-        "create",
-        sql`json_object('name', json_object('old', NULL, 'new', ${roles.name}), 'permissions', json_object('old', NULL, 'new', json(${namesJson(granted)})))`,
-      ),
-      resource.readOne(ctx, id),
-    ],
-    { conflict: resource.config.conflictMessage },
-  );
-  const [row] = results.at(-1) as unknown[];
+  const id = Roles.insertedId();
+  const changes = sql`json_object('name', json_object('old', NULL, 'new', ${roles.name}), 'permissions', json_object('old', NULL, 'new', json(${namesJson(granted)})))`;
+  const batch = new Batch(ctx)
+    .add(...Roles.insert(ctx, { name: body.name, key: null }, { changes }))
+    .add(grantPermissions(ctx, id, granted));
+  const read = batch.read(resource.readOne(ctx, id));
+  const [row] = (await batch.commit({ conflict: resource.config.conflictMessage })).get(read);
   if (!row) throw new Error("role: the created role was not read back");
-  return resource.toRecord(row, ctx);
+  return resource.toRecord(ctx, row);
 }
 
-export const createRoleOperation = handled(created.route, async (c) =>
-  c.json(await createRole(ctxOf(c), c.req.valid("json")), 201),
-);
+export const createRoleOperation = operation(created.route, createRole);
 
 /** Refuses writes to a built-in role (422); another school's role or an unknown one is a 404. */
 async function customRole(ctx: Ctx, id: number) {
@@ -258,20 +223,18 @@ const updated = resource.update({
   errors: [403, 422],
 });
 
-export async function updateRole(ctx: Ctx, id: number, input: { name?: string; permissions?: (number | string)[] }) {
+export async function updateRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
+  const { id } = params;
   const before = await customRole(ctx, id);
   // Managing a role needs what it grants now (no stripping a role one could not have made).
   mayGrant(ctx, before.permissions);
-  if (input.name !== undefined) refuseBuiltinName(input.name);
-  const granted = input.permissions ? await resolvePermissions(ctx, input.permissions) : undefined;
+  if (body.name !== undefined) refuseBuiltinName(body.name);
+  const granted = body.permissions ? await resolvePermissions(ctx, body.permissions) : undefined;
   if (granted) mayGrant(ctx, granted);
-  const { db, clock } = ctx.deps;
-  const at = clock.now().toISOString();
-  const where = and(eq(roles.id, id), eq(roles.schoolId, schoolOf(ctx)));
   const changes: SQL[] = [];
-  if (input.name !== undefined) {
+  if (body.name !== undefined) {
     changes.push(
-      sql`'name', CASE WHEN ${roles.name} IS NOT ${input.name} THEN json_object('old', ${roles.name}, 'new', ${input.name}) END`,
+      sql`'name', CASE WHEN ${roles.name} IS NOT ${body.name} THEN json_object('old', ${roles.name}, 'new', ${body.name}) END`,
     );
   }
   if (granted) {
@@ -279,27 +242,16 @@ export async function updateRole(ctx: Ctx, id: number, input: { name?: string; p
       sql`'permissions', json_object('old', json(${namesJson(before.permissions)}), 'new', json(${namesJson(granted)}))`,
     );
   }
-  await resource.commit(ctx, id, [
-    auditAction(
-      ctx,
-      resource.audit,
-      where,
-      "update",
-      sql`json_patch('{}', json_object(${sql.join(changes, sql`, `)}))`,
-    ),
-    db
-      .update(roles)
-      .set(withSearch(roles, { ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: at }))
-      .where(where),
-    guard(db),
+  const batch = new Batch(ctx).add(
+    ...Roles.updateOne(ctx, id, body.name !== undefined ? { name: body.name } : {}, {
+      changes: sql`json_patch('{}', json_object(${sql.join(changes, sql`, `)}))`,
+    }),
     ...(granted ? setPermissions(ctx, id, granted) : []),
-  ]);
+  );
+  await resource.commit(ctx, id, batch);
 }
 
-export const updateRoleOperation = handled(updated.route, async (c) => {
-  await updateRole(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-  return c.body(null, 204);
-});
+export const updateRoleOperation = operation(updated.route, updateRole);
 
 const deleted = resource.delete({
   access: access.write,
@@ -312,9 +264,11 @@ const deleted = resource.delete({
  * Deletes a custom role no one holds. The "no one holds it" check is part of the DELETE's
  * condition, so a membership given meanwhile makes it a 409 rather than a silent cascade.
  */
-export async function deleteRole(ctx: Ctx, id: number) {
+export async function deleteRole(ctx: Ctx, { params }: InputOf<typeof deleted.route>): Promise<undefined> {
+  const { id } = params;
   const before = await customRole(ctx, id);
   mayGrant(ctx, before.permissions);
+  // Written out: inside the DELETE, "role"."id" is the row being deleted.
   const held = sql`NOT EXISTS (SELECT 1 FROM role_user ru WHERE ru.role_id = "role"."id")`;
   try {
     await resource.change(ctx, id, {
@@ -323,33 +277,27 @@ export async function deleteRole(ctx: Ctx, id: number) {
       rules: [{ when: held, message: "held" }],
     });
   } catch (err) {
-    if (!(err instanceof Error) || !("status" in err) || err.status !== 422) throw err;
-    const [n] = await ctx.deps.db
-      .select({ n: sql<number>`count(*)` })
-      .from(roleUsers)
-      .where(and(eq(roleUsers.schoolId, schoolOf(ctx)), eq(roleUsers.roleId, id)));
+    if (!(err instanceof ApiError) || err.status !== 422) throw err;
+    const n = await RoleUsers.select(ctx, { id: roleUsers.id }).where(eq(roleUsers.roleId, id)).count().first();
     throw conflict(`Role ${id} is still held by ${n?.n ?? 0} user(s); take it from them first`);
   }
 }
 
-export const deleteRoleOperation = handled(deleted.route, async (c) => {
-  await deleteRole(ctxOf(c), c.req.valid("param").id);
-  return c.body(null, 204);
-});
+export const deleteRoleOperation = operation(deleted.route, deleteRole);
 
 export const exportRoles = resource.export({
   access: access.read,
   list: listRoles,
-  filename: (ctx) => `roles-school-${schoolOf(ctx)}.xlsx`,
+  filename: (ctx) => `roles-school-${ctx.schoolId}.xlsx`,
   sheet: "Roles",
   columns: ["Id", "Name", "Built-in", "Permissions", "Users"],
   extra: {
     // How many users hold each role in this school.
     fields: (ctx) => ({
-      users: sql<number>`(SELECT count(*) FROM role_user ru WHERE ru.school_id = ${schoolOf(ctx)} AND ru.role_id = "role"."id")`,
+      users: sql<number>`${RoleUsers.pick(ctx, sql`count(*)`, eq(roleUsers.roleId, roles.id))}`,
     }),
   },
-  cells: (r) => [
+  cells: (_ctx, r) => [
     r.id,
     r.name,
     r.key !== null ? "Yes" : "No",

@@ -8,17 +8,17 @@
  * part of the DELETE's or UPDATE's condition, so two admins removed at once leave one.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, exists, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { roles, roleUsers, schools, users } from "../../db/schema/core";
-import { schoolUsers } from "../../db/schema/user";
-import { commit, inList, insertedId, type Statement } from "../../db/write";
-import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
+import { eq, isNull, ne, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Roles, RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
+import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { inList } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
-import { defineResource, RecordBase, type Rule } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
-import { copyOf, copyTable, giveRole, identity, takenRoleAudits } from "../user/api";
+import { defineResource, RecordBase, type Rule } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
+import { giveRole, identity, takenRoleAudits } from "../user/api";
 import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 
@@ -31,18 +31,18 @@ const Record = RecordBase.extend({
   lastName: z.string(),
 }).openapi({ description: "A role held by a user in the current school; `id` is the membership's" });
 
-const namedCopy = copyTable("role_user_copy");
-const named = identity(users, namedCopy);
+// The person's name as this school knows them (src/modules/user/identity.ts): its copy, if any.
+const namedCopy = SchoolPeople.alias("role_user_copy");
+const named = identity(users, namedCopy.table);
 
 export const roleUserResource = defineResource({
   name: "roleUser",
   plural: "roleUsers",
   label: "Role membership",
-  entity: "role-user",
   path: "/api/v1/role-user",
   tag: "People",
   scope: "school",
-  table: roleUsers,
+  data: RoleUsers,
   record: Record,
   view: {
     fields: {
@@ -53,17 +53,16 @@ export const roleUserResource = defineResource({
       roleId: roleUsers.roleId,
       roleName: roles.name,
       roleKey: roles.key,
-      // The person's name as this school knows them (src/modules/user/identity.ts).
       firstName: named.firstName,
       lastName: named.lastName,
     },
     join: (q) =>
       q
-        .innerJoin(roles, eq(roles.id, roleUsers.roleId))
-        .innerJoin(users, eq(users.id, roleUsers.userId))
-        .leftJoin(namedCopy, copyOf(namedCopy, roleUsers.userId, roleUsers.schoolId)),
+        .join(Roles, eq(roles.id, roleUsers.roleId))
+        .join(Users, eq(users.id, roleUsers.userId))
+        .join(namedCopy, eq(namedCopy.table.userId, roleUsers.userId), "left"),
   },
-  toRecord: (row) => ({ ...row }),
+  toRecord: (_ctx, row) => ({ ...row }),
   conflictMessage: "The user already holds this role in this school",
 });
 
@@ -74,12 +73,20 @@ const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 export const listRoleUsers = resource.list({
   access: access.read,
   filters: {
-    userId: { schema: idFilter("The user's memberships"), where: (v: number) => eq(roleUsers.userId, v), example: "3" },
-    roleId: { schema: idFilter("Who holds the role"), where: (v: number) => eq(roleUsers.roleId, v), example: "4" },
+    userId: {
+      schema: idFilter("The user's memberships"),
+      where: (_ctx, v: number) => eq(roleUsers.userId, v),
+      example: "3",
+    },
+    roleId: {
+      schema: idFilter("Who holds the role"),
+      where: (_ctx, v: number) => eq(roleUsers.roleId, v),
+      example: "4",
+    },
   },
   // By role, then oldest first: the order of role_user_school_idx (school, role) and of
   // role_user_uq (user, school, role), with the rowid last: no sort step for any filter.
-  defaultOrder: [asc(roleUsers.roleId), asc(roleUsers.id)],
+  defaultOrder: [{ by: roleUsers.roleId }, { by: roleUsers.id }],
   summary: "List the role memberships of the current school (paginated)",
 });
 
@@ -87,36 +94,30 @@ export const getRoleUser = resource.get({ access: access.read });
 
 /** The user is one of the school's people (a school_user row not deleted), else 404. */
 export async function member(ctx: Ctx, userId: number) {
-  const [row] = await ctx.deps.db
-    .select({ id: schoolUsers.id })
-    .from(schoolUsers)
-    .where(and(tenant(ctx, schoolUsers), eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt)))
-    .limit(1);
+  const row = await SchoolUsers.select(ctx, { id: schoolUsers.id })
+    .where(eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt))
+    .first();
   if (!row) throw notFound("User", userId);
 }
 
 /** The roles the school may give (built-in or its own) among `ids`; a missing one is a 404. */
 export async function givable(ctx: Ctx, ids: readonly number[]) {
-  const found = await ctx.deps.db
-    .select({ id: roles.id })
-    .from(roles)
-    .where(and(inList(roles.id, ids), or(isNull(roles.schoolId), eq(roles.schoolId, schoolOf(ctx)))));
+  const found = await Roles.select(ctx, { id: roles.id }).where(inList(roles.id, ids)).all();
   const missing = ids.find((id) => !found.some((r) => r.id === id));
   if (missing !== undefined) throw notFound("Role", missing);
 }
 
-const others = alias(roleUsers, "other_admin");
+const others = RoleUsers.alias("other_admin");
 
 /** The row is not the school's last school-admin membership (for the WHERE of a DELETE or UPDATE). */
 export function notLastAdmin(ctx: Ctx): Rule {
-  const another = exists(
-    ctx.deps.db
-      .select({ id: others.id })
-      .from(others)
-      .where(and(tenant(ctx, others), eq(others.roleId, SCHOOL_ADMIN_ROLE), sql`${others.id} <> ${roleUsers.id}`)),
+  const another = others.exists(
+    ctx,
+    eq(others.table.roleId, SCHOOL_ADMIN_ROLE),
+    sql`${others.table.id} <> ${roleUsers.id}`,
   );
   return {
-    when: or(ne(roleUsers.roleId, SCHOOL_ADMIN_ROLE), another) as SQL,
+    when: sql`(${ne(roleUsers.roleId, SCHOOL_ADMIN_ROLE)} or ${another})`,
     message: "This is the school's last school admin; give the role to someone else first",
   };
 }
@@ -131,22 +132,17 @@ const created = resource.create({
   errors: [403],
 });
 
-export async function assignRole(ctx: Ctx, input: { userId: number; roleId: number }) {
-  await Promise.all([member(ctx, input.userId), givable(ctx, [input.roleId])]);
-  await mayAssign(ctx, [input.roleId]);
-  const results = await commit(
-    ctx,
-    [...resource.writes.insert(ctx, input), resource.readOne(ctx, insertedId(roleUsers))],
-    { conflict: resource.config.conflictMessage },
-  );
-  const [row] = results.at(-1) as unknown[];
+export async function assignRole(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+  await Promise.all([member(ctx, body.userId), givable(ctx, [body.roleId])]);
+  await mayAssign(ctx, [body.roleId]);
+  const batch = new Batch(ctx).add(...resource.writes.insert(ctx, body));
+  const read = batch.read(resource.readOne(ctx, RoleUsers.insertedId()));
+  const [row] = (await batch.commit({ conflict: resource.config.conflictMessage })).get(read);
   if (!row) throw new Error("roleUser: the membership was not read back");
-  return resource.toRecord(row, ctx);
+  return resource.toRecord(ctx, row);
 }
 
-export const createRoleUser = handled(created.route, async (c) =>
-  c.json(await assignRole(ctxOf(c), c.req.valid("json")), 201),
-);
+export const createRoleUser = operation(created.route, assignRole);
 
 const updated = resource.update({
   access: access.write,
@@ -158,25 +154,23 @@ const updated = resource.update({
   errors: [403, 422],
 });
 
-export async function changeRole(ctx: Ctx, id: number, input: { roleId: number }) {
+export async function changeRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
+  const { id } = params;
   const before = await resource.find(ctx, id);
-  await givable(ctx, [input.roleId]);
-  await mayTake(ctx, [before.roleId, input.roleId], [before.userId], "change");
+  await givable(ctx, [body.roleId]);
+  await mayTake(ctx, [before.roleId, body.roleId], [before.userId], "change");
   const rule = notLastAdmin(ctx);
   await resource.change(ctx, id, {
     action: "update",
-    set: { roleId: input.roleId },
+    set: { roleId: body.roleId },
     // The old role's profile (and a parent's delegates and guardianships) goes with it.
-    before: takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, id))),
+    before: takenRoleAudits(ctx, RoleUsers.where(ctx, eq(roleUsers.id, id))),
     // Leaving the school-admin role is the same as removing it.
-    rules: input.roleId === SCHOOL_ADMIN_ROLE ? [] : [rule],
+    rules: body.roleId === SCHOOL_ADMIN_ROLE ? [] : [rule],
   });
 }
 
-export const updateRoleUser = handled(updated.route, async (c) => {
-  await changeRole(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-  return c.body(null, 204);
-});
+export const updateRoleUser = operation(updated.route, changeRole);
 
 const deleted = resource.delete({
   access: access.write,
@@ -185,53 +179,48 @@ const deleted = resource.delete({
 });
 
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
-export async function removeMembership(ctx: Ctx, id: number) {
+export async function removeMembership(ctx: Ctx, id: number): Promise<undefined> {
   const before = await resource.find(ctx, id);
   await mayTake(ctx, [before.roleId], [before.userId], "remove");
   await resource.change(ctx, id, {
     action: "delete",
     remove: true,
     rules: [notLastAdmin(ctx)],
-    before: takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, id))),
+    before: takenRoleAudits(ctx, RoleUsers.where(ctx, eq(roleUsers.id, id))),
   });
 }
 
-export const deleteRoleUser = handled(deleted.route, async (c) => {
-  await removeMembership(ctxOf(c), c.req.valid("param").id);
-  return c.body(null, 204);
-});
+export const deleteRoleUser = operation(deleted.route, (ctx, { params }) => removeMembership(ctx, params.id));
 
 const RemoveQuery = z.strictObject({
   userId: recordId().openapi({ type: "integer", example: 3 }),
   roleId: recordId().openapi({ type: "integer", example: 4 }),
 });
 
-export const removeRoleFromUser = handled(
-  defineRoute({
-    method: "delete",
-    path: "/api/v1/role-user/remove",
-    tag: "People",
-    operationId: "removeRoleFromUser",
-    summary: "Take a role from a user, named by user and role (404 if they do not hold it)",
-    access: access.write,
-    audit: "role-user",
-    errors: [403, 422],
-    request: { query: RemoveQuery },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const { userId, roleId } = c.req.valid("query");
-    const [row] = await ctx.deps.db
-      .select({ id: roleUsers.id })
-      .from(roleUsers)
-      .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers), eq(roleUsers.roleId, roleId)))
-      .limit(1);
-    if (!row) throw new ApiError(404, `User ${userId} does not hold role ${roleId} in this school`);
-    await removeMembership(ctx, row.id);
-    return c.body(null, 204);
-  },
-);
+const removeRoleFromUserRoute = defineRoute({
+  method: "delete",
+  path: "/api/v1/role-user/remove",
+  tag: "People",
+  operationId: "removeRoleFromUser",
+  summary: "Take a role from a user, named by user and role (404 if they do not hold it)",
+  access: access.write,
+  audit: "role-user",
+  errors: [403, 422],
+  request: { query: RemoveQuery },
+  responses: { 204: noContent },
+});
+
+/** Takes the role `roleId` from the user `userId` (404 if they do not hold it here). */
+export async function removeRole(ctx: Ctx, { query }: InputOf<typeof removeRoleFromUserRoute>): Promise<undefined> {
+  const { userId, roleId } = query;
+  const row = await RoleUsers.select(ctx, { id: roleUsers.id })
+    .where(eq(roleUsers.userId, userId), eq(roleUsers.roleId, roleId))
+    .first();
+  if (!row) throw new ApiError(404, `User ${userId} does not hold role ${roleId} in this school`);
+  await removeMembership(ctx, row.id);
+}
+
+export const removeRoleFromUser = operation(removeRoleFromUserRoute, removeRole);
 
 const AssignMultipleBody = z.strictObject({
   userId: Id.openapi({ example: 3 }),
@@ -250,51 +239,43 @@ const Assigned = z
   })
   .openapi("RolesAssigned");
 
+const assignMultipleRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/role-user/assign-multiple",
+  tag: "People",
+  operationId: "assignMultipleRolesToUser",
+  summary: "Give a user several roles at once (roles already held are kept; the answer says which were new)",
+  access: access.write,
+  audit: "role-user",
+  errors: [403],
+  request: { body: jsonBody(AssignMultipleBody, "RoleUserAssignMultiple") },
+  responses: { 200: json(Assigned, "Which roles were added and which the user already held") },
+});
+
 /**
  * Gives a user several roles in one batch (`INSERT OR IGNORE` each, via giveRole: audit rows only
  * for the new ones). After each insert and its audit row, `changes()` is the audit row's count,
  * which is 1 exactly when the membership was new: the batch itself says which were added.
  */
-export async function assignRoles(ctx: Ctx, userId: number, roleIds: readonly number[]) {
-  const ids = [...new Set(roleIds)];
+export async function assignRoles(ctx: Ctx, { body }: InputOf<typeof assignMultipleRoute>) {
+  const { userId } = body;
+  const ids = [...new Set(body.roleIds)];
   await Promise.all([member(ctx, userId), givable(ctx, ids)]);
   await mayAssign(ctx, ids);
-  const { db } = ctx.deps;
-  const statements: Statement[] = [];
-  for (const roleId of ids) {
-    statements.push(
-      ...giveRole(ctx, userId, roleId),
-      db
-        .select({ added: sql<number>`changes()`.as("added") })
-        .from(schools)
-        .where(eq(schools.id, schoolOf(ctx))),
-    );
-  }
-  const results = await commit(ctx, statements as [Statement, ...Statement[]]);
+  const batch = new Batch(ctx);
+  const written = ids.map((roleId) => {
+    batch.add(...giveRole(ctx, userId, roleId));
+    return batch.read(Schools.select(ctx, { added: sql<number>`changes()` }).where(eq(schools.id, schoolOf(ctx))));
+  });
+  const results = await batch.commit();
   const added: number[] = [];
   const kept: number[] = [];
   ids.forEach((roleId, i) => {
-    const [row] = results[i * 3 + 2] as { added: number }[];
+    const slot = written[i];
+    const [row] = slot ? results.get(slot) : [];
     (row?.added === 1 ? added : kept).push(roleId);
   });
   return { userId, added, kept };
 }
 
-export const assignMultipleRoles = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/role-user/assign-multiple",
-    tag: "People",
-    operationId: "assignMultipleRolesToUser",
-    summary: "Give a user several roles at once (roles already held are kept; the answer says which were new)",
-    access: access.write,
-    audit: "role-user",
-    errors: [403],
-    request: { body: jsonBody(AssignMultipleBody, "RoleUserAssignMultiple") },
-    responses: { 200: json(Assigned, "Which roles were added and which the user already held") },
-  }),
-  async (c) => {
-    const { userId, roleIds } = c.req.valid("json");
-    return c.json(await assignRoles(ctxOf(c), userId, roleIds), 200);
-  },
-);
+export const assignMultipleRoles = operation(assignMultipleRoute, assignRoles);

@@ -6,15 +6,15 @@
  * here (403). One audit row on the user records the old and new role ids.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
-import { auditAction } from "../../db/audit";
-import { roles, roleUsers, users } from "../../db/schema/core";
-import { commit, GuardFailed, inList, type Statement } from "../../db/write";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { eq, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
+import { GuardFailed, inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
-import { IdParams } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody } from "../../lib/route";
-import { giveRole, takenRoleAudits, userAudit } from "../user/api";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { giveRole, takenRoleAudits } from "../user/api";
 import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
 import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
@@ -36,72 +36,67 @@ const Result = z
   })
   .openapi("UserRoles");
 
-export async function setUserRoles(ctx: Ctx, userId: number, roleIds: readonly number[]) {
-  const wanted = [...new Set(roleIds)];
+const route = defineRoute({
+  method: "post",
+  path: "/api/v1/user/{id}/roles",
+  tag: "People",
+  operationId: "assignUserRoles",
+  summary: "Set a user's roles in the current school (exactly these: unlisted roles are taken)",
+  description:
+    "The user must be one of the school's people (404); every role built in or the school's own (404). The caller " +
+    "must hold every permission of each role given or taken (403; the super-admin role never). Taking the school's " +
+    "last school admin is a 422. Members get the change at their next token refresh.",
+  access: access.write,
+  audit: "user",
+  errors: [403, 409, 422],
+  request: { params: IdParams, body: jsonBody(Body, "UserRolesSet") },
+  responses: { 200: json(Result, "The user's roles in this school now, and what changed") },
+});
+
+export async function setUserRoles(ctx: Ctx, { params, body }: InputOf<typeof route>) {
+  const userId = params.id;
+  const wanted = [...new Set(body.roleIds)];
   await Promise.all([member(ctx, userId), givable(ctx, wanted)]);
-  const { db } = ctx.deps;
-  const held = await db
-    .select({ id: roleUsers.id, roleId: roleUsers.roleId })
-    .from(roleUsers)
-    .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers)));
+  const held = await RoleUsers.select(ctx, { id: roleUsers.id, roleId: roleUsers.roleId })
+    .where(eq(roleUsers.userId, userId))
+    .all();
   const added = wanted.filter((r) => !held.some((h) => h.roleId === r));
   const removed = held.filter((h) => !wanted.includes(h.roleId));
   await mayTake(ctx, [...added, ...removed.map((r) => r.roleId)], removed.length ? [userId] : [], "assign or remove");
 
   const ids = (list: readonly number[]) => JSON.stringify([...list].sort((a, b) => a - b));
-  const statements: Statement[] = [
-    auditAction(
+  const batch = new Batch(ctx).add(
+    Users.auditAction(
       ctx,
-      userAudit,
       eq(users.id, userId),
       "roles",
       sql`json_object('roleIds', json_object('old', json(${ids(held.map((h) => h.roleId))}), 'new', json(${ids(wanted)})))`,
     ),
-  ];
+  );
   const rule = notLastAdmin(ctx);
   for (const r of removed) {
-    statements.push(
-      ...takenRoleAudits(ctx, and(tenant(ctx, roleUsers), eq(roleUsers.id, r.id))),
+    batch.add(
+      ...takenRoleAudits(ctx, RoleUsers.where(ctx, eq(roleUsers.id, r.id))),
       ...roleUserResource.writes.delete(ctx, r.id, null, r.roleId === SCHOOL_ADMIN_ROLE ? rule.when : undefined),
     );
   }
-  for (const roleId of added) statements.push(...giveRole(ctx, userId, roleId));
-  statements.push(
-    db
-      .select({ id: roles.id, name: roles.name, key: roles.key })
-      .from(roleUsers)
-      .innerJoin(roles, eq(roles.id, roleUsers.roleId))
-      .where(and(eq(roleUsers.userId, userId), tenant(ctx, roleUsers), inList(roleUsers.roleId, wanted))),
+  for (const roleId of added) batch.add(...giveRole(ctx, userId, roleId));
+  const now = batch.read(
+    RoleUsers.select(ctx, { id: roles.id, name: roles.name, key: roles.key })
+      .join(Roles, eq(roles.id, roleUsers.roleId))
+      .where(eq(roleUsers.userId, userId), inList(roleUsers.roleId, wanted)),
   );
-  let results: unknown[];
+  let current: { id: number; name: string; key: string | null }[];
   try {
-    results = await commit(ctx, statements as [Statement, ...Statement[]]);
+    current = (await batch.commit()).get(now);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     // A removal matched nothing: the last admin, or a membership gone meanwhile.
     if (removed.some((r) => r.roleId === SCHOOL_ADMIN_ROLE)) throw unprocessable(rule.message);
     throw err;
   }
-  const current = (results.at(-1) as { id: number; name: string; key: string | null }[]).sort((a, b) => a.id - b.id);
+  current.sort((a, b) => a.id - b.id);
   return { userId, roles: current, added, removed: removed.map((r) => r.roleId) };
 }
 
-export const assignUserRoles = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/user/{id}/roles",
-    tag: "People",
-    operationId: "assignUserRoles",
-    summary: "Set a user's roles in the current school (exactly these: unlisted roles are taken)",
-    description:
-      "The user must be one of the school's people (404); every role built in or the school's own (404). The caller " +
-      "must hold every permission of each role given or taken (403; the super-admin role never). Taking the school's " +
-      "last school admin is a 422. Members get the change at their next token refresh.",
-    access: access.write,
-    audit: "user",
-    errors: [403, 409, 422],
-    request: { params: IdParams, body: jsonBody(Body, "UserRolesSet") },
-    responses: { 200: json(Result, "The user's roles in this school now, and what changed") },
-  }),
-  async (c) => c.json(await setUserRoles(ctxOf(c), c.req.valid("param").id, c.req.valid("json").roleIds), 200),
-);
+export const assignUserRoles = operation(route, setUserRoles);
