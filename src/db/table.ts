@@ -18,7 +18,7 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, Column, eq, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
@@ -98,6 +98,17 @@ export class Data<T extends RecordTable> implements Source {
     // Shared rows (no school) count as school 0 for reads: an index on ifnull(school_id, 0) serves it.
     if (this.tenancy === "shared" && how === "read") return inList(sql`ifnull(${column}, 0)`, [0, school]);
     return eq(column, school);
+  }
+
+  /**
+   * The rows of another school than the current one: of the school a correlated column names
+   * (`schools.id` of an outer query), or of each school a subquery lists. For platform code about
+   * schools themselves (a school's own address, the rows of schools being deleted).
+   */
+  ofSchool(school: SQLiteColumn | SQLWrapper): SQL {
+    const column = this.schoolColumn;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return is(school, Column) ? eq(column, school) : inList(column, school);
   }
 
   /** The scope and the given conditions, ANDed. */

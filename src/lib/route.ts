@@ -230,8 +230,18 @@ export type OutputOf<R> = R extends { responses: infer Rs }
         : undefined
   : never;
 
-/** A service verb serving route `R`: the one shape `verb(ctx, input)`. */
-export type Verb<R> = (ctx: Ctx, input: InputOf<R>) => Promise<OutputOf<R> | undefined> | OutputOf<R> | undefined;
+/**
+ * A service verb serving route `R`: the one shape `verb(ctx, input)`. A verb of a 204 route
+ * answers nothing (`Promise<void>`).
+ */
+export type Verb<R> = (
+  ctx: Ctx,
+  input: InputOf<R>,
+) =>
+  | Promise<OutputOf<R> | undefined>
+  | OutputOf<R>
+  | undefined
+  | (OutputOf<R> extends undefined ? Promise<void> : never);
 
 /** A route and its handler: what a module registers (the app mounts each with `openapi`). */
 export interface Operation {
