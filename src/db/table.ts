@@ -101,14 +101,27 @@ export class Data<T extends RecordTable> implements Source {
   }
 
   /**
-   * The rows of another school than the current one: of the school a correlated column names
-   * (`schools.id` of an outer query), or of each school a subquery lists. For platform code about
-   * schools themselves (a school's own address, the rows of schools being deleted).
+   * The rows of another school than the current one: of school `school`, of the school a
+   * correlated column names (`schools.id` of an outer query), or of each school a subquery lists.
+   * For platform code about schools themselves (a school's own address, the rows of schools being
+   * deleted, a school the super-admin looks up).
    */
-  ofSchool(school: SQLiteColumn | SQLWrapper): SQL {
+  ofSchool(school: number | SQLiteColumn | SQLWrapper): SQL {
     const column = this.schoolColumn;
     if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
-    return is(school, Column) ? eq(column, school) : inList(column, school);
+    if (typeof school === "number" || is(school, Column)) return eq(column, school);
+    return inList(column, school);
+  }
+
+  /**
+   * A read of this table's rows in every school, `fields` given the school column: for the few
+   * platform reads about one user across the schools they belong to (what an access token
+   * carries). Never for a school's own work, which `select` scopes.
+   */
+  everySchool<F extends Fields>(ctx: Ctx, fields: (school: NonNullable<T["schoolId"]>) => F): Query<RowOf<F>> {
+    const column = this.table.schoolId;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return query(ctx, { table: this.table, scope: () => undefined }, fields(column));
   }
 
   /** The scope and the given conditions, ANDed. */
