@@ -40,6 +40,10 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
   /** Maps the body to column values. Default: the body. */
   values?: (ctx: Ctx, input: { id: number; body: z.output<U> }) => SetValues<T> | Promise<SetValues<T>>;
   also?: (ctx: Ctx, input: Written<z.output<U>>) => Statement[];
+  /** The states the record may be in to be updated (else 409), as for an action. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** The 409's detail for the state the record is in. */
+  conflict?: (input: { id: number }) => (state: string) => string;
 }
 
 export interface DeleteSpec extends Meta {
@@ -47,6 +51,10 @@ export interface DeleteSpec extends Meta {
   /** Refuses a delete before it happens (throw an ApiError). */
   check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
   also?: (ctx: Ctx, input: Written<undefined>) => Statement[];
+  /** The states the record may be in to be deleted (else 409), as for an action. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** The 409's detail for the state the record is in. */
+  conflict?: (input: { id: number }) => (state: string) => string;
 }
 
 type BodyOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
@@ -151,6 +159,11 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
+      if (spec.from) {
+        const also = spec.also?.(ctx, { id, body: input.body });
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
+        return core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
+      }
       const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
       batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
       await core.guarded(ctx, id, batch, { parentId });
@@ -174,6 +187,11 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
+      if (spec.from) {
+        const also = spec.also?.(ctx, { id, body: undefined });
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
+        return core.change(ctx, id, { action: "delete", remove: true, ...guards, also, parentId });
+      }
       const batch = core.batch(ctx).add(...core.writes.delete(ctx, id, parentId));
       batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
       // A restrict foreign key may still point here.
