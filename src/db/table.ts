@@ -78,7 +78,7 @@ export class Data<T extends RecordTable> implements Source {
 
   constructor(
     readonly table: T,
-    private readonly spec: DataSpec<T>,
+    spec: DataSpec<T>,
   ) {
     this.entity = spec.entity;
     this.schoolColumn = table.schoolId;
@@ -234,12 +234,12 @@ export class Data<T extends RecordTable> implements Source {
   alias(name: string): Data<T> {
     // drizzle types an alias as its own table type; it has this table's columns, under `name`.
     const renamed = alias(this.table, name) as unknown as T;
-    return new Data(renamed, this.spec);
+    return new Data(renamed, { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret });
   }
 
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
   as(entity: string): Data<T> {
-    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.spec.secret });
+    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
   }
 }
 
