@@ -124,6 +124,16 @@ export class Data<T extends RecordTable> implements Source {
     return query(ctx, { table: this.table, scope: () => undefined }, fields(column));
   }
 
+  /**
+   * The current school as the `school_id` column of a set-based `INSERT ... SELECT` (what `insert`
+   * writes itself for one row), under the column's name.
+   */
+  insertedSchool(ctx: Ctx): SQL.Aliased<number> {
+    const column = this.schoolColumn;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return sql<number>`${schoolOf(ctx)}`.as(column.name);
+  }
+
   /** The scope and the given conditions, ANDed. */
   where(ctx: Ctx, ...conditions: (SQL | undefined)[]): SQL | undefined {
     return and(this.scope(ctx, "write"), ...conditions);

@@ -129,7 +129,7 @@ export function initializeStatements(ctx: Ctx) {
           id: sql<number>`NULL`.as("id"),
           createdAt: sql<string>`${now}`.as("created_at"),
           updatedAt: sql<string>`${now}`.as("updated_at"),
-          schoolId: sql<number>`${schoolId}`.as("school_id"),
+          schoolId: SchoolModules.insertedSchool(ctx),
           moduleId: m.id,
           enabled: sql<number>`1`.as("enabled"),
           updatedBy: sql<number | null>`NULL`.as("updated_by"),
