@@ -18,13 +18,13 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, Column, eq, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
-import { guard, insertedId, type Statement } from "./write";
+import { guard, inList, insertedId, type Statement } from "./write";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */
 export type RecordTable = SQLiteTable & {
@@ -83,7 +83,7 @@ export class Data<T extends RecordTable> implements Source {
 
   constructor(
     readonly table: T,
-    private readonly spec: DataSpec<T>,
+    spec: DataSpec<T>,
     /** The FROM item of an alias: `"family" "f"` (drizzle names an alias by its new name only). */
     private readonly fromItem?: SQL,
   ) {
@@ -106,6 +106,40 @@ export class Data<T extends RecordTable> implements Source {
     // Two values written out, not a JSON list: the planner then seeks both in the index, with no json_each scan.
     if (this.tenancy === "shared" && how === "read") return sql`ifnull(${column}, 0) IN (0, ${school})`;
     return eq(column, school);
+  }
+
+  /**
+   * The rows of another school than the current one: of school `school`, of the school a
+   * correlated column names (`schools.id` of an outer query), or of each school a subquery lists.
+   * For platform code about schools themselves (a school's own address, the rows of schools being
+   * deleted, a school the super-admin looks up).
+   */
+  ofSchool(school: number | SQLiteColumn | SQLWrapper): SQL {
+    const column = this.schoolColumn;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    if (typeof school === "number" || is(school, Column)) return eq(column, school);
+    return inList(column, school);
+  }
+
+  /**
+   * A read of this table's rows in every school, `fields` given the school column: for the few
+   * platform reads about one user across the schools they belong to (what an access token
+   * carries). Never for a school's own work, which `select` scopes.
+   */
+  everySchool<F extends Fields>(ctx: Ctx, fields: (school: NonNullable<T["schoolId"]>) => F): Query<RowOf<F>> {
+    const column = this.table.schoolId;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return query(ctx, { table: this.table, scope: () => undefined }, fields(column));
+  }
+
+  /**
+   * The current school as the `school_id` column of a set-based `INSERT ... SELECT` (what `insert`
+   * writes itself for one row), under the column's name.
+   */
+  insertedSchool(ctx: Ctx): SQL.Aliased<number> {
+    const column = this.schoolColumn;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return sql<number>`${schoolOf(ctx)}`.as(column.name);
   }
 
   /** The scope and the given conditions, ANDed. */
@@ -232,7 +266,11 @@ export class Data<T extends RecordTable> implements Source {
   alias(name: string): Data<T> {
     // drizzle types an alias as its own table type; it has this table's columns, under `name`.
     const renamed = alias(this.table, name) as unknown as T;
-    return new Data(renamed, this.spec, sql`${sql.identifier(getTableName(this.table))} ${sql.identifier(name)}`);
+    return new Data(
+      renamed,
+      { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret },
+      sql`${sql.identifier(getTableName(this.table))} ${sql.identifier(name)}`,
+    );
   }
 
   /** The table as a FROM item of hand-written SQL (an alias with its table's name: `"family" "f"`). */
@@ -248,7 +286,7 @@ export class Data<T extends RecordTable> implements Source {
 
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
   as(entity: string): Data<T> {
-    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.spec.secret });
+    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
   }
 }
 

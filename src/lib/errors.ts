@@ -6,7 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config";
 import { unavailable } from "../db/transient";
 import { errorFields, log } from "./log";
@@ -32,11 +31,12 @@ export type ProblemType = `/problems/${(typeof PROBLEMS)[ProblemStatus]["type"]}
 /** Problem type URIs are relative references, documented in docs/errors.md. */
 export const problemType = (status: ProblemStatus): ProblemType => `/problems/${PROBLEMS[status].type}`;
 
+/** Whether a status is one the API answers problems with. */
+export const isProblemStatus = (status: number): status is ProblemStatus => Object.hasOwn(PROBLEMS, status);
+
 /** Every problem type the API answers with: the enum of `Problem.type`. */
-export const PROBLEM_TYPES = (Object.keys(PROBLEMS).map(Number) as ProblemStatus[]).map(problemType) as [
-  ProblemType,
-  ...ProblemType[],
-];
+const [firstType, ...otherTypes] = Object.keys(PROBLEMS).map(Number).filter(isProblemStatus).map(problemType);
+export const PROBLEM_TYPES: [ProblemType, ...ProblemType[]] = [firstType ?? problemType(400), ...otherTypes];
 
 export type FieldError = { path: string; message: string };
 
@@ -204,6 +204,12 @@ export function validationError(error: z.ZodError, where: string): ApiError {
 }
 
 /** Renders any thrown value as problem+json. Unknown errors become a 500 that reveals nothing. */
+/** The request's id, when the access log gave it one (a bare context has none). */
+function requestIdOf(c: Context): string | undefined {
+  const id: unknown = c.get("requestId");
+  return typeof id === "string" ? id : undefined;
+}
+
 export function problemResponse(c: Context, err: unknown): Response {
   let status: ProblemStatus = 500;
   let detail = "An unexpected error occurred. Quote the request id when reporting it.";
@@ -216,8 +222,8 @@ export function problemResponse(c: Context, err: unknown): Response {
     errors = err.options.errors;
     headers = err.options.headers ?? {};
     title = err.options.title;
-  } else if (err instanceof HTTPException && Object.hasOwn(PROBLEMS, err.status) && err.status < 500) {
-    status = err.status as ProblemStatus;
+  } else if (err instanceof HTTPException && isProblemStatus(err.status) && err.status < 500) {
+    status = err.status;
     detail = err.message || PROBLEMS[status].title;
   } else if (down) {
     // A database hiccup the data layer could not wait out (src/db/transient.ts): not a bug.
@@ -251,11 +257,11 @@ export function problemResponse(c: Context, err: unknown): Response {
     status,
     detail,
     instance: url.pathname + url.search,
-    requestId: c.get("requestId") as string | undefined,
+    requestId: requestIdOf(c),
     ...(errors ? { errors } : {}),
   };
   return new Response(JSON.stringify(body), {
-    status: status as ContentfulStatusCode,
+    status,
     headers: { "content-type": "application/problem+json", ...headers },
   });
 }

@@ -14,6 +14,8 @@ export interface RequestMetrics {
   /** Set by `authorize` wherever it runs. */
   userId?: number;
   schoolId?: number | null;
+  /** The client's address (`cf-connecting-ip`), for limits per address. */
+  clientAddress?: string;
 }
 
 const store = new AsyncLocalStorage<RequestMetrics>();

@@ -4,9 +4,9 @@
  * (the rows and the count go in a single `batch`).
  */
 import { z } from "@hono/zod-openapi";
-import { and, count, or, type SQL, sql } from "drizzle-orm";
+import { and, Column, is, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { integerString } from "./params";
 
@@ -95,30 +95,6 @@ export function envelope<T>(data: T[], total: number, { page, pageSize }: PageIn
 }
 
 /**
- * Reads one page of `table` matching `where`, with the total, in one round trip.
- * @example
- * const page = await paginate(db, permissions, { where, orderBy: [asc(permissions.name)], page: q, url: c.req.url });
- */
-export async function paginate<Row>(
-  db: Db,
-  table: SQLiteTable,
-  opts: { where?: SQL; orderBy: SQL[]; page: PageInput; url: string },
-): Promise<Page<Row>> {
-  const { page, pageSize } = opts.page;
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(table)
-      .where(opts.where)
-      .orderBy(...opts.orderBy)
-      .limit(pageSize)
-      .offset((page - 1) * pageSize),
-    db.select({ n: count() }).from(table).where(opts.where),
-  ]);
-  return envelope(rows as Row[], totals[0]?.n ?? 0, opts.page, opts.url);
-}
-
-/**
  * Reads a page, its total and (for nested lists) the parent's existence in one round trip.
  * Answers null when `check` finds no row (the parent is not in this school).
  */
@@ -131,7 +107,9 @@ export async function readPage<Row>(
   url: string,
 ): Promise<Page<Row> | null> {
   const [data, totals, found] = await db.batch(check ? [rows, total, check] : [rows, total]);
+  // The statements come untyped; the caller's `rows` reads Row and `total` a count `n`.
   if (check && (found as unknown[]).length === 0) return null;
+  // (as above: the caller's statements decide the rows' types)
   return envelope(data as Row[], (totals as { n: number }[])[0]?.n ?? 0, page, url);
 }
 
@@ -191,7 +169,7 @@ export const orderTerms = (order: readonly OrderKey[]): SQL[] =>
 export function keyFields(order: readonly OrderKey[]): Record<string, SQL.Aliased> {
   return Object.fromEntries(
     order.map((k, i) => {
-      const expr = "mapFromDriverValue" in k.by ? sql`${k.by}`.mapWith(k.by as SQLiteColumn) : sql`${k.by}`;
+      const expr = is(k.by, Column) ? sql`${k.by}`.mapWith(k.by) : sql`${k.by}`;
       return [`_key${i}`, expr.as(`_key${i}`)];
     }),
   );

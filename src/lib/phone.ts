@@ -24,7 +24,7 @@ export function normalizePhone(input: string): string | null {
   if (!international && raw.replace(/\D/g, "").length < 11) return null;
   const parsed = parsePhoneNumberFromString(international ? raw : `+${raw}`);
   if (!parsed) return null;
-  let national = parsed.nationalNumber as string;
+  let national: string = parsed.nationalNumber;
   if (parsed.countryCallingCode === "52" && national.length === 11 && national.startsWith("1")) {
     national = national.slice(1);
   }

@@ -169,6 +169,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     statuses.add(404); // an X-School-Id naming no school
   }
   const sorted = [...statuses].sort((a, b) => a - b);
+  // Typed as the config given (see the cast's note below), not as createRoute's wider RouteConfig.
   const created = createRoute({
     ...route,
     request,
@@ -230,8 +231,20 @@ export type OutputOf<R> = R extends { responses: infer Rs }
         : undefined
   : never;
 
-/** A service verb serving route `R`: the one shape `verb(ctx, input)`. */
-export type Verb<R> = (ctx: Ctx, input: InputOf<R>) => Promise<OutputOf<R> | undefined> | OutputOf<R> | undefined;
+/**
+ * A service verb serving route `R`: the one shape `verb(ctx, input)`. A verb of a 204 route
+ * answers nothing (`Promise<void>`). A `Response` is answered as it is: for the few answers a
+ * value cannot give (a header, another status the route declares).
+ */
+export type Verb<R> = (
+  ctx: Ctx,
+  input: InputOf<R>,
+) =>
+  | Promise<OutputOf<R> | Response | undefined>
+  | OutputOf<R>
+  | Response
+  | undefined
+  | (OutputOf<R> extends undefined ? Promise<void> : never);
 
 /** A route and its handler: what a module registers (the app mounts each with `openapi`). */
 export interface Operation {

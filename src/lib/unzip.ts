@@ -131,7 +131,7 @@ function crcTable(): Int32Array {
 /** Adds `data` to a running CRC-32 (started at -1, finished with `~crc >>> 0`). */
 function crc32(table: Int32Array, crc: number, data: Uint8Array): number {
   let c = crc;
-  for (let i = 0; i < data.length; i++) c = (table[(c ^ (data[i] as number)) & 255] as number) ^ (c >>> 8);
+  for (const byte of data) c = (table[(c ^ byte) & 255] ?? 0) ^ (c >>> 8);
   return c;
 }
 
@@ -198,7 +198,7 @@ export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooL
         inflater.push(data.subarray(at, end), end >= data.length);
       } catch (err) {
         // fflate's error code 0: the data ends before the deflate stream does; others: invalid data.
-        const code = (err as { code?: number }).code;
+        const code = err instanceof Error && "code" in err ? err.code : undefined;
         throw damaged(code === 0 ? `${name} is cut short` : `${name} is corrupt (it cannot be inflated)`);
       }
       yield* take(out.splice(0));

@@ -17,4 +17,4 @@ export const deviceTokens = sqliteTable(
   (t) => [uniqueIndex("device_token_uq").on(t.token), index("device_token_user_idx").on(t.userId)],
 );
 
-export const DeviceTokens = dataTable(deviceTokens, { entity: "device-token" });
+export const DeviceTokens = dataTable(deviceTokens, { entity: "device-token", secret: ["token"] });

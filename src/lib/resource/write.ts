@@ -43,7 +43,7 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
   also?: (ctx: Ctx, input: Written<z.output<U>>) => Statement[];
   /** Refuses an update before it happens (throw an ApiError): who may change this record. */
   check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
-  /** The states the record may be in to be updated (its status column and the allowed values), else 409. */
+  /** The states the record may be in to be updated (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
   conflict?: (input: { id: number }) => (state: string) => string;
@@ -54,6 +54,10 @@ export interface DeleteSpec extends Meta {
   /** Refuses a delete before it happens (throw an ApiError). */
   check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
   also?: (ctx: Ctx, input: Written<undefined>) => Statement[];
+  /** The states the record may be in to be deleted (else 409), as for an action. */
+  from?: { column: SQLiteColumn; states: readonly string[] };
+  /** The 409's detail for the state the record is in. */
+  conflict?: (input: { id: number }) => (state: string) => string;
 }
 
 type BodyOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
@@ -159,11 +163,14 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
       const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
-      const inState = spec.from ? inList(spec.from.column, spec.from.states) : undefined;
-      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId, inState));
+      if (spec.from) {
+        const also = spec.also?.(ctx, { id, body: input.body });
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
+        return core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
+      }
+      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
       batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
-      const diagnose = spec.from ? { action: "update", from: spec.from, conflict: spec.conflict?.({ id }) } : undefined;
-      await core.guarded(ctx, id, batch, { parentId, diagnose });
+      await core.guarded(ctx, id, batch, { parentId });
     }
     return { ...serve(route, run), route, run };
   }
@@ -184,6 +191,11 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
+      if (spec.from) {
+        const also = spec.also?.(ctx, { id, body: undefined });
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
+        return core.change(ctx, id, { action: "delete", remove: true, ...guards, also, parentId });
+      }
       const batch = core.batch(ctx).add(...core.writes.delete(ctx, id, parentId));
       batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
       // A restrict foreign key may still point here.

@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { addresses } from "../../db/schema/address";
-import { RecordBase, timestamps } from "../../lib/resource/old";
+import { RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 
 /** ISO 3166-1 alpha-2 codes officially assigned (249), two letters each. */

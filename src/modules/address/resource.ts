@@ -5,13 +5,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq, notExists, type SQL } from "drizzle-orm";
-import { addresses } from "../../db/schema/address";
-import { schools } from "../../db/schema/core";
-import { commit, GuardFailed } from "../../db/write";
-import { type Ctx, ctxOf } from "../../lib/context";
+import { Batch } from "../../db/batch";
+import { Addresses, addresses } from "../../db/schema/address";
+import { Schools, schools } from "../../db/schema/core";
+import { GuardFailed } from "../../db/write";
+import type { Ctx } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
-import { defineResource, IdParams } from "../../lib/resource/old";
-import { defineRoute, handled, noContent } from "../../lib/route";
+import { defineResource, IdParams } from "../../lib/resource";
+import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { permissions } from "./permissions";
 import { AddressRecord, addressFields, toAddress } from "./record";
@@ -20,13 +21,12 @@ export const addressResource = defineResource({
   name: "address",
   plural: "addresses",
   label: "Address",
-  entity: "address",
   path: "/api/v1/address",
   tag: "Schools",
   scope: "school",
-  table: addresses,
+  data: Addresses,
   record: AddressRecord,
-  toRecord: toAddress,
+  toRecord: (_ctx, row) => toAddress(row),
 });
 
 /**
@@ -57,7 +57,7 @@ export const listAddresses = addressResource.list({
     // address_city_idx (school_id, city)
     city: {
       schema: searchTerm("Part of the city name"),
-      where: (v: string) => contains(addresses.citySearch, v),
+      where: (_ctx, v: string) => contains(addresses.citySearch, v),
       example: "Mexico",
     },
   },
@@ -70,9 +70,9 @@ export const getAddress = addressResource.get({ access: permissions.read });
 export const createAddress = addressResource.create({
   access: permissions.write,
   input: z.object({ street, city, country, ...optional }),
-  values: (input) => {
-    coordinates(input);
-    return input;
+  values: (_ctx, { body }) => {
+    coordinates(body);
+    return body;
   },
   summary: "Create an address of the current school",
 });
@@ -80,28 +80,11 @@ export const createAddress = addressResource.create({
 export const updateAddress = addressResource.update({
   access: permissions.write,
   input: z.object({ street: street.optional(), city: city.optional(), country: country.optional(), ...optional }),
-  values: (input) => {
-    coordinates(input);
-    return input;
+  values: (_ctx, { body }) => {
+    coordinates(body);
+    return body;
   },
 });
-
-/** Not the address a school points at (school_address_idx: one lookup). */
-const unused = (ctx: Ctx): SQL =>
-  notExists(ctx.deps.db.select({ id: schools.id }).from(schools).where(eq(schools.addressId, addresses.id)));
-
-/** Deletes an address of the school unless it is the school's address (409), in one batch. */
-export async function removeAddress(ctx: Ctx, id: number) {
-  try {
-    await commit(ctx, addressResource.writes.delete(ctx, id, null, unused(ctx)));
-  } catch (err) {
-    if (!(err instanceof GuardFailed)) throw err;
-    await addressResource.find(ctx, id); // 404 when it is not (or no longer) here
-    throw conflict(
-      `Address ${id} is the school's address; point the school at another address (PUT /api/v1/school/{id}/address) first`,
-    );
-  }
-}
 
 const deleteRoute = defineRoute({
   method: "delete",
@@ -116,7 +99,21 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export const deleteAddress = handled(deleteRoute, async (c) => {
-  await removeAddress(ctxOf(c), c.req.valid("param").id);
-  return c.body(null, 204);
-});
+/** Not the address a school points at (school_address_idx: one lookup). */
+const unused = (ctx: Ctx): SQL =>
+  notExists(Schools.select(ctx, { id: schools.id }).where(eq(schools.addressId, addresses.id)));
+
+/** Deletes an address of the school unless it is the school's address (409), in one batch. */
+export async function removeAddress(ctx: Ctx, { params: { id } }: InputOf<typeof deleteRoute>) {
+  try {
+    await new Batch(ctx).add(...addressResource.writes.delete(ctx, id, null, unused(ctx))).commit();
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    await addressResource.find(ctx, id); // 404 when it is not (or no longer) here
+    throw conflict(
+      `Address ${id} is the school's address; point the school at another address (PUT /api/v1/school/{id}/address) first`,
+    );
+  }
+}
+
+export const deleteAddress = operation(deleteRoute, removeAddress);

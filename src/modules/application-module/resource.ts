@@ -5,11 +5,10 @@
  * Keys never change (clients and routes know modules by key): PUT takes name and description.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
-import { applicationModules } from "../../db/schema/application-module";
+import { ApplicationModules, applicationModules } from "../../db/schema/application-module";
 import { FIRST_CUSTOM_MODULE_ID } from "../../lib/app-modules";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
@@ -37,13 +36,12 @@ export const catalogue = defineResource({
   name: "applicationModule",
   plural: "applicationModules",
   label: "Application module",
-  entity: "application-module",
   path: "/api/v1/application-module",
   tag: "Schools",
   scope: "platform",
-  table: applicationModules,
+  data: ApplicationModules,
   record: ApplicationModuleRecord,
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     key: row.key,
     name: row.name,
@@ -58,12 +56,12 @@ export const listApplicationModules = catalogue.list({
   filters: {
     name: {
       schema: searchTerm("Part of the module name"),
-      where: (v: string) => contains(applicationModules.nameSearch, v),
+      where: (_ctx, v: string) => contains(applicationModules.nameSearch, v),
       example: "trans",
     },
   },
   sort: { key: applicationModules.key, name: applicationModules.name },
-  defaultOrder: [asc(applicationModules.key)],
+  defaultOrder: [{ by: applicationModules.key }],
   summary: "List the application module catalogue (paginated), by key",
 });
 
@@ -83,7 +81,7 @@ export const updateApplicationModule = catalogue.update({
 
 export const deleteApplicationModule = catalogue.delete({
   access: permissions.manage,
-  check: async (ctx, id) => {
+  check: async (ctx, { id }) => {
     if (!isBuiltIn(id)) return;
     await catalogue.find(ctx, id); // 404 for an id no module has
     throw unprocessable(`Application module ${id} is built in and cannot be deleted`);

@@ -8,10 +8,9 @@
  * module registers these operations first so its router does too.
  */
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 import { ApplicationModuleRecord, ModuleKey } from "./resource";
 import { initializeModules, listSchoolModules, moduleStatus, setModules } from "./service";
@@ -164,29 +163,24 @@ const initializeRoute = defineRoute({
   responses: { 200: json(Initialized, "The keys whose state was created") },
 });
 
-export const listSchoolApplicationModules = handled(listRoute, async (c) => {
-  const { enabled, ...page } = c.req.valid("query");
-  return c.json(await listSchoolModules(ctxOf(c), { ...page, enabled }, c.req.url), 200);
-});
+export const listSchoolApplicationModules = operation(listRoute, (ctx, { query }) => listSchoolModules(ctx, query));
 
-export const listEnabledSchoolApplicationModules = handled(enabledRoute, async (c) =>
-  c.json(await listSchoolModules(ctxOf(c), { ...c.req.valid("query"), enabled: true }, c.req.url), 200),
+export const listEnabledSchoolApplicationModules = operation(enabledRoute, (ctx, { query }) =>
+  listSchoolModules(ctx, { ...query, enabled: true }),
 );
 
-export const getSchoolApplicationModuleStatus = handled(statusRoute, async (c) =>
-  c.json(await moduleStatus(ctxOf(c), c.req.valid("param").key), 200),
+export const getSchoolApplicationModuleStatus = operation(statusRoute, (ctx, { params }) =>
+  moduleStatus(ctx, params.key),
 );
 
-export const toggleSchoolApplicationModule = handled(toggleRoute, async (c) => {
-  await setModules(ctxOf(c), [{ key: c.req.valid("param").key, enabled: c.req.valid("json").enabled }]);
-  return c.body(null, 204);
-});
+export const toggleSchoolApplicationModule = operation(toggleRoute, (ctx, { params, body }) =>
+  setModules(ctx, [{ key: params.key, enabled: body.enabled }]),
+);
 
-export const bulkToggleSchoolApplicationModules = handled(bulkRoute, async (c) => {
-  await setModules(ctxOf(c), c.req.valid("json").modules);
-  return c.body(null, 204);
-});
+export const bulkToggleSchoolApplicationModules = operation(bulkRoute, (ctx, { body }) =>
+  setModules(ctx, body.modules),
+);
 
-export const initializeSchoolModules = handled(initializeRoute, async (c) =>
-  c.json(await initializeModules(ctxOf(c), c.req.valid("param").id), 200),
+export const initializeSchoolModules = operation(initializeRoute, (ctx, { params }) =>
+  initializeModules(ctx, params.id),
 );

@@ -8,23 +8,24 @@
  * rows whose state differs, each with its audit row (`auditUpdate` over the same condition). So
  * concurrent toggles serialise in D1 and every real change, and only a real change, is audited.
  */
-import { and, asc, count, eq, exists, ne, notExists, type SQL, sql } from "drizzle-orm";
-import { type AuditTarget, auditAction, auditUpdate } from "../../db/audit";
-import { applicationModules as m, schoolModules as s } from "../../db/schema/application-module";
-import { schools } from "../../db/schema/core";
-import { commit, inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { and, asc, eq, ne, notExists, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import type { Query } from "../../db/query";
+import {
+  ApplicationModules,
+  applicationModules as m,
+  SchoolModules,
+  schoolModules as s,
+} from "../../db/schema/application-module";
+import { Schools, schools } from "../../db/schema/core";
+import { inList } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { type PageInput, readPage } from "../../lib/pagination";
+import { Listing, type PageInput } from "../../lib/pagination";
 import { isBuiltIn } from "./resource";
 
-/** Audit rows of a module's state in a school: `recordId` is the state row. */
-export const stateAudit: AuditTarget = { entity: "school-module", table: s };
-/** The audit row of initialising a school's modules: `recordId` is the school. */
-const schoolAudit: AuditTarget = { entity: "school", table: schools };
-
-/** The join of a catalogue module with the current school's state row of it (if any). */
-const stateOf = (ctx: Ctx) => and(eq(s.moduleId, m.id), tenant(ctx, s));
+/** A catalogue module with the current school's state row of it, if any (the join adds the school). */
+const withState = <Row>(query: Query<Row>) => query.leftJoin(SchoolModules, eq(s.moduleId, m.id));
 
 /** Enabled unless the school's row says otherwise. */
 const enabledExpr = sql<number>`coalesce(${s.enabled}, 1)`;
@@ -37,9 +38,10 @@ const schoolFields = {
   key: m.key,
   name: m.name,
   description: m.description,
-  enabled: enabledExpr.as("enabled"),
-  statusUpdatedAt: sql<string | null>`${s.updatedAt}`.as("status_updated_at"),
-  statusUpdatedBy: sql<number | null>`${s.updatedBy}`.as("status_updated_by"),
+  enabled: enabledExpr,
+  // Null where the school has no state row (a left join).
+  statusUpdatedAt: sql<string | null>`${s.updatedAt}`,
+  statusUpdatedBy: sql<number | null>`${s.updatedBy}`,
 };
 
 type SchoolRow = {
@@ -71,31 +73,31 @@ export const toSchoolModule = (row: SchoolRow) => ({
  * A page of the catalogue with the current school's state of each module, by key; `enabled`
  * keeps the enabled (true) or disabled (false) ones. One round trip.
  */
-export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?: boolean }, url: string) {
-  const { db } = ctx.deps;
+export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?: boolean }) {
   const where = input.enabled === undefined ? undefined : eq(enabledExpr, input.enabled ? 1 : 0);
-  const rows = db
-    .select(schoolFields)
-    .from(m)
-    .leftJoin(s, stateOf(ctx))
-    .where(where)
-    .orderBy(asc(m.key))
-    .limit(input.pageSize)
-    .offset((input.page - 1) * input.pageSize);
-  const total = db.select({ n: count() }).from(m).leftJoin(s, stateOf(ctx)).where(where);
-  const page = await readPage<SchoolRow>(db, rows, total, undefined, input, url);
-  if (!page) throw new Error("a page without a parent check cannot be missing");
-  return { ...page, data: page.data.map(toSchoolModule) };
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    withState(ApplicationModules.select(ctx, schoolFields))
+      .where(where)
+      .orderBy(asc(m.key))
+      .limit(input.pageSize)
+      .offset((input.page - 1) * input.pageSize),
+  );
+  const total = batch.read(
+    withState(ApplicationModules.select(ctx, { id: m.id }))
+      .where(where)
+      .count(),
+  );
+  const results = await batch.commit();
+  const page = { page: input.page, pageSize: input.pageSize };
+  return new Listing(results.get(rows).map(toSchoolModule), results.get(total)[0]?.n ?? 0, page);
 }
 
 /** Whether the current school has the module `key` enabled; 404 for a key the catalogue lacks. */
 export async function moduleStatus(ctx: Ctx, key: string) {
-  const [row] = await ctx.deps.db
-    .select({ key: m.key, enabled: enabledExpr })
-    .from(m)
-    .leftJoin(s, stateOf(ctx))
+  const row = await withState(ApplicationModules.select(ctx, { key: m.key, enabled: enabledExpr }))
     .where(eq(m.key, key))
-    .limit(1);
+    .first();
   if (!row) throw notFound(`Application module ${key}`);
   return { key: row.key, enabled: row.enabled === 1 };
 }
@@ -110,12 +112,12 @@ export function initializeStatements(ctx: Ctx) {
   const { db } = ctx.deps;
   const schoolId = schoolOf(ctx);
   const now = ctx.deps.clock.now().toISOString();
-  const lacking = notExists(db.select({ one: sql`1` }).from(s).where(stateOf(ctx)));
+  const lacking = notExists(SchoolModules.select(ctx, { one: sql`1` }).where(eq(s.moduleId, m.id)));
   const missingKeys = db.select({ key: m.key }).from(m).where(lacking).orderBy(asc(m.key));
-  const audit = auditAction(
+  // The audit row of initialising a school's modules: its record is the school.
+  const audit = Schools.auditAction(
     ctx,
-    schoolAudit,
-    and(eq(schools.id, schoolId), exists(db.select({ one: sql`1` }).from(m).where(lacking))),
+    and(eq(schools.id, schoolId), ApplicationModules.exists(ctx, lacking)),
     "initialize-modules",
     sql`json_object('modules', json_object('old', NULL, 'new', json((SELECT json_group_array("key") FROM (${missingKeys})))))`,
   );
@@ -127,7 +129,7 @@ export function initializeStatements(ctx: Ctx) {
           id: sql<number>`NULL`.as("id"),
           createdAt: sql<string>`${now}`.as("created_at"),
           updatedAt: sql<string>`${now}`.as("updated_at"),
-          schoolId: sql<number>`${schoolId}`.as("school_id"),
+          schoolId: SchoolModules.insertedSchool(ctx),
           moduleId: m.id,
           enabled: sql<number>`1`.as("enabled"),
           updatedBy: sql<number | null>`NULL`.as("updated_by"),
@@ -148,11 +150,12 @@ export function initializeStatements(ctx: Ctx) {
  */
 export async function initializeModules(ctx: Ctx, id: number) {
   if (id !== schoolOf(ctx)) throw notFound("School", id);
-  const { db } = ctx.deps;
-  const [, created, catalogueKeys] = await commit(ctx, [
-    ...initializeStatements(ctx),
-    db.select({ id: m.id, key: m.key }).from(m),
-  ]);
+  const [audit, insert] = initializeStatements(ctx);
+  const batch = new Batch(ctx).add(audit);
+  const inserted = batch.result(insert);
+  const catalogue = batch.read(ApplicationModules.select(ctx, { id: m.id, key: m.key }));
+  const results = await batch.commit();
+  const [created, catalogueKeys] = [results.get(inserted), results.get(catalogue)];
   const keyOf = new Map(catalogueKeys.map((row) => [row.id, row.key]));
   return {
     schoolId: id,
@@ -170,24 +173,21 @@ export async function initializeModules(ctx: Ctx, id: number) {
  * Authorization reads the new state from tokens issued after it (at most 10 minutes later).
  */
 export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabled: boolean }[]) {
-  const { db } = ctx.deps;
   const keys = [...new Set(wanted.map((w) => w.key))];
-  const found = await db.select({ id: m.id, key: m.key }).from(m).where(inList(m.key, keys));
+  const found = await ApplicationModules.select(ctx, { id: m.id, key: m.key }).where(inList(m.key, keys)).all();
   const idOf = new Map(found.map((row) => [row.key, row.id]));
   const unknown = keys.filter((key) => !idOf.has(key));
   if (unknown.length > 0) throw notFound(`Application module${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
 
-  const now = ctx.deps.clock.now().toISOString();
-  const statements: Statement[] = [...initializeStatements(ctx)];
+  const batch = new Batch(ctx).add(...initializeStatements(ctx));
   for (const enabled of [true, false]) {
-    const ids = wanted.filter((w) => w.enabled === enabled).map((w) => idOf.get(w.key) as number);
+    const ids = wanted.flatMap((w) => {
+      const id = w.enabled === enabled ? idOf.get(w.key) : undefined;
+      return id === undefined ? [] : [id];
+    });
     if (ids.length === 0) continue;
-    const where: SQL | undefined = and(tenant(ctx, s), inList(s.moduleId, ids), ne(s.enabled, enabled));
-    const set = { enabled, updatedBy: ctx.userId, updatedAt: now };
-    statements.push(
-      auditUpdate(ctx, stateAudit, where, set, enabled ? "enable" : "disable"),
-      db.update(s).set(set).where(where),
-    );
+    const where = and(inList(s.moduleId, ids), ne(s.enabled, enabled));
+    batch.add(...SchoolModules.update(ctx, where, { enabled, updatedBy: ctx.userId }, enabled ? "enable" : "disable"));
   }
-  await commit(ctx, statements as [Statement, ...Statement[]]);
+  await batch.commit();
 }

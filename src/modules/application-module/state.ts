@@ -6,11 +6,10 @@
  */
 import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { schoolModules } from "../../db/schema/application-module";
-import { roleUsers } from "../../db/schema/core";
-import { inList } from "../../db/write";
+import { SchoolModules, schoolModules } from "../../db/schema/application-module";
+import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
-import { tenant } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 
 const disabled = and(eq(schoolModules.enabled, false), lt(schoolModules.moduleId, FIRST_CUSTOM_MODULE_ID));
 
@@ -22,7 +21,7 @@ export function disabledModuleIds(db: Db, schoolId: number): SQL<string | null> 
   const ids = db
     .select({ ids: sql<string>`group_concat(${schoolModules.moduleId})` })
     .from(schoolModules)
-    .where(and(tenant({ schoolId }, schoolModules), disabled));
+    .where(and(SchoolModules.ofSchool(schoolId), disabled));
   return sql<string | null>`(${ids})`;
 }
 
@@ -31,17 +30,10 @@ export const moduleSetOf = (ids: string | null): string =>
   ModuleSet.encode((ids ?? "").split(",").filter(Boolean).map(Number));
 
 /** The disabled modules in each school a user has a role in: what their access token carries. */
-export function disabledModulesOfUser(db: Db, userId: number) {
-  return db
-    .select({ schoolId: schoolModules.schoolId, moduleId: schoolModules.moduleId })
-    .from(schoolModules)
-    .where(
-      and(
-        inList(
-          schoolModules.schoolId,
-          db.select({ id: roleUsers.schoolId }).from(roleUsers).where(eq(roleUsers.userId, userId)),
-        ),
-        disabled,
-      ),
-    );
+export function disabledModulesOfUser(ctx: Ctx, userId: number) {
+  const schoolsOfUser = RoleUsers.everySchool(ctx, (school) => ({ id: school })).where(eq(roleUsers.userId, userId));
+  return SchoolModules.everySchool(ctx, (school) => ({ schoolId: school, moduleId: schoolModules.moduleId })).where(
+    SchoolModules.ofSchool(schoolsOfUser),
+    disabled,
+  );
 }

@@ -5,11 +5,13 @@
  * school's when no `X-School-Id` is sent (and one school's when it is). Newest first.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, getTableColumns, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { columnsOf } from "../../db/query";
 import { auditLog } from "../../db/schema/audit-log";
-import { users } from "../../db/schema/core";
-import { type Ctx, tenant } from "../../lib/context";
-import { defineResource, RecordBase } from "../../lib/resource/old";
+import { AuditLog } from "../../db/schema/audit-trail";
+import { Users, users } from "../../db/schema/core";
+import { joinTable } from "../../db/table";
+import { defineResource, RecordBase } from "../../lib/resource";
 import { UtcDateTime } from "../school-configuration/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
@@ -60,12 +62,6 @@ function recordWhere(ref: string): SQL | undefined {
   return and(eq(auditLog.entity, ref.slice(0, i)), eq(auditLog.recordId, Number(ref.slice(i + 1))));
 }
 
-/** A super-admin without a current school reads every school's trail; everyone else their school's. */
-function visibleTo(ctx: Ctx): SQL | undefined {
-  if (ctx.isSuperAdmin && ctx.schoolId === null) return undefined;
-  return tenant(ctx, { schoolId: auditLog.schoolId });
-}
-
 function parseChanges(text: string): Record<string, { old: unknown; new: unknown }> {
   try {
     return JSON.parse(text);
@@ -81,11 +77,10 @@ const resource = defineResource({
   name: "auditLog",
   plural: "auditLogs",
   label: "Audit log entry",
-  entity: "audit-log",
   path: "/api/v1/audit-log",
   tag: "Operations",
   scope: "platform",
-  table: auditLog,
+  data: AuditLog,
   record: RecordBase.extend({
     schoolId: z.number().int().nullable().openapi({ description: "The school; null for platform records" }),
     actor: z.object({
@@ -103,15 +98,16 @@ const resource = defineResource({
   // one round trip for the page and its names.
   view: {
     fields: {
-      ...getTableColumns(auditLog),
+      ...columnsOf(auditLog),
       userName: sql<string | null>`trim(${actorName.firstName} || ' ' || ${actorName.lastName})`,
     },
     join: (q) =>
       q
-        .leftJoin(users, and(eq(auditLog.actorType, "user"), eq(users.id, auditLog.actorId)))
-        .leftJoin(actorCopy, copyOf(actorCopy, users.id, auditLog.schoolId)),
+        .leftJoin(Users, sql`${eq(auditLog.actorType, "user")} AND ${eq(users.id, auditLog.actorId)}`)
+        // The actor as the row's school knows them (the row's school, not the current one).
+        .leftJoin(joinTable(actorCopy), copyOf(actorCopy, users.id, auditLog.schoolId)),
   },
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     id: row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -123,7 +119,8 @@ const resource = defineResource({
     changes: parseChanges(row.changes),
     requestId: row.requestId,
   }),
-  visibleTo,
+  // By school on school routes; the super-admin without X-School-Id (no current school) reads
+  // every school's trail: the accessor's tenancy, school-or-platform.
 });
 
 const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-11-01T00:00:00Z" });
@@ -131,22 +128,25 @@ const at = (description: string) => UtcDateTime.optional().openapi({ description
 export const listAuditLogs = resource.list({
   access: permissions.read,
   filters: {
-    entity: { schema: Entity, where: (v: string) => eq(auditLog.entity, v), example: "document" },
-    record: { schema: RecordRef, where: recordWhere, example: "document:5" },
-    actor: { schema: ActorRef, where: actorWhere, example: "user:2" },
+    entity: { schema: Entity, where: (_ctx, v: string) => eq(auditLog.entity, v), example: "document" },
+    record: { schema: RecordRef, where: (_ctx, v: string) => recordWhere(v), example: "document:5" },
+    actor: { schema: ActorRef, where: (_ctx, v: string) => actorWhere(v), example: "user:2" },
     from: {
       schema: at("Only changes at or after this instant"),
-      where: (v: string) => gte(auditLog.createdAt, v),
+      where: (_ctx, v: string) => gte(auditLog.createdAt, v),
       example: "2026-11-01T00:00:00Z",
     },
     to: {
       schema: at("Only changes at or before this instant"),
-      where: (v: string) => lte(auditLog.createdAt, v),
+      where: (_ctx, v: string) => lte(auditLog.createdAt, v),
       example: "2026-12-01T00:00:00Z",
     },
   },
   // Newest first, through the (school_id, ..., created_at) indexes read backwards.
-  defaultOrder: [desc(auditLog.createdAt), desc(auditLog.id)],
+  defaultOrder: [
+    { by: auditLog.createdAt, desc: true },
+    { by: auditLog.id, desc: true },
+  ],
   summary: "List the audit trail, newest first (the super-admin without X-School-Id: every school's)",
 });
 

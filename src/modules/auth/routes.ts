@@ -1,9 +1,9 @@
 /** Auth: sign in by verification code, refresh with rotation, sign out. */
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
+import { currentRequest } from "../../lib/metrics";
 import { Phone } from "../../lib/phone";
-import { RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { RecordBase } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import * as auth from "./service";
 
 export const UserSchema = RecordBase.extend({
@@ -128,22 +128,13 @@ const logoutAll = defineRoute({
 });
 
 export const operations = [
-  handled(sendCode, async (c) => c.json(await auth.sendVerificationCode(c.var.deps, c.req.valid("json").phone), 202)),
-  handled(verifyCode, async (c) => {
-    const { phone, code } = c.req.valid("json");
-    return c.json(await auth.verifyCode(c.var.deps, phone, code), 200);
-  }),
-  handled(verifyPhone, async (c) => {
-    const { phone } = c.req.valid("json");
-    return c.json(await auth.verifyPhoneNumber(c.var.deps, phone, c.req.header("cf-connecting-ip")), 200);
-  }),
-  handled(refreshToken, async (c) => c.json(await auth.refresh(c.var.deps, c.req.valid("json").refreshToken), 200)),
-  handled(logout, async (c) => {
-    await auth.logout(c.var.deps, c.req.valid("json").refreshToken);
-    return c.body(null, 204);
-  }),
-  handled(logoutAll, async (c) => {
-    await auth.revokeAll(c.var.deps, ctxOf(c).userId ?? 0);
-    return c.body(null, 204);
-  }),
+  operation(sendCode, (ctx, { body }) => auth.sendVerificationCode(ctx.deps, body.phone)),
+  operation(verifyCode, (ctx, { body }) => auth.verifyCode(ctx, body.phone, body.code)),
+  // The per-address limit counts the client's address (cf-connecting-ip), kept with the request's state.
+  operation(verifyPhone, (ctx, { body }) =>
+    auth.verifyPhoneNumber(ctx.deps, body.phone, currentRequest()?.clientAddress),
+  ),
+  operation(refreshToken, (ctx, { body }) => auth.refresh(ctx, body.refreshToken)),
+  operation(logout, (ctx, { body }) => auth.logout(ctx.deps, body.refreshToken)),
+  operation(logoutAll, (ctx) => auth.revokeAll(ctx.deps, ctx.userId ?? 0)),
 ];

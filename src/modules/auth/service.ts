@@ -11,11 +11,13 @@
  * a check that each read before the others wrote.
  */
 import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
-import { rolePermissions, roleUsers, users } from "../../db/schema/core";
+import { RolePermissions, RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
 import { rateLimits } from "../../db/schema/jobs";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
+import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
@@ -147,11 +149,9 @@ async function refusal(deps: Deps, phone: string, now: Date) {
  * one is valid today (the school's date: src/modules/delegate/acting.ts), the built-in parent
  * role's permissions: never more than a parent holds.
  */
-function membershipsQuery(deps: Deps, userId: number) {
-  return deps.db
-    .select({ schoolId: roleUsers.schoolId, permissionId: rolePermissions.permissionId })
-    .from(roleUsers)
-    .leftJoin(rolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
+function membershipsQuery(ctx: Ctx, userId: number) {
+  return RoleUsers.everySchool(ctx, (school) => ({ schoolId: school, permissionId: rolePermissions.permissionId }))
+    .leftJoin(RolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
     .where(eq(roleUsers.userId, userId));
 }
 
@@ -194,7 +194,8 @@ async function issueTokens(
   return { accessToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ACCESS_TTL_SECONDS, user: toUser(user) };
 }
 
-export async function verifyCode(deps: Deps, phone: string, code: string) {
+export async function verifyCode(ctx: Ctx, phone: string, code: string) {
+  const { deps } = ctx;
   const { db, clock } = deps;
   const now = clock.now();
   const vc = verificationCodes;
@@ -234,12 +235,15 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
   }
 
   const refreshToken = randomToken();
-  const [consumed, , , , memberships, disabled, delegations] = await db.batch([
+  const batch = new Batch(ctx);
+  const consumedSlot = batch.result(
     db
       .update(verificationCodes)
       .set({ consumedAt: iso(now) })
       .where(and(eq(verificationCodes.id, claimed.id), isNull(verificationCodes.consumedAt)))
       .returning({ id: verificationCodes.id }),
+  );
+  batch.add(
     db
       .update(users)
       .set({ status: "active", updatedAt: iso(now) })
@@ -256,10 +260,17 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
       .update(verificationCodes)
       .set({ consumedAt: iso(now) })
       .where(and(eq(verificationCodes.phone, phone), isNull(verificationCodes.consumedAt))),
-    membershipsQuery(deps, user.id),
-    disabledModulesOfUser(db, user.id),
-    delegationsQuery(deps, user.id),
-  ] as const);
+  );
+  const membershipSlot = batch.read(membershipsQuery(ctx, user.id));
+  const disabledSlot = batch.read(disabledModulesOfUser(ctx, user.id));
+  const delegationSlot = batch.result(delegationsQuery(deps, user.id));
+  const results = await batch.commit();
+  const [consumed, memberships, disabled, delegations] = [
+    results.get(consumedSlot),
+    results.get(membershipSlot),
+    results.get(disabledSlot),
+    results.get(delegationSlot),
+  ];
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
     await db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refreshToken)));
@@ -269,7 +280,8 @@ export async function verifyCode(deps: Deps, phone: string, code: string) {
   return issueTokens(deps, { ...user, status: "active" }, all, disabled, refreshToken);
 }
 
-export async function refresh(deps: Deps, presented: string) {
+export async function refresh(ctx: Ctx, presented: string) {
+  const { deps } = ctx;
   const { db, clock } = deps;
   const now = clock.now();
   const hash = await sha256Hex(presented);
@@ -285,12 +297,15 @@ export async function refresh(deps: Deps, presented: string) {
   if (Date.parse(row.expiresAt) <= now.getTime()) throw invalid();
 
   const next = randomToken();
-  const [rotated, , [user], memberships, disabled, delegations] = await db.batch([
+  const batch = new Batch(ctx);
+  const rotatedSlot = batch.result(
     db
       .update(refreshTokens)
       .set({ revokedAt: iso(now) })
       .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id }),
+  );
+  batch.add(
     db.insert(refreshTokens).values({
       userId: row.userId,
       tokenHash: await sha256Hex(next),
@@ -298,11 +313,17 @@ export async function refresh(deps: Deps, presented: string) {
       expiresAt: iso(plus(now, REFRESH_TTL_SECONDS)),
       createdAt: iso(now),
     }),
-    db.select().from(users).where(eq(users.id, row.userId)).limit(1),
-    membershipsQuery(deps, row.userId),
-    disabledModulesOfUser(db, row.userId),
-    delegationsQuery(deps, row.userId),
-  ] as const);
+  );
+  const userSlot = batch.read(Users.select(ctx).where(eq(users.id, row.userId)).limit(1));
+  const membershipSlot = batch.read(membershipsQuery(ctx, row.userId));
+  const disabledSlot = batch.read(disabledModulesOfUser(ctx, row.userId));
+  const delegationSlot = batch.result(delegationsQuery(deps, row.userId));
+  const results = await batch.commit();
+  const rotated = results.get(rotatedSlot);
+  const [user] = results.get(userSlot);
+  const memberships = results.get(membershipSlot);
+  const disabled = results.get(disabledSlot);
+  const delegations = results.get(delegationSlot);
   if (rotated.length === 0 || !user || user.status !== "active") {
     await revokeFamily(deps, row.family);
     throw invalid();

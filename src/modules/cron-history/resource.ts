@@ -3,20 +3,19 @@
  * dispatcher (src/jobs/scheduled.ts). Platform data: jobs sweep every school. Newest first.
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq } from "drizzle-orm";
-import { cronHistory } from "../../db/schema/jobs";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { eq } from "drizzle-orm";
+import { CronHistory, cronHistory } from "../../db/schema/jobs";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
 const resource = defineResource({
   name: "cronHistory",
   plural: "cronHistories",
   label: "Cron run",
-  entity: "cron-history",
   path: "/api/v1/cron-history",
   tag: "Operations",
   scope: "platform",
-  table: cronHistory,
+  data: CronHistory,
   record: RecordBase.extend({
     cron: z.string().openapi({ example: "*/5 * * * *" }),
     job: z.string().openapi({ example: "sweep-bulk-processes" }),
@@ -25,7 +24,7 @@ const resource = defineResource({
     finishedAt: z.iso.datetime().nullable(),
     detail: z.string().nullable().openapi({ description: "What the run did, or why it failed" }),
   }),
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     cron: row.cron,
     job: row.job,
@@ -45,11 +44,14 @@ export const listCronHistories = resource.list({
         .regex(/^[a-z][a-z0-9-]{0,60}$/, "Expected a job name like sweep-bulk-processes")
         .optional()
         .openapi({ description: "Only runs of this job" }),
-      where: (v: string) => eq(cronHistory.job, v),
+      where: (_ctx, v: string) => eq(cronHistory.job, v),
       example: "sweep-bulk-processes",
     },
   },
-  defaultOrder: [desc(cronHistory.startedAt), desc(cronHistory.id)],
+  defaultOrder: [
+    { by: cronHistory.startedAt, desc: true },
+    { by: cronHistory.id, desc: true },
+  ],
   summary: "List scheduled runs, newest first",
 });
 

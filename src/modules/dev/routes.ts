@@ -4,10 +4,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { columnsOf, query } from "../../db/query";
 import { devOutbox } from "../../db/schema/dev";
-import { PageQuery, pageOf, paginate } from "../../lib/pagination";
+import { joinTable } from "../../db/table";
+import type { Ctx } from "../../lib/context";
+import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { Phone } from "../../lib/phone";
-import { defineRoute, handled, json } from "../../lib/route";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { codeInMessage } from "../auth/api";
 
 const Message = z
@@ -34,13 +38,20 @@ const outbox = defineRoute({
   responses: { 200: json(pageOf(Message, "OutboxPage"), "Messages, newest first") },
 });
 
-export const listDevOutbox = handled(outbox, async (c) => {
-  const q = c.req.valid("query");
-  const page = await paginate<typeof devOutbox.$inferSelect>(c.var.deps.db, devOutbox, {
-    where: eq(devOutbox.to, q.to),
-    orderBy: [desc(devOutbox.id)],
-    page: q,
-    url: c.req.url,
-  });
-  return c.json({ ...page, data: page.data.map((m) => ({ ...m, code: codeInMessage(m.body) })) }, 200);
-});
+/** A page of the messages sent to a number, newest first (a development table: no school). */
+export async function readOutbox(ctx: Ctx, { query: q }: InputOf<typeof outbox>) {
+  const messages = query(ctx, joinTable(devOutbox), columnsOf(devOutbox)).where(eq(devOutbox.to, q.to));
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    messages
+      .orderBy(desc(devOutbox.id))
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize),
+  );
+  const total = batch.read(messages.count());
+  const results = await batch.commit();
+  const data = results.get(rows).map((m) => ({ ...m, code: codeInMessage(m.body) }));
+  return new Listing(data, results.get(total)[0]?.n ?? 0, { page: q.page, pageSize: q.pageSize });
+}
+
+export const listDevOutbox = operation(outbox, readOutbox);

@@ -12,15 +12,16 @@
  *   404, so no one can redirect or silence another person's notifications.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
-import { auditUpdate } from "../../db/audit";
-import { roleUsers } from "../../db/schema/core";
-import { deviceTokens } from "../../db/schema/device-token";
-import { commit, inList } from "../../db/write";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { eq } from "drizzle-orm";
+import { auditCreate } from "../../db/audit";
+import { Batch, type Slot } from "../../db/batch";
+import { RoleUsers, roleUsers } from "../../db/schema/core";
+import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
+import { inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
 import { recordId } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
-import { handled } from "../../lib/route";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 
 const Token = z
@@ -44,19 +45,17 @@ export const mask = (token: string) => `…${token.slice(-4)}`;
 function visibleTo(ctx: Ctx, access: "read" | "write") {
   const own = eq(deviceTokens.userId, ctx.userId ?? 0);
   if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
-  const members = ctx.deps.db.select({ userId: roleUsers.userId }).from(roleUsers).where(tenant(ctx, roleUsers));
-  return inList(deviceTokens.userId, members);
+  return inList(deviceTokens.userId, RoleUsers.pick(ctx, roleUsers.userId));
 }
 
 const resource = defineResource({
   name: "deviceToken",
   plural: "deviceTokens",
   label: "Device token",
-  entity: "device-token",
   path: "/api/v1/device-token",
   tag: "Communication",
   scope: "school",
-  table: deviceTokens,
+  data: DeviceTokens,
   record: RecordBase.extend({
     userId: z.number().int().openapi({ description: "The user the device belongs to" }),
     token: z
@@ -64,14 +63,13 @@ const resource = defineResource({
       .openapi({ description: "The token value; masked (`…` and its last 4 characters) unless it is yours" }),
     platform: Platform,
   }),
-  toRecord: (row, ctx) => ({
+  toRecord: (ctx, row) => ({
     ...timestamps(row),
     userId: row.userId,
     token: row.userId === ctx.userId ? row.token : mask(row.token),
     platform: row.platform,
   }),
   visibleTo,
-  secret: ["token"],
   conflictMessage: "This token was registered by another request just now; register it again",
 });
 
@@ -80,12 +78,12 @@ export const listDeviceTokens = resource.list({
   filters: {
     userId: {
       schema: recordId().optional().openapi({ description: "Only this user's tokens" }),
-      where: (v: number) => eq(deviceTokens.userId, v),
+      where: (_ctx, v: number) => eq(deviceTokens.userId, v),
       example: "2",
     },
   },
   // By user, then registration: the order of device_token_user_idx (user_id, then rowid).
-  defaultOrder: [asc(deviceTokens.userId), asc(deviceTokens.id)],
+  defaultOrder: [{ by: deviceTokens.userId }, { by: deviceTokens.id }],
   summary: "List device tokens (yours; with device-token.read, every member's of the school, masked)",
 });
 
@@ -93,43 +91,49 @@ export const getDeviceToken = resource.get({ access: "member" });
 
 const RegisterInput = z.object({ token: Token, platform: Platform });
 
+const registerRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/device-token",
+  tag: "Communication",
+  operationId: "createDeviceToken",
+  summary: "Register a device token (a value held by another user moves to you)",
+  access: "member",
+  scope: "school",
+  audit: "device-token",
+  errors: [409],
+  request: { body: jsonBody(RegisterInput.strict(), "DeviceTokenCreate") },
+  responses: { 201: json(resource.record, "The created device token") },
+});
+
 /**
  * Registers the caller's device: a new value is created; a value the caller holds gets its
  * platform updated; a value another user holds moves to the caller (audited as a transfer).
  */
-export async function registerDeviceToken(ctx: Ctx, input: z.output<typeof RegisterInput>) {
-  const { db } = ctx.deps;
+export async function registerDeviceToken(ctx: Ctx, { body }: InputOf<typeof registerRoute>) {
   const userId = ctx.userId ?? 0;
-  const [held] = await db.select().from(deviceTokens).where(eq(deviceTokens.token, input.token)).limit(1);
+  const held = await DeviceTokens.select(ctx).where(eq(deviceTokens.token, body.token)).first();
+  const batch = new Batch(ctx);
+  let written: Slot<(typeof deviceTokens.$inferSelect)[]>;
   if (!held) {
-    const [[row]] = await commit(ctx, resource.writes.insert(ctx, { userId, ...input }), {
-      conflict: "This token was registered by another request just now; register it again",
-    });
-    return row;
+    const values = { userId, ...body };
+    const [insert] = DeviceTokens.insert(ctx, values);
+    // A token belongs to a user, not a school: its audit row is the school's it was registered
+    // in, as its updates' are.
+    batch.add(insert, auditCreate(ctx, DeviceTokens.audit, values, ctx.schoolId));
+    written = batch.read(DeviceTokens.select(ctx).where(eq(deviceTokens.id, DeviceTokens.insertedId())));
+  } else {
+    // Not through `visibleTo`: the caller presents the value, which proves the device is theirs now.
+    const where = eq(deviceTokens.id, held.id);
+    const action = held.userId === userId ? "update" : "transfer";
+    batch.add(...DeviceTokens.update(ctx, where, { userId, platform: body.platform }, action));
+    written = batch.read(DeviceTokens.select(ctx).where(where));
   }
-  // Not through `visibleTo`: the caller presents the value, which proves the device is theirs now.
-  const set = { userId, platform: input.platform, updatedAt: ctx.deps.clock.now().toISOString() };
-  const where = eq(deviceTokens.id, held.id);
-  const [, , [row]] = await commit(ctx, [
-    auditUpdate(ctx, resource.audit, where, set, held.userId === userId ? "update" : "transfer"),
-    db.update(deviceTokens).set(set).where(where),
-    db.select().from(deviceTokens).where(where),
-  ]);
-  return row;
+  const [row] = (await batch.commit({ conflict: resource.messages.conflict })).get(written);
+  if (!row) throw new Error("device token registration returned no row");
+  return resource.toRecord(ctx, row);
 }
 
-const registerRoute = resource.create({
-  access: "member",
-  input: RegisterInput,
-  summary: "Register a device token (a value held by another user moves to you)",
-}).route;
-
-export const createDeviceToken = handled(registerRoute, async (c) => {
-  const ctx = ctxOf(c);
-  const row = await registerDeviceToken(ctx, c.req.valid("json"));
-  if (!row) throw new Error("device token registration returned no row");
-  return c.json(resource.toRecord(row, ctx), 201);
-});
+export const createDeviceToken = operation(registerRoute, registerDeviceToken);
 
 export const updateDeviceToken = resource.update({
   access: "member",

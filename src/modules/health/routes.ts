@@ -2,7 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../deps";
-import { defineRoute, handled, json } from "../../lib/route";
+import type { Ctx } from "../../lib/context";
+import { defineRoute, json, operation } from "../../lib/route";
 
 const Component = z.object({ status: z.enum(["up", "down"]), message: z.string().optional() });
 const Report = z
@@ -68,8 +69,13 @@ const health = defineRoute({
   },
 });
 
-export const getHealth = handled(health, async (c) => {
-  const report = await healthReport(c.var.deps);
-  c.header("cache-control", "no-store");
-  return report.status === "ok" ? c.json(report, 200) : c.json(report, 503);
-});
+/** The report, never cached: 200 when every dependency is up, else 503 (the route declares both). */
+export async function getHealthReport(ctx: Ctx) {
+  const report = await healthReport(ctx.deps);
+  return Response.json(report, {
+    status: report.status === "ok" ? 200 : 503,
+    headers: { "cache-control": "no-store" },
+  });
+}
+
+export const getHealth = operation(health, getHealthReport);

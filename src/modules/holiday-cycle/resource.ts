@@ -5,11 +5,12 @@
  * Date-times are stored in UTC ISO form so they sort; the list is in start order.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, gte, lte } from "drizzle-orm";
-import { schoolHolidayCycles } from "../../db/schema/holiday-cycle";
-import { schoolConfigurations } from "../../db/schema/school-configuration";
+import { eq, gte, lte } from "drizzle-orm";
+import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
+import { SchoolConfigurations } from "../../db/schema/school-configuration";
+import type { Ctx } from "../../lib/context";
 import { recordId } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import {
   assertOrdered,
   orderedRangeUpdate,
@@ -50,13 +51,12 @@ export const holidayCycleResource = defineResource({
   name: "schoolHolidayCycle",
   plural: "schoolHolidayCycles",
   label: "School holiday cycle",
-  entity: "school-holiday-cycle",
   path: "/api/v1/school-holiday-cycle",
   tag: "Schools",
   scope: "school",
-  table: schoolHolidayCycles,
+  data: SchoolHolidayCycles,
   record,
-  toRecord,
+  toRecord: (_ctx, row) => toRecord(row),
 });
 
 const window = {
@@ -64,16 +64,16 @@ const window = {
   // (school_id, start_holidays); `from` tests end_holidays on the school's few rows it yields.
   from: {
     schema: at("Only cycles that end at or after this instant (e.g. now: current and upcoming holidays)"),
-    where: (v: string) => gte(schoolHolidayCycles.endHolidays, v),
+    where: (_ctx: Ctx, v: string) => gte(schoolHolidayCycles.endHolidays, v),
     example: "2026-12-01T00:00:00Z",
   },
   to: {
     schema: at("Only cycles that start at or before this instant"),
-    where: (v: string) => lte(schoolHolidayCycles.startHolidays, v),
+    where: (_ctx: Ctx, v: string) => lte(schoolHolidayCycles.startHolidays, v),
     example: "2027-06-30T00:00:00Z",
   },
 };
-const startOrder = [asc(schoolHolidayCycles.startHolidays), asc(schoolHolidayCycles.id)];
+const startOrder = [{ by: schoolHolidayCycles.startHolidays }, { by: schoolHolidayCycles.id }];
 
 export const listSchoolHolidayCycles = holidayCycleResource.list({
   access: permissions.read,
@@ -83,7 +83,7 @@ export const listSchoolHolidayCycles = holidayCycleResource.list({
       schema: recordId()
         .optional()
         .openapi({ description: "Only the cycles of this school configuration (school year)" }),
-      where: (v: number) => eq(schoolHolidayCycles.schoolConfigurationId, v),
+      where: (_ctx, v: number) => eq(schoolHolidayCycles.schoolConfigurationId, v),
       example: "1",
     },
     ...window,
@@ -98,7 +98,7 @@ export const getSchoolHolidayCycle = holidayCycleResource.get({ access: permissi
 export const createSchoolHolidayCycle = holidayCycleResource.create({
   access: permissions.write,
   input: Create,
-  values: async (input, ctx) => {
+  values: async (ctx, { body: input }) => {
     assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
     // Another school's configuration answers 404 like a missing one.
     await schoolConfigurationResource.find(ctx, input.schoolConfigurationId);
@@ -124,17 +124,16 @@ const cyclesOfYear = defineResource({
   name: "schoolConfigurationHolidayCycle",
   plural: "schoolConfigurationHolidayCycles",
   label: "School holiday cycle",
-  entity: "school-holiday-cycle",
   path: "/api/v1/school-configuration/{schoolConfigurationId}/school-holiday-cycle",
   tag: "Schools",
   scope: "school",
-  table: schoolHolidayCycles,
+  data: SchoolHolidayCycles,
   record,
-  toRecord,
+  toRecord: (_ctx, row) => toRecord(row),
   parent: {
     param: "schoolConfigurationId",
     label: "School configuration",
-    table: schoolConfigurations,
+    data: SchoolConfigurations,
     column: schoolHolidayCycles.schoolConfigurationId,
   },
 });

@@ -7,11 +7,10 @@
  * `legal-document.write` see published versions only.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gt, notExists, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { LEGAL_KINDS, type LegalKind, legalDocuments } from "../../db/schema/legal-document";
+import { eq, gt, notExists, sql } from "drizzle-orm";
+import { LEGAL_KINDS, LegalDocuments, type LegalKind, legalDocuments } from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { permissions } from "./permissions";
 
@@ -74,13 +73,12 @@ export const legalDocumentResource = defineResource({
   name: "legalDocument",
   plural: "legalDocuments",
   label: "Legal document",
-  entity: "legal-document",
   path: "/api/v1/legal-document",
   tag: "Documents",
   scope: "platform",
-  table: legalDocuments,
+  data: LegalDocuments,
   record: LegalDocumentRecord,
-  toRecord: toLegalDocument,
+  toRecord: (_ctx, row) => toLegalDocument(row),
   visibleTo,
   conflictMessage: "Another version of this kind was created at the same time; try again",
 });
@@ -90,17 +88,20 @@ export const listLegalDocuments = legalDocumentResource.list({
   filters: {
     kind: {
       schema: Kind.optional().openapi({ description: "Only versions of this kind" }),
-      where: (v: LegalKind) => eq(legalDocuments.kind, v),
+      where: (_ctx, v: LegalKind) => eq(legalDocuments.kind, v),
       example: "terms",
     },
     status: {
       schema: z.enum(STATUSES).optional().openapi({ description: "Only drafts, or only published versions" }),
-      where: (v: (typeof STATUSES)[number]) => eq(legalDocuments.status, v),
+      where: (_ctx, v: (typeof STATUSES)[number]) => eq(legalDocuments.status, v),
       example: "published",
     },
   },
   // Newest first: the versions' history.
-  defaultOrder: [desc(legalDocuments.createdAt), desc(legalDocuments.id)],
+  defaultOrder: [
+    { by: legalDocuments.createdAt, desc: true },
+    { by: legalDocuments.id, desc: true },
+  ],
   summary: "List legal document versions, newest first (drafts only with legal-document.write)",
 });
 
@@ -108,10 +109,9 @@ export const getLegalDocument = legalDocumentResource.get({ access: permissions.
 
 /** The kind's next version number: one more than its highest, drafts included. */
 async function nextVersion(ctx: Ctx, kind: LegalKind): Promise<number> {
-  const [row] = await ctx.deps.db
-    .select({ max: sql<number | null>`max(${legalDocuments.version})` })
-    .from(legalDocuments)
-    .where(eq(legalDocuments.kind, kind));
+  const row = await LegalDocuments.select(ctx, { max: sql<number | null>`max(${legalDocuments.version})` })
+    .where(eq(legalDocuments.kind, kind))
+    .first();
   return (row?.max ?? 0) + 1;
 }
 
@@ -120,26 +120,22 @@ export const createLegalDocument = legalDocumentResource.create({
   input: z.object({ kind: Kind, title: Title, body: Body }),
   // Two creates of one kind at the same instant: the unique (kind, version) index refuses the
   // second (409, try again) rather than giving both the same number.
-  values: async (input, ctx) => ({ ...input, version: await nextVersion(ctx, input.kind), status: "draft" }),
+  values: async (ctx, { body }) => ({ ...body, version: await nextVersion(ctx, body.kind), status: "draft" }),
   summary: "Create a draft version of a legal document (its number is the kind's next)",
 });
 
 export const LegalDocumentUpdate = z.object({ title: Title.optional(), body: Body.optional() });
 
 /** No published version of the same kind has a higher number (publishing this one would go back). */
-const newer = alias(legalDocuments, "newer");
+const Newer = LegalDocuments.alias("newer");
+const newer = Newer.table;
 const noNewerPublished = (ctx: Ctx) =>
   notExists(
-    ctx.deps.db
-      .select({ one: sql`1` })
-      .from(newer)
-      .where(
-        and(
-          eq(newer.kind, legalDocuments.kind),
-          eq(newer.status, "published"),
-          gt(newer.version, legalDocuments.version),
-        ),
-      ),
+    Newer.select(ctx, { one: sql`1` }).where(
+      eq(newer.kind, legalDocuments.kind),
+      eq(newer.status, "published"),
+      gt(newer.version, legalDocuments.version),
+    ),
   );
 
 export const publishLegalDocument = legalDocumentResource.action({

@@ -4,33 +4,34 @@
  * signed-in user), and acceptance (any signed-in user, for themselves).
  */
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
-import { IdParams } from "../../lib/resource/old";
-import { defineRoute, handled, json } from "../../lib/route";
+import { legalDocuments } from "../../db/schema/legal-document";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 import { Kind, LegalDocumentUpdate, legalDocumentResource } from "./resource";
-import { AcceptanceRecord, accept, deleteDraft, latest, updateDraft } from "./service";
+import { AcceptanceRecord, accept, latest } from "./service";
 
-const update = legalDocumentResource.update({
+/** The guards of a change only a draft may take (a published version: 409; users may have accepted it). */
+const draftOnly = (action: string) => ({
+  from: { column: legalDocuments.status, states: ["draft"] },
+  conflict:
+    ({ id }: { id: number }) =>
+    () =>
+      `Legal document ${id} is published: a published version cannot be ${action}d; create a new version instead`,
+});
+
+export const updateLegalDocument = legalDocumentResource.update({
   access: permissions.write,
   input: LegalDocumentUpdate,
+  ...draftOnly("update"),
   summary: "Update a draft legal document (a published version answers 409)",
 });
 
-export const updateLegalDocument = handled(update.route, async (c) => {
-  await updateDraft(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-  return c.body(null, 204);
-});
-
-const del = legalDocumentResource.delete({
+export const deleteLegalDocument = legalDocumentResource.delete({
   access: permissions.write,
+  ...draftOnly("delete"),
   errors: [409],
   summary: "Delete a draft legal document (a published version answers 409)",
-});
-
-export const deleteLegalDocument = handled(del.route, async (c) => {
-  await deleteDraft(ctxOf(c), c.req.valid("param").id);
-  return c.body(null, 204);
 });
 
 const lastRoute = defineRoute({
@@ -47,9 +48,7 @@ const lastRoute = defineRoute({
   responses: { 200: json(legalDocumentResource.record, "The latest published version") },
 });
 
-export const getLastLegalDocument = handled(lastRoute, async (c) =>
-  c.json(await latest(ctxOf(c), c.req.valid("query").kind), 200),
-);
+export const getLastLegalDocument = operation(lastRoute, (ctx, { query }) => latest(ctx, query.kind));
 
 const acceptRoute = defineRoute({
   method: "post",
@@ -69,6 +68,4 @@ const acceptRoute = defineRoute({
   responses: { 200: json(AcceptanceRecord, "The acceptance") },
 });
 
-export const acceptLegalDocument = handled(acceptRoute, async (c) =>
-  c.json(await accept(ctxOf(c), c.req.valid("param").id), 200),
-);
+export const acceptLegalDocument = operation(acceptRoute, (ctx, { params }) => accept(ctx, params.id));

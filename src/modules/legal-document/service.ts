@@ -4,42 +4,27 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
-import { type AuditTarget, auditCreate } from "../../db/audit";
-import { type LegalKind, legalDocumentAcceptances, legalDocuments } from "../../db/schema/legal-document";
-import { commit } from "../../db/write";
+import { Batch } from "../../db/batch";
+import {
+  LegalDocumentAcceptances,
+  LegalDocuments,
+  type LegalKind,
+  legalDocumentAcceptances,
+  legalDocuments,
+} from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import { RecordBase, timestamps } from "../../lib/resource/old";
-import { Kind, type LegalDocument, type LegalDocumentUpdate, legalDocumentResource, toLegalDocument } from "./resource";
-
-/** The guards of a change that only a draft may take (a published version: 409). */
-const draftOnly = (id: number, action: string) => ({
-  action,
-  from: { column: legalDocuments.status, states: ["draft"] },
-  conflict: () =>
-    `Legal document ${id} is published: a published version cannot be ${action}d; create a new version instead`,
-});
-
-/** Changes the title or body of a draft (a published version: 409). */
-export async function updateDraft(ctx: Ctx, id: number, input: z.output<typeof LegalDocumentUpdate>): Promise<void> {
-  await legalDocumentResource.change(ctx, id, { ...draftOnly(id, "update"), set: input });
-}
-
-/** Deletes a draft (a published version: 409; users may have accepted it). */
-export async function deleteDraft(ctx: Ctx, id: number): Promise<void> {
-  await legalDocumentResource.change(ctx, id, { ...draftOnly(id, "delete"), remove: true });
-}
+import { RecordBase, timestamps } from "../../lib/resource";
+import { Kind, type LegalDocument, toLegalDocument } from "./resource";
 
 const KIND_LABEL: Record<LegalKind, string> = { terms: "terms of service", privacy: "privacy policy" };
 
 /** The published version of `kind` with the highest number; 404 when none is published yet. */
 export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> {
-  const [row] = await ctx.deps.db
-    .select()
-    .from(legalDocuments)
-    .where(and(eq(legalDocuments.kind, kind), eq(legalDocuments.status, "published")))
+  const row = await LegalDocuments.select(ctx)
+    .where(eq(legalDocuments.kind, kind), eq(legalDocuments.status, "published"))
     .orderBy(desc(legalDocuments.version))
-    .limit(1);
+    .first();
   if (!row) throw new ApiError(404, `No published ${KIND_LABEL[kind]} yet`);
   return toLegalDocument(row);
 }
@@ -53,9 +38,6 @@ export const AcceptanceRecord = RecordBase.extend({
 }).openapi("LegalDocumentAcceptance");
 
 type Acceptance = z.infer<typeof AcceptanceRecord>;
-
-/** Acceptances are audited as their own records (the user who accepts is the actor). */
-export const acceptanceAudit: AuditTarget = { entity: "legal-document-acceptance", table: legalDocumentAcceptances };
 
 const toAcceptance = (
   row: typeof legalDocumentAcceptances.$inferSelect,
@@ -79,19 +61,24 @@ const toAcceptance = (
  * one refused there answers the row the other wrote (its batch, audit row included, rolled back).
  */
 export async function accept(ctx: Ctx, id: number): Promise<Acceptance> {
-  const { db } = ctx.deps;
   const userId = ctx.userId;
   if (userId === null) throw new Error("accept needs a signed-in user");
   const mine = and(eq(legalDocumentAcceptances.userId, userId), eq(legalDocumentAcceptances.legalDocumentId, id));
-  const readExisting = () => db.select().from(legalDocumentAcceptances).where(mine).limit(1);
-  const [[doc], [existing]] = await db.batch([
-    db
-      .select({ kind: legalDocuments.kind, version: legalDocuments.version, status: legalDocuments.status })
-      .from(legalDocuments)
+  const readExisting = () => LegalDocumentAcceptances.select(ctx).where(mine).limit(1);
+  const reads = new Batch(ctx);
+  const docSlot = reads.read(
+    LegalDocuments.select(ctx, {
+      kind: legalDocuments.kind,
+      version: legalDocuments.version,
+      status: legalDocuments.status,
+    })
       .where(eq(legalDocuments.id, id))
       .limit(1),
-    readExisting(),
-  ]);
+  );
+  const existingSlot = reads.read(readExisting());
+  const found = await reads.commit();
+  const [doc] = found.get(docSlot);
+  const [existing] = found.get(existingSlot);
   if (!doc) throw notFound("Legal document", id);
   if (doc.status !== "published") {
     throw conflict(`Legal document ${id} is a draft; only a published version can be accepted`);
@@ -99,18 +86,18 @@ export async function accept(ctx: Ctx, id: number): Promise<Acceptance> {
   if (existing) return toAcceptance(existing, doc);
 
   const now = ctx.deps.clock.now().toISOString();
-  const row = { userId, legalDocumentId: id, acceptedAt: now, createdAt: now, updatedAt: now };
   try {
-    const [[created]] = await commit(
-      ctx,
-      [db.insert(legalDocumentAcceptances).values(row).returning(), auditCreate(ctx, acceptanceAudit, row, null)],
-      { conflict: "accepted by another request just now" },
-    );
+    // Audited as its own record (the user who accepts is the actor).
+    const [insert, audit] = LegalDocumentAcceptances.insert(ctx, { userId, legalDocumentId: id, acceptedAt: now });
+    const batch = new Batch(ctx);
+    const inserted = batch.result(insert);
+    batch.add(audit);
+    const [created] = (await batch.commit({ conflict: "accepted by another request just now" })).get(inserted);
     if (!created) throw new Error("the acceptance was not returned");
     return toAcceptance(created, doc);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 409)) throw err;
-    const [again] = await readExisting();
+    const again = await readExisting().first();
     if (!again) throw err;
     return toAcceptance(again, doc);
   }

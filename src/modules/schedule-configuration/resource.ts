@@ -5,8 +5,8 @@
  * collection GET: the school's page of 0 or 1 records (see docs/school-setup.md).
  */
 import { z } from "@hono/zod-openapi";
-import { scheduleConfigurations } from "../../db/schema/schedule-configuration";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { ScheduleConfigurations } from "../../db/schema/schedule-configuration";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
 export const MAX_PERMISSION_TIME_LIMIT_HOURS = 168;
@@ -35,16 +35,15 @@ const resource = defineResource({
   name: "scheduleConfiguration",
   plural: "scheduleConfigurations",
   label: "Schedule configuration",
-  entity: "schedule-configuration",
   path: "/api/v1/schedule-configuration",
   tag: "Schools",
   scope: "school",
-  table: scheduleConfigurations,
+  data: ScheduleConfigurations,
   record: RecordBase.extend({
     permissionTimeLimit: z.number().int().openapi({ example: 24 }),
     permissionWeeksInAdvance: z.number().int().openapi({ example: 2 }),
   }),
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     permissionTimeLimit: row.permissionTimeLimit,
     permissionWeeksInAdvance: row.permissionWeeksInAdvance,

@@ -61,7 +61,7 @@ export async function updatedRange(
 }
 
 /**
- * The `beforeUpdate` hook of a resource whose `startField` must not come after `endField`:
+ * The `values` hook of an update whose `startField` must not come after `endField`:
  * `stored` reads the record (lazily, so a resource can pass its own `service.get`).
  */
 export function orderedRangeUpdate<S extends string, E extends string>(
@@ -69,7 +69,10 @@ export function orderedRangeUpdate<S extends string, E extends string>(
   endField: E,
   stored: (ctx: Ctx, id: number) => Promise<Record<S | E, string>>,
 ) {
-  return async <I extends Partial<Record<S | E, string>>>(input: I, ctx: Ctx, id: number): Promise<I> => {
+  return async <I extends Partial<Record<S | E, string>>>(
+    ctx: Ctx,
+    { id, body: input }: { id: number; body: I },
+  ): Promise<I> => {
     const range = await updatedRange(
       { start: input[startField], end: input[endField] },
       async () => {

@@ -4,9 +4,8 @@
  * Deleting one deletes its holiday cycles (the foreign key cascades).
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
-import { schoolConfigurations } from "../../db/schema/school-configuration";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";
@@ -38,18 +37,17 @@ export const schoolConfigurationResource = defineResource({
   name: "schoolConfiguration",
   plural: "schoolConfigurations",
   label: "School configuration",
-  entity: "school-configuration",
   path: "/api/v1/school-configuration",
   tag: "Schools",
   scope: "school",
-  table: schoolConfigurations,
+  data: SchoolConfigurations,
   record: RecordBase.extend({
     name: z.string().openapi({ example: "2026-2027" }),
     startDate: z.iso.date().openapi({ example: "2026-08-24" }),
     endDate: z.iso.date().openapi({ example: "2027-06-30" }),
     maxParentsPerFamily: z.number().int().openapi({ example: 2 }),
   }),
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     name: row.name,
     startDate: row.startDate,
@@ -62,7 +60,7 @@ export const listSchoolConfigurations = schoolConfigurationResource.list({
   access: permissions.read,
   sort: { startDate: schoolConfigurations.startDate },
   // school_configuration_school_idx (school_id, start_date) serves this order.
-  defaultOrder: [asc(schoolConfigurations.startDate), asc(schoolConfigurations.id)],
+  defaultOrder: [{ by: schoolConfigurations.startDate }, { by: schoolConfigurations.id }],
   summary: "List the current school's configurations (school years), oldest first",
 });
 
@@ -71,7 +69,7 @@ export const getSchoolConfiguration = schoolConfigurationResource.get({ access: 
 export const createSchoolConfiguration = schoolConfigurationResource.create({
   access: permissions.write,
   input: Create,
-  values: (input) => {
+  values: (_ctx, { body: input }) => {
     assertOrdered({ start: input.startDate, end: input.endDate }, "startDate", "endDate");
     return input;
   },

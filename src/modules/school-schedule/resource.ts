@@ -6,12 +6,12 @@
  * that sends some of the times is checked against the stored others and writes all three together.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
-import { LEVELS, schoolSchedules } from "../../db/schema/school-schedule";
+import { eq } from "drizzle-orm";
+import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import type { Ctx } from "../../lib/context";
 import { badRequest, type FieldError } from "../../lib/errors";
 import { integerString } from "../../lib/params";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { LevelSchema } from "../school/api";
 import { permissions } from "./permissions";
 
@@ -69,13 +69,12 @@ export const scheduleResource = defineResource({
   name: "schoolSchedule",
   plural: "schoolSchedules",
   label: "School schedule",
-  entity: "school-schedule",
   path: "/api/v1/school-schedule",
   tag: "Schools",
   scope: "school",
-  table: schoolSchedules,
+  data: SchoolSchedules,
   record: SchoolScheduleRecord,
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     level: row.level,
     weekday: row.weekday,
@@ -92,7 +91,7 @@ export const listSchoolSchedules = scheduleResource.list({
     // school_schedule_level_weekday_uq
     level: {
       schema: Level.optional().openapi({ description: "Only this level's schedules" }),
-      where: (v: (typeof LEVELS)[number]) => eq(schoolSchedules.level, v),
+      where: (_ctx, v: (typeof LEVELS)[number]) => eq(schoolSchedules.level, v),
       example: "elementary",
     },
     // school_schedule_weekday_idx
@@ -103,12 +102,12 @@ export const listSchoolSchedules = scheduleResource.list({
         maximum: 7,
         description: "Only this ISO weekday (1 Monday .. 7 Sunday)",
       }),
-      where: (v: number) => eq(schoolSchedules.weekday, v),
+      where: (_ctx, v: number) => eq(schoolSchedules.weekday, v),
       example: "5",
     },
   },
   // A total order (one schedule per level and weekday), served by the unique index.
-  defaultOrder: [asc(schoolSchedules.level), asc(schoolSchedules.weekday)],
+  defaultOrder: [{ by: schoolSchedules.level }, { by: schoolSchedules.weekday }],
   summary: "List the current school's schedules (paginated), by level then weekday",
 });
 
@@ -123,7 +122,7 @@ export const createSchoolSchedule = scheduleResource.create({
     dismissalTime: Dismissal,
     afterSchoolEndTime: AfterSchoolEnd.optional(),
   }),
-  values: (input) => {
+  values: (_ctx, { body: input }) => {
     const times = { ...input, afterSchoolEndTime: input.afterSchoolEndTime ?? null };
     assertTimesInOrder(times);
     return times;
@@ -156,7 +155,7 @@ export const updateSchoolSchedule = scheduleResource.update({
     afterSchoolEndTime: AfterSchoolEnd.optional(),
   }),
   // The three times are written together, so a concurrent update cannot leave them out of order.
-  values: async (input, ctx, id) => ({ ...input, ...(await updatedTimes(input, ctx, id)) }),
+  values: async (ctx, { id, body: input }) => ({ ...input, ...(await updatedTimes(input, ctx, id)) }),
   summary: "Update a schedule (another level and weekday that already has one is a 409)",
 });
 

@@ -4,10 +4,11 @@
  * lists, reminders). Holidays are not considered here: a holiday cycle says whether D is a school
  * day at all.
  */
-import { and, eq } from "drizzle-orm";
-import { schools } from "../../db/schema/core";
-import { type Level, schoolSchedules } from "../../db/schema/school-schedule";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { eq } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import { type Level, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
 
@@ -38,16 +39,15 @@ export interface ScheduleOn {
  */
 export async function scheduleOn(ctx: Ctx, level: Level, date: string): Promise<ScheduleOn | null> {
   const weekday = isoWeekday(date);
-  const { db } = ctx.deps;
   const schoolId = schoolOf(ctx);
-  const [[school], [row]] = await db.batch([
-    db.select({ timeZone: schools.timeZone }).from(schools).where(eq(schools.id, schoolId)).limit(1),
-    db
-      .select()
-      .from(schoolSchedules)
-      .where(and(tenant(ctx, schoolSchedules), eq(schoolSchedules.level, level), eq(schoolSchedules.weekday, weekday)))
-      .limit(1),
-  ]);
+  const batch = new Batch(ctx);
+  const zone = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolId)).limit(1));
+  const schedule = batch.read(
+    SchoolSchedules.select(ctx).where(eq(schoolSchedules.level, level), eq(schoolSchedules.weekday, weekday)).limit(1),
+  );
+  const results = await batch.commit();
+  const [school] = results.get(zone);
+  const [row] = results.get(schedule);
   if (!school) throw notFound("School", schoolId);
   if (!row) return null;
   const at = (local: string): ScheduledTime => ({

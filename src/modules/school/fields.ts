@@ -4,8 +4,7 @@
  * details and the key of its logo.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { schools } from "../../db/schema/core";
+import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
@@ -111,14 +110,17 @@ export const LogoKey = z
 /** Whether a logo key lies under this school's prefix. */
 export const logoOf = (key: string, schoolId: number) => LOGO_KEY.exec(key)?.[1] === String(schoolId);
 
-/** The image types a logo may be, and the file extension each is stored with. */
-export const LOGO_TYPES = {
+/** The image types a logo may be. */
+export const LOGO_CONTENT_TYPES = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
+export type LogoType = (typeof LOGO_CONTENT_TYPES)[number];
+
+/** The file extension each logo type is stored with. */
+export const LOGO_TYPES: Record<LogoType, string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
   "image/webp": "webp",
   "image/svg+xml": "svg",
-} as const;
-export type LogoType = keyof typeof LOGO_TYPES;
+};
 
 /** The refusal of a level the school does not offer (API 422s and import row errors say the same). */
 export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
@@ -126,11 +128,7 @@ export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
 
 /** The level is one the current school offers, else 422 (one indexed read of the school). */
 export async function assertOffered(ctx: Ctx, level: Level) {
-  const [row] = await ctx.deps.db
-    .select({ levels: schools.levels })
-    .from(schools)
-    .where(eq(schools.id, schoolOf(ctx)))
-    .limit(1);
+  const row = await Schools.find(ctx, schoolOf(ctx), { levels: schools.levels });
   const levels = readLevels(row?.levels ?? []);
   if (!levels.includes(level)) throw unprocessable(notOfferedMessage(level, levels));
 }

@@ -6,13 +6,14 @@
  * need `school.write`; updating one's own school needs `school.update` (school admins).
  */
 import { z } from "@hono/zod-openapi";
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import { addresses } from "../../db/schema/address";
-import { schools } from "../../db/schema/core";
-import { type Ctx, tenant } from "../../lib/context";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { columnsOf } from "../../db/query";
+import { Addresses, addresses } from "../../db/schema/address";
+import { Schools, schools } from "../../db/schema/core";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { AddressRecord, toAddress } from "../address/api";
@@ -42,9 +43,9 @@ export type School = z.infer<typeof SchoolRecord>;
  * be the school's own: `address_id` has no foreign key (see src/db/core.ts), so the join says so.
  */
 const addressJson = sql<string | null>`(SELECT json_object(${sql.join(
-  Object.entries(getTableColumns(addresses)).map(([key, column]) => sql`${key}, ${column}`),
+  Object.entries(columnsOf(addresses)).map(([key, column]) => sql`${key}, ${column}`),
   sql`, `,
-)}) FROM ${addresses} WHERE ${addresses.id} = ${schools.addressId} AND ${addresses.schoolId} = ${schools.id})`;
+)}) FROM ${addresses} WHERE ${addresses.id} = ${schools.addressId} AND ${Addresses.ofSchool(schools.id)})`;
 
 type SchoolRow = typeof schools.$inferSelect & { address: string | null };
 
@@ -65,21 +66,20 @@ export function toSchool(row: SchoolRow): School {
 /** Holders of school.write reach every school; everyone else the school they act in. */
 export function visibleSchools(ctx: Ctx): SQL | undefined {
   if (ctx.can(permissions.write)) return undefined;
-  return tenant(ctx, { schoolId: schools.id });
+  return eq(schools.id, schoolOf(ctx));
 }
 
 export const schoolResource = defineResource({
   name: "school",
   plural: "schools",
   label: "School",
-  entity: "school",
   path: "/api/v1/school",
   tag: "Schools",
   scope: "platform",
-  table: schools,
+  data: Schools,
   record: SchoolRecord,
-  view: { fields: { ...getTableColumns(schools), address: addressJson } },
-  toRecord: toSchool,
+  view: { fields: { ...columnsOf(schools), address: addressJson } },
+  toRecord: (_ctx, row) => toSchool(row),
   visibleTo: visibleSchools,
 });
 
@@ -90,7 +90,7 @@ export const listSchools = schoolResource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the school name"),
-      where: (v: string) => contains(schools.nameSearch, v),
+      where: (_ctx, v: string) => contains(schools.nameSearch, v),
       example: "Demo",
     },
   },
@@ -112,7 +112,7 @@ export const createSchool = schoolResource.create({
     email: Email.nullable().optional(),
     phone: Phone.nullable().optional(),
   }),
-  values: (input) => ({ ...input, levels: storeLevels(input.levels) }),
+  values: (_ctx, { body }) => ({ ...body, levels: storeLevels(body.levels) }),
   summary: "Create a school (platform: school.write)",
   description:
     "Its address is an address of the new school: create it with POST /api/v1/address (X-School-Id: the new id), " +
@@ -129,7 +129,7 @@ export const updateSchool = schoolResource.update({
     phone: Phone.nullable().optional(),
     logo: LogoKey.nullable().optional(),
   }),
-  values: ({ levels, ...input }, _ctx, id) => {
+  values: (_ctx, { id, body: { levels, ...input } }) => {
     if (input.logo != null && !logoOf(input.logo, id)) {
       const message = `Must start with ${id}/logo/ (this school's logos)`;
       throw badRequest(`Invalid body: logo: ${message}`, [{ path: "logo", message }]);

@@ -4,18 +4,17 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { ctxOf } from "../../lib/context";
 import { DeleteMany } from "../../lib/params";
-import { IdParams } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
-import { LEVELS, LevelInfo, LOGO_TYPES, levelInfo } from "./fields";
+import { LEVELS, LevelInfo, LOGO_CONTENT_TYPES, levelInfo } from "./fields";
 import { permissions } from "./permissions";
 import * as school from "./service";
 
 const Levels = z.array(LevelInfo).openapi("SchoolLevels");
 
-export const listSchoolLevels = handled(
+export const listSchoolLevels = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/school/levels",
@@ -25,10 +24,10 @@ export const listSchoolLevels = handled(
     access: "user",
     responses: { 200: json(Levels, "preschool, elementary, middle and high, in that order") },
   }),
-  (c) => c.json(levelInfo(LEVELS), 200),
+  () => levelInfo(LEVELS),
 );
 
-export const listCurrentSchoolLevels = handled(
+export const listCurrentSchoolLevels = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/school/levels/current",
@@ -38,7 +37,7 @@ export const listCurrentSchoolLevels = handled(
     access: permissions.read,
     responses: { 200: json(Levels, "The current school's levels, in order") },
   }),
-  async (c) => c.json(await school.currentLevels(ctxOf(c)), 200),
+  (ctx) => school.currentLevels(ctx),
 );
 
 const count = z.number().int().min(0);
@@ -59,7 +58,7 @@ const Statistics = z
     students: z.object({
       total: count,
       byLevel: z
-        .object(Object.fromEntries(LEVELS.map((l) => [l, count])) as Record<(typeof LEVELS)[number], typeof count>)
+        .object({ preschool: count, elementary: count, middle: count, high: count })
         .openapi({ description: "Students per level (students have no level yet: 0 each)" }),
     }),
     groups: count.openapi({ description: "Groups (classes); 0 until groups exist" }),
@@ -67,7 +66,7 @@ const Statistics = z
   })
   .openapi("SchoolStatistics");
 
-export const getSchoolStatistics = handled(
+export const getSchoolStatistics = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/school/{id}/statistics",
@@ -80,12 +79,10 @@ export const getSchoolStatistics = handled(
     request: { params: IdParams },
     responses: { 200: json(Statistics, "The counts") },
   }),
-  async (c) => c.json(await school.statistics(ctxOf(c), c.req.valid("param").id), 200),
+  (ctx, { params }) => school.statistics(ctx, params.id),
 );
 
-type LogoType = keyof typeof LOGO_TYPES;
-
-const LogoUrlBody = imageUrlBody(Object.keys(LOGO_TYPES) as [LogoType, ...LogoType[]], "logo");
+const LogoUrlBody = imageUrlBody(LOGO_CONTENT_TYPES, "logo");
 
 const LogoUrl = z
   .object({
@@ -94,7 +91,7 @@ const LogoUrl = z
   })
   .openapi("SchoolLogoUrl");
 
-export const createSchoolLogoUrl = handled(
+export const createSchoolLogoUrl = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/school/{id}/logo/signed-url",
@@ -112,10 +109,10 @@ export const createSchoolLogoUrl = handled(
     request: { params: IdParams, body: jsonBody(LogoUrlBody, "SchoolLogoUrlRequest") },
     responses: { 200: json(LogoUrl, "The logo's key and its presigned URL") },
   }),
-  async (c) => c.json(await school.logoUrl(ctxOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  (ctx, { params, body }) => school.logoUrl(ctx, params.id, body),
 );
 
-export const updateSchoolAddress = handled(
+export const updateSchoolAddress = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/school/{id}/address",
@@ -138,13 +135,10 @@ export const updateSchoolAddress = handled(
     },
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await school.setAddress(ctxOf(c), c.req.valid("param").id, c.req.valid("json").addressId);
-    return c.body(null, 204);
-  },
+  (ctx, { params, body }) => school.setAddress(ctx, params.id, body.addressId),
 );
 
-export const deleteSchool = handled(
+export const deleteSchool = operation(
   defineRoute({
     method: "delete",
     path: "/api/v1/school/{id}",
@@ -160,13 +154,10 @@ export const deleteSchool = handled(
     request: { params: IdParams },
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await school.deleteSchool(ctxOf(c), c.req.valid("param").id);
-    return c.body(null, 204);
-  },
+  (ctx, { params }) => school.deleteSchool(ctx, params.id),
 );
 
-export const deleteMultipleSchools = handled(
+export const deleteMultipleSchools = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/school/delete-multiple",
@@ -192,5 +183,5 @@ export const deleteMultipleSchools = handled(
       ),
     },
   }),
-  async (c) => c.json(await school.deleteSchools(ctxOf(c), c.req.valid("json").ids), 200),
+  (ctx, { body }) => school.deleteSchools(ctx, body.ids),
 );

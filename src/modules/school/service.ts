@@ -4,18 +4,18 @@
  * platform's delete of several schools (one batch that says what it deleted and what it did not
  * find).
  */
-import { and, asc, count, countDistinct, eq, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import { auditDelete } from "../../db/audit";
-import { addresses } from "../../db/schema/address";
-import { bulkProcesses } from "../../db/schema/bulk-process";
-import { roles, roleUsers, schools } from "../../db/schema/core";
-import { groups } from "../../db/schema/group";
-import { students } from "../../db/schema/student";
-import { commit, GuardFailed, inList, type Statement } from "../../db/write";
+import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Addresses, addresses } from "../../db/schema/address";
+import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
+import { Groups } from "../../db/schema/group";
+import { Students, students } from "../../db/schema/student";
+import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { LEVELS, type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
+import { type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
 import { schoolResource } from "./resource";
 
@@ -24,11 +24,7 @@ export const LOGO_URL_SECONDS = 5 * 60;
 
 /** The levels of the school the caller acts in. */
 export async function currentLevels(ctx: Ctx) {
-  const [row] = await ctx.deps.db
-    .select({ levels: schools.levels })
-    .from(schools)
-    .where(tenant(ctx, { schoolId: schools.id }))
-    .limit(1);
+  const row = await Schools.find(ctx, schoolOf(ctx), { levels: schools.levels });
   if (!row) throw notFound("School", ctx.schoolId ?? undefined);
   return levelInfo(readLevels(row.levels));
 }
@@ -40,45 +36,42 @@ export async function currentLevels(ctx: Ctx) {
  * One batch: the school (404 unless the caller reaches it) and every count.
  */
 export async function statistics(ctx: Ctx, id: number) {
-  const { db } = ctx.deps;
-  // The school asked about (the first statement checks the caller reaches it; if not, the counts
-  // are thrown away unread).
-  const target = { schoolId: id };
-  const inSchool = tenant(target, roleUsers);
-  const [[school], byRole, [people], levels, [classes]] = await db.batch([
-    db
-      .select({ id: schools.id })
-      .from(schools)
+  // The counts are of school `id` (the accessors scope them to it); the first read checks the
+  // caller reaches it, and if not, the counts are thrown away unread.
+  const target: Ctx = { ...ctx, schoolId: id };
+  const batch = new Batch(ctx);
+  const reached = batch.read(
+    Schools.select(ctx, { id: schools.id })
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
       .limit(1),
-    db
-      .select({
-        roleId: roles.id,
-        key: roles.key,
-        roleName: roles.name,
-        // role_user_school_idx (school_id, role_id): one range per role.
-        count:
-          sql<number>`(SELECT count(*) FROM ${roleUsers} WHERE ${and(inSchool, eq(roleUsers.roleId, roles.id))})`.as(
-            "role_count",
-          ),
-      })
-      .from(roles)
-      .where(and(ne(roles.id, BUILTIN_ROLES["super-admin"].id), or(isNull(roles.schoolId), eq(roles.schoolId, id))))
+  );
+  const roleCounts = batch.read(
+    // The built-in roles and the school's own; role_user_school_idx (school_id, role_id): one range per role.
+    Roles.select(target, {
+      roleId: roles.id,
+      key: roles.key,
+      roleName: roles.name,
+      count: sql<number>`${RoleUsers.select(target, { n: count() }).where(eq(roleUsers.roleId, roles.id))}`,
+    })
+      .where(ne(roles.id, BUILTIN_ROLES["super-admin"].id))
       .orderBy(asc(roles.id)),
-    db
-      .select({ total: countDistinct(roleUsers.userId) })
-      .from(roleUsers)
-      .where(inSchool),
-    // student_level_idx (school_id, level, created_at) groups them; deleted students do not count.
-    db
-      .select({ level: students.level, total: count() })
-      .from(students)
-      .where(and(tenant(target, students), isNull(students.deletedAt)))
+  );
+  const members = batch.read(RoleUsers.select(target, { total: countDistinct(roleUsers.userId) }));
+  // student_level_idx (school_id, level, created_at) groups them; deleted students do not count.
+  const perLevel = batch.read(
+    Students.select(target, { level: students.level, total: count() })
+      .where(isNull(students.deletedAt))
       .groupBy(students.level),
-    db.select({ total: count() }).from(groups).where(tenant(target, groups)),
-  ]);
+  );
+  const groupCount = batch.read(Groups.select(target, { total: count() }));
+  const results = await batch.commit();
+  const [school] = results.get(reached);
+  const byRole = results.get(roleCounts);
+  const [people] = results.get(members);
+  const levels = results.get(perLevel);
+  const [classes] = results.get(groupCount);
   if (!school) throw notFound("School", id);
-  const byLevel = Object.fromEntries(LEVELS.map((level) => [level, 0])) as Record<Level, number>;
+  const byLevel: Record<Level, number> = { preschool: 0, elementary: 0, middle: 0, high: 0 };
   for (const row of levels) if (row.level) byLevel[row.level] = row.total;
   return {
     schoolId: id,
@@ -102,7 +95,7 @@ export interface LogoUrlInput {
  * uploads to it, signing the image type. GET: a download URL for the current logo (404 if none).
  */
 export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
-  const { db, clock, signer } = ctx.deps;
+  const { clock, signer } = ctx.deps;
   const now = clock.now();
   let key: string;
   if (input.method === "PUT") {
@@ -112,13 +105,15 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
     }
     const contentType = input.contentType ?? "image/png";
     key = `${id}/logo/logo-${crypto.randomUUID()}.${LOGO_TYPES[contentType]}`;
-    await schoolResource.commit(ctx, id, schoolResource.writes.update(ctx, id, { logo: key }, "logo"));
+    await schoolResource.commit(
+      ctx,
+      id,
+      new Batch(ctx).add(...schoolResource.writes.update(ctx, id, { logo: key }, "logo")),
+    );
   } else {
-    const [row] = await db
-      .select({ logo: schools.logo })
-      .from(schools)
+    const row = await Schools.select(ctx, { logo: schools.logo })
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
-      .limit(1);
+      .first();
     if (!row) throw notFound("School", id);
     if (row.logo === null) throw notFound(`School ${id} has no logo; upload one with method PUT`);
     key = row.logo;
@@ -133,20 +128,19 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
  * UPDATE itself, so it cannot be another school's, nor one deleted a moment ago.
  */
 export async function setAddress(ctx: Ctx, id: number, addressId: number | null) {
-  const { db } = ctx.deps;
   const sameSchool =
     addressId === null
       ? undefined
-      : sql`EXISTS (SELECT 1 FROM ${addresses} WHERE ${addresses.id} = ${addressId} AND ${addresses.schoolId} = ${schools.id})`;
+      : sql`EXISTS (SELECT 1 FROM ${addresses} WHERE ${addresses.id} = ${addressId} AND ${Addresses.ofSchool(schools.id)})`;
   try {
-    await commit(ctx, schoolResource.writes.update(ctx, id, { addressId }, "address", null, sameSchool));
+    await new Batch(ctx)
+      .add(...schoolResource.writes.update(ctx, id, { addressId }, "address", null, sameSchool))
+      .commit();
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    const [school] = await db
-      .select({ id: schools.id })
-      .from(schools)
+    const school = await Schools.select(ctx, { id: schools.id }, "write")
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "write"))
-      .limit(1);
+      .first();
     throw school ? notFound("Address", addressId ?? undefined) : notFound("School", id);
   }
 }
@@ -159,17 +153,16 @@ export async function setAddress(ctx: Ctx, id: number, addressId: number | null)
  * deletes a school that has one of each).
  */
 function restrictingRows(ctx: Ctx, where: SQL | undefined): Statement[] {
-  const { db } = ctx.deps;
-  const doomed = db.select({ id: schools.id }).from(schools).where(where);
-  return [db.delete(bulkProcesses).where(inList(bulkProcesses.schoolId, doomed))];
+  const doomed = Schools.select(ctx, { id: schools.id }, "write").where(where);
+  // Not audited: like every other row the school owns, they go with it.
+  return [ctx.deps.db.delete(bulkProcesses).where(BulkProcesses.ofSchool(doomed))];
 }
 
 /** Deletes one school with everything it owns (the audit trail keeps its rows: it has no foreign key). */
 export async function deleteSchool(ctx: Ctx, id: number) {
   const where = schoolResource.scoped(ctx, eq(schools.id, id), "write");
-  const statements: [Statement, ...Statement[]] = [...schoolResource.writes.delete(ctx, id)];
-  statements.unshift(...restrictingRows(ctx, where));
-  await schoolResource.commit(ctx, id, statements);
+  const batch = new Batch(ctx).add(...restrictingRows(ctx, where), ...schoolResource.writes.delete(ctx, id));
+  await schoolResource.commit(ctx, id, batch);
 }
 
 /**
@@ -178,14 +171,12 @@ export async function deleteSchool(ctx: Ctx, id: number) {
  * as one JSON parameter (D1 binds at most 100 values per statement).
  */
 export async function deleteSchools(ctx: Ctx, ids: number[]) {
-  const { db } = ctx.deps;
   const where = schoolResource.scoped(ctx, inList(schools.id, ids), "write");
-  const results = await commit(ctx, [
-    auditDelete(ctx, schoolResource.audit, where),
-    ...restrictingRows(ctx, where),
-    db.delete(schools).where(where).returning({ id: schools.id }),
-  ]);
-  const deleted = results.at(-1) as { id: number }[];
+  const batch = new Batch(ctx).add(Schools.auditRemoved(ctx, where), ...restrictingRows(ctx, where));
+  const removed = batch.result(
+    ctx.deps.db.delete(schools).where(Schools.where(ctx, where)).returning({ id: schools.id }),
+  );
+  const deleted = (await batch.commit()).get(removed);
   const gone = new Set(deleted.map((r) => r.id));
   return {
     deleted: ids.filter((id) => gone.has(id)),

@@ -4,12 +4,12 @@
  * answers an empty text until someone writes one, PUT replaces it (upsert on the school).
  */
 import { z } from "@hono/zod-openapi";
-import { transportationRules } from "../../db/schema/transport-rules";
-import { commit } from "../../db/write";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { Batch } from "../../db/batch";
+import { TransportationRules, transportationRules } from "../../db/schema/transport-rules";
+import type { Ctx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
-import { defineResource } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { defineResource } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 
 /** 64 KiB of UTF-8: far more than a rules page needs, well under D1's 100 KB statement limit. */
@@ -34,13 +34,12 @@ const rules = defineResource({
   name: "transportationRules",
   plural: "transportationRules",
   label: "Transportation rules",
-  entity: "transport-rules",
   path,
   tag: "Transport",
   scope: "school",
-  table: transportationRules,
+  data: TransportationRules,
   record: Rules,
-  toRecord: (row) => ({ content: row.content, updatedAt: row.updatedAt, updatedBy: row.updatedBy }),
+  toRecord: (_ctx, row) => ({ content: row.content, updatedAt: row.updatedAt, updatedBy: row.updatedBy }),
 });
 
 const getRoute = defineRoute({
@@ -70,7 +69,7 @@ const replaceRoute = defineRoute({
 
 /** The school's rules, or an empty text if none was written yet. */
 export async function readRules(ctx: Ctx) {
-  const [row] = await ctx.deps.db.select().from(transportationRules).where(tenant(ctx, transportationRules)).limit(1);
+  const row = await TransportationRules.select(ctx).first();
   return { content: row?.content ?? "", updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null };
 }
 
@@ -80,23 +79,17 @@ export async function replaceRules(ctx: Ctx, content: string) {
   if (bytes > MAX_CONTENT_BYTES) {
     throw new ApiError(413, `content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);
   }
-  const { db } = ctx.deps;
-  const [existing] = await db
-    .select({ id: transportationRules.id })
-    .from(transportationRules)
-    .where(tenant(ctx, transportationRules))
-    .limit(1);
+  const existing = await TransportationRules.select(ctx, { id: transportationRules.id }).first();
   const values = { content, updatedBy: ctx.userId };
-  if (existing) await rules.commit(ctx, existing.id, rules.writes.update(ctx, existing.id, values));
-  else
-    await commit(ctx, rules.writes.insert(ctx, values), {
-      conflict: "The rules were written by another request just now; try again",
-    });
+  if (existing) {
+    await rules.commit(ctx, existing.id, new Batch(ctx).add(...rules.writes.update(ctx, existing.id, values)));
+  } else {
+    await new Batch(ctx)
+      .add(...rules.writes.insert(ctx, values))
+      .commit({ conflict: "The rules were written by another request just now; try again" });
+  }
 }
 
-export const getTransportationRules = handled(getRoute, async (c) => c.json(await readRules(ctxOf(c)), 200));
+export const getTransportationRules = operation(getRoute, readRules);
 
-export const replaceTransportationRules = handled(replaceRoute, async (c) => {
-  await replaceRules(ctxOf(c), c.req.valid("json").content);
-  return c.body(null, 204);
-});
+export const replaceTransportationRules = operation(replaceRoute, (ctx, { body }) => replaceRules(ctx, body.content));

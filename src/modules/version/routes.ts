@@ -1,7 +1,8 @@
 /** Mobile version: the latest and minimum supported app version per platform. */
 import { z } from "@hono/zod-openapi";
+import type { Ctx } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
-import { defineRoute, handled, json } from "../../lib/route";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 
 const Platform = z.enum(["ios", "android"]);
 const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, "Expected a version like 1.4.0");
@@ -50,27 +51,31 @@ const version = defineRoute({
   responses: { 200: json(Answer, "Versions per platform") },
 });
 
-export const getAppVersion = handled(version, (c) => {
-  const { platform, version: current } = c.req.valid("query");
-  const versions = c.var.deps.config.appVersions;
+/** The versions per platform and, for a platform and version sent, whether that app must update. */
+export function appVersion(ctx: Ctx, { query }: InputOf<typeof version>) {
+  const { platform, version: current } = query;
+  const versions = ctx.deps.config.appVersions;
   if ((platform === undefined) !== (current === undefined)) {
     throw badRequest("Send platform and version together", [
       { path: platform === undefined ? "platform" : "version", message: "Required with the other" },
     ]);
   }
-  c.header("cache-control", "public, max-age=300");
-  if (!platform || !current) return c.json({ ...versions }, 200);
-  const range = versions[platform];
-  return c.json(
-    {
-      ...versions,
-      check: {
-        platform,
-        version: current,
-        mustUpdate: compareVersions(current, range.minimum) < 0,
-        updateAvailable: compareVersions(current, range.latest) < 0,
-      },
-    },
-    200,
-  );
-});
+  const range = platform && current ? versions[platform] : undefined;
+  const answer = {
+    ...versions,
+    ...(platform && current && range
+      ? {
+          check: {
+            platform,
+            version: current,
+            mustUpdate: compareVersions(current, range.minimum) < 0,
+            updateAvailable: compareVersions(current, range.latest) < 0,
+          },
+        }
+      : {}),
+  };
+  // Clients may keep it five minutes: versions change with a release, not per request.
+  return Response.json(answer, { headers: { "cache-control": "public, max-age=300" } });
+}
+
+export const getAppVersion = operation(version, appVersion);
