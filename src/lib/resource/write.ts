@@ -9,7 +9,7 @@ import type { SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
-import { inList, type Statement } from "../../db/write";
+import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { notFound } from "../errors";
