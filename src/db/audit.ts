@@ -40,7 +40,7 @@ function actorValues(ctx: Ctx) {
 
 const columnsOf = (target: AuditTarget) => {
   const copies = searchCopyKeys(target.table);
-  return Object.entries(getTableColumns(target.table) as Record<string, SQLiteColumn>).filter(
+  return Object.entries(getTableColumns(target.table)).filter(
     ([k]) => !SKIP.has(k) && !copies.has(k),
   );
 };
@@ -187,7 +187,8 @@ function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, act
     requestId: sql`${ctx.requestId}`,
   };
   // Drizzle lists every column of the table, in declaration order: select them in that order.
-  const select = Object.keys(getTableColumns(auditLog)).map((key) => values[key as keyof typeof values]);
+  const given = new Map<string, SQL>(Object.entries(values));
+  const select = Object.keys(getTableColumns(auditLog)).map((key) => given.get(key) ?? sql`NULL`);
   const filter = where ? sql` WHERE ${where}` : sql``;
   return ctx.deps.db.insert(auditLog).select(sql`SELECT ${sql.join(select, sql`, `)} FROM ${target.table}${filter}`);
 }

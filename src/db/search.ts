@@ -11,6 +11,7 @@
  * JSON, computed by the same `fold`. Each test file checks at its end that every stored copy is the
  * fold of its column (test/setup.ts), so a write path that forgets it fails the suite.
  */
+import { getTableColumns, getTableName } from "drizzle-orm";
 import { type SQLiteColumn, type SQLiteTable, text } from "drizzle-orm/sqlite-core";
 import { fold } from "../lib/fold";
 
@@ -24,7 +25,9 @@ const SEARCHED = new Map<SQLiteTable, [string, string][]>();
 
 /** Declares `table`'s searched columns and their copies (keys of the table's columns). */
 export function searchable<T extends SQLiteTable>(table: T, copies: Partial<Record<Keys<T>, Keys<T>>>): T {
-  SEARCHED.set(table, Object.entries(copies) as [string, string][]);
+  const pairs: [string, string][] = [];
+  for (const [column, copy] of Object.entries(copies)) if (typeof copy === "string") pairs.push([column, copy]);
+  SEARCHED.set(table, pairs);
   return table;
 }
 
@@ -35,17 +38,18 @@ export function searchable<T extends SQLiteTable>(table: T, copies: Partial<Reco
 export function withSearch<V extends object>(table: SQLiteTable, values: V): V {
   const copies = SEARCHED.get(table);
   if (!copies) return values;
-  const out = { ...values } as Record<string, unknown>;
+  const given = new Map<string, unknown>(Object.entries(values));
+  const folded: Record<string, string | null> = {};
   for (const [column, copy] of copies) {
-    const value = out[column];
+    const value = given.get(column);
     if (value === undefined) continue;
-    if (typeof value === "string") out[copy] = fold(value);
-    else if (value === null) out[copy] = null;
+    if (typeof value === "string") folded[copy] = fold(value);
+    else if (value === null) folded[copy] = null;
     // A JSON column (a teacher's subjects): the fold of the text it is stored as.
-    else if (Array.isArray(value)) out[copy] = fold(JSON.stringify(value));
+    else if (Array.isArray(value)) folded[copy] = fold(JSON.stringify(value));
     else throw new Error(`${column}: its search copy ${copy} needs a string value, not an SQL expression`);
   }
-  return out as V;
+  return Object.assign({}, values, folded);
 }
 
 /** The keys of `table`'s search copies (derived data: the audit trail leaves them out). */
@@ -53,13 +57,16 @@ export function searchCopyKeys(table: SQLiteTable): Set<string> {
   return new Set((SEARCHED.get(table) ?? []).map(([, copy]) => copy));
 }
 
+function columnOf(table: SQLiteTable, key: string): SQLiteColumn {
+  const column = getTableColumns(table)[key];
+  if (!column) throw new Error(`${getTableName(table)} has no column ${key}`);
+  return column;
+}
+
 /** Every declared table with its [column, copy] pairs (the consistency check of the tests walks them). */
 export function searchedTables(): [SQLiteTable, [SQLiteColumn, SQLiteColumn][]][] {
   return [...SEARCHED].map(([table, pairs]) => [
     table,
-    pairs.map(([column, copy]) => {
-      const columns = table as unknown as Record<string, SQLiteColumn>;
-      return [columns[column] as SQLiteColumn, columns[copy] as SQLiteColumn];
-    }),
+    pairs.map(([column, copy]) => [columnOf(table, column), columnOf(table, copy)]),
   ]);
 }
