@@ -32,11 +32,11 @@ import { calendarDate } from "../../lib/zoned-time";
 import { ownParent, parentOf, permissions as parentPermissions } from "../parent/api";
 import { mayAssign } from "../role/api";
 import {
+  addPerson,
   contactOf,
   copyOf,
   copyTable,
   FirstName,
-  findOrInvite,
   identity,
   LastName,
   MASKED_CONTACT,
@@ -211,7 +211,7 @@ export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>
       );
     }
   }
-  const { userId, statements } = await findOrInvite(ctx, input);
+  const { userId, statements } = await addPerson(ctx, input);
   if (userId === parent.userId) throw unprocessable("A parent cannot be their own delegate");
   const values = {
     parentId: parent.id,

@@ -29,15 +29,15 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
 import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayAssign, mayTake } from "../role/api";
+import { mayActOn, mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
   copyOf,
   copyTable,
   editPerson,
   FirstName,
-  findOrInvite,
   identity,
   LastName,
   MASKED_CONTACT,
@@ -184,17 +184,13 @@ const CreateBody = z.strictObject({
  * record read back.
  */
 export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) {
-  const { db, clock } = ctx.deps;
-  await mayAssign(ctx, [PARENT_ROLE]);
+  const { db } = ctx.deps;
   const schoolId = schoolOf(ctx);
-  const at = clock.now().toISOString();
-  const { userId, statements } = await findOrInvite(ctx, input);
-  const membership = { schoolId, userId: userId as number, roleId: PARENT_ROLE, createdAt: at, updatedAt: at };
+  // A parent here already is the membership's unique index: 409.
+  const { userId, statements } = await addPerson(ctx, input, { roles: ["parent"], held: "conflict" });
   const profile = and(eq(parents.schoolId, schoolId), eq(parents.userId, userId));
   const batch: [Statement, ...Statement[]] = [
     ...(statements as [Statement]),
-    db.insert(roleUsers).values(membership),
-    auditCreate(ctx, roleUserAudit, membership, schoolId),
     db.update(parents).set({ relationship: input.relationship }).where(profile),
     auditCreate(ctx, resource.audit, { userId, relationship: input.relationship }, schoolId),
     resource.readOne(ctx, sql<number>`(SELECT ${parents.id} FROM ${parents} WHERE ${profile})`),

@@ -11,12 +11,10 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { auditCreate } from "../../db/audit";
 import { roleUsers, users } from "../../db/schema/core";
-import { withSearch } from "../../db/search";
-import { commit, insertedId, type Statement } from "../../db/write";
+import { commit, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
@@ -25,12 +23,13 @@ import { searchTerm } from "../../lib/search";
 import { mayActOn, mayAssign, mayTake, permissions as role } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
   copyOf,
-  copyOnAdd,
   copyTable,
   editPerson,
   FirstName,
+  giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
@@ -140,23 +139,16 @@ const CreateBody = z
 export type CreateInput = z.infer<typeof CreateBody>;
 
 /**
- * The user audit target: a user invited here, or renamed here, is recorded as a user change in
- * the current school's trail (the school's admin made it).
- */
-const userAudit = { entity: "user", table: users };
-
-/**
  * Gives a user the school-admin role here, in one batch: the membership with its audit row (and,
  * for an unknown number, the invited user with its own), then the record read back. A user who is
  * already an administrator here is a 409, also when two requests race (the unique membership).
  */
 export async function createAdministrator(ctx: Ctx, input: CreateInput) {
-  const { db, clock } = ctx.deps;
-  // Making someone an administrator (oneself included) needs every permission the role grants.
-  await mayAssign(ctx, [SCHOOL_ADMIN]);
-  const invite: Statement[] = [];
-  let userId: number | SQL<number>;
+  const { db } = ctx.deps;
+  const statements: Statement[] = [];
   if (input.userId !== undefined) {
+    // Making someone an administrator (oneself included) needs every permission the role grants.
+    await mayAssign(ctx, [SCHOOL_ADMIN]);
     // Someone of this school: another school's people are not this school's to see (404).
     const [member] = await db
       .select({ id: roleUsers.id })
@@ -164,40 +156,33 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
       .where(and(tenant(ctx, roleUsers), eq(roleUsers.userId, input.userId)))
       .limit(1);
     if (!member) throw notFound("User", input.userId);
-    userId = input.userId;
+    statements.push(
+      ...giveRoles(ctx, eq(users.id, input.userId), [SCHOOL_ADMIN], {
+        held: "conflict",
+        entity: "school-administrator",
+      }),
+    );
   } else {
-    const phone = input.phone ?? "";
-    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.phone, phone)).limit(1);
-    if (known) {
-      userId = known.id;
-      // What this school sent is its own copy of the person; the user row is not its to see.
-      invite.push(...copyOnAdd(ctx, known.id, input));
-    } else {
-      const at = clock.now().toISOString();
-      const invited = {
-        phone,
-        firstName: input.firstName ?? "",
-        lastName: input.lastName ?? "",
-        email: input.email ?? null,
-        status: "invited" as const,
-        createdAt: at,
-        updatedAt: at,
-      };
-      invite.push(
-        db.insert(users).values(withSearch(users, invited)),
-        auditCreate(ctx, userAudit, invited, ctx.schoolId),
-      );
-      userId = insertedId(users);
-    }
+    // The body takes no language: a new user gets the column's.
+    const added = await addPerson(
+      ctx,
+      { phone: input.phone ?? "", firstName: input.firstName, lastName: input.lastName, email: input.email },
+      { roles: [SCHOOL_ADMIN], held: "conflict", entity: "school-administrator", language: null },
+    );
+    statements.push(...added.statements);
   }
-  // A new user's id is known only inside the batch (an SQL expression): the membership's audit
-  // row then names the role, and the user's own audit row the person.
-  const membership = { userId: userId as number, roleId: SCHOOL_ADMIN };
+  const membership = and(
+    eq(roleUsers.roleId, SCHOOL_ADMIN),
+    eq(roleUsers.schoolId, schoolOf(ctx)),
+    eq(
+      roleUsers.userId,
+      input.userId ?? sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone ?? ""})`,
+    ),
+  );
   const batch: [Statement, ...Statement[]] = [
-    ...resource.writes.insert(ctx, membership),
-    resource.readOne(ctx, insertedId(roleUsers)),
+    ...(statements as [Statement]),
+    resource.readOne(ctx, sql<number>`(SELECT ${roleUsers.id} FROM ${roleUsers} WHERE ${membership})`),
   ];
-  batch.unshift(...invite);
   const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
   const [row] = results.at(-1) as unknown[];
   if (!row) throw new Error("schoolAdministrator: the created membership was not read back");

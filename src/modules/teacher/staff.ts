@@ -6,7 +6,7 @@
  *
  * - Create: by `userId` (one of this school's people) or by `phone` (one person, one user: a known
  *   number attaches the role to the same user, in any school; an unknown one invites a new user),
- *   via `enrol`/`giveRole` of src/modules/user/people.ts. One batch: the role (and the invited user),
+ *   via `addPerson`/`giveRoles` of src/modules/user/person.ts. One batch: the role (and the invited user),
  *   a guard that aborts when the role was already held (409, also when requests race), the profile's
  *   own fields, its audit row, and the record read back.
  * - Update: the person's name and email and the profile's fields, in one batch (two audit rows).
@@ -39,13 +39,13 @@ import type { Cell } from "../../lib/xlsx";
 import { mayActOn, mayAssign, mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
   copyOf,
   copyTable,
   editPerson,
-  enrol,
   FirstName,
-  giveRole,
+  giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
@@ -237,12 +237,12 @@ export async function createStaff(
   profile: Record<string, unknown> & { employeeNumber?: string | null },
 ) {
   const { db } = ctx.deps;
-  await mayAssign(ctx, [BUILTIN_ROLES[role].id]);
   const table = resource.config.table;
   const already = `This person is already ${role === "teacher" ? "a teacher" : "administrative staff"} of this school`;
   let userId: number | SQL<number>;
   const statements: Statement[] = [];
   if (input.userId !== undefined) {
+    await mayAssign(ctx, [BUILTIN_ROLES[role].id]);
     // One of this school's people (not removed): another school's people are not this school's to see.
     const [member] = await db
       .select({ id: schoolUsers.id })
@@ -251,9 +251,9 @@ export async function createStaff(
       .limit(1);
     if (!member) throw notFound("User", input.userId);
     userId = input.userId;
-    statements.push(...giveRole(ctx, userId, role));
+    statements.push(...giveRoles(ctx, eq(users.id, userId), [role]));
   } else {
-    const enrolment = await enrol(
+    const added = await addPerson(
       ctx,
       {
         phone: input.phone ?? "",
@@ -262,12 +262,12 @@ export async function createStaff(
         email: input.email,
         language: input.language,
       },
-      role,
+      { roles: [role] },
     );
-    userId = enrolment.userId;
-    statements.push(...enrolment.statements);
+    userId = added.userId;
+    statements.push(...added.statements);
   }
-  // giveRole's audit row is written only when the role was: nothing written means it was held.
+  // The role's audit row is written only when the role was: nothing written means it was held.
   statements.push(guard(db));
   const profileId = insertedId(table);
   const at = ctx.deps.clock.now().toISOString();

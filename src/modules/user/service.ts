@@ -24,7 +24,8 @@ import { type Page, readPage } from "../../lib/pagination";
 import { mayActOn, mayAssign, usableRole } from "../role/api";
 import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
-import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
+import { roleUserAudit, takenRoleAudits, userAudit } from "./people";
+import { addPerson } from "./person";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
@@ -112,8 +113,8 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   const roleIds = [...new Set(input.roleIds ?? [])];
   await checkRoles(ctx, roleIds);
   // The escalation rules of role memberships: user.write alone gives no role one could not grant.
-  await mayAssign(ctx, roleIds);
-  const { userId, invited, statements } = await findOrInvite(ctx, input);
+  const { userId, invited, invite, roles } = await addPerson(ctx, input, { roles: roleIds });
+  const statements = [...invite];
   if (!invited) {
     // A known person joins: the school is what changes for them (as `remove` records it leaving).
     const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${schoolOf(ctx)}))`;
@@ -122,7 +123,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
   // the membership there), then the record read back.
   statements.push(joinSchool(ctx, userId), guard(db));
-  for (const roleId of roleIds) statements.push(...giveRole(ctx, userId, roleId));
+  statements.push(...roles);
   const read = memberQuery(
     ctx,
     invited ? sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})` : userId,
