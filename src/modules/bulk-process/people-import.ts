@@ -151,6 +151,7 @@ export const IMPORTS = {
 } satisfies Record<string, Omit<PeopleImport, "schema"> & { schema: z.ZodType }>;
 
 export type ImportEntity = keyof typeof IMPORTS;
+// Object.keys types its keys as strings; they are IMPORTS' own keys.
 export const IMPORT_ENTITIES = Object.keys(IMPORTS) as ImportEntity[];
 
 export type { ImportResult } from "./sheet";
@@ -172,6 +173,7 @@ export async function importPeople(
   const numbers = new Set<string>();
   return importSheet<Field, Record<string, string | undefined> & { phone: string }, Values>(bytes, {
     columns: spec.columns,
+    // Every import's schema parses a row to text fields and a phone: the union of both specs' outputs, widened.
     schema: spec.schema as z.ZodType<Record<string, string | undefined> & { phone: string }>,
     accept: (v, row) => {
       if (phones.has(v.phone)) {

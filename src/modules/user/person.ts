@@ -222,7 +222,6 @@ export function giveRoles(
   const memberships = entity ? RoleUsers.as(entity) : RoleUsers;
   const at = now(ctx);
   const school = schoolOf(ctx);
-  const ids = sql`(SELECT ${users.id} FROM ${users} WHERE ${who})`;
   return roles.flatMap((role) => {
     const roleId = roleIdOf(role);
     const insert = db
@@ -233,7 +232,7 @@ export function giveRoles(
       // Audited only where this batch wrote the membership (a role held already is not).
       memberships.auditAction(
         ctx,
-        and(eq(roleUsers.roleId, roleId), justInserted(roleUsers), sql`${roleUsers.userId} IN ${ids}`),
+        and(eq(roleUsers.roleId, roleId), justInserted(roleUsers)),
         "create",
         sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
       ),
