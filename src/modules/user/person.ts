@@ -202,21 +202,26 @@ export function addPeople(
     );
   }
 
-  const phones = people.map((p) => p.phone);
-  const roles = giveRoles(ctx, and(inList(users.phone, phones), isNull(users.deletedAt)), options.roles ?? [], options);
+  // The people in the order given (a file's rows): their memberships, and the profiles their
+  // triggers make, take ids in that order.
+  const phones = JSON.stringify(people.map((p) => p.phone));
+  const given = sql`json_each(${phones}) j CROSS JOIN ${users} ON ${users.phone} = j.value`;
+  const roles = giveRoles(ctx, isNull(users.deletedAt), options.roles ?? [], options, given);
   return { invite, roles, statements: [...invite, ...roles] };
 }
 
 /**
  * The roles given to the users matching `who` (a condition on `user`), each role an INSERT and its
  * audit row: `held: "keep"` ignores a membership already there (then nothing is audited),
- * `"conflict"` lets the unique index refuse it (409).
+ * `"conflict"` lets the unique index refuse it (409). `from` is where the users are read (default
+ * the `user` table; a `json_each` joined to it gives them in its order).
  */
 export function giveRoles(
   ctx: Ctx,
   who: SQL | undefined,
   roles: readonly (BuiltinRole | number)[],
   { held = "keep", entity }: Pick<AddOptions, "held" | "entity"> = {},
+  from: SQL = sql`${users}`,
 ): Statement[] {
   const { db } = ctx.deps;
   const memberships = entity ? RoleUsers.as(entity) : RoleUsers;
@@ -226,7 +231,7 @@ export function giveRoles(
     const roleId = roleIdOf(role);
     const insert = db
       .insert(roleUsers)
-      .select(sql`SELECT NULL, ${at}, ${at}, ${school}, ${users.id}, ${roleId} FROM ${users} WHERE ${who}`);
+      .select(sql`SELECT NULL, ${at}, ${at}, ${school}, ${users.id}, ${roleId} FROM ${from} WHERE ${who}`);
     return [
       held === "keep" ? insert.onConflictDoNothing() : insert,
       // Audited only where this batch wrote the membership (a role held already is not).
