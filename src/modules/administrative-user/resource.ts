@@ -4,17 +4,20 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { administrativeUsers } from "../../db/schema/administrative-user";
-import { defineResource, RecordBase } from "../../lib/resource/old";
+import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
+import type { Ctx } from "../../lib/context";
+import { defineResource, RecordBase } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import {
   joinPerson,
-  notRemoved,
+  notRemovedHere,
   PersonRecord,
   personFields,
   personFilters,
   personRecord,
+  staffCells,
+  staffColumns,
   staffOperations,
 } from "../teacher/api";
 import { permissions } from "./permissions";
@@ -31,26 +34,29 @@ export const administrativeUserResource = defineResource({
   name: "administrativeUser",
   plural: "administrativeUsers",
   label: "Administrative user",
-  entity: "administrative-user",
   path: "/api/v1/administrative-user",
   tag: "People",
   scope: "school",
-  table: administrativeUsers,
+  data: AdministrativeUsers,
   record: Record,
   view: {
     fields: {
-      ...personFields(administrativeUsers),
+      id: administrativeUsers.id,
+      createdAt: administrativeUsers.createdAt,
+      updatedAt: administrativeUsers.updatedAt,
+      userId: administrativeUsers.userId,
+      ...personFields(),
       position: administrativeUsers.position,
       employeeNumber: administrativeUsers.employeeNumber,
     },
     join: joinPerson(administrativeUsers),
   },
-  toRecord: (row, ctx) => ({
-    ...personRecord(row, ctx),
+  toRecord: (ctx, row) => ({
+    ...personRecord(ctx, row),
     position: row.position,
     employeeNumber: row.employeeNumber,
   }),
-  visibleTo: () => notRemoved(administrativeUsers),
+  visibleTo: (ctx) => notRemovedHere(ctx, administrativeUsers),
   conflictMessage: "This person is already administrative staff of this school, or the employee number is taken",
 });
 
@@ -60,7 +66,7 @@ const filters = {
   ...personFilters(administrativeUsers),
   position: {
     schema: searchTerm("Part of the position"),
-    where: (term: string) => contains(administrativeUsers.positionSearch, term),
+    where: (_ctx: Ctx, term: string) => contains(administrativeUsers.positionSearch, term),
     example: "Registrar",
   },
 };
@@ -75,16 +81,10 @@ export const getAdministrativeUser = resource.get({ access: permissions.read });
 
 const staff = staffOperations(resource, {
   role: "staff",
-  read: permissions.read,
   write: permissions.write,
-  field: {
-    key: "position",
-    schema: Position,
-    column: (position) => position,
-    header: "Position",
-    cell: (position: string) => position,
-  },
-  list: listAdministrativeUsers,
+  entity: "administrative-user",
+  field: { key: "position", schema: Position },
+  profile: ({ value, employeeNumber }) => ({ position: value, employeeNumber }),
   create: {
     summary: "Make a person administrative staff of the current school",
     description:
@@ -93,15 +93,21 @@ const staff = staffOperations(resource, {
   },
   update: { summary: "Update an administrative user: the person's name or email, position, employee number" },
   remove: { summary: "Remove an administrative user (the staff role here; the user stays)" },
-  export: {
-    summary: "Export the current school's administrative staff to Excel (.xlsx), with the list's filters",
-    file: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
-    filename: "administrative-staff.xlsx",
-    sheet: "Administrative staff",
-  },
 });
 
 export const createAdministrativeUser = staff.create;
 export const updateAdministrativeUser = staff.update;
 export const deleteAdministrativeUser = staff.delete;
-export const exportAdministrativeUsers = staff.export;
+export const exportAdministrativeUsers = resource.export({
+  access: permissions.read,
+  list: listAdministrativeUsers,
+  filename: "administrative-staff.xlsx",
+  sheet: "Administrative staff",
+  columns: staffColumns("Position"),
+  cells: (ctx, row) => {
+    const r = resource.toRecord(ctx, row);
+    return staffCells(r, r.position);
+  },
+  summary: "Export the current school's administrative staff to Excel (.xlsx), with the list's filters",
+  file: "An .xlsx workbook with one sheet of administrative staff, oldest first (streamed)",
+});

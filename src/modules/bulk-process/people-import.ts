@@ -16,22 +16,24 @@
  *   triggers write the school membership and the empty profile), its audit rows, the profile's
  *   fields with one audit row per profile that changes, and the process's progress.
  * - Idempotent: a known phone keeps its user (a number the school did not know gets its own copy of
- *   the row's name and email, as in `enrol`); a role already held is not given again; the profile is updated
+ *   the row's name and email, as `addPeople` of the user module writes for every route); a role already held is not given again; the profile is updated
  *   only where a value differs. Importing the same file again changes nothing and writes no audit
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { auditValue } from "../../db/audit";
-import { administrativeUsers } from "../../db/schema/administrative-user";
+import { Batch } from "../../db/batch";
+import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { auditLog } from "../../db/schema/audit-log";
-import { teachers } from "../../db/schema/teacher";
-import type { Statement } from "../../db/write";
-import { BUILTIN_ROLES } from "../../lib/access";
+import { Users, users } from "../../db/schema/core";
+import { Teachers, teachers } from "../../db/schema/teacher";
+import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { normalizePhone } from "../../lib/phone";
 import type { Cell } from "../../lib/xlsx";
+import { addPeople, knownBy, peopleByPhone } from "../user/api";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, type Ready } from "./sheet";
 
@@ -149,6 +151,7 @@ export const IMPORTS = {
 } satisfies Record<string, Omit<PeopleImport, "schema"> & { schema: z.ZodType }>;
 
 export type ImportEntity = keyof typeof IMPORTS;
+// Object.keys types its keys as strings; they are IMPORTS' own keys.
 export const IMPORT_ENTITIES = Object.keys(IMPORTS) as ImportEntity[];
 
 export type { ImportResult } from "./sheet";
@@ -170,6 +173,7 @@ export async function importPeople(
   const numbers = new Set<string>();
   return importSheet<Field, Record<string, string | undefined> & { phone: string }, Values>(bytes, {
     columns: spec.columns,
+    // Every import's schema parses a row to text fields and a phone: the union of both specs' outputs, widened.
     schema: spec.schema as z.ZodType<Record<string, string | undefined> & { phone: string }>,
     accept: (v, row) => {
       if (phones.has(v.phone)) {
@@ -204,6 +208,12 @@ export async function importPeople(
   });
 }
 
+/** The profile table of an import, and the column it sets besides the employee number. */
+const PROFILES = {
+  teacher: { data: Teachers, column: teachers.subjects },
+  administrative_user: { data: AdministrativeUsers, column: administrativeUsers.position },
+} as const;
+
 /** Writes one batch of valid rows; returns how many were written, reports the refused ones. */
 async function writeBatch(
   ctx: Ctx,
@@ -213,36 +223,37 @@ async function writeBatch(
   addError: (e: FieldError) => void,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
-  const roleId = BUILTIN_ROLES[spec.role].id;
   const now = clock.now().toISOString();
-  const table = sql.identifier(spec.table);
+  const { data: profiles, column: profileField } = PROFILES[spec.table];
 
-  // One read: who is known (deleted accounts cannot be given a role), who holds the role here,
-  // and who else in the school has one of the employee numbers.
-  const phonesJson = JSON.stringify(batch.map((r) => r.values[0]));
-  const numbersJson = JSON.stringify(batch.flatMap((r) => (r.values[6] === null ? [] : [r.values[6]])));
-  // One statement, so one round trip: both answers as JSON arrays.
-  const answer = await db.get<{ known: string; taken: string }>(sql`
-    SELECT
-      (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
-          SELECT 1 FROM role_user ru WHERE ru.user_id = u.id AND ru.school_id = ${school} AND ru.role_id = ${roleId})))
-        FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS known,
-      (SELECT json_group_array(json_array(p.employee_number, u.phone))
-        FROM json_each(${numbersJson}) j CROSS JOIN ${table} p ON p.school_id = ${school} AND p.employee_number = j.value
-        JOIN user u ON u.id = p.user_id) AS taken`);
-  const known = (JSON.parse(answer?.known ?? "[]") as [string, number, number][]).map(([phone, deleted, hasRole]) => ({
-    phone,
-    deleted,
-    hasRole,
-  }));
-  const taken = (JSON.parse(answer?.taken ?? "[]") as [string, string][]).map(([number, phone]) => ({ number, phone }));
-  const knownBy = new Map(known.map((k) => [k.phone, k]));
-  const takenBy = new Map(taken.map((k) => [k.number, k.phone]));
+  // One read (one batch): who is known (deleted accounts cannot be given a role), who holds the
+  // role here, and who else in the school has one of the employee numbers.
+  const read = new Batch(ctx);
+  const knownSlot = read.read(
+    peopleByPhone(
+      ctx,
+      batch.map((r) => r.values[0]),
+      spec.role,
+    ),
+  );
+  const takenSlot = read.read(
+    profiles
+      .select(ctx, { number: profiles.table.employeeNumber, phone: users.phone })
+      .join(Users, eq(users.id, profiles.table.userId))
+      .where(
+        inList(
+          profiles.table.employeeNumber,
+          batch.flatMap((r) => (r.values[6] === null ? [] : [r.values[6]])),
+        ),
+      ),
+  );
+  const answer = await read.commit();
+  const knownByPhone = knownBy(answer.get(knownSlot));
+  const takenBy = new Map(answer.get(takenSlot).map((k) => [k.number, k.phone]));
   const ok: PeopleReady[] = [];
   for (const r of batch) {
     const [phone, , , , , , number] = r.values;
-    if (knownBy.get(phone)?.deleted) {
+    if (knownByPhone.get(phone)?.deleted) {
       addError({ row: r.row, column: "phone", message: `${phone} belongs to a deleted account` });
     } else if (number !== null && takenBy.has(number) && takenBy.get(number) !== phone) {
       addError({
@@ -254,24 +265,35 @@ async function writeBatch(
   }
   if (ok.length === 0) return 0;
 
-  const everyone = ok.map((r) => r.values);
-  const grant = JSON.stringify(ok.filter((r) => !knownBy.get(r.values[0])?.hasRole).map((r) => r.values[0]));
   // Each row with the search copy of its profile value (a teacher's subjects, a position) last.
   const all = JSON.stringify(ok.map((r) => [...r.values, r.values[5] === null ? null : fold(r.values[5])]));
-  const { actor, people: invite, progress } = batchWrites(ctx, processId, now);
+  const { actor, progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
-  const profiles = spec.table === "teacher" ? teachers : administrativeUsers;
-  const profileField = spec.table === "teacher" ? teachers.subjects : administrativeUsers.position;
+  // The profile table as `p` (its scope: this school's rows), and as `o` for the other profiles.
+  const p = profiles.alias("p");
+  const o = profiles.alias("o");
+  const asP = sql`${profiles.table} ${p.table}`;
   // A profile row differs from its file row where a sent value is not the stored one; an employee
   // number someone else took since the read is left alone (the unique index would abort the batch).
-  const differs = (p: SQL) => sql`(
-      (j.value->>5 IS NOT NULL AND ${p}.${profile} IS NOT j.value->>5)
-      OR (j.value->>6 IS NOT NULL AND ${p}.employee_number IS NOT j.value->>6))
+  const differs = sql`(
+      (j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5)
+      OR (j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6))
     AND (j.value->>6 IS NULL OR NOT EXISTS (
-      SELECT 1 FROM ${table} o WHERE o.school_id = ${school} AND o.employee_number = j.value->>6 AND o.id <> ${p}.id))`;
+      SELECT 1 FROM ${profiles.table} ${o.table} WHERE ${o.scope(ctx)} AND o.employee_number = j.value->>6 AND o.id <> p.id))`;
+  const rows = sql`FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
+      CROSS JOIN ${asP} ON ${p.scope(ctx)} AND p.user_id = u.id`;
 
-  const statements: [Statement, ...Statement[]] = [
-    ...invite(everyone, grant, roleId),
+  const people = ok.map(({ values: [phone, firstName, lastName, email, language] }) => ({
+    phone,
+    firstName,
+    lastName,
+    email,
+    language: language === "en" ? ("en" as const) : ("es" as const),
+  }));
+  const statements: Statement[] = [
+    // New people, copies of known ones, the role where not held: a number someone registered
+    // meanwhile is left alone.
+    ...addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" }).statements,
     // One audit row per profile that changes, written before the change (it reads the old values).
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${spec.entity}, p.id, 'update', (
@@ -282,24 +304,20 @@ async function writeBatch(
           ('employeeNumber', CASE WHEN j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6
             THEN json_object('old', p.employee_number, 'new', j.value->>6) END))
         WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
-      CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
-      WHERE ${differs(sql.raw("p"))}`),
+      ${rows} WHERE ${differs}`),
     // The change itself, driven by the file's rows (json_each first, then the unique indexes): an
     // upsert on (school_id, user_id) whose rows always exist (the role's trigger made them), so
     // it only ever takes its DO UPDATE branch.
     db
-      .insert(profiles)
+      .insert(profiles.table)
       .select(
         sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
             COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number),
             COALESCE(j.value->>7, p.${sql.identifier(`${spec.profileColumn}_search`)})
-          FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
-          CROSS JOIN ${table} p ON p.school_id = ${school} AND p.user_id = u.id
-          WHERE ${differs(sql.raw("p"))}`,
+          ${rows} WHERE ${differs}`,
       )
       .onConflictDoUpdate({
-        target: [profiles.schoolId, profiles.userId],
+        target: [profiles.table.schoolId, profiles.table.userId],
         set: {
           [spec.profileColumn]: sql`excluded.${profile}`,
           [`${spec.profileColumn}Search`]: sql`excluded.${sql.identifier(`${spec.profileColumn}_search`)}`,
@@ -309,6 +327,7 @@ async function writeBatch(
       }),
     progress(ok.length),
   ];
-  await db.batch(statements);
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
   return ok.length;
 }

@@ -5,9 +5,9 @@
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
 import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
-import { rolePermissions, schools, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
-import { parents } from "../../db/schema/parent";
+import { rolePermissions, Schools, schools, Users, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
+import { Parents, parents } from "../../db/schema/parent";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -77,20 +77,18 @@ export function delegatedMemberships(
 export async function actingFor(ctx: Ctx): Promise<number[]> {
   const self = ctx.userId;
   if (self === null) return [];
-  const schoolId = schoolOf(ctx);
   const now = ctx.deps.clock.now();
-  const rows = await ctx.deps.db
-    .select({
-      parentUserId: parents.userId,
-      timeZone: schools.timeZone,
-      validFrom: delegates.validFrom,
-      validUntil: delegates.validUntil,
-    })
-    .from(delegates)
-    .innerJoin(parents, eq(parents.id, delegates.parentId))
-    .innerJoin(users, eq(users.id, parents.userId))
-    .innerJoin(schools, eq(schools.id, delegates.schoolId))
-    .where(and(delegationsAround(self, now), eq(delegates.schoolId, schoolId)));
+  const rows = await Delegates.select(ctx, {
+    parentUserId: parents.userId,
+    timeZone: schools.timeZone,
+    validFrom: delegates.validFrom,
+    validUntil: delegates.validUntil,
+  })
+    .join(Parents, eq(parents.id, delegates.parentId))
+    .join(Users, eq(users.id, parents.userId))
+    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .where(delegationsAround(self, now))
+    .all();
   return [self, ...new Set(rows.filter((r) => validToday(r, now)).map((r) => r.parentUserId))];
 }
 

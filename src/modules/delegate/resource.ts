@@ -14,34 +14,25 @@
  * they have no parent profile of their own, and who acts for a parent is the parent's to decide.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
-import { parents } from "../../db/schema/parent";
-import { commit, insertedId, type Statement } from "../../db/write";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { auditCreate } from "../../db/audit";
+import { Batch } from "../../db/batch";
+import { Users, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
+import { Parents, parents } from "../../db/schema/parent";
+import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { calendarDate } from "../../lib/zoned-time";
 import { ownParent, parentOf, permissions as parentPermissions } from "../parent/api";
 import { mayAssign } from "../role/api";
-import {
-  contactOf,
-  copyOf,
-  copyTable,
-  FirstName,
-  findOrInvite,
-  identity,
-  LastName,
-  MASKED_CONTACT,
-  nameContains,
-} from "../user/api";
+import { addPerson, contactOf, FirstName, identity, LastName, MASKED_CONTACT, nameContains } from "../user/api";
 import { permissions } from "./permissions";
 
 const Day = z
@@ -62,17 +53,17 @@ const Record = RecordBase.extend({
   validUntil: Day,
 });
 
-const parentUsers = alias(parents, "delegate_parent");
+const parentUsers = Parents.alias("delegate_parent");
 /** The school's copy of the delegate's identity, when it has one (src/modules/user/identity.ts). */
-const copy = copyTable("delegate_copy");
-const identified = identity(users, copy);
+const copy = SchoolPeople.alias("delegate_copy");
+const identified = identity(users, copy.table);
 
 const fields = {
   id: delegates.id,
   createdAt: delegates.createdAt,
   updatedAt: delegates.updatedAt,
   parentId: delegates.parentId,
-  parentUserId: parentUsers.userId,
+  parentUserId: parentUsers.table.userId,
   userId: delegates.userId,
   firstName: identified.firstName,
   lastName: identified.lastName,
@@ -85,33 +76,27 @@ const fields = {
 const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
   ctx.can(access === "read" ? parentPermissions.read : parentPermissions.write)
     ? undefined
-    : sql`${delegates.parentId} IN (SELECT ${parents.id} FROM ${parents} WHERE ${and(
-        tenant(ctx, parents),
-        eq(parents.userId, ctx.userId ?? 0),
-      )})`;
+    : sql`${delegates.parentId} IN ${Parents.pick(ctx, parents.id, eq(parents.userId, ctx.userId ?? 0))}`;
 
 export const delegateResource = defineResource({
   name: "delegate",
   plural: "delegates",
   label: "Delegate",
-  entity: "delegate",
   path: "/api/v1/delegate",
   tag: "People",
   scope: "school",
-  table: delegates,
+  data: Delegates,
   record: Record,
   view: {
     fields,
     join: (q) =>
       q
-        .innerJoin(users, eq(users.id, delegates.userId))
-        .innerJoin(parentUsers, eq(parentUsers.id, delegates.parentId))
-        .leftJoin(copy, copyOf(copy, delegates.userId, delegates.schoolId)),
+        .join(Users, eq(users.id, delegates.userId))
+        .join(parentUsers, eq(parentUsers.table.id, delegates.parentId))
+        .join(copy, eq(copy.table.userId, delegates.userId), "left"),
   },
-  toRecord: (row, ctx) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
+  toRecord: (ctx, row) => ({
+    ...timestamps(row),
     parentId: row.parentId,
     parentUserId: row.parentUserId,
     userId: row.userId,
@@ -136,12 +121,12 @@ const resource = delegateResource;
 const filters = {
   parentId: {
     schema: idFilter("A parent id"),
-    where: (v: number) => eq(delegates.parentId, v),
+    where: (_ctx: Ctx, v: number) => eq(delegates.parentId, v),
     example: "1",
   } satisfies Filter<number>,
   name: {
     schema: searchTerm("Part of the delegate's first or last name"),
-    where: (term: string) => nameContains(delegates.userId, delegates.schoolId, term),
+    where: (ctx: Ctx, term: string) => nameContains(delegates.userId, schoolOf(ctx), term),
     example: "Rosa",
   } satisfies Filter<string>,
 };
@@ -211,42 +196,49 @@ export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>
       );
     }
   }
-  const { userId, statements } = await findOrInvite(ctx, input);
+  const { userId, statements } = await addPerson(ctx, input);
   if (userId === parent.userId) throw unprocessable("A parent cannot be their own delegate");
-  const values = {
+  const at = ctx.deps.clock.now().toISOString();
+  const school = schoolOf(ctx);
+  // A new person's id is known only inside the batch (an SQL expression), which the accessor's
+  // typed insert does not take: the row and its audit row are written here.
+  const row = {
+    schoolId: school,
+    createdAt: at,
+    updatedAt: at,
     parentId: parent.id,
-    userId: userId as number,
+    userId,
     validFrom: input.validFrom,
     validUntil: input.validUntil,
   };
-  const batch: [Statement, ...Statement[]] = [
-    ...(statements as [Statement]),
-    ...resource.writes.insert(ctx, values),
-    resource.readOne(ctx, insertedId(delegates)),
-  ];
-  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
-  const [row] = results.at(-1) as unknown[];
-  if (!row) throw new Error("delegate: the created row was not read back");
-  return resource.toRecord(row, ctx);
+  const batch = new Batch(ctx).add(
+    ...statements,
+    ctx.deps.db.insert(delegates).values(row),
+    auditCreate(ctx, Delegates.audit, row, school),
+  );
+  const created = batch.read(resource.readOne(ctx, Delegates.insertedId()));
+  const [record] = (await batch.commit(resource.messages)).get(created);
+  if (!record) throw new Error("delegate: the created row was not read back");
+  return resource.toRecord(ctx, record);
 }
 
-export const createDelegateOperation = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/delegate",
-    tag: "People",
-    operationId: "createDelegate",
-    summary: "Name a delegate for a parent",
-    description:
-      "The person is found by phone (or invited) and given no role: between validFrom and validUntil they act for " +
-      "the parent in the app, with the parent role's permissions. 409 if they already are this parent's delegate.",
-    access: permissions.write,
-    audit: "delegate",
-    errors: [409, 422],
-    request: { body: jsonBody(CreateBody, "DelegateCreate") },
-    responses: { 201: json(resource.record, "The new delegate") },
-  }),
-  async (c) => c.json(await createDelegate(ctxOf(c), c.req.valid("json")), 201),
+const createRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/delegate",
+  tag: "People",
+  operationId: "createDelegate",
+  summary: "Name a delegate for a parent",
+  description:
+    "The person is found by phone (or invited) and given no role: between validFrom and validUntil they act for " +
+    "the parent in the app, with the parent role's permissions. 409 if they already are this parent's delegate.",
+  access: permissions.write,
+  audit: "delegate",
+  errors: [409, 422],
+  request: { body: jsonBody(CreateBody, "DelegateCreate") },
+  responses: { 201: json(resource.record, "The new delegate") },
+});
+export const createDelegateOperation = operation(createRoute, (ctx, { body }: InputOf<typeof createRoute>) =>
+  createDelegate(ctx, body),
 );
 
 const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUntil: Day.optional() })).refine(
@@ -270,30 +262,31 @@ export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof
     ]);
   }
   if (input.validUntil !== undefined) notOver(ctx, input.validUntil);
-  const unchanged = and(eq(delegates.validFrom, current.validFrom), eq(delegates.validUntil, current.validUntil));
+  const unchanged = sql`${delegates.validFrom} = ${current.validFrom} AND ${delegates.validUntil} = ${current.validUntil}`;
   await resource.change(ctx, id, {
     action: "update",
     set: { validFrom: from, validUntil: until },
-    rules: [{ when: unchanged as SQL, message: "The delegate's dates changed meanwhile; read them again" }],
+    rules: [{ when: unchanged, message: "The delegate's dates changed meanwhile; read them again" }],
   });
 }
 
-export const updateDelegateOperation = handled(
-  defineRoute({
-    method: "put",
-    path: "/api/v1/delegate/{id}",
-    tag: "People",
-    operationId: "updateDelegate",
-    summary: "Change a delegate's dates",
-    access: permissions.write,
-    audit: "delegate",
-    errors: [409, 422],
-    request: { params: IdParams, body: jsonBody(UpdateBody, "DelegateUpdate") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await updateDelegate(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-    return c.body(null, 204);
+const updateRoute = defineRoute({
+  method: "put",
+  path: "/api/v1/delegate/{id}",
+  tag: "People",
+  operationId: "updateDelegate",
+  summary: "Change a delegate's dates",
+  access: permissions.write,
+  audit: "delegate",
+  errors: [409, 422],
+  request: { params: IdParams, body: jsonBody(UpdateBody, "DelegateUpdate") },
+  responses: { 204: noContent },
+});
+export const updateDelegateOperation = operation(
+  updateRoute,
+  async (ctx, { params, body }: InputOf<typeof updateRoute>) => {
+    await updateDelegate(ctx, params.id, body);
+    return undefined;
   },
 );
 

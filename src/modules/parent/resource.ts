@@ -15,34 +15,33 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import { auditAction, auditCreate, auditDelete } from "../../db/audit";
-import { roleUsers, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
-import { parents } from "../../db/schema/parent";
-import { guardians } from "../../db/schema/student";
-import { commit, guard, type Statement } from "../../db/write";
+import { auditCreate } from "../../db/audit";
+import { Batch } from "../../db/batch";
+import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians } from "../../db/schema/student";
+import { SchoolPeople } from "../../db/schema/user";
+import { guard } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { defineResource, type Filter, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayAssign, mayTake } from "../role/api";
+import { mayActOn, mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
-  copyOf,
-  copyTable,
   editPerson,
   FirstName,
-  findOrInvite,
   identity,
   LastName,
   MASKED_CONTACT,
   nameContains,
-  roleUserAudit,
 } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -74,8 +73,8 @@ const parentContact = (ctx: Ctx, userId: number, contact: { phone: string; email
   contactOf(ctx, userId, contact, ctx.can(permissions.contact));
 
 /** The school's copy of the parent's identity, when it has one (src/modules/user/identity.ts). */
-const copy = copyTable("parent_copy");
-const identified = identity(users, copy);
+const copy = SchoolPeople.alias("parent_copy");
+const identified = identity(users, copy.table);
 
 const fields = {
   id: parents.id,
@@ -99,21 +98,17 @@ export const parentResource = defineResource({
   name: "parent",
   plural: "parents",
   label: "Parent",
-  entity: "parent",
   path: "/api/v1/parent",
   tag: "People",
   scope: "school",
-  table: parents,
+  data: Parents,
   record: Record,
   view: {
     fields,
-    join: (q) =>
-      q.innerJoin(users, eq(users.id, parents.userId)).leftJoin(copy, copyOf(copy, parents.userId, parents.schoolId)),
+    join: (q) => q.join(Users, eq(users.id, parents.userId)).join(copy, eq(copy.table.userId, parents.userId), "left"),
   },
-  toRecord: (row, ctx) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
+  toRecord: (ctx, row) => ({
+    ...timestamps(row),
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
@@ -135,22 +130,22 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (term: string) => nameContains(parents.userId, parents.schoolId, term),
+    where: (ctx: Ctx, term: string) => nameContains(parents.userId, schoolOf(ctx), term),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {
     schema: Relationship.optional(),
-    where: (v: (typeof RELATIONSHIPS)[number]) => eq(parents.relationship, v),
+    where: (_ctx: Ctx, v: (typeof RELATIONSHIPS)[number]) => eq(parents.relationship, v),
     example: "mother",
   } satisfies Filter<(typeof RELATIONSHIPS)[number]>,
   familyId: {
     schema: idFilter("A family id"),
-    where: (v: number) => eq(parents.familyId, v),
+    where: (_ctx: Ctx, v: number) => eq(parents.familyId, v),
     example: "1",
   } satisfies Filter<number>,
   status: {
     schema: z.enum(STATUSES).optional().openapi({ description: "The person's account status" }),
-    where: (v: (typeof STATUSES)[number]) => person(eq(users.status, v)),
+    where: (_ctx: Ctx, v: (typeof STATUSES)[number]) => person(eq(users.status, v)),
     example: "active",
   } satisfies Filter<(typeof STATUSES)[number]>,
 };
@@ -184,44 +179,38 @@ const CreateBody = z.strictObject({
  * record read back.
  */
 export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) {
-  const { db, clock } = ctx.deps;
-  await mayAssign(ctx, [PARENT_ROLE]);
-  const schoolId = schoolOf(ctx);
-  const at = clock.now().toISOString();
-  const { userId, statements } = await findOrInvite(ctx, input);
-  const membership = { schoolId, userId: userId as number, roleId: PARENT_ROLE, createdAt: at, updatedAt: at };
-  const profile = and(eq(parents.schoolId, schoolId), eq(parents.userId, userId));
-  const batch: [Statement, ...Statement[]] = [
-    ...(statements as [Statement]),
-    db.insert(roleUsers).values(membership),
-    auditCreate(ctx, roleUserAudit, membership, schoolId),
-    db.update(parents).set({ relationship: input.relationship }).where(profile),
-    auditCreate(ctx, resource.audit, { userId, relationship: input.relationship }, schoolId),
-    resource.readOne(ctx, sql<number>`(SELECT ${parents.id} FROM ${parents} WHERE ${profile})`),
-  ];
-  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
-  const [row] = results.at(-1) as unknown[];
+  // A parent here already is the membership's unique index: 409.
+  const { userId, statements } = await addPerson(ctx, input, { roles: ["parent"], held: "conflict" });
+  const profile = eq(parents.userId, userId);
+  const batch = new Batch(ctx).add(
+    ...statements,
+    // The role's trigger made the profile: its relationship completes it, audited as its creation.
+    ctx.deps.db.update(parents).set({ relationship: input.relationship }).where(Parents.where(ctx, profile)),
+    auditCreate(ctx, Parents.audit, { userId, relationship: input.relationship }, schoolOf(ctx)),
+  );
+  const created = batch.read(resource.readOne(ctx, sql<number>`${Parents.pick(ctx, parents.id, profile)}`));
+  const [row] = (await batch.commit(resource.messages)).get(created);
   if (!row) throw new Error("parent: the created profile was not read back");
-  return resource.toRecord(row, ctx);
+  return resource.toRecord(ctx, row);
 }
 
-export const createParentOperation = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/parent",
-    tag: "People",
-    operationId: "createParent",
-    summary: "Make a person a parent in the current school",
-    description:
-      "Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) " +
-      "and gives them the parent role here. 409 if they are already a parent of this school.",
-    access: permissions.write,
-    audit: "parent",
-    errors: [409],
-    request: { body: jsonBody(CreateBody, "ParentCreate") },
-    responses: { 201: json(resource.record, "The new parent") },
-  }),
-  async (c) => c.json(await createParent(ctxOf(c), c.req.valid("json")), 201),
+const createRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/parent",
+  tag: "People",
+  operationId: "createParent",
+  summary: "Make a person a parent in the current school",
+  description:
+    "Finds the person by phone (a new, invited user when the number is unknown; a known number: the name sent is this school's own for them) " +
+    "and gives them the parent role here. 409 if they are already a parent of this school.",
+  access: permissions.write,
+  audit: "parent",
+  errors: [409],
+  request: { body: jsonBody(CreateBody, "ParentCreate") },
+  responses: { 201: json(resource.record, "The new parent") },
+});
+export const createParentOperation = operation(createRoute, (ctx, { body }: InputOf<typeof createRoute>) =>
+  createParent(ctx, body),
 );
 
 const UpdateBody = nonEmpty(
@@ -240,34 +229,32 @@ const UpdateBody = nonEmpty(
  */
 export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
   const { relationship, ...personal } = input;
-  const statements: Statement[] = [];
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, relationship ? { relationship } : {}));
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
     await mayActOn(ctx, [userId]);
-    statements.push(...(await editPerson(ctx, userId, personal)));
+    batch.add(...(await editPerson(ctx, userId, personal)));
   }
-  await resource.commit(ctx, id, [
-    ...resource.writes.update(ctx, id, relationship ? { relationship } : {}),
-    ...statements,
-  ]);
+  await resource.commit(ctx, id, batch);
 }
 
-export const updateParentOperation = handled(
-  defineRoute({
-    method: "put",
-    path: "/api/v1/parent/{id}",
-    tag: "People",
-    operationId: "updateParent",
-    summary: "Update a parent's relationship, name or email",
-    access: permissions.write,
-    audit: "parent",
-    errors: [409],
-    request: { params: IdParams, body: jsonBody(UpdateBody, "ParentUpdate") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await updateParent(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-    return c.body(null, 204);
+const updateRoute = defineRoute({
+  method: "put",
+  path: "/api/v1/parent/{id}",
+  tag: "People",
+  operationId: "updateParent",
+  summary: "Update a parent's relationship, name or email",
+  access: permissions.write,
+  audit: "parent",
+  errors: [409],
+  request: { params: IdParams, body: jsonBody(UpdateBody, "ParentUpdate") },
+  responses: { 204: noContent },
+});
+export const updateParentOperation = operation(
+  updateRoute,
+  async (ctx, { params, body }: InputOf<typeof updateRoute>) => {
+    await updateParent(ctx, params.id, body);
+    return undefined;
   },
 );
 
@@ -277,50 +264,40 @@ export const updateParentOperation = handled(
  * the profile, the membership and each delegate; a profile already gone is a 404.
  */
 export async function removeParent(ctx: Ctx, id: number) {
-  const { db } = ctx.deps;
-  const profile = resource.scoped(ctx, eq(parents.id, id), "write");
+  const profile = Parents.where(ctx, resource.scoped(ctx, eq(parents.id, id), "write"));
   await mayTake(ctx, [PARENT_ROLE], sql`SELECT ${parents.userId} FROM ${parents} WHERE ${profile}`);
-  const userOf = sql`(SELECT ${parents.userId} FROM ${parents} WHERE ${profile})`;
   const membership = and(
-    tenant(ctx, roleUsers),
     eq(roleUsers.roleId, PARENT_ROLE),
-    sql`${roleUsers.userId} = ${userOf}`,
+    sql`${roleUsers.userId} = (SELECT ${parents.userId} FROM ${parents} WHERE ${profile})`,
   );
-  const theirDelegates = and(tenant(ctx, delegates), eq(delegates.parentId, id));
-  await resource.commit(ctx, id, [
-    auditDelete(ctx, resource.audit, profile),
-    auditDelete(ctx, { entity: "delegate", table: delegates }, theirDelegates),
-    auditDelete(ctx, { entity: "guardian", table: guardians }, and(tenant(ctx, guardians), eq(guardians.parentId, id))),
-    auditAction(
-      ctx,
-      roleUserAudit,
-      membership,
-      "delete",
-      sql`json_object('userId', json_object('old', ${roleUsers.userId}, 'new', NULL), 'roleId', json_object('old', ${roleUsers.roleId}, 'new', NULL))`,
-    ),
-    db.delete(roleUsers).where(membership),
-    guard(db),
-  ]);
+  const [membershipAudit, removal] = RoleUsers.delete(ctx, membership);
+  const batch = new Batch(ctx).add(
+    Parents.auditRemoved(ctx, profile),
+    Delegates.auditRemoved(ctx, eq(delegates.parentId, id)),
+    Guardians.auditRemoved(ctx, eq(guardians.parentId, id)),
+    membershipAudit,
+    removal,
+    guard(ctx.deps.db),
+  );
+  await resource.commit(ctx, id, batch);
 }
 
-export const deleteParentOperation = handled(
-  defineRoute({
-    method: "delete",
-    path: "/api/v1/parent/{id}",
-    tag: "People",
-    operationId: "deleteParent",
-    summary: "Remove a parent from the current school (the person stays)",
-    description: "Takes the parent role away here; the parent's delegates go with it.",
-    access: permissions.write,
-    audit: "parent",
-    request: { params: IdParams },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await removeParent(ctxOf(c), c.req.valid("param").id);
-    return c.body(null, 204);
-  },
-);
+const deleteRoute = defineRoute({
+  method: "delete",
+  path: "/api/v1/parent/{id}",
+  tag: "People",
+  operationId: "deleteParent",
+  summary: "Remove a parent from the current school (the person stays)",
+  description: "Takes the parent role away here; the parent's delegates go with it.",
+  access: permissions.write,
+  audit: "parent",
+  request: { params: IdParams },
+  responses: { 204: noContent },
+});
+export const deleteParentOperation = operation(deleteRoute, async (ctx, { params }: InputOf<typeof deleteRoute>) => {
+  await removeParent(ctx, params.id);
+  return undefined;
+});
 
 export const exportParents = resource.export({
   access: permissions.read,
@@ -339,7 +316,7 @@ export const exportParents = resource.export({
     "Status",
     "Created at",
   ],
-  cells: (r, ctx) => {
+  cells: (ctx, r) => {
     const { phone, email } = parentContact(ctx, r.userId, { phone: r.phone, email: r.email });
     return [r.id, r.userId, r.firstName, r.lastName, phone, email, r.relationship, r.familyId, r.status, r.createdAt];
   },
@@ -353,22 +330,17 @@ export const exportParents = resource.export({
 export const exportRows = exportParents.rows;
 
 /** The parent profile of the caller in the current school, or undefined. */
-export async function ownParent(ctx: Ctx) {
-  const [row] = await ctx.deps.db
-    .select({ id: parents.id, userId: parents.userId })
-    .from(parents)
-    .where(and(tenant(ctx, parents), eq(parents.userId, ctx.userId ?? 0)))
-    .limit(1);
-  return row;
+export function ownParent(ctx: Ctx) {
+  return Parents.select(ctx, { id: parents.id, userId: parents.userId })
+    .where(eq(parents.userId, ctx.userId ?? 0))
+    .first();
 }
 
 /** A parent of this school by id (404 otherwise), as a delegate's parent. */
 export async function parentOf(ctx: Ctx, id: number, onlyOwn: boolean) {
-  const [row] = await ctx.deps.db
-    .select({ id: parents.id, userId: parents.userId })
-    .from(parents)
-    .where(and(tenant(ctx, parents), eq(parents.id, id), onlyOwn ? eq(parents.userId, ctx.userId ?? 0) : undefined))
-    .limit(1);
+  const row = await Parents.select(ctx, { id: parents.id, userId: parents.userId })
+    .where(eq(parents.id, id), onlyOwn ? eq(parents.userId, ctx.userId ?? 0) : undefined)
+    .first();
   if (!row) throw notFound("Parent", id);
   return row;
 }

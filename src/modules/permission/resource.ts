@@ -4,11 +4,10 @@
  * renamed or deleted; custom ones get ids from 1000 on.
  */
 import { z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
-import { permissions as table } from "../../db/schema/core";
+import { Permissions, permissions as table } from "../../db/schema/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
-import { defineResource, RecordBase, timestamps } from "../../lib/resource/old";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { containsAscii, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
@@ -29,17 +28,16 @@ const resource = defineResource({
   name: "permission",
   plural: "permissions",
   label: "Permission",
-  entity: "permission",
   path: "/api/v1/permission",
   tag: "Permissions and tasks",
   scope: "platform",
-  table,
+  data: Permissions,
   record: RecordBase.extend({
     name: z.string().openapi({ example: "student.read" }),
     description: z.string(),
     builtIn: z.boolean().openapi({ description: "Defined by the service; cannot be renamed or deleted" }),
   }),
-  toRecord: (row) => ({
+  toRecord: (_ctx, row) => ({
     ...timestamps(row),
     name: row.name,
     description: row.description,
@@ -53,12 +51,12 @@ export const listPermissions = resource.list({
   filters: {
     name: {
       schema: searchTerm("Part of the permission name"),
-      where: (v: string) => containsAscii(table.name, v),
+      where: (_ctx, v: string) => containsAscii(table.name, v),
       example: "read",
     },
   },
   sort: { name: table.name, id: table.id },
-  defaultOrder: [asc(table.name)],
+  defaultOrder: [{ by: table.name }],
 });
 
 export const getPermission = resource.get({ access: permissions.read });
@@ -71,15 +69,15 @@ export const createPermission = resource.create({
 export const updatePermission = resource.update({
   access: permissions.manage,
   input: z.object({ name: Name.optional(), description: text({ max: 500, min: 0 }).optional() }),
-  values: (input, _ctx, id) => {
-    if (input.name !== undefined) refuseBuiltin(id, "renamed");
-    return input;
+  values: (_ctx, { id, body }) => {
+    if (body.name !== undefined) refuseBuiltin(id, "renamed");
+    return body;
   },
   errors: [422],
 });
 
 export const deletePermission = resource.delete({
   access: permissions.manage,
-  check: (_ctx, id) => refuseBuiltin(id, "deleted"),
+  check: (_ctx, { id }) => refuseBuiltin(id, "deleted"),
   errors: [422],
 });

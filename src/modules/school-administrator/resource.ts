@@ -9,28 +9,25 @@
  * refused (403: src/modules/role/grants.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, exists, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { auditCreate } from "../../db/audit";
-import { roleUsers, users } from "../../db/schema/core";
-import { withSearch } from "../../db/search";
-import { commit, insertedId, type Statement } from "../../db/write";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
+import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, ctxOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { defineResource, IdParams, nonEmpty, RecordBase } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { defineResource, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { mayActOn, mayAssign, mayTake, permissions as role } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
-  copyOf,
-  copyOnAdd,
-  copyTable,
   editPerson,
   FirstName,
+  giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
@@ -51,18 +48,20 @@ const Record = RecordBase.extend({
 }).openapi({ description: "`id` is the membership's (the role assignment); `userId` the person's" });
 
 /** The school's copy of the administrator's identity, when it has one (src/modules/user/identity.ts). */
-const copy = copyTable("administrator_copy");
-const identified = identity(users, copy);
+const copy = SchoolPeople.alias("administrator_copy");
+const identified = identity(users, copy.table);
+
+/** The school-admin role's memberships, recorded in the trail as `school-administrator`. */
+const Administrators = RoleUsers.as("school-administrator");
 
 export const schoolAdministratorResource = defineResource({
   name: "schoolAdministrator",
   plural: "schoolAdministrators",
   label: "School administrator",
-  entity: "school-administrator",
   path: "/api/v1/school-administrator",
   tag: "People",
   scope: "school",
-  table: roleUsers,
+  data: Administrators,
   record: Record,
   view: {
     fields: {
@@ -77,14 +76,10 @@ export const schoolAdministratorResource = defineResource({
       status: users.status,
     },
     join: (q) =>
-      q
-        .innerJoin(users, eq(users.id, roleUsers.userId))
-        .leftJoin(copy, copyOf(copy, roleUsers.userId, roleUsers.schoolId)),
+      q.join(Users, eq(users.id, roleUsers.userId)).join(copy, eq(copy.table.userId, roleUsers.userId), "left"),
   },
-  toRecord: (row, ctx) => ({
-    id: row.id,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
+  toRecord: (ctx, row) => ({
+    ...timestamps(row),
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
@@ -100,7 +95,7 @@ export const schoolAdministratorResource = defineResource({
 const resource = schoolAdministratorResource;
 
 /** A person's name, as this school knows them, matches (a correlated lookup: the count query has no join). */
-const nameMatches = (term: string): SQL => nameContains(roleUsers.userId, roleUsers.schoolId, term);
+const nameMatches = (ctx: Ctx, term: string): SQL => nameContains(roleUsers.userId, schoolOf(ctx), term);
 
 export const listSchoolAdministrators = resource.list({
   access: user.read,
@@ -108,7 +103,7 @@ export const listSchoolAdministrators = resource.list({
     name: { schema: searchTerm("Part of the first or last name"), where: nameMatches, example: "Alma" },
   },
   // Memberships of one (school, role) come out of role_user_school_idx in id order: no sort step.
-  defaultOrder: [asc(roleUsers.id)],
+  defaultOrder: [{ by: roleUsers.id }],
   summary: "List the current school's administrators (paginated), oldest first",
 });
 
@@ -140,88 +135,60 @@ const CreateBody = z
 export type CreateInput = z.infer<typeof CreateBody>;
 
 /**
- * The user audit target: a user invited here, or renamed here, is recorded as a user change in
- * the current school's trail (the school's admin made it).
- */
-const userAudit = { entity: "user", table: users };
-
-/**
  * Gives a user the school-admin role here, in one batch: the membership with its audit row (and,
  * for an unknown number, the invited user with its own), then the record read back. A user who is
  * already an administrator here is a 409, also when two requests race (the unique membership).
  */
 export async function createAdministrator(ctx: Ctx, input: CreateInput) {
-  const { db, clock } = ctx.deps;
-  // Making someone an administrator (oneself included) needs every permission the role grants.
-  await mayAssign(ctx, [SCHOOL_ADMIN]);
-  const invite: Statement[] = [];
-  let userId: number | SQL<number>;
+  const batch = new Batch(ctx);
+  const held = { held: "conflict", entity: "school-administrator" } as const;
   if (input.userId !== undefined) {
+    // Making someone an administrator (oneself included) needs every permission the role grants.
+    await mayAssign(ctx, [SCHOOL_ADMIN]);
     // Someone of this school: another school's people are not this school's to see (404).
-    const [member] = await db
-      .select({ id: roleUsers.id })
-      .from(roleUsers)
-      .where(and(tenant(ctx, roleUsers), eq(roleUsers.userId, input.userId)))
-      .limit(1);
+    const member = await RoleUsers.select(ctx, { id: roleUsers.id }).where(eq(roleUsers.userId, input.userId)).first();
     if (!member) throw notFound("User", input.userId);
-    userId = input.userId;
+    batch.add(...giveRoles(ctx, eq(users.id, input.userId), [SCHOOL_ADMIN], held));
   } else {
-    const phone = input.phone ?? "";
-    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.phone, phone)).limit(1);
-    if (known) {
-      userId = known.id;
-      // What this school sent is its own copy of the person; the user row is not its to see.
-      invite.push(...copyOnAdd(ctx, known.id, input));
-    } else {
-      const at = clock.now().toISOString();
-      const invited = {
-        phone,
-        firstName: input.firstName ?? "",
-        lastName: input.lastName ?? "",
-        email: input.email ?? null,
-        status: "invited" as const,
-        createdAt: at,
-        updatedAt: at,
-      };
-      invite.push(
-        db.insert(users).values(withSearch(users, invited)),
-        auditCreate(ctx, userAudit, invited, ctx.schoolId),
-      );
-      userId = insertedId(users);
-    }
+    // The body takes no language: a new user gets the column's.
+    const added = await addPerson(
+      ctx,
+      { phone: input.phone ?? "", firstName: input.firstName, lastName: input.lastName, email: input.email },
+      { roles: [SCHOOL_ADMIN], ...held, language: null },
+    );
+    batch.add(...added.statements);
   }
-  // A new user's id is known only inside the batch (an SQL expression): the membership's audit
-  // row then names the role, and the user's own audit row the person.
-  const membership = { userId: userId as number, roleId: SCHOOL_ADMIN };
-  const batch: [Statement, ...Statement[]] = [
-    ...resource.writes.insert(ctx, membership),
-    resource.readOne(ctx, insertedId(roleUsers)),
-  ];
-  batch.unshift(...invite);
-  const results = await commit(ctx, batch, { conflict: resource.config.conflictMessage });
-  const [row] = results.at(-1) as unknown[];
+  const person = input.userId ?? Users.pick(ctx, users.id, eq(users.phone, input.phone ?? ""));
+  const membership = RoleUsers.pick(
+    ctx,
+    roleUsers.id,
+    eq(roleUsers.roleId, SCHOOL_ADMIN),
+    eq(roleUsers.userId, sql`${person}`),
+  );
+  const created = batch.read(resource.readOne(ctx, sql<number>`${membership}`));
+  const [row] = (await batch.commit({ conflict: resource.messages.conflict })).get(created);
   if (!row) throw new Error("schoolAdministrator: the created membership was not read back");
-  return resource.toRecord(row, ctx);
+  return resource.toRecord(ctx, row);
 }
 
-export const createSchoolAdministrator = handled(
-  defineRoute({
-    method: "post",
-    path: "/api/v1/school-administrator",
-    tag: "People",
-    operationId: "createSchoolAdministrator",
-    summary: "Make a user an administrator of the current school",
-    description:
-      "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
-      "when the number is unknown; for a known number the name sent is this school's own for them). 409 if they " +
-      "already administer this school.",
-    access: role.write,
-    audit: "school-administrator",
-    errors: [409],
-    request: { body: jsonBody(CreateBody, "SchoolAdministratorCreate") },
-    responses: { 201: json(resource.record, "The new administrator") },
-  }),
-  async (c) => c.json(await createAdministrator(ctxOf(c), c.req.valid("json")), 201),
+const createRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/school-administrator",
+  tag: "People",
+  operationId: "createSchoolAdministrator",
+  summary: "Make a user an administrator of the current school",
+  description:
+    "Send `userId` (someone with a role in this school) or `phone` and `firstName` (anyone: a new user, invited, " +
+    "when the number is unknown; for a known number the name sent is this school's own for them). 409 if they " +
+    "already administer this school.",
+  access: role.write,
+  audit: "school-administrator",
+  errors: [409],
+  request: { body: jsonBody(CreateBody, "SchoolAdministratorCreate") },
+  responses: { 201: json(resource.record, "The new administrator") },
+});
+export const createSchoolAdministrator = operation(createRoute, (ctx, { body }: InputOf<typeof createRoute>) =>
+  createAdministrator(ctx, body),
 );
 
 const UpdateBody = nonEmpty(
@@ -240,29 +207,31 @@ const UpdateBody = nonEmpty(
 export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
   const { userId } = await resource.find(ctx, id);
   await mayActOn(ctx, [userId]);
-  await resource.commit(ctx, id, [...resource.writes.update(ctx, id, {}), ...(await editPerson(ctx, userId, input))]);
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}), ...(await editPerson(ctx, userId, input)));
+  await resource.commit(ctx, id, batch);
 }
 
-export const updateSchoolAdministrator = handled(
-  defineRoute({
-    method: "put",
-    path: "/api/v1/school-administrator/{id}",
-    tag: "People",
-    operationId: "updateSchoolAdministrator",
-    summary: "Update an administrator's name or email",
-    access: role.write,
-    audit: "school-administrator",
-    errors: [409],
-    request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await updateAdministrator(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-    return c.body(null, 204);
+const updateRoute = defineRoute({
+  method: "put",
+  path: "/api/v1/school-administrator/{id}",
+  tag: "People",
+  operationId: "updateSchoolAdministrator",
+  summary: "Update an administrator's name or email",
+  access: role.write,
+  audit: "school-administrator",
+  errors: [409],
+  request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },
+  responses: { 204: noContent },
+});
+export const updateSchoolAdministrator = operation(
+  updateRoute,
+  async (ctx, { params, body }: InputOf<typeof updateRoute>) => {
+    await updateAdministrator(ctx, params.id, body);
+    return undefined;
   },
 );
 
-const others = alias(roleUsers, "other_admin");
+const others = RoleUsers.alias("other_admin");
 
 /**
  * Removes the school-admin role (the user stays), unless it is the school's last administrator
@@ -270,16 +239,10 @@ const others = alias(roleUsers, "other_admin");
  * cannot leave the school with none: one of them is refused.
  */
 export async function removeAdministrator(ctx: Ctx, id: number) {
-  const { db } = ctx.deps;
   // The administrator is read by the check's own query (one round trip); an unknown id is the DELETE's 404.
-  const membership = and(tenant(ctx, roleUsers), eq(roleUsers.id, id), eq(roleUsers.roleId, SCHOOL_ADMIN));
+  const membership = RoleUsers.where(ctx, eq(roleUsers.id, id), eq(roleUsers.roleId, SCHOOL_ADMIN));
   await mayTake(ctx, [SCHOOL_ADMIN], sql`SELECT ${roleUsers.userId} FROM ${roleUsers} WHERE ${membership}`);
-  const another = exists(
-    db
-      .select({ id: others.id })
-      .from(others)
-      .where(and(tenant(ctx, others), eq(others.roleId, SCHOOL_ADMIN), sql`${others.id} <> ${roleUsers.id}`)),
-  );
+  const another = others.exists(ctx, eq(others.table.roleId, SCHOOL_ADMIN), sql`${others.table.id} <> ${roleUsers.id}`);
   await resource.change(ctx, id, {
     action: "delete",
     remove: true,
@@ -292,21 +255,22 @@ export async function removeAdministrator(ctx: Ctx, id: number) {
   });
 }
 
-export const deleteSchoolAdministrator = handled(
-  defineRoute({
-    method: "delete",
-    path: "/api/v1/school-administrator/{id}",
-    tag: "People",
-    operationId: "deleteSchoolAdministrator",
-    summary: "Remove an administrator (the role, not the user; never the last one: 422)",
-    access: role.write,
-    audit: "school-administrator",
-    errors: [422],
-    request: { params: IdParams },
-    responses: { 204: noContent },
-  }),
-  async (c) => {
-    await removeAdministrator(ctxOf(c), c.req.valid("param").id);
-    return c.body(null, 204);
+const deleteRoute = defineRoute({
+  method: "delete",
+  path: "/api/v1/school-administrator/{id}",
+  tag: "People",
+  operationId: "deleteSchoolAdministrator",
+  summary: "Remove an administrator (the role, not the user; never the last one: 422)",
+  access: role.write,
+  audit: "school-administrator",
+  errors: [422],
+  request: { params: IdParams },
+  responses: { 204: noContent },
+});
+export const deleteSchoolAdministrator = operation(
+  deleteRoute,
+  async (ctx, { params }: InputOf<typeof deleteRoute>) => {
+    await removeAdministrator(ctx, params.id);
+    return undefined;
   },
 );

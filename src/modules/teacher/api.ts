@@ -6,9 +6,12 @@ export { permissions } from "./permissions";
 export {
   joinPerson,
   notRemoved,
+  notRemovedHere,
   PersonRecord,
   personFields,
   personFilters,
   personRecord,
+  staffCells,
+  staffColumns,
   staffOperations,
 } from "./staff";

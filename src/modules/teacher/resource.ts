@@ -4,18 +4,21 @@
  * person's. What creating, editing and removing one does: src/modules/teacher/staff.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { teachers } from "../../db/schema/teacher";
-import { defineResource, RecordBase } from "../../lib/resource/old";
+import { Teachers, teachers } from "../../db/schema/teacher";
+import type { Ctx } from "../../lib/context";
+import { defineResource, RecordBase } from "../../lib/resource";
 import { contains } from "../../lib/search";
 import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
 import { permissions } from "./permissions";
 import {
   joinPerson,
-  notRemoved,
+  notRemovedHere,
   PersonRecord,
   personFields,
   personFilters,
   personRecord,
+  staffCells,
+  staffColumns,
   staffOperations,
 } from "./staff";
 
@@ -42,22 +45,29 @@ export const teacherResource = defineResource({
   name: "teacher",
   plural: "teachers",
   label: "Teacher",
-  entity: "teacher",
   path: "/api/v1/teacher",
   tag: "People",
   scope: "school",
-  table: teachers,
+  data: Teachers,
   record: Record,
   view: {
-    fields: { ...personFields(teachers), subjects: teachers.subjects, employeeNumber: teachers.employeeNumber },
+    fields: {
+      id: teachers.id,
+      createdAt: teachers.createdAt,
+      updatedAt: teachers.updatedAt,
+      userId: teachers.userId,
+      ...personFields(),
+      subjects: teachers.subjects,
+      employeeNumber: teachers.employeeNumber,
+    },
     join: joinPerson(teachers),
   },
-  toRecord: (row, ctx) => ({
-    ...personRecord(row, ctx),
+  toRecord: (ctx, row) => ({
+    ...personRecord(ctx, row),
     subjects: parseSubjects(row.subjects),
     employeeNumber: row.employeeNumber,
   }),
-  visibleTo: () => notRemoved(teachers),
+  visibleTo: (ctx) => notRemovedHere(ctx, teachers),
   conflictMessage: "This person is already a teacher of this school, or the employee number is taken",
 });
 
@@ -76,7 +86,7 @@ const filters = {
       .openapi({ description: "A subject the teacher teaches (the whole subject; ASCII letters in any case)" }),
     // The stored JSON array holds each subject as a JSON string: `"Math"` matches Math, never Mathematics.
     // A LIKE over the row the school's index found (no json_each virtual table per row).
-    where: (subject: string) => contains(teachers.subjectsSearch, JSON.stringify(subject)),
+    where: (_ctx: Ctx, subject: string) => contains(teachers.subjectsSearch, JSON.stringify(subject)),
     example: "Math",
   },
 };
@@ -91,16 +101,10 @@ export const getTeacher = resource.get({ access: permissions.read });
 
 const staff = staffOperations(resource, {
   role: "teacher",
-  read: permissions.read,
   write: permissions.write,
-  field: {
-    key: "subjects",
-    schema: Subjects,
-    column: (subjects) => subjects,
-    header: "Subjects",
-    cell: (subjects: string[]) => subjects.join(", "),
-  },
-  list: listTeachers,
+  entity: "teacher",
+  field: { key: "subjects", schema: Subjects },
+  profile: ({ value, employeeNumber }) => ({ subjects: value, employeeNumber }),
   create: {
     summary: "Make a person a teacher of the current school",
     description:
@@ -109,15 +113,21 @@ const staff = staffOperations(resource, {
   },
   update: { summary: "Update a teacher: the person's name or email, subjects, employee number" },
   remove: { summary: "Remove a teacher (the teacher role here; the user stays)" },
-  export: {
-    summary: "Export the current school's teachers to Excel (.xlsx), with the list's filters",
-    file: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
-    filename: "teachers.xlsx",
-    sheet: "Teachers",
-  },
 });
 
 export const createTeacher = staff.create;
 export const updateTeacher = staff.update;
 export const deleteTeacher = staff.delete;
-export const exportTeachers = staff.export;
+export const exportTeachers = resource.export({
+  access: permissions.read,
+  list: listTeachers,
+  filename: "teachers.xlsx",
+  sheet: "Teachers",
+  columns: staffColumns("Subjects"),
+  cells: (ctx, row) => {
+    const r = resource.toRecord(ctx, row);
+    return staffCells(r, r.subjects.join(", "));
+  },
+  summary: "Export the current school's teachers to Excel (.xlsx), with the list's filters",
+  file: "An .xlsx workbook with one sheet of teachers, oldest first (streamed)",
+});

@@ -6,7 +6,7 @@
  *
  * - Create: by `userId` (one of this school's people) or by `phone` (one person, one user: a known
  *   number attaches the role to the same user, in any school; an unknown one invites a new user),
- *   via `enrol`/`giveRole` of src/modules/user/people.ts. One batch: the role (and the invited user),
+ *   via `addPerson`/`giveRoles` of the user module. One batch: the role (and the invited user),
  *   a guard that aborts when the role was already held (409, also when requests race), the profile's
  *   own fields, its audit row, and the record read back.
  * - Update: the person's name and email and the profile's fields, in one batch (two audit rows).
@@ -16,63 +16,50 @@
  * - Giving or taking the role needs every permission it grants; editing the person, or taking the
  *   role from someone who holds more than the caller, is refused (403: src/modules/role/grants.ts).
  *
- * `staffOperations` declares the create, update, delete and export operations of such a profile
- * from its role and its one field of its own (a teacher's subjects, a staff member's position).
+ * `staffOperations` declares the create, update and delete operations of such a profile from its
+ * role and its one field of its own (a teacher's subjects, a staff member's position).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type AuditTarget, auditCreate, auditDelete } from "../../db/audit";
-import { roleUsers, users } from "../../db/schema/core";
-import { schoolUsers } from "../../db/schema/user";
+import { and, eq, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { auditCreate } from "../../db/audit";
+import { Batch } from "../../db/batch";
+import type { Query } from "../../db/query";
+import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
+import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
-import { commit, GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
+import type { Data, RecordTable, SetValues } from "../../db/table";
+import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, ctxOf, schoolOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { Phone } from "../../lib/phone";
-import { type ExportSpec, type Filter, IdParams, type ListQuery, nonEmpty } from "../../lib/resource/old";
-import { defineRoute, json, jsonBody, noContent, type Operation, type Tag } from "../../lib/route";
+import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation, type Tag } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import type { Cell } from "../../lib/xlsx";
 import { mayActOn, mayAssign, mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
+  addPerson,
   contactOf,
-  copyOf,
-  copyTable,
   editPerson,
-  enrol,
   FirstName,
-  giveRole,
+  giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
   nameContains,
-  roleUserAudit,
   takenRoleAudits,
 } from "../user/api";
 
-type ProfileTable = SQLiteTable & {
-  id: SQLiteColumn;
+/** A staff profile's table: a record of one person (`user_id`) in the school, with an employee number. */
+export type ProfileTable = RecordTable & {
   schoolId: SQLiteColumn;
   userId: SQLiteColumn;
   employeeNumber: SQLiteColumn;
-  createdAt: SQLiteColumn;
-  updatedAt: SQLiteColumn;
 };
-
-/** What the shared verbs need of a staff resource (a `defineResource` result). */
-export interface StaffResource {
-  audit: AuditTarget;
-  config: { label: string; table: ProfileTable };
-  writes: { update(ctx: Ctx, id: number, set: Record<string, unknown>): readonly Statement[] };
-  readOne(ctx: Ctx, id: number | SQL<number>): Statement;
-  toRecord(row: unknown, ctx: Ctx): unknown;
-  scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
-  find(ctx: Ctx, id: number): Promise<{ userId: number }>;
-}
 
 export const EmployeeNumber = text({ max: 50 }).openapi({
   example: "T-0042",
@@ -111,7 +98,7 @@ export interface PersonRow {
  * The record's person part, in the record's order (the profile's fields follow); phone and email as
  * this caller may see them (src/modules/user/contact.ts).
  */
-export const personRecord = (row: PersonRow, ctx: Ctx) => ({
+export const personRecord = (ctx: Ctx, row: PersonRow) => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
@@ -124,15 +111,11 @@ export const personRecord = (row: PersonRow, ctx: Ctx) => ({
 });
 
 /** The school's copy of the person's identity, when it has one (src/modules/user/identity.ts). */
-const personCopy = copyTable("staff_copy");
-const person = identity(users, personCopy);
+const personCopy = SchoolPeople.alias("staff_copy");
+const person = identity(users, personCopy.table);
 
 /** The person's columns of the view (joined by `joinPerson`): name and email as this school knows them. */
-export const personFields = <T extends ProfileTable>(table: T) => ({
-  id: table.id as T["id"],
-  createdAt: table.createdAt as T["createdAt"],
-  updatedAt: table.updatedAt as T["updatedAt"],
-  userId: table.userId as T["userId"],
+export const personFields = () => ({
   firstName: person.firstName,
   lastName: person.lastName,
   email: person.email,
@@ -141,14 +124,21 @@ export const personFields = <T extends ProfileTable>(table: T) => ({
   language: users.language,
 });
 
-export const joinPerson = (table: ProfileTable) => (q: any) =>
-  q.innerJoin(users, eq(users.id, table.userId)).leftJoin(personCopy, copyOf(personCopy, table.userId, table.schoolId));
+/** The person and the school's copy of them, joined to a profile's read. */
+export const joinPerson =
+  (table: ProfileTable) =>
+  <Row>(q: Query<Row>): Query<Row> =>
+    q.join(Users, eq(users.id, table.userId)).join(personCopy, eq(personCopy.table.userId, table.userId), "left");
 
 /**
  * Not removed from the school: people the school deleted (soft, `school_user.deleted_at`) are not
  * its staff any more. A correlated lookup by the unique (school, user) index; the count query,
  * which has no join, uses it as is.
  */
+export const notRemovedHere = (ctx: Ctx, table: ProfileTable): SQL =>
+  sql`NOT ${SchoolUsers.exists(ctx, eq(schoolUsers.userId, table.userId), isNotNull(schoolUsers.deletedAt))}`;
+
+/** `notRemovedHere` correlated on the profile's own school, for a query that has no context at hand. */
 export const notRemoved = (table: ProfileTable): SQL =>
   sql`NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.schoolId} = ${table.schoolId} AND ${schoolUsers.userId} = ${table.userId} AND ${schoolUsers.deletedAt} IS NOT NULL)`;
 
@@ -159,12 +149,12 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (term: string) => nameContains(table.userId, table.schoolId, term),
+      where: (ctx: Ctx, term: string) => nameContains(table.userId, schoolOf(ctx), term),
       example: "Ana",
     } satisfies Filter<string>,
     status: {
       schema: UserStatus.optional().openapi({ description: "The user's status" }),
-      where: (status: z.infer<typeof UserStatus>) => person(eq(users.status, status)),
+      where: (_ctx: Ctx, status: z.infer<typeof UserStatus>) => person(eq(users.status, status)),
       example: "active",
     } satisfies Filter<z.infer<typeof UserStatus>>,
   };
@@ -213,15 +203,24 @@ export interface PersonInput {
   language?: "es" | "en";
 }
 
+/** What the shared verbs need of a staff resource (a `defineResource` result). */
+export interface StaffResource<T extends ProfileTable, Row, Rec> {
+  config: { name: string; label: string; path: string; tag: Tag; data: Data<T> };
+  record: z.ZodType<Rec>;
+  find(ctx: Ctx, id: number): Promise<{ userId: number }>;
+  readOne(ctx: Ctx, id: number | SQL<number>): Query<Row>;
+  toRecord(ctx: Ctx, row: Row): Rec;
+  scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
+  writes: { update(ctx: Ctx, id: number, set: SetValues<T>): Statement[] };
+}
+
 /** 409 for a taken employee number, when that is what a unique index refused. */
-async function employeeNumberTaken(ctx: Ctx, resource: StaffResource, employeeNumber: string | null | undefined) {
-  if (!employeeNumber) return;
-  const table = resource.config.table;
-  const [taken] = await ctx.deps.db
-    .select({ id: table.id })
-    .from(table)
-    .where(and(tenant(ctx, table), eq(table.employeeNumber, employeeNumber)))
-    .limit(1);
+async function employeeNumberTaken<T extends ProfileTable>(ctx: Ctx, data: Data<T>, employeeNumber: unknown) {
+  if (typeof employeeNumber !== "string" || !employeeNumber) return;
+  const taken = await data
+    .select(ctx, { id: data.table.id })
+    .where(eq(data.table.employeeNumber, employeeNumber))
+    .first();
   if (taken) throw conflict(`Employee number ${employeeNumber} is already used in this school`);
 }
 
@@ -229,31 +228,29 @@ async function employeeNumberTaken(ctx: Ctx, resource: StaffResource, employeeNu
  * Gives the person the role and the profile its fields, in one batch (see the file's comment).
  * `profile` is the profile's own column values.
  */
-export async function createStaff(
+export async function createStaff<T extends ProfileTable, Row, Rec>(
   ctx: Ctx,
-  resource: StaffResource,
+  resource: StaffResource<T, Row, Rec>,
   role: "teacher" | "staff",
   input: PersonInput,
-  profile: Record<string, unknown> & { employeeNumber?: string | null },
-) {
-  const { db } = ctx.deps;
-  await mayAssign(ctx, [BUILTIN_ROLES[role].id]);
-  const table = resource.config.table;
+  profile: SetValues<T>,
+): Promise<Rec> {
+  const { data } = resource.config;
+  const table = data.table;
   const already = `This person is already ${role === "teacher" ? "a teacher" : "administrative staff"} of this school`;
   let userId: number | SQL<number>;
-  const statements: Statement[] = [];
+  const batch = new Batch(ctx);
   if (input.userId !== undefined) {
+    await mayAssign(ctx, [BUILTIN_ROLES[role].id]);
     // One of this school's people (not removed): another school's people are not this school's to see.
-    const [member] = await db
-      .select({ id: schoolUsers.id })
-      .from(schoolUsers)
-      .where(and(tenant(ctx, schoolUsers), eq(schoolUsers.userId, input.userId), sql`${schoolUsers.deletedAt} IS NULL`))
-      .limit(1);
+    const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
+      .where(eq(schoolUsers.userId, input.userId), isNull(schoolUsers.deletedAt))
+      .first();
     if (!member) throw notFound("User", input.userId);
     userId = input.userId;
-    statements.push(...giveRole(ctx, userId, role));
+    batch.add(...giveRoles(ctx, eq(users.id, userId), [role]));
   } else {
-    const enrolment = await enrol(
+    const added = await addPerson(
       ctx,
       {
         phone: input.phone ?? "",
@@ -262,62 +259,58 @@ export async function createStaff(
         email: input.email,
         language: input.language,
       },
-      role,
+      { roles: [role] },
     );
-    userId = enrolment.userId;
-    statements.push(...enrolment.statements);
+    userId = added.userId;
+    batch.add(...added.statements);
   }
-  // giveRole's audit row is written only when the role was: nothing written means it was held.
-  statements.push(guard(db));
-  const profileId = insertedId(table);
+  // The role's audit row is written only when the role was: nothing written means it was held.
+  batch.add(guard(ctx.deps.db));
+  // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
+  const profileId = data.insertedId();
   const at = ctx.deps.clock.now().toISOString();
-  const schoolId = schoolOf(ctx);
-  const batch: [Statement, ...Statement[]] = [
-    ...(statements as [Statement, ...Statement[]]),
-    // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
-    db
+  batch.add(
+    // The profile's own fields complete the row the trigger created: audited as its creation.
+    ctx.deps.db
       .update(table)
-      .set(withSearch(table, { ...profile, updatedAt: at }) as never)
-      .where(and(eq(table.id, profileId), eq(table.schoolId, schoolId))),
-    auditCreate(ctx, resource.audit, { userId, ...profile }, schoolId),
-    resource.readOne(ctx, profileId),
-  ];
-  let results: unknown[];
+      .set(withSearch(table, { ...profile, updatedAt: at }))
+      .where(data.where(ctx, eq(table.id, profileId))),
+    auditCreate(ctx, data.audit, { userId, ...profile }, schoolOf(ctx)),
+  );
+  const created = batch.read(resource.readOne(ctx, profileId));
+  let row: Row | undefined;
   try {
-    results = await commit(ctx, batch, { conflict: already });
+    [row] = (await batch.commit({ conflict: already })).get(created);
   } catch (err) {
     if (err instanceof GuardFailed) throw conflict(already);
-    if (err instanceof ApiError && err.status === 409) await employeeNumberTaken(ctx, resource, profile.employeeNumber);
+    if (err instanceof ApiError && err.status === 409) await employeeNumberTaken(ctx, data, profile.employeeNumber);
     throw err;
   }
-  const [row] = results.at(-1) as unknown[];
   if (!row) throw new Error(`${resource.config.label}: the created profile was not read back`);
-  return resource.toRecord(row, ctx);
+  return resource.toRecord(ctx, row);
 }
 
 /**
  * Edits the person (name, email: wherever else they belong) and the profile's fields, in one batch:
  * the profile's guarded UPDATE first (removed meanwhile: 404, nothing changed), then the user's.
  */
-export async function updateStaff(
+export async function updateStaff<T extends ProfileTable, Row, Rec>(
   ctx: Ctx,
-  resource: StaffResource,
+  resource: StaffResource<T, Row, Rec>,
   id: number,
   person: { firstName?: string; lastName?: string; email?: string | null },
-  profile: Record<string, unknown> & { employeeNumber?: string | null },
-) {
+  profile: SetValues<T>,
+): Promise<void> {
   const { userId } = await resource.find(ctx, id);
-  const statements: Statement[] = [...resource.writes.update(ctx, id, profile)];
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, profile));
   if (Object.values(person).some((v) => v !== undefined)) {
     // Editing the person (the same user in every school) is acting on them; the profile's own
     // fields are the school's record of the role.
     await mayActOn(ctx, [userId]);
-    statements.push(...(await editPerson(ctx, userId, person)));
+    batch.add(...(await editPerson(ctx, userId, person)));
   }
   try {
-    await commit(ctx, statements as [Statement, ...Statement[]], {
-      conflict: `Employee number ${profile.employeeNumber} is already used in this school`,
-    });
+    await batch.commit({ conflict: `Employee number ${profile.employeeNumber} is already used in this school` });
   } catch (err) {
     if (err instanceof GuardFailed) {
       await resource.find(ctx, id); // 404 when it went meanwhile
@@ -331,24 +324,28 @@ export async function updateStaff(
  * Takes the role away in this school (the profile follows by trigger); the user and their
  * membership of the school stay. Audited as the profile's delete and the role assignment's.
  */
-export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number, role: "teacher" | "staff") {
-  const { db } = ctx.deps;
-  const table = resource.config.table;
-  const profile = resource.scoped(ctx, eq(table.id, id), "write");
-  await mayTake(ctx, [BUILTIN_ROLES[role].id], sql`SELECT ${table.userId} FROM ${table} WHERE ${profile}`);
-  const roleWhere = and(
-    eq(roleUsers.schoolId, schoolOf(ctx)),
-    eq(roleUsers.roleId, BUILTIN_ROLES[role].id),
-    inList(roleUsers.userId, db.select({ userId: table.userId }).from(table).where(profile)),
-  );
+export async function removeStaff<T extends ProfileTable, Row, Rec>(
+  ctx: Ctx,
+  resource: StaffResource<T, Row, Rec>,
+  id: number,
+  role: "teacher" | "staff",
+): Promise<void> {
+  const { data } = resource.config;
+  const table = data.table;
+  const holder = sql`SELECT ${table.userId} FROM ${table} WHERE ${data.where(ctx, resource.scoped(ctx, eq(table.id, id), "write"))}`;
+  await mayTake(ctx, [BUILTIN_ROLES[role].id], holder);
+  const taken = and(eq(roleUsers.roleId, BUILTIN_ROLES[role].id), inList(roleUsers.userId, sql`(${holder})`));
+  const [audit, removal] = RoleUsers.delete(ctx, taken);
   try {
-    await commit(ctx, [
-      auditDelete(ctx, roleUserAudit, roleWhere),
-      // The profile and what goes with it (a teacher's group rows), as when the role is taken elsewhere.
-      ...takenRoleAudits(ctx, roleWhere),
-      db.delete(roleUsers).where(roleWhere),
-      guard(db),
-    ]);
+    await new Batch(ctx)
+      .add(
+        audit,
+        // The profile and what goes with it (a teacher's group rows), as when the role is taken elsewhere.
+        ...takenRoleAudits(ctx, RoleUsers.where(ctx, taken)),
+        removal,
+        guard(ctx.deps.db),
+      )
+      .commit();
   } catch (err) {
     if (err instanceof GuardFailed) throw notFound(resource.config.label, id);
     throw err;
@@ -356,82 +353,80 @@ export async function removeStaff(ctx: Ctx, resource: StaffResource, id: number,
 }
 
 /** A staff profile's own field besides the employee number (a teacher's subjects, a position). */
-export interface ProfileField<K extends string, S extends z.ZodType> {
-  key: K;
+export interface ProfileField<S extends z.ZodType> {
+  key: string;
   /** Its body schema (optional in both bodies). */
   schema: S;
-  /** Its column value from the body's. */
-  column: (value: z.output<S>) => unknown;
-  /** Its export column: the header and the cell of the record's value. */
-  header: string;
-  cell: (value: never) => Cell;
 }
 
-/** What a staff resource offers the operations besides the shared verbs. */
-interface StaffOperationsResource extends StaffResource {
-  config: StaffResource["config"] & { name: string; path: string; tag: Tag; entity: string };
-  record: z.ZodType;
-  export(spec: ExportSpec<any, Record<string, never>>): Operation;
-}
-
-export interface StaffSpec<K extends string, S extends z.ZodType> {
+export interface StaffSpec<T extends ProfileTable, S extends z.ZodType> {
   role: "teacher" | "staff";
-  read: Access;
   write: Access;
-  field: ProfileField<K, S>;
-  /** The list whose query the export takes. */
-  list: ListQuery<Record<string, Filter<any>>>;
+  entity: string;
+  field: ProfileField<S>;
+  /** The profile's column values of what a body sent (its field, its employee number). */
+  profile: (sent: { value?: z.output<S>; employeeNumber?: string | null }) => SetValues<T>;
   create: { summary: string; description: string; created: string };
   update: { summary: string };
   remove: { summary: string };
-  export: { summary: string; file: string; filename: string; sheet: string };
+}
+
+/** The person's part of a body the route parsed (read again, typed: the body's type keys the profile field by name). */
+const SentPerson = z.object({
+  userId: z.number().optional(),
+  phone: z.string().optional(),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  email: z.string().nullable().optional(),
+  language: Language.optional(),
+});
+
+/** The person's fields and the profile's of a body (only the fields sent). */
+function split<S extends z.ZodType>(field: ProfileField<S>, body: object) {
+  const employeeNumber: unknown = Reflect.get(body, "employeeNumber");
+  return {
+    person: SentPerson.parse(body),
+    sent: {
+      value: field.schema.optional().parse(Reflect.get(body, field.key)),
+      employeeNumber: typeof employeeNumber === "string" ? employeeNumber : employeeNumber === null ? null : undefined,
+    },
+  };
 }
 
 /**
- * The create, update, delete and export operations of a staff profile (teachers, administrative
- * staff): the same bodies (the person's fields, the profile's field and employee number), verbs and
- * export columns, named after the resource (`createTeacher`, `TeacherCreate`, ...).
+ * The create, update and delete operations of a staff profile (teachers, administrative staff):
+ * the same bodies (the person's fields, the profile's field and employee number) and verbs, named
+ * after the resource (`createTeacher`, `TeacherCreate`, ...).
  */
-export function staffOperations<K extends string, S extends z.ZodType>(
-  resource: StaffOperationsResource,
-  spec: StaffSpec<K, S>,
+export function staffOperations<T extends ProfileTable, Row, Rec, S extends z.ZodType>(
+  resource: StaffResource<T, Row, Rec>,
+  spec: StaffSpec<T, S>,
 ) {
   const { config } = resource;
   const Name = config.name.charAt(0).toUpperCase() + config.name.slice(1);
   const { field } = spec;
-  /** The profile's column values of a body (only the fields sent). */
-  const profileOf = (body: Record<string, unknown>) => {
-    const { [field.key]: value, employeeNumber, ...person } = body;
-    const profile = {
-      ...(value !== undefined ? { [field.key]: field.column(value as z.output<S>) } : {}),
-      ...(employeeNumber !== undefined ? { employeeNumber: employeeNumber as string | null } : {}),
-    };
-    return { person, profile };
-  };
 
   const CreateBody = createBody({ [field.key]: field.schema.optional(), employeeNumber: EmployeeNumber.optional() });
-  const create = {
-    route: defineRoute({
-      method: "post",
-      path: config.path,
-      tag: config.tag,
-      operationId: `create${Name}`,
-      summary: spec.create.summary,
-      description:
-        "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
-        `number is known, in any school, the name sent being this school's own for them; a new invited user when not), ` +
-        spec.create.description,
-      access: spec.write,
-      audit: config.entity,
-      errors: [409],
-      request: { body: jsonBody(CreateBody, `${Name}Create`) },
-      responses: { 201: json(resource.record, spec.create.created) },
-    }),
-    handler: async (c: any): Promise<Response> => {
-      const { person, profile } = profileOf(c.req.valid("json"));
-      return c.json(await createStaff(ctxOf(c), resource, spec.role, person, profile), 201);
-    },
-  };
+  const createRoute = defineRoute({
+    method: "post",
+    path: config.path,
+    tag: config.tag,
+    operationId: `create${Name}`,
+    summary: spec.create.summary,
+    description:
+      "Send `userId` (one of this school's people) or `phone` and `firstName` (anyone: the same user when the " +
+      `number is known, in any school, the name sent being this school's own for them; a new invited user when not), ` +
+      spec.create.description,
+    access: spec.write,
+    audit: spec.entity,
+    errors: [409],
+    request: { body: jsonBody(CreateBody, `${Name}Create`) },
+    responses: { 201: json(resource.record, spec.create.created) },
+  });
+  const create = operation(createRoute, (ctx, { body }: InputOf<typeof createRoute>) => {
+    const { person, sent } = split(field, body);
+    return createStaff(ctx, resource, spec.role, person, spec.profile(sent));
+  });
 
   const UpdateBody = nonEmpty(
     z.strictObject({
@@ -440,83 +435,71 @@ export function staffOperations<K extends string, S extends z.ZodType>(
       employeeNumber: EmployeeNumber.nullable().optional(),
     }),
   );
-  const update = {
-    route: defineRoute({
-      method: "put",
-      path: `${config.path}/{id}`,
-      tag: config.tag,
-      operationId: `update${Name}`,
-      summary: spec.update.summary,
-      description:
-        "The name and email are the person's (the same user wherever they belong). 409: employee number taken.",
-      access: spec.write,
-      audit: config.entity,
-      errors: [409],
-      request: { params: IdParams, body: jsonBody(UpdateBody, `${Name}Update`) },
-      responses: { 204: noContent },
-    }),
-    handler: async (c: any): Promise<Response> => {
-      const { person, profile } = profileOf(c.req.valid("json"));
-      await updateStaff(ctxOf(c), resource, c.req.valid("param").id, person, profile);
-      return c.body(null, 204);
-    },
-  };
-
-  const remove = {
-    route: defineRoute({
-      method: "delete",
-      path: `${config.path}/{id}`,
-      tag: config.tag,
-      operationId: `delete${Name}`,
-      summary: spec.remove.summary,
-      access: spec.write,
-      audit: config.entity,
-      request: { params: IdParams },
-      responses: { 204: noContent },
-    }),
-    handler: async (c: any): Promise<Response> => {
-      await removeStaff(ctxOf(c), resource, c.req.valid("param").id, spec.role);
-      return c.body(null, 204);
-    },
-  };
-
-  const exported = resource.export({
-    access: spec.read,
-    list: spec.list,
-    filename: spec.export.filename,
-    sheet: spec.export.sheet,
-    columns: [
-      "Id",
-      "User id",
-      "First name",
-      "Last name",
-      "Phone",
-      "Email",
-      "Status",
-      "Language",
-      field.header,
-      "Employee number",
-      "Created at",
-    ],
-    cells: (row, ctx) => {
-      const r = resource.toRecord(row, ctx) as PersonRow & { employeeNumber: string | null } & Record<K, never>;
-      return [
-        r.id,
-        r.userId,
-        r.firstName,
-        r.lastName,
-        r.phone,
-        r.email,
-        r.status,
-        r.language,
-        field.cell(r[field.key]),
-        r.employeeNumber,
-        r.createdAt,
-      ];
-    },
-    summary: spec.export.summary,
-    file: spec.export.file,
+  const updateRoute = defineRoute({
+    method: "put",
+    path: `${config.path}/{id}`,
+    tag: config.tag,
+    operationId: `update${Name}`,
+    summary: spec.update.summary,
+    description:
+      "The name and email are the person's (the same user wherever they belong). 409: employee number taken.",
+    access: spec.write,
+    audit: spec.entity,
+    errors: [409],
+    request: { params: IdParams, body: jsonBody(UpdateBody, `${Name}Update`) },
+    responses: { 204: noContent },
+  });
+  const update = operation(updateRoute, async (ctx, { params, body }: InputOf<typeof updateRoute>) => {
+    const { person, sent } = split(field, body);
+    await updateStaff(ctx, resource, params.id, person, spec.profile(sent));
+    return undefined;
   });
 
-  return { create, update, delete: remove, export: exported };
+  const removeRoute = defineRoute({
+    method: "delete",
+    path: `${config.path}/{id}`,
+    tag: config.tag,
+    operationId: `delete${Name}`,
+    summary: spec.remove.summary,
+    access: spec.write,
+    audit: spec.entity,
+    request: { params: IdParams },
+    responses: { 204: noContent },
+  });
+  const remove = operation(removeRoute, async (ctx, { params }: InputOf<typeof removeRoute>) => {
+    await removeStaff(ctx, resource, params.id, spec.role);
+    return undefined;
+  });
+
+  return { create, update, delete: remove };
 }
+
+/** The export's columns of a staff profile: the person's, then the profile's field and employee number. */
+export const staffColumns = (header: string) => [
+  "Id",
+  "User id",
+  "First name",
+  "Last name",
+  "Phone",
+  "Email",
+  "Status",
+  "Language",
+  header,
+  "Employee number",
+  "Created at",
+];
+
+/** One export row of a staff record (`fieldCell` its own field's cell). */
+export const staffCells = (r: ReturnType<typeof personRecord> & { employeeNumber: string | null }, fieldCell: Cell) => [
+  r.id,
+  r.userId,
+  r.firstName,
+  r.lastName,
+  r.phone,
+  r.email,
+  r.status,
+  r.language,
+  fieldCell,
+  r.employeeNumber,
+  r.createdAt,
+];

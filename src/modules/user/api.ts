@@ -4,14 +4,17 @@
  */
 export { contactOf, MASKED_CONTACT } from "./contact";
 export { columnsAs, copyJoin, copyOf, copyOnAdd, copyTable, editPerson, identity, nameContains } from "./identity";
-export {
-  enrol,
-  FirstName,
-  findOrInvite,
-  giveRole,
-  LastName,
-  roleUserAudit,
-  takenRoleAudits,
-  userAudit,
-} from "./people";
+export { FirstName, giveRole, LastName, roleUserAudit, takenRoleAudits, userAudit } from "./people";
 export { permissions } from "./permissions";
+export {
+  type Added,
+  type AddOptions,
+  addPeople,
+  addPerson,
+  giveRoles,
+  type Known,
+  knownBy,
+  knownPeople,
+  type Person,
+  peopleByPhone,
+} from "./person";

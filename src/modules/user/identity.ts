@@ -13,13 +13,13 @@
  * - The person's own edit of their profile, and the super-admin's, change the user row and remove
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
-import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { auditAction, auditUpdate } from "../../db/audit";
-import { users } from "../../db/schema/core";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { auditAction } from "../../db/audit";
+import { Users, users } from "../../db/schema/core";
 import { delegates } from "../../db/schema/delegate";
-import { schoolPeople, schoolUsers } from "../../db/schema/user";
-import { withSearch } from "../../db/search";
+import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
+import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { fold } from "../../lib/fold";
@@ -85,6 +85,8 @@ const searchedName = (user: Refs, copy: CopyRefs) =>
 export const nameContains = (userId: SQLWrapper, schoolId: SQLWrapper | number, term: string): SQL =>
   sql`EXISTS (SELECT 1 FROM "user" "named_user" ${copyJoin("named_copy", sql.raw('"named_user"."id"'), schoolId)} WHERE "named_user"."id" = ${userId} AND ${matches(searchedName(columnsAs("named_user"), columnsAs("named_copy")), term)})`;
 
+const IDENTITY_FIELDS = ["firstName", "lastName", "email"] as const;
+
 export interface IdentityEdit {
   firstName?: string;
   lastName?: string;
@@ -105,7 +107,7 @@ export function copyOnAdd(ctx: Ctx, userId: number, person: IdentityEdit): State
   const firstName = person.firstName ?? "";
   const lastName = person.lastName ?? "";
   const email = person.email ?? null;
-  const member = sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.userId} = ${userId} AND ${schoolUsers.deletedAt} IS NULL)`;
+  const member = SchoolUsers.exists(ctx, eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt));
   return [
     ctx.deps.db
       .insert(schoolPeople)
@@ -128,7 +130,7 @@ async function standing(ctx: Ctx, userId: number) {
   const school = schoolOf(ctx);
   const [row] = await ctx.deps.db
     .select({
-      own: sql<number>`EXISTS (SELECT 1 FROM ${schoolPeople} WHERE ${schoolPeople.schoolId} = ${school} AND ${schoolPeople.userId} = ${userId})`,
+      own: sql<number>`${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}`,
       shared: sql<number>`(EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
         OR EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school}))`,
     })
@@ -139,7 +141,7 @@ async function standing(ctx: Ctx, userId: number) {
 /** The same "known elsewhere" as `standing`, as a condition for the user row's guarded UPDATE. */
 const knownOnlyHere = (ctx: Ctx, userId: number) => {
   const school = schoolOf(ctx);
-  return sql`NOT EXISTS (SELECT 1 FROM ${schoolPeople} WHERE ${schoolPeople.schoolId} = ${school} AND ${schoolPeople.userId} = ${userId})
+  return sql`NOT ${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}
     AND NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
     AND NOT EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school})`;
 };
@@ -158,35 +160,21 @@ export async function editPerson(
   userId: number,
   edit: IdentityEdit,
   where?: SQL,
-  extra: Record<string, unknown> = {},
+  extra: SetValues<typeof users> = {},
 ): Promise<Statement[]> {
-  const given = Object.fromEntries(Object.entries(edit).filter(([, v]) => v !== undefined)) as IdentityEdit;
+  const given: IdentityEdit = {};
+  if (edit.firstName !== undefined) given.firstName = edit.firstName;
+  if (edit.lastName !== undefined) given.lastName = edit.lastName;
+  if (edit.email !== undefined) given.email = edit.email;
   if (ctx.isSuperAdmin) return editOwnIdentity(ctx, userId, { ...given, ...extra }, where);
   const { own, shared } = Object.keys(given).length ? await standing(ctx, userId) : { own: false, shared: false };
   if (!own && !shared) {
-    const set = { ...given, ...extra, updatedAt: now(ctx) };
     const who = and(eq(users.id, userId), where, Object.keys(given).length ? knownOnlyHere(ctx, userId) : undefined);
-    return [
-      auditUpdate(ctx, userAudit, who, set),
-      ctx.deps.db
-        .update(users)
-        .set(withSearch(users, set) as never)
-        .where(who),
-      guard(ctx.deps.db),
-    ];
+    return [...Users.update(ctx, who, { ...given, ...extra }), guard(ctx.deps.db)];
   }
   const statements = copyEdit(ctx, userId, given, where);
   if (Object.keys(extra).length) {
-    const set = { ...extra, updatedAt: now(ctx) };
-    const who = and(eq(users.id, userId), where);
-    statements.push(
-      auditUpdate(ctx, userAudit, who, set),
-      ctx.deps.db
-        .update(users)
-        .set(set as never)
-        .where(who),
-      guard(ctx.deps.db),
-    );
+    statements.push(...Users.update(ctx, and(eq(users.id, userId), where), extra), guard(ctx.deps.db));
   }
   return statements;
 }
@@ -209,15 +197,15 @@ function copyEdit(ctx: Ctx, userId: number, edit: IdentityEdit, where?: SQL): St
   };
   const fromUser = sql`FROM "user" ${copyJoin("edited_copy", sql.raw('"user"."id"'), school)} WHERE "user"."id" = ${userId}${where ? sql` AND ${where}` : sql``}`;
   // The audit's old values read the same way, per field given (in the audit row's own SELECT over `user`).
-  const copyNow = (column: string) =>
-    sql`(SELECT ${sql.raw(`"c"."${column}"`)} FROM "school_person" "c" WHERE "c"."school_id" = ${school} AND "c"."user_id" = "user"."id")`;
-  const hasCopy = sql`EXISTS (SELECT 1 FROM "school_person" "c" WHERE "c"."school_id" = ${school} AND "c"."user_id" = "user"."id")`;
+  const ofUser = eq(schoolPeople.userId, sql.raw('"user"."id"'));
+  const copyNow = (column: SQLiteColumn) => SchoolPeople.pick(ctx, column, ofUser);
+  const hasCopy = SchoolPeople.exists(ctx, ofUser);
   const old = {
-    firstName: sql`coalesce(${copyNow("first_name")}, "user"."first_name")`,
-    lastName: sql`coalesce(${copyNow("last_name")}, "user"."last_name")`,
-    email: sql`CASE WHEN ${hasCopy} THEN ${copyNow("email")} ELSE "user"."email" END`,
+    firstName: sql`coalesce(${copyNow(schoolPeople.firstName)}, "user"."first_name")`,
+    lastName: sql`coalesce(${copyNow(schoolPeople.lastName)}, "user"."last_name")`,
+    email: sql`CASE WHEN ${hasCopy} THEN ${copyNow(schoolPeople.email)} ELSE "user"."email" END`,
   };
-  const changes = (Object.keys(edit) as (keyof IdentityEdit)[]).map(
+  const changes = IDENTITY_FIELDS.filter((key) => key in edit).map(
     (key) =>
       sql`(${key}, CASE WHEN ${old[key]} IS NOT ${edit[key] ?? null} THEN json_object('old', ${old[key]}, 'new', ${edit[key] ?? null}) END)`,
   );
@@ -258,16 +246,10 @@ function copyEdit(ctx: Ctx, userId: number, edit: IdentityEdit, where?: SQL): St
  * The person's own identity changed (by the person, or the super-admin for them): the user row,
  * and every school's copy removed, so every school sees the person's own values from now on.
  */
-export function editOwnIdentity(ctx: Ctx, userId: number, set: Record<string, unknown>, where?: SQL): Statement[] {
-  const values = { ...set, updatedAt: now(ctx) };
-  const who = and(eq(users.id, userId), where);
-  const identityChanged = ["firstName", "lastName", "email"].some((k) => set[k] !== undefined);
+export function editOwnIdentity(ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL): Statement[] {
+  const identityChanged = IDENTITY_FIELDS.some((k) => set[k] !== undefined);
   return [
-    auditUpdate(ctx, userAudit, who, values),
-    ctx.deps.db
-      .update(users)
-      .set(withSearch(users, values) as never)
-      .where(who),
+    ...Users.update(ctx, and(eq(users.id, userId), where), set),
     guard(ctx.deps.db),
     ...(identityChanged ? [ctx.deps.db.delete(schoolPeople).where(eq(schoolPeople.userId, userId))] : []),
   ];

@@ -11,10 +11,11 @@
  */
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { auditAction } from "../../db/audit";
-import { roleUsers, schools, users } from "../../db/schema/core";
-import { schoolUsers } from "../../db/schema/user";
+import { Batch } from "../../db/batch";
+import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
+import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { commit, inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { hit } from "../../lib/rate-limit";
 import { contactOf } from "./contact";
@@ -35,7 +36,8 @@ export interface InviteResult {
   remaining: number;
 }
 
-const inviteAudit = { entity: "user-invite", table: users };
+/** An invitation is recorded as the user's `user-invite` (not an edit of the person). */
+const Invites = Users.as("user-invite");
 
 /** The link to join a school in the app. */
 export const shareUrl = (ctx: Ctx) => {
@@ -122,34 +124,32 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
     inList(schoolUsers.userId, ids),
     or(isNull(schoolUsers.invitedAt), lte(schoolUsers.invitedAt, cutoff)),
   );
-  const school = db
-    .select({ name: schools.name })
-    .from(schools)
-    .where(eq(schools.id, schoolOf(ctx)))
-    .limit(1);
-  const claim = db
-    .update(schoolUsers)
-    .set({ invitedAt: at.toISOString(), updatedAt: at.toISOString() })
-    .where(claimable)
-    .returning({ userId: schoolUsers.userId });
-  const results = (await commit(ctx, [
+  const batch = new Batch(ctx).add(
     ...before,
-    auditAction(
+    Invites.auditAction(
       ctx,
-      inviteAudit,
-      and(
-        inList(users.id, ids),
-        sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${users.id} AND ${and(claimable)})`,
-      ),
+      and(inList(users.id, ids), SchoolUsers.exists(ctx, eq(schoolUsers.userId, users.id), claimable)),
       "invite",
       // When the school last texted them: the claim's change.
-      sql`json_object('invitedAt', json_object('old', (SELECT ${schoolUsers.invitedAt} FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${users.id} AND ${tenant(ctx, schoolUsers)}), 'new', ${at.toISOString()}))`,
+      sql`json_object('invitedAt', json_object('old', ${SchoolUsers.pick(ctx, schoolUsers.invitedAt, eq(schoolUsers.userId, users.id))}, 'new', ${at.toISOString()}))`,
     ),
-    claim,
-    school,
-  ] as unknown as [Statement, ...Statement[]])) as unknown[];
-  const claimed = new Set((results.at(-2) as { userId: number }[]).map((r) => r.userId));
-  const name = (results.at(-1) as { name: string }[])[0]?.name ?? "";
+  );
+  // The claim itself is the audited invite (its audit row above), not an edit of the membership.
+  const claim = batch.result(
+    db
+      .update(schoolUsers)
+      .set({ invitedAt: at.toISOString(), updatedAt: at.toISOString() })
+      .where(claimable)
+      .returning({ userId: schoolUsers.userId }),
+  );
+  const school = batch.read(
+    Schools.select(ctx, { name: schools.name })
+      .where(eq(schools.id, schoolOf(ctx)))
+      .limit(1),
+  );
+  const results = await batch.commit();
+  const claimed = new Set(results.get(claim).map((r) => r.userId));
+  const name = results.get(school)[0]?.name ?? "";
   const url = shareUrl(ctx);
   let sent = 0;
   for (const c of chosen) {
@@ -216,11 +216,10 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
   // The ids of the new users are known after the batch only: read them with the claim's own batch.
   const [first, ...rest] = before;
   if (first) await commit(ctx, [first, ...rest]);
-  const members = await db
-    .select(candidateFields)
-    .from(users)
-    .innerJoin(schoolUsers, and(eq(schoolUsers.userId, users.id), tenant(ctx, schoolUsers)))
-    .where(and(inList(users.phone, unique), isNull(users.deletedAt)));
+  const members = await Users.select(ctx, candidateFields)
+    .join(SchoolUsers, eq(schoolUsers.userId, users.id))
+    .where(inList(users.phone, unique), isNull(users.deletedAt))
+    .all();
   return send(ctx, members);
 }
 
@@ -232,30 +231,20 @@ export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteRe
   // A role this school does not have (unknown, another school's, super-admin) is a 404, not "nobody".
   await checkRoles(ctx, [roleId]);
   await limit(ctx);
-  const { db } = ctx.deps;
-  const where = and(tenant(ctx, roleUsers), eq(roleUsers.roleId, roleId), eq(users.status, "invited"), live(ctx));
-  const [rows, total] = await db.batch([
-    db
-      .select(candidateFields)
-      .from(roleUsers)
-      .innerJoin(users, eq(users.id, roleUsers.userId))
-      .innerJoin(
-        schoolUsers,
-        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
-      )
-      .where(where)
+  const candidates = RoleUsers.select(ctx, candidateFields)
+    .join(Users, eq(users.id, roleUsers.userId))
+    .join(SchoolUsers, eq(schoolUsers.userId, roleUsers.userId))
+    .where(eq(roleUsers.roleId, roleId), eq(users.status, "invited"), isNull(schoolUsers.deletedAt));
+  const read = new Batch(ctx);
+  const rowsSlot = read.read(
+    candidates
       .orderBy(sql`${schoolUsers.invitedAt} IS NOT NULL`, asc(schoolUsers.invitedAt), asc(roleUsers.id))
       .limit(MAX_RECIPIENTS),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(roleUsers)
-      .innerJoin(users, eq(users.id, roleUsers.userId))
-      .innerJoin(
-        schoolUsers,
-        and(eq(schoolUsers.userId, roleUsers.userId), eq(schoolUsers.schoolId, roleUsers.schoolId)),
-      )
-      .where(where),
-  ]);
+  );
+  const totalSlot = read.read(candidates.count());
+  const answer = await read.commit();
+  const rows = answer.get(rowsSlot);
+  const total = answer.get(totalSlot);
   return send(ctx, rows, [], Math.max(0, (total[0]?.n ?? 0) - rows.length));
 }
 
@@ -263,11 +252,10 @@ export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteRe
 export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise<InviteResult> {
   await limit(ctx);
   const ids = [...new Set(userIds)];
-  const rows = await ctx.deps.db
-    .select(candidateFields)
-    .from(schoolUsers)
-    .innerJoin(users, eq(users.id, schoolUsers.userId))
-    .where(and(live(ctx), inList(schoolUsers.userId, ids)));
+  const rows = await SchoolUsers.select(ctx, candidateFields)
+    .join(Users, eq(users.id, schoolUsers.userId))
+    .where(isNull(schoolUsers.deletedAt), inList(schoolUsers.userId, ids))
+    .all();
   const found = new Set(rows.map((r) => r.userId));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));

@@ -5,13 +5,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { roles, roleUsers, users } from "../../db/schema/core";
-import { schoolUsers } from "../../db/schema/user";
+import { RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
+import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { inList } from "../../db/write";
-import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import { type Ctx, tenant } from "../../lib/context";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
-import { copyOf, copyTable, identity, nameContains as nameOfPerson } from "./identity";
+import { identity, nameContains as nameOfPerson } from "./identity";
 
 export const LANGUAGES = [
   { code: "es", name: "Español" },
@@ -54,14 +54,16 @@ export const RoleName = z
     (v) => /^\d/.test(v) || v in BUILTIN_ROLES,
     "Unknown role key; use parent, teacher, staff, school-admin or a role id",
   )
-  .transform((v) => (/^\d/.test(v) ? Number(v) : BUILTIN_ROLES[v as BuiltinRole].id));
+  .transform((v) =>
+    /^\d/.test(v) ? Number(v) : (Object.entries(BUILTIN_ROLES).find(([key]) => key === v)?.[1].id ?? 0),
+  );
 
 /** Live memberships of the current school. */
-export const live = (ctx: Ctx) => and(tenant(ctx, schoolUsers), isNull(schoolUsers.deletedAt));
+export const live = (ctx: Ctx) => SchoolUsers.where(ctx, isNull(schoolUsers.deletedAt));
 
 /** The person holds `roleId` in the school (served by role_user_uq: user, school, role). */
-export const holdsRole = (roleId: number): SQL =>
-  sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId} AND ${roleUsers.roleId} = ${roleId})`;
+export const holdsRole = (ctx: Ctx, roleId: number): SQL =>
+  RoleUsers.exists(ctx, eq(roleUsers.userId, schoolUsers.userId), eq(roleUsers.roleId, roleId));
 
 /** A condition on the member's user row, by primary key (the count query has no join). */
 const onUser = (cond: SQL | undefined): SQL =>
@@ -69,61 +71,59 @@ const onUser = (cond: SQL | undefined): SQL =>
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
 /** The term in the member's name as this school knows them (./identity.ts). */
-export const nameContains = (term: string) => nameOfPerson(schoolUsers.userId, schoolUsers.schoolId, term);
-
-// role_user_uq (user_id, school_id, role_id) serves it, in role id order.
-const rolesJson = sql<string>`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`;
+export const nameContains = (ctx: Ctx, term: string) => nameOfPerson(schoolUsers.userId, schoolOf(ctx), term);
 
 /** This school's copy of the member's identity, when it has one (./identity.ts). */
-const copy = copyTable("member_copy");
-const person = identity(users, copy);
+const copy = SchoolPeople.alias("member_copy");
+const person = identity(users, copy.table);
 
-/** Every field under its own alias (D1's batch maps rows by column name). */
-const fields = {
-  id: sql<number>`${users.id}`.as("member_id"),
-  phone: sql<string>`${users.phone}`.as("member_phone"),
-  firstName: person.firstName.as("member_first_name"),
-  lastName: person.lastName.as("member_last_name"),
-  email: person.email.as("member_email"),
-  language: sql<string>`${users.language}`.as("member_language"),
-  status: sql<"invited" | "active" | "inactive">`${users.status}`.as("member_status"),
-  roles: rolesJson.as("member_roles"),
-  memberSince: sql<string>`${schoolUsers.createdAt}`.as("member_since"),
-  invitedAt: sql<string | null>`${schoolUsers.invitedAt}`.as("member_invited_at"),
-  createdAt: sql<string>`${users.createdAt}`.as("member_created_at"),
-  updatedAt: sql<string>`${users.updatedAt}`.as("member_updated_at"),
-};
-
-type Row = { [K in keyof typeof fields]: (typeof fields)[K]["_"]["type"] };
+/** A member's fields, each under its own key (the query aliases them). */
+const fieldsOf = (ctx: Ctx) => ({
+  id: users.id,
+  phone: users.phone,
+  firstName: person.firstName,
+  lastName: person.lastName,
+  email: person.email,
+  language: users.language,
+  status: users.status,
+  // role_user_uq (user_id, school_id, role_id) serves it, in role id order.
+  roles: sql<
+    string | null
+  >`(SELECT json_group_array(json_object('id', ${roles.id}, 'key', ${roles.key}, 'name', ${roles.name})) FROM ${roleUsers} INNER JOIN ${roles} ON ${roles.id} = ${roleUsers.roleId} WHERE ${RoleUsers.where(ctx, eq(roleUsers.userId, schoolUsers.userId))})`,
+  memberSince: schoolUsers.createdAt,
+  invitedAt: schoolUsers.invitedAt,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+});
 
 /** The members query (callers add where, order, limit). */
 export const selectMembers = (ctx: Ctx) =>
-  ctx.deps.db
-    .select(fields)
-    .from(schoolUsers)
-    .innerJoin(users, eq(users.id, schoolUsers.userId))
-    .leftJoin(copy, copyOf(copy, schoolUsers.userId, schoolUsers.schoolId));
+  SchoolUsers.select(ctx, fieldsOf(ctx))
+    .join(Users, eq(users.id, schoolUsers.userId))
+    .join(copy, eq(copy.table.userId, schoolUsers.userId), "left");
+
+type Row = ReturnType<typeof selectMembers>["_row"];
+
+/** The roles JSON array the members query reads. */
+const RolesJson = z.array(RoleRef);
 
 /** The member as this caller may see them: phone and email masked without `user.contact` (./contact.ts). */
 export function toMember(row: Row, ctx: Ctx): MemberRecord {
   return {
     ...row,
     ...contactOf(ctx, row.id, { phone: row.phone, email: row.email }),
-    roles: JSON.parse(row.roles ?? "[]") as MemberRecord["roles"],
+    roles: RolesJson.parse(JSON.parse(row.roles ?? "[]")),
   };
 }
 
-/** One member of the current school, as a batch statement. */
+/** One member of the current school. */
 export const memberQuery = (ctx: Ctx, userId: number | SQL<number>) =>
-  selectMembers(ctx)
-    .where(and(live(ctx), eq(schoolUsers.userId, userId)))
-    .limit(1);
+  selectMembers(ctx).where(isNull(schoolUsers.deletedAt), eq(schoolUsers.userId, userId)).limit(1);
 
 /** The user ids among `ids` that are live members of the current school. */
 export async function membersAmong(ctx: Ctx, ids: readonly number[]): Promise<Set<number>> {
-  const rows = await ctx.deps.db
-    .select({ userId: schoolUsers.userId })
-    .from(schoolUsers)
-    .where(and(live(ctx), inList(schoolUsers.userId, ids)));
+  const rows = await SchoolUsers.select(ctx, { userId: schoolUsers.userId })
+    .where(isNull(schoolUsers.deletedAt), inList(schoolUsers.userId, ids))
+    .all();
   return new Set(rows.map((r) => r.userId));
 }

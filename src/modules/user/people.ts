@@ -1,18 +1,9 @@
 /**
- * One person, one user: the shared way every people resource (teachers, parents, administrative
- * staff, delegates, school administrators, imports) finds or invites a person by phone and gives
- * them a role in the current school.
- *
- * `enrol` reads once (is the number known?), then returns the statements for the caller's own
- * batch: the invited user with its audit row when the number is new, and the role membership with
- * its audit row (`INSERT OR IGNORE`: a role already held is kept, not duplicated). Holding a role
- * makes the person one of the school's people: migration 0016's trigger writes (or restores) their
- * `school_user` row. A known number keeps the user row as it is: what the school sent becomes its
- * own copy of the person (./identity.ts), so adding a phone never reveals nor changes what another
- * school holds.
+ * What the people routes share besides adding a person (./person.ts): the names every body takes,
+ * the audit targets, one role given to one user, and the audit rows of taking roles away.
  */
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { auditAction, auditCreate, auditDelete } from "../../db/audit";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { auditDelete } from "../../db/audit";
 import { administrativeUsers } from "../../db/schema/administrative-user";
 import { roleUsers, users } from "../../db/schema/core";
 import { delegates } from "../../db/schema/delegate";
@@ -20,113 +11,40 @@ import { groupTeachers } from "../../db/schema/group";
 import { parents } from "../../db/schema/parent";
 import { guardians } from "../../db/schema/student";
 import { teachers } from "../../db/schema/teacher";
-import { withSearch } from "../../db/search";
-import { insertedId, type Statement } from "../../db/write";
+import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { text } from "../../lib/text";
-import { copyOnAdd, userAudit } from "./identity";
+import { userAudit } from "./identity";
+import { type Added, addPeople, giveRoles, idOf, knownPeople, type Person } from "./person";
 
 /** A person's names as every people route takes them (users, staff, teachers, parents, delegates, administrators). */
 export const FirstName = text({ max: 100 }).openapi({ example: "Ana" });
 export const LastName = text({ max: 100, min: 0 }).openapi({ example: "García" });
 
-export interface Person {
-  /** E.164 (the `Phone` schema of src/lib/phone.ts normalises it). */
-  phone: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string | null;
-  language?: "es" | "en";
-}
-
 export { userAudit };
 export const roleUserAudit = { entity: "role-user", table: roleUsers };
 
-export interface Enrolment {
-  /** The user's id, or (for a new user) an expression that reads it inside the same batch. */
-  userId: number | SQL<number>;
-  /** True when the number was unknown: the statements invite a new user. */
-  invited: boolean;
-  statements: Statement[];
-}
-
-/** The user with this phone (not deleted), or undefined. */
-export async function userByPhone(ctx: Ctx, phone: string) {
-  const [user] = await ctx.deps.db
-    .select({ id: users.id, status: users.status })
-    .from(users)
-    .where(and(eq(users.phone, phone), isNull(users.deletedAt)))
-    .limit(1);
-  return user;
-}
-
 /**
- * Finds or invites the person and gives them `role` (a built-in key or a role id) in the current
- * school. Put `statements` first in the batch, then the profile row that names `userId`.
+ * Finds or invites the person and gives them `role` in the current school, with no escalation
+ * check (the caller checked): `addPeople` of ./person.ts for one person.
  */
-export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number): Promise<Enrolment> {
-  const found = await findOrInvite(ctx, person);
-  found.statements.push(...giveRole(ctx, found.userId, role));
-  return found;
-}
-
-/**
- * Finds or invites the person, giving them no role (a delegate acts for a parent without one of
- * their own). Put `statements` first in the batch.
- */
-export async function findOrInvite(ctx: Ctx, person: Person): Promise<Enrolment> {
-  const { db, clock } = ctx.deps;
-  const at = clock.now().toISOString();
-  const known = await userByPhone(ctx, person.phone);
-  const statements: Statement[] = [];
-  let userId: number | SQL<number>;
-  if (known) {
-    userId = known.id;
-    statements.push(...copyOnAdd(ctx, known.id, person));
-  } else {
-    const invited = {
-      phone: person.phone,
-      firstName: person.firstName ?? "",
-      lastName: person.lastName ?? "",
-      email: person.email ?? null,
-      language: person.language ?? "es",
-      status: "invited" as const,
-      createdAt: at,
-      updatedAt: at,
-    };
-    statements.push(
-      db.insert(users).values(withSearch(users, invited)),
-      auditCreate(ctx, userAudit, invited, ctx.schoolId),
-    );
-    userId = insertedId(users);
-  }
-  return { userId, invited: !known, statements };
+export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number): Promise<Added> {
+  const known = await knownPeople(ctx, [person.phone]);
+  const k = known.get(person.phone);
+  return {
+    userId: idOf(person, known),
+    invited: !k || k.deleted,
+    ...addPeople(ctx, [person], known, { roles: [role] }),
+  };
 }
 
 /**
  * Gives a user a role in the current school, unless they hold it already (then nothing is written,
- * the audit row included: it is inserted only when the membership row was).
+ * the audit row included): `giveRoles` of ./person.ts for one user.
  */
 export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRole | number): Statement[] {
-  const { db, clock } = ctx.deps;
-  const at = clock.now().toISOString();
-  const roleId = typeof role === "number" ? role : BUILTIN_ROLES[role].id;
-  const schoolId = ctx.schoolId ?? 0;
-  return [
-    db
-      .insert(roleUsers)
-      .values({ schoolId, userId: userId as number, roleId, createdAt: at, updatedAt: at })
-      .onConflictDoNothing(),
-    // Audited only when the row was written: changes() is the INSERT's count (0 when ignored).
-    auditAction(
-      ctx,
-      roleUserAudit,
-      and(eq(roleUsers.id, insertedId(roleUsers)), sql`changes() = 1`),
-      "create",
-      sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
-    ),
-  ];
+  return giveRoles(ctx, eq(users.id, userId), [role]);
 }
 
 /**

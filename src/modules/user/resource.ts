@@ -4,15 +4,16 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
-import { roles } from "../../db/schema/core";
-import { ctxOf } from "../../lib/context";
+import { eq } from "drizzle-orm";
+import { Roles, roles } from "../../db/schema/core";
+import { BUILTIN_ROLES } from "../../lib/access";
+import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { Phone } from "../../lib/phone";
-import { IdParams, nonEmpty } from "../../lib/resource/old";
-import { defineRoute, handled, json, jsonBody, noContent } from "../../lib/route";
+import { IdParams, nonEmpty } from "../../lib/resource";
+import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { permissionCatalogue } from "..";
 import { Email } from "../school/api";
@@ -58,12 +59,12 @@ const ListQuery = z.strictObject({
 });
 const ByRoleQuery = z.strictObject({ ...PageQuery.shape, ...Filters });
 
-const filtersOf = (q: { status?: "invited" | "active" | "inactive"; name?: string }) => [
+const filtersOf = (ctx: Ctx, q: { status?: "invited" | "active" | "inactive"; name?: string }) => [
   q.status ? hasStatus(q.status) : undefined,
-  q.name ? nameContains(q.name) : undefined,
+  q.name ? nameContains(ctx, q.name) : undefined,
 ];
 
-export const listUsers = handled(
+export const listUsers = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user",
@@ -75,10 +76,9 @@ export const listUsers = handled(
     responses: { 200: json(MemberPage, "A page of the school's people") },
     extensions: { "x-filters": { role: "parent", status: "invited", name: "Ana" }, "x-sort": [] },
   }),
-  async (c) => {
-    const q = c.req.valid("query");
-    const where = [q.role !== undefined ? holdsRole(q.role) : undefined, ...filtersOf(q)];
-    return c.json(await listMembers(ctxOf(c), { page: q.page, pageSize: q.pageSize, where }, c.req.url), 200);
+  (ctx, { query: q }) => {
+    const where = [q.role !== undefined ? holdsRole(ctx, q.role) : undefined, ...filtersOf(ctx, q)];
+    return listMembers(ctx, { page: q.page, pageSize: q.pageSize, where });
   },
 );
 
@@ -93,7 +93,7 @@ const RoleParams = z.object({
     }),
 });
 
-export const listUsersByRole = handled(
+export const listUsersByRole = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/by-role/{role}",
@@ -105,25 +105,18 @@ export const listUsersByRole = handled(
     responses: { 200: json(MemberPage, "A page of the role's people") },
     extensions: { "x-filters": { status: "invited", name: "Ana" }, "x-sort": [] },
   }),
-  async (c) => {
-    const ctx = ctxOf(c);
-    const { role } = c.req.valid("param");
-    const q = c.req.valid("query");
-    const { db } = ctx.deps;
-    const [found] = await db
-      .select({ id: roles.id })
-      .from(roles)
-      .where(and(eq(roles.id, role), sql`(${roles.schoolId} IS NULL OR ${roles.schoolId} = ${ctx.schoolId})`))
-      .limit(1);
-    if (!found) throw notFound("Role", c.req.param("role"));
-    const where = [holdsRole(role), ...filtersOf(q)];
-    return c.json(await listMembers(ctx, { page: q.page, pageSize: q.pageSize, where }, c.req.url), 200);
+  async (ctx, { params: { role }, query: q }) => {
+    // A built-in role, or one of this school's own (read through the index on the school's roles).
+    const own = await Roles.select(ctx, { id: roles.id }, "write").where(eq(roles.id, role)).first();
+    if (!own && !Object.values(BUILTIN_ROLES).some((r) => r.id === role)) throw notFound("Role", role);
+    const where = [holdsRole(ctx, role), ...filtersOf(ctx, q)];
+    return listMembers(ctx, { page: q.page, pageSize: q.pageSize, where });
   },
 );
 
 const LanguageList = z.array(z.object({ code: Language, name: z.string() })).openapi("Languages");
 
-export const listLanguages = handled(
+export const listLanguages = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/languages",
@@ -133,11 +126,7 @@ export const listLanguages = handled(
     access: "public",
     responses: { 200: json(LanguageList, "The languages") },
   }),
-  async (c) =>
-    c.json(
-      LANGUAGES.map((l) => ({ ...l })),
-      200,
-    ),
+  () => LANGUAGES.map((l) => ({ ...l })),
 );
 
 const MyPermissions = z
@@ -148,7 +137,7 @@ const MyPermissions = z
   })
   .openapi("MyPermissions");
 
-export const getMyPermissions = handled(
+export const getMyPermissions = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/me/permissions",
@@ -160,16 +149,15 @@ export const getMyPermissions = handled(
     access: "member",
     responses: { 200: json(MyPermissions, "The caller's permissions and roles here") },
   }),
-  async (c) => {
-    const ctx = ctxOf(c);
+  async (ctx) => {
     const names = permissionCatalogue()
       .filter((p) => ctx.can(p))
       .map((p) => p.name);
-    return c.json({ schoolId: ctx.schoolId ?? 0, permissions: names, roles: await myRoles(ctx) }, 200);
+    return { schoolId: ctx.schoolId ?? 0, permissions: names, roles: await myRoles(ctx) };
   },
 );
 
-export const deleteMe = handled(
+export const deleteMe = operation(
   defineRoute({
     method: "delete",
     path: "/api/v1/user/me",
@@ -184,9 +172,9 @@ export const deleteMe = handled(
     errors: [404, 422],
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await deleteMyAccount(ctxOf(c));
-    return c.body(null, 204);
+  async (ctx) => {
+    await deleteMyAccount(ctx);
+    return undefined;
   },
 );
 
@@ -199,7 +187,7 @@ const MyUpdate = nonEmpty(
   }),
 );
 
-export const updateMe = handled(
+export const updateMe = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/user/me",
@@ -215,9 +203,9 @@ export const updateMe = handled(
     request: { body: jsonBody(MyUpdate, "CurrentUserUpdate") },
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await updateMyself(ctxOf(c), c.req.valid("json"));
-    return c.body(null, 204);
+  async (ctx, { body }) => {
+    await updateMyself(ctx, body);
+    return undefined;
   },
 );
 
@@ -230,7 +218,7 @@ const ShareUrl = z
   })
   .openapi("ShareUrl");
 
-export const getShareUrl = handled(
+export const getShareUrl = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/share-url",
@@ -240,12 +228,12 @@ export const getShareUrl = handled(
     access: "member",
     responses: { 200: json(ShareUrl, "The link and message") },
   }),
-  async (c) => c.json(await shareLink(ctxOf(c)), 200),
+  (ctx) => shareLink(ctx),
 );
 
 const Ids = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_RECIPIENTS);
 
-export const deleteUsers = handled(
+export const deleteUsers = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/user/delete-multiple",
@@ -261,7 +249,7 @@ export const deleteUsers = handled(
     request: { body: jsonBody(DeleteMany("User"), "UserDeleteMultiple") },
     responses: { 200: json(Deleted, "The ids removed") },
   }),
-  async (c) => c.json({ deleted: await removeMembers(ctxOf(c), c.req.valid("json").ids) }, 200),
+  async (ctx, { body }) => ({ deleted: await removeMembers(ctx, body.ids) }),
 );
 
 const InviteResult = z
@@ -299,7 +287,7 @@ const inviteRoute = <B extends z.ZodType>(path: string, operationId: string, sum
   });
 
 const InviteSchoolBody = z.strictObject({ phones: z.array(Phone).min(1).max(MAX_RECIPIENTS) });
-export const inviteSchool = handled(
+export const inviteSchool = operation(
   inviteRoute(
     "/api/v1/user/invite/school",
     "inviteToSchool",
@@ -307,7 +295,7 @@ export const inviteSchool = handled(
     InviteSchoolBody,
     "InviteToSchool",
   ),
-  async (c) => c.json(await inviteToSchool(ctxOf(c), c.req.valid("json").phones), 200),
+  (ctx, { body }) => inviteToSchool(ctx, body.phones),
 );
 
 const InviteInactiveBody = z.strictObject({
@@ -315,7 +303,7 @@ const InviteInactiveBody = z.strictObject({
     .union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), RoleName])
     .openapi({ description: "A built-in role key or a role id (number or string)", example: "parent" }),
 });
-export const inviteInactiveUsers = handled(
+export const inviteInactiveUsers = operation(
   inviteRoute(
     "/api/v1/user/invite/inactive",
     "inviteInactiveUsers",
@@ -323,11 +311,11 @@ export const inviteInactiveUsers = handled(
     InviteInactiveBody,
     "InviteInactiveUsers",
   ),
-  async (c) => c.json(await inviteInactive(ctxOf(c), c.req.valid("json").role), 200),
+  (ctx, { body }) => inviteInactive(ctx, body.role),
 );
 
 const InviteUsersBody = z.strictObject({ userIds: Ids });
-export const inviteSomeUsers = handled(
+export const inviteSomeUsers = operation(
   inviteRoute(
     "/api/v1/user/invite/users",
     "inviteUsers",
@@ -335,10 +323,10 @@ export const inviteSomeUsers = handled(
     InviteUsersBody,
     "InviteUsers",
   ),
-  async (c) => c.json(await inviteUsers(ctxOf(c), c.req.valid("json").userIds), 200),
+  (ctx, { body }) => inviteUsers(ctx, body.userIds),
 );
 
-export const assignPending = handled(
+export const assignPending = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/user/assign-pending-to-parents",
@@ -366,7 +354,7 @@ export const assignPending = handled(
       ),
     },
   }),
-  async (c) => c.json(await assignPendingToParents(ctxOf(c), c.req.valid("json").userIds), 200),
+  (ctx, { body }) => assignPendingToParents(ctx, body.userIds),
 );
 
 const CreateBody = z.strictObject({
@@ -382,7 +370,7 @@ const CreateBody = z.strictObject({
     .openapi({ description: "Roles to give here (default none: a pending member)" }),
 });
 
-export const createUser = handled(
+export const createUser = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/user",
@@ -400,10 +388,10 @@ export const createUser = handled(
     request: { body: jsonBody(CreateBody, "UserCreate") },
     responses: { 201: json(Member, "The new member") },
   }),
-  async (c) => c.json(await createMember(ctxOf(c), c.req.valid("json")), 201),
+  (ctx, { body }) => createMember(ctx, body),
 );
 
-export const getUser = handled(
+export const getUser = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/{id}",
@@ -414,7 +402,7 @@ export const getUser = handled(
     request: { params: IdParams },
     responses: { 200: json(Member, "The person") },
   }),
-  async (c) => c.json(await getMember(ctxOf(c), c.req.valid("param").id), 200),
+  (ctx, { params }) => getMember(ctx, params.id),
 );
 
 const UpdateBody = nonEmpty(
@@ -430,7 +418,7 @@ const UpdateBody = nonEmpty(
   }),
 );
 
-export const updateUser = handled(
+export const updateUser = operation(
   defineRoute({
     method: "put",
     path: "/api/v1/user/{id}",
@@ -443,13 +431,13 @@ export const updateUser = handled(
     request: { params: IdParams, body: jsonBody(UpdateBody, "UserUpdate") },
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await updateMember(ctxOf(c), c.req.valid("param").id, c.req.valid("json"));
-    return c.body(null, 204);
+  async (ctx, { params, body }) => {
+    await updateMember(ctx, params.id, body);
+    return undefined;
   },
 );
 
-export const deleteUser = handled(
+export const deleteUser = operation(
   defineRoute({
     method: "delete",
     path: "/api/v1/user/{id}",
@@ -462,9 +450,9 @@ export const deleteUser = handled(
     request: { params: IdParams },
     responses: { 204: noContent },
   }),
-  async (c) => {
-    await removeMembers(ctxOf(c), [c.req.valid("param").id]);
-    return c.body(null, 204);
+  async (ctx, { params }) => {
+    await removeMembers(ctx, [params.id]);
+    return undefined;
   },
 );
 
@@ -503,7 +491,7 @@ const Profile = z
   })
   .openapi("UserProfile");
 
-export const getUserProfile = handled(
+export const getUserProfile = operation(
   defineRoute({
     method: "get",
     path: "/api/v1/user/{id}/profile",
@@ -514,5 +502,5 @@ export const getUserProfile = handled(
     request: { params: IdParams },
     responses: { 200: json(Profile, "The profile") },
   }),
-  async (c) => c.json(await profileOf(ctxOf(c), c.req.valid("param").id), 200),
+  (ctx, { params }) => profileOf(ctx, params.id),
 );

@@ -4,9 +4,9 @@ import { asc, eq, sql } from "drizzle-orm";
 import { roles, roleUsers, schools, users } from "../../db/schema/core";
 import { delegates } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
-import { type Ctx, ctxOf } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { defineRoute, handled, json } from "../../lib/route";
+import { defineRoute, json, operation } from "../../lib/route";
 import { toUser, UserSchema } from "../auth/api";
 import { delegationsAround, validToday } from "../delegate/api";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/api";
@@ -132,4 +132,4 @@ export async function currentUser(ctx: Ctx) {
   return { ...toUser(user), schools: schoolList, legal: toMustAccept(due) };
 }
 
-export const getCurrentUser = handled(me, async (c) => c.json(await currentUser(ctxOf(c)), 200));
+export const getCurrentUser = operation(me, (ctx) => currentUser(ctx));

@@ -7,24 +7,27 @@
 import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction, auditDelete, REDACTED } from "../../db/audit";
-import { administrativeUsers } from "../../db/schema/administrative-user";
+import { Batch } from "../../db/batch";
+import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { refreshTokens } from "../../db/schema/auth";
-import { roles, roleUsers, schools, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
+import { RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
 import { deviceTokens } from "../../db/schema/device-token";
-import { parents } from "../../db/schema/parent";
-import { teachers } from "../../db/schema/teacher";
-import { schoolPeople, schoolUsers } from "../../db/schema/user";
+import { Parents, parents } from "../../db/schema/parent";
+import { Teachers, teachers } from "../../db/schema/teacher";
+import { SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { joinTable, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf, tenant } from "../../lib/context";
+import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { type Page, readPage } from "../../lib/pagination";
+import { Listing } from "../../lib/pagination";
 import { mayActOn, mayAssign, usableRole } from "../role/api";
 import { editOwnIdentity, editPerson } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
-import { findOrInvite, giveRole, roleUserAudit, takenRoleAudits, userAudit } from "./people";
+import { roleUserAudit, takenRoleAudits } from "./people";
+import { addPerson, giveRoles } from "./person";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
@@ -40,23 +43,28 @@ export interface ListInput {
 }
 
 /** A page of the school's people, newest first, with the total: one round trip. */
-export async function listMembers(ctx: Ctx, input: ListInput, url: string): Promise<Page<MemberRecord>> {
-  const { db } = ctx.deps;
+export async function listMembers(ctx: Ctx, input: ListInput): Promise<Listing<MemberRecord>> {
   const where = and(live(ctx), ...input.where);
-  const rows = selectMembers(ctx)
-    .where(where)
-    // school_user_created_idx (school_id, created_at) read backwards: no sort step.
-    .orderBy(desc(schoolUsers.createdAt), desc(schoolUsers.id))
-    .limit(input.pageSize)
-    .offset((input.page - 1) * input.pageSize);
-  const total = db.select({ n: sql<number>`count(*)` }).from(schoolUsers).where(where);
-  const page = await readPage<Parameters<typeof toMember>[0]>(db, rows, total, undefined, input, url);
-  if (!page) throw new Error("listMembers: no page");
-  return { ...page, data: page.data.map((row) => toMember(row, ctx)) };
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    selectMembers(ctx)
+      .where(where)
+      // school_user_created_idx (school_id, created_at) read backwards: no sort step.
+      .orderBy(desc(schoolUsers.createdAt), desc(schoolUsers.id))
+      .limit(input.pageSize)
+      .offset((input.page - 1) * input.pageSize),
+  );
+  const total = batch.read(SchoolUsers.select(ctx, { n: sql<number>`count(*)` }).where(where));
+  const results = await batch.commit();
+  return new Listing(
+    results.get(rows).map((row) => toMember(row, ctx)),
+    results.get(total)[0]?.n ?? 0,
+    input,
+  );
 }
 
 export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
-  const [row] = await memberQuery(ctx, id);
+  const row = await memberQuery(ctx, id).first();
   if (!row) throw notFound("User", id);
   return toMember(row, ctx);
 }
@@ -93,7 +101,7 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
   const at = now(ctx);
   return ctx.deps.db
     .insert(schoolUsers)
-    .values({ schoolId: schoolOf(ctx), userId: userId as number, createdAt: at, updatedAt: at, ...extra })
+    .values({ schoolId: schoolOf(ctx), userId, createdAt: at, updatedAt: at, ...extra })
     .onConflictDoUpdate({
       target: [schoolUsers.schoolId, schoolUsers.userId],
       set: { deletedAt: null, updatedAt: at, ...extra },
@@ -108,36 +116,28 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
  * escalation rules as role memberships (403 for a role granting a permission the caller lacks).
  */
 export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
-  const { db } = ctx.deps;
   const roleIds = [...new Set(input.roleIds ?? [])];
   await checkRoles(ctx, roleIds);
   // The escalation rules of role memberships: user.write alone gives no role one could not grant.
-  await mayAssign(ctx, roleIds);
-  const { userId, invited, statements } = await findOrInvite(ctx, input);
+  const { userId, invited, invite, roles } = await addPerson(ctx, input, { roles: roleIds });
+  const batch = new Batch(ctx).add(...invite);
   if (!invited) {
     // A known person joins: the school is what changes for them (as `remove` records it leaving).
     const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${schoolOf(ctx)}))`;
-    statements.push(auditAction(ctx, userAudit, eq(users.id, userId as number), "join", joined));
+    batch.add(Users.auditAction(ctx, eq(users.id, userId), "join", joined));
   }
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
   // the membership there), then the record read back.
-  statements.push(joinSchool(ctx, userId), guard(db));
-  for (const roleId of roleIds) statements.push(...giveRole(ctx, userId, roleId));
-  const read = memberQuery(
-    ctx,
-    invited ? sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${input.phone})` : userId,
-  );
+  batch.add(joinSchool(ctx, userId), guard(ctx.deps.db), ...roles);
+  const read = batch.read(memberQuery(ctx, userId));
   const already = `The user with phone ${input.phone} is already a member of this school`;
-  let results: unknown[];
+  let row: Parameters<typeof toMember>[0] | undefined;
   try {
-    results = (await commit(ctx, [...statements, read] as unknown as [Statement, ...Statement[]], {
-      conflict: already,
-    })) as unknown[];
+    [row] = (await batch.commit({ conflict: already })).get(read);
   } catch (err) {
     if (err instanceof GuardFailed) throw conflict(already);
     throw err;
   }
-  const [row] = results.at(-1) as Parameters<typeof toMember>[0][];
   if (!row) throw new Error("createMember: the member was not read back");
   return toMember(row, ctx);
 }
@@ -158,7 +158,7 @@ const memberElsewhere = (ctx: Ctx, userId: number) =>
   sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
 
 const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
-  sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
+  SchoolUsers.exists(ctx, sql`${schoolUsers.userId} = ${userId}`, isNull(schoolUsers.deletedAt));
 
 /**
  * Edits a member's name, email, language and status. The name and email go through `editPerson`
@@ -174,7 +174,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   const { db } = ctx.deps;
   await mayActOn(ctx, [id]);
   const { status, language, ...person } = input;
-  const extra: Record<string, unknown> = language !== undefined ? { language } : {};
+  const extra: SetValues<typeof users> = language !== undefined ? { language } : {};
   const rules: { when: SQL; message: string }[] = [];
   if (status !== undefined) {
     if (id === ctx.userId) throw unprocessable("You cannot change your own status");
@@ -191,9 +191,9 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     );
   }
   const where = and(isMemberHere(ctx, id), ...rules.map((r) => r.when));
-  const statements: Statement[] = await editPerson(ctx, id, person, where, extra);
+  const batch = new Batch(ctx).add(...(await editPerson(ctx, id, person, where, extra)));
   if (status === "inactive") {
-    statements.push(
+    batch.add(
       db
         .update(refreshTokens)
         .set({ revokedAt: now(ctx) })
@@ -201,21 +201,17 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     );
   }
   try {
-    await commit(ctx, statements as [Statement, ...Statement[]], {
-      conflict: "Another user already has this value",
-    });
+    await batch.commit({ conflict: "Another user already has this value" });
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    const checks = Object.fromEntries(
+    const checks: Record<string, SQL<number>> = Object.fromEntries(
       rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]),
     );
-    const [row] = (await db
-      .select({ id: users.id, ...checks })
-      .from(users)
-      .where(and(eq(users.id, id), isMemberHere(ctx, id)))
-      .limit(1)) as Record<string, unknown>[];
+    const row = await Users.select(ctx, { id: users.id, ...checks })
+      .where(eq(users.id, id), isMemberHere(ctx, id))
+      .first();
     if (!row) throw notFound("User", id);
-    const failed = rules.findIndex((_, i) => row[`rule${i}`] !== 1);
+    const failed = rules.findIndex((_, i) => Reflect.get(row, `rule${i}`) !== 1);
     if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
     throw conflict(`User ${id} changed while it was being written; try again`);
   }
@@ -232,7 +228,7 @@ export async function updateMyself(
   const id = ctx.userId ?? 0;
   const set = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   try {
-    await commit(ctx, editOwnIdentity(ctx, id, set, isNull(users.deletedAt)) as [Statement, ...Statement[]]);
+    await new Batch(ctx).add(...editOwnIdentity(ctx, id, set, isNull(users.deletedAt))).commit();
   } catch (err) {
     if (err instanceof GuardFailed) throw notFound("User", id);
     throw err;
@@ -247,9 +243,12 @@ export async function updateMyself(
  * among them remains.
  */
 function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
-  const school = schoolOf(ctx);
   const admins = (inIds: boolean) =>
-    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.schoolId} = ${school} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND ${inIds ? sql`` : sql`NOT `}${inList(roleUsers.userId, ids)})`;
+    RoleUsers.exists(
+      ctx,
+      eq(roleUsers.roleId, SCHOOL_ADMIN),
+      inIds ? inList(roleUsers.userId, ids) : sql`NOT ${inList(roleUsers.userId, ids)}`,
+    );
   return sql`(NOT ${admins(true)} OR ${admins(false)})`;
 }
 
@@ -280,23 +279,19 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
   const lastAdmin = `This would leave the school without an administrator; give another user the school-admin role first`;
   const keeps = keepsAnAdmin(ctx, ids);
   const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
-  const theirRoles = and(tenant(ctx, roleUsers), inList(roleUsers.userId, ids));
-  const theirDelegations = and(tenant(ctx, delegates), inList(delegates.userId, ids));
+  const theirRoles = inList(roleUsers.userId, ids);
   const statements: [Statement, ...Statement[]] = [
-    auditAction(
+    Users.auditAction(
       ctx,
-      userAudit,
       and(inList(users.id, ids), isMemberHere(ctx, users.id), keeps),
       "remove",
       sql`json_object('schoolId', json_object('old', ${school}, 'new', NULL))`,
     ),
     db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
     guardCount(ctx.deps.db, ids.length),
-    ...takenRoleAudits(ctx, theirRoles),
-    auditDelete(ctx, roleUserAudit, theirRoles),
-    db.delete(roleUsers).where(theirRoles),
-    auditDelete(ctx, delegateAudit, theirDelegations),
-    db.delete(delegates).where(theirDelegations),
+    ...takenRoleAudits(ctx, RoleUsers.where(ctx, theirRoles)),
+    ...RoleUsers.delete(ctx, theirRoles),
+    ...Delegates.delete(ctx, inList(delegates.userId, ids)),
   ];
   try {
     await commit(ctx, statements);
@@ -306,10 +301,9 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
     const now = await membersAmong(ctx, ids);
     const gone = ids.filter((id) => !now.has(id));
     if (gone.length) throw notFound(gone.length === 1 ? "User" : "Users", gone.join(", "));
-    const [row] = await db
-      .select({ ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` })
-      .from(schools)
-      .where(eq(schools.id, school));
+    const row = await Schools.select(ctx, { ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` })
+      .where(eq(schools.id, school))
+      .first();
     if (row?.ok !== 1) throw unprocessable(lastAdmin);
     throw conflict("The users changed while they were being removed; try again");
   }
@@ -406,57 +400,49 @@ export async function deleteMyAccount(ctx: Ctx) {
 
 /** The caller's roles in the current school (their permissions come from the token). */
 export async function myRoles(ctx: Ctx) {
-  return ctx.deps.db
-    .select({ id: roles.id, key: roles.key, name: roles.name })
-    .from(roleUsers)
-    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
-    .where(and(eq(roleUsers.userId, ctx.userId ?? 0), tenant(ctx, roleUsers)))
-    .orderBy(asc(roleUsers.roleId));
+  // The membership (this school's) names the role: the role needs no condition of its own.
+  return RoleUsers.select(ctx, { id: roles.id, key: roles.key, name: roles.name })
+    .join(joinTable(roles), eq(roles.id, roleUsers.roleId))
+    .where(eq(roleUsers.userId, ctx.userId ?? 0))
+    .orderBy(asc(roleUsers.roleId))
+    .all();
 }
+
+const delegationFields = {
+  id: delegates.id,
+  parentId: delegates.parentId,
+  userId: delegates.userId,
+  validFrom: delegates.validFrom,
+  validUntil: delegates.validUntil,
+};
 
 /** A member's profile in the current school: the person, their role profiles and delegations, in one batch. */
 export async function profileOf(ctx: Ctx, id: number) {
-  const { db } = ctx.deps;
-  const here = (t: { schoolId: SQLiteColumn; userId: SQLiteColumn }) => and(tenant(ctx, t), eq(t.userId, id));
-  const [member, teacher, parent, staff, actsFor, delegatesOf] = await db.batch([
-    memberQuery(ctx, id),
-    db.select().from(teachers).where(here(teachers)).limit(1),
-    db.select().from(parents).where(here(parents)).limit(1),
-    db.select().from(administrativeUsers).where(here(administrativeUsers)).limit(1),
-    db
-      .select({
-        id: delegates.id,
-        parentId: delegates.parentId,
-        userId: delegates.userId,
-        validFrom: delegates.validFrom,
-        validUntil: delegates.validUntil,
-      })
-      .from(delegates)
-      .where(and(tenant(ctx, delegates), eq(delegates.userId, id)))
-      .orderBy(asc(delegates.validUntil)),
-    db
-      .select({
-        id: delegates.id,
-        parentId: delegates.parentId,
-        userId: delegates.userId,
-        validFrom: delegates.validFrom,
-        validUntil: delegates.validUntil,
-      })
-      .from(delegates)
-      .innerJoin(parents, eq(parents.id, delegates.parentId))
-      .where(and(tenant(ctx, parents), eq(parents.userId, id))),
-  ]);
-  const [row] = member;
+  const batch = new Batch(ctx);
+  const member = batch.read(memberQuery(ctx, id));
+  const teacher = batch.read(Teachers.select(ctx).where(eq(teachers.userId, id)).limit(1));
+  const parent = batch.read(Parents.select(ctx).where(eq(parents.userId, id)).limit(1));
+  const staff = batch.read(AdministrativeUsers.select(ctx).where(eq(administrativeUsers.userId, id)).limit(1));
+  const actsFor = batch.read(
+    Delegates.select(ctx, delegationFields).where(eq(delegates.userId, id)).orderBy(asc(delegates.validUntil)),
+  );
+  const delegatesOf = batch.read(
+    Delegates.select(ctx, delegationFields)
+      .join(Parents, eq(parents.id, delegates.parentId))
+      .where(eq(parents.userId, id)),
+  );
+  const results = await batch.commit();
+  const [row] = results.get(member);
   if (!row) throw notFound("User", id);
-  const t = teacher[0];
-  const p = parent[0];
-  const s = staff[0];
+  const [t] = results.get(teacher);
+  const [p] = results.get(parent);
+  const [s] = results.get(staff);
   return {
     user: toMember(row, ctx),
     teacher: t ? { id: t.id, subjects: t.subjects, employeeNumber: t.employeeNumber } : null,
     parent: p ? { id: p.id, familyId: p.familyId, relationship: p.relationship } : null,
     administrativeStaff: s ? { id: s.id, position: s.position, employeeNumber: s.employeeNumber } : null,
-    delegations: { actsFor, delegates: delegatesOf },
+    delegations: { actsFor: results.get(actsFor), delegates: results.get(delegatesOf) },
   };
 }
 
@@ -475,7 +461,6 @@ export const MAX_ASSIGNED = 200;
  * naming the others). Giving the parent role needs every permission it grants (403).
  */
 export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
-  const { db } = ctx.deps;
   await mayAssign(ctx, [BUILTIN_ROLES.parent.id]);
   if (only?.length) {
     const members = await membersAmong(ctx, only);
@@ -483,59 +468,45 @@ export async function assignPendingToParents(ctx: Ctx, only?: readonly number[])
     if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
   }
   const noRole = and(
-    sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${schoolUsers.userId} AND ${roleUsers.schoolId} = ${schoolUsers.schoolId})`,
+    sql`NOT ${RoleUsers.exists(ctx, eq(roleUsers.userId, schoolUsers.userId))}`,
     only?.length
       ? inList(schoolUsers.userId, only)
       : sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${schoolUsers.userId} AND ${users.status} = 'active')`,
   );
-  const [pending, total] = await db.batch([
-    db
-      .select({ userId: schoolUsers.userId })
-      .from(schoolUsers)
-      .where(and(live(ctx), noRole))
+  const read = new Batch(ctx);
+  const pendingSlot = read.read(
+    SchoolUsers.select(ctx, { userId: schoolUsers.userId })
+      .where(isNull(schoolUsers.deletedAt), noRole)
       .orderBy(asc(schoolUsers.createdAt), asc(schoolUsers.id))
       .limit(MAX_ASSIGNED),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(schoolUsers)
-      .where(and(live(ctx), noRole)),
-  ]);
-  const school = schoolOf(ctx);
+  );
+  const totalSlot = read.read(
+    SchoolUsers.select(ctx, { n: sql<number>`count(*)` }).where(isNull(schoolUsers.deletedAt), noRole),
+  );
+  const answer = await read.commit();
+  const pending = answer.get(pendingSlot);
+  const total = answer.get(totalSlot);
   const parent = BUILTIN_ROLES.parent.id;
   const at = now(ctx);
-  const statements: Statement[] = [];
-  for (const { userId } of pending) {
-    statements.push(
-      db
-        .insert(roleUsers)
-        .select(
-          sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${parent} WHERE NOT EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${userId} AND ${roleUsers.schoolId} = ${school}) AND EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} = ${school} AND ${schoolUsers.deletedAt} IS NULL)`,
-        ),
-      auditAction(
-        ctx,
-        roleUserAudit,
-        and(eq(roleUsers.id, insertedId(roleUsers)), eq(roleUsers.userId, userId), sql`changes() = 1`),
-        "create",
-        sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
-      ),
-      db
-        .select({ userId: roleUsers.userId })
-        .from(roleUsers)
-        .where(
-          and(
-            eq(roleUsers.id, insertedId(roleUsers)),
-            eq(roleUsers.userId, userId),
-            eq(roleUsers.schoolId, school),
-            eq(roleUsers.createdAt, at),
-            eq(roleUsers.roleId, parent),
-          ),
-        ),
+  const batch = new Batch(ctx);
+  const given = pending.map(({ userId }) => {
+    // Still a member here with no role (someone may have given one meanwhile): then the parent role.
+    const stillPending = and(
+      eq(users.id, userId),
+      sql`NOT ${RoleUsers.exists(ctx, eq(roleUsers.userId, userId))}`,
+      isMemberHere(ctx, userId),
     );
-  }
-  const [first, ...rest] = statements;
-  const results = first ? ((await commit(ctx, [first, ...rest])) as unknown[]) : [];
-  const assigned = results
-    .filter((_, i) => i % 3 === 2)
-    .flatMap((rows) => (rows as { userId: number }[]).map((r) => r.userId));
+    batch.add(...giveRoles(ctx, stillPending, [parent]));
+    return batch.read(
+      RoleUsers.select(ctx, { userId: roleUsers.userId }).where(
+        eq(roleUsers.id, insertedId(roleUsers)),
+        eq(roleUsers.userId, userId),
+        eq(roleUsers.createdAt, at),
+        eq(roleUsers.roleId, parent),
+      ),
+    );
+  });
+  const results = await batch.commit();
+  const assigned = given.flatMap((slot) => results.get(slot).map((r) => r.userId));
   return { assigned, remaining: Math.max(0, (total[0]?.n ?? 0) - pending.length) };
 }
