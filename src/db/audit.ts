@@ -40,9 +40,7 @@ function actorValues(ctx: Ctx) {
 
 const columnsOf = (target: AuditTarget) => {
   const copies = searchCopyKeys(target.table);
-  return Object.entries(getTableColumns(target.table)).filter(
-    ([k]) => !SKIP.has(k) && !copies.has(k),
-  );
+  return Object.entries(getTableColumns(target.table)).filter(([k]) => !SKIP.has(k) && !copies.has(k));
 };
 
 /** A value as the column stores it (booleans as 0/1, JSON as text), so old and new compare alike. */
