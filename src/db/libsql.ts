@@ -2,7 +2,14 @@
  * A libSQL database over HTTP (Turso or `sqld`); `file:` URLs need the Node client instead.
  * Imported only by src/index.libsql.ts, so the default (D1) Worker bundle does not carry the client.
  */
-import { type Client, createClient, type InArgs, type InStatement, type TransactionMode } from "@libsql/client/web";
+import {
+  type Client,
+  createClient,
+  type InArgs,
+  type InStatement,
+  type ResultSet,
+  type TransactionMode,
+} from "@libsql/client/web";
 import { drizzle } from "drizzle-orm/libsql/web";
 import type { Db } from "./client";
 import { again, readsOnly } from "./transient";
@@ -13,6 +20,7 @@ export function libsql(url: string, authToken?: string): Db {
 
 /** The app's database on a libSQL client (any: HTTP, or Node's `file:` one in tests). */
 export function libsqlDb(client: Client): Db {
+  // Drizzle types its libSQL and D1 databases apart; the app uses only the builder and batch() both share.
   return drizzle(metHiccups(client)) as unknown as Db;
 }
 
@@ -25,16 +33,18 @@ const sqlOf = (s: BatchStatement) => (typeof s === "string" ? s : Array.isArray(
  * running it (src/db/transient.ts). Drizzle calls `execute` and `batch`; the rest is the client's.
  */
 function metHiccups(client: Client): Client {
-  const execute = async (stmt: InStatement | string, args?: InArgs) => {
+  function execute(stmt: InStatement): Promise<ResultSet>;
+  function execute(sql: string, args?: InArgs): Promise<ResultSet>;
+  async function execute(stmt: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const run = () => (typeof stmt === "string" ? client.execute(stmt, args) : client.execute(stmt));
     try {
-      return await (typeof stmt === "string" ? client.execute(stmt, args) : client.execute(stmt));
+      return await run();
     } catch (err) {
-      const run = () => (typeof stmt === "string" ? client.execute(stmt, args) : client.execute(stmt));
       return again(err, readsOnly(sqlOf(stmt)), run);
     }
-  };
+  }
   return {
-    execute: execute as Client["execute"],
+    execute,
     batch: async (stmts: BatchStatement[], mode?: TransactionMode) => {
       try {
         return await client.batch(stmts, mode);

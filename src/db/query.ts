@@ -165,6 +165,7 @@ export class Query<Row> implements SQLWrapper {
  * decoders, so this is the one place the row type is asserted.
  */
 export function rowsOf<Row>(rows: unknown): Row[] {
+  // The same keys and decoders as RowOf<F>, which drizzle's aliased selection type cannot express.
   return rows as Row[];
 }
 

@@ -77,7 +77,7 @@ function describe(err: unknown): string {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
     if (e instanceof Error) {
       parts.push(e.message);
-      const code = (e as { code?: unknown }).code;
+      const code = "code" in e ? e.code : undefined;
       if (typeof code === "string") parts.push(code);
       e = e.cause;
     } else {

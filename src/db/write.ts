@@ -83,7 +83,7 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   messages: CommitMessages = {},
 ): Promise<BatchResponse<T>> {
   try {
-    return (await ctx.deps.db.batch(statements as unknown as [Statement, ...Statement[]])) as BatchResponse<T>;
+    return await ctx.deps.db.batch(statements);
   } catch (err) {
     if (isGuardFailure(err)) throw new GuardFailed();
     if (isUniqueViolation(err)) throw conflict(messages.conflict ?? "A record with these values already exists");

@@ -5,9 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, Column, is, or, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/client";
 import { integerString } from "./params";
 
 export const MAX_PAGE_SIZE = 100;
@@ -92,25 +90,6 @@ export function envelope<T>(data: T[], total: number, { page, pageSize }: PageIn
     next: page < lastPage ? link(page + 1) : null,
     previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
   };
-}
-
-/**
- * Reads a page, its total and (for nested lists) the parent's existence in one round trip.
- * Answers null when `check` finds no row (the parent is not in this school).
- */
-export async function readPage<Row>(
-  db: Db,
-  rows: BatchItem<"sqlite">,
-  total: BatchItem<"sqlite">,
-  check: BatchItem<"sqlite"> | undefined,
-  page: PageInput,
-  url: string,
-): Promise<Page<Row> | null> {
-  const [data, totals, found] = await db.batch(check ? [rows, total, check] : [rows, total]);
-  // The statements come untyped; the caller's `rows` reads Row and `total` a count `n`.
-  if (check && (found as unknown[]).length === 0) return null;
-  // (as above: the caller's statements decide the rows' types)
-  return envelope(data as Row[], (totals as { n: number }[])[0]?.n ?? 0, page, url);
 }
 
 /**

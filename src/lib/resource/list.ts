@@ -95,6 +95,7 @@ function sortOf(input: object): { column: SQLiteColumn; desc: boolean }[] | unde
 }
 
 const filterShape = <F extends Filters>(filters: F) =>
+  // Object.fromEntries forgets the keys; each one maps to its own filter's schema.
   Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as { [K in keyof F]: F[K]["schema"] };
 
 export function listBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
@@ -113,7 +114,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
     // One strict object (not extend + strict: every schema made costs start-up time).
     const query = z.strictObject({
       ...PageQuery.shape,
-      ...filterShape(spec.filters ?? ({} as F)),
+      ...(spec.filters ? filterShape(spec.filters) : {}),
       ...(spec.sort ? { sort: sortParam(spec.sort) } : {}),
     });
     const defaultOrder = orderTerms(spec.defaultOrder ?? createdOrder);

@@ -82,7 +82,7 @@ export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undef
 }
 
 /** Unknown fields are refused; typed as the given object (a generic `.strict()` loses its shape). */
-const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as unknown as C;
+const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as C;
 
 /** An update body must change something: `{}` is a 400, not a silent 204. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
@@ -239,6 +239,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
 
     /** The action's body as its schema parsed it (none for an action without input). */
     function bodyOf(input: { body?: unknown }): BodyOf<I> {
+      // With an input schema the body is what it parsed; without one BodyOf<I> is undefined.
       return (spec.input ? input.body : undefined) as BodyOf<I>;
     }
     return { ...serve(route, run), run };

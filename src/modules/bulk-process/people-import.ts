@@ -151,8 +151,6 @@ export const IMPORTS = {
 } satisfies Record<string, Omit<PeopleImport, "schema"> & { schema: z.ZodType }>;
 
 export type ImportEntity = keyof typeof IMPORTS;
-// Object.keys types its keys as strings; they are IMPORTS' own keys.
-export const IMPORT_ENTITIES = Object.keys(IMPORTS) as ImportEntity[];
 
 export type { ImportResult } from "./sheet";
 

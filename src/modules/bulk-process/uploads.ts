@@ -16,7 +16,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
-import { XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
+import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { FAMILY_COLUMNS, FAMILY_EXAMPLE } from "./family-import";
 import { GROUP_COLUMNS, GROUP_EXAMPLE } from "./group-import";
 import { IMPORTS } from "./people-import";
@@ -24,6 +24,7 @@ import { permissions } from "./permissions";
 import { bulkProcessResource } from "./resource";
 import { create } from "./routes";
 import { enqueue } from "./service";
+import type { Column } from "./sheet";
 
 const UploadFile = z.strictObject({
   documentId: z
@@ -34,15 +35,16 @@ const UploadFile = z.strictObject({
     .openapi({ example: 1, description: "The uploaded .xlsx (a document of the school)" }),
 });
 
-/** Every entity with an importer: its columns and the template's example row. */
-const TEMPLATES = {
+/** Every entity with an importer, in the order the document lists them. */
+const TEMPLATE_ENTITIES = ["teachers", "administrative-staff", "families", "groups"] as const;
+type TemplateEntity = (typeof TEMPLATE_ENTITIES)[number];
+
+/** Each one's columns and the template's example row. */
+const TEMPLATES: Record<TemplateEntity, { columns: readonly Column<string>[]; example: readonly Cell[] }> = {
   ...IMPORTS,
   families: { columns: FAMILY_COLUMNS, example: FAMILY_EXAMPLE },
   groups: { columns: GROUP_COLUMNS, example: GROUP_EXAMPLE },
 };
-type TemplateEntity = keyof typeof TEMPLATES;
-// Object.keys types its keys as strings; these are the keys of TEMPLATES, and it has at least one.
-const TEMPLATE_ENTITIES = Object.keys(TEMPLATES) as [TemplateEntity, ...TemplateEntity[]];
 
 function upload(
   path: string,
