@@ -238,7 +238,7 @@ describe("verify-code", () => {
     await sendCode(phone);
     const res = await verify(phone, await t.lastCode(phone));
     expect(res.status).toBe(200);
-    const session = (await res.json()) as Record<string, any>;
+    const session = (await res.json()) as { accessToken: string; refreshToken: string; user: Record<string, unknown> };
     expect(session).toMatchObject({ tokenType: "Bearer", expiresIn: 600 });
     expect(session.accessToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(session.refreshToken).toEqual(expect.any(String));
