@@ -624,6 +624,19 @@ describe("access tokens", () => {
     await problem(res);
   });
 
+  it("stop counting once the secret changes, even a token this isolate has already accepted", async () => {
+    const { accessToken } = await t.signIn(DEMO.northAdmin.phone);
+    expect((await t.request("/api/v1/user/me", { token: accessToken })).status).toBe(200);
+    const rotated = makeTestApp({
+      clock: t.clock,
+      config: configWith({ AUTH_SECRET: "a-rotated-secret-0123456789abcdef0123456789" }),
+    });
+    const res = await rotated.request("/api/v1/user/me", { token: accessToken });
+    expect(res.status).toBe(401);
+    // And the old secret still accepts it (the cache keeps what each secret verified apart).
+    expect((await t.request("/api/v1/user/me", { token: accessToken })).status).toBe(200);
+  });
+
   it("refuses a missing, malformed or foreign token with 401 and www-authenticate", async () => {
     const forged = await signAccessToken("another-secret-0123456789abcdef0123456789", t.clock.now(), {
       userId: DEMO.superAdmin.id,

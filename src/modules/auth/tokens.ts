@@ -57,14 +57,31 @@ export async function signAccessToken(
   return sign({ ...payload }, secret, "HS256");
 }
 
+/**
+ * Tokens this isolate has verified, with their claims: a token's claims are fixed by its signature,
+ * so a token seen before needs only its secret and expiry checked (a caller sends the same token for
+ * up to ACCESS_TTL; the HMAC and the claims' parse cost more than the rest of a read's framework).
+ * Bounded: the oldest entry goes first.
+ */
+const verified = new Map<string, { secret: string; claims: Readonly<AccessClaims> }>();
+const MAX_VERIFIED = 1000;
+
 /** Returns the claims of a valid, unexpired access token, or null. */
 export async function verifyAccessToken(secret: string, token: string, now: Date): Promise<AccessClaims | null> {
+  const seen = verified.get(token);
+  if (seen && seen.secret === secret) return seen.claims.exp * 1000 <= now.getTime() ? null : seen.claims;
   try {
-    const verified = await verify(token, secret, { alg: "HS256", exp: false, iat: false, nbf: false });
+    const payload = await verify(token, secret, { alg: "HS256", exp: false, iat: false, nbf: false });
     // A signed token is ours, but its shape is still checked: never trust a claim's type.
-    const parsed = Claims.safeParse(verified);
-    if (!parsed.success || parsed.data.exp * 1000 <= now.getTime()) return null;
-    return parsed.data;
+    const parsed = Claims.safeParse(payload);
+    if (!parsed.success) return null;
+    const claims = Object.freeze(parsed.data);
+    if (verified.size >= MAX_VERIFIED) {
+      const oldest = verified.keys().next();
+      if (!oldest.done) verified.delete(oldest.value);
+    }
+    verified.set(token, { secret, claims });
+    return claims.exp * 1000 <= now.getTime() ? null : claims;
   } catch {
     return null;
   }
