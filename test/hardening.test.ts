@@ -14,7 +14,7 @@ import { cronHistory } from "../src/db/schema/jobs";
 import { handleQueue } from "../src/jobs/queue";
 import { runScheduled } from "../src/jobs/scheduled";
 import { conflict } from "../src/lib/errors";
-import { defineRoute, handled, json } from "../src/lib/route";
+import { defineRoute, json, operation } from "../src/lib/route";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 type Parameter = { name: string; in: string };
@@ -143,7 +143,7 @@ describe("X-School-Id", () => {
     const Where = z.object({ schoolId: z.number().nullable() });
     mountOperation(
       b.app,
-      handled(
+      operation(
         defineRoute({
           method: "get",
           path: "/test/where",
@@ -153,7 +153,7 @@ describe("X-School-Id", () => {
           access: "member",
           responses: { 200: json(Where, "The current school") },
         }),
-        (c) => c.json({ schoolId: c.var.principal.schoolId }, 200),
+        (ctx) => ({ schoolId: ctx.schoolId }),
       ),
     );
     const member = await b.token(DEMO.northAdmin.id, { [NORTH]: "all" });

@@ -10,13 +10,13 @@ import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { mountOperation } from "../src/app";
 import { roleUsers, users } from "../src/db/schema/core";
-import { defineRoute, handled, json } from "../src/lib/route";
+import { defineRoute, json, operation } from "../src/lib/route";
 import { permissions as userPermissions } from "../src/modules/user/permissions";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const t = makeTestApp();
 
-const Probe = z.object({ userId: z.number(), schoolId: z.number().nullable() });
+const Probe = z.object({ userId: z.number().nullable(), schoolId: z.number().nullable() });
 const probe = (path: string, access: "member" | typeof userPermissions.read) =>
   defineRoute({
     method: "get",
@@ -33,9 +33,7 @@ for (const [path, access] of [
 ] as const) {
   mountOperation(
     t.app,
-    handled(probe(path, access), (c) =>
-      c.json({ userId: c.var.principal.userId, schoolId: c.var.principal.schoolId }, 200),
-    ),
+    operation(probe(path, access), (ctx) => ({ userId: ctx.userId, schoolId: ctx.schoolId })),
   );
 }
 

@@ -10,10 +10,10 @@
  *
  * `operation(route, verb)` serves a route with a service verb `verb(ctx, input)`: the input is
  * what the route's schemas parsed (`{ params, query, body }`, typed from the route) and the verb's
- * answer is the route's success response. `handled(route, handler)` takes a Hono handler instead,
- * for the few routes that answer something else (headers, redirects).
+ * answer is the route's success response; a verb that must answer something else (a header, a
+ * redirect, a 503) returns its own `Response`.
  */
-import { createRoute, type RouteConfig, type RouteHandler, type z, z as zod } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, type z, z as zod } from "@hono/zod-openapi";
 import type { Context, Handler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
@@ -312,15 +312,4 @@ export function serve<R extends ApiRoute>(
       return c.json(answer, status);
     },
   };
-}
-
-/**
- * Serves a route with a Hono handler typed from it, for answers a verb cannot give (a header, a
- * cookie, a redirect).
- * @example
- * export const logout = handled(logoutRoute, async (c) => { ...; return c.body(null, 204); });
- */
-export function handled<R extends ApiRoute>(route: R, handler: RouteHandler<R, AppEnv>): Operation {
-  // Hono types a handler by its route; the app mounts it with that same route.
-  return { route, handler: handler as Handler<AppEnv> };
 }
