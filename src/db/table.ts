@@ -18,8 +18,19 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-import { and, Column, eq, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { alias, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import {
+  and,
+  Column,
+  eq,
+  getTableName,
+  is,
+  ne,
+  type SQL,
+  type SQLWrapper,
+  sql,
+  TableAliasProxyHandler,
+} from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
@@ -115,10 +126,32 @@ export class Data<T extends RecordTable> implements Source {
    * deleted, a school the super-admin looks up).
    */
   ofSchool(school: number | SQLiteColumn | SQLWrapper): SQL {
-    const column = this.schoolColumn;
-    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    const column = this.schoolColumnOrThrow();
     if (typeof school === "number" || is(school, Column)) return eq(column, school);
     return inList(column, school);
+  }
+
+  /**
+   * The rows of every school but the current one: for the few reads of whether a person is known
+   * in another school (then a school's edit of them keeps to its own copy).
+   */
+  elsewhere(ctx: Ctx): SQL {
+    return ne(this.schoolColumnOrThrow(), schoolOf(ctx));
+  }
+
+  /**
+   * The row's own school, as a column to select or to correlate on (`Y.ofSchool(X.schoolOf())`: the
+   * rows of Y in the same school as this row): for reads across schools (one user's memberships, the
+   * audit trail) where the row, not the current school, says which school counts.
+   */
+  schoolOf(): NonNullable<T["schoolId"]> {
+    return this.schoolColumnOrThrow();
+  }
+
+  private schoolColumnOrThrow(): NonNullable<T["schoolId"]> {
+    const column = this.table.schoolId;
+    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    return column;
   }
 
   /**
@@ -127,9 +160,7 @@ export class Data<T extends RecordTable> implements Source {
    * carries). Never for a school's own work, which `select` scopes.
    */
   everySchool<F extends Fields>(ctx: Ctx, fields: (school: NonNullable<T["schoolId"]>) => F): Query<RowOf<F>> {
-    const column = this.table.schoolId;
-    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
-    return query(ctx, { table: this.table, scope: () => undefined }, fields(column));
+    return query(ctx, { table: this.table, scope: () => undefined }, fields(this.schoolColumnOrThrow()));
   }
 
   /**
@@ -137,8 +168,7 @@ export class Data<T extends RecordTable> implements Source {
    * writes itself for one row), under the column's name.
    */
   insertedSchool(ctx: Ctx): SQL.Aliased<number> {
-    const column = this.schoolColumn;
-    if (!column) throw new Error(`${getTableName(this.table)}: a table without school_id belongs to no school`);
+    const column = this.schoolColumnOrThrow();
     return sql<number>`${schoolOf(ctx)}`.as(column.name);
   }
 
@@ -264,8 +294,8 @@ export class Data<T extends RecordTable> implements Source {
    * sql`... JOIN ${f.from} ON ${f.scope(ctx)} AND ${f.table.familyNumber} = j.value->>0`
    */
   alias(name: string): Data<T> {
-    // drizzle types an alias as its own table type; it has this table's columns, under `name`.
-    const renamed = alias(this.table, name) as unknown as T;
+    // What drizzle's `alias()` builds, kept as this table's type (its columns, under `name`).
+    const renamed = new Proxy(this.table, new TableAliasProxyHandler<T>(name, false));
     return new Data(
       renamed,
       { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret },

@@ -71,7 +71,7 @@ function parseChanges(text: string): Record<string, { old: unknown; new: unknown
 }
 
 const actorCopy = copyTable("actor_copy");
-const actorName = identity(users, actorCopy);
+const actorName = identity(users, actorCopy.table);
 
 const resource = defineResource({
   name: "auditLog",
@@ -105,7 +105,7 @@ const resource = defineResource({
       q
         .leftJoin(Users, sql`${eq(auditLog.actorType, "user")} AND ${eq(users.id, auditLog.actorId)}`)
         // The actor as the row's school knows them (the row's school, not the current one).
-        .leftJoin(joinTable(actorCopy), copyOf(actorCopy, users.id, auditLog.schoolId)),
+        .leftJoin(joinTable(actorCopy.table), copyOf(actorCopy, users.id, AuditLog.schoolOf())),
   },
   toRecord: (_ctx, row) => ({
     id: row.id,

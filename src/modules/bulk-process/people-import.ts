@@ -309,13 +309,13 @@ async function writeBatch(
     db
       .insert(profiles.table)
       .select(
-        sql`SELECT NULL, p.created_at, ${now}, p.school_id, p.user_id,
+        sql`SELECT NULL, p.created_at, ${now}, ${p.schoolOf()}, p.user_id,
             COALESCE(j.value->>5, p.${profile}), COALESCE(j.value->>6, p.employee_number),
             COALESCE(j.value->>7, p.${sql.identifier(`${spec.profileColumn}_search`)})
           ${rows} WHERE ${differs}`,
       )
       .onConflictDoUpdate({
-        target: [profiles.table.schoolId, profiles.table.userId],
+        target: profiles.schoolKey(profiles.table.userId),
         set: {
           [spec.profileColumn]: sql`excluded.${profile}`,
           [`${spec.profileColumn}Search`]: sql`excluded.${sql.identifier(`${spec.profileColumn}_search`)}`,

@@ -41,14 +41,14 @@ export function delegationsAround(userId: number, now: Date) {
 export function delegationsQuery(deps: Deps, userId: number) {
   return deps.db
     .select({
-      schoolId: delegates.schoolId,
+      schoolId: Delegates.schoolOf(),
       timeZone: schools.timeZone,
       validFrom: delegates.validFrom,
       validUntil: delegates.validUntil,
       permissionId: rolePermissions.permissionId,
     })
     .from(delegates)
-    .innerJoin(schools, eq(schools.id, delegates.schoolId))
+    .innerJoin(schools, eq(schools.id, Delegates.schoolOf()))
     .innerJoin(parents, eq(parents.id, delegates.parentId))
     .innerJoin(users, eq(users.id, parents.userId))
     .leftJoin(rolePermissions, eq(rolePermissions.roleId, BUILTIN_ROLES.parent.id))

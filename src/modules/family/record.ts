@@ -72,7 +72,7 @@ export const parentCount = sql<number>`(SELECT count(*) FROM parent AS p WHERE p
  */
 const p = Parents.alias("p");
 const parentName = identity(columnsAs("u"), columnsAs("pc"));
-const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', ${parentName.firstName}, 'lastName', ${parentName.lastName}, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id ${copyJoin("pc", p.table.userId, p.table.schoolId)} WHERE p.family_id = ${FAMILY_ID})`;
+const parentsJson = sql<string>`(SELECT json_group_array(json_object('id', p.id, 'userId', p.user_id, 'firstName', ${parentName.firstName}, 'lastName', ${parentName.lastName}, 'relationship', p.relationship)) FROM parent AS p INNER JOIN "user" AS u ON u.id = p.user_id ${copyJoin("pc", p.table.userId, p.schoolOf())} WHERE p.family_id = ${FAMILY_ID})`;
 
 /** The family's students as JSON, in id order (`student_family_idx`), leaving out deleted ones. */
 const studentsJson = sql<string>`(SELECT json_group_array(json_object('id', s.id, 'firstName', s.first_name, 'lastName', s.last_name, 'level', s.level, 'status', s.status)) FROM student AS s WHERE s.family_id = ${FAMILY_ID} AND s.deleted_at IS NULL)`;

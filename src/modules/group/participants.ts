@@ -184,7 +184,7 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
     batch.add(
       db
         .insert(groupTeachers)
-        .select(sql`SELECT NULL, ${now}, ${now}, ${g.schoolId}, ${g.id}, value, NULL ${ofGroup(teacherIds)}`)
+        .select(sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value, NULL ${ofGroup(teacherIds)}`)
         .onConflictDoNothing(),
       GroupTeachers.auditAction(ctx, justInserted(groupTeachers, id), "create", teacherCreated),
     );
@@ -193,7 +193,7 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
     batch.add(
       db
         .insert(groupStudents)
-        .select(sql`SELECT NULL, ${now}, ${now}, ${g.schoolId}, ${g.id}, value ${ofGroup(studentIds)}`)
+        .select(sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value ${ofGroup(studentIds)}`)
         .onConflictDoNothing(),
       GroupStudents.auditAction(ctx, justInserted(groupStudents, id), "create", studentCreated),
     );

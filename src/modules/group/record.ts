@@ -52,7 +52,7 @@ export const fields = {
   image: groups.image,
   // group_teacher_uq (group_id, teacher_id): in teacher order.
   // Teachers' names as this school knows them (src/modules/user/identity.ts).
-  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', ${teacherName.firstName}, 'lastName', ${teacherName.lastName}, 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" ${copyJoin("tc", sql.raw('"tp"."user_id"'), gt.table.schoolId)} WHERE "gt"."group_id" = ${groups.id})`,
+  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', ${teacherName.firstName}, 'lastName', ${teacherName.lastName}, 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" ${copyJoin("tc", sql.raw('"tp"."user_id"'), gt.schoolOf())} WHERE "gt"."group_id" = ${groups.id})`,
   studentCount: sql<number>`(SELECT count(*) FROM "group_student" "gs" INNER JOIN "student" "st" ON "st"."id" = "gs"."student_id" WHERE "gs"."group_id" = ${groups.id} AND "st"."deleted_at" IS NULL)`,
 };
 

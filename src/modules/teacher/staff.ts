@@ -140,7 +140,7 @@ export const notRemovedHere = (ctx: Ctx, table: ProfileTable): SQL =>
 
 /** `notRemovedHere` correlated on the profile's own school, for a query that has no context at hand. */
 export const notRemoved = (table: ProfileTable): SQL =>
-  sql`NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.schoolId} = ${table.schoolId} AND ${schoolUsers.userId} = ${table.userId} AND ${schoolUsers.deletedAt} IS NOT NULL)`;
+  sql`NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${SchoolUsers.ofSchool(table.schoolId)} AND ${eq(schoolUsers.userId, table.userId)} AND ${isNotNull(schoolUsers.deletedAt)})`;
 
 /** The person's filters: part of the name, and the user's status (correlated lookups by primary key). */
 export function personFilters(table: ProfileTable) {

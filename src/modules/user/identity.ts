@@ -14,10 +14,10 @@
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction } from "../../db/audit";
 import { Users, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
+import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
@@ -40,13 +40,13 @@ interface CopyRefs extends Refs {
   id: SQLWrapper;
 }
 
-/** The school's copies under the name `name`, for a query's LEFT JOIN (`copyOf` its condition). */
-export const copyTable = (name: string) => alias(schoolPeople, name);
+/** The school's copies under the name `name`, for a query's LEFT JOIN (`copyOf` its condition; `.table` the columns). */
+export const copyTable = (name: string) => SchoolPeople.alias(name);
 export type CopyTable = ReturnType<typeof copyTable>;
 
-/** The copy of the person `userId` in the school `schoolId`: a LEFT JOIN's condition. */
-export const copyOf = (copy: CopyTable, userId: SQLWrapper, schoolId: SQLWrapper | number): SQL =>
-  sql`${copy.userId} = ${userId} AND ${copy.schoolId} = ${schoolId}`;
+/** The copy of the person `userId` in the school `schoolId` (an id, or a correlated column): a LEFT JOIN's condition. */
+export const copyOf = (copy: CopyTable, userId: SQLWrapper, schoolId: SQLiteColumn | number): SQL =>
+  sql`${eq(copy.table.userId, userId)} AND ${copy.ofSchool(schoolId)}`;
 
 /** The user row's (or a copy's) columns under the SQL alias `name`, for hand-written sub-selects. */
 export function columnsAs(name: string): CopyRefs {
@@ -62,8 +62,10 @@ export function columnsAs(name: string): CopyRefs {
 }
 
 /** `LEFT JOIN` of the school's copy as `name`, for hand-written sub-selects. */
-export const copyJoin = (name: string, userId: SQLWrapper, schoolId: SQLWrapper | number): SQL =>
-  sql`LEFT JOIN "school_person" ${sql.raw(`"${name}"`)} ON ${sql.raw(`"${name}"."user_id"`)} = ${userId} AND ${sql.raw(`"${name}"."school_id"`)} = ${schoolId}`;
+export function copyJoin(name: string, userId: SQLWrapper, schoolId: SQLiteColumn | number): SQL {
+  const copy = copyTable(name);
+  return sql`LEFT JOIN ${copy.from} ON ${copyOf(copy, userId, schoolId)}`;
+}
 
 /** The person's first name, last name and email as the school of `copy` knows them. */
 export function identity(user: Refs, copy: CopyRefs) {
@@ -82,7 +84,7 @@ const searchedName = (user: Refs, copy: CopyRefs) =>
  * The person `userId` has the term in their name as the school `schoolId` knows them: a correlated
  * lookup by primary key (and the copy's unique index), so it also serves a count without joins.
  */
-export const nameContains = (userId: SQLWrapper, schoolId: SQLWrapper | number, term: string): SQL =>
+export const nameContains = (userId: SQLWrapper, schoolId: SQLiteColumn | number, term: string): SQL =>
   sql`EXISTS (SELECT 1 FROM "user" "named_user" ${copyJoin("named_copy", sql.raw('"named_user"."id"'), schoolId)} WHERE "named_user"."id" = ${userId} AND ${matches(searchedName(columnsAs("named_user"), columnsAs("named_copy")), term)})`;
 
 const IDENTITY_FIELDS = ["firstName", "lastName", "email"] as const;
@@ -125,26 +127,34 @@ export function copyOnAdd(ctx: Ctx, userId: number, person: IdentityEdit): State
   ];
 }
 
+/** A live membership of the person in another school than the current one. */
+export const memberElsewhere = (ctx: Ctx, userId: number) =>
+  sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${eq(schoolUsers.userId, userId)} AND ${SchoolUsers.elsewhere(ctx)} AND ${isNull(schoolUsers.deletedAt)})`;
+
+/** A delegation of the person in another school than the current one. */
+const delegateElsewhere = (ctx: Ctx, userId: number) =>
+  sql`EXISTS (SELECT 1 FROM ${delegates} WHERE ${eq(delegates.userId, userId)} AND ${Delegates.elsewhere(ctx)})`;
+
+/** Another school knows the person: a live membership or a delegation there. */
+const knownElsewhere = (ctx: Ctx, userId: number) =>
+  sql`${memberElsewhere(ctx, userId)} OR ${delegateElsewhere(ctx, userId)}`;
+
 /** Whether the school holds a copy of the person, and whether another school knows them (a live membership or a delegation there). */
 async function standing(ctx: Ctx, userId: number) {
-  const school = schoolOf(ctx);
   const [row] = await ctx.deps.db
     .select({
       own: sql<number>`${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}`,
-      shared: sql<number>`(EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
-        OR EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school}))`,
+      shared: sql<number>`(${knownElsewhere(ctx, userId)})`,
     })
     .from(sql`(SELECT 1)`);
   return { own: row?.own === 1, shared: row?.shared === 1 };
 }
 
 /** The same "known elsewhere" as `standing`, as a condition for the user row's guarded UPDATE. */
-const knownOnlyHere = (ctx: Ctx, userId: number) => {
-  const school = schoolOf(ctx);
-  return sql`NOT ${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}
-    AND NOT EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${school} AND ${schoolUsers.deletedAt} IS NULL)
-    AND NOT EXISTS (SELECT 1 FROM ${delegates} WHERE ${delegates.userId} = ${userId} AND ${delegates.schoolId} <> ${school})`;
-};
+const knownOnlyHere = (ctx: Ctx, userId: number) =>
+  sql`NOT ${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}
+    AND NOT ${memberElsewhere(ctx, userId)}
+    AND NOT ${delegateElsewhere(ctx, userId)}`;
 
 /**
  * A school's edit of a person's name and email (any of them), as statements for the caller's batch.
@@ -228,7 +238,7 @@ function copyEdit(ctx: Ctx, userId: number, edit: IdentityEdit, where?: SQL): St
           ${fromUser}`,
       )
       .onConflictDoUpdate({
-        target: [schoolPeople.schoolId, schoolPeople.userId],
+        target: SchoolPeople.schoolKey(schoolPeople.userId),
         set: {
           firstName: sql`excluded.first_name`,
           lastName: sql`excluded.last_name`,

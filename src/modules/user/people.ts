@@ -5,7 +5,7 @@
 import { eq, type SQL, sql } from "drizzle-orm";
 import { auditDelete } from "../../db/audit";
 import { administrativeUsers } from "../../db/schema/administrative-user";
-import { roleUsers, users } from "../../db/schema/core";
+import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { delegates } from "../../db/schema/delegate";
 import { groupTeachers } from "../../db/schema/group";
 import { parents } from "../../db/schema/parent";
@@ -55,7 +55,7 @@ export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRo
  */
 export function takenRoleAudits(ctx: Ctx, taken: SQL | undefined): Statement[] {
   const held = (roleId: number, profile: typeof teachers | typeof administrativeUsers | typeof parents) =>
-    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${taken} AND ${roleUsers.roleId} = ${roleId} AND ${roleUsers.schoolId} = ${profile.schoolId} AND ${roleUsers.userId} = ${profile.userId})`;
+    sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${taken} AND ${roleUsers.roleId} = ${roleId} AND ${RoleUsers.ofSchool(profile.schoolId)} AND ${roleUsers.userId} = ${profile.userId})`;
   const parentIds = sql`(SELECT ${parents.id} FROM ${parents} WHERE ${held(BUILTIN_ROLES.parent.id, parents)})`;
   const teacherIds = sql`(SELECT ${teachers.id} FROM ${teachers} WHERE ${held(BUILTIN_ROLES.teacher.id, teachers)})`;
   return [

@@ -1,8 +1,8 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
 import { asc, eq, sql } from "drizzle-orm";
-import { roles, roleUsers, schools, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
+import { RoleUsers, roles, roleUsers, schools, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
@@ -57,7 +57,7 @@ const me = defineRoute({
 });
 
 const parentCopy = copyTable("delegated_parent_copy");
-const parentName = identity(users, parentCopy);
+const parentName = identity(users, parentCopy.table);
 
 /** The signed-in user with their schools and roles in each, and the legal documents to accept, in one round trip. */
 export async function currentUser(ctx: Ctx) {
@@ -70,24 +70,24 @@ export async function currentUser(ctx: Ctx) {
       // D1's batch answers rows keyed by column name, which drizzle maps back by position: two
       // columns named alike (school.name, role.name) would collapse, so every name is distinct.
       .select({
-        schoolId: roleUsers.schoolId,
+        schoolId: RoleUsers.schoolOf(),
         schoolName: schools.name,
         roleId: roleUsers.roleId,
         key: roles.key,
         roleName: sql<string>`${roles.name}`.as("role_name"),
       })
       .from(roleUsers)
-      .innerJoin(schools, eq(schools.id, roleUsers.schoolId))
+      .innerJoin(schools, eq(schools.id, RoleUsers.schoolOf()))
       .innerJoin(roles, eq(roles.id, roleUsers.roleId))
       .where(eq(roleUsers.userId, userId))
       // The order of role_user_uq (user_id, school_id, role_id): no sort step.
-      .orderBy(asc(roleUsers.schoolId), asc(roleUsers.roleId)),
+      .orderBy(asc(RoleUsers.schoolOf()), asc(roleUsers.roleId)),
     // Delegations that may be valid today somewhere, as in the access token
     // (src/modules/delegate/acting.ts): `validToday` keeps those valid in their school's today.
     db
       .select({
         delegationId: delegates.id,
-        schoolId: delegates.schoolId,
+        schoolId: Delegates.schoolOf(),
         schoolName: sql<string>`${schools.name}`.as("delegate_school_name"),
         timeZone: schools.timeZone,
         parentId: delegates.parentId,
@@ -99,10 +99,10 @@ export async function currentUser(ctx: Ctx) {
         validUntil: delegates.validUntil,
       })
       .from(delegates)
-      .innerJoin(schools, eq(schools.id, delegates.schoolId))
+      .innerJoin(schools, eq(schools.id, Delegates.schoolOf()))
       .innerJoin(parents, eq(parents.id, delegates.parentId))
       .innerJoin(users, eq(users.id, parents.userId))
-      .leftJoin(parentCopy, copyOf(parentCopy, parents.userId, delegates.schoolId))
+      .leftJoin(parentCopy.table, copyOf(parentCopy, parents.userId, Delegates.schoolOf()))
       .where(delegationsAround(userId, now)),
     mustAcceptQuery(db, userId),
   ]);

@@ -4,7 +4,7 @@
  * account deletion (anonymised). Every write is one batch with its audit rows; every check that
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
-import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction, auditDelete, REDACTED } from "../../db/audit";
 import { Batch } from "../../db/batch";
@@ -24,7 +24,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { Listing } from "../../lib/pagination";
 import { mayActOn, mayAssign, usableRole } from "../role/api";
-import { editOwnIdentity, editPerson } from "./identity";
+import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { roleUserAudit, takenRoleAudits } from "./people";
 import { addPerson, giveRoles } from "./person";
@@ -103,7 +103,7 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
     .insert(schoolUsers)
     .values({ schoolId: schoolOf(ctx), userId, createdAt: at, updatedAt: at, ...extra })
     .onConflictDoUpdate({
-      target: [schoolUsers.schoolId, schoolUsers.userId],
+      target: SchoolUsers.schoolKey(schoolUsers.userId),
       set: { deletedAt: null, updatedAt: at, ...extra },
       setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
     });
@@ -152,10 +152,6 @@ export interface UpdateInput {
   language?: "es" | "en";
   status?: "active" | "inactive";
 }
-
-/** A live membership of the user in another school than the current one. */
-const memberElsewhere = (ctx: Ctx, userId: number) =>
-  sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${schoolUsers.userId} = ${userId} AND ${schoolUsers.schoolId} <> ${schoolOf(ctx)} AND ${schoolUsers.deletedAt} IS NULL)`;
 
 const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
   SchoolUsers.exists(ctx, sql`${schoolUsers.userId} = ${userId}`, isNull(schoolUsers.deletedAt));
@@ -326,9 +322,11 @@ export async function deleteMyAccount(ctx: Ctx) {
   const { db } = ctx.deps;
   const id = ctx.userId ?? 0;
   const at = now(ctx);
-  const others = sql`other_admin`;
+  // Another administrator of the same school as the `role_user` row at hand.
+  const others = RoleUsers.alias("other_admin");
+  const otherAdmin = sql`EXISTS (SELECT 1 FROM ${others.from} WHERE ${others.ofSchool(RoleUsers.schoolOf())} AND ${eq(others.table.roleId, SCHOOL_ADMIN)} AND ${ne(others.table.userId, id)})`;
   // A school where they are the only administrator.
-  const soleAdmin = sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${id} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND NOT EXISTS (SELECT 1 FROM ${roleUsers} AS ${others} WHERE ${others}.school_id = ${roleUsers.schoolId} AND ${others}.role_id = ${SCHOOL_ADMIN} AND ${others}.user_id <> ${id}))`;
+  const soleAdmin = sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${id} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND NOT ${otherAdmin})`;
   const where = and(eq(users.id, id), isNull(users.deletedAt), sql`NOT ${soleAdmin}`);
   const mine = eq(roleUsers.userId, id);
   try {
@@ -377,15 +375,9 @@ export async function deleteMyAccount(ctx: Ctx) {
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const sole = await db
-      .select({ schoolId: roleUsers.schoolId })
+      .select({ schoolId: RoleUsers.schoolOf() })
       .from(roleUsers)
-      .where(
-        and(
-          mine,
-          eq(roleUsers.roleId, SCHOOL_ADMIN),
-          sql`NOT EXISTS (SELECT 1 FROM ${roleUsers} AS ${others} WHERE ${others}.school_id = ${roleUsers.schoolId} AND ${others}.role_id = ${SCHOOL_ADMIN} AND ${others}.user_id <> ${id})`,
-        ),
-      );
+      .where(and(mine, eq(roleUsers.roleId, SCHOOL_ADMIN), sql`NOT ${otherAdmin}`));
     if (sole.length) {
       throw unprocessable(
         `You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
