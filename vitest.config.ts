@@ -50,7 +50,14 @@ export default defineConfig(async () => {
         },
         {
           // The same services on libSQL, in Node.
-          test: { name: "node", include: ["test/node/**/*.test.ts"], exclude: BUILD, environment: "node" },
+          // A test that spawns a process (the token script, wrangler) waits on a loaded machine too.
+          test: {
+            name: "node",
+            include: ["test/node/**/*.test.ts"],
+            exclude: BUILD,
+            environment: "node",
+            testTimeout: 20_000,
+          },
         },
         {
           // The built Worker (bundle budgets, start-up) and the docs page in Chromium: after the other
