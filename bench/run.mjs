@@ -348,7 +348,7 @@ async function seedStudents(db) {
 async function adminToken() {
   const { PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
   const { grantsOf } = await tsImport("../src/modules/index.ts", import.meta.url);
-  const { signAccessToken } = await tsImport("../src/modules/auth/tokens.ts", import.meta.url);
+  const { signAccessToken } = await tsImport("../src/lib/tokens.ts", import.meta.url);
   const bitmap = PermissionSet.encode(grantsOf("school-admin").map((p) => p.id));
   return signAccessToken(AUTH_SECRET, new Date(), { userId: 2, isSuperAdmin: false, schools: { [NORTH]: bitmap } });
 }

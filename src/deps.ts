@@ -6,7 +6,7 @@
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { UrlSigner } from "./lib/s3";
-import type { SmsProvider } from "./modules/auth/api";
+import type { SmsProvider } from "./lib/sms";
 
 export interface Clock {
   now(): Date;

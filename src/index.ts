@@ -10,7 +10,7 @@ import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
 import { s3Signer } from "./lib/s3";
-import { smsFromConfig } from "./modules/auth/api";
+import { smsFromConfig } from "./lib/sms";
 
 // A setting this Worker cannot serve: it refuses to (503), and the log says what to deploy.
 const noLibsql: OpenLibsql = () => {

@@ -18,8 +18,8 @@ import { users } from "../src/db/schema/core";
 import { rateLimits } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
 import { addressKey } from "../src/lib/rate-limit";
+import { signAccessToken } from "../src/lib/tokens";
 import { purgeExpired } from "../src/modules/auth/service";
-import { signAccessToken } from "../src/modules/auth/tokens";
 import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";
 
 const t = makeTestApp({ config: configWith(STRICT_AUTH_LIMITS) });

@@ -6,9 +6,9 @@ import { d1 } from "../src/db/client";
 import type { Deps } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
 import { s3Signer } from "../src/lib/s3";
+import { logSms } from "../src/lib/sms";
+import { signAccessToken } from "../src/lib/tokens";
 import { permissionCatalogue } from "../src/modules";
-import { logSms } from "../src/modules/auth/sms";
-import { signAccessToken } from "../src/modules/auth/tokens";
 
 /** Every permission name of the catalogue. */
 export const PERMISSION_NAMES = permissionCatalogue().map((p) => p.name);

@@ -15,7 +15,7 @@ import { cronHistory } from "../src/db/schema/jobs";
 import worker from "../src/index";
 import { jobsFor } from "../src/jobs/scheduled";
 import { TAGS } from "../src/lib/route";
-import { twilioSms } from "../src/modules/auth/sms";
+import { twilioSms } from "../src/lib/sms";
 import { configWith, DEMO, makeTestApp, problem, STRICT_AUTH_LIMITS } from "./helpers";
 
 const t = makeTestApp();

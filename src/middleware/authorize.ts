@@ -13,7 +13,7 @@ import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../li
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { currentRequest } from "../lib/metrics";
-import { verifyAccessToken } from "../modules/auth/api";
+import { verifyAccessToken } from "../lib/tokens";
 import { currentSchool } from "./current-school";
 
 export type { Access, Scope };

@@ -13,8 +13,8 @@ import type { Context } from "hono";
 import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
+import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
-import type { AccessClaims } from "../modules/auth/api";
 import type { Access, Scope } from "./authorize";
 
 const SCHOOL_ID = /^[1-9]\d{0,9}$/;

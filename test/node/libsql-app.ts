@@ -15,7 +15,7 @@ import { libsqlDb } from "../../src/db/libsql";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
 import { s3Signer } from "../../src/lib/s3";
-import { logSms } from "../../src/modules/auth/sms";
+import { logSms } from "../../src/lib/sms";
 import { DEVELOPMENT_VARS, PRODUCTION_VARS } from "../config-vars";
 
 const root = new URL("../../", import.meta.url).pathname;

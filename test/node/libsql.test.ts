@@ -18,7 +18,7 @@ import type { Deps } from "../../src/deps";
 import { runScheduled } from "../../src/jobs/scheduled";
 import { jobCtx } from "../../src/lib/context";
 import type { Page } from "../../src/lib/pagination";
-import { signAccessToken } from "../../src/modules/auth/tokens";
+import { signAccessToken } from "../../src/lib/tokens";
 import { exportRows as parentRows } from "../../src/modules/parent/resource";
 import { DEVELOPMENT_VARS } from "../config-vars";
 import { Clock, libsqlDeps, migrate } from "./libsql-app";

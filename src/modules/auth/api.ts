@@ -2,7 +2,6 @@
  * The auth module's face: what other modules may use of it. Everything else in
  * this folder is the module's own.
  */
+
 export { UserSchema } from "./routes";
 export { codeInMessage, toUser } from "./service";
-export { type SmsProvider, smsFromConfig } from "./sms";
-export { type AccessClaims, verifyAccessToken } from "./tokens";

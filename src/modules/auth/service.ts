@@ -21,9 +21,9 @@ import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { addressKey, hitAll } from "../../lib/rate-limit";
+import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
 import { delegatedMemberships, delegationsQuery } from "../delegate/api";
-import { ACCESS_TTL_SECONDS, signAccessToken } from "./tokens";
 
 export const CODE_TTL_SECONDS = 10 * 60;
 export const CODE_MAX_ATTEMPTS = 5;

@@ -3,10 +3,10 @@
  * - `log`: keeps each message in the development outbox (`GET /api/v1/dev/outbox`);
  * - `twilio`: Twilio's Messages REST API (`TWILIO_BASE_URL` points elsewhere in tests).
  */
-import type { Config } from "../../config";
-import type { Db } from "../../db/client";
-import { devOutbox } from "../../db/schema/dev";
-import { ApiError } from "../../lib/errors";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { devOutbox } from "../db/schema/dev";
+import { ApiError } from "./errors";
 
 export interface SmsProvider {
   send(to: string, body: string): Promise<void>;
