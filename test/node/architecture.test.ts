@@ -3,8 +3,10 @@
  * condition, modules meet only at their faces, src/lib depends on no module, no import cycle, no
  * `any`, few type assertions and each with its reason, no file too long to read.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyse, type Finding, MAX_LINES } from "../../scripts/architecture";
+import { analyse, type Finding, MAX_LINES, ROOT } from "../../scripts/architecture";
 
 const report = analyse();
 const where = (items: Finding[]) => items.map((i) => `${i.file}:${i.line}  ${i.text}`);
@@ -34,6 +36,16 @@ describe("the code's shape", () => {
   });
   it(`has no source file over ${MAX_LINES} lines`, () => {
     expect(where(report.longFiles)).toEqual([]);
+  });
+  it("keeps test code out of src: fixtures live in test/fixtures", () => {
+    const src = join(ROOT, "src");
+    const importsTest = readdirSync(src, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .filter((f) => /from\s+["'](\.\.\/)+test\//.test(readFileSync(join(src, f), "utf8")));
+    expect(importsTest).toEqual([]);
+    expect(
+      readdirSync(join(src, "modules"), { recursive: true, encoding: "utf8" }).filter((f) => /fixture/.test(f)),
+    ).toEqual([]);
   });
   it("reads every source file", () => {
     // A walk that found nothing would pass every check above.
