@@ -1595,7 +1595,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The groups of the current teacher (spec: Teacher, GET groups of the current teacher)
+         * The groups of the current teacher
          * @description The groups whose teachers include the caller's teacher profile in this school; an empty list for a caller who teaches no group (or is no teacher). Oldest first, at most 200; one D1 call.
          */
         get: operations["listMyTeacherGroups"];

@@ -211,7 +211,7 @@ export const listMyTeacherGroups = operation(
     path: "/api/v1/group/teacher/mine",
     tag: "Groups",
     operationId: "listMyTeacherGroups",
-    summary: "The groups of the current teacher (spec: Teacher, GET groups of the current teacher)",
+    summary: "The groups of the current teacher",
     description:
       "The groups whose teachers include the caller's teacher profile in this school; an empty list for a caller " +
       `who teaches no group (or is no teacher). Oldest first, at most ${MINE_LIMIT}; one D1 call.`,
