@@ -78,7 +78,15 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
   const self = ctx.userId;
   if (self === null) return [];
   const now = ctx.deps.clock.now();
-  const rows = await Delegates.select(ctx, {
+  return actedForBy(self, await delegationsHere(ctx, self, now).all(), now);
+}
+
+/**
+ * The read behind `actingFor`, for a caller that puts it in a batch of its own: `self`'s
+ * delegations in the current school that may be valid at `now`, each with the school's time zone.
+ */
+export function delegationsHere(ctx: Ctx, self: number, now: Date) {
+  return Delegates.select(ctx, {
     parentUserId: parents.userId,
     timeZone: schools.timeZone,
     validFrom: delegates.validFrom,
@@ -87,8 +95,15 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
     .join(Parents, eq(parents.id, delegates.parentId))
     .join(Users, eq(users.id, parents.userId))
     .join(Schools, eq(schools.id, schoolOf(ctx)))
-    .where(delegationsAround(self, now))
-    .all();
+    .where(delegationsAround(self, now));
+}
+
+/** `actingFor`'s answer from `delegationsHere`'s rows: `self` and the parents of the delegations valid today. */
+export function actedForBy(
+  self: number,
+  rows: readonly { parentUserId: number; timeZone: string; validFrom: string; validUntil: string }[],
+  now: Date,
+): number[] {
   return [self, ...new Set(rows.filter((r) => validToday(r, now)).map((r) => r.parentUserId))];
 }
 

@@ -7,10 +7,8 @@
 import { z } from "@hono/zod-openapi";
 import { asc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { Schools, schools, Users, users } from "../../db/schema/core";
-import { Delegates, delegates } from "../../db/schema/delegate";
+import { Delegates } from "../../db/schema/delegate";
 import { Groups, groups } from "../../db/schema/group";
-import { Parents, parents } from "../../db/schema/parent";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
@@ -20,7 +18,7 @@ import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
-import { delegationsAround, validToday } from "../delegate/api";
+import { actedForBy, delegationsHere } from "../delegate/api";
 import { assertOffered, LEVELS, type Level } from "../school/api";
 import { teaches } from "./access";
 import { permissions } from "./permissions";
@@ -139,19 +137,7 @@ export async function myGroups(ctx: Ctx) {
     sql`(SELECT ${select} FROM "group_student" "ml" INNER JOIN "student" "ms" ON "ms"."id" = "ml"."student_id" INNER JOIN "guardian" "mg" ON "mg"."student_id" = "ml"."student_id" INNER JOIN "parent" "mp" ON "mp"."id" = "mg"."parent_id" WHERE "ml"."group_id" = ${groups.id} AND "ms"."deleted_at" IS NULL AND ${candidate})`;
   const teaching = teaches(ctx, groups.id);
   const batch = new Batch(ctx);
-  const delegations = batch.read(
-    Delegates.select(ctx, {
-      parentUserId: parents.userId,
-      timeZone: schools.timeZone,
-      validFrom: delegates.validFrom,
-      validUntil: delegates.validUntil,
-    })
-      .join(Parents, eq(parents.id, delegates.parentId))
-      .join(Users, eq(users.id, parents.userId))
-      // The delegations read are of the current school: its time zone.
-      .join(Schools, eq(schools.id, schoolOf(ctx)))
-      .where(delegationsAround(self, now)),
-  );
+  const delegations = batch.read(delegationsHere(ctx, self, now));
   const rows = batch.read(
     Groups.select(ctx, {
       ...fields,
@@ -163,13 +149,7 @@ export async function myGroups(ctx: Ctx) {
       .limit(MINE_LIMIT),
   );
   const results = await batch.commit();
-  const actingFor = new Set([
-    self,
-    ...results
-      .get(delegations)
-      .filter((r) => validToday(r, now))
-      .map((r) => r.parentUserId),
-  ]);
+  const actingFor = new Set(actedForBy(self, results.get(delegations), now));
   const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
   const data = results
     .get(rows)
