@@ -30,9 +30,10 @@ export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const BUDGETS = {
   /**
    * The default (D1) Worker, moved on purpose with each issue (docs/performance.md): 160 KiB until
-   * the people issue (phone library, Excel, five modules), 260 KiB since.
+   * the people issue (phone library, Excel, five modules), 260 KiB until the data layer (its
+   * accessors, typed queries and batches, the person verb: +4 KiB over 256.4), 264 KiB since.
    */
-  gzipBytes: 260 * 1024,
+  gzipBytes: 264 * 1024,
   /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
   ceilingGzipBytes: 400 * 1024,
   /**
