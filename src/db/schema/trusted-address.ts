@@ -3,8 +3,9 @@
  * src/modules/address/schema.ts). The school decides like for trusted people; only approved ones
  * count. `route_stop_id` links the stop once routes exist (no foreign key until then).
  */
-import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, sqliteTable } from "drizzle-orm/sqlite-core";
 import { dataTable } from "../table";
+import { addressColumns } from "./address";
 import { record } from "./core";
 import { decision, requestColumns, requestIndexes } from "./trusted-person";
 
@@ -13,16 +14,7 @@ export const trustedAddresses = sqliteTable(
   {
     ...record,
     ...requestColumns(),
-    street: text("street").notNull(),
-    number: text("number"),
-    neighborhood: text("neighborhood"),
-    city: text("city").notNull(),
-    state: text("state"),
-    postalCode: text("postal_code"),
-    /** ISO 3166-1 alpha-2, upper case. */
-    country: text("country").notNull(),
-    latitude: real("latitude"),
-    longitude: real("longitude"),
+    ...addressColumns(),
     /** The route stop serving it (routes come later: no foreign key yet). */
     routeStopId: integer("route_stop_id"),
     ...decision(),

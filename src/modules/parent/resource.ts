@@ -31,17 +31,17 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayTake } from "../role/api";
+import { mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
   addPerson,
   contactOf,
-  editPerson,
   FirstName,
   identity,
   LastName,
   MASKED_CONTACT,
   nameContains,
+  personEdit,
 } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -232,8 +232,7 @@ export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof U
   const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, relationship ? { relationship } : {}));
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
-    await mayActOn(ctx, [userId]);
-    batch.add(...(await editPerson(ctx, userId, personal)));
+    batch.add(...(await personEdit(ctx, userId, personal)));
   }
   await resource.commit(ctx, id, batch);
 }

@@ -20,18 +20,18 @@ import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { mayActOn, mayAssign, mayTake, permissions as role } from "../role/api";
+import { mayAssign, mayTake, permissions as role } from "../role/api";
 import { Email } from "../school/api";
 import {
   addPerson,
   contactOf,
-  editPerson,
   FirstName,
   giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
   nameContains,
+  personEdit,
   permissions as user,
 } from "../user/api";
 
@@ -206,8 +206,7 @@ const UpdateBody = nonEmpty(
  */
 export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
   const { userId } = await resource.find(ctx, id);
-  await mayActOn(ctx, [userId]);
-  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}), ...(await editPerson(ctx, userId, input)));
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}), ...(await personEdit(ctx, userId, input)));
   await resource.commit(ctx, id, batch);
 }
 

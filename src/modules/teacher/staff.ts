@@ -39,18 +39,18 @@ import { defineRoute, type InputOf, json, jsonBody, noContent, operation, type T
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import type { Cell } from "../../lib/xlsx";
-import { mayActOn, mayAssign, mayTake } from "../role/api";
+import { mayAssign, mayTake } from "../role/api";
 import { Email } from "../school/api";
 import {
   addPerson,
   contactOf,
-  editPerson,
   FirstName,
   giveRoles,
   identity,
   LastName,
   MASKED_CONTACT,
   nameContains,
+  personEdit,
   takenRoleAudits,
 } from "../user/api";
 
@@ -302,13 +302,12 @@ export async function updateStaff<T extends ProfileTable, Row, Rec>(
   profile: SetValues<T>,
 ): Promise<void> {
   const { userId } = await resource.find(ctx, id);
-  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, profile));
-  if (Object.values(person).some((v) => v !== undefined)) {
-    // Editing the person (the same user in every school) is acting on them; the profile's own
-    // fields are the school's record of the role.
-    await mayActOn(ctx, [userId]);
-    batch.add(...(await editPerson(ctx, userId, person)));
-  }
+  // The profile's own fields are the school's record of the role; editing the person (the same
+  // user in every school) is acting on them.
+  const batch = new Batch(ctx).add(
+    ...resource.writes.update(ctx, id, profile),
+    ...(await personEdit(ctx, userId, person)),
+  );
   try {
     await batch.commit({ conflict: `Employee number ${profile.employeeNumber} is already used in this school` });
   } catch (err) {

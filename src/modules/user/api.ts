@@ -17,4 +17,5 @@ export {
   knownPeople,
   type Person,
   peopleByPhone,
+  personEdit,
 } from "./person";

@@ -26,7 +26,8 @@ import { inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { fold } from "../../lib/fold";
-import { mayAssign } from "../role/api";
+import { mayActOn, mayAssign } from "../role/api";
+import { editPerson } from "./identity";
 
 export interface Person {
   /** E.164 (the `Phone` schema of src/lib/phone.ts normalises it). */
@@ -276,4 +277,19 @@ export async function addPerson(ctx: Ctx, person: Person, options: AddOptions = 
   const known = await knownPeople(ctx, [person.phone]);
   const k = known.get(person.phone);
   return { userId: idOf(person, known), invited: !k || k.deleted, ...addPeople(ctx, [person], known, options) };
+}
+
+/**
+ * The person part of a profile's update (a teacher's, a parent's, an administrator's name or
+ * email): editing the person is acting on them (`mayActOn`), then their identity edit as
+ * statements for the caller's batch. None when the body sends no person field.
+ */
+export async function personEdit(
+  ctx: Ctx,
+  userId: number,
+  person: { firstName?: string; lastName?: string; email?: string | null },
+): Promise<Statement[]> {
+  if (!Object.values(person).some((v) => v !== undefined)) return [];
+  await mayActOn(ctx, [userId]);
+  return editPerson(ctx, userId, person);
 }
