@@ -1,4 +1,4 @@
-/** What module fixtures (`src/modules/<name>/fixture.ts`) are made of. */
+/** What module fixtures (`test/fixtures/modules/<name>.ts`) are made of. */
 import type { TestApp } from "./helpers";
 
 /** A value a test makes when it needs it (a record the call refers to), in `school`. */

@@ -6,7 +6,7 @@
  *
  * A table declares its copies once, with `searchable(table, { name: "nameSearch" })`; every write
  * then passes its values through `withSearch(table, values)`: the block's create and update do
- * (src/lib/resource.ts), and so does every hand-written insert or update of a searched column.
+ * (src/lib/resource/), and so does every hand-written insert or update of a searched column.
  * Writes that build rows in SQL (the imports' `json_each` rows) carry the folded values in their
  * JSON, computed by the same `fold`. Each test file checks at its end that every stored copy is the
  * fold of its column (test/setup.ts), so a write path that forgets it fails the suite.

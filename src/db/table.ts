@@ -9,7 +9,7 @@
  * - `select(ctx, fields)` starts a `Query` (src/db/query.ts) scoped to the school; joined
  *   accessors bring their own scope.
  * - `insert`, `update`, `delete` (and the guarded one-row `updateOne`, `deleteOne`) give the
- *   statements of a write with its audit row, for one `commit` (src/lib/write.ts); the folded
+ *   statements of a write with its audit row, for one `commit` (src/db/write.ts); the folded
  *   copies of searched columns (src/db/search.ts) are written with the values.
  *
  * @example

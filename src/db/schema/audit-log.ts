@@ -1,6 +1,6 @@
 /**
  * The audit trail: one row per state change, written in the same D1 batch as the change
- * (src/lib/audit.ts). Rows are never updated or deleted (triggers refuse it) and outlive the
+ * (src/db/audit.ts). Rows are never updated or deleted (triggers refuse it) and outlive the
  * records and schools they describe, so `school_id` is a plain integer, not a foreign key.
  */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";

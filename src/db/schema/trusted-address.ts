@@ -1,6 +1,6 @@
 /**
  * Trusted addresses: where a parent asks the bus to drop a student off (the address columns of
- * src/modules/address/schema.ts). The school decides like for trusted people; only approved ones
+ * src/db/schema/address.ts). The school decides like for trusted people; only approved ones
  * count. `route_stop_id` links the stop once routes exist (no foreign key until then).
  */
 import { integer, sqliteTable } from "drizzle-orm/sqlite-core";

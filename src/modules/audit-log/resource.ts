@@ -1,6 +1,6 @@
 /**
  * The audit trail (`GET /api/v1/audit-log`): who changed what, when, with the old and new values.
- * Written only by the building block (src/lib/audit.ts), in the same batch as each change; no route
+ * Written only by the building block (src/db/audit.ts), in the same batch as each change; no route
  * changes or deletes a row. School admins read their school's trail; the super-admin reads every
  * school's when no `X-School-Id` is sent (and one school's when it is). Newest first.
  */
