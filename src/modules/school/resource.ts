@@ -40,7 +40,7 @@ export type School = z.infer<typeof SchoolRecord>;
 
 /**
  * The school's address as one JSON value, read by primary key in the same query. The address must
- * be the school's own: `address_id` has no foreign key (see src/db/core.ts), so the join says so.
+ * be the school's own: `address_id` has no foreign key (see src/db/schema/core.ts), so the join says so.
  */
 const addressJson = sql<string | null>`(SELECT json_object(${sql.join(
   Object.entries(columnsOf(addresses)).map(([key, column]) => sql`${key}, ${column}`),
