@@ -109,7 +109,14 @@ describe("roles", () => {
     expect(ids).toContain(ours.id);
     expect(ids).not.toContain(theirs.id);
     const builtIn = (await (await req("/api/v1/role?builtIn=true&pageSize=100")).json()) as { data: Role[] };
-    expect(builtIn.data.map((r) => r.key)).toEqual(["super-admin", "school-admin", "staff", "teacher", "parent"]);
+    expect(builtIn.data.map((r) => r.key)).toEqual([
+      "super-admin",
+      "school-admin",
+      "staff",
+      "teacher",
+      "parent",
+      "driver",
+    ]);
     const custom = (await (await req("/api/v1/role?builtIn=false&pageSize=100")).json()) as { data: Role[] };
     expect(custom.data.every((r) => !r.builtIn)).toBe(true);
     const named = (await (await req(`/api/v1/role?name=${encodeURIComponent(ours.name)}`)).json()) as { data: Role[] };
@@ -119,7 +126,13 @@ describe("roles", () => {
     expect(all.map((r) => r.id)).toContain(ours.id);
     expect(all.map((r) => r.id)).not.toContain(theirs.id);
     // Pickers offer what may be given: never the super-admin role.
-    expect(all.filter((r) => r.builtIn).map((r) => r.key)).toEqual(["school-admin", "staff", "teacher", "parent"]);
+    expect(all.filter((r) => r.builtIn).map((r) => r.key)).toEqual([
+      "school-admin",
+      "staff",
+      "teacher",
+      "parent",
+      "driver",
+    ]);
     expect((await req(`/api/v1/role/${theirs.id}`)).status).toBe(404);
   });
 
@@ -218,7 +231,14 @@ describe("roles", () => {
     expect(custom.slice(1).map((r) => r[1])).toContain(role.name);
     const named = await rowsOf(`?name=${encodeURIComponent(role.name)}`);
     expect(named.slice(1).map((r) => r[1])).toEqual([role.name]);
-    expect((await rowsOf("?builtIn=true")).slice(1).map((r) => r[2])).toEqual(["Yes", "Yes", "Yes", "Yes", "Yes"]);
+    expect((await rowsOf("?builtIn=true")).slice(1).map((r) => r[2])).toEqual([
+      "Yes",
+      "Yes",
+      "Yes",
+      "Yes",
+      "Yes",
+      "Yes",
+    ]);
     expect((await req("/api/v1/role/export?bogus=1")).status).toBe(400);
     // Paging is accepted and ignored: the file is every role, in the list's order.
     const all = (await rowsOf("")).slice(1).map((r) => r[0]);

@@ -16,6 +16,8 @@ export const BUILTIN_ROLES = {
   staff: { id: 3, name: "Administrative staff" },
   teacher: { id: 4, name: "Teacher" },
   parent: { id: 5, name: "Parent" },
+  /** A bus driver who signs in: reads only the routes and lists of the vehicles they drive. */
+  driver: { id: 6, name: "Driver" },
 } as const;
 
 export type BuiltinRole = keyof typeof BUILTIN_ROLES;

@@ -23,6 +23,8 @@ import legalDocument from "./legal-document";
 import parent from "./parent";
 import permission from "./permission";
 import role from "./role";
+import routeAvailability from "./route-availability";
+import routeStudent from "./route-student";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
 import schoolAdministrator from "./school-administrator";
@@ -30,6 +32,7 @@ import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
 import student from "./student";
 import teacher from "./teacher";
+import transport from "./transport";
 import transportRules from "./transport-rules";
 import trustedAddress from "./trusted-address";
 import trustedPerson from "./trusted-person";
@@ -63,6 +66,9 @@ export const MODULES: readonly Module[] = [
   document,
   deviceToken,
   bulkProcess,
+  transport,
+  routeStudent,
+  routeAvailability,
   transportRules,
   cronHistory,
   auditLog,

@@ -1,0 +1,24 @@
+import { definePermissions, STAFF } from "../../lib/access";
+
+export const permissions = definePermissions({
+  read: { id: 80, name: "transport.read", description: "List and read the school's vehicles", grants: STAFF },
+  write: {
+    id: 81,
+    name: "transport.write",
+    description: "Create, update and delete vehicles",
+    grants: STAFF,
+  },
+  routeRead: {
+    id: 82,
+    name: "route.read",
+    description: "List and read routes and their stops (a driver: the routes of their vehicles)",
+    grants: [...STAFF, "teacher", "driver"],
+  },
+  routeWrite: { id: 83, name: "route.write", description: "Create, update and delete routes", grants: STAFF },
+  routeFamily: {
+    id: 84,
+    name: "route.family",
+    description: "See the routes, stops and times of one's own children",
+    grants: ["parent"],
+  },
+});
