@@ -62,6 +62,8 @@ INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 82);
 --> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 83);
 --> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 84);
+--> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 85);
 --> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 86);
@@ -81,6 +83,8 @@ INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 81);
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 82);
 --> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 83);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 84);
 --> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 85);
 --> statement-breakpoint

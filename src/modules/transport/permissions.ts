@@ -19,6 +19,7 @@ export const permissions = definePermissions({
     id: 84,
     name: "route.family",
     description: "See the routes, stops and times of one's own children",
-    grants: ["parent"],
+    // Staff hold it too: whoever gives the parent role must hold what it grants.
+    grants: [...STAFF, "parent"],
   },
 });
