@@ -11,7 +11,7 @@
  */
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
-import { type Query, rowsOf } from "./query";
+import type { Query } from "./query";
 import { type CommitMessages, commit, type Statement } from "./write";
 
 /** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
@@ -47,7 +47,7 @@ export class Batch {
 
   /** Adds a read; its rows come back from `Results.get`. */
   read<Row>(query: Query<Row>): Slot<Row[]> {
-    this.statements.push(query.statement());
+    this.statements.push(query.runnable());
     return { index: this.statements.length - 1 };
   }
 
@@ -68,6 +68,3 @@ export class Batch {
     return new Results(await commit(this.ctx, [first, ...rest], messages));
   }
 }
-
-/** The rows of a read slot, typed (for results read by index elsewhere). */
-export const rowsAt = <Row>(results: readonly unknown[], index: number): Row[] => rowsOf<Row>(results[index]);

@@ -9,10 +9,11 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
-import { and, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { and, Column, getTableColumns, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import type { Db } from "./client";
+import { type Rendered, render } from "./render";
 
 /** Selected fields of a read: columns and SQL expressions, each under its own key. */
 export type Fields = Record<string, SQLiteColumn | SQL | SQL.Aliased>;
@@ -67,6 +68,51 @@ export function aliased(key: string, f: SQLiteColumn | SQL | SQL.Aliased): SQL.A
   if ("mapFromDriverValue" in f) return sql`${sql`${f}`}`.mapWith(f).as(key);
   // An expression's own decoder is not kept: SQL fields read what the database gives.
   return sql`${"fieldAlias" in f ? f.sql : f}`.as(key);
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+/** Each column's text under each key (`"student"."last_name" as "lastName"`), rendered once per isolate. */
+const columnTexts = new WeakMap<SQLiteColumn, Map<string, string>>();
+
+function columnText(key: string, column: SQLiteColumn): string {
+  let byKey = columnTexts.get(column);
+  if (!byKey) {
+    byKey = new Map();
+    columnTexts.set(column, byKey);
+  }
+  let text = byKey.get(key);
+  if (text === undefined) {
+    text = `${dialect.sqlToQuery(aliased(key, column).getSQL()).sql} as ${dialect.escapeName(key)}`;
+    byKey.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * What drizzle's select is given: every field under its key, in order. A run of columns is one
+ * piece of text, rendered once per isolate, so building the statement walks only the expressions
+ * (a list's twenty-odd columns were most of the walk). The text is the one drizzle renders for
+ * the same aliased fields: the statements do not change. Rows are decoded by position (`decode`),
+ * so the selection's own keys do not matter.
+ */
+function selectionOf(fields: Fields): Record<string, SQL | SQL.Aliased> {
+  const selection: Record<string, SQL | SQL.Aliased> = {};
+  let columns: string[] = [];
+  const flush = () => {
+    if (columns.length) selection[`columns ${Object.keys(selection).length}`] = sql.raw(columns.join(", "));
+    columns = [];
+  };
+  for (const [key, f] of Object.entries(fields)) {
+    if (is(f, Column)) {
+      columns.push(columnText(key, f));
+    } else {
+      flush();
+      selection[key] = aliased(key, f);
+    }
+  }
+  flush();
+  return selection;
 }
 
 export class Query<Row> implements SQLWrapper {
@@ -126,12 +172,14 @@ export class Query<Row> implements SQLWrapper {
     });
   }
 
-  /** The drizzle statement: what a batch runs. */
+  /**
+   * The drizzle select this query is: its SQL (for subqueries and `getSQL`). Runs go through
+   * `runnable()`, which reads the same SQL.
+   */
   statement() {
     const { ctx } = this;
     const { from, fields, joins, where, orderBy, limit, offset, groupBy } = this.parts;
-    const selection = Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, aliased(key, f)]));
-    let q = db(ctx).select(selection).from(from.table).$dynamic();
+    let q = db(ctx).select(selectionOf(fields)).from(from.table).$dynamic();
     for (const j of joins) {
       const on = and(j.on, j.source.scope(ctx, "read"));
       q = j.kind === "left" ? q.leftJoin(j.source.table, on) : q.innerJoin(j.source.table, on);
@@ -148,24 +196,111 @@ export class Query<Row> implements SQLWrapper {
     return this.statement().getSQL();
   }
 
+  /**
+   * What a call or a batch runs: the select, rendered by `render` (src/db/render.ts) and its rows
+   * decoded by `decode`, rather than by drizzle's renderer and row mapper, which ask every chunk
+   * and every cell what kind of thing it is (a prototype walk per failed class check: most of a
+   * list's time in drizzle, docs/performance.md). Drizzle prepares a batch's items with
+   * `_prepare()`; its session prepares a query with a custom row mapper (as its relational
+   * queries do). The text and parameters are drizzle's own.
+   */
+  runnable() {
+    const select = this.statement();
+    if (!isPreparable(select)) throw new Error("drizzle's select has no _prepare(): its batch protocol changed");
+    const prepare = select._prepare.bind(select);
+    const decode = (rows: ArrayLike<unknown>[]) => this.decode(rows);
+    select._prepare = () => {
+      const built = render(select.getSQL());
+      // What this renderer does not know, drizzle renders (the same text and parameters).
+      if (!built) return Object.assign(prepare(), { customResultMapper: decode });
+      return select.session.prepareOneTimeQuery(built, undefined, "all", true, decode);
+    };
+    return select;
+  }
+
+  /** Raw rows (each an array in the fields' order) as `Row`s: each field under its key, columns decoded as drizzle would. */
+  decode(rows: readonly ArrayLike<unknown>[]): Row[] {
+    this.decoding ??= decodingOf(this.parts.fields);
+    const { keys, decoders } = this.decoding;
+    const out: Record<string, unknown>[] = new Array(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] ?? [];
+      const value: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) {
+        const raw = row[i] ?? null;
+        const decoder = decoders[i];
+        value[keys[i] ?? ""] = raw === null || decoder === undefined ? raw : decoder.mapFromDriverValue(raw);
+      }
+      out[r] = value;
+    }
+    return rowsOf<Row>(out);
+  }
+
+  private decoding?: Decoding;
+
   /** Every row. */
   async all(): Promise<Row[]> {
-    return rowsOf<Row>(await this.statement());
+    return rowsOf<Row>(await this.runnable());
   }
 
   /** The first row, or undefined. */
   async first(): Promise<Row | undefined> {
-    return rowsOf<Row>(await this.limit(1).statement())[0];
+    return rowsOf<Row>(await this.limit(1).runnable())[0];
   }
 }
 
+/** What drizzle's batch calls on a select: a prepared query that maps rows with a custom mapper when set. */
+interface Preparable {
+  _prepare(): object;
+  session: {
+    prepareOneTimeQuery(
+      query: Rendered,
+      fields: undefined,
+      method: "all",
+      arrayMode: boolean,
+      mapper: (rows: ArrayLike<unknown>[]) => unknown,
+    ): object;
+  };
+}
+
+/** `_prepare` and the prepared query's mapper are drizzle's own, left out of its public types. */
+const isPreparable = (select: object): select is Preparable =>
+  "_prepare" in select &&
+  typeof select._prepare === "function" &&
+  "session" in select &&
+  typeof select.session === "object" &&
+  select.session !== null &&
+  "prepareOneTimeQuery" in select.session;
+
+/** A read's keys, in order, and the column decoding each one's stored value (undefined: as stored). */
+interface Decoding {
+  keys: readonly string[];
+  decoders: readonly (SQLiteColumn | undefined)[];
+}
+
 /**
- * The rows drizzle decoded for a query's fields. Drizzle types a dynamic select's rows from the
- * aliased selection, which TypeScript cannot relate to `RowOf<F>`; they are the same keys and
- * decoders, so this is the one place the row type is asserted.
+ * Columns decode what the database stores (booleans from 0/1, JSON text, timestamps); a column
+ * whose decoder is drizzle's identity, and every SQL expression (whose own decoder `aliased` drops),
+ * reads what the database gives.
+ */
+function decodingOf(fields: Fields): Decoding {
+  const keys = Object.keys(fields);
+  const decoders = keys.map((key) => {
+    const f = fields[key];
+    return f && "mapFromDriverValue" in f && f.mapFromDriverValue !== Column.prototype.mapFromDriverValue
+      ? f
+      : undefined;
+  });
+  return { keys, decoders };
+}
+
+/**
+ * The rows of a query, typed. Drizzle types a select's rows from the aliased selection, which
+ * TypeScript cannot relate to `RowOf<F>`; `decode` gives the same keys and decoders, so this is
+ * the one place the row type is asserted.
  */
 export function rowsOf<Row>(rows: unknown): Row[] {
-  // The same keys and decoders as RowOf<F>, which drizzle's aliased selection type cannot express.
+  // The same keys and decoders as RowOf<F>, which the driver's untyped rows cannot express.
   return rows as Row[];
 }
 

@@ -1,0 +1,102 @@
+/**
+ * SQL text and parameters of a drizzle `SQL` tree, as drizzle's SQLite dialect renders them, in a
+ * fraction of its time. Drizzle asks each chunk what it is with `is()`, which walks the prototype
+ * chain on every failed check (up to eleven per chunk): most of what a list spent building its two
+ * statements (docs/performance.md). The bundle holds one drizzle, so `instanceof` answers the same.
+ *
+ * Only what the data layer's reads contain is rendered here; anything else (an inline-params
+ * chunk, a view, a placeholder, a drizzle subquery) makes `render` answer undefined, and the
+ * caller renders with drizzle. Under test every rendering is compared with drizzle's
+ * (`compareWithDrizzle`, set by test/setup.ts), so the whole suite holds the two equal.
+ */
+import { Column, getTableName, Name, Param, Placeholder, SQL, StringChunk, Subquery, Table, View } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+
+export interface Rendered {
+  sql: string;
+  params: unknown[];
+}
+
+/** A chunk drizzle renders, but not this renderer. */
+class Unsupported extends Error {}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Set by the tests: every rendering is checked against drizzle's, and a difference throws. */
+export const compareWithDrizzle = { enabled: false };
+
+/** The query drizzle's SQLite dialect makes of `root`, or undefined when it holds what is not rendered here. */
+export function render(root: SQL): Rendered | undefined {
+  const out: Rendered = { sql: "", params: [] };
+  try {
+    walk(root, out);
+  } catch (err) {
+    if (err instanceof Unsupported) return undefined;
+    throw err;
+  }
+  if (compareWithDrizzle.enabled) {
+    const theirs = new SQLiteAsyncDialect().sqlToQuery(root);
+    if (theirs.sql !== out.sql || JSON.stringify(theirs.params) !== JSON.stringify(out.params)) {
+      throw new Error(`render() differs from drizzle:\n${out.sql}\n${theirs.sql}`);
+    }
+  }
+  return out;
+}
+
+function walk(node: SQL, out: Rendered): void {
+  // `sql.raw`-like inlining is drizzle's own business (its flag is private).
+  if (Reflect.get(node, "shouldInlineParams") === true) throw new Unsupported();
+  for (const chunk of node.queryChunks) {
+    if (chunk instanceof StringChunk) out.sql += chunk.value.join("");
+    else if (chunk === undefined) continue;
+    else if (chunk instanceof SQL) walk(chunk, out);
+    else if (chunk instanceof Name) out.sql += quote(chunk.value);
+    else if (chunk instanceof Param) param(chunk, out);
+    else if (chunk instanceof Column) {
+      // SQLite tables have no schema; a column named by its key would need drizzle's casing.
+      if (chunk.keyAsName) throw new Unsupported();
+      out.sql += `${quote(getTableName(chunk.table))}.${quote(chunk.name)}`;
+    } else if (chunk instanceof Table) {
+      out.sql += quote(getTableName(chunk));
+    } else if (chunk instanceof SQL.Aliased && chunk.fieldAlias !== undefined) out.sql += quote(chunk.fieldAlias);
+    else if (Array.isArray(chunk)) {
+      out.sql += "(";
+      chunk.forEach((item, i) => {
+        if (i > 0) out.sql += ", ";
+        walk(new SQL([item]), out);
+      });
+      out.sql += ")";
+    } else if (chunk instanceof Placeholder || chunk instanceof Subquery || chunk instanceof View) {
+      throw new Unsupported();
+    } else if (typeof chunk === "object" && chunk !== null && "getSQL" in chunk && typeof chunk.getSQL === "function") {
+      // A subquery (the data layer's Query, a drizzle select): in parentheses, as drizzle puts it.
+      const inner = chunk.getSQL();
+      if (!(inner instanceof SQL)) throw new Unsupported();
+      if (
+        "shouldOmitSQLParens" in chunk &&
+        typeof chunk.shouldOmitSQLParens === "function" &&
+        chunk.shouldOmitSQLParens()
+      ) {
+        walk(inner, out);
+      } else {
+        out.sql += "(";
+        walk(inner, out);
+        out.sql += ")";
+      }
+    } else {
+      // A bare value in a template (`sql`${x}``) is a parameter, as it is to drizzle.
+      out.sql += "?";
+      out.params.push(chunk);
+    }
+  }
+}
+
+function param(chunk: Param, out: Rendered): void {
+  if (chunk.value instanceof Placeholder) throw new Unsupported();
+  const value = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
+  if (value instanceof SQL) walk(value, out);
+  else {
+    out.sql += "?";
+    out.params.push(value);
+  }
+}
