@@ -10,12 +10,15 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { METHOD_NAME_ALL } from "hono/router";
+import { RegExpRouter } from "hono/router/reg-exp-router";
+import { getPath } from "hono/utils/url";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
-import { currentRequest, type RequestMetrics, withMetrics } from "./lib/metrics";
+import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { guardOf, type Operation, SECURITY_SCHEMES, TAGS } from "./lib/route";
 import { routeTable } from "./lib/route-table";
@@ -46,48 +49,64 @@ export function mountOperation(app: AppRouter, { route, handler }: Operation) {
   app.openapi({ ...route, middleware: [authorize(access, scope, appModule)] }, handler);
 }
 
+/** The request's execution context; `app.request()` in tests has none. */
+function executionCtxOf(c: Context<AppEnv>) {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createApp(options: AppOptions) {
   const app = createRouter();
   const routes = routeTable(app.openAPIRegistry); // read at the first request, once every router is mounted
 
-  app.use(async function accessLog(c, next) {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", id);
-    const started = performance.now();
-    const metrics: RequestMetrics = { d1Calls: 0, requestId: id, clientAddress: c.req.header("cf-connecting-ip") };
-    await withMetrics(metrics, next);
-    c.res.headers.set("x-request-id", id);
-    const durationMs = Math.round((performance.now() - started) * 10) / 10;
-    // Before the dependencies are built (a config error) there is no setting yet: log the line.
-    const mode = c.var.deps?.config?.accessLog ?? "all";
-    if (mode === "problems" && c.res.status < 400 && durationMs < SLOW_REQUEST_MS) return;
-    const principal = c.var.principal ?? metrics;
-    log.info("request", {
-      requestId: id,
-      method: c.req.method,
-      route: metrics.route ?? c.req.routePath,
-      status: c.res.status,
-      durationMs,
-      d1Calls: metrics.d1Calls,
-      userId: principal?.userId,
-      schoolId: principal?.schoolId ?? undefined,
+  /**
+   * What every request passes before its route, on the main app and on each module's app alike:
+   * request id and access log, dependencies, CORS, the body limit.
+   */
+  function common(target: AppRouter) {
+    target.use(async function accessLog(c, next) {
+      const incoming = c.req.header("x-request-id");
+      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      c.set("requestId", id);
+      const started = performance.now();
+      const metrics: RequestMetrics = { d1Calls: 0, requestId: id, clientAddress: c.req.header("cf-connecting-ip") };
+      await withMetrics(metrics, next);
+      c.res.headers.set("x-request-id", id);
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      // Before the dependencies are built (a config error) there is no setting yet: log the line.
+      const mode = c.var.deps?.config?.accessLog ?? "all";
+      if (mode === "problems" && c.res.status < 400 && durationMs < SLOW_REQUEST_MS) return;
+      const principal = c.var.principal ?? metrics;
+      log.info("request", {
+        requestId: id,
+        method: c.req.method,
+        route: metrics.route ?? c.req.routePath,
+        status: c.res.status,
+        durationMs,
+        d1Calls: metrics.d1Calls,
+        userId: principal?.userId,
+        schoolId: principal?.schoolId ?? undefined,
+      });
     });
-  });
-  app.use(async function dependencies(c, next) {
-    c.set("deps", await options.deps(c.env));
-    await next();
-  });
-  app.use(browserCors);
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+    target.use(async function dependencies(c, next) {
+      c.set("deps", await options.deps(c.env));
+      await next();
+    });
+    target.use(browserCors);
+    target.use(
+      "/api/*",
+      bodyLimit({
+        maxSize: MAX_BODY_BYTES,
+        onError: () => {
+          throw new ApiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+        },
+      }),
+    );
+  }
+  common(app);
 
   const modules = MODULES.filter((m) => !m.developmentOnly || options.development);
   const subApps = new Map<Module, Promise<AppRouter>>();
@@ -100,13 +119,7 @@ export function createApp(options: AppOptions) {
         const { operations, router } = module.load ? await module.load() : { operations: [] };
         const moduleApp = createRouter();
         const table = routeTable(moduleApp.openAPIRegistry);
-        moduleApp.use(async function inherit(c, next) {
-          const request = currentRequest();
-          c.set("requestId", request?.requestId ?? crypto.randomUUID());
-          c.set("deps", await options.deps(c.env));
-          await next();
-          if (request) request.route = c.req.routePath;
-        });
+        common(moduleApp);
         moduleApp.use("/api/*", jsonBody(table));
         for (const op of operations) mountOperation(moduleApp, op);
         if (router) moduleApp.route("/", router);
@@ -120,27 +133,28 @@ export function createApp(options: AppOptions) {
     return sub;
   }
 
-  // Each module's paths, and everything below them, go to its sub-app. More specific paths first
-  // (`/school-configuration/:id/school-holiday-cycle` before `/school-configuration/*`). `path/*`
-  // matches `path` itself too: one route per path halves the router the first request compiles
-  // (Hono builds its matcher then; for two routes per path that was most of a first request's
-  // routing time, docs/performance.md "Bundle and start-up").
+  // Each module's paths, and everything below them, go to its own app, which serves the request
+  // alone: one Hono context and one middleware chain per request (the main app serves the rest:
+  // the OpenAPI document, the docs page, unknown paths). More specific paths first
+  // (`/school-configuration/:id/school-holiday-cycle` before `/school-configuration/*`); `path/*`
+  // matches `path` itself too.
   const mounts = modules
     .flatMap((module) => (module.paths ?? []).map((path) => ({ path, module })))
     .sort((a, b) => b.path.split("/").length - a.path.split("/").length);
+  const dispatcher = new RegExpRouter<Module>();
   for (const { path, module } of mounts) {
-    const dispatch = async (c: Context<AppEnv>) => {
-      const sub = await subAppOf(module);
-      let ctx: Parameters<AppRouter["fetch"]>[2];
-      try {
-        ctx = c.executionCtx;
-      } catch {
-        ctx = undefined; // app.request() in tests has none
-      }
-      return sub.fetch(c.req.raw, c.env, ctx);
-    };
-    app.all(`${path}/*`, dispatch);
+    dispatcher.add(METHOD_NAME_ALL, `${path}/*`, module);
+    // A module that failed to load is tried again through the main app, whose error path answers
+    // (and logs) a second failure.
+    app.all(`${path}/*`, async (c) => (await subAppOf(module)).fetch(c.req.raw, c.env, executionCtxOf(c)));
   }
+  const serveMain = app.fetch;
+  app.fetch = async (request, env, executionCtx) => {
+    const [matched] = dispatcher.match(METHOD_NAME_ALL, getPath(request));
+    const module = matched[0]?.[0];
+    const sub = module && (await subAppOf(module).catch(() => undefined));
+    return sub ? sub.fetch(request, env, executionCtx) : serveMain(request, env, executionCtx);
+  };
 
   /** Every module loaded: for the OpenAPI document and the checks that walk it. */
   async function allOperations() {
