@@ -4,8 +4,8 @@
  * its handler) -> one error path. See docs/architecture.md.
  *
  * Modules are loaded on demand: the first request under a module's paths imports its operations
- * and builds its sub-app (once per isolate); later requests go straight to it. The OpenAPI
- * document loads them all.
+ * and builds its own app (once per isolate), which serves that request and every later one
+ * under its paths on its own. The OpenAPI document loads them all.
  */
 import { swaggerUI } from "@hono/swagger-ui";
 import type { Context } from "hono";
