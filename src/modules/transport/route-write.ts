@@ -285,7 +285,7 @@ function insertStops(
     db
       .insert(routeStops)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${RouteStops.insertedSchool(ctx)}, ${routeId}, j.value->>'position', j.value->>'name', j.value->>'time', j.value->>'address', j.value->>'trustedAddressId' FROM json_each(${rows}) j`,
+        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, ${routeId}, j.value->>'position', j.value->>'name', j.value->>'time', j.value->>'address', j.value->>'trustedAddressId' FROM json_each(${rows}) j`,
       ),
     // The rows the insert just wrote take the last ids (AUTOINCREMENT).
     RouteStops.auditAction(ctx, sql`${routeStops.id} > ${insertedId(routeStops)} - changes()`, "create", stopCreated),
