@@ -13,6 +13,7 @@ import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { Delegates } from "../../db/schema/delegate";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
+import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
 import { type Ctx, schoolOf } from "../../lib/context";
@@ -105,9 +106,12 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
       gte(d.validUntil, utcDate(now.getTime() - DAY_MS)),
       lte(d.validFrom, utcDate(now.getTime() + DAY_MS)),
     );
-  const candidate = sql`("fp"."user_id" = ${self} OR "fp"."id" IN ${delegatedBy})`;
-  const guardiansOf = (select: ReturnType<typeof sql>, where: ReturnType<typeof sql>) =>
-    sql`(SELECT ${select} FROM "guardian" "fg" INNER JOIN "parent" "fp" ON "fp"."id" = "fg"."parent_id" WHERE ${where} AND ${candidate})`;
+  // Guardian links through the caller's own parent profile (parent_user_uq) or a parent they may
+  // act for (guardian_parent_idx on each side of the OR).
+  const own = Parents.pick(ctx, parents.id, eq(parents.userId, self));
+  const candidate = sql`("fg"."parent_id" IN ${own} OR "fg"."parent_id" IN ${delegatedBy})`;
+  const children = sql`(SELECT "fg"."student_id" FROM "guardian" "fg" WHERE ${candidate})`;
+  const linkedUsers = sql<string>`(SELECT json_group_array("fp"."user_id") FROM "guardian" "fg" INNER JOIN "parent" "fp" ON "fp"."id" = "fg"."parent_id" WHERE "fg"."student_id" = ${routeStudents.studentId} AND ${candidate})`;
   // The day asked, or today in the school's zone: one of the UTC dates around now.
   const first = query.date ?? utcDate(now.getTime() - DAY_MS);
   const last = query.date ?? utcDate(now.getTime() + DAY_MS);
@@ -145,15 +149,12 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
       plate: transports.plate,
       driverName: transports.driverName,
       driverPhone: transports.driverPhone,
-      via: sql<string>`${guardiansOf(sql`json_group_array("fp"."user_id")`, sql`"fg"."student_id" = ${routeStudents.studentId}`)}`,
+      via: linkedUsers,
     })
       .join(Students, eq(students.id, routeStudents.studentId))
       .join(Routes, eq(routes.id, routeStudents.routeId))
       .join(Transports, eq(transports.id, routes.transportId))
-      .where(
-        isNull(students.deletedAt),
-        sql`${routeStudents.studentId} IN ${guardiansOf(sql`"fg"."student_id"`, sql`1`)}`,
-      )
+      .where(isNull(students.deletedAt), sql`${routeStudents.studentId} IN ${children}`)
       .limit(MAX_RIDES),
   );
   const results = await batch.commit();
