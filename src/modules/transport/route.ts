@@ -173,7 +173,8 @@ export const listRoutes = routeResource.list({
     level: {
       schema: z.enum(LEVELS).optional().openapi({ description: "The routes serving this level (or every level)" }),
       where: (_ctx, v: Level) =>
-        sql`(json_array_length(${routes.levels}) = 0 OR EXISTS (SELECT 1 FROM json_each(${routes.levels}) WHERE value = ${v}))`,
+        // The column is a JSON array of known level names: the quoted name is in it or not.
+        sql`(${routes.levels} = '[]' OR instr(${routes.levels}, ${JSON.stringify(v)}) > 0)`,
       example: "elementary",
     } satisfies Filter<Level>,
     name: {
