@@ -283,6 +283,29 @@ describe("vehicles", () => {
     expect((await call(t, "PUT", `${TRANSPORT}/${v.id}`, token, { status: "out_of_service" })).status).toBe(204);
   });
 
+  it("a vehicle going out of service while a route is created on it: exactly one of the two wins", async () => {
+    const t = makeTestApp();
+    const token = await admin(t);
+    for (let i = 0; i < 3; i++) {
+      const v = await vehicle(t);
+      const [off, created] = await Promise.all([
+        call(t, "PUT", `${TRANSPORT}/${v.id}`, token, { status: "out_of_service" }),
+        call(t, "POST", ROUTE, token, {
+          name: uniq("Race"),
+          transportId: v.id,
+          direction: "home",
+          weekdays: [1],
+          stops: [{ name: "A", time: "15:00" }],
+        }),
+      ]);
+      expect(
+        [off.status, created.status].filter((s) => s < 300),
+        `${off.status} ${created.status}`,
+      ).toHaveLength(1);
+      expect([off.status, created.status].filter((s) => s >= 300)).toEqual([422]);
+    }
+  });
+
   it("a vehicle serving a route is not deleted (409)", async () => {
     const t = makeTestApp();
     const token = await admin(t);

@@ -23,7 +23,7 @@ import {
 } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { joinTable } from "../../db/table";
-import { inList, insertedId, type Statement } from "../../db/write";
+import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
@@ -323,6 +323,21 @@ function replaceStops(ctx: Ctx, routeId: number, stops: readonly StopIn[]): Stat
   ];
 }
 
+/**
+ * Aborts the batch unless vehicle `id` is still in service when it commits: a vehicle going out of
+ * service meanwhile (its own UPDATE refuses a vehicle that serves a route) cannot end up serving
+ * this one. A no-op UPDATE (status kept) counts the row it matched; nothing is audited.
+ */
+function stillActive(ctx: Ctx, id: number): Statement[] {
+  return [
+    ctx.deps.db
+      .update(transports)
+      .set({ status: sql`${transports.status}` })
+      .where(Transports.where(ctx, and(eq(transports.id, id), eq(transports.status, "active")))),
+    guard(ctx.deps.db),
+  ];
+}
+
 /** Creates the route and its stops: one batch. */
 export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.route>) {
   refuse(body, await readChecks(ctx, body));
@@ -344,9 +359,14 @@ export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.rou
         id,
         body.stops.map((stop, i) => ({ stop, position: i + 1 })),
       ),
-    );
+    )
+    .add(...stillActive(ctx, body.transportId));
   const read = batch.read(routeResource.readOne(ctx, id));
-  const [row] = (await batch.commit(routeResource.messages)).get(read);
+  const results = await batch.commit(routeResource.messages).catch((err: unknown) => {
+    if (err instanceof GuardFailed) throw unprocessable(`Vehicle ${body.transportId} went out of service meanwhile`);
+    throw err;
+  });
+  const [row] = results.get(read);
   if (!row) throw new Error("route: the created route was not read back");
   return routeResource.toRecord(ctx, row);
 }
@@ -372,7 +392,8 @@ export async function updateRoute(ctx: Ctx, { params, body }: InputOf<typeof upd
   };
   const batch = new Batch(ctx)
     .add(...routeResource.writes.update(ctx, id, set))
-    .add(...(body.stops ? replaceStops(ctx, id, body.stops) : []));
+    .add(...(body.stops ? replaceStops(ctx, id, body.stops) : []))
+    .add(...(want.transportId === undefined ? [] : stillActive(ctx, want.transportId)));
   await routeResource.commit(ctx, id, batch, {
     messages: {
       ...routeResource.messages,
