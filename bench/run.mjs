@@ -345,12 +345,18 @@ async function seedStudents(db) {
 }
 
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
-async function adminToken() {
+const adminToken = () => roleToken(2, "school-admin");
+
+/** An access token for the north school's demo parent (user 4, +15550000004). */
+const parentToken = () => roleToken(4, "parent");
+
+/** An access token for `userId` holding built-in `role` in the north school. */
+async function roleToken(userId, role) {
   const { PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
   const { grantsOf } = await tsImport("../src/modules/index.ts", import.meta.url);
   const { signAccessToken } = await tsImport("../src/lib/tokens.ts", import.meta.url);
-  const bitmap = PermissionSet.encode(grantsOf("school-admin").map((p) => p.id));
-  return signAccessToken(AUTH_SECRET, new Date(), { userId: 2, isSuperAdmin: false, schools: { [NORTH]: bitmap } });
+  const bitmap = PermissionSet.encode(grantsOf(role).map((p) => p.id));
+  return signAccessToken(AUTH_SECRET, new Date(), { userId, isSuperAdmin: false, schools: { [NORTH]: bitmap } });
 }
 
 // ---------------------------------------------------------------- endpoints
@@ -360,8 +366,9 @@ async function adminToken() {
  * request that must differ, and the floor swaps it into the statements it replays), whether it is
  * left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, documentId, runId, students }) {
+function endpoints({ token, parent, documentId, runId, students }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
+  const asParent = { authorization: `Bearer ${parent}`, "x-school-id": String(NORTH) };
   const createName = (n) => `bench-${runId}-${n}`;
   const newName = (n) => `Renamed ${runId} ${n}`;
   return [
@@ -420,6 +427,11 @@ function endpoints({ token, documentId, runId, students }) {
       key: "student-get",
       label: "GET /api/v1/student/{id}/detail",
       request: () => ({ method: "GET", path: `/api/v1/student/${students.studentId}/detail`, headers: auth }),
+    },
+    {
+      key: "route-family",
+      label: "GET /api/v1/route/mine?date= (the demo parent's children's routes)",
+      request: () => ({ method: "GET", path: "/api/v1/route/mine?date=2026-11-23", headers: asParent }),
     },
     {
       key: "audit-log-list",
@@ -800,8 +812,9 @@ async function main() {
   ).id;
   const students = await seedStudents(db);
   const token = await adminToken();
+  const parent = await parentToken();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, documentId, runId, students });
+  const all = endpoints({ token, parent, documentId, runId, students });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);

@@ -53,6 +53,15 @@ const MAKERS: Record<string, Maker> = {
   "/api/v1/school": named("/api/v1/school", () => ({ timeZone: "UTC", levels: ["elementary"] })),
   "/api/v1/documents": named("/api/v1/documents", () => ({ slug: `${SCHOOL}/documents/${tag()}.pdf` })),
   "/api/v1/application-module": named("/api/v1/application-module", () => ({ key: tag() })),
+  "/api/v1/transport": named("/api/v1/transport", () => ({ seats: 40 })),
+  "/api/v1/route": async (first, last) =>
+    post("/api/v1/route", {
+      name: `${first} ${last}`,
+      transportId: await post("/api/v1/transport", { name: tag(), seats: 40 }),
+      direction: "home",
+      weekdays: [1],
+      stops: [{ name: "School gate", time: "15:00" }],
+    }),
   // Permission names are dotted lower-case ASCII (no copy: only the term is folded); see ASCII_ONLY.
   "/api/v1/permission": (first, last) => post("/api/v1/permission", { name: `${first}.${last}` }),
 };

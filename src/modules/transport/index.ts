@@ -1,3 +1,7 @@
+/**
+ * School transport: vehicles (`/api/v1/transport`) and the routes they serve, with their stops
+ * (`/api/v1/route`), and the routes of a parent's children (`GET /api/v1/route/mine`).
+ */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 
@@ -5,5 +9,28 @@ export default defineModule({
   name: "transport",
   paths: ["/api/v1/transport", "/api/v1/route"],
   permissions,
-  load: async () => ({ operations: [] }),
+  load: async () => {
+    const [v, r, w, f] = await Promise.all([
+      import("./vehicle"),
+      import("./route"),
+      import("./route-write"),
+      import("./family"),
+    ]);
+    return {
+      operations: [
+        v.listTransports,
+        v.createTransportOperation,
+        v.getTransport,
+        v.updateTransportOperation,
+        v.deleteTransport,
+        r.listRoutes,
+        w.createRouteOperation,
+        // Before `/route/{id}`: `mine` is not an id.
+        f.getFamilyRoutes,
+        r.getRoute,
+        w.updateRouteOperation,
+        w.deleteRouteOperation,
+      ],
+    };
+  },
 });

@@ -1,0 +1,8 @@
+/**
+ * The transport module's face: what other modules may use of it. Everything else in
+ * this folder is the module's own.
+ */
+export { permissions } from "./permissions";
+export { fromMask, RouteRecord, RouteStop, routeResource, toMask } from "./route";
+export { TransportRecord, vehicleResource } from "./vehicle";
+export { drivenBy, routeVisible } from "./visibility";

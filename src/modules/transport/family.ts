@@ -1,0 +1,207 @@
+/**
+ * Route information for the current parent (`GET /api/v1/route/mine`): the routes their children
+ * ride, each with the child, the child's stop and time, the route's stops, the vehicle and its
+ * driver, and for the date asked (default: today in the school's time zone) whether it runs for
+ * the child: the route and the child ride on that weekday, the date is not in a holiday cycle of
+ * the school, and the child is not suspended then (a suspended ride is listed, `suspended`).
+ * A delegate sees what the parent they act for today sees. One D1 call: the delegations, the
+ * school's time zone, the holiday cycles around the date and the rides, in one batch.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import { Delegates } from "../../db/schema/delegate";
+import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
+import { Parents, parents } from "../../db/schema/parent";
+import { Students, students } from "../../db/schema/student";
+import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { dateIn, isoWeekday } from "../../lib/zoned-time";
+import { actedForBy, delegationsHere } from "../delegate/api";
+import { permissions } from "./permissions";
+import { Direction, fromMask, parseStops, RouteStop, stopsOf, Weekday } from "./route";
+
+const DAY_MS = 24 * 3600 * 1000;
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const MAX_RIDES = 200;
+
+const Day = z.iso.date().openapi({ example: "2026-11-23", description: "A school-local date, YYYY-MM-DD" });
+
+const Ride = z
+  .object({
+    routeStudentId: z.number().int().openapi({ example: 1 }),
+    student: z.object({
+      id: z.number().int().openapi({ example: 1 }),
+      firstName: z.string().openapi({ example: "Pablo" }),
+      lastName: z.string().openapi({ example: "Parent" }),
+    }),
+    route: z.object({
+      id: z.number().int().openapi({ example: 1 }),
+      name: z.string().openapi({ example: "North 1 home" }),
+      direction: Direction,
+      weekdays: z.array(Weekday).openapi({ description: "The weekdays the route runs" }),
+    }),
+    weekdays: z.array(Weekday).openapi({ description: "The weekdays the child rides it", example: [1, 3, 5] }),
+    stop: RouteStop.nullable().openapi({ description: "Where the child boards (to school) or leaves (home)" }),
+    stops: z.array(RouteStop).openapi({ description: "Every stop of the route, in order" }),
+    vehicle: z.object({
+      name: z.string().openapi({ example: "Bus 3" }),
+      plate: z.string().nullable().openapi({ example: "ABC-123" }),
+      driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
+      driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
+    }),
+    runs: z
+      .boolean()
+      .openapi({ description: "Whether the child rides it on the date: a school day, their weekday, not suspended" }),
+    suspended: z.boolean().openapi({ description: "Whether the child's ride is suspended on the date" }),
+    suspension: z
+      .object({ from: Day, until: Day, reason: z.string().nullable() })
+      .nullable()
+      .openapi({ description: "The suspension that covers the date or comes later, if any" }),
+  })
+  .openapi("FamilyRide");
+
+const FamilyRoutes = z
+  .object({
+    date: Day,
+    weekday: Weekday,
+    holiday: z
+      .boolean()
+      .openapi({ description: "Whether the date is in one of the school's holiday cycles (no routes run)" }),
+    data: z.array(Ride),
+  })
+  .openapi("FamilyRoutes");
+
+const route = defineRoute({
+  method: "get",
+  path: "/api/v1/route/mine",
+  tag: "Transport",
+  operationId: "getFamilyRoutes",
+  summary: "Route information for the current parent: their children's routes, stops and times on a date",
+  description:
+    "The routes the caller's children ride (a guardian's children; a delegate: those of the parent they act for " +
+    "today), with the child's stop and time, every stop, the vehicle and its driver, and whether the route runs " +
+    "for the child on `date` (default: today in the school's time zone): the route's and the child's weekday, no " +
+    `holiday cycle, no suspension. At most ${MAX_RIDES} rides; one D1 call.`,
+  access: permissions.routeFamily,
+  module: "transport",
+  request: { query: z.strictObject({ date: Day.optional() }) },
+  responses: { 200: json(FamilyRoutes, "The children's rides") },
+});
+
+const delegateAlias = Delegates.alias("d");
+
+export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
+  const self = ctx.userId ?? 0;
+  const now = ctx.deps.clock.now();
+  const d = delegateAlias.table;
+  // The parents the caller may act for: themself, and those whose delegate they may be today
+  // (delegate_user_idx); checked in the school's time zone below.
+  const delegatedBy = delegateAlias
+    .select(ctx, { parentId: d.parentId })
+    .where(
+      eq(d.userId, self),
+      gte(d.validUntil, utcDate(now.getTime() - DAY_MS)),
+      lte(d.validFrom, utcDate(now.getTime() + DAY_MS)),
+    );
+  // Guardian links through the caller's own parent profile (parent_user_uq) or a parent they may
+  // act for (guardian_parent_idx on each side of the OR).
+  const own = Parents.pick(ctx, parents.id, eq(parents.userId, self));
+  const candidate = sql`("fg"."parent_id" IN ${own} OR "fg"."parent_id" IN ${delegatedBy})`;
+  const children = sql`(SELECT "fg"."student_id" FROM "guardian" "fg" WHERE ${candidate})`;
+  const linkedUsers = sql<string>`(SELECT json_group_array("fp"."user_id") FROM "guardian" "fg" INNER JOIN "parent" "fp" ON "fp"."id" = "fg"."parent_id" WHERE "fg"."student_id" = ${routeStudents.studentId} AND ${candidate})`;
+  // The day asked, or today in the school's zone: one of the UTC dates around now.
+  const first = query.date ?? utcDate(now.getTime() - DAY_MS);
+  const last = query.date ?? utcDate(now.getTime() + DAY_MS);
+
+  const batch = new Batch(ctx);
+  const delegations = batch.read(delegationsHere(ctx, self, now));
+  const zone = batch.read(
+    Schools.select(ctx, { timeZone: schools.timeZone })
+      .where(eq(schools.id, schoolOf(ctx)))
+      .limit(1),
+  );
+  const holidays = batch.read(
+    SchoolHolidayCycles.select(ctx, {
+      start: schoolHolidayCycles.startHolidays,
+      end: schoolHolidayCycles.endHolidays,
+    }).where(lte(schoolHolidayCycles.startHolidays, last), gte(schoolHolidayCycles.endHolidays, first)),
+  );
+  const rides = batch.read(
+    RouteStudents.select(ctx, {
+      id: routeStudents.id,
+      studentId: students.id,
+      firstName: students.firstName,
+      lastName: students.lastName,
+      routeId: routes.id,
+      routeName: routes.name,
+      direction: routes.direction,
+      routeWeekdays: routes.weekdays,
+      weekdays: routeStudents.weekdays,
+      stopId: routeStudents.stopId,
+      suspendedFrom: routeStudents.suspendedFrom,
+      suspendedUntil: routeStudents.suspendedUntil,
+      suspensionReason: routeStudents.suspensionReason,
+      stops: stopsOf(routes.id),
+      vehicleName: transports.name,
+      plate: transports.plate,
+      driverName: transports.driverName,
+      driverPhone: transports.driverPhone,
+      via: linkedUsers,
+    })
+      .join(Students, eq(students.id, routeStudents.studentId))
+      .join(Routes, eq(routes.id, routeStudents.routeId))
+      .join(Transports, eq(transports.id, routes.transportId))
+      .where(isNull(students.deletedAt), sql`${routeStudents.studentId} IN ${children}`)
+      .limit(MAX_RIDES),
+  );
+  const results = await batch.commit();
+  const timeZone = results.get(zone)[0]?.timeZone ?? "UTC";
+  const date = query.date ?? dateIn(timeZone, now);
+  const weekday = isoWeekday(date);
+  const holiday = results.get(holidays).some((h) => h.start <= date && date <= h.end);
+  const actingFor = new Set(actedForBy(self, results.get(delegations), now));
+  const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
+  const bit = 1 << (weekday - 1);
+
+  const data = results
+    .get(rides)
+    .filter((r) => via(r).some((u) => actingFor.has(u)))
+    .map((r) => {
+      const stops = parseStops(r.stops);
+      const covers =
+        r.suspendedFrom !== null && r.suspendedUntil !== null && r.suspendedFrom <= date && date <= r.suspendedUntil;
+      const current = r.suspendedFrom !== null && r.suspendedUntil !== null && r.suspendedUntil >= date;
+      return {
+        routeStudentId: r.id,
+        student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName },
+        route: { id: r.routeId, name: r.routeName, direction: r.direction, weekdays: fromMask(r.routeWeekdays) },
+        weekdays: fromMask(r.weekdays),
+        stop: stops.find((s) => s.id === r.stopId) ?? null,
+        stops,
+        vehicle: { name: r.vehicleName, plate: r.plate, driverName: r.driverName, driverPhone: r.driverPhone },
+        runs: !holiday && !covers && (r.routeWeekdays & bit) !== 0 && (r.weekdays & bit) !== 0,
+        suspended: covers,
+        suspension:
+          current && r.suspendedFrom !== null && r.suspendedUntil !== null
+            ? { from: r.suspendedFrom, until: r.suspendedUntil, reason: r.suspensionReason }
+            : null,
+      };
+    })
+    .sort(
+      (a, b) =>
+        a.student.lastName.localeCompare(b.student.lastName) ||
+        a.student.firstName.localeCompare(b.student.firstName) ||
+        a.student.id - b.student.id ||
+        (a.route.direction === b.route.direction
+          ? a.route.id - b.route.id
+          : a.route.direction === "to_school"
+            ? -1
+            : 1),
+    );
+  return { date, weekday, holiday, data };
+}
+
+export const getFamilyRoutes = operation(route, familyRoutes);
