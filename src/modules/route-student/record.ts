@@ -40,7 +40,14 @@ export function dayList(days: readonly number[]): string {
 }
 
 export const Weekdays = z
-  .array(z.number().int().min(1).max(7))
+  .array(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .openapi({ enum: [1, 2, 3, 4, 5, 6, 7] }),
+  )
   .min(1)
   .max(7)
   .refine((days) => new Set(days).size === days.length, "Each weekday at most once")
