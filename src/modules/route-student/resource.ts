@@ -35,18 +35,8 @@ import { type Filter, filterConditions } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { permissions } from "./permissions";
-import {
-  dayList,
-  dayRows,
-  daysOf,
-  driverRoutes,
-  maskOf,
-  removeDayRows,
-  resource,
-  riderVisible,
-  WEEKDAY_NAMES,
-  Weekdays,
-} from "./record";
+import { dayRows, driverRoutes, removeDayRows, resource, riderVisible, Weekdays } from "./record";
+import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
 
 const Id = recordId();
 
