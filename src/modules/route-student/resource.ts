@@ -253,7 +253,8 @@ async function whyTaken(
       eq(routeStudents.studentId, rider.studentId),
       eq(routeStudentDays.direction, rider.direction),
       inList(routeStudentDays.weekday, rider.days),
-      rider.self === undefined ? undefined : ne(routeStudents.id, rider.self),
+      // This route itself is the other 409 (below).
+      ne(routeStudents.routeId, rider.routeId),
     )
     .orderBy(asc(routeStudentDays.weekday))
     .all();
