@@ -37645,6 +37645,8 @@ export interface operations {
                 suspended?: "true" | "false";
                 /** @description YYYY-MM-DD: riders suspended on that date */
                 suspendedOn?: string;
+                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
                 /** @description Comma-separated fields, `-` for descending. One of: createdAt */
@@ -37977,6 +37979,8 @@ export interface operations {
                 suspended?: "true" | "false";
                 /** @description YYYY-MM-DD: riders suspended on that date */
                 suspendedOn?: string;
+                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
             };
@@ -38126,6 +38130,8 @@ export interface operations {
                 suspended?: "true" | "false";
                 /** @description YYYY-MM-DD: riders suspended on that date */
                 suspendedOn?: string;
+                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
                 /** @description Comma-separated fields, `-` for descending. One of: createdAt */

@@ -292,6 +292,10 @@ describe("route students", () => {
       ["suspended=true", 1],
       ["suspendedOn=2026-12-04", 1],
       ["suspendedOn=2026-12-05", 0],
+      // Mondays: 2026-11-30 suspended, 2026-12-07 back; never on a Tuesday.
+      ["ridesOn=2026-11-30", 0],
+      ["ridesOn=2026-12-07", 1],
+      ["ridesOn=2026-12-08", 0],
     ] as const) {
       const page = await readJson<Page<Rider>>(
         await t.request(`/api/v1/route-student?route=${route.id}&${query}`, { token, school: NORTH }),

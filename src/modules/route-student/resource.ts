@@ -1,7 +1,8 @@
 /**
  * Route students: `/api/v1/route-student`. The list (filters: route, student, stop, weekday,
- * direction, suspension, the student's name), a route's riders in stop order, the record, create,
- * update, delete, delete several, and the Excel export. Suspensions: ./suspension.ts.
+ * direction, suspension, who rides on a date, the student's name), a route's riders in stop order,
+ * the record, create, update, delete, delete several, and the Excel export. Suspensions:
+ * ./suspension.ts.
  *
  * Rules of a write: the route, stop and student are this school's (else 404; a deleted student
  * too); the stop is one of the route's (422); the weekdays are the route's (422); the student is
@@ -34,6 +35,7 @@ import { Deleted, DeleteMany, integerString, recordId } from "../../lib/params";
 import { type Filter, filterConditions } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
+import { isoWeekday } from "../../lib/zoned-time";
 import { permissions } from "./permissions";
 import { dayRows, driverRoutes, removeDayRows, resource, riderVisible, Weekdays } from "./record";
 import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
@@ -79,6 +81,18 @@ export const filters = {
   suspendedOn: {
     schema: z.iso.date().optional().openapi({ description: "YYYY-MM-DD: riders suspended on that date" }),
     where: (_ctx, v) => and(sql`${routeStudents.suspendedFrom} <= ${v}`, sql`${routeStudents.suspendedUntil} >= ${v}`),
+    example: "2026-12-01",
+  } satisfies Filter<string>,
+  ridesOn: {
+    schema: z.iso
+      .date()
+      .optional()
+      .openapi({ description: "YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended)" }),
+    where: (_ctx, v) =>
+      and(
+        sql`(${routeStudents.weekdays} & ${1 << (isoWeekday(v) - 1)}) <> 0`,
+        sql`NOT (${routeStudents.suspendedFrom} IS NOT NULL AND ${routeStudents.suspendedFrom} <= ${v} AND ${routeStudents.suspendedUntil} >= ${v})`,
+      ),
     example: "2026-12-01",
   } satisfies Filter<string>,
   name: {
