@@ -182,6 +182,27 @@ describe("POST /api/v1/route-student/upload-file", () => {
     expect(auditShapeProblems(audit)).toEqual([]);
   });
 
+  it("needs route-student.write besides bulk-process.write", async () => {
+    const token = await t.token(DEMO.northAdmin.id, { [NORTH]: ["bulk-process.write", "document.write"] });
+    const slug = `${NORTH}/documents/route-students-denied-${Date.now().toString(36)}.xlsx`;
+    const doc = await t.request("/api/v1/documents", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { name: "R", slug },
+    });
+    expect(doc.status).toBe(201);
+    const documentId = ((await doc.json()) as { id: number }).id;
+    const res = await t.request("/api/v1/route-student/upload-file", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { documentId },
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/route-student\.write/);
+  });
+
   it("fails a file without its columns, and offers a template", async () => {
     const failed = await runImport(await xlsx([["x", "y"]], ["Route", "Stop"]));
     expect(failed.status).toBe("failed");
