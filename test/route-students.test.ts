@@ -271,6 +271,22 @@ describe("route students", () => {
     expect((await problem(loser ?? results[0] ?? new Response())).detail).toMatch(/already rides .* on Tuesday$/);
   });
 
+  it("two updates taking the same weekday for one student at once: one 204, one 409", async () => {
+    const t = makeTestApp();
+    const a = await makeRoute(t, NORTH);
+    const b = await makeRoute(t, NORTH);
+    const student = await makeRider(t, NORTH);
+    const onA = await assign(t, { routeId: a.id, studentId: student.id, stopId: a.stops[0]?.id, weekdays: [1] });
+    const onB = await assign(t, { routeId: b.id, studentId: student.id, stopId: b.stops[0]?.id, weekdays: [2] });
+    const token = await admin(t);
+    const put = (id: number, weekdays: number[]) =>
+      t.request(`/api/v1/route-student/${id}`, { method: "PUT", token, school: NORTH, body: { weekdays } });
+    const results = await Promise.all([put(onA.id, [1, 3]), put(onB.id, [2, 3])]);
+    expect(results.map((r) => r.status).sort()).toEqual([204, 409]);
+    const wednesday = await t.db.select().from(routeStudentDays).where(eq(routeStudentDays.studentId, student.id));
+    expect(wednesday.filter((d) => d.weekday === 3)).toHaveLength(1);
+  });
+
   it("suspends and cancels a suspension (audited actions)", async () => {
     const t = makeTestApp();
     const { route, student, stopId } = await setUp(t);
