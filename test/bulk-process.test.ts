@@ -310,7 +310,7 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
   });
 
   it("an uploaded file: no importer exists yet, so it fails saying so (no pretend import)", async () => {
-    const { process, doc } = await start(1, "route-students");
+    const { process, doc } = await start(1, "students");
     await env.DOCUMENTS.put(doc.slug, "PK fake spreadsheet bytes", {
       httpMetadata: { contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
     });
@@ -318,7 +318,7 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
     expect(result.explicitAcks).toEqual([`present-${process.id}`]);
     expect(await read(process.id)).toMatchObject({
       status: "failed",
-      errors: [{ row: 0, message: "No importer for route-students yet" }],
+      errors: [{ row: 0, message: "No importer for students yet" }],
     });
   });
 

@@ -12,8 +12,8 @@
  * counted anew. Importers write with upserts, so rows a stopped run wrote are updated, not doubled.
  * A finished process is never run again.
  *
- * Teachers and administrative staff (people-import.ts), families (family-import.ts) and groups
- * (group-import.ts) have importers. The other entities do not yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
+ * Teachers and administrative staff (people-import.ts), families (family-import.ts), groups
+ * (group-import.ts) and route students (route-student-import.ts) have importers. The other entities do not yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
  * nobody should believe an import happened when it did not.
  *
  * A process ends `completed` when the file was read to the end, with the rows it refused listed in
@@ -137,7 +137,7 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   const { IMPORTS, importPeople } = await import("./people-import");
   const entity = process.entity;
   const isPeopleImport = (e: string): e is keyof typeof IMPORTS => e in IMPORTS;
-  if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups") {
+  if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups" && entity !== "route-students") {
     return fileError(`No importer for ${entity} yet`);
   }
   const { READ_LIMITS } = await import("../../lib/xlsx");
@@ -154,6 +154,9 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
   if (entity === "families") return (await import("./family-import")).importFamilies(ctx, process.id, bytes);
   if (entity === "groups") return (await import("./group-import")).importGroups(ctx, process.id, bytes);
+  if (entity === "route-students") {
+    return (await import("./route-student-import")).importRouteStudents(ctx, process.id, bytes);
+  }
   if (!isPeopleImport(entity)) return fileError(`No importer for ${entity} yet`);
   return importPeople(ctx, process.id, entity, bytes);
 }

@@ -10,6 +10,7 @@ export default defineModule({
     "/api/v1/administrative-user/upload-file",
     "/api/v1/family/upload-file",
     "/api/v1/group/upload-file",
+    "/api/v1/route-student/upload-file",
   ],
   permissions,
   load: async () => {
@@ -29,6 +30,7 @@ export default defineModule({
         uploads.uploadAdministrativeUsersFile,
         uploads.uploadFamiliesFile,
         uploads.uploadGroupsFile,
+        uploads.uploadRouteStudentsFile,
         uploads.getBulkProcessTemplate,
       ],
     };

@@ -10,6 +10,7 @@ import { type InputOf, operation } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/api";
 import { documentResource } from "../document/api";
 import { mayAssign } from "../role/api";
+import { permissions as routeStudent } from "../route-student/api";
 import { permissions as teacher } from "../teacher/api";
 import { FAMILY_ROLE } from "./family-import";
 import { IMPORTS } from "./people-import";
@@ -27,6 +28,7 @@ type Entity = (typeof ENTITIES)[number];
 const WRITES: Partial<Record<Entity, PermissionDef>> = {
   teachers: teacher.write,
   "administrative-staff": administrativeUser.write,
+  "route-students": routeStudent.write,
 };
 
 /** The role an import gives the people it finds, as its importer gives it. */

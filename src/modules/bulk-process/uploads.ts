@@ -22,6 +22,7 @@ import { GROUP_COLUMNS, GROUP_EXAMPLE } from "./group-import";
 import { IMPORTS } from "./people-import";
 import { permissions } from "./permissions";
 import { bulkProcessResource } from "./resource";
+import { ROUTE_STUDENT_COLUMNS, ROUTE_STUDENT_EXAMPLE } from "./route-student-import";
 import { create } from "./routes";
 import { enqueue } from "./service";
 import type { Column } from "./sheet";
@@ -36,7 +37,7 @@ const UploadFile = z.strictObject({
 });
 
 /** Every entity with an importer, in the order the document lists them. */
-const TEMPLATE_ENTITIES = ["teachers", "administrative-staff", "families", "groups"] as const;
+const TEMPLATE_ENTITIES = ["teachers", "administrative-staff", "families", "groups", "route-students"] as const;
 type TemplateEntity = (typeof TEMPLATE_ENTITIES)[number];
 
 /** Each one's columns and the template's example row. */
@@ -44,6 +45,7 @@ const TEMPLATES: Record<TemplateEntity, { columns: readonly Column<string>[]; ex
   ...IMPORTS,
   families: { columns: FAMILY_COLUMNS, example: FAMILY_EXAMPLE },
   groups: { columns: GROUP_COLUMNS, example: GROUP_EXAMPLE },
+  "route-students": { columns: ROUTE_STUDENT_COLUMNS, example: ROUTE_STUDENT_EXAMPLE },
 };
 
 function upload(
@@ -51,7 +53,8 @@ function upload(
   entity: TemplateEntity,
   operationId: string,
   who: string,
-  tag: "People" | "Groups" = "People",
+  tag: "People" | "Groups" | "Transport" = "People",
+  module?: "transport",
 ) {
   const route = defineRoute({
     method: "post",
@@ -63,6 +66,7 @@ function upload(
       `Columns (header row, English or Spanish names, any order): ${TEMPLATES[entity].columns.map((c) => c.header).join(", ")}. ` +
       `The template is GET /api/v1/bulk-process/template/${entity}. Follow the process with GET /api/v1/bulk-process/{id}.`,
     access: permissions.write,
+    module,
     audit: "bulk-process",
     errors: [404, 503],
     request: { body: jsonBody(UploadFile, `${operationId[0]?.toUpperCase()}${operationId.slice(1)}Input`) },
@@ -94,6 +98,14 @@ export const uploadGroupsFile = upload(
   "uploadGroupsFile",
   "groups with their teachers and students",
   "Groups",
+);
+export const uploadRouteStudentsFile = upload(
+  "/api/v1/route-student/upload-file",
+  "route-students",
+  "uploadRouteStudentsFile",
+  "students on routes (route, stop, student id number, weekdays; a file imported again updates)",
+  "Transport",
+  "transport",
 );
 
 const template = defineRoute({

@@ -1,5 +1,5 @@
 /**
- * Students: the school's children. The list (filters: group, level, family, status, name), the
+ * Students: the school's children. The list (filters: group, route, level, family, status, name), the
  * record, create, update, the list of deleted students (`deleted=true`) and the Excel export. Soft
  * delete (one or many) and restore: ./removal.ts; the detail (family, guardians, groups: one D1
  * round trip of JSON sub-selects): ./detail.ts. Who sees which students: ./visibility.ts.
@@ -10,6 +10,7 @@ import { eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Families, families } from "../../db/schema/family";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
+import { RouteStudents, routeStudents } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
@@ -93,6 +94,12 @@ export const filters = {
     schema: Id.optional().openapi({ description: "A group id: its students" }),
     where: (ctx, v) =>
       sql`EXISTS ${GroupStudents.select(ctx, { one: sql`1` }).where(eq(groupStudents.groupId, v), eq(groupStudents.studentId, students.id))}`,
+    example: "1",
+  } satisfies Filter<number>,
+  route: {
+    schema: Id.optional().openapi({ description: "A route id: the students riding it (any weekday)" }),
+    where: (ctx, v) =>
+      RouteStudents.exists(ctx, eq(routeStudents.routeId, v), eq(routeStudents.studentId, students.id)),
     example: "1",
   } satisfies Filter<number>,
   level: {

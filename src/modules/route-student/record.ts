@@ -1,0 +1,181 @@
+/**
+ * A route student ("rider"): a student on a route, boarding or leaving at one of its stops, on some
+ * of its weekdays, maybe suspended for a date range. The record, the resource, who sees which rows,
+ * and the weekday helpers every operation of the module shares.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { Students, students } from "../../db/schema/student";
+import {
+  ROUTE_DIRECTIONS,
+  RouteStops,
+  RouteStudents,
+  Routes,
+  routeStops,
+  routeStudentDays,
+  routeStudents,
+  routes,
+  Transports,
+  transports,
+} from "../../db/schema/transport";
+import { inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { LEVELS } from "../../lib/levels";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { permissions } from "./permissions";
+import { daysOf } from "./weekdays";
+
+export const Weekdays = z
+  .array(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .openapi({ enum: [1, 2, 3, 4, 5, 6, 7] }),
+  )
+  .min(1)
+  .max(7)
+  .refine((days) => new Set(days).size === days.length, "Each weekday at most once")
+  .openapi({
+    example: [1, 2, 3, 4, 5],
+    description: "ISO weekdays (1 Monday .. 7 Sunday), each once, within the route's",
+  });
+
+const Day = z.iso.date().openapi({ example: "2026-12-01", description: "YYYY-MM-DD" });
+
+export const RouteStudentRecord = RecordBase.extend({
+  routeId: z.number().int().openapi({ example: 1 }),
+  studentId: z.number().int().openapi({ example: 1 }),
+  stopId: z.number().int().openapi({ example: 1 }),
+  student: z.object({
+    id: z.number().int(),
+    firstName: z.string().openapi({ example: "Pablo" }),
+    lastName: z.string().openapi({ example: "Parent" }),
+    idNumber: z.string().nullable().openapi({ example: "S-0042" }),
+    level: z.enum(LEVELS).nullable(),
+  }),
+  route: z.object({
+    id: z.number().int(),
+    name: z.string().openapi({ example: "Route 3 home" }),
+    direction: z.enum(ROUTE_DIRECTIONS),
+  }),
+  stop: z.object({
+    id: z.number().int(),
+    name: z.string().openapi({ example: "Main square" }),
+    time: z.string().openapi({ example: "15:40", description: "School-local HH:mm" }),
+    position: z.number().int().openapi({ description: "1-based order on the route" }),
+  }),
+  weekdays: z.array(z.number().int()).openapi({ example: [1, 2, 3, 4, 5], description: "ISO weekdays it rides" }),
+  suspension: z
+    .object({ from: Day, until: Day, reason: z.string() })
+    .nullable()
+    .openapi({ description: "A suspension (both dates included), or null" }),
+}).openapi({ description: "A student on a route, at a stop, on given weekdays" });
+
+export type RouteStudentOut = z.output<typeof RouteStudentRecord>;
+
+export const fields = {
+  id: routeStudents.id,
+  createdAt: routeStudents.createdAt,
+  updatedAt: routeStudents.updatedAt,
+  routeId: routeStudents.routeId,
+  studentId: routeStudents.studentId,
+  stopId: routeStudents.stopId,
+  weekdays: routeStudents.weekdays,
+  suspendedFrom: routeStudents.suspendedFrom,
+  suspendedUntil: routeStudents.suspendedUntil,
+  suspensionReason: routeStudents.suspensionReason,
+  firstName: students.firstName,
+  lastName: students.lastName,
+  idNumber: students.idNumber,
+  level: students.level,
+  routeName: routes.name,
+  direction: routes.direction,
+  stopName: routeStops.name,
+  stopTime: routeStops.time,
+  stopPosition: routeStops.position,
+};
+
+/**
+ * Holders of route-student.write (the school's staff) see every rider; anyone else who may read
+ * them (a driver) the riders of routes whose vehicle they drive. The riders of deleted students are
+ * kept (a restore brings them back) but not shown.
+ */
+export function riderVisible(ctx: Ctx, access: "read" | "write"): SQL | undefined {
+  const live = Students.exists(ctx, eq(students.id, routeStudents.studentId), isNull(students.deletedAt));
+  if (access === "write" || ctx.can(permissions.write)) return live;
+  return and(live, inList(routeStudents.routeId, driverRoutes(ctx)));
+}
+
+/** The ids of the routes whose vehicle the caller drives. */
+export const driverRoutes = (ctx: Ctx) =>
+  Routes.pick(
+    ctx,
+    routes.id,
+    inList(routes.transportId, Transports.pick(ctx, transports.id, eq(transports.driverUserId, ctx.userId ?? 0))),
+  );
+
+export const resource = defineResource({
+  name: "routeStudent",
+  plural: "routeStudents",
+  label: "Route student",
+  path: "/api/v1/route-student",
+  tag: "Transport",
+  scope: "school",
+  module: "transport",
+  data: RouteStudents,
+  record: RouteStudentRecord,
+  view: {
+    fields,
+    join: (q) =>
+      q
+        .join(Students, eq(students.id, routeStudents.studentId))
+        .join(Routes, eq(routes.id, routeStudents.routeId))
+        .join(RouteStops, eq(routeStops.id, routeStudents.stopId)),
+  },
+  toRecord: (_ctx, row) => ({
+    ...timestamps(row),
+    routeId: row.routeId,
+    studentId: row.studentId,
+    stopId: row.stopId,
+    student: {
+      id: row.studentId,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      idNumber: row.idNumber,
+      level: row.level,
+    },
+    route: { id: row.routeId, name: row.routeName, direction: row.direction },
+    stop: { id: row.stopId, name: row.stopName, time: row.stopTime, position: row.stopPosition },
+    weekdays: daysOf(row.weekdays),
+    suspension:
+      row.suspendedFrom !== null && row.suspendedUntil !== null
+        ? { from: row.suspendedFrom, until: row.suspendedUntil, reason: row.suspensionReason ?? "" }
+        : null,
+  }),
+  visibleTo: riderVisible,
+  conflictMessage: "This student is already on this route",
+});
+
+/**
+ * The statements that make a rider's `route_student_day` rows from its weekday mask (one per
+ * weekday it rides): the unique index (student, direction, weekday) refuses a second route on a
+ * day, which aborts the batch they are in. `id` may be the id a batch just inserted.
+ */
+export function dayRows(ctx: Ctx, id: number | SQL<number>) {
+  const rs = RouteStudents.alias("rs");
+  const t = rs.table;
+  return ctx.deps.db.insert(routeStudentDays).select(
+    sql`SELECT ${RouteStudents.insertedSchool(ctx)}, ${t.id}, ${t.studentId}, ${t.direction}, d.value
+      FROM ${rs.from} CROSS JOIN json_each(${"[1,2,3,4,5,6,7]"}) d
+      WHERE ${rs.scope(ctx)} AND ${t.id} = ${id} AND ((${t.weekdays} >> (d.value - 1)) & 1) = 1`,
+  );
+}
+
+/** Removes the `route_student_day` rows of riders of this school (before writing them anew). */
+export function removeDayRows(ctx: Ctx, where: SQL) {
+  return ctx.deps.db
+    .delete(routeStudentDays)
+    .where(inList(routeStudentDays.routeStudentId, RouteStudents.pick(ctx, routeStudents.id, where)));
+}

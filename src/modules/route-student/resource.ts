@@ -1,0 +1,481 @@
+/**
+ * Route students: `/api/v1/route-student`. The list (filters: route, student, stop, weekday,
+ * direction, suspension, who rides on a date, the student's name), a route's riders in stop order,
+ * the record, create, update, delete, delete several, and the Excel export. Suspensions:
+ * ./suspension.ts.
+ *
+ * Rules of a write: the route, stop and student are this school's (else 404; a deleted student
+ * too); the stop is one of the route's (422); the weekdays are the route's (422); the student is
+ * active (422) and of a level the route serves, when it names levels (422). A student rides one
+ * route per direction and weekday: the `route_student_day` rows are written in the rider's own
+ * batch, and their unique index refuses a second route, so two admins assigning the same student at
+ * once give one 201 and one 409; the 409 names the route the student already rides.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, isNotNull, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Students, students } from "../../db/schema/student";
+import {
+  ROUTE_DIRECTIONS,
+  type RouteDirection,
+  RouteStops,
+  RouteStudents,
+  Routes,
+  routeStops,
+  routeStudentDays,
+  routeStudents,
+  routes,
+} from "../../db/schema/transport";
+import { joinTable } from "../../db/table";
+import { GuardFailed, guardCount, inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import { Listing, PageQuery, pageOf } from "../../lib/pagination";
+import { Deleted, DeleteMany, integerString, recordId } from "../../lib/params";
+import { type Filter, filterConditions } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { containsName, searchTerm } from "../../lib/search";
+import { isoWeekday } from "../../lib/zoned-time";
+import { permissions } from "./permissions";
+import { dayRows, driverRoutes, removeDayRows, resource, riderVisible, Weekdays } from "./record";
+import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
+
+const Id = recordId();
+
+export const filters = {
+  route: {
+    schema: Id.optional().openapi({ description: "A route id: its riders", type: "integer" }),
+    where: (_ctx, v) => eq(routeStudents.routeId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  student: {
+    schema: Id.optional().openapi({ description: "A student id: the routes they ride", type: "integer" }),
+    where: (_ctx, v) => eq(routeStudents.studentId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  stop: {
+    schema: Id.optional().openapi({ description: "A stop id: who boards or leaves there", type: "integer" }),
+    where: (_ctx, v) => eq(routeStudents.stopId, v),
+    example: "1",
+  } satisfies Filter<number>,
+  weekday: {
+    schema: integerString(z.number().int().min(1).max(7))
+      .optional()
+      .openapi({ description: "An ISO weekday (1 Monday .. 7 Sunday): who rides that day", type: "integer" }),
+    where: (_ctx, v) => sql`(${routeStudents.weekdays} & ${1 << (v - 1)}) <> 0`,
+    example: "1",
+  } satisfies Filter<number>,
+  direction: {
+    schema: z.enum(ROUTE_DIRECTIONS).optional().openapi({ description: "Riders of routes going this way" }),
+    where: (_ctx, v) => eq(routeStudents.direction, v),
+    example: "home",
+  } satisfies Filter<RouteDirection>,
+  suspended: {
+    schema: z
+      .enum(["true", "false"])
+      .optional()
+      .openapi({ description: "true: riders with a suspension recorded (past, current or future); false: without" }),
+    where: (_ctx, v) => (v === "true" ? isNotNull(routeStudents.suspendedFrom) : isNull(routeStudents.suspendedFrom)),
+    example: "true",
+  } satisfies Filter<"true" | "false">,
+  suspendedOn: {
+    schema: z.iso.date().optional().openapi({ description: "YYYY-MM-DD: riders suspended on that date" }),
+    where: (_ctx, v) => and(sql`${routeStudents.suspendedFrom} <= ${v}`, sql`${routeStudents.suspendedUntil} >= ${v}`),
+    example: "2026-12-01",
+  } satisfies Filter<string>,
+  ridesOn: {
+    schema: z.iso
+      .date()
+      .optional()
+      .openapi({ description: "YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended)" }),
+    where: (_ctx, v) =>
+      and(
+        sql`(${routeStudents.weekdays} & ${1 << (isoWeekday(v) - 1)}) <> 0`,
+        sql`NOT (${routeStudents.suspendedFrom} IS NOT NULL AND ${routeStudents.suspendedFrom} <= ${v} AND ${routeStudents.suspendedUntil} >= ${v})`,
+      ),
+    example: "2026-12-01",
+  } satisfies Filter<string>,
+  name: {
+    schema: searchTerm("Part of the student's first or last name"),
+    where: (ctx, term) =>
+      Students.exists(
+        ctx,
+        eq(students.id, routeStudents.studentId),
+        containsName(students.firstNameSearch, students.lastNameSearch, term),
+      ),
+    example: "Pablo",
+  } satisfies Filter<string>,
+};
+
+const READ =
+  "Staff see every rider of the school; a driver the riders of the routes whose vehicle they drive (other " +
+  "riders and routes are 404s to them). Riders of deleted students are not shown.";
+
+export const listRouteStudents = resource.list({
+  access: permissions.read,
+  filters,
+  sort: { createdAt: routeStudents.createdAt },
+  summary: "List the students on the school's routes (paginated), with filters",
+  description: READ,
+});
+
+export const getRouteStudent = resource.get({ access: permissions.read, description: READ });
+
+// ---------------------------------------------------------------------------- a route's riders
+
+const { route: _route, ...routeFilters } = filters;
+const byRouteQuery = z.strictObject({
+  ...PageQuery.shape,
+  ...Object.fromEntries(Object.entries(routeFilters).map(([k, f]) => [k, f.schema])),
+});
+
+const byRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/route-student/route/{routeId}",
+  tag: "Transport",
+  operationId: "listRouteStudentsByRoute",
+  summary: "List a route's riders (paginated), in stop order",
+  description: `The list's filters but \`route\` apply. 404 for a route not of this school. ${READ}`,
+  access: permissions.read,
+  module: "transport",
+  request: {
+    params: z.object({
+      routeId: Id.openapi({ param: { name: "routeId", in: "path" }, example: 1, description: "Route id" }),
+    }),
+    query: byRouteQuery,
+  },
+  responses: { 200: json(pageOf(resource.record, "RouteStudentPage"), "A page of the route's riders") },
+});
+
+/** A route's riders in stop order, then by name: one round trip (the page, its total and the route). */
+export async function listByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
+  const { routeId } = params;
+  const where = resource.scoped(
+    ctx,
+    and(eq(routeStudents.routeId, routeId), ...filterConditions(routeFilters, query, ctx)),
+    "read",
+  );
+  const batch = new Batch(ctx);
+  // A route's riders are a few dozen rows found by the (school, route) index; ordering them by stop
+  // sorts only those.
+  const rows = batch.read(
+    resource
+      .select(ctx)
+      .where(where)
+      .orderBy(asc(routeStops.position), asc(students.lastName), asc(students.firstName), asc(routeStudents.id))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  const total = batch.read(RouteStudents.select(ctx, { id: routeStudents.id }).where(where).count());
+  const visibleRoute = ctx.can(permissions.write) ? undefined : inList(routes.id, driverRoutes(ctx));
+  const route = batch.read(Routes.select(ctx, { id: routes.id }).where(eq(routes.id, routeId), visibleRoute).limit(1));
+  const results = await batch.commit();
+  if (results.get(route).length === 0) throw notFound("Route", routeId);
+  const data = results.get(rows).map((row) => resource.toRecord(ctx, row));
+  return new Listing(data, results.get(total)[0]?.n ?? 0, query);
+}
+
+export const listRouteStudentsByRoute = operation(byRoute, listByRoute);
+
+// ---------------------------------------------------------------------------- writes
+
+const BodyId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const RouteRef = BodyId.openapi({ example: 1, description: "A route of this school" });
+const StopRef = BodyId.openapi({ example: 1, description: "A stop of that route" });
+const StudentRef = BodyId.openapi({ example: 1, description: "An active student of this school" });
+
+/** What a write needs to know about the route, stop and student it names, read in one round trip. */
+async function references(ctx: Ctx, ids: { routeId: number; stopId: number; studentId: number }) {
+  const batch = new Batch(ctx);
+  const route = batch.read(
+    Routes.select(ctx, {
+      id: routes.id,
+      name: routes.name,
+      direction: routes.direction,
+      weekdays: routes.weekdays,
+      levels: routes.levels,
+    })
+      .where(eq(routes.id, ids.routeId))
+      .limit(1),
+  );
+  const stop = batch.read(
+    RouteStops.select(ctx, { id: routeStops.id, routeId: routeStops.routeId })
+      .where(eq(routeStops.id, ids.stopId))
+      .limit(1),
+  );
+  const student = batch.read(
+    Students.select(ctx, {
+      id: students.id,
+      firstName: students.firstName,
+      lastName: students.lastName,
+      level: students.level,
+      status: students.status,
+    })
+      .where(eq(students.id, ids.studentId), isNull(students.deletedAt))
+      .limit(1),
+  );
+  const results = await batch.commit();
+  return { route: results.get(route)[0], stop: results.get(stop)[0], student: results.get(student)[0] };
+}
+
+type Refs = Awaited<ReturnType<typeof references>>;
+
+/** The rules of a rider's route, stop, student and weekdays (see the file's comment). */
+function checkRefs(refs: Refs, ids: { routeId: number; stopId: number; studentId: number }, days: number[]) {
+  const { route, stop, student } = refs;
+  if (!route) throw notFound("Route", ids.routeId);
+  if (!student) throw notFound("Student", ids.studentId);
+  if (!stop) throw notFound("Stop", ids.stopId);
+  if (stop.routeId !== route.id) throw unprocessable(`Stop ${stop.id} is not a stop of route '${route.name}'`);
+  const outside = days.filter((d) => (route.weekdays & (1 << (d - 1))) === 0);
+  if (outside.length) {
+    throw unprocessable(
+      `Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
+    );
+  }
+  if (student.status !== "active") {
+    throw unprocessable(`Student ${student.id} is ${student.status}; only active students ride routes`);
+  }
+  if (route.levels.length > 0 && (student.level === null || !route.levels.includes(student.level))) {
+    throw unprocessable(
+      `Route '${route.name}' serves ${route.levels.join(", ")}; ${student.firstName} ${student.lastName} is ` +
+        `${student.level ?? "of no level"}`,
+    );
+  }
+  return { route, stop, student };
+}
+
+/**
+ * Why a write about a student's route was refused by a unique index: the route they already ride
+ * on some of these weekdays in this direction (named, with its id), or this route itself.
+ */
+async function whyTaken(
+  ctx: Ctx,
+  rider: { studentId: number; routeId: number; direction: RouteDirection; days: number[]; self?: number },
+  name: string,
+): Promise<ApiError | undefined> {
+  const days = joinTable(routeStudentDays);
+  const taken = await RouteStudents.select(ctx, {
+    id: routeStudents.id,
+    routeId: routes.id,
+    routeName: routes.name,
+    weekday: routeStudentDays.weekday,
+  })
+    .join(days, eq(routeStudentDays.routeStudentId, routeStudents.id))
+    .join(Routes, eq(routes.id, routeStudents.routeId))
+    .where(
+      eq(routeStudents.studentId, rider.studentId),
+      eq(routeStudentDays.direction, rider.direction),
+      inList(routeStudentDays.weekday, rider.days),
+      // This route itself is the other 409 (below).
+      ne(routeStudents.routeId, rider.routeId),
+    )
+    .orderBy(asc(routeStudentDays.weekday))
+    .all();
+  const first = taken[0];
+  if (first) {
+    const on = taken.filter((r) => r.id === first.id).map((r) => r.weekday);
+    return conflict(
+      `${name} already rides '${first.routeName}' (route ${first.routeId}, route student ${first.id}) on ${dayList(on)}`,
+    );
+  }
+  const same = await RouteStudents.select(ctx, { id: routeStudents.id })
+    .where(eq(routeStudents.routeId, rider.routeId), eq(routeStudents.studentId, rider.studentId))
+    .first();
+  if (same && same.id !== rider.self) {
+    return conflict(
+      `${name} is already on this route (route student ${same.id}); change its stop or weekdays with PUT /api/v1/route-student/${same.id}`,
+    );
+  }
+  return undefined;
+}
+
+/** Runs a write; a unique index's 409 becomes the one that names the route taken. */
+async function naming<T>(write: () => Promise<T>, why: () => Promise<ApiError | undefined>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) throw (await why()) ?? err;
+    throw err;
+  }
+}
+
+const created = resource.create({
+  access: permissions.write,
+  input: z.object({ routeId: RouteRef, studentId: StudentRef, stopId: StopRef, weekdays: Weekdays }),
+  values: async (ctx, { body }) => {
+    const { route } = checkRefs(await references(ctx, body), body, body.weekdays);
+    return {
+      routeId: body.routeId,
+      studentId: body.studentId,
+      stopId: body.stopId,
+      weekdays: maskOf(body.weekdays),
+      direction: route.direction,
+    };
+  },
+  also: (ctx, { id }) => [dayRows(ctx, id)],
+  errors: [422],
+  summary: "Put a student on a route, at a stop, on some of its weekdays",
+  description:
+    "404 for a route, stop or student not of this school (or a deleted student); 422 for a stop not on the route, " +
+    "a weekday the route does not run, a student not active or of a level the route does not serve; 409 when the " +
+    "student already rides another route in the same direction on one of these weekdays (the problem names it), or " +
+    "is already on this route.",
+});
+
+export const createRouteStudent = operation(created.route, async (ctx, input) => {
+  const { body } = input;
+  return naming(
+    () => created.run(ctx, input),
+    async () => {
+      const refs = await references(ctx, body);
+      if (!refs.route || !refs.student) return undefined;
+      const name = `${refs.student.firstName} ${refs.student.lastName}`;
+      const rider = { ...body, direction: refs.route.direction, days: body.weekdays };
+      return whyTaken(ctx, rider, name);
+    },
+  );
+});
+
+/** The rider as a write sees it, with its route's weekdays: 404 when it is not this caller's to change. */
+async function riderForWrite(ctx: Ctx, id: number) {
+  const row = await resource
+    .select(ctx, "write")
+    .where(resource.scoped(ctx, eq(routeStudents.id, id), "write"))
+    .select({
+      routeId: routeStudents.routeId,
+      studentId: routeStudents.studentId,
+      stopId: routeStudents.stopId,
+      weekdays: routeStudents.weekdays,
+      direction: routeStudents.direction,
+      firstName: students.firstName,
+      lastName: students.lastName,
+    })
+    .first();
+  if (!row) throw notFound("Route student", id);
+  return row;
+}
+
+const updated = resource.update({
+  access: permissions.write,
+  input: z.object({ stopId: StopRef.optional(), weekdays: Weekdays.optional() }),
+  values: async (ctx, { id, body }) => {
+    const rider = await riderForWrite(ctx, id);
+    const ids = { routeId: rider.routeId, studentId: rider.studentId, stopId: body.stopId ?? rider.stopId };
+    checkRefs(await references(ctx, ids), ids, body.weekdays ?? daysOf(rider.weekdays));
+    return {
+      ...(body.stopId !== undefined ? { stopId: body.stopId } : {}),
+      ...(body.weekdays !== undefined ? { weekdays: maskOf(body.weekdays) } : {}),
+    };
+  },
+  // The weekday rows are written anew from the rider's mask, after its update in the same batch.
+  also: (ctx, { id, body }) =>
+    body.weekdays === undefined ? [] : [removeDayRows(ctx, eq(routeStudents.id, id)), dayRows(ctx, id)],
+  errors: [422],
+  summary: "Change a rider's stop or weekdays",
+  description:
+    "The route and the student stay: to move a student to another route, delete this rider and create one on " +
+    "the other route. The rules of a create apply (404, 422); 409 when a new weekday is taken by another route " +
+    "of the student's in the same direction (named).",
+});
+
+export const updateRouteStudent = operation(updated.route, async (ctx, input) => {
+  const { params, body } = input;
+  return naming(
+    () => updated.run(ctx, input),
+    async () => {
+      if (!body.weekdays) return undefined;
+      const rider = await riderForWrite(ctx, params.id);
+      const name = `${rider.firstName} ${rider.lastName}`;
+      return whyTaken(ctx, { ...rider, days: body.weekdays, self: params.id }, name);
+    },
+  );
+});
+
+export const deleteRouteStudent = resource.delete({
+  access: permissions.write,
+  summary: "Take a student off a route",
+});
+
+// ---------------------------------------------------------------------------- delete several
+
+/**
+ * Deletes the riders all at once, or none: ids that are not riders of this school are a 404 naming
+ * them. One batch: the DELETE, then a guard that aborts it unless every id was deleted.
+ */
+export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
+  const where: SQL | undefined = and(inList(routeStudents.id, ids), riderVisible(ctx, "write"));
+  const batch = new Batch(ctx).add(...RouteStudents.delete(ctx, where), guardCount(ctx.deps.db, ids.length));
+  try {
+    await batch.commit();
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    const here = new Set(
+      (await RouteStudents.select(ctx, { id: routeStudents.id }).where(where).all()).map((r) => r.id),
+    );
+    const gone = ids.filter((id) => !here.has(id));
+    if (gone.length === 0) throw conflict("The riders changed while they were being deleted; try again");
+    throw new ApiError(
+      404,
+      `Route student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`,
+    );
+  }
+  return ids;
+}
+
+export const deleteRouteStudents = operation(
+  defineRoute({
+    method: "post",
+    path: "/api/v1/route-student/delete-multiple",
+    tag: "Transport",
+    operationId: "deleteRouteStudents",
+    summary: "Take several students off their routes at once (all or none)",
+    description: "Ids not of this school are a 404 naming them, and nothing is deleted.",
+    access: permissions.write,
+    module: "transport",
+    audit: "route-student",
+    errors: [409],
+    request: { body: jsonBody(DeleteMany("Route student"), "RouteStudentDeleteMany") },
+    responses: { 200: json(Deleted, "The ids deleted") },
+  }),
+  async (ctx, { body }) => ({ deleted: await deleteMany(ctx, body.ids) }),
+);
+
+// ---------------------------------------------------------------------------- the export
+
+export const exportRouteStudents = resource.export({
+  access: permissions.read,
+  list: listRouteStudents,
+  filename: "route-students.xlsx",
+  sheet: "Route students",
+  columns: [
+    "Route",
+    "Direction",
+    "Stop",
+    "Stop time",
+    "Student id number",
+    "Student",
+    "Level",
+    "Weekdays",
+    "Suspended from",
+    "Suspended until",
+    "Suspension reason",
+  ],
+  cells: (_ctx, r) => [
+    r.routeName,
+    r.direction,
+    r.stopName,
+    r.stopTime,
+    r.idNumber,
+    `${r.firstName} ${r.lastName}`,
+    r.level,
+    daysOf(r.weekdays)
+      .map((d) => WEEKDAY_NAMES[d - 1]?.slice(0, 3))
+      .join(", "),
+    r.suspendedFrom,
+    r.suspendedUntil,
+    r.suspensionReason,
+  ],
+  description: `The list's filters and sort apply. ${READ} The file is streamed as it is read.`,
+  file: "An .xlsx workbook with one sheet, Route students",
+});

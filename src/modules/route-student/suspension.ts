@@ -1,0 +1,110 @@
+/**
+ * A rider's suspension: `PUT /api/v1/route-student/{id}/suspend` sets one (from, until, both
+ * included, and a reason; a new one replaces the one there was), `PATCH .../cancel-suspension`
+ * removes it. Both are audited actions answering the rider. While suspended, a rider keeps their
+ * route, stop and weekdays (their seat on those days is free for the daily lists).
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, isNotNull } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import { routeStudents } from "../../db/schema/transport";
+import { GuardFailed } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { text } from "../../lib/text";
+import { dateIn } from "../../lib/zoned-time";
+import { permissions } from "./permissions";
+import { resource } from "./record";
+
+const Day = z.iso.date();
+
+const SuspendBody = z
+  .strictObject({
+    from: Day.openapi({ example: "2026-12-01", description: "First day suspended (YYYY-MM-DD, school-local)" }),
+    until: Day.openapi({ example: "2026-12-12", description: "Last day suspended (YYYY-MM-DD), not before `from`" }),
+    reason: text({ max: 500 }).openapi({ example: "Broken leg" }),
+  })
+  .refine((b) => b.until >= b.from, { path: ["until"], message: "The suspension must not end before it starts" });
+
+const suspendRoute = defineRoute({
+  method: "put",
+  path: "/api/v1/route-student/{id}/suspend",
+  tag: "Transport",
+  operationId: "suspendRouteStudent",
+  summary: "Suspend a rider for a date range, with a reason",
+  description:
+    "Both dates are included and school-local. A suspension replaces the one the rider had. 400 when it ends " +
+    "before it starts; 422 when it ends before the school's today.",
+  access: permissions.write,
+  module: "transport",
+  audit: "route-student",
+  errors: [422],
+  request: { params: IdParams, body: jsonBody(SuspendBody, "RouteStudentSuspend") },
+  responses: { 200: json(resource.record, "The rider, suspended") },
+});
+
+/** The school's today, in its time zone. */
+async function schoolToday(ctx: Ctx): Promise<string> {
+  const row = await Schools.find(ctx, schoolOf(ctx), { timeZone: schools.timeZone });
+  return dateIn(row?.timeZone ?? "UTC", ctx.deps.clock.now());
+}
+
+export async function suspend(ctx: Ctx, { params, body }: InputOf<typeof suspendRoute>) {
+  const today = await schoolToday(ctx);
+  if (body.until < today) throw unprocessable(`The suspension would end on ${body.until}, before today (${today})`);
+  return resource.changeAndRead(ctx, params.id, {
+    action: "suspend",
+    set: { suspendedFrom: body.from, suspendedUntil: body.until, suspensionReason: body.reason },
+  });
+}
+
+export const suspendRouteStudent = operation(suspendRoute, suspend);
+
+const cancelRoute = defineRoute({
+  method: "patch",
+  path: "/api/v1/route-student/{id}/cancel-suspension",
+  tag: "Transport",
+  operationId: "cancelSuspensionRouteStudent",
+  summary: "Cancel a rider's suspension",
+  description: "409 when the rider is not suspended.",
+  access: permissions.write,
+  module: "transport",
+  audit: "route-student",
+  errors: [409],
+  request: { params: IdParams },
+  responses: { 200: json(resource.record, "The rider, no longer suspended") },
+});
+
+/** Clears the suspension: one guarded UPDATE (only a suspended rider), its audit row, the rider read back. */
+export async function cancelSuspension(ctx: Ctx, { params }: InputOf<typeof cancelRoute>) {
+  const { id } = params;
+  const batch = new Batch(ctx).add(
+    ...resource.writes.update(
+      ctx,
+      id,
+      { suspendedFrom: null, suspendedUntil: null, suspensionReason: null },
+      "cancel-suspension",
+      null,
+      isNotNull(routeStudents.suspendedFrom),
+    ),
+  );
+  const after = batch.read(resource.readOne(ctx, id));
+  try {
+    const [row] = (await batch.commit()).get(after);
+    if (!row) throw notFound("Route student", id);
+    return resource.toRecord(ctx, row);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    const here = await resource
+      .select(ctx, "write")
+      .where(resource.scoped(ctx, eq(routeStudents.id, id), "write"))
+      .first();
+    if (!here) throw notFound("Route student", id);
+    throw conflict(`Route student ${id} is not suspended`);
+  }
+}
+
+export const cancelSuspensionRouteStudent = operation(cancelRoute, cancelSuspension);
