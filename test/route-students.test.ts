@@ -5,11 +5,12 @@
  * route, also under a race), update, delete, delete several, a route's riders, suspensions, the
  * export, what a driver sees, and the student list's `route` filter.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { students } from "../src/db/schema/student";
 import { routeStudentDays, routeStudents } from "../src/db/schema/transport";
+import { BUILTIN_ROLES } from "../src/lib/access";
 import { readXlsx } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
@@ -34,8 +35,13 @@ type Rider = {
 type Page<T> = { data: T[]; total: number };
 
 const admin = (t: TestApp, school = NORTH) => t.token(school === NORTH ? 2 : 5, { [school]: "all" });
-const driver = (t: TestApp, userId = DRIVER_USER) =>
-  t.token(userId, { [NORTH]: grantsOf("driver").map((p) => p.name) });
+/** A signed-in driver: the user holds the built-in driver role in the school (what narrows their view). */
+async function driver(t: TestApp, userId = DRIVER_USER) {
+  await t.db.run(
+    sql`INSERT OR IGNORE INTO role_user (school_id, user_id, role_id) VALUES (${NORTH}, ${userId}, ${BUILTIN_ROLES.driver.id})`,
+  );
+  return t.token(userId, { [NORTH]: grantsOf("driver").map((p) => p.name) });
+}
 
 async function post(t: TestApp, body: unknown, school = NORTH) {
   return t.request("/api/v1/route-student", { method: "POST", token: await admin(t, school), school, body });

@@ -15,14 +15,12 @@ import {
   routeStudentDays,
   routeStudents,
   routes,
-  Transports,
-  transports,
 } from "../../db/schema/transport";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { permissions } from "./permissions";
+import { routeVisible } from "../transport/api";
 import { daysOf } from "./weekdays";
 
 export const Weekdays = z
@@ -98,23 +96,21 @@ export const fields = {
 };
 
 /**
- * Holders of route-student.write (the school's staff) see every rider; anyone else who may read
- * them (a driver) the riders of routes whose vehicle they drive. The riders of deleted students are
- * kept (a restore brings them back) but not shown.
+ * Riders are seen on the routes the caller sees (`routeVisible`, the transport module's one rule:
+ * a driver the routes of the vehicles they drive, everyone else every route). The riders of
+ * deleted students are kept (a restore brings them back) but not shown.
  */
 export function riderVisible(ctx: Ctx, access: "read" | "write"): SQL | undefined {
   const live = Students.exists(ctx, eq(students.id, routeStudents.studentId), isNull(students.deletedAt));
-  if (access === "write" || ctx.can(permissions.write)) return live;
-  return and(live, inList(routeStudents.routeId, driverRoutes(ctx)));
+  const route = access === "read" ? visibleRoutes(ctx) : undefined;
+  return route ? and(live, inList(routeStudents.routeId, route)) : live;
 }
 
-/** The ids of the routes whose vehicle the caller drives. */
-export const driverRoutes = (ctx: Ctx) =>
-  Routes.pick(
-    ctx,
-    routes.id,
-    inList(routes.transportId, Transports.pick(ctx, transports.id, eq(transports.driverUserId, ctx.userId ?? 0))),
-  );
+/** The ids of the routes the caller sees, or undefined when they see every route. */
+export function visibleRoutes(ctx: Ctx) {
+  const visible = routeVisible(ctx, routes.transportId);
+  return visible ? Routes.pick(ctx, routes.id, visible) : undefined;
+}
 
 export const resource = defineResource({
   name: "routeStudent",

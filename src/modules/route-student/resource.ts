@@ -37,7 +37,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { containsName, searchTerm } from "../../lib/search";
 import { isoWeekday } from "../../lib/zoned-time";
 import { permissions } from "./permissions";
-import { dayRows, driverRoutes, removeDayRows, resource, riderVisible, Weekdays } from "./record";
+import { dayRows, removeDayRows, resource, riderVisible, visibleRoutes, Weekdays } from "./record";
 import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
 
 const Id = recordId();
@@ -167,7 +167,8 @@ export async function listByRoute(ctx: Ctx, { params, query }: InputOf<typeof by
       .offset((query.page - 1) * query.pageSize),
   );
   const total = batch.read(RouteStudents.select(ctx, { id: routeStudents.id }).where(where).count());
-  const visibleRoute = ctx.can(permissions.write) ? undefined : inList(routes.id, driverRoutes(ctx));
+  const visible = visibleRoutes(ctx);
+  const visibleRoute = visible ? inList(routes.id, visible) : undefined;
   const route = batch.read(Routes.select(ctx, { id: routes.id }).where(eq(routes.id, routeId), visibleRoute).limit(1));
   const results = await batch.commit();
   if (results.get(route).length === 0) throw notFound("Route", routeId);
