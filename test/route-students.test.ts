@@ -388,6 +388,43 @@ describe("route students", () => {
     expect(list.calls).toBe(1);
   });
 
+  it("never puts more riders on a weekday than the vehicle seats, even when admins race for the last seat", async () => {
+    const t = makeTestApp();
+    const route = await makeRoute(t, NORTH, { seats: 3 });
+    const stopId = route.stops[0]?.id;
+    const riders = await Promise.all(Array.from({ length: 8 }, () => makeRider(t, NORTH)));
+    await assign(t, { routeId: route.id, studentId: riders[0]?.id ?? 0, stopId, weekdays: [1, 2] });
+    await assign(t, { routeId: route.id, studentId: riders[1]?.id ?? 0, stopId, weekdays: [1] });
+    // One seat left on Monday, two on Tuesday: five admins at once for Monday, one wins.
+    const race = await Promise.all(
+      riders.slice(2, 7).map((r) => post(t, { routeId: route.id, studentId: r.id, stopId, weekdays: [1] })),
+    );
+    expect(race.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422]);
+    const refused = race.find((r) => r.status === 422);
+    if (!refused) throw new Error("no refusal");
+    expect((await problem(refused)).detail).toBe(
+      `Route '${route.name}' has no seat left on Monday: its vehicle seats 3`,
+    );
+    const monday = await t.db.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM route_student WHERE route_id = ${route.id} AND (weekdays & 1) = 1`,
+    );
+    expect(monday[0]?.n).toBe(3);
+    // Tuesday still has seats; moving a Tuesday rider onto Monday is refused the same way, and changes nothing.
+    const tuesday = await assign(t, { routeId: route.id, studentId: riders[7]?.id ?? 0, stopId, weekdays: [2] });
+    const moved = await t.request(`/api/v1/route-student/${tuesday.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      school: NORTH,
+      body: { weekdays: [1, 2] },
+    });
+    expect(moved.status).toBe(422);
+    expect((await problem(moved)).detail).toContain("no seat left on Monday");
+    const after = await readJson<Rider>(
+      await t.request(`/api/v1/route-student/${tuesday.id}`, { token: await admin(t), school: NORTH }),
+    );
+    expect(after.weekdays).toEqual([2]);
+  });
+
   it("shows a driver only the riders of the routes they drive", async () => {
     const t = makeTestApp();
     const mine = await makeRoute(t, NORTH, { driverUserId: DRIVER_USER });

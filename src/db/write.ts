@@ -96,6 +96,11 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   }
 }
 
+/** Aborts the batch when `condition` holds once the statements before it have run (a rule over many rows). */
+export function abortIf(db: Db, condition: SQL): Statement {
+  return db.insert(writeGuard).select(sql`SELECT 0 WHERE ${condition}`);
+}
+
 /**
  * Aborts the batch unless the statement just before it changed exactly `expected` rows (a
  * conditional UPDATE of a set of rows that must all qualify).

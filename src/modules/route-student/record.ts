@@ -4,7 +4,7 @@
  * and the weekday helpers every operation of the module shares.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { Students, students } from "../../db/schema/student";
 import {
   ROUTE_DIRECTIONS,
@@ -15,8 +15,10 @@ import {
   routeStudentDays,
   routeStudents,
   routes,
+  Transports,
+  transports,
 } from "../../db/schema/transport";
-import { inList } from "../../db/write";
+import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -174,4 +176,39 @@ export function removeDayRows(ctx: Ctx, where: SQL) {
   return ctx.deps.db
     .delete(routeStudentDays)
     .where(inList(routeStudentDays.routeStudentId, RouteStudents.pick(ctx, routeStudents.id, where)));
+}
+
+/** The riders of a route on each weekday (`w.value` of the `json_each` of weekdays around it). */
+const ridersOn = (ctx: Ctx, routeId: number | SQLWrapper) =>
+  RouteStudents.select(ctx, { n: sql<number>`count(*)` }).where(
+    eq(routeStudents.routeId, routeId),
+    sql`((${routeStudents.weekdays} >> (w.value - 1)) & 1) = 1`,
+  );
+
+/** The seats of a route's vehicle. */
+const seatsOf = (ctx: Ctx, routeId: number | SQLWrapper) =>
+  Routes.select(ctx, { seats: transports.seats })
+    .join(Transports, eq(transports.id, routes.transportId))
+    .where(eq(routes.id, routeId));
+
+/**
+ * Aborts the batch when, after its writes, a weekday of the route has more riders than its vehicle
+ * has seats: the rule the vehicle's seats keep (never fewer seats than a day's riders), checked by
+ * the same batch that adds riders, so two admins filling the last seat at once cannot both win.
+ */
+export const seatsHold = (ctx: Ctx, routeId: number | SQLWrapper) =>
+  abortIf(
+    ctx.deps.db,
+    sql`EXISTS (SELECT 1 FROM json_each(${"[1,2,3,4,5,6,7]"}) w WHERE ${ridersOn(ctx, routeId)} > ${seatsOf(ctx, routeId)})`,
+  );
+
+/** The weekdays (of `days`) on which the route has no seat left, with its seats: why `seatsHold` refused. */
+export async function fullDays(ctx: Ctx, routeId: number, days: readonly number[]) {
+  const [route] = await seatsOf(ctx, routeId).select({ seats: transports.seats, name: routes.name }).all();
+  if (!route) return undefined;
+  const counts = await RouteStudents.select(ctx, { weekdays: routeStudents.weekdays })
+    .where(eq(routeStudents.routeId, routeId))
+    .all();
+  const full = days.filter((d) => counts.filter((r) => (r.weekdays >> (d - 1)) & 1).length >= route.seats);
+  return { ...route, full };
 }

@@ -37,7 +37,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { containsName, searchTerm } from "../../lib/search";
 import { isoWeekday } from "../../lib/zoned-time";
 import { permissions } from "./permissions";
-import { dayRows, removeDayRows, resource, riderVisible, visibleRoutes, Weekdays } from "./record";
+import { dayRows, fullDays, removeDayRows, resource, riderVisible, seatsHold, visibleRoutes, Weekdays } from "./record";
 import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
 
 const Id = recordId();
@@ -292,12 +292,32 @@ async function whyTaken(
 }
 
 /** Runs a write; a unique index's 409 becomes the one that names the route taken. */
-async function naming<T>(write: () => Promise<T>, why: () => Promise<ApiError | undefined>): Promise<T> {
+/**
+ * Runs a rider's write; a 409 is answered with what the student already rides (when it names
+ * one), a full route (`seatsHold`) with the weekdays without a seat left.
+ */
+async function naming<T>(
+  ctx: Ctx,
+  write: () => Promise<T>,
+  why: () => Promise<ApiError | undefined>,
+  seats: () => Promise<{ routeId: number; days: readonly number[] }>,
+): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 409) throw (await why()) ?? err;
-    throw err;
+    // A refused guard is a 409 to the resource block's update and a GuardFailed to its create.
+    if (!(err instanceof GuardFailed) && !(err instanceof ApiError && err.status === 409)) throw err;
+    throw (await why()) ?? (await noSeat()) ?? err;
+  }
+
+  /** The 422 naming the weekdays without a seat left, when that is why the batch was refused. */
+  async function noSeat() {
+    const asked = await seats();
+    const route = await fullDays(ctx, asked.routeId, asked.days);
+    if (!route?.full.length) return undefined;
+    return unprocessable(
+      `Route '${route.name}' has no seat left on ${dayList(route.full)}: its vehicle seats ${route.seats}`,
+    );
   }
 }
 
@@ -314,12 +334,13 @@ const created = resource.create({
       direction: route.direction,
     };
   },
-  also: (ctx, { id }) => [dayRows(ctx, id)],
+  also: (ctx, { id, body }) => [dayRows(ctx, id), seatsHold(ctx, body.routeId)],
   errors: [422],
   summary: "Put a student on a route, at a stop, on some of its weekdays",
   description:
     "404 for a route, stop or student not of this school (or a deleted student); 422 for a stop not on the route, " +
-    "a weekday the route does not run, a student not active or of a level the route does not serve; 409 when the " +
+    "a weekday the route does not run, a student not active or of a level the route does not serve, a weekday on " +
+    "which the route's vehicle has no seat left; 409 when the " +
     "student already rides another route in the same direction on one of these weekdays (the problem names it), or " +
     "is already on this route.",
 });
@@ -327,6 +348,7 @@ const created = resource.create({
 export const createRouteStudent = operation(created.route, async (ctx, input) => {
   const { body } = input;
   return naming(
+    ctx,
     () => created.run(ctx, input),
     async () => {
       const refs = await references(ctx, body);
@@ -335,6 +357,7 @@ export const createRouteStudent = operation(created.route, async (ctx, input) =>
       const rider = { ...body, direction: refs.route.direction, days: body.weekdays };
       return whyTaken(ctx, rider, name);
     },
+    async () => ({ routeId: body.routeId, days: body.weekdays }),
   );
 });
 
@@ -371,7 +394,13 @@ const updated = resource.update({
   },
   // The weekday rows are written anew from the rider's mask, after its update in the same batch.
   also: (ctx, { id, body }) =>
-    body.weekdays === undefined ? [] : [removeDayRows(ctx, eq(routeStudents.id, id)), dayRows(ctx, id)],
+    body.weekdays === undefined
+      ? []
+      : [
+          removeDayRows(ctx, eq(routeStudents.id, id)),
+          dayRows(ctx, id),
+          seatsHold(ctx, RouteStudents.pick(ctx, routeStudents.routeId, eq(routeStudents.id, id))),
+        ],
   errors: [422],
   summary: "Change a rider's stop or weekdays",
   description:
@@ -383,6 +412,7 @@ const updated = resource.update({
 export const updateRouteStudent = operation(updated.route, async (ctx, input) => {
   const { params, body } = input;
   return naming(
+    ctx,
     () => updated.run(ctx, input),
     async () => {
       if (!body.weekdays) return undefined;
@@ -390,6 +420,7 @@ export const updateRouteStudent = operation(updated.route, async (ctx, input) =>
       const name = `${rider.firstName} ${rider.lastName}`;
       return whyTaken(ctx, { ...rider, days: body.weekdays, self: params.id }, name);
     },
+    async () => ({ routeId: (await riderForWrite(ctx, params.id)).routeId, days: body.weekdays ?? [] }),
   );
 });
 
