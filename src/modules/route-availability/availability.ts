@@ -5,7 +5,7 @@
  * only the routes of the vehicles they drive.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   RouteAvailabilities,
@@ -114,8 +114,9 @@ export const listRouteAvailabilities = availability.list({
     },
     ...window,
   },
-  sort: { date: routeAvailabilities.date },
-  summary: "List the routes' days with an override or changes (paginated)",
+  // In date order, then route: a unique key route_availability_school_idx (school, date, route) serves.
+  defaultOrder: [{ by: routeAvailabilities.date }, { by: routeAvailabilities.routeId }],
+  summary: "List the routes' days with an override or changes (paginated), in date order",
 });
 
 export const getRouteAvailability = availability.get({ access: permissions.read });
@@ -247,9 +248,10 @@ const schoolRoute = defineRoute({
 export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<typeof schoolRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await withSchoolDay(ctx, date, (b) =>
-    b.read(routeDays(ctx, date, runsOnWeekday(routes.weekdays, date)).orderBy(asc(routes.name))),
+    b.read(routeDays(ctx, date, runsOnWeekday(routes.weekdays, date))),
   );
-  const days = read.holiday ? [] : read.results.get(read.slots);
+  // A school's few routes sorted here, by name: no sort step in the database.
+  const days = read.holiday ? [] : read.results.get(read.slots).sort((a, b) => a.routeName.localeCompare(b.routeName));
   return { date, weekday: isoWeekday(date), holiday: read.holiday, routes: days.map(toDay) };
 }
 export const getSchoolRouteAvailabilityOperation = operation(schoolRoute, getSchoolRouteAvailability);
@@ -351,7 +353,7 @@ export async function listRouteAvailabilityHistory(ctx: Ctx, { query }: InputOf<
     availability
       .select(ctx)
       .where(...where)
-      .orderBy(desc(routeAvailabilities.date), desc(routeAvailabilities.id))
+      .orderBy(desc(routeAvailabilities.date), desc(routeAvailabilities.routeId))
       .limit(query.pageSize)
       .offset((query.page - 1) * query.pageSize),
   );

@@ -6,7 +6,7 @@
  * made after the list was downloaded starts the list's next version (./versions.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -23,7 +23,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
-import { GuardFailed, guard } from "../../db/write";
+import { GuardFailed, guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { idFilter, recordId } from "../../lib/params";
@@ -88,20 +88,28 @@ export const changes = defineResource({
         .join(RouteStops, eq(routeStops.id, routeAvailabilityStudents.stopId), "left"),
   },
   toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
-  visibleTo: (ctx) => drivenBy(ctx, routeAvailabilities.routeId),
+  // Through the day's id: the list's count reads this table alone.
+  visibleTo: (ctx) => {
+    const driven = drivenBy(ctx, routeAvailabilities.routeId);
+    return driven && ofDays(ctx, driven);
+  },
   conflictMessage: "The student already has a change on this route and date",
 });
+
+/** Changes of the route days meeting `where` (a subquery of day ids: the count reads no join). */
+const ofDays = (ctx: Ctx, where: SQL) =>
+  inList(routeAvailabilityStudents.routeAvailabilityId, RouteAvailabilities.pick(ctx, routeAvailabilities.id, where));
 
 const filters = {
   // route_availability_uq (route_id, date), then the day's changes
   routeId: {
     schema: idFilter("Only this route's changes"),
-    where: (_ctx: Ctx, v: number) => eq(routeAvailabilities.routeId, v),
+    where: (ctx: Ctx, v: number) => ofDays(ctx, eq(routeAvailabilities.routeId, v)),
     example: "1",
   },
   date: {
     schema: Day.optional().openapi({ description: "Only this date's changes" }),
-    where: (_ctx: Ctx, v: string) => eq(routeAvailabilities.date, v),
+    where: (ctx: Ctx, v: string) => ofDays(ctx, eq(routeAvailabilities.date, v)),
     example: "2027-03-01",
   },
   // route_availability_student_student_idx

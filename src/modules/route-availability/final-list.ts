@@ -5,7 +5,7 @@
  * batch for one route or every running route of the school; a holiday or a weekday the route does
  * not run answers `runs: false` and no students (not an error: a driver's app asks every day).
  */
-import { asc, eq, or, type SQLWrapper, sql } from "drizzle-orm";
+import { eq, or, type SQLWrapper, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Parents, parents } from "../../db/schema/parent";
@@ -86,7 +86,7 @@ export async function readFinalLists(
   // The download's mark: only on a running weekday (a holiday is decided after the read and marks nothing visible).
   if (options.print) batch.add(...markPrinted(ctx, routeSet, date));
   const day = schoolDay(ctx, batch, date);
-  const days = batch.read(routeDays(ctx, date, routeCond).orderBy(asc(routes.name)));
+  const days = batch.read(routeDays(ctx, date, routeCond));
   const riders = batch.read(
     RouteStudents.select(ctx, {
       routeId: routeStudents.routeId,
@@ -180,6 +180,7 @@ export async function readFinalLists(
     add(p.studentId, { name: p.name, relationship: p.relationship, kind: "trusted" });
   const lists = results
     .get(days)
+    .sort((a, b) => a.routeName.localeCompare(b.routeName))
     .map((d) => listOf(d, date, holiday, results.get(riders), results.get(changed), receivers));
   return {
     school,
