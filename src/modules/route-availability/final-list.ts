@@ -93,17 +93,22 @@ export async function readFinalLists(
       studentId: routeStudents.studentId,
       firstName: students.firstName,
       lastName: students.lastName,
-      stopId: routeStops.id,
-      stopName: routeStops.name,
-      stopPosition: routeStops.position,
-      stopTime: routeStops.time,
-      suspendedFrom: routeStudents.suspendedFrom,
-      suspendedUntil: routeStudents.suspendedUntil,
-      suspensionReason: routeStudents.suspensionReason,
+      stopId: routeStudents.stopId,
+      // The suspension's reason when it covers the date (few columns: 3,000 rows are decoded).
+      suspended: sql<
+        string | null
+      >`CASE WHEN ${routeStudents.suspendedFrom} <= ${date} AND (${routeStudents.suspendedUntil} IS NULL OR ${routeStudents.suspendedUntil} >= ${date}) THEN coalesce(${routeStudents.suspensionReason}, 'Suspended') END`,
     })
       .join(Students, eq(students.id, routeStudents.studentId))
-      .join(RouteStops, eq(routeStops.id, routeStudents.stopId))
       .where(inRoutes(routeStudents.routeId), runsOnWeekday(routeStudents.weekdays, date)),
+  );
+  const stopRows = batch.read(
+    RouteStops.select(ctx, {
+      id: routeStops.id,
+      name: routeStops.name,
+      position: routeStops.position,
+      time: routeStops.time,
+    }).where(inRoutes(routeStops.routeId)),
   );
   const dayIds = RouteAvailabilities.pick(
     ctx,
@@ -119,14 +124,10 @@ export async function readFinalLists(
       reason: routeAvailabilityStudents.reason,
       firstName: students.firstName,
       lastName: students.lastName,
-      stopId: routeStops.id,
-      stopName: routeStops.name,
-      stopPosition: routeStops.position,
-      stopTime: routeStops.time,
+      stopId: routeAvailabilityStudents.stopId,
     })
       .join(RouteAvailabilities, eq(routeAvailabilities.id, routeAvailabilityStudents.routeAvailabilityId))
       .join(Students, eq(students.id, routeAvailabilityStudents.studentId))
-      .join(RouteStops, eq(routeStops.id, routeAvailabilityStudents.stopId), "left")
       .where(
         sql`${routeAvailabilityStudents.routeAvailabilityId} IN ${dayIds}`,
         eq(routeAvailabilityStudents.confirmed, true),
@@ -178,10 +179,24 @@ export async function readFinalLists(
   }
   for (const p of results.get(trusted))
     add(p.studentId, { name: p.name, relationship: p.relationship, kind: "trusted" });
+  const stops = new Map(results.get(stopRows).map((s) => [s.id, s]));
+  const byRoute = new Map<number, RiderRow[]>();
+  for (const r of results.get(riders)) {
+    const list = byRoute.get(r.routeId);
+    if (list) list.push(r);
+    else byRoute.set(r.routeId, [r]);
+  }
   const lists = results
     .get(days)
     .sort((a, b) => a.routeName.localeCompare(b.routeName))
-    .map((d) => listOf(d, date, holiday, results.get(riders), results.get(changed), receivers));
+    .map((d) =>
+      listOf(d, date, holiday, {
+        riders: byRoute.get(d.routeId) ?? [],
+        changes: results.get(changed).filter((c) => c.routeId === d.routeId),
+        stops,
+        receivers,
+      }),
+    );
   return {
     school,
     holiday,
@@ -196,51 +211,49 @@ type RiderRow = {
   firstName: string;
   lastName: string;
   stopId: number | null;
-  stopName: string | null;
-  stopPosition: number | null;
-  stopTime: string | null;
+  suspended?: string | null;
 };
 
-/** One route's list from the batch's rows. */
+type Stop = { id: number; name: string; position: number; time: string };
+
+/** One route's list from the batch's rows (its riders and changes). */
 function listOf(
   day: RouteDay,
   date: string,
   holiday: boolean,
-  riderRows: readonly (RiderRow & {
-    suspendedFrom: string | null;
-    suspendedUntil: string | null;
-    suspensionReason: string | null;
-  })[],
-  changeRows: readonly (RiderRow & { kind: "join" | "away"; reason: string | null })[],
-  receivers: Map<number, Receiver[]>,
+  rows: {
+    riders: readonly RiderRow[];
+    changes: readonly (RiderRow & { kind: "join" | "away"; reason: string | null })[];
+    stops: Map<number, Stop>;
+    receivers: Map<number, Receiver[]>;
+  },
 ): FinalList {
   const runs = !holiday && (day.weekdays & (1 << (isoWeekday(date) - 1))) !== 0;
-  const changesHere = changeRows.filter((c) => c.routeId === day.routeId);
-  const away = new Map(changesHere.filter((c) => c.kind === "away").map((c) => [c.studentId, c.reason]));
+  const away = new Map(rows.changes.filter((c) => c.kind === "away").map((c) => [c.studentId, c.reason]));
   const home = day.direction === "home";
-  const entry = (r: RiderRow, status: Status, reason: string | null): ListStudent => ({
-    studentId: r.studentId,
-    firstName: r.firstName,
-    lastName: r.lastName,
-    stopId: r.stopId,
-    stopName: r.stopName,
-    stopPosition: r.stopPosition,
-    stopTime: r.stopTime,
-    status,
-    reason,
-    ...(home ? { receivers: receivers.get(r.studentId) ?? [] } : {}),
-  });
+  const entry = (r: RiderRow, status: Status, reason: string | null): ListStudent => {
+    const stop = r.stopId === null ? undefined : rows.stops.get(r.stopId);
+    return {
+      studentId: r.studentId,
+      firstName: r.firstName,
+      lastName: r.lastName,
+      stopId: r.stopId,
+      stopName: stop?.name ?? null,
+      stopPosition: stop?.position ?? null,
+      stopTime: stop?.time ?? null,
+      status,
+      reason,
+      ...(home ? { receivers: rows.receivers.get(r.studentId) ?? [] } : {}),
+    };
+  };
   const list: ListStudent[] = [];
   if (runs) {
-    for (const r of riderRows) {
-      if (r.routeId !== day.routeId) continue;
-      const suspended =
-        r.suspendedFrom !== null && r.suspendedFrom <= date && (r.suspendedUntil === null || r.suspendedUntil >= date);
-      if (suspended) list.push(entry(r, "away", r.suspensionReason ?? "Suspended"));
+    for (const r of rows.riders) {
+      if (r.suspended) list.push(entry(r, "away", r.suspended));
       else if (away.has(r.studentId)) list.push(entry(r, "away", away.get(r.studentId) ?? null));
       else list.push(entry(r, "riding", null));
     }
-    for (const c of changesHere) if (c.kind === "join") list.push(entry(c, "joining", c.reason));
+    for (const c of rows.changes) if (c.kind === "join") list.push(entry(c, "joining", c.reason));
   }
   list.sort(
     (a, b) =>
