@@ -118,6 +118,10 @@ describe("seats per day", () => {
     });
     const days = (await readJson<{ days: { date: string; runs: boolean }[] }>(range)).days;
     expect(days.map((d) => d.runs)).toEqual([true, true, true, true, true, false, false]);
+    for (const q of ["from=2027-03-07&to=2027-03-01", "from=2027-03-01", "from=2027-01-01&to=2027-03-01"]) {
+      const bad = await t.request(`${A}/route/${route.routeId}?${q}`, { token: await admin(), school: NORTH });
+      expect(bad.status, q).toBe(422);
+    }
   });
 
   it("refuses a date the route does not run, and another school's route", async () => {

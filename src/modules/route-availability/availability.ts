@@ -277,6 +277,7 @@ const byRoute = defineRoute({
   path: "/api/v1/route-availability/route/{routeId}",
   tag: "Transport",
   operationId: "getRouteAvailabilityByRoute",
+  errors: [422],
   summary: `A route's seats on a date, or on each date of a range (at most ${MAX_RANGE_DAYS} days)`,
   access: permissions.read,
   module: "transport",
