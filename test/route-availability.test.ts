@@ -312,6 +312,32 @@ describe("drivers", () => {
       token,
     );
     expect(write.status).toBe(403);
+    // Days and changes of both routes: the driver's lists and reads show only theirs.
+    for (const r of [mine, theirs]) {
+      const [kid] = await makeStudents(t, NORTH, [["Otro", "Niño"]]);
+      const joined = await change({
+        routeId: r.routeId,
+        date: MONDAY,
+        studentId: kid,
+        kind: "join",
+        stopId: r.stopIds[0],
+      });
+      expect(joined.status).toBe(201);
+    }
+    const days = await readJson<{ data: { routeId: number }[] }>(
+      await t.request(`${A}?pageSize=100`, { token, school: NORTH }),
+    );
+    expect(new Set(days.data.map((d) => d.routeId))).toEqual(new Set([mine.routeId]));
+    const changes = await readJson<{ data: { id: number; routeId: number }[] }>(
+      await t.request(`${S}?pageSize=100`, { token, school: NORTH }),
+    );
+    expect(new Set(changes.data.map((c) => c.routeId))).toEqual(new Set([mine.routeId]));
+    const [theirDay] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(eq(routeAvailabilities.routeId, theirs.routeId));
+    expect((await t.request(`${A}/${theirDay?.id}`, { token, school: NORTH })).status).toBe(404);
+    expect((await t.request(`${S}/final-status/pdf?date=${MONDAY}`, { token, school: NORTH })).status).toBe(200);
   });
 });
 
