@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: builds the Worker as it deploys (printing its size and start-up time), serves the bundle in workerd through
- * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents), and measures each
+ * Miniflare's Node API (production env, local D1/R2, 20,000 seeded documents, 400 students, 40 routes
+ * with 3,000 riders), and measures each
  * endpoint against its own floor with autocannon. The floor of a row is a bare Worker
  * (bench/floor-worker.js) replaying exactly the D1 statements the endpoint made, captured from the
  * endpoint itself in the counting pass (bench/count-d1.mjs), so "× floor" is what routing, auth,
@@ -344,6 +345,56 @@ async function seedStudents(db) {
   return { groupId: group.id, studentId: student.id };
 }
 
+const RIDERS = 3_000;
+const BENCH_ROUTES = 40;
+const STOPS_PER_ROUTE = 10;
+/** A Monday: every bench route runs, no demo holiday covers it. */
+const LIST_DATE = "2027-03-01";
+
+/**
+ * The north school's transport at scale: BENCH_ROUTES vehicles and routes home of
+ * STOPS_PER_ROUTE stops, RIDERS students spread over them (75 a route), each with a guardian (the
+ * demo parent profile 1), in one batch of set-based statements.
+ */
+async function seedRoutes(db) {
+  const n = (count) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+  await db.batch([
+    db.prepare(
+      `${n(BENCH_ROUTES)} INSERT INTO transport (school_id, name, name_search, seats, driver_name)
+       SELECT 1, printf('Bench bus %02d', i), printf('bench bus %02d', i), 90, 'Bench driver' FROM n`,
+    ),
+    db.prepare(
+      `${n(BENCH_ROUTES)} INSERT INTO route (school_id, name, name_search, transport_id, direction, weekdays)
+       SELECT 1, printf('Bench route %02d', i), printf('bench route %02d', i), t.id, 'home', 31
+       FROM n JOIN transport t ON t.school_id = 1 AND t.name = printf('Bench bus %02d', i)`,
+    ),
+    db.prepare(
+      `${n(STOPS_PER_ROUTE)} INSERT INTO route_stop (school_id, route_id, position, name, time)
+       SELECT 1, r.id, n.i, printf('Parada %d, Calle Álamo %d', n.i, n.i * 10), printf('15:%02d', 5 + n.i * 5)
+       FROM n CROSS JOIN route r WHERE r.school_id = 1 AND r.name LIKE 'Bench route %'`,
+    ),
+    db.prepare(
+      `${n(RIDERS)} INSERT INTO student (school_id, first_name, last_name, first_name_search, last_name_search, id_number, level)
+       SELECT 1, printf('Rider %d', i), printf('Muñoz %05d', i), printf('rider %d', i), printf('munoz %05d', i), printf('R-%05d', i), 'elementary' FROM n`,
+    ),
+    db.prepare(
+      `INSERT INTO route_student (school_id, route_id, student_id, stop_id, weekdays, direction)
+       SELECT 1, r.id, s.id, st.id, 31, 'home'
+       FROM student s
+       JOIN route r ON r.school_id = 1 AND r.name = printf('Bench route %02d', 1 + CAST(substr(s.id_number, 3) AS INTEGER) % ${BENCH_ROUTES})
+       JOIN route_stop st ON st.route_id = r.id AND st.position = 1 + CAST(substr(s.id_number, 3) AS INTEGER) % ${STOPS_PER_ROUTE}
+       WHERE s.school_id = 1 AND s.id_number LIKE 'R-%'`,
+    ),
+    db.prepare(
+      `INSERT INTO guardian (school_id, student_id, parent_id)
+       SELECT 1, id, 1 FROM student WHERE school_id = 1 AND id_number LIKE 'R-%'`,
+    ),
+  ]);
+  const route = await db.prepare("SELECT id FROM route WHERE school_id = 1 AND name = 'Bench route 01'").first();
+  const riders = await db.prepare("SELECT count(*) AS n FROM route_student WHERE school_id = 1").first();
+  return { routeId: route.id, riders: riders.n };
+}
+
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 const adminToken = () => roleToken(2, "school-admin");
 
@@ -366,7 +417,7 @@ async function roleToken(userId, role) {
  * request that must differ, and the floor swaps it into the statements it replays), whether it is
  * left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, parent, documentId, runId, students }) {
+function endpoints({ token, parent, documentId, runId, students, transport }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
   const asParent = { authorization: `Bearer ${parent}`, "x-school-id": String(NORTH) };
   const createName = (n) => `bench-${runId}-${n}`;
@@ -432,6 +483,24 @@ function endpoints({ token, parent, documentId, runId, students }) {
       key: "route-family",
       label: "GET /api/v1/route/mine?date= (the demo parent's children's routes)",
       request: () => ({ method: "GET", path: "/api/v1/route/mine?date=2026-11-23", headers: asParent }),
+    },
+    {
+      key: "route-list",
+      label: "GET /api/v1/route-availability-student/route/{id}/final-status (75 riders)",
+      request: () => ({
+        method: "GET",
+        path: `/api/v1/route-availability-student/route/${transport.routeId}/final-status?date=${LIST_DATE}`,
+        headers: auth,
+      }),
+    },
+    {
+      key: "route-lists-pdf",
+      label: "GET /api/v1/route-availability-student/final-status/pdf (40 routes, 3,000 riders)",
+      request: () => ({
+        method: "GET",
+        path: `/api/v1/route-availability-student/final-status/pdf?date=${LIST_DATE}`,
+        headers: auth,
+      }),
     },
     {
       key: "audit-log-list",
@@ -811,10 +880,12 @@ async function main() {
       .first()
   ).id;
   const students = await seedStudents(db);
+  const transport = await seedRoutes(db);
+  console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
   const token = await adminToken();
   const parent = await parentToken();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, parent, documentId, runId, students });
+  const all = endpoints({ token, parent, documentId, runId, students, transport });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);

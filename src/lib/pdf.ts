@@ -1,0 +1,234 @@
+/**
+ * A small PDF 1.4 writer: A4 pages of text and lines in the standard Helvetica fonts (not embedded,
+ * WinAnsiEncoding, so Latin text with accents renders: á é í ó ú ñ ü ¿ ¡), an optional JPEG image
+ * (DCTDecode, embedded as it is), content streams deflated with fflate (FlateDecode), and a correct
+ * cross-reference table. pdf-lib would add ~178 KiB gzip to the Worker (docs/performance.md).
+ */
+import { zlibSync } from "fflate";
+
+export const A4 = { width: 595.28, height: 841.89 } as const;
+
+export type FontName = "regular" | "bold";
+
+/** Widths of ASCII 32..126 in 1/1000 em (the fonts' AFM metrics). */
+const WIDTHS: Record<FontName, number[]> = {
+  regular: [
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556, 556, 556,
+    556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833,
+    722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556,
+    556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334,
+    260, 334, 584,
+  ],
+  bold: [
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556, 556, 556,
+    556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833,
+    722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611,
+    556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389,
+    280, 389, 584,
+  ],
+};
+
+/** WinAnsi codes of the characters outside Latin-1 that it has (the 0x80..0x9F block). */
+const WIN_ANSI: Record<string, number> = {
+  "€": 0x80,
+  "‚": 0x82,
+  "„": 0x84,
+  "…": 0x85,
+  "‘": 0x91,
+  "’": 0x92,
+  "“": 0x93,
+  "”": 0x94,
+  "•": 0x95,
+  "–": 0x96,
+  "—": 0x97,
+};
+
+/** A character's WinAnsi code, or `?` for one the encoding lacks. */
+function codeOf(ch: string): number {
+  const c = ch.codePointAt(0) ?? 63;
+  if ((c >= 32 && c <= 126) || (c >= 0xa0 && c <= 0xff)) return c;
+  return WIN_ANSI[ch] ?? 63;
+}
+
+/** The width of `text` at `size` points; a letter with a diacritic is as wide as its base letter. */
+export function textWidth(text: string, size: number, font: FontName = "regular"): number {
+  const widths = WIDTHS[font];
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c > 126) c = text[i]?.normalize("NFD").charCodeAt(0) ?? 63;
+    total += c >= 32 && c <= 126 ? (widths[c - 32] ?? 556) : 556;
+  }
+  return (total * size) / 1000;
+}
+
+/** `text` cut with an ellipsis to fit `width` points. */
+export function fitText(text: string, width: number, size: number, font: FontName = "regular"): string {
+  if (textWidth(text, size, font) <= width) return text;
+  let cut = text;
+  while (cut.length > 0 && textWidth(`${cut}…`, size, font) > width) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+/** Characters a literal must escape, and characters WinAnsi lacks or places elsewhere. */
+const ESCAPED = /[()\\]/g;
+const OUTSIDE = /[^\x20-\x7e\xa0-\xff]/g;
+
+/**
+ * A PDF string literal in WinAnsi bytes (kept as a one-byte-per-char string until written):
+ * regular expressions over the whole text, not a loop per character (thousands of cells a file).
+ */
+function literal(text: string): string {
+  return `(${text.replace(ESCAPED, "\\$&").replace(OUTSIDE, (ch) => String.fromCharCode(codeOf(ch)))})`;
+}
+
+const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+export interface Jpeg {
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  components: number;
+}
+
+/** A JPEG's size and colour components (from its SOF marker), or undefined when it is not one. */
+export function readJpeg(bytes: Uint8Array): Jpeg | undefined {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  let i = 2;
+  while (i + 9 < bytes.length) {
+    if (bytes[i] !== 0xff) return undefined;
+    const marker = bytes[i + 1] ?? 0;
+    const length = ((bytes[i + 2] ?? 0) << 8) | (bytes[i + 3] ?? 0);
+    // SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const height = ((bytes[i + 5] ?? 0) << 8) | (bytes[i + 6] ?? 0);
+      const width = ((bytes[i + 7] ?? 0) << 8) | (bytes[i + 8] ?? 0);
+      const components = bytes[i + 9] ?? 3;
+      return width > 0 && height > 0 ? { bytes, width, height, components } : undefined;
+    }
+    i += 2 + length;
+  }
+  return undefined;
+}
+
+/** One page: drawing operators in PDF user space (points, origin at the bottom left). */
+export class PdfPage {
+  readonly ops: string[] = [];
+
+  text(x: number, y: number, text: string, options: { size?: number; font?: FontName; gray?: number } = {}): this {
+    const font = options.font === "bold" ? "F2" : "F1";
+    const gray = options.gray === undefined ? "" : `${num(options.gray)} g `;
+    this.ops.push(
+      `BT ${gray}/${font} ${num(options.size ?? 10)} Tf ${num(x)} ${num(y)} Td ${literal(text)} Tj ET${gray ? " 0 g" : ""}`,
+    );
+    return this;
+  }
+
+  line(x1: number, y1: number, x2: number, y2: number, width = 0.5, gray = 0): this {
+    this.ops.push(`${num(gray)} G ${num(width)} w ${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`);
+    return this;
+  }
+
+  rect(x: number, y: number, width: number, height: number, gray: number): this {
+    this.ops.push(`${num(gray)} g ${num(x)} ${num(y)} ${num(width)} ${num(height)} re f 0 g`);
+    return this;
+  }
+
+  /** Draws the document's image (`setImage`) in the box. */
+  image(x: number, y: number, width: number, height: number): this {
+    this.ops.push(`q ${num(width)} 0 0 ${num(height)} ${num(x)} ${num(y)} cm /Im1 Do Q`);
+    return this;
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** One-byte-per-char strings (WinAnsi text, binary) as bytes. */
+function bytesOf(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
+  return out;
+}
+
+export class PdfDocument {
+  readonly pages: PdfPage[] = [];
+  private jpeg: Jpeg | undefined;
+
+  constructor(private readonly info: { title?: string; producer?: string } = {}) {}
+
+  addPage(): PdfPage {
+    const page = new PdfPage();
+    this.pages.push(page);
+    return page;
+  }
+
+  setImage(jpeg: Jpeg): void {
+    this.jpeg = jpeg;
+  }
+
+  /** The file: header, objects, xref table, trailer. */
+  toBytes(): Uint8Array<ArrayBuffer> {
+    const chunks: Uint8Array[] = [];
+    const offsets: number[] = [];
+    let size = 0;
+    const push = (b: Uint8Array) => {
+      chunks.push(b);
+      size += b.length;
+    };
+    const object = (id: number, body: string, stream?: Uint8Array) => {
+      offsets[id] = size;
+      push(bytesOf(`${id} 0 obj\n${body}\n`));
+      if (stream) {
+        push(encoder.encode("stream\n"));
+        push(stream);
+        push(encoder.encode("\nendstream\n"));
+      }
+      push(encoder.encode("endobj\n"));
+    };
+    push(bytesOf("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"));
+    const font = (base: string) => `<< /Type /Font /Subtype /Type1 /BaseFont /${base} /Encoding /WinAnsiEncoding >>`;
+    const image = this.jpeg;
+    const first = image ? 7 : 6;
+    const kids = this.pages.map((_, i) => `${first + i * 2} 0 R`).join(" ");
+    object(1, "<< /Type /Catalog /Pages 2 0 R >>");
+    object(2, `<< /Type /Pages /Kids [${kids}] /Count ${this.pages.length} >>`);
+    object(3, font("Helvetica"));
+    object(4, font("Helvetica-Bold"));
+    object(
+      5,
+      `<< /Producer ${literal(this.info.producer ?? "school-api")} /Title ${literal(this.info.title ?? "")} >>`,
+    );
+    if (image) {
+      const space = image.components === 1 ? "DeviceGray" : image.components === 4 ? "DeviceCMYK" : "DeviceRGB";
+      const decode = image.components === 4 ? " /Decode [1 0 1 0 1 0 1 0]" : "";
+      object(
+        6,
+        `<< /Type /XObject /Subtype /Image /Width ${image.width} /Height ${image.height} /ColorSpace /${space} /BitsPerComponent 8${decode} /Filter /DCTDecode /Length ${image.bytes.length} >>`,
+        image.bytes,
+      );
+    }
+    const xobject = image ? " /XObject << /Im1 6 0 R >>" : "";
+    this.pages.forEach((page, i) => {
+      const id = first + i * 2;
+      // Level 1: content streams of short text lines compress nearly as well, in a third of the CPU.
+      const content = zlibSync(bytesOf(page.ops.join("\n")), { level: 1 });
+      object(
+        id,
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${A4.width} ${A4.height}] /Resources << /Font << /F1 3 0 R /F2 4 0 R >>${xobject} >> /Contents ${id + 1} 0 R >>`,
+      );
+      object(id + 1, `<< /Length ${content.length} /Filter /FlateDecode >>`, content);
+    });
+    const count = first + this.pages.length * 2;
+    const xref = size;
+    let table = `xref\n0 ${count}\n0000000000 65535 f \n`;
+    for (let id = 1; id < count; id++) table += `${String(offsets[id] ?? 0).padStart(10, "0")} 00000 n \n`;
+    push(bytesOf(`${table}trailer\n<< /Size ${count} /Root 1 0 R /Info 5 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  }
+}

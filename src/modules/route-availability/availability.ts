@@ -1,0 +1,373 @@
+/**
+ * Route availability: the seats a route offers on a date for changes. A row exists for a day the
+ * school overrode (`seats`) or that has changes (`taken`, the list's version); a day without a row
+ * offers the vehicle's seats minus its riders. Readers without the write permission (drivers) see
+ * only the routes of the vehicles they drive.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import {
+  RouteAvailabilities,
+  RouteAvailabilityStudents,
+  Routes,
+  routeAvailabilities,
+  routeAvailabilityStudents,
+  routes,
+  Transports,
+  transports,
+} from "../../db/schema/transport";
+import type { Ctx } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { Listing, PageQuery, pageOf } from "../../lib/pagination";
+import { idFilter, recordId } from "../../lib/params";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { isoWeekday } from "../../lib/zoned-time";
+import {
+  addDays,
+  Day,
+  drivenBy,
+  type RouteDay,
+  riders,
+  routeDays,
+  runsOnWeekday,
+  schoolToday,
+  seatsOf,
+  withSchoolDay,
+  withSchoolDays,
+} from "./day";
+import { permissions } from "./permissions";
+
+/** A day's seats: at most a large coach's; more is a typo. */
+export const MAX_SEATS = 500;
+const Seats = z.number().int().min(0).max(MAX_SEATS);
+
+const Record = RecordBase.extend({
+  routeId: z.number().int().openapi({ example: 1 }),
+  routeName: z.string().openapi({ example: "North loop" }),
+  date: z.string().openapi({ example: "2027-03-01" }),
+  seats: z.number().int().nullable().openapi({ description: "The school's override for the day; null: the vehicle's" }),
+  vehicleSeats: z.number().int().openapi({ example: 40 }),
+  taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
+  version: z.number().int().openapi({ description: "The day's final list version" }),
+  printedVersion: z.number().int().nullable().openapi({ description: "The version last downloaded" }),
+  printedAt: z.string().nullable(),
+});
+
+export const availability = defineResource({
+  name: "routeAvailability",
+  plural: "routeAvailabilities",
+  label: "Route availability",
+  path: "/api/v1/route-availability",
+  tag: "Transport",
+  scope: "school",
+  module: "transport",
+  data: RouteAvailabilities,
+  record: Record,
+  view: {
+    fields: {
+      id: routeAvailabilities.id,
+      createdAt: routeAvailabilities.createdAt,
+      updatedAt: routeAvailabilities.updatedAt,
+      routeId: routeAvailabilities.routeId,
+      routeName: routes.name,
+      date: routeAvailabilities.date,
+      seats: routeAvailabilities.seats,
+      vehicleSeats: transports.seats,
+      taken: routeAvailabilities.taken,
+      version: routeAvailabilities.version,
+      printedVersion: routeAvailabilities.printedVersion,
+      printedAt: routeAvailabilities.printedAt,
+    },
+    join: (q) =>
+      q
+        .join(Routes, eq(routes.id, routeAvailabilities.routeId))
+        .join(Transports, eq(transports.id, routes.transportId)),
+  },
+  toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
+  visibleTo: (ctx) => drivenBy(ctx, routeAvailabilities.routeId),
+  conflictMessage: "The route already has an availability for this date",
+});
+
+const window = {
+  from: {
+    schema: Day.optional().openapi({ description: "Only days on or after this date" }),
+    where: (_ctx: Ctx, v: string) => gte(routeAvailabilities.date, v),
+    example: "2027-03-01",
+  },
+  to: {
+    schema: Day.optional().openapi({ description: "Only days on or before this date" }),
+    where: (_ctx: Ctx, v: string) => lte(routeAvailabilities.date, v),
+    example: "2027-03-31",
+  },
+};
+
+export const listRouteAvailabilities = availability.list({
+  access: permissions.read,
+  filters: {
+    // route_availability_uq (route_id, date)
+    routeId: {
+      schema: idFilter("Only this route's days"),
+      where: (_ctx, v: number) => eq(routeAvailabilities.routeId, v),
+      example: "1",
+    },
+    ...window,
+  },
+  // In date order, then route: a unique key route_availability_school_idx (school, date, route) serves.
+  defaultOrder: [{ by: routeAvailabilities.date }, { by: routeAvailabilities.routeId }],
+  summary: "List the routes' days with an override or changes (paginated), in date order",
+});
+
+export const getRouteAvailability = availability.get({ access: permissions.read });
+
+/** The route's day on `date` (404 unknown here, 422 when it does not run), read in one batch. */
+async function routeDayOf(ctx: Ctx, routeId: number, date: string): Promise<RouteDay> {
+  const read = await withSchoolDay(ctx, date, (b) => b.read(routeDays(ctx, date, eq(routes.id, routeId))));
+  const [day] = read.results.get(read.slots);
+  if (!day) throw notFound("Route", routeId);
+  if (read.holiday) throw unprocessable(`${date} is a school holiday: no route runs`);
+  if ((day.weekdays & (1 << (isoWeekday(date) - 1))) === 0) {
+    throw unprocessable(`Route ${day.routeName} does not run on ${date} (weekday ${isoWeekday(date)})`);
+  }
+  return day;
+}
+
+const tooFew = (day: RouteDay, seats: number, date: string) =>
+  `${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
+
+export const createRouteAvailability = availability.create({
+  access: permissions.write,
+  input: z.object({
+    routeId: recordId().openapi({ example: 1 }),
+    date: Day,
+    seats: Seats.nullable().optional().openapi({ description: "The day's seats; omitted or null: the vehicle's" }),
+  }),
+  errors: [422],
+  values: async (ctx, { body }) => {
+    const day = await routeDayOf(ctx, body.routeId, body.date);
+    const seats = body.seats ?? null;
+    if (seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, body.date));
+    return { routeId: body.routeId, date: body.date, seats };
+  },
+  summary: "Set a route's seats for a date (an override of the vehicle's)",
+});
+
+const updateRoute = availability.update({
+  access: permissions.write,
+  input: z.object({ seats: Seats.nullable().openapi({ description: "The day's seats; null: back to the vehicle's" }) }),
+  errors: [422],
+  summary: "Change a route's seats for a date (null resets to the vehicle's)",
+});
+
+/** A guarded update: the seats are not below the day's riders when the write happens. */
+export async function updateRouteAvailability(ctx: Ctx, { params, body }: InputOf<typeof updateRoute.route>) {
+  const row = await availability.find(ctx, params.id);
+  const seats = body.seats;
+  const day = await routeDayOf(ctx, row.routeId, row.date);
+  if (seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, row.date));
+  const enough =
+    seats === null
+      ? []
+      : [
+          {
+            when: sql`${seats} >= ${riders(ctx, routeAvailabilities.routeId, row.date)}`,
+            message: tooFew(day, seats, row.date),
+          },
+        ];
+  await availability.change(ctx, params.id, { action: "update", set: { seats }, rules: enough });
+}
+export const updateRouteAvailabilityOperation = operation(updateRoute.route, updateRouteAvailability);
+
+export const deleteRouteAvailability = availability.delete({
+  access: permissions.write,
+  errors: [409],
+  // The day's changes hang off the row: removing it would drop them silently.
+  check: async (ctx, { id }) => {
+    const change = await RouteAvailabilityStudents.select(ctx, { id: routeAvailabilityStudents.id })
+      .where(eq(routeAvailabilityStudents.routeAvailabilityId, id))
+      .first();
+    if (change) throw conflict("The day has changes (students joining or away): delete them first");
+  },
+  summary: "Delete a route's day (its seats go back to the vehicle's)",
+});
+
+const DayOfRoute = z
+  .object({
+    routeId: z.number().int(),
+    routeName: z.string(),
+    direction: z.enum(["to_school", "home"]),
+    vehicle: z.string(),
+    vehicleSeats: z.number().int(),
+    availabilityId: z.number().int().nullable().openapi({ description: "The day's row, when it has one" }),
+    override: z.number().int().nullable(),
+    seats: z.number().int().openapi({ description: "The override, or the vehicle's seats" }),
+    riders: z.number().int().openapi({ description: "Riders that day, joining students included" }),
+    taken: z.number().int(),
+    available: z.number().int(),
+    version: z.number().int(),
+  })
+  .openapi("RouteDay");
+
+const toDay = (d: RouteDay) => ({
+  routeId: d.routeId,
+  routeName: d.routeName,
+  direction: d.direction,
+  vehicle: d.vehicle,
+  vehicleSeats: d.vehicleSeats,
+  availabilityId: d.availabilityId,
+  override: d.override,
+  taken: d.taken,
+  riders: d.riders,
+  version: d.version,
+  ...seatsOf(d),
+});
+
+const SchoolDay = z
+  .object({
+    date: z.string(),
+    weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
+    holiday: z.boolean().openapi({ description: "A holiday cycle covers the date: no route runs" }),
+    routes: z.array(DayOfRoute),
+  })
+  .openapi("RouteAvailabilitySchoolDay");
+
+const schoolRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability/school",
+  tag: "Transport",
+  operationId: "getSchoolRouteAvailability",
+  summary: "Every route running on a date with its seats, riders and what is left (default: the school's today)",
+  access: permissions.read,
+  module: "transport",
+  request: { query: z.strictObject({ date: Day.optional() }) },
+  responses: { 200: json(SchoolDay, "The school's routes on the date") },
+});
+
+/** The school's running routes on a date; a holiday lists none. One round trip when a date is given. */
+export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<typeof schoolRoute>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const read = await withSchoolDay(ctx, date, (b) =>
+    b.read(routeDays(ctx, date, runsOnWeekday(routes.weekdays, date))),
+  );
+  // A school's few routes sorted here, by name: no sort step in the database.
+  const days = read.holiday ? [] : read.results.get(read.slots).sort((a, b) => a.routeName.localeCompare(b.routeName));
+  return { date, weekday: isoWeekday(date), holiday: read.holiday, routes: days.map(toDay) };
+}
+export const getSchoolRouteAvailabilityOperation = operation(schoolRoute, getSchoolRouteAvailability);
+
+const MAX_RANGE_DAYS = 31;
+const RouteRange = z
+  .object({
+    routeId: z.number().int(),
+    routeName: z.string(),
+    days: z.array(
+      z.object({
+        date: z.string(),
+        runs: z.boolean().openapi({ description: "The route runs that day (its weekday, not a holiday)" }),
+        holiday: z.boolean(),
+        day: DayOfRoute,
+      }),
+    ),
+  })
+  .openapi("RouteAvailabilityRange");
+
+const byRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability/route/{routeId}",
+  tag: "Transport",
+  operationId: "getRouteAvailabilityByRoute",
+  errors: [422],
+  summary: `A route's seats on a date, or on each date of a range (at most ${MAX_RANGE_DAYS} days)`,
+  access: permissions.read,
+  module: "transport",
+  request: {
+    params: z.object({ routeId: recordId().openapi({ param: { name: "routeId", in: "path" }, example: 1 }) }),
+    query: z.strictObject({
+      date: Day.optional().openapi({ description: "One date (default: the school's today)" }),
+      from: Day.optional().openapi({ description: "A range's first date (with `to`)" }),
+      to: Day.optional().openapi({ description: "A range's last date (with `from`)" }),
+    }),
+  },
+  responses: { 200: json(RouteRange, "The route's days") },
+});
+
+/** The dates asked for: one date, or a range of at most MAX_RANGE_DAYS. */
+async function datesOf(ctx: Ctx, q: { date?: string; from?: string; to?: string }): Promise<string[]> {
+  if (q.from || q.to) {
+    if (!q.from || !q.to || q.date) throw unprocessable("Give `from` and `to` together, without `date`");
+    const dates: string[] = [];
+    for (let d = q.from; d <= q.to; d = addDays(d, 1)) {
+      dates.push(d);
+      if (dates.length > MAX_RANGE_DAYS) throw unprocessable(`A range is at most ${MAX_RANGE_DAYS} days`);
+    }
+    if (dates.length === 0) throw unprocessable("`from` is after `to`");
+    return dates;
+  }
+  return [q.date ?? (await schoolToday(ctx))];
+}
+
+export async function getRouteAvailabilityByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
+  const dates = await datesOf(ctx, query);
+  const first = dates[0] ?? "";
+  const last = dates[dates.length - 1] ?? first;
+  // One batch: the school, the cycles around the range, and the route's day for each date.
+  const read = await withSchoolDays(ctx, first, last, (batch) =>
+    dates.map((d) => batch.read(routeDays(ctx, d, eq(routes.id, params.routeId)))),
+  );
+  const days = dates.map((date, i) => {
+    const slot = read.slots[i];
+    const [row] = slot ? read.results.get(slot) : [];
+    if (!row) throw notFound("Route", params.routeId);
+    const holiday = read.holidayOn(date);
+    const runs = !holiday && (row.weekdays & (1 << (isoWeekday(date) - 1))) !== 0;
+    return { date, runs, holiday, day: toDay(row) };
+  });
+  const head = days[0]?.day;
+  if (!head) throw notFound("Route", params.routeId);
+  return { routeId: head.routeId, routeName: head.routeName, days };
+}
+export const getRouteAvailabilityByRouteOperation = operation(byRoute, getRouteAvailabilityByRoute);
+
+const History = pageOf(Record, "RouteAvailabilityPage");
+const historyRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability/history",
+  tag: "Transport",
+  operationId: "listRouteAvailabilityHistory",
+  summary: "The school's past days with an override or changes, newest first (paginated)",
+  access: permissions.read,
+  module: "transport",
+  request: { query: z.strictObject({ ...PageQuery.shape, routeId: idFilter("Only this route's days") }) },
+  responses: { 200: json(History, "A page of past days") },
+});
+
+export async function listRouteAvailabilityHistory(ctx: Ctx, { query }: InputOf<typeof historyRoute>) {
+  const today = await schoolToday(ctx);
+  const where = [
+    lt(routeAvailabilities.date, today),
+    query.routeId === undefined ? undefined : eq(routeAvailabilities.routeId, query.routeId),
+    and(drivenBy(ctx, routeAvailabilities.routeId)),
+  ];
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    availability
+      .select(ctx)
+      .where(...where)
+      .orderBy(desc(routeAvailabilities.date), desc(routeAvailabilities.routeId))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  const total = batch.read(
+    RouteAvailabilities.select(ctx)
+      .where(...where)
+      .count(),
+  );
+  const results = await batch.commit();
+  return new Listing(
+    results.get(rows).map((r) => availability.toRecord(ctx, r)),
+    results.get(total)[0]?.n ?? 0,
+    query,
+  );
+}
+export const listRouteAvailabilityHistoryOperation = operation(historyRoute, listRouteAvailabilityHistory);

@@ -1,0 +1,190 @@
+/**
+ * A route's day as SQL, the one shape every read and write of this module reuses:
+ *
+ * - it runs on date D when its weekday bit for D is set and no holiday cycle of the school covers D
+ *   (a cycle covers D when it overlaps D's school-local day: start < next midnight, end > midnight);
+ * - its riders on D: the route students whose weekday bit is set, not suspended on D
+ *   (suspended_from <= D <= suspended_until, an open end open), minus those with a confirmed
+ *   `away` change that day, plus the confirmed `join` changes (counted by `taken`);
+ * - its available seats: coalesce(the day's override, the vehicle's seats) - riders.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, gt, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
+import {
+  RouteAvailabilities,
+  RouteAvailabilityStudents,
+  RouteStudents,
+  Routes,
+  routeAvailabilities,
+  routeStudents,
+  routes,
+  Transports,
+  transports,
+} from "../../db/schema/transport";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { calendarDate, dateIn, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { permissions } from "./permissions";
+
+export const Day = z
+  .string()
+  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .openapi({ example: "2027-03-01", description: "A school-local calendar date, YYYY-MM-DD" });
+
+/** A date: a value, or a column of the row (a list of days). */
+export type DateRef = string | SQLWrapper;
+
+/** The bit of a date's ISO weekday in a weekday mask (SQLite's %w is 0 for Sunday). */
+export const weekdayBit = (date: DateRef): number | SQL =>
+  typeof date === "string"
+    ? 1 << (isoWeekday(date) - 1)
+    : sql`(1 << ((CAST(strftime('%w', ${date}) AS INTEGER) + 6) % 7))`;
+
+/** `date` plus `days` calendar days. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The route's weekday mask has D's bit. */
+export const runsOnWeekday = (weekdays: SQLWrapper, date: DateRef) => sql`(${weekdays} & ${weekdayBit(date)}) <> 0`;
+
+/**
+ * The routes a caller reads: every route of the school for staff (who may write), only the routes
+ * of the vehicles they drive for a reader who may not (the built-in `driver`).
+ */
+export function drivenBy(ctx: Ctx, route: SQLWrapper): SQL | undefined {
+  if (ctx.isSuperAdmin || ctx.can(permissions.write) || ctx.can(permissions.listWrite)) return undefined;
+  const vehicles = Transports.pick(ctx, transports.id, eq(transports.driverUserId, ctx.userId ?? 0));
+  return sql`${route} IN ${Routes.pick(ctx, routes.id, sql`${routes.transportId} IN ${vehicles}`)}`;
+}
+
+/**
+ * The number of route students of `route` riding on `date` before the day's joins: weekday bit
+ * set, not suspended, no confirmed `away` change. A correlated count (route_student_route_idx).
+ */
+export function baseRiders(ctx: Ctx, route: SQLiteColumn | number, date: DateRef): SQL<number> {
+  const day = RouteAvailabilities.alias("away_day");
+  const change = RouteAvailabilityStudents.alias("away_change");
+  const away = sql`EXISTS (SELECT 1 FROM ${change.from} JOIN ${day.from} ON ${day.table.id} = ${change.table.routeAvailabilityId} AND ${day.scope(ctx)}
+    WHERE ${change.scope(ctx)} AND ${change.table.studentId} = ${routeStudents.studentId} AND ${day.table.routeId} = ${routeStudents.routeId}
+    AND ${day.table.date} = ${date} AND ${change.table.kind} = 'away' AND ${change.table.confirmed} = 1)`;
+  return sql<number>`(${RouteStudents.select(ctx, { n: sql`count(*)` }).where(
+    eq(routeStudents.routeId, route),
+    riding(routeStudents, date),
+    sql`NOT ${away}`,
+  )})`;
+}
+
+/** A route student row rides on `date` by its own days (weekday bit, not suspended). */
+export function riding(rs: typeof routeStudents, date: DateRef): SQL {
+  return sql`${runsOnWeekday(rs.weekdays, date)} AND NOT (${rs.suspendedFrom} IS NOT NULL AND ${rs.suspendedFrom} <= ${date} AND (${rs.suspendedUntil} IS NULL OR ${rs.suspendedUntil} >= ${date}))`;
+}
+
+/** Riders of `route` on `date` given the day's row (left-joined): base riders plus confirmed joins. */
+export const riders = (ctx: Ctx, route: SQLiteColumn | number, date: DateRef): SQL<number> =>
+  sql<number>`(${baseRiders(ctx, route, date)} + coalesce(${routeAvailabilities.taken}, 0))`;
+
+/** The school's name, zone and logo, and the holiday cycles that may cover `first`..`last` (any zone). */
+export function schoolDay(ctx: Ctx, batch: Batch, first: string, last = first) {
+  const school = batch.read(
+    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone, logo: schools.logo })
+      .where(eq(schools.id, schoolOf(ctx)))
+      .limit(1),
+  );
+  // A UTC window a day wider each side than any zone's day: school_holiday_cycle_school_idx.
+  const cycles = batch.read(
+    SchoolHolidayCycles.select(ctx, { start: schoolHolidayCycles.startHolidays, end: schoolHolidayCycles.endHolidays })
+      .where(lt(schoolHolidayCycles.startHolidays, `${addDays(last, 2)}T00:00:00.000Z`))
+      .where(gt(schoolHolidayCycles.endHolidays, `${addDays(first, -1)}T00:00:00.000Z`)),
+  );
+  return { school, cycles };
+}
+
+export interface School {
+  name: string;
+  timeZone: string;
+  logo: string | null;
+}
+
+/** Whether a cycle covers the school-local day `date` (half-open: a cycle ending at midnight ends the day before). */
+export function isHoliday(date: string, timeZone: string, cycles: readonly { start: string; end: string }[]): boolean {
+  const from = zonedInstant(date, "00:00", timeZone).getTime();
+  const to = zonedInstant(addDays(date, 1), "00:00", timeZone).getTime();
+  return cycles.some((c) => Date.parse(c.start) < to && Date.parse(c.end) > from);
+}
+
+/** The school's zone, to know its today: a read of its own (only when a request names no date). */
+export async function schoolToday(ctx: Ctx): Promise<string> {
+  const row = await Schools.select(ctx, { timeZone: schools.timeZone })
+    .where(eq(schools.id, schoolOf(ctx)))
+    .first();
+  if (!row) throw notFound("School", schoolOf(ctx));
+  return dateIn(row.timeZone, ctx.deps.clock.now());
+}
+
+/** The fields of a route's day, over routes joined to their vehicle and (left) the day's row. */
+export function dayFields(ctx: Ctx, date: string) {
+  return {
+    routeId: routes.id,
+    routeName: routes.name,
+    direction: routes.direction,
+    weekdays: routes.weekdays,
+    transportId: transports.id,
+    vehicle: transports.name,
+    vehicleSeats: transports.seats,
+    driverName: transports.driverName,
+    availabilityId: routeAvailabilities.id,
+    override: routeAvailabilities.seats,
+    taken: sql<number>`coalesce(${routeAvailabilities.taken}, 0)`,
+    version: sql<number>`coalesce(${routeAvailabilities.version}, 1)`,
+    printedVersion: routeAvailabilities.printedVersion,
+    riders: riders(ctx, routes.id, date),
+  };
+}
+
+/** Routes with their vehicle and the day's row on `date` (left), as the caller may read them. */
+export function routeDays(ctx: Ctx, date: string, ...where: (SQL | undefined)[]) {
+  return Routes.select(ctx, dayFields(ctx, date))
+    .join(Transports, eq(transports.id, routes.transportId))
+    .join(
+      RouteAvailabilities,
+      sql`${routeAvailabilities.routeId} = ${routes.id} AND ${routeAvailabilities.date} = ${date}`,
+      "left",
+    )
+    .where(drivenBy(ctx, routes.id), ...where);
+}
+
+export type RouteDay = Awaited<ReturnType<ReturnType<typeof routeDays>["all"]>>[number];
+
+/** The seats a route day offers and what is left. */
+export function seatsOf(day: Pick<RouteDay, "vehicleSeats" | "override" | "riders">) {
+  const seats = day.override ?? day.vehicleSeats;
+  return { seats, available: Math.max(0, seats - day.riders) };
+}
+
+/**
+ * Reads the school and its cycles for `first`..`last` with the caller's reads, in one batch;
+ * answers the school and a holiday test per date.
+ */
+export async function withSchoolDays<T>(ctx: Ctx, first: string, last: string, reads: (batch: Batch) => T) {
+  const batch = new Batch(ctx);
+  const day = schoolDay(ctx, batch, first, last);
+  const slots = reads(batch);
+  const results = await batch.commit();
+  const [school] = results.get(day.school);
+  if (!school) throw notFound("School", schoolOf(ctx));
+  const cycles = results.get(day.cycles);
+  return { school, results, slots, holidayOn: (date: string) => isHoliday(date, school.timeZone, cycles) };
+}
+
+/** `withSchoolDays` for one date. */
+export async function withSchoolDay<T>(ctx: Ctx, date: string, reads: (batch: Batch) => T) {
+  const read = await withSchoolDays(ctx, date, date, reads);
+  return { ...read, holiday: read.holidayOn(date) };
+}

@@ -1,0 +1,221 @@
+/**
+ * The final list's operations: a route's changes, its final status on a date (JSON, with what
+ * changed since a version), and the PDFs of one route and of every running route of the school.
+ */
+import { z } from "@hono/zod-openapi";
+import { desc, eq } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import {
+  RouteAvailabilities,
+  RouteAvailabilityStudents,
+  routeAvailabilities,
+  routeAvailabilityStudents,
+} from "../../db/schema/transport";
+import type { Ctx } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { Listing, PageQuery, pageOf } from "../../lib/pagination";
+import { recordId } from "../../lib/params";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { changes } from "./changes";
+import { Day, drivenBy, schoolToday } from "./day";
+import { readFinalLists } from "./final-list";
+import { listsPdf, pdfResponse } from "./list-pdf";
+import { permissions } from "./permissions";
+
+const RouteParams = z.object({
+  routeId: recordId().openapi({
+    param: { name: "routeId", in: "path" },
+    example: 1,
+    description: "A route of the school",
+  }),
+});
+const DateQuery = { date: Day.optional().openapi({ description: "The date (default: the school's today)" }) };
+
+const ChangesPage = pageOf(changes.record, "RouteAvailabilityStudentByRoutePage");
+const byRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability-student/route/{routeId}",
+  tag: "Transport",
+  operationId: "listRouteAvailabilityStudentsByRoute",
+  summary: "A route's changes (students joining or away), newest date first, or on one date (paginated)",
+  access: permissions.listRead,
+  module: "transport",
+  request: { params: RouteParams, query: z.strictObject({ ...PageQuery.shape, date: Day.optional() }) },
+  responses: { 200: json(ChangesPage, "A page of the route's changes") },
+});
+
+export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
+  const where = [
+    eq(routeAvailabilities.routeId, params.routeId),
+    query.date === undefined ? undefined : eq(routeAvailabilities.date, query.date),
+    drivenBy(ctx, routeAvailabilities.routeId),
+  ];
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    changes
+      .select(ctx)
+      .where(...where)
+      .orderBy(desc(routeAvailabilities.date), desc(routeAvailabilityStudents.id))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  const total = batch.read(
+    RouteAvailabilityStudents.select(ctx)
+      .join(RouteAvailabilities, eq(routeAvailabilities.id, routeAvailabilityStudents.routeAvailabilityId))
+      .where(...where)
+      .count(),
+  );
+  const results = await batch.commit();
+  return new Listing(
+    results.get(rows).map((r) => changes.toRecord(ctx, r)),
+    results.get(total)[0]?.n ?? 0,
+    query,
+  );
+}
+export const listRouteAvailabilityStudentsByRouteOperation = operation(byRoute, listRouteAvailabilityStudentsByRoute);
+
+const Receiver = z.object({
+  name: z.string(),
+  relationship: z.string(),
+  kind: z.enum(["guardian", "trusted"]),
+});
+const Student = z.object({
+  studentId: z.number().int(),
+  firstName: z.string(),
+  lastName: z.string(),
+  stopId: z.number().int().nullable(),
+  stopName: z.string().nullable(),
+  stopPosition: z.number().int().nullable(),
+  stopTime: z.string().nullable().openapi({ description: "School-local HH:mm" }),
+  status: z.enum(["riding", "away", "joining"]),
+  reason: z.string().nullable().openapi({ description: "Why away or joining" }),
+  receivers: z
+    .array(Receiver)
+    .optional()
+    .openapi({ description: "On routes home: who may receive the child at the stop" }),
+});
+const FinalStatus = z
+  .object({
+    routeId: z.number().int(),
+    routeName: z.string(),
+    direction: z.enum(["to_school", "home"]),
+    vehicle: z.string(),
+    driverName: z.string().nullable(),
+    date: z.string(),
+    weekday: z.number().int(),
+    runs: z
+      .boolean()
+      .openapi({ description: "False on a holiday or a weekday the route does not run (then no students)" }),
+    holiday: z.boolean(),
+    version: z.number().int(),
+    printedVersion: z.number().int().nullable(),
+    seats: z.number().int(),
+    riders: z.number().int(),
+    available: z.number().int(),
+    students: z.array(Student),
+    changes: z
+      .array(
+        z.object({
+          version: z.number().int(),
+          studentId: z.number().int().nullable(),
+          change: z.string().openapi({ description: "added, removed, stop, away, back" }),
+          detail: z.string().nullable(),
+          at: z.string(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "With sinceVersion: what changed after that version" }),
+  })
+  .openapi("RouteFinalStatus");
+
+const finalStatus = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability-student/route/{routeId}/final-status",
+  tag: "Transport",
+  operationId: "getRouteFinalStatus",
+  summary: "A route's final list on a date: riders by stop, who is away or joins and why, who may receive them",
+  access: permissions.listRead,
+  module: "transport",
+  request: {
+    params: RouteParams,
+    query: z.strictObject({
+      ...DateQuery,
+      sinceVersion: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(1_000_000)
+        .optional()
+        .openapi({ type: "integer", description: "Also answer what changed after this version" }),
+      print: z
+        .enum(["true", "false"])
+        .optional()
+        .openapi({ description: "true: this read is the printed copy (the next change starts a new version)" }),
+    }),
+  },
+  responses: { 200: json(FinalStatus, "The route's final list") },
+});
+
+export async function getRouteFinalStatus(ctx: Ctx, { params, query }: InputOf<typeof finalStatus>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const read = await readFinalLists(ctx, { routeId: params.routeId }, date, {
+    print: query.print === "true",
+    since: query.sinceVersion,
+  });
+  const [list] = read.lists;
+  if (!list) throw notFound("Route", params.routeId);
+  return { ...list, ...(read.changes ? { changes: read.changes } : {}) };
+}
+export const getRouteFinalStatusOperation = operation(finalStatus, getRouteFinalStatus);
+
+const PDF = { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } };
+
+const routePdf = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability-student/route/{routeId}/final-status/pdf",
+  tag: "Transport",
+  operationId: "downloadRouteFinalStatusPdf",
+  summary: "Download a route's final list on a date as a PDF (the printed version)",
+  access: permissions.listRead,
+  module: "transport",
+  request: { params: RouteParams, query: z.strictObject(DateQuery) },
+  responses: { 200: { description: "The PDF", content: PDF } },
+});
+
+export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: InputOf<typeof routePdf>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const read = await readFinalLists(ctx, { routeId: params.routeId }, date, { print: true });
+  const [list] = read.lists;
+  if (!list) throw notFound("Route", params.routeId);
+  const why = read.holiday ? "a school holiday" : "a day this route does not run";
+  const bytes = await listsPdf(
+    ctx,
+    read.school,
+    date,
+    list.runs ? [list] : [],
+    `${list.routeName}: ${date} is ${why}.`,
+  );
+  return pdfResponse(bytes, `route-${list.routeId}-${date}.pdf`);
+}
+export const downloadRouteFinalStatusPdfOperation = operation(routePdf, downloadRouteFinalStatusPdf);
+
+const allPdf = defineRoute({
+  method: "get",
+  path: "/api/v1/route-availability-student/final-status/pdf",
+  tag: "Transport",
+  operationId: "downloadAllRoutesFinalStatusPdf",
+  summary: "Download the final lists of every route running on a date as one PDF (a section per route)",
+  access: permissions.listRead,
+  module: "transport",
+  request: { query: z.strictObject(DateQuery) },
+  responses: { 200: { description: "The PDF", content: PDF } },
+});
+
+export async function downloadAllRoutesFinalStatusPdf(ctx: Ctx, { query }: InputOf<typeof allPdf>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const read = await readFinalLists(ctx, { running: true }, date, { print: true });
+  const empty = read.holiday ? `${date} is a school holiday: no route runs.` : `No route runs on ${date}.`;
+  const bytes = await listsPdf(ctx, read.school, date, read.holiday ? [] : read.lists, empty);
+  return pdfResponse(bytes, `routes-${date}.pdf`);
+}
+export const downloadAllRoutesFinalStatusPdfOperation = operation(allPdf, downloadAllRoutesFinalStatusPdf);

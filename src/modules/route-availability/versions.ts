@@ -1,0 +1,134 @@
+/**
+ * The final list's versions. A route's day starts at version 1. A download (the PDF, or the JSON
+ * with `print=true`) records `printed_version = version`; the first change after it starts version
+ * n+1 (a conditional UPDATE in the change's own batch), and every change writes a
+ * `route_list_change` row with the version it belongs to, so "what changed since version n" is
+ * those rows with a greater version.
+ */
+import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { query } from "../../db/query";
+import {
+  RouteAvailabilities,
+  routeAvailabilities,
+  routeAvailabilityStudents,
+  routeListChanges,
+} from "../../db/schema/transport";
+import { joinTable } from "../../db/table";
+import type { Statement } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
+
+const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+
+/**
+ * The id of the route's day row on `date`, made when missing (an upsert: two first changes of a
+ * day at once make one row). The route was read in this school before.
+ */
+export async function dayRow(ctx: Ctx, routeId: number, date: string): Promise<number> {
+  const at = now(ctx);
+  const batch = new Batch(ctx);
+  const upsert = batch.result(
+    ctx.deps.db
+      .insert(routeAvailabilities)
+      .values({ schoolId: schoolOf(ctx), routeId, date, createdAt: at, updatedAt: at })
+      .onConflictDoUpdate({
+        target: [routeAvailabilities.routeId, routeAvailabilities.date],
+        // A no-op that lets RETURNING answer the existing row.
+        set: { date: sql`excluded.date` },
+        setWhere: RouteAvailabilities.scope(ctx),
+      })
+      .returning({ id: routeAvailabilities.id }),
+  );
+  const [row] = (await batch.commit()).get(upsert);
+  if (!row) throw new Error("the route's day row was not written");
+  return row.id;
+}
+
+/** The day's version as a scalar subquery. */
+const versionOf = (ctx: Ctx, dayId: number) =>
+  sql<number>`(${RouteAvailabilities.select(ctx, { v: routeAvailabilities.version }).where(eq(routeAvailabilities.id, dayId))})`;
+
+/** Starts version n+1 when version n was downloaded (nothing otherwise): the first statement of a change's batch. */
+export function nextVersion(ctx: Ctx, dayId: number): Statement[] {
+  return RouteAvailabilities.update(
+    ctx,
+    and(eq(routeAvailabilities.id, dayId), sql`${routeAvailabilities.printedVersion} = ${routeAvailabilities.version}`),
+    { version: sql`${routeAvailabilities.version} + 1` },
+    "new-version",
+  );
+}
+
+/** Sets the version a change first appears in (derived, so not audited apart from the change). */
+export function stampVersion(ctx: Ctx, id: SQL<number>, dayId: number): Statement {
+  return ctx.deps.db
+    .update(routeAvailabilityStudents)
+    .set({ version: versionOf(ctx, dayId) })
+    .where(and(eq(routeAvailabilityStudents.id, id), eq(routeAvailabilityStudents.routeAvailabilityId, dayId)));
+}
+
+export type ListChangeKind = "added" | "removed" | "stop" | "away" | "back" | "seats";
+
+/** A `route_list_change` row at the day's current version. */
+export function listChange(
+  ctx: Ctx,
+  dayId: number,
+  studentId: number | null,
+  change: ListChangeKind,
+  detail: string | null,
+): Statement {
+  return ctx.deps.db.insert(routeListChanges).values({
+    schoolId: schoolOf(ctx),
+    routeAvailabilityId: dayId,
+    version: versionOf(ctx, dayId),
+    studentId,
+    change,
+    detail,
+    at: now(ctx),
+  });
+}
+
+/** The changes of a day after version `since` (route_list_change_idx), the day read in this school. */
+export function changesSince(ctx: Ctx, routeId: number, date: string, since: number) {
+  const day = RouteAvailabilities.pick(
+    ctx,
+    routeAvailabilities.id,
+    eq(routeAvailabilities.routeId, routeId),
+    eq(routeAvailabilities.date, date),
+  );
+  return query(ctx, joinTable(routeListChanges), {
+    version: routeListChanges.version,
+    studentId: routeListChanges.studentId,
+    change: routeListChanges.change,
+    detail: routeListChanges.detail,
+    at: routeListChanges.at,
+  })
+    .where(sql`${routeListChanges.routeAvailabilityId} IN ${day}`, sql`${routeListChanges.version} > ${since}`)
+    .orderBy(sql`${routeListChanges.version}`, sql`${routeListChanges.id}`);
+}
+
+/**
+ * A download of the lists of the routes `routeSet` (a subquery of route ids) on `date`: their day
+ * rows (made when missing) record the version downloaded. A bookkeeping mark, not a change of the
+ * list: no audit row.
+ */
+export function markPrinted(ctx: Ctx, routeSet: SQLWrapper, date: string): Statement[] {
+  const at = now(ctx);
+  return [
+    ctx.deps.db
+      .insert(routeAvailabilities)
+      .select(
+        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, r.value, ${date}, NULL, 0, 1, NULL, NULL FROM ${routeSet} AS r WHERE true`,
+      )
+      .onConflictDoNothing(),
+    ctx.deps.db
+      .update(routeAvailabilities)
+      .set({ printedVersion: sql`${routeAvailabilities.version}`, printedAt: at })
+      .where(
+        RouteAvailabilities.where(
+          ctx,
+          eq(routeAvailabilities.date, date),
+          sql`${routeAvailabilities.routeId} IN ${routeSet}`,
+        ),
+      ),
+  ];
+}

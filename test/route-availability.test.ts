@@ -1,0 +1,363 @@
+/**
+ * Seats per day and the final list: the default seats (the vehicle's minus the day's riders), the
+ * school's override, joins that take a seat in one guarded statement (never oversold under a race),
+ * aways, holidays, versions ("changes since you printed"), drivers who see only their routes, and
+ * bad input.
+ */
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
+import { parents } from "../src/db/schema/parent";
+import { schoolConfigurations } from "../src/db/schema/school-configuration";
+import { guardians, students } from "../src/db/schema/student";
+import { routeAvailabilities, routeStudents } from "../src/db/schema/transport";
+import { trustedPeople } from "../src/db/schema/trusted-person";
+import { readJson } from "./fixture-kit";
+import { MONDAY, makeRoute, makeStudents } from "./fixtures/modules/route-availability";
+import { DEMO, makeTestApp, problem } from "./helpers";
+
+const NORTH = 1;
+const SOUTH = 2;
+const A = "/api/v1/route-availability";
+const S = "/api/v1/route-availability-student";
+const t = makeTestApp();
+const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+
+type Day = { routeId: number; seats: number; riders: number; available: number; override: number | null };
+type FinalStatus = {
+  runs: boolean;
+  holiday: boolean;
+  version: number;
+  printedVersion: number | null;
+  students: {
+    studentId: number;
+    firstName: string;
+    status: string;
+    reason: string | null;
+    stopPosition: number | null;
+    receivers?: { name: string; kind: string }[];
+  }[];
+  changes?: { version: number; change: string; studentId: number | null }[];
+};
+
+async function schoolDay(date = MONDAY, token?: string) {
+  const res = await t.request(`${A}/school?date=${date}`, { token: token ?? (await admin()), school: NORTH });
+  expect(res.status).toBe(200);
+  return readJson<{ holiday: boolean; routes: Day[] }>(res);
+}
+
+const change = async (body: object, token?: string) =>
+  t.request(S, { method: "POST", token: token ?? (await admin()), school: NORTH, body });
+
+describe("seats per day", () => {
+  it("offers the vehicle's seats minus the riders, honours an override, and refuses one below the riders", async () => {
+    const route = await makeRoute(t, NORTH, {
+      seats: 5,
+      riders: [
+        ["Ana", "Uno"],
+        ["Beto", "Dos"],
+      ],
+    });
+    const day = (await schoolDay()).routes.find((r) => r.routeId === route.routeId);
+    expect(day).toMatchObject({ seats: 5, riders: 2, available: 3, override: null });
+
+    const created = await t.request(A, {
+      method: "POST",
+      token: await admin(),
+      school: NORTH,
+      body: { routeId: route.routeId, date: MONDAY, seats: 4 },
+    });
+    expect(created.status).toBe(201);
+    const { id } = await readJson<{ id: number }>(created);
+    expect((await schoolDay()).routes.find((r) => r.routeId === route.routeId)).toMatchObject({
+      seats: 4,
+      available: 2,
+    });
+
+    const dup = await t.request(A, {
+      method: "POST",
+      token: await admin(),
+      school: NORTH,
+      body: { routeId: route.routeId, date: MONDAY },
+    });
+    expect(dup.status).toBe(409);
+
+    const low = await t.request(`${A}/${id}`, {
+      method: "PUT",
+      token: await admin(),
+      school: NORTH,
+      body: { seats: 1 },
+    });
+    expect(low.status).toBe(422);
+    expect((await problem(low)).detail).toContain("2 riders");
+
+    for (const seats of [-1, 100_000, 1.5, "3"]) {
+      const bad = await t.request(`${A}/${id}`, {
+        method: "PUT",
+        token: await admin(),
+        school: NORTH,
+        body: { seats },
+      });
+      expect(bad.status, String(seats)).toBe(400);
+    }
+    const reset = await t.request(`${A}/${id}`, {
+      method: "PUT",
+      token: await admin(),
+      school: NORTH,
+      body: { seats: null },
+    });
+    expect(reset.status).toBe(204);
+    expect((await schoolDay()).routes.find((r) => r.routeId === route.routeId)).toMatchObject({
+      seats: 5,
+      available: 3,
+    });
+
+    const range = await t.request(`${A}/route/${route.routeId}?from=2027-03-01&to=2027-03-07`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    const days = (await readJson<{ days: { date: string; runs: boolean }[] }>(range)).days;
+    expect(days.map((d) => d.runs)).toEqual([true, true, true, true, true, false, false]);
+    for (const q of ["from=2027-03-07&to=2027-03-01", "from=2027-03-01", "from=2027-01-01&to=2027-03-01"]) {
+      const bad = await t.request(`${A}/route/${route.routeId}?${q}`, { token: await admin(), school: NORTH });
+      expect(bad.status, q).toBe(422);
+    }
+  });
+
+  it("refuses a date the route does not run, and another school's route", async () => {
+    const route = await makeRoute(t, NORTH, { weekdays: 0b00001 });
+    const tuesday = await t.request(A, {
+      method: "POST",
+      token: await admin(),
+      school: NORTH,
+      body: { routeId: route.routeId, date: "2027-03-02" },
+    });
+    expect(tuesday.status).toBe(422);
+    const south = await makeRoute(t, SOUTH);
+    const other = await t.request(A, {
+      method: "POST",
+      token: await admin(),
+      school: NORTH,
+      body: { routeId: south.routeId, date: MONDAY },
+    });
+    expect(other.status).toBe(404);
+  });
+
+  it("20 concurrent joins for 3 seats: exactly 3 win, the day shows 3 taken", async () => {
+    const route = await makeRoute(t, NORTH, { seats: 3 });
+    const kids = await makeStudents(
+      t,
+      NORTH,
+      Array.from({ length: 20 }, (_, i): [string, string] => [`Niño${i}`, "Carrera"]),
+    );
+    const token = await admin();
+    const results = await Promise.all(
+      kids.map((studentId) =>
+        change(
+          { routeId: route.routeId, date: MONDAY, studentId, kind: "join", stopId: route.stopIds[0], reason: "Race" },
+          token,
+        ),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(17);
+    const [row] = await t.db.select().from(routeAvailabilities).where(eq(routeAvailabilities.routeId, route.routeId));
+    expect(row?.taken).toBe(3);
+    const loser = results.find((r) => r.status === 409);
+    expect((await problem(loser ?? new Response())).detail).toContain("No seats left");
+    expect((await schoolDay()).routes.find((r) => r.routeId === route.routeId)).toMatchObject({
+      riders: 3,
+      available: 0,
+    });
+  });
+});
+
+describe("the day's changes", () => {
+  it("checks joins and aways, frees a seat on delete, and keeps versions after a download", async () => {
+    const route = await makeRoute(t, NORTH, {
+      seats: 3,
+      riders: [
+        ["Ana", "Álvarez"],
+        ["Íñigo", "Muñoz"],
+      ],
+    });
+    const other = await makeRoute(t, NORTH);
+    const [newcomer, stranger] = await makeStudents(t, NORTH, [
+      ["Zoé", "Núñez"],
+      ["Pía", "Ortega"],
+    ]);
+    const [rider] = route.studentIds;
+    const base = { routeId: route.routeId, date: MONDAY };
+
+    expect((await change({ ...base, studentId: rider, kind: "join", stopId: route.stopIds[0] })).status).toBe(409);
+    expect((await change({ ...base, studentId: newcomer, kind: "join" })).status).toBe(422);
+    expect((await change({ ...base, studentId: newcomer, kind: "join", stopId: other.stopIds[0] })).status).toBe(422);
+    expect((await change({ ...base, studentId: stranger, kind: "away" })).status).toBe(422);
+    const southKid = (await makeStudents(t, SOUTH, [["Sur", "Kid"]]))[0];
+    expect((await change({ ...base, studentId: southKid, kind: "away" })).status).toBe(404);
+    expect(
+      (await change({ ...base, date: "2027-03-06", studentId: newcomer, kind: "join", stopId: route.stopIds[0] }))
+        .status,
+    ).toBe(422);
+
+    // The list is downloaded (version 1); then a change: version 2, one change since 1.
+    const printed = await t.request(`${S}/route/${route.routeId}/final-status?date=${MONDAY}&print=true`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    expect((await readJson<FinalStatus>(printed)).printedVersion).toBe(1);
+
+    const joined = await change({
+      ...base,
+      studentId: newcomer,
+      kind: "join",
+      stopId: route.stopIds[1],
+      reason: "Cumpleaños",
+    });
+    expect(joined.status).toBe(201);
+    const join = await readJson<{ id: number; version: number }>(joined);
+    expect(join.version).toBe(2);
+    const away = await change({ ...base, studentId: rider, kind: "away", reason: "Enfermo" });
+    expect(away.status).toBe(201);
+
+    const res = await t.request(`${S}/route/${route.routeId}/final-status?date=${MONDAY}&sinceVersion=1`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    const list = await readJson<FinalStatus>(res);
+    expect(list.version).toBe(2);
+    expect(list.changes?.map((c) => c.change)).toEqual(["added", "away"]);
+    expect(list.students.map((s) => [s.firstName, s.status])).toEqual([
+      ["Ana", "away"],
+      ["Íñigo", "riding"],
+      ["Zoé", "joining"],
+    ]);
+    expect((await schoolDay()).routes.find((r) => r.routeId === route.routeId)).toMatchObject({
+      riders: 2,
+      available: 1,
+    });
+
+    const removed = await t.request(`${S}/${join.id}`, { method: "DELETE", token: await admin(), school: NORTH });
+    expect(removed.status).toBe(204);
+    expect((await schoolDay()).routes.find((r) => r.routeId === route.routeId)).toMatchObject({
+      riders: 1,
+      available: 2,
+    });
+    const [row] = await t.db.select().from(routeAvailabilities).where(eq(routeAvailabilities.routeId, route.routeId));
+    expect(row?.taken).toBe(0);
+
+    const byRoute = await t.request(`${S}/route/${route.routeId}?date=${MONDAY}`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    expect((await readJson<{ total: number }>(byRoute)).total).toBe(1);
+  });
+
+  it("lists who may receive each child, and no one on a holiday", async () => {
+    const route = await makeRoute(t, NORTH, { riders: [["Sofía", "Receive"]] });
+    const [kid] = route.studentIds;
+    if (kid === undefined) throw new Error("no kid");
+    const [parent] = await t.db.select().from(parents).where(eq(parents.userId, DEMO.northParent.id));
+    if (parent) await t.db.insert(guardians).values({ schoolId: NORTH, studentId: kid, parentId: parent.id });
+    await t.db.insert(trustedPeople).values({
+      schoolId: NORTH,
+      studentId: kid,
+      name: "Tía Carmen",
+      relationship: "aunt",
+      phone: "+525512345678",
+      status: "approved",
+      decidedAt: "2026-11-01T00:00:00.000Z",
+    });
+    const res = await t.request(`${S}/route/${route.routeId}/final-status?date=${MONDAY}`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    const list = await readJson<FinalStatus>(res);
+    const names = list.students[0]?.receivers?.map((r) => r.name) ?? [];
+    expect(names).toContain("Tía Carmen");
+    if (parent) expect(names.length).toBe(2);
+
+    const [config] = await t.db.select().from(schoolConfigurations).where(eq(schoolConfigurations.schoolId, NORTH));
+    if (!config) throw new Error("no school configuration in the demo");
+    await t.db.insert(schoolHolidayCycles).values({
+      schoolId: NORTH,
+      schoolConfigurationId: config.id,
+      startHolidays: "2027-04-05T00:00:00.000Z",
+      endHolidays: "2027-04-10T00:00:00.000Z",
+    });
+    const holiday = await t.request(`${S}/route/${route.routeId}/final-status?date=2027-04-06`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    expect(await readJson<FinalStatus>(holiday)).toMatchObject({ runs: false, holiday: true, students: [] });
+    expect((await schoolDay("2027-04-06")).holiday).toBe(true);
+  });
+});
+
+describe("drivers", () => {
+  it("read only the routes of the vehicles they drive", async () => {
+    const driverId = DEMO.northTeacher.id;
+    const mine = await makeRoute(t, NORTH, { driverUserId: driverId, riders: [["Mía", "Driver"]] });
+    const theirs = await makeRoute(t, NORTH);
+    const token = await t.token(driverId, { [NORTH]: ["route-availability.read", "route-list.read", "route.read"] });
+    const ok = await t.request(`${S}/route/${mine.routeId}/final-status?date=${MONDAY}`, { token, school: NORTH });
+    expect(ok.status).toBe(200);
+    const no = await t.request(`${S}/route/${theirs.routeId}/final-status?date=${MONDAY}`, { token, school: NORTH });
+    expect(no.status).toBe(404);
+    const day = await schoolDay(MONDAY, token);
+    expect(day.routes.map((r) => r.routeId)).toEqual([mine.routeId]);
+    const write = await change(
+      { routeId: mine.routeId, date: MONDAY, studentId: mine.studentIds[0], kind: "away" },
+      token,
+    );
+    expect(write.status).toBe(403);
+    // Days and changes of both routes: the driver's lists and reads show only theirs.
+    for (const r of [mine, theirs]) {
+      const [kid] = await makeStudents(t, NORTH, [["Otro", "Niño"]]);
+      const joined = await change({
+        routeId: r.routeId,
+        date: MONDAY,
+        studentId: kid,
+        kind: "join",
+        stopId: r.stopIds[0],
+      });
+      expect(joined.status).toBe(201);
+    }
+    const days = await readJson<{ data: { routeId: number }[] }>(
+      await t.request(`${A}?pageSize=100`, { token, school: NORTH }),
+    );
+    expect(new Set(days.data.map((d) => d.routeId))).toEqual(new Set([mine.routeId]));
+    const changes = await readJson<{ data: { id: number; routeId: number }[] }>(
+      await t.request(`${S}?pageSize=100`, { token, school: NORTH }),
+    );
+    expect(new Set(changes.data.map((c) => c.routeId))).toEqual(new Set([mine.routeId]));
+    const [theirDay] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(eq(routeAvailabilities.routeId, theirs.routeId));
+    expect((await t.request(`${A}/${theirDay?.id}`, { token, school: NORTH })).status).toBe(404);
+    expect((await t.request(`${S}/final-status/pdf?date=${MONDAY}`, { token, school: NORTH })).status).toBe(200);
+  });
+});
+
+describe("students stay in their school", () => {
+  it("a suspended rider is away with the reason", async () => {
+    const route = await makeRoute(t, NORTH, { riders: [["Leo", "Suspendido"]] });
+    await t.db
+      .update(routeStudents)
+      .set({ suspendedFrom: "2027-02-20", suspendedUntil: "2027-03-05", suspensionReason: "Viaje familiar" })
+      .where(eq(routeStudents.routeId, route.routeId));
+    const res = await t.request(`${S}/route/${route.routeId}/final-status?date=${MONDAY}`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    const list = await readJson<FinalStatus>(res);
+    expect(list.students[0]).toMatchObject({ status: "away", reason: "Viaje familiar" });
+    const [kid] = await t.db
+      .select()
+      .from(students)
+      .where(eq(students.id, route.studentIds[0] ?? 0));
+    expect(kid?.schoolId).toBe(NORTH);
+  });
+});
