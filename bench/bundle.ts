@@ -31,9 +31,11 @@ export const BUDGETS = {
   /**
    * The default (D1) Worker, moved on purpose with each issue (docs/performance.md): 160 KiB until
    * the people issue (phone library, Excel, five modules), 260 KiB until the data layer (its
-   * accessors, typed queries and batches, the person verb: +4 KiB over 256.4), 264 KiB since.
+   * accessors, typed queries and batches, the person verb: +4 KiB over 256.4), 264 KiB until
+   * transport (three modules, 39 operations at ~0.7 KiB each, the PDF writer 3.5 KiB: 262.0 ->
+   * 290.3 KiB; pdf-lib alone would have been 178 KiB), 296 KiB since.
    */
-  gzipBytes: 264 * 1024,
+  gzipBytes: 296 * 1024,
   /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
   ceilingGzipBytes: 400 * 1024,
   /**

@@ -28,7 +28,7 @@ import {
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { calendarDate, dateIn, isoWeekday, zonedInstant } from "../../lib/zoned-time";
-import { permissions } from "./permissions";
+import { routeVisible } from "../transport/api";
 
 export const Day = z
   .string()
@@ -55,13 +55,12 @@ export function addDays(date: string, days: number): string {
 export const runsOnWeekday = (weekdays: SQLWrapper, date: DateRef) => sql`(${weekdays} & ${weekdayBit(date)}) <> 0`;
 
 /**
- * The routes a caller reads: every route of the school for staff (who may write), only the routes
- * of the vehicles they drive for a reader who may not (the built-in `driver`).
+ * The routes a caller reads, by the transport module's one rule (`routeVisible`): every route of
+ * the school, but for a driver only the routes of the vehicles they drive.
  */
 export function drivenBy(ctx: Ctx, route: SQLWrapper): SQL | undefined {
-  if (ctx.isSuperAdmin || ctx.can(permissions.write) || ctx.can(permissions.listWrite)) return undefined;
-  const vehicles = Transports.pick(ctx, transports.id, eq(transports.driverUserId, ctx.userId ?? 0));
-  return sql`${route} IN ${Routes.pick(ctx, routes.id, sql`${routes.transportId} IN ${vehicles}`)}`;
+  const visible = routeVisible(ctx, routes.transportId);
+  return visible ? sql`${route} IN ${Routes.pick(ctx, routes.id, visible)}` : undefined;
 }
 
 /**
