@@ -3798,7 +3798,7 @@ export interface components {
             };
             /** @description Groups (classes); 0 until groups exist */
             groups: number;
-            /** @description Transport routes; 0 until routes exist */
+            /** @description Transport routes */
             routes: number;
         };
         SchoolLogoUrl: {

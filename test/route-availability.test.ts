@@ -4,7 +4,7 @@
  * aways, holidays, versions ("changes since you printed"), drivers who see only their routes, and
  * bad input.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { parents } from "../src/db/schema/parent";
@@ -12,6 +12,7 @@ import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
 import { routeAvailabilities, routeStudents } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
+import { BUILTIN_ROLES } from "../src/lib/access";
 import { readJson } from "./fixture-kit";
 import { MONDAY, makeRoute, makeStudents } from "./fixtures/modules/route-availability";
 import { DEMO, makeTestApp, problem } from "./helpers";
@@ -300,6 +301,10 @@ describe("drivers", () => {
     const driverId = DEMO.northTeacher.id;
     const mine = await makeRoute(t, NORTH, { driverUserId: driverId, riders: [["Mía", "Driver"]] });
     const theirs = await makeRoute(t, NORTH);
+    // The driver role is what narrows a reader to the routes of their vehicles.
+    await t.db.run(
+      sql`INSERT OR IGNORE INTO role_user (school_id, user_id, role_id) VALUES (${NORTH}, ${driverId}, ${BUILTIN_ROLES.driver.id})`,
+    );
     const token = await t.token(driverId, { [NORTH]: ["route-availability.read", "route-list.read", "route.read"] });
     const ok = await t.request(`${S}/route/${mine.routeId}/final-status?date=${MONDAY}`, { token, school: NORTH });
     expect(ok.status).toBe(200);

@@ -445,7 +445,7 @@ describe("route students", () => {
     const file = await t.request("/api/v1/route-student/export", { token, school: NORTH });
     expect(file.status).toBe(200);
     const rows = readXlsx(new Uint8Array(await file.arrayBuffer()));
-    expect(rows.slice(1).map((r) => r[0])).toEqual([mine.name]);
+    expect(rows.slice(1).map((r) => r[1])).toEqual([mine.name]);
     // Reading only: a driver writes nothing.
     const write = await t.request(`/api/v1/route-student/${ride.id}`, { method: "DELETE", token, school: NORTH });
     expect(write.status).toBe(403);
@@ -460,7 +460,7 @@ describe("route students", () => {
   it("exports the riders to Excel with the list's filters", async () => {
     const t = makeTestApp();
     const { route, student, stopId } = await setUp(t);
-    await assign(t, { routeId: route.id, studentId: student.id, stopId, weekdays: [1, 3] });
+    const rider = await assign(t, { routeId: route.id, studentId: student.id, stopId, weekdays: [1, 3] });
     const res = await t.request(`/api/v1/route-student/export?route=${route.id}`, {
       token: await admin(t),
       school: NORTH,
@@ -468,6 +468,7 @@ describe("route students", () => {
     expect(res.status).toBe(200);
     const rows = readXlsx(new Uint8Array(await res.arrayBuffer()));
     expect(rows[0]).toEqual([
+      "Id",
       "Route",
       "Direction",
       "Stop",
@@ -480,8 +481,9 @@ describe("route students", () => {
       "Suspended until",
       "Suspension reason",
     ]);
-    expect(rows.slice(1).map((r) => r.slice(0, 8))).toEqual([
+    expect(rows.slice(1).map((r) => r.slice(0, 9))).toEqual([
       [
+        rider.id,
         route.name,
         "home",
         route.stops[0]?.name,

@@ -317,25 +317,27 @@ describe("statistics", () => {
       people: {
         // The demo users, the demo people of scripts/demo-people.ts (the delegate holds no role) and
         // the 404 parents scripts/demo-school.ts adds to Northside's families.
-        total: 438,
+        total: 439,
         byRole: [
           { roleId: 2, key: "school-admin", name: "School admin", count: 1 },
           { roleId: 3, key: "staff", name: "Administrative staff", count: 3 },
           { roleId: 4, key: "teacher", name: "Teacher", count: 13 },
           { roleId: 5, key: "parent", name: "Parent", count: 421 },
+          { roleId: 6, key: "driver", name: "Driver", count: 1 },
         ],
       },
       // scripts/demo-school.ts: 400 students (Pablo among them) in 24 groups.
       students: { total: 400, byLevel: { preschool: 48, elementary: 199, middle: 101, high: 52 } },
       groups: 24,
-      routes: 0,
+      // scripts/demo-transport.ts: 8 routes over 4 vehicles.
+      routes: 8,
     });
     const south = await json<Stats>(
       await t.request(`${PATH}/${SOUTH}/statistics`, { token: await southAdmin(t) }),
       200,
     );
     expect(south.people.total).toBe(61);
-    expect(south.people.byRole.map((r) => r.count)).toEqual([1, 3, 12, 45]);
+    expect(south.people.byRole.map((r) => r.count)).toEqual([1, 3, 12, 45, 0]);
     expect(south.students.total).toBe(50);
     expect(south.groups).toBe(5);
   });
@@ -380,12 +382,13 @@ describe("statistics", () => {
     ]);
     const token = await northAdmin(t);
     const stats = await json<Stats>(await t.request(`${PATH}/${NORTH}/statistics`, { token }), 200);
-    expect(stats.people.total).toBe(439);
+    expect(stats.people.total).toBe(440);
     expect(Object.fromEntries(stats.people.byRole.map((r) => [r.key, r.count]))).toEqual({
       "school-admin": 1,
       staff: 4,
       teacher: 14,
       parent: 421,
+      driver: 1,
     });
     const other = await t.request(`${PATH}/${SOUTH}/statistics`, { token });
     expect(other.status).toBe(404);

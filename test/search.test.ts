@@ -62,6 +62,24 @@ const MAKERS: Record<string, Maker> = {
       weekdays: [1],
       stops: [{ name: "School gate", time: "15:00" }],
     }),
+  // A rider is found by their student's name.
+  "/api/v1/route-student": async (firstName, lastName) => {
+    const transportId = await post("/api/v1/transport", { name: tag(), seats: 40 });
+    const routeId = await post("/api/v1/route", {
+      name: tag(),
+      transportId,
+      direction: "home",
+      weekdays: [1],
+      stops: [{ name: "School gate", time: "15:00" }],
+    });
+    const route = (await (
+      await t.request(`/api/v1/route/${routeId}`, { token: await superAdmin(), school: SCHOOL })
+    ).json()) as {
+      stops: { id: number }[];
+    };
+    const studentId = await post("/api/v1/student", { firstName, lastName, level: "elementary" });
+    return post("/api/v1/route-student", { routeId, studentId, stopId: route.stops[0]?.id, weekdays: [1] });
+  },
   // Permission names are dotted lower-case ASCII (no copy: only the term is folded); see ASCII_ONLY.
   "/api/v1/permission": (first, last) => post("/api/v1/permission", { name: `${first}.${last}` }),
 };

@@ -481,6 +481,7 @@ export const exportRouteStudents = resource.export({
   filename: "route-students.xlsx",
   sheet: "Route students",
   columns: [
+    "Id",
     "Route",
     "Direction",
     "Stop",
@@ -494,6 +495,7 @@ export const exportRouteStudents = resource.export({
     "Suspension reason",
   ],
   cells: (_ctx, r) => [
+    r.id,
     r.routeName,
     r.direction,
     r.stopName,

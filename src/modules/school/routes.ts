@@ -62,7 +62,7 @@ const Statistics = z
         .openapi({ description: "Students per level (students have no level yet: 0 each)" }),
     }),
     groups: count.openapi({ description: "Groups (classes); 0 until groups exist" }),
-    routes: count.openapi({ description: "Transport routes; 0 until routes exist" }),
+    routes: count.openapi({ description: "Transport routes" }),
   })
   .openapi("SchoolStatistics");
 

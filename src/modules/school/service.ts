@@ -11,6 +11,7 @@ import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { Groups } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
+import { Routes } from "../../db/schema/transport";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
@@ -31,8 +32,8 @@ export async function currentLevels(ctx: Ctx) {
 
 /**
  * People by role (from role_user: the built-in school roles and the school's own), students (not
- * deleted; by level, a student without one counting in the total only), groups, and routes (0
- * until transport exists).
+ * deleted; by level, a student without one counting in the total only), groups, and transport
+ * routes.
  * One batch: the school (404 unless the caller reaches it) and every count.
  */
 export async function statistics(ctx: Ctx, id: number) {
@@ -64,12 +65,14 @@ export async function statistics(ctx: Ctx, id: number) {
       .groupBy(students.level),
   );
   const groupCount = batch.read(Groups.select(target, { total: count() }));
+  const routeCount = batch.read(Routes.select(target, { total: count() }));
   const results = await batch.commit();
   const [school] = results.get(reached);
   const byRole = results.get(roleCounts);
   const [people] = results.get(members);
   const levels = results.get(perLevel);
   const [classes] = results.get(groupCount);
+  const [transport] = results.get(routeCount);
   if (!school) throw notFound("School", id);
   const byLevel: Record<Level, number> = { preschool: 0, elementary: 0, middle: 0, high: 0 };
   for (const row of levels) if (row.level) byLevel[row.level] = row.total;
@@ -81,7 +84,7 @@ export async function statistics(ctx: Ctx, id: number) {
     },
     students: { total: levels.reduce((n, row) => n + row.total, 0), byLevel },
     groups: classes?.total ?? 0,
-    routes: 0,
+    routes: transport?.total ?? 0,
   };
 }
 
