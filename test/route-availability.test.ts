@@ -255,6 +255,64 @@ describe("the day's changes", () => {
     expect((await readJson<{ total: number }>(byRoute)).total).toBe(1);
   });
 
+  it("riders put on, suspended, brought back and taken off a route make the next version of a printed list", async () => {
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Versión"]] });
+    const [ana] = route.studentIds;
+    const [newcomer] = await makeStudents(t, NORTH, [["Bruno", "Versión"]]);
+    const status = async (query: string) =>
+      readJson<FinalStatus & { changes?: { change: string; studentId: number | null }[] }>(
+        await t.request(`${S}/route/${route.routeId}/final-status?date=${MONDAY}&${query}`, {
+          token: await admin(),
+          school: NORTH,
+        }),
+      );
+    const riders = "/api/v1/route-student";
+    const write = async (method: string, path: string, body?: unknown) => {
+      const res = await t.request(path, { method, token: await admin(), school: NORTH, body });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+      return res;
+    };
+    expect((await status("print=true")).printedVersion).toBe(1);
+
+    // A new rider on Mondays: version 2, "added".
+    const added = await write("POST", riders, {
+      routeId: route.routeId,
+      studentId: newcomer,
+      stopId: route.stopIds[0],
+      weekdays: [1],
+    });
+    const newRider = await readJson<{ id: number }>(added);
+    let list = await status("sinceVersion=1&print=true");
+    expect(list.version).toBe(2);
+    expect(list.changes?.map((c) => [c.change, c.studentId])).toEqual([["added", newcomer]]);
+    expect(list.students.map((s) => s.studentId).sort()).toEqual([ana, newcomer].sort());
+
+    // Ana suspended on that Monday: version 3, "away"; the suspension cancelled: version 4, "back".
+    const [anaRide] = await t.db
+      .select()
+      .from(routeStudents)
+      .where(eq(routeStudents.studentId, ana ?? 0));
+    await write("PUT", `${riders}/${anaRide?.id}/suspend`, { from: MONDAY, until: MONDAY, reason: "Viaje" });
+    list = await status("sinceVersion=2&print=true");
+    expect(list.version).toBe(3);
+    expect(list.changes?.map((c) => [c.change, c.studentId])).toEqual([["away", ana]]);
+    await write("PATCH", `${riders}/${anaRide?.id}/cancel-suspension`);
+    list = await status("sinceVersion=3&print=true");
+    expect(list.version).toBe(4);
+    expect(list.changes?.map((c) => [c.change, c.studentId])).toEqual([["back", ana]]);
+
+    // The new rider taken off: version 5, "removed"; a change while the list is unprinted stays in its version.
+    await write("DELETE", `${riders}/${newRider.id}`);
+    list = await status("sinceVersion=4");
+    expect(list.version).toBe(5);
+    expect(list.changes?.map((c) => [c.change, c.studentId])).toEqual([["removed", newcomer]]);
+    expect(list.students.map((s) => s.studentId)).toEqual([ana]);
+    await write("PUT", `${riders}/${anaRide?.id}/suspend`, { from: MONDAY, until: MONDAY, reason: "Viaje" });
+    list = await status("sinceVersion=4");
+    expect(list.version).toBe(5);
+    expect(list.changes?.map((c) => c.change)).toEqual(["removed", "away"]);
+  });
+
   it("lists who may receive each child, and no one on a holiday", async () => {
     const route = await makeRoute(t, NORTH, { riders: [["Sofía", "Receive"]] });
     const [kid] = route.studentIds;

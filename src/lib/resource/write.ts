@@ -53,6 +53,8 @@ export interface DeleteSpec extends Meta {
   access: Access;
   /** Refuses a delete before it happens (throw an ApiError). */
   check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
+  /** Statements that must see the record before it goes (what it leaves behind elsewhere; not with `from`). */
+  before?: (ctx: Ctx, input: { id: number }) => Statement[];
   also?: (ctx: Ctx, input: Written<undefined>) => Statement[];
   /** The states the record may be in to be deleted (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
@@ -196,7 +198,9 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
         const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
         return core.change(ctx, id, { action: "delete", remove: true, ...guards, also, parentId });
       }
-      const batch = core.batch(ctx).add(...core.writes.delete(ctx, id, parentId));
+      const batch = core
+        .batch(ctx)
+        .add(...(spec.before?.(ctx, { id }) ?? []), ...core.writes.delete(ctx, id, parentId));
       batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
       // A restrict foreign key may still point here.
       await core.guarded(ctx, id, batch, { parentId, messages: core.stillReferenced(id) });

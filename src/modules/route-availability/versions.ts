@@ -10,13 +10,15 @@ import { Batch } from "../../db/batch";
 import { query } from "../../db/query";
 import {
   RouteAvailabilities,
+  RouteStudents,
   routeAvailabilities,
   routeAvailabilityStudents,
   routeListChanges,
 } from "../../db/schema/transport";
 import { joinTable } from "../../db/table";
-import type { Statement } from "../../db/write";
+import { inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { weekdayBit } from "./day";
 
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 
@@ -130,5 +132,50 @@ export function markPrinted(ctx: Ctx, routeSet: SQLWrapper, date: string): State
           sql`${routeAvailabilities.routeId} IN ${routeSet}`,
         ),
       ),
+  ];
+}
+
+/**
+ * What a change of riders (`riders`: a subquery of route_student ids, read before the change)
+ * does to the lists already made: every day of their routes from yesterday in UTC on (today in
+ * every time zone, and later) on a weekday they ride, within `between` when given (a suspension),
+ * starts version n+1 if version n was downloaded, and records the change. The lists themselves are
+ * read from the riders as they are; this keeps "what changed since you printed" true. Place the
+ * statements before the change when it removes riders, after it when it adds them.
+ */
+export function ridersChanged(
+  ctx: Ctx,
+  riders: SQLWrapper,
+  change: ListChangeKind,
+  detail: string | null,
+  scope: "rides" | "suspension" = "rides",
+): Statement[] {
+  const today = new Date(ctx.deps.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+  const day = RouteAvailabilities.alias("changed_day");
+  const rs = RouteStudents.alias("changed_rider");
+  const d = day.table;
+  const r = rs.table;
+  const rides = sql`${r.routeId} = ${d.routeId} AND ${r.id} IN ${riders}
+    AND (${r.weekdays} & ${weekdayBit(d.date)}) <> 0 AND ${d.date} >= ${today}
+    ${scope === "suspension" ? sql`AND ${d.date} BETWEEN ${r.suspendedFrom} AND ${r.suspendedUntil}` : sql``}`;
+  const days = RouteAvailabilities.pick(
+    ctx,
+    routeAvailabilities.id,
+    sql`${routeAvailabilities.id} IN (SELECT ${d.id} FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)})`,
+  );
+  return [
+    ...RouteAvailabilities.update(
+      ctx,
+      and(
+        inList(routeAvailabilities.id, days),
+        sql`${routeAvailabilities.printedVersion} = ${routeAvailabilities.version}`,
+      ),
+      { version: sql`${routeAvailabilities.version} + 1` },
+      "new-version",
+    ),
+    ctx.deps.db.insert(routeListChanges).select(
+      sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
+          FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)}`,
+    ),
   ];
 }

@@ -212,3 +212,7 @@ export async function fullDays(ctx: Ctx, routeId: number, days: readonly number[
   const full = days.filter((d) => counts.filter((r) => (r.weekdays >> (d - 1)) & 1).length >= route.seats);
   return { ...route, full };
 }
+
+/** The rider `id` as a subquery (what a change does to the lists already made reads it). */
+export const rider = (ctx: Ctx, id: number | SQL<number>) =>
+  RouteStudents.pick(ctx, routeStudents.id, eq(routeStudents.id, id));

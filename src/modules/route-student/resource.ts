@@ -36,8 +36,19 @@ import { type Filter, filterConditions } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { isoWeekday } from "../../lib/zoned-time";
+import { ridersChanged } from "../route-availability/api";
 import { permissions } from "./permissions";
-import { dayRows, fullDays, removeDayRows, resource, riderVisible, seatsHold, visibleRoutes, Weekdays } from "./record";
+import {
+  dayRows,
+  fullDays,
+  removeDayRows,
+  resource,
+  rider,
+  riderVisible,
+  seatsHold,
+  visibleRoutes,
+  Weekdays,
+} from "./record";
 import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
 
 const Id = recordId();
@@ -334,7 +345,11 @@ const created = resource.create({
       direction: route.direction,
     };
   },
-  also: (ctx, { id, body }) => [dayRows(ctx, id), seatsHold(ctx, body.routeId)],
+  also: (ctx, { id, body }) => [
+    dayRows(ctx, id),
+    seatsHold(ctx, body.routeId),
+    ...ridersChanged(ctx, rider(ctx, id), "added", null),
+  ],
   errors: [422],
   summary: "Put a student on a route, at a stop, on some of its weekdays",
   description:
@@ -393,14 +408,17 @@ const updated = resource.update({
     };
   },
   // The weekday rows are written anew from the rider's mask, after its update in the same batch.
-  also: (ctx, { id, body }) =>
-    body.weekdays === undefined
+  also: (ctx, { id, body }) => [
+    ...(body.weekdays === undefined
       ? []
       : [
           removeDayRows(ctx, eq(routeStudents.id, id)),
           dayRows(ctx, id),
           seatsHold(ctx, RouteStudents.pick(ctx, routeStudents.routeId, eq(routeStudents.id, id))),
-        ],
+        ]),
+    // The lists of the days the rider now rides record it (a new stop, or new weekdays).
+    ...ridersChanged(ctx, rider(ctx, id), body.stopId !== undefined ? "stop" : "added", null),
+  ],
   errors: [422],
   summary: "Change a rider's stop or weekdays",
   description:
@@ -426,6 +444,7 @@ export const updateRouteStudent = operation(updated.route, async (ctx, input) =>
 
 export const deleteRouteStudent = resource.delete({
   access: permissions.write,
+  before: (ctx, { id }) => ridersChanged(ctx, rider(ctx, id), "removed", null),
   summary: "Take a student off a route",
 });
 
@@ -437,7 +456,11 @@ export const deleteRouteStudent = resource.delete({
  */
 export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
   const where: SQL | undefined = and(inList(routeStudents.id, ids), riderVisible(ctx, "write"));
-  const batch = new Batch(ctx).add(...RouteStudents.delete(ctx, where), guardCount(ctx.deps.db, ids.length));
+  const batch = new Batch(ctx).add(
+    ...ridersChanged(ctx, RouteStudents.pick(ctx, routeStudents.id, where), "removed", null),
+    ...RouteStudents.delete(ctx, where),
+    guardCount(ctx.deps.db, ids.length),
+  );
   try {
     await batch.commit();
   } catch (err) {

@@ -16,8 +16,9 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
+import { ridersChanged } from "../route-availability/api";
 import { permissions } from "./permissions";
-import { resource } from "./record";
+import { resource, rider } from "./record";
 
 const Day = z.iso.date();
 
@@ -58,6 +59,8 @@ export async function suspend(ctx: Ctx, { params, body }: InputOf<typeof suspend
   return resource.changeAndRead(ctx, params.id, {
     action: "suspend",
     set: { suspendedFrom: body.from, suspendedUntil: body.until, suspensionReason: body.reason },
+    // The lists already made for the suspension's days record the rider away.
+    also: ridersChanged(ctx, rider(ctx, params.id), "away", body.reason, "suspension"),
   });
 }
 
@@ -82,6 +85,8 @@ const cancelRoute = defineRoute({
 export async function cancelSuspension(ctx: Ctx, { params }: InputOf<typeof cancelRoute>) {
   const { id } = params;
   const batch = new Batch(ctx).add(
+    // Read while the suspension's dates are still on the rider: those days' lists record them back.
+    ...ridersChanged(ctx, rider(ctx, id), "back", null, "suspension"),
     ...resource.writes.update(
       ctx,
       id,
