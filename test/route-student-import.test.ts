@@ -219,3 +219,42 @@ describe("POST /api/v1/route-student/upload-file", () => {
     expect(header).toEqual(COLUMNS);
   });
 });
+
+describe("seats and printed lists", () => {
+  it("refuses riders beyond the vehicle's seats, naming the weekday, and moves a printed list to its next version", async () => {
+    const route = await makeRoute(t, NORTH, { seats: 2, weekdays: [1] });
+    const riders = await Promise.all([1, 2, 3].map(() => makeRider(t, NORTH)));
+    // A Monday far ahead: the import runs on the Worker's own clock.
+    const monday = "2099-03-02";
+    const list = async (query: string) =>
+      t.request(`/api/v1/route-availability-student/route/${route.id}/final-status?date=${monday}&${query}`, {
+        token: await admin(),
+        school: NORTH,
+      });
+    expect(((await (await list("print=true")).json()) as { printedVersion: number }).printedVersion).toBe(1);
+
+    const done = await runImport(await xlsx(riders.map((r) => [route.name, "1", r.idNumber, "Mon"])));
+    expect(done.errors.map((e) => [e.row, e.message])).toEqual([
+      [4, `Route ${route.name} has no seat left on Monday: its vehicle seats 2`],
+    ]);
+    expect((await ridersOf(route.id)).map((r) => r.studentId).sort()).toEqual([riders[0]?.id, riders[1]?.id].sort());
+    const after = (await (await list("sinceVersion=1")).json()) as {
+      version: number;
+      changes: { change: string; studentId: number }[];
+    };
+    expect(after.version).toBe(2);
+    expect(after.changes.map((c) => [c.change, c.studentId]).sort()).toEqual(
+      [
+        ["added", riders[0]?.id],
+        ["added", riders[1]?.id],
+      ].sort(),
+    );
+
+    // The same file again changes nothing: no seat is taken twice, no change is recorded.
+    const again = await runImport(await xlsx(riders.slice(0, 2).map((r) => [route.name, "1", r.idNumber, "Mon"])));
+    expect(again.errors).toEqual([]);
+    const still = (await (await list("sinceVersion=1")).json()) as { version: number; changes: unknown[] };
+    expect(still.version).toBe(2);
+    expect(still.changes).toHaveLength(2);
+  });
+});

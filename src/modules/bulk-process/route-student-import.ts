@@ -24,13 +24,16 @@ import {
   routeStudentDays,
   routeStudents,
   routes,
+  Transports,
+  transports,
 } from "../../db/schema/transport";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Cell } from "../../lib/xlsx";
-import { dayList, daysOf, maskOf, parseWeekdays } from "../route-student/api";
+import { ridersChanged } from "../route-availability/api";
+import { dayList, daysOf, maskOf, parseWeekdays, seatsHold } from "../route-student/api";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, type Ready } from "./sheet";
 
@@ -107,7 +110,18 @@ async function lookUp(ctx: Ctx, batch: Ready<Values>[]) {
       direction: routes.direction,
       weekdays: routes.weekdays,
       levels: routes.levels,
-    }).where(inList(routes.nameSearch, names)),
+      seats: transports.seats,
+    })
+      .join(Transports, eq(transports.id, routes.transportId))
+      .where(inList(routes.nameSearch, names)),
+  );
+  // Every rider of these routes, for the seats each weekday has left.
+  const riderRows = read.read(
+    RouteStudents.select(ctx, {
+      routeId: routeStudents.routeId,
+      studentId: routeStudents.studentId,
+      weekdays: routeStudents.weekdays,
+    }).where(inList(routeStudents.routeId, named)),
   );
   const stopRows = read.read(
     RouteStops.select(ctx, {
@@ -147,6 +161,7 @@ async function lookUp(ctx: Ctx, batch: Ready<Values>[]) {
     stops: results.get(stopRows),
     students: new Map(results.get(studentRows).map((s) => [s.idNumber ?? "", s])),
     taken: results.get(takenRows),
+    riders: results.get(riderRows),
   };
 }
 
@@ -161,6 +176,18 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
   for (const t of known.taken) {
     claimed.set(dayKey(t.studentId, t.direction, t.weekday), { routeId: t.routeId, routeName: t.routeName });
   }
+  // Who takes a seat on each route and weekday: the database's riders, then each accepted row's.
+  const seated = new Map<string, Set<number>>();
+  const seatKey = (route: number, day: number) => `${route}:${day}`;
+  const seatsOn = (route: number, day: number) => {
+    let set = seated.get(seatKey(route, day));
+    if (!set) {
+      set = new Set();
+      seated.set(seatKey(route, day), set);
+    }
+    return set;
+  };
+  for (const r of known.riders) for (const d of daysOf(r.weekdays)) seatsOn(r.routeId, d).add(r.studentId);
   const ok: Rider[] = [];
   for (const { row, values } of batch) {
     const [routeName, stopText, idNumber, days] = values;
@@ -222,10 +249,25 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
         });
       }
     }
+    if (route && student && errors.length === 0) {
+      const full = days.filter((d) => {
+        const on = seatsOn(route.id, d);
+        return !on.has(student.id) && on.size >= route.seats;
+      });
+      if (full.length) {
+        errors.push({
+          row,
+          column: "weekdays",
+          message: `Route ${route.name} has no seat left on ${dayList(full)}: its vehicle seats ${route.seats}`,
+        });
+      }
+    }
     if (errors.length || !route || !student || !stop) {
       for (const e of errors) addError(e);
       continue;
     }
+    for (let d = 1; d <= 7; d++) seatsOn(route.id, d).delete(student.id);
+    for (const d of days) seatsOn(route.id, d).add(student.id);
     // The rider's days are this row's now: its old ones on this route are free for later rows.
     for (const [key, by] of claimed) {
       if (by.routeId === route.id && key.startsWith(`${student.id}:`)) claimed.delete(key);
@@ -288,6 +330,21 @@ async function writeBatch(
     db.insert(routeStudentDays).select(
       sql`SELECT ${school}, rs.id, rs.student_id, rs.direction, d.value FROM json_each(${rows}) j ${riderOf}
           CROSS JOIN json_each(${"[1,2,3,4,5,6,7]"}) d WHERE ((rs.weekdays >> (d.value - 1)) & 1) = 1`,
+    ),
+    // The seats, again inside the batch (an admin may have filled one since the read): the batch
+    // fails rather than oversell, and the process can be queued again.
+    ...[...new Set(ok.map((r) => r[0]))].map((route) => seatsHold(ctx, route)),
+    // The lists already printed for these routes move to their next version, with what changed.
+    ...ridersChanged(
+      ctx,
+      RouteStudents.pick(
+        ctx,
+        routeStudents.id,
+        eq(routeStudents.updatedAt, now),
+        inList(routeStudents.id, sql`(SELECT rs.id FROM json_each(${rows}) j ${riderOf})`),
+      ),
+      "added",
+      null,
     ),
     progress(ok.length),
   ];
