@@ -27,8 +27,10 @@ import {
 } from "../../db/schema/transport";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { calendarDate, dateIn, isoWeekday, zonedInstant } from "../../lib/zoned-time";
-import { routeVisible } from "../transport/api";
+import { calendarDate, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { routeVisible, schoolToday } from "../transport/api";
+
+export { schoolToday };
 
 export const Day = z
   .string()
@@ -116,15 +118,6 @@ export function isHoliday(date: string, timeZone: string, cycles: readonly { sta
   const from = zonedInstant(date, "00:00", timeZone).getTime();
   const to = zonedInstant(addDays(date, 1), "00:00", timeZone).getTime();
   return cycles.some((c) => Date.parse(c.start) < to && Date.parse(c.end) > from);
-}
-
-/** The school's zone, to know its today: a read of its own (only when a request names no date). */
-export async function schoolToday(ctx: Ctx): Promise<string> {
-  const row = await Schools.select(ctx, { timeZone: schools.timeZone })
-    .where(eq(schools.id, schoolOf(ctx)))
-    .first();
-  if (!row) throw notFound("School", schoolOf(ctx));
-  return dateIn(row.timeZone, ctx.deps.clock.now());
 }
 
 /** The fields of a route's day, over routes joined to their vehicle and (left) the day's row. */

@@ -7,16 +7,15 @@
 import { z } from "@hono/zod-openapi";
 import { eq, isNotNull } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { Schools, schools } from "../../db/schema/core";
 import { routeStudents } from "../../db/schema/transport";
 import { GuardFailed } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { dateIn } from "../../lib/zoned-time";
 import { ridersChanged } from "../route-availability/api";
+import { schoolToday } from "../transport/api";
 import { permissions } from "./permissions";
 import { resource, rider } from "./record";
 
@@ -46,12 +45,6 @@ const suspendRoute = defineRoute({
   request: { params: IdParams, body: jsonBody(SuspendBody, "RouteStudentSuspend") },
   responses: { 200: json(resource.record, "The rider, suspended") },
 });
-
-/** The school's today, in its time zone. */
-async function schoolToday(ctx: Ctx): Promise<string> {
-  const row = await Schools.find(ctx, schoolOf(ctx), { timeZone: schools.timeZone });
-  return dateIn(row?.timeZone ?? "UTC", ctx.deps.clock.now());
-}
 
 export async function suspend(ctx: Ctx, { params, body }: InputOf<typeof suspendRoute>) {
   const today = await schoolToday(ctx);

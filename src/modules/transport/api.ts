@@ -3,6 +3,7 @@
  * this folder is the module's own.
  */
 export { permissions } from "./permissions";
-export { fromMask, RouteRecord, RouteStop, routeResource, toMask } from "./route";
+export { RouteRecord, RouteStop, routeResource } from "./route";
+export { schoolToday } from "./today";
 export { TransportRecord, vehicleResource } from "./vehicle";
 export { drivenBy, routeVisible } from "./visibility";

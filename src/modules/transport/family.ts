@@ -18,10 +18,11 @@ import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { daysOf } from "../../lib/weekdays";
 import { dateIn, isoWeekday } from "../../lib/zoned-time";
 import { actedForBy, delegationsHere } from "../delegate/api";
 import { permissions } from "./permissions";
-import { Direction, fromMask, parseStops, RouteStop, stopsOf, Weekday } from "./route";
+import { Direction, parseStops, RouteStop, stopsOf, Weekday } from "./route";
 
 const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -177,8 +178,8 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
       return {
         routeStudentId: r.id,
         student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName },
-        route: { id: r.routeId, name: r.routeName, direction: r.direction, weekdays: fromMask(r.routeWeekdays) },
-        weekdays: fromMask(r.weekdays),
+        route: { id: r.routeId, name: r.routeName, direction: r.direction, weekdays: daysOf(r.routeWeekdays) },
+        weekdays: daysOf(r.weekdays),
         stop: stops.find((s) => s.id === r.stopId) ?? null,
         stops,
         vehicle: { name: r.vehicleName, plate: r.plate, driverName: r.driverName, driverPhone: r.driverPhone },

@@ -29,10 +29,10 @@ import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { maskOf, WEEKDAY_NAMES } from "../../lib/weekdays";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
-import { Direction, routeResource, Time, toMask, Weekday } from "./route";
-import { WEEKDAY_NAMES } from "./vehicle";
+import { Direction, routeResource, Time, Weekday } from "./route";
 
 export const MAX_STOPS = 50;
 
@@ -349,7 +349,7 @@ export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.rou
         name: body.name,
         transportId: body.transportId,
         direction: body.direction,
-        weekdays: toMask(body.weekdays),
+        weekdays: maskOf(body.weekdays),
         levels,
       }),
     )
@@ -387,7 +387,7 @@ export async function updateRoute(ctx: Ctx, { params, body }: InputOf<typeof upd
     name: body.name,
     transportId: body.transportId,
     direction: body.direction,
-    weekdays: body.weekdays ? toMask(body.weekdays) : undefined,
+    weekdays: body.weekdays ? maskOf(body.weekdays) : undefined,
     levels: body.levels ? LEVELS.filter((l) => body.levels?.includes(l)) : undefined,
   };
   const batch = new Batch(ctx)

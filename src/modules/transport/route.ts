@@ -20,6 +20,7 @@ import { LEVELS, type Level } from "../../lib/levels";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
+import { daysOf } from "../../lib/weekdays";
 import { permissions } from "./permissions";
 import { routeVisible } from "./visibility";
 
@@ -38,8 +39,6 @@ export const Time = z
   .openapi({ example: "15:40" });
 
 /** ISO weekdays as the stored bit mask (bit d-1) and back. */
-export const toMask = (days: readonly number[]) => days.reduce((m, d) => m | (1 << (d - 1)), 0);
-export const fromMask = (mask: number) => [1, 2, 3, 4, 5, 6, 7].filter((d) => mask & (1 << (d - 1)));
 
 export const RouteStop = z
   .object({
@@ -123,7 +122,7 @@ export function toRoute(row: RowOf<typeof fields>): RouteOut {
       driverPhone: row.driverPhone,
     },
     direction: row.direction,
-    weekdays: fromMask(row.weekdays),
+    weekdays: daysOf(row.weekdays),
     levels: LEVELS.filter((l) => row.levels.includes(l)),
     stops: parseStops(row.stops),
     studentCount: Number(row.studentCount),

@@ -37,13 +37,13 @@ import { defineResource, type Filter, RecordBase, type Rule, timestamps } from "
 import { type InputOf, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
+import { WEEKDAY_NAMES } from "../../lib/weekdays";
 import { isoWeekday } from "../../lib/zoned-time";
 import { mayAssign } from "../role/api";
 import { giveRoles } from "../user/api";
 import { permissions } from "./permissions";
 
 export const MAX_SEATS = 100;
-export const WEEKDAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
 
 const Status = z.enum(TRANSPORT_STATUSES).openapi({ example: "active" });
 const Seats = z
