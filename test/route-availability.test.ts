@@ -10,7 +10,7 @@ import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { parents } from "../src/db/schema/parent";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
-import { routeAvailabilities, routeStudents } from "../src/db/schema/transport";
+import { routeAvailabilities, routeStudents, routes } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { readJson } from "./fixture-kit";
@@ -253,6 +253,36 @@ describe("the day's changes", () => {
       school: NORTH,
     });
     expect((await readJson<{ total: number }>(byRoute)).total).toBe(1);
+  });
+
+  it("a day's join keeps the rule of every rider: an active student of a level the route serves (422)", async () => {
+    const route = await makeRoute(t, NORTH);
+    await t.db
+      .update(routes)
+      .set({ levels: ["high"] })
+      .where(eq(routes.id, route.routeId));
+    const [young, gone] = await makeStudents(t, NORTH, [
+      ["Nivel", "Bajo"],
+      ["Ya", "Inactivo"],
+    ]);
+    await t.db
+      .update(students)
+      .set({ level: "preschool" })
+      .where(eq(students.id, young ?? 0));
+    await t.db
+      .update(students)
+      .set({ level: "high", status: "inactive" })
+      .where(eq(students.id, gone ?? 0));
+    const join = (studentId: number | undefined) =>
+      change({ routeId: route.routeId, date: MONDAY, studentId, kind: "join", stopId: route.stopIds[0] });
+    const low = await join(young);
+    expect(low.status).toBe(422);
+    expect((await problem(low)).detail).toMatch(/serves high; Nivel Bajo is preschool/);
+    const inactive = await join(gone);
+    expect(inactive.status).toBe(422);
+    expect((await problem(inactive)).detail).toMatch(/is inactive; only active students ride routes/);
+    const [day] = await t.db.select().from(routeAvailabilities).where(eq(routeAvailabilities.routeId, route.routeId));
+    expect(day?.taken ?? 0).toBe(0);
   });
 
   it("riders put on, suspended, brought back and taken off a route make the next version of a printed list", async () => {

@@ -34,6 +34,7 @@ import { fold } from "../../lib/fold";
 import type { Cell } from "../../lib/xlsx";
 import { ridersChanged } from "../route-availability/api";
 import { dayList, daysOf, maskOf, parseWeekdays, seatsHold } from "../route-student/api";
+import { whyNotRider } from "../transport/api";
 import { batchWrites } from "./batch-writes";
 import { type Column, type FieldError, type ImportResult, importSheet, type Ready } from "./sheet";
 
@@ -220,21 +221,9 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
         });
       }
     }
-    if (student && student.status !== "active") {
-      errors.push({ row, column: "studentIdNumber", message: `Student ${idNumber} is ${student.status}` });
-    }
-    if (
-      route &&
-      student &&
-      route.levels.length > 0 &&
-      (student.level === null || !route.levels.includes(student.level))
-    ) {
-      errors.push({
-        row,
-        column: "studentIdNumber",
-        message: `Route ${route.name} serves ${route.levels.join(", ")}; student ${idNumber} is ${student.level ?? "of no level"}`,
-      });
-    }
+    const notRider =
+      route && student && whyNotRider(route, { ...student, name: `${student.firstName} ${student.lastName}` });
+    if (notRider) errors.push({ row, column: "studentIdNumber", message: notRider });
     if (route && student && errors.length === 0) {
       const others = days
         .map((d) => ({ d, by: claimed.get(dayKey(student.id, route.direction, d)) }))

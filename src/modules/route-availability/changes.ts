@@ -31,6 +31,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { isoWeekday } from "../../lib/zoned-time";
+import { mayRide } from "../transport/api";
 import { baseRiders, Day, drivenBy, type RouteDay, riding, routeDays, withSchoolDay } from "./day";
 import { permissions } from "./permissions";
 import { dayRow, listChange, nextVersion, stampVersion } from "./versions";
@@ -156,7 +157,12 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
   const read = await withSchoolDay(ctx, date, (b) => ({
     day: b.read(routeDays(ctx, date, eq(routes.id, routeId))),
     student: b.read(
-      Students.select(ctx, { id: students.id, name: sql<string>`${students.firstName} || ' ' || ${students.lastName}` })
+      Students.select(ctx, {
+        id: students.id,
+        name: sql<string>`${students.firstName} || ' ' || ${students.lastName}`,
+        level: students.level,
+        status: students.status,
+      })
         .where(eq(students.id, studentId), sql`${students.deletedAt} IS NULL`)
         .limit(1),
     ),
@@ -165,6 +171,7 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
         .where(eq(routeStops.id, stopId ?? 0), eq(routeStops.routeId, routeId))
         .limit(1),
     ),
+    levels: b.read(Routes.select(ctx, { levels: routes.levels }).where(eq(routes.id, routeId)).limit(1)),
     rides: b.read(
       RouteStudents.select(ctx, { id: routeStudents.id })
         .where(eq(routeStudents.routeId, routeId), eq(routeStudents.studentId, studentId), riding(routeStudents, date))
@@ -181,7 +188,8 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
   }
   const [stop] = read.results.get(read.slots.stop);
   const rides = read.results.get(read.slots.rides).length > 0;
-  return { day, student, stop, rides };
+  const levels = read.results.get(read.slots.levels)[0]?.levels ?? [];
+  return { day, student, stop, rides, levels };
 }
 
 /** The seat a confirmed join takes: one conditional UPDATE of the day's row, and its guard. */
@@ -214,8 +222,10 @@ const noSeats = (day: RouteDay, date: string) => conflict(`No seats left on ${da
 
 export async function createRouteAvailabilityStudent(ctx: Ctx, { body }: InputOf<typeof createRoute.route>) {
   const { routeId, date, studentId, kind } = body;
-  const { day, student, stop, rides } = await readForChange(ctx, routeId, date, studentId, body.stopId);
+  const { day, student, stop, rides, levels } = await readForChange(ctx, routeId, date, studentId, body.stopId);
   if (kind === "join") {
+    // Joining for a day is riding: the rule every rider write keeps.
+    mayRide({ name: day.routeName, levels }, student);
     if (body.stopId === undefined)
       throw unprocessable("A join needs the stop (stopId) where the student boards or leaves");
     if (!stop) throw unprocessable(`Stop ${body.stopId} is not a stop of ${day.routeName}`);

@@ -37,6 +37,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { containsName, searchTerm } from "../../lib/search";
 import { isoWeekday } from "../../lib/zoned-time";
 import { ridersChanged } from "../route-availability/api";
+import { mayRide } from "../transport/api";
 import { permissions } from "./permissions";
 import {
   dayRows,
@@ -245,15 +246,7 @@ function checkRefs(refs: Refs, ids: { routeId: number; stopId: number; studentId
       `Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
     );
   }
-  if (student.status !== "active") {
-    throw unprocessable(`Student ${student.id} is ${student.status}; only active students ride routes`);
-  }
-  if (route.levels.length > 0 && (student.level === null || !route.levels.includes(student.level))) {
-    throw unprocessable(
-      `Route '${route.name}' serves ${route.levels.join(", ")}; ${student.firstName} ${student.lastName} is ` +
-        `${student.level ?? "of no level"}`,
-    );
-  }
+  mayRide(route, { ...student, name: `${student.firstName} ${student.lastName}` });
   return { route, stop, student };
 }
 

@@ -1,0 +1,35 @@
+/**
+ * Who may ride a route: an active student of a level the route serves (a route with no levels
+ * serves every level). The one rule every write that puts a student on a bus reaches: a rider's
+ * create and update, the import, and a day's join.
+ */
+import { unprocessable } from "../../lib/errors";
+import type { Level } from "../../lib/levels";
+
+export interface RouteLevels {
+  name: string;
+  levels: readonly Level[];
+}
+
+export interface Candidate {
+  id: number;
+  name: string;
+  level: Level | null;
+  status: string;
+}
+
+/** Why `student` may not ride `route`, or undefined when they may. */
+export function whyNotRider(route: RouteLevels, student: Candidate): string | undefined {
+  if (student.status !== "active")
+    return `Student ${student.id} is ${student.status}; only active students ride routes`;
+  if (route.levels.length > 0 && (student.level === null || !route.levels.includes(student.level))) {
+    return `Route '${route.name}' serves ${route.levels.join(", ")}; ${student.name} is ${student.level ?? "of no level"}`;
+  }
+  return undefined;
+}
+
+/** The 422 of `whyNotRider`. */
+export function mayRide(route: RouteLevels, student: Candidate): void {
+  const why = whyNotRider(route, student);
+  if (why) throw unprocessable(why);
+}
