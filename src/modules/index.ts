@@ -15,10 +15,12 @@ import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
+import exitPermission from "./exit-permission";
 import family from "./family";
 import group from "./group";
 import health from "./health";
 import holidayCycle from "./holiday-cycle";
+import invitation from "./invitation";
 import legalDocument from "./legal-document";
 import parent from "./parent";
 import permission from "./permission";
@@ -34,6 +36,7 @@ import student from "./student";
 import teacher from "./teacher";
 import transport from "./transport";
 import transportRules from "./transport-rules";
+import transportationSummary from "./transportation-summary";
 import trustedAddress from "./trusted-address";
 import trustedPerson from "./trusted-person";
 import user from "./user";
@@ -70,6 +73,9 @@ export const MODULES: readonly Module[] = [
   routeStudent,
   routeAvailability,
   transportRules,
+  exitPermission,
+  invitation,
+  transportationSummary,
   cronHistory,
   auditLog,
   legalDocument,

@@ -207,9 +207,16 @@ export const routeAvailabilityStudents = sqliteTable(
     confirmed: integer("confirmed", { mode: "boolean" }).notNull().default(true),
     /** The list version the change first appears in. */
     version: integer("version").notNull().default(1),
+    /**
+     * The exit permission that made this change (a route change: away from the usual route, join on
+     * the new one), so withdrawing the permission withdraws its changes. No foreign key: the
+     * afternoon's tables build on these.
+     */
+    exitPermissionId: integer("exit_permission_id"),
   },
   (t) => [
     uniqueIndex("route_availability_student_uq").on(t.routeAvailabilityId, t.studentId),
+    index("route_availability_student_permission_idx").on(t.exitPermissionId),
     index("route_availability_student_school_idx").on(t.schoolId, t.createdAt),
     index("route_availability_student_student_idx").on(t.schoolId, t.studentId),
   ],

@@ -1,0 +1,124 @@
+/**
+ * The afternoon: how each student goes home on a date. An exit permission is one request for one
+ * student and one school-local date (`YYYY-MM-DD`); a fixed one repeats on weekdays over a date
+ * range and a scheduled job makes the concrete ones from it.
+ *
+ * States: `awaiting_family` (it names another family's child: their guardian answers first) ->
+ * `pending` -> `confirmed` | `rejected`; `cancelled` by the asker while pending (or withdrawn with
+ * its fixed one); `superseded` when a later one for the same student and date is confirmed (both
+ * kept). At most one confirmed permission per student and date: a partial unique index.
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { dataTable } from "../table";
+import { record, schoolId, users } from "./core";
+import { parents } from "./parent";
+import { students } from "./student";
+import { routeStops, routes } from "./transport";
+import { trustedAddresses } from "./trusted-address";
+import { trustedPeople } from "./trusted-person";
+
+export const EXIT_PERMISSION_KINDS = ["route_change", "no_after_school", "auto_pickup", "absence"] as const;
+export type ExitPermissionKind = (typeof EXIT_PERMISSION_KINDS)[number];
+export const FIXED_EXIT_PERMISSION_KINDS = ["route_change", "auto_pickup"] as const;
+export const EXIT_PERMISSION_STATUSES = [
+  "awaiting_family",
+  "pending",
+  "confirmed",
+  "rejected",
+  "cancelled",
+  "superseded",
+] as const;
+export type ExitPermissionStatus = (typeof EXIT_PERMISSION_STATUSES)[number];
+
+/**
+ * Where the student goes instead, by kind: a route change names a route and stop (another route,
+ * or another stop of their own) or a trusted address; an auto pickup names a guardian or an
+ * approved trusted person who collects. The other kinds name neither.
+ */
+const target = () => ({
+  routeId: integer("route_id").references(() => routes.id, { onDelete: "set null" }),
+  stopId: integer("stop_id").references(() => routeStops.id, { onDelete: "set null" }),
+  trustedAddressId: integer("trusted_address_id").references(() => trustedAddresses.id, { onDelete: "set null" }),
+  pickupParentId: integer("pickup_parent_id").references(() => parents.id, { onDelete: "set null" }),
+  trustedPersonId: integer("trusted_person_id").references(() => trustedPeople.id, { onDelete: "set null" }),
+});
+
+/** Who asked: the user, and the guardian profile they asked as (theirs, or the parent they are a delegate of; null for staff). */
+const asker = () => ({
+  askedBy: integer("asked_by").references(() => users.id, { onDelete: "set null" }),
+  parentId: integer("parent_id").references(() => parents.id, { onDelete: "set null" }),
+  /** The asker's note ("grandma collects her"). */
+  reason: text("reason"),
+});
+
+/** A recurring permission: on the given weekdays between two dates, inclusive. */
+export const fixedExitPermissions = sqliteTable(
+  "fixed_exit_permission",
+  {
+    ...record,
+    schoolId: schoolId(),
+    studentId: integer("student_id")
+      .notNull()
+      .references(() => students.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: FIXED_EXIT_PERMISSION_KINDS }).notNull(),
+    /** ISO weekdays as a bit mask (bit d-1 for weekday d), as routes keep them. */
+    weekdays: integer("weekdays").notNull(),
+    fromDate: text("from_date").notNull(),
+    untilDate: text("until_date").notNull(),
+    ...target(),
+    ...asker(),
+    /** The last date the job has made permissions for (null: none yet). */
+    generatedUntil: text("generated_until"),
+  },
+  (t) => [
+    index("fixed_exit_permission_school_idx").on(t.schoolId, t.kind, t.createdAt),
+    index("fixed_exit_permission_student_idx").on(t.schoolId, t.studentId),
+    index("fixed_exit_permission_due_idx").on(t.untilDate),
+    check("fixed_exit_permission_dates_ck", sql`${t.fromDate} <= ${t.untilDate}`),
+  ],
+);
+
+export const exitPermissions = sqliteTable(
+  "exit_permission",
+  {
+    ...record,
+    schoolId: schoolId(),
+    studentId: integer("student_id")
+      .notNull()
+      .references(() => students.id, { onDelete: "cascade" }),
+    /** School-local `YYYY-MM-DD`. */
+    date: text("date").notNull(),
+    kind: text("kind", { enum: EXIT_PERMISSION_KINDS }).notNull(),
+    status: text("status", { enum: EXIT_PERMISSION_STATUSES }).notNull().default("pending"),
+    ...target(),
+    ...asker(),
+    decidedBy: integer("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: text("decided_at"),
+    decisionReason: text("decision_reason"),
+    /** The confirmed permission that replaced this one (status `superseded`). */
+    supersededBy: integer("superseded_by"),
+    /** The fixed permission it was made from; unique per date, so the job never makes a day twice. */
+    fixedId: integer("fixed_id").references(() => fixedExitPermissions.id, { onDelete: "set null" }),
+    /** The invitation whose acceptance made it (the invitation tables live with their module). */
+    invitationId: integer("invitation_id"),
+    /** The public link's random part. */
+    slug: text("slug").notNull(),
+  },
+  (t) => [
+    uniqueIndex("exit_permission_slug_uq").on(t.slug),
+    index("exit_permission_school_idx").on(t.schoolId, t.createdAt),
+    index("exit_permission_date_idx").on(t.schoolId, t.date, t.status),
+    index("exit_permission_kind_idx").on(t.schoolId, t.kind, t.createdAt),
+    index("exit_permission_student_idx").on(t.schoolId, t.studentId, t.date),
+    uniqueIndex("exit_permission_fixed_uq").on(t.fixedId, t.date),
+    uniqueIndex("exit_permission_effective_uq").on(t.studentId, t.date).where(sql`status = 'confirmed'`),
+    check(
+      "exit_permission_decided_ck",
+      sql`${t.status} NOT IN ('confirmed', 'rejected') OR ${t.decidedAt} IS NOT NULL`,
+    ),
+  ],
+);
+
+export const ExitPermissions = dataTable(exitPermissions, { entity: "exit-permission" });
+export const FixedExitPermissions = dataTable(fixedExitPermissions, { entity: "fixed-exit-permission" });
