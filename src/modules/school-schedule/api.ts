@@ -1,0 +1,5 @@
+/**
+ * The school-schedule module's face: what other modules may use of it. Everything else in this
+ * folder is the module's own.
+ */
+export { type ScheduledTime, type ScheduleOn, scheduleOn } from "./service";
