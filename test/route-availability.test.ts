@@ -454,3 +454,33 @@ describe("students stay in their school", () => {
     expect(kid?.schoolId).toBe(NORTH);
   });
 });
+
+describe("the school's today", () => {
+  it("answers the date on the school's clocks when none is asked, and follows a change of the school's zone at once", async () => {
+    const saved = t.clock.current;
+    // 02:30 UTC on a Tuesday: still Monday evening in Mexico City, already Tuesday in Tokyo.
+    t.clock.current = new Date("2027-03-02T02:30:00.000Z");
+    const setZone = async (timeZone: string) =>
+      expect(
+        (
+          await t.request(`/api/v1/school/${NORTH}`, {
+            method: "PUT",
+            token: await admin(),
+            school: NORTH,
+            body: { timeZone },
+          })
+        ).status,
+      ).toBe(204);
+    const today = async () =>
+      (await readJson<{ date: string }>(await t.request(`${A}/school`, { token: await admin(), school: NORTH }))).date;
+    try {
+      await setZone("America/Mexico_City");
+      expect(await today()).toBe("2027-03-01");
+      await setZone("Asia/Tokyo");
+      expect(await today()).toBe("2027-03-02");
+    } finally {
+      await setZone("America/Mexico_City");
+      t.clock.current = saved;
+    }
+  });
+});

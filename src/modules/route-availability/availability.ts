@@ -244,7 +244,7 @@ const schoolRoute = defineRoute({
   responses: { 200: json(SchoolDay, "The school's routes on the date") },
 });
 
-/** The school's running routes on a date; a holiday lists none. One round trip when a date is given. */
+/** The school's running routes on a date; a holiday lists none. One round trip (the school's zone, for today, is kept per isolate). */
 export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<typeof schoolRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await withSchoolDay(ctx, date, (b) =>

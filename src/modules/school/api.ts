@@ -3,3 +3,4 @@
  * this folder is the module's own.
  */
 export { assertOffered, Email, LEVELS, type Level, LevelSchema, notOfferedMessage, readLevels } from "./fields";
+export { forgetZone, schoolZone } from "./zone";

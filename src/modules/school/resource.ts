@@ -19,6 +19,7 @@ import { text } from "../../lib/text";
 import { AddressRecord, toAddress } from "../address/api";
 import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
 import { permissions } from "./permissions";
+import { forgetZone } from "./zone";
 
 export const SchoolRecord = RecordBase.extend({
   name: z.string().openapi({ example: "Northside Demo School" }),
@@ -130,6 +131,7 @@ export const updateSchool = schoolResource.update({
     logo: LogoKey.nullable().optional(),
   }),
   values: (_ctx, { id, body: { levels, ...input } }) => {
+    if (input.timeZone !== undefined) forgetZone(id);
     if (input.logo != null && !logoOf(input.logo, id)) {
       const message = `Must start with ${id}/logo/ (this school's logos)`;
       throw badRequest(`Invalid body: logo: ${message}`, [{ path: "logo", message }]);

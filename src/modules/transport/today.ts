@@ -1,14 +1,8 @@
-/** The school's today, in its time zone: a read of its own, for requests that name no date. */
-import { eq } from "drizzle-orm";
-import { Schools, schools } from "../../db/schema/core";
-import { type Ctx, schoolOf } from "../../lib/context";
-import { notFound } from "../../lib/errors";
+/** The school's today, in its time zone (the zone is kept per isolate: no read of its own most of the time). */
+import type { Ctx } from "../../lib/context";
 import { dateIn } from "../../lib/zoned-time";
+import { schoolZone } from "../school/api";
 
 export async function schoolToday(ctx: Ctx): Promise<string> {
-  const row = await Schools.select(ctx, { timeZone: schools.timeZone })
-    .where(eq(schools.id, schoolOf(ctx)))
-    .first();
-  if (!row) throw notFound("School", schoolOf(ctx));
-  return dateIn(row.timeZone, ctx.deps.clock.now());
+  return dateIn(await schoolZone(ctx), ctx.deps.clock.now());
 }
