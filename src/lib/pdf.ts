@@ -1,10 +1,13 @@
 /**
  * A small PDF 1.4 writer: A4 pages of text and lines in the standard Helvetica fonts (not embedded,
- * WinAnsiEncoding, so Latin text with accents renders: á é í ó ú ñ ü ¿ ¡), an optional JPEG image
- * (DCTDecode, embedded as it is), content streams deflated with fflate (FlateDecode), and a correct
+ * WinAnsiEncoding, so Latin text with accents renders: á é í ó ú ñ ü ¿ ¡), an optional JPEG or PNG
+ * image (./pdf-image.ts), content streams deflated with fflate (FlateDecode), and a correct
  * cross-reference table. pdf-lib would add ~178 KiB gzip to the Worker (docs/performance.md).
  */
 import { zlibSync } from "fflate";
+import type { PdfImage } from "./pdf-image";
+
+export { type PdfImage, readImage, readJpeg, readPng } from "./pdf-image";
 
 export const A4 = { width: 595.28, height: 841.89 } as const;
 
@@ -84,33 +87,6 @@ function literal(text: string): string {
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
-export interface Jpeg {
-  bytes: Uint8Array;
-  width: number;
-  height: number;
-  components: number;
-}
-
-/** A JPEG's size and colour components (from its SOF marker), or undefined when it is not one. */
-export function readJpeg(bytes: Uint8Array): Jpeg | undefined {
-  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
-  let i = 2;
-  while (i + 9 < bytes.length) {
-    if (bytes[i] !== 0xff) return undefined;
-    const marker = bytes[i + 1] ?? 0;
-    const length = ((bytes[i + 2] ?? 0) << 8) | (bytes[i + 3] ?? 0);
-    // SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      const height = ((bytes[i + 5] ?? 0) << 8) | (bytes[i + 6] ?? 0);
-      const width = ((bytes[i + 7] ?? 0) << 8) | (bytes[i + 8] ?? 0);
-      const components = bytes[i + 9] ?? 3;
-      return width > 0 && height > 0 ? { bytes, width, height, components } : undefined;
-    }
-    i += 2 + length;
-  }
-  return undefined;
-}
-
 /** One page: drawing operators in PDF user space (points, origin at the bottom left). */
 export class PdfPage {
   readonly ops: string[] = [];
@@ -152,7 +128,7 @@ function bytesOf(s: string): Uint8Array {
 
 export class PdfDocument {
   readonly pages: PdfPage[] = [];
-  private jpeg: Jpeg | undefined;
+  private image: PdfImage | undefined;
 
   constructor(private readonly info: { title?: string; producer?: string } = {}) {}
 
@@ -162,8 +138,8 @@ export class PdfDocument {
     return page;
   }
 
-  setImage(jpeg: Jpeg): void {
-    this.jpeg = jpeg;
+  setImage(image: PdfImage): void {
+    this.image = image;
   }
 
   /** The file: header, objects, xref table, trailer. */
@@ -187,8 +163,9 @@ export class PdfDocument {
     };
     push(bytesOf("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"));
     const font = (base: string) => `<< /Type /Font /Subtype /Type1 /BaseFont /${base} /Encoding /WinAnsiEncoding >>`;
-    const image = this.jpeg;
-    const first = image ? 7 : 6;
+    const image = this.image;
+    // Objects 6 (the image) and 7 (its soft mask) when there are; the pages follow.
+    const first = 6 + (image ? 1 : 0) + (image?.alpha ? 1 : 0);
     const kids = this.pages.map((_, i) => `${first + i * 2} 0 R`).join(" ");
     object(1, "<< /Type /Catalog /Pages 2 0 R >>");
     object(2, `<< /Type /Pages /Kids [${kids}] /Count ${this.pages.length} >>`);
@@ -199,13 +176,16 @@ export class PdfDocument {
       `<< /Producer ${literal(this.info.producer ?? "school-api")} /Title ${literal(this.info.title ?? "")} >>`,
     );
     if (image) {
-      const space = image.components === 1 ? "DeviceGray" : image.components === 4 ? "DeviceCMYK" : "DeviceRGB";
-      const decode = image.components === 4 ? " /Decode [1 0 1 0 1 0 1 0]" : "";
-      object(
-        6,
-        `<< /Type /XObject /Subtype /Image /Width ${image.width} /Height ${image.height} /ColorSpace /${space} /BitsPerComponent 8${decode} /Filter /DCTDecode /Length ${image.bytes.length} >>`,
-        image.bytes,
-      );
+      const size = `/Type /XObject /Subtype /Image /Width ${image.width} /Height ${image.height}`;
+      const mask = image.alpha ? " /SMask 7 0 R" : "";
+      object(6, `<< ${size} ${image.dict}${mask} /Length ${image.stream.length} >>`, image.stream);
+      if (image.alpha) {
+        object(
+          7,
+          `<< ${size} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${image.alpha.length} >>`,
+          image.alpha,
+        );
+      }
     }
     const xobject = image ? " /XObject << /Im1 6 0 R >>" : "";
     this.pages.forEach((page, i) => {

@@ -1,11 +1,11 @@
 /**
  * The final lists as a PDF: one section per route (a new page each), the school's name (and its
- * logo, a JPEG; a PNG or another format is left out) on every page, the date as the school writes
+ * logo, a JPEG or a PNG; another format is left out) on every page, the date as the school writes
  * it, stop times school-local, each student's status and who may receive them, page numbers.
  */
 
 import type { Ctx } from "../../lib/context";
-import { A4, fitText, PdfDocument, type PdfPage, readJpeg, textWidth } from "../../lib/pdf";
+import { A4, fitText, PdfDocument, type PdfPage, readImage, textWidth } from "../../lib/pdf";
 import type { School } from "./day";
 import type { FinalList, ListStudent } from "./final-list";
 
@@ -34,14 +34,14 @@ export const longDate = (date: string) =>
 const localNow = (ctx: Ctx, timeZone: string) =>
   new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone }).format(ctx.deps.clock.now());
 
-/** The school's logo as a JPEG, when it has one that is (read from object storage). */
+/** The school's logo, when it is a JPEG or a PNG this can draw (read from object storage). */
 async function logoOf(ctx: Ctx, school: School) {
   if (!school.logo) return undefined;
   try {
     const object = await ctx.deps.storage.get(school.logo);
     // A logo over 1 MiB is not a logo: left out rather than read.
     if (!object || object.size > 1024 * 1024) return undefined;
-    return readJpeg(new Uint8Array(await new Response(object.body).arrayBuffer()));
+    return readImage(new Uint8Array(await new Response(object.body).arrayBuffer()));
   } catch {
     // A logo that cannot be read leaves the list without it; the list matters more.
     return undefined;
