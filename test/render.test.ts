@@ -1,10 +1,17 @@
-/** The data layer renders its statements itself (src/db/render.ts): the text and parameters are drizzle's. */
+/**
+ * The data layer builds its SELECTs (src/db/query.ts) and renders its statements (src/db/render.ts)
+ * itself: the text and parameters are the ones drizzle's builder and dialect make.
+ */
 import { and, eq, exists, inArray, isNull, or, sql } from "drizzle-orm";
 import { alias, SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
-import { render } from "../src/db/render";
+import { query } from "../src/db/query";
+import { compareWithDrizzle, render } from "../src/db/render";
+import { Families, families } from "../src/db/schema/family";
+import { jobCtx } from "../src/lib/context";
+import { makeTestApp } from "./helpers";
 import { schools } from "../src/db/schema/core";
-import { guardians, students } from "../src/db/schema/student";
+import { Guardians, guardians, Students, students } from "../src/db/schema/student";
 
 const drizzle = (q: ReturnType<typeof sql>) => new SQLiteAsyncDialect().sqlToQuery(q);
 
@@ -33,5 +40,47 @@ describe("render", () => {
 
   it("leaves to drizzle what it does not render (inlined parameters)", () => {
     expect(render(sql`select ${"x"}`.inlineParams())).toBeUndefined();
+  });
+});
+
+describe("Query.getSQL", () => {
+  const t = makeTestApp();
+  const ctx = () => jobCtx(t.deps, "test", 1);
+  const f = Families.alias("f");
+  const shapes = {
+    "one table: columns, an expression, a limit": () =>
+      query(ctx(), Students, { id: students.id, name: sql<string>`${students.lastName} || ', '` }).limit(20),
+    "joins with their scopes, an alias, group, order, limit and offset": () =>
+      query(ctx(), Students, { id: students.id, n: sql<number>`count(*)`, family: f.table.name })
+        .join(Guardians, eq(guardians.studentId, students.id))
+        .leftJoin(f, eq(f.table.id, students.familyId))
+        .where(isNull(students.deletedAt))
+        .groupBy(students.id)
+        .orderBy(sql`${students.lastName} desc`, sql`${students.id}`)
+        .limit(5)
+        .offset(10),
+    "offset 0 is left out, as drizzle does": () => query(ctx(), Families, { id: families.id }).limit(1).offset(0),
+    "a count": () => query(ctx(), Students, { id: students.id }).where(eq(students.level, "high")).count(),
+  };
+  for (const [name, shape] of Object.entries(shapes)) {
+    it(`${name}: the SQL drizzle's builder makes`, () => {
+      const q = shape();
+      const theirs = drizzle(q.statement().getSQL());
+      compareWithDrizzle.enabled = false;
+      try {
+        expect(render(q.getSQL())).toEqual({ sql: theirs.sql, params: theirs.params });
+      } finally {
+        compareWithDrizzle.enabled = true;
+      }
+    });
+  }
+
+  it("runs, alone and in a batch, and decodes rows by position", async () => {
+    const rows = await query(ctx(), Students, { id: students.id, active: sql<number>`1` })
+      .orderBy(sql`${students.id}`)
+      .limit(2)
+      .all();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]).toEqual({ id: expect.any(Number), active: 1 });
   });
 });

@@ -9,11 +9,12 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
-import { and, Column, getTableColumns, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, Column, getTableColumns, getTableName, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import type { Db } from "./client";
-import { type Rendered, render } from "./render";
+import { compareWithDrizzle, type Rendered, render } from "./render";
 
 /** Selected fields of a read: columns and SQL expressions, each under its own key. */
 export type Fields = Record<string, SQLiteColumn | SQL | SQL.Aliased>;
@@ -173,8 +174,8 @@ export class Query<Row> implements SQLWrapper {
   }
 
   /**
-   * The drizzle select this query is: its SQL (for subqueries and `getSQL`). Runs go through
-   * `runnable()`, which reads the same SQL.
+   * The drizzle select this query is. Reads do not run it: `getSQL` builds the same SELECT without
+   * drizzle's builder; under test the two are compared (`compareWithDrizzle`).
    */
   statement() {
     const { ctx } = this;
@@ -192,30 +193,53 @@ export class Query<Row> implements SQLWrapper {
     return q;
   }
 
+  /**
+   * The SELECT, as the SQL tree drizzle's SQLite dialect builds for the same select (so the same
+   * text and parameters), built directly: drizzle's builder and `buildSelectQuery` ask every
+   * field, join and term what it is (`is()`, a prototype walk per failed check), which was most
+   * of what building a read cost once rendering was ours (docs/performance.md).
+   */
   getSQL(): SQL {
-    return this.statement().getSQL();
+    const { ctx } = this;
+    const { from, fields, joins, where, orderBy, limit, offset, groupBy } = this.parts;
+    const single = joins.length === 0;
+    const items: SQL[] = [];
+    for (const [key, field] of Object.entries(selectionOf(fields))) {
+      if (field instanceof SQL) items.push(single ? unqualified(field) : field);
+      else items.push(sql`${single ? unqualified(field.sql) : field.sql} as ${sql.identifier(key)}`);
+    }
+    const joined = joins.map((j) => {
+      const on = and(j.on, j.source.scope(ctx, "read"));
+      return sql`${sql.raw(j.kind)} join ${tableItem(j.source.table)}${on ? sql` on ${on}` : undefined}`;
+    });
+    const condition = and(from.scope(ctx, "read"), ...where);
+    const built = sql`select ${sql.join(items, sql`, `)} from ${tableItem(from.table)}${
+      joined.length ? sql` ${sql.join(joined, sql` `)}` : undefined
+    }${condition ? sql` where ${condition}` : undefined}${
+      groupBy.length ? sql` group by ${sql.join([...groupBy], sql`, `)}` : undefined
+    }${orderBy.length ? sql` order by ${sql.join([...orderBy], sql`, `)}` : undefined}${
+      limit !== undefined && limit >= 0 ? sql` limit ${limit}` : undefined
+    }${offset ? sql` offset ${offset}` : undefined}`;
+    if (compareWithDrizzle.enabled) sameAsDrizzle(built, this.statement().getSQL());
+    return built;
   }
 
   /**
-   * What a call or a batch runs: the select, rendered by `render` (src/db/render.ts) and its rows
-   * decoded by `decode`, rather than by drizzle's renderer and row mapper, which ask every chunk
-   * and every cell what kind of thing it is (a prototype walk per failed class check: most of a
-   * list's time in drizzle, docs/performance.md). Drizzle prepares a batch's items with
-   * `_prepare()`; its session prepares a query with a custom row mapper (as its relational
-   * queries do). The text and parameters are drizzle's own.
+   * What a call or a batch runs: the SELECT of `getSQL`, rendered by `render` (src/db/render.ts)
+   * and its rows decoded by `decode`, rather than by drizzle's renderer and row mapper, which ask
+   * every chunk and every cell what kind of thing it is. Drizzle's batch prepares each item with
+   * `_prepare()`; its session prepares a query with a custom row mapper (as its relational queries
+   * do). The text and parameters are drizzle's own.
    */
-  runnable() {
-    const select = this.statement();
-    if (!isPreparable(select)) throw new Error("drizzle's select has no _prepare(): its batch protocol changed");
-    const prepare = select._prepare.bind(select);
+  runnable(): Runnable {
+    const session = sessionOf(db(this.ctx));
     const decode = (rows: ArrayLike<unknown>[]) => this.decode(rows);
-    select._prepare = () => {
-      const built = render(select.getSQL());
+    return new Runnable(this, () => {
+      const statement = this.getSQL();
       // What this renderer does not know, drizzle renders (the same text and parameters).
-      if (!built) return Object.assign(prepare(), { customResultMapper: decode });
-      return select.session.prepareOneTimeQuery(built, undefined, "all", true, decode);
-    };
-    return select;
+      const built = render(statement) ?? new SQLiteAsyncDialect().sqlToQuery(statement);
+      return session.prepareOneTimeQuery(built, undefined, "all", true, decode);
+    });
   }
 
   /** Raw rows (each an array in the fields' order) as `Row`s: each field under its key, columns decoded as drizzle would. */
@@ -249,28 +273,87 @@ export class Query<Row> implements SQLWrapper {
   }
 }
 
-/** What drizzle's batch calls on a select: a prepared query that maps rows with a custom mapper when set. */
-interface Preparable {
-  _prepare(): object;
-  session: {
-    prepareOneTimeQuery(
-      query: Rendered,
-      fields: undefined,
-      method: "all",
-      arrayMode: boolean,
-      mapper: (rows: ArrayLike<unknown>[]) => unknown,
-    ): object;
+/**
+ * A read as drizzle's batch takes it (`_prepare()`, then the prepared query's `all`), and as a
+ * promise when awaited alone.
+ */
+export class Runnable implements RunnableQuery<unknown[], "sqlite">, SQLWrapper, PromiseLike<unknown[]> {
+  /** Drizzle's type-level marker of a batch item: no value at run time. */
+  declare readonly _: { readonly dialect: "sqlite"; readonly result: unknown[] };
+
+  constructor(
+    private readonly read: SQLWrapper,
+    readonly _prepare: () => PreparedRead,
+  ) {}
+
+  getSQL(): SQL {
+    return this.read.getSQL();
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: awaited alone, a read runs as drizzle's selects do.
+  then<A = unknown[], B = never>(
+    resolve?: ((value: unknown[]) => A | PromiseLike<A>) | null,
+    reject?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    return this._prepare().all().then(resolve, reject);
+  }
+}
+
+interface PreparedRead {
+  all(): Promise<unknown[]>;
+}
+
+/** What a drizzle session offers to prepare a rendered query with a custom row mapper. */
+interface Session {
+  prepareOneTimeQuery(
+    query: Rendered,
+    fields: undefined,
+    method: "all",
+    arrayMode: boolean,
+    mapper: (rows: ArrayLike<unknown>[]) => unknown,
+  ): PreparedRead;
+}
+
+/** A database's session: drizzle's own, left out of its public types (D1's and libSQL's alike). */
+function sessionOf(database: Db): Session {
+  const session: unknown = Reflect.get(database, "session");
+  if (typeof session !== "object" || session === null || !("prepareOneTimeQuery" in session)) {
+    throw new Error("drizzle's database has no session.prepareOneTimeQuery(): its protocol changed");
+  }
+  const prepareOneTimeQuery = session.prepareOneTimeQuery;
+  if (typeof prepareOneTimeQuery !== "function") throw new Error("drizzle's prepareOneTimeQuery is not a function");
+  return {
+    prepareOneTimeQuery: (query, fields, method, arrayMode, mapper) =>
+      Reflect.apply(prepareOneTimeQuery, session, [query, fields, method, arrayMode, mapper]),
   };
 }
 
-/** `_prepare` and the prepared query's mapper are drizzle's own, left out of its public types. */
-const isPreparable = (select: object): select is Preparable =>
-  "_prepare" in select &&
-  typeof select._prepare === "function" &&
-  "session" in select &&
-  typeof select.session === "object" &&
-  select.session !== null &&
-  "prepareOneTimeQuery" in select.session;
+/** A table as a FROM or JOIN item: an alias is `"table" "alias"`, as drizzle writes it. */
+function tableItem(table: SQLiteTable): SQL {
+  const name = getTableName(table);
+  const original: unknown = Reflect.get(table, ORIGINAL_NAME);
+  return typeof original === "string" && original !== name
+    ? sql`${sql.identifier(original)} ${sql.identifier(name)}`
+    : sql`${table}`;
+}
+
+/** Drizzle's key for a table's own name (an alias answers its alias to `getTableName`). */
+const ORIGINAL_NAME = Symbol.for("drizzle:OriginalName");
+
+/** A one-table select names its top-level columns without their table, as drizzle does. */
+function unqualified(expression: SQL): SQL {
+  if (!expression.queryChunks.some((c) => c instanceof Column)) return expression;
+  return new SQL(expression.queryChunks.map((c) => (c instanceof Column ? sql.identifier(c.name) : c)));
+}
+
+/** Under test: the SELECT built here renders as drizzle's own builder renders the same query. */
+function sameAsDrizzle(ours: SQL, theirs: SQL): void {
+  const d = new SQLiteAsyncDialect();
+  const [a, b] = [d.sqlToQuery(ours), d.sqlToQuery(theirs)];
+  if (a.sql !== b.sql || JSON.stringify(a.params) !== JSON.stringify(b.params)) {
+    throw new Error(`Query.getSQL() differs from drizzle's select:\n${a.sql}\n${b.sql}`);
+  }
+}
 
 /** A read's keys, in order, and the column decoding each one's stored value (undefined: as stored). */
 interface Decoding {
