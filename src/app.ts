@@ -20,11 +20,12 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
-import { guardOf, type Operation, SECURITY_SCHEMES, TAGS } from "./lib/route";
+import { guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
+import { idempotency } from "./middleware/idempotency";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
 import { MODULES } from "./modules";
@@ -46,7 +47,10 @@ export const DOCS_ASSETS = "/api/docs/assets";
 /** Serves an operation on an app: its route behind the guard it declares, then its handler. */
 export function mountOperation(app: AppRouter, { route, handler }: Operation) {
   const { access, scope, module: appModule } = guardOf(route);
-  app.openapi({ ...route, middleware: [authorize(access, scope, appModule)] }, handler);
+  // A signed-in POST or PATCH answers a repeat with the same Idempotency-Key from its first answer.
+  const guard = authorize(access, scope, appModule);
+  const guards = takesIdempotencyKey(route.method, access) ? [guard, idempotency] : [guard];
+  app.openapi({ ...route, middleware: guards }, handler);
 }
 
 /** The request's execution context; `app.request()` in tests has none. */

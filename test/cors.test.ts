@@ -44,18 +44,24 @@ describe("CORS with CORS_ORIGINS", () => {
     const methods = res.headers.get("access-control-allow-methods")?.split(",");
     expect(methods).toEqual(expect.arrayContaining(["GET", "POST", "PUT", "PATCH", "DELETE"]));
     const headers = res.headers.get("access-control-allow-headers")?.split(",");
-    expect(headers).toEqual(expect.arrayContaining(["authorization", "content-type", "x-school-id", "x-request-id"]));
+    expect(headers).toEqual(
+      expect.arrayContaining(["authorization", "content-type", "x-school-id", "x-request-id", "idempotency-key"]),
+    );
     expect(res.headers.get("access-control-max-age")).toBe("7200");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
     expect(res.headers.get("vary")).toContain("Origin");
   });
 
-  it("lets an allowed origin read answers, errors included, and the request id and retry-after", async () => {
+  it("lets an allowed origin read answers, errors included, the request id, retry-after and a replay's mark", async () => {
     for (const origin of [ADMIN, "https://school.example.org"]) {
       const ok = await t.request("/api/health", { headers: { origin } });
       expect(ok.status).toBe(200);
       expect(ok.headers.get("access-control-allow-origin")).toBe(origin);
-      expect(ok.headers.get("access-control-expose-headers")?.split(",")).toEqual(["x-request-id", "retry-after"]);
+      expect(ok.headers.get("access-control-expose-headers")?.split(",")).toEqual([
+        "x-request-id",
+        "retry-after",
+        "idempotent-replayed",
+      ]);
       expect(ok.headers.get("vary")).toContain("Origin");
     }
     const denied = await t.request("/api/v1/permission", { headers: { origin: ADMIN } });

@@ -7,11 +7,11 @@ import { alias, SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { query } from "../src/db/query";
 import { compareWithDrizzle, render } from "../src/db/render";
+import { schools } from "../src/db/schema/core";
 import { Families, families } from "../src/db/schema/family";
+import { Guardians, guardians, Students, students } from "../src/db/schema/student";
 import { jobCtx } from "../src/lib/context";
 import { makeTestApp } from "./helpers";
-import { schools } from "../src/db/schema/core";
-import { Guardians, guardians, Students, students } from "../src/db/schema/student";
 
 const drizzle = (q: ReturnType<typeof sql>) => new SQLiteAsyncDialect().sqlToQuery(q);
 

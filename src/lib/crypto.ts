@@ -4,8 +4,8 @@ const encoder = new TextEncoder();
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
-export async function sha256Hex(value: string): Promise<string> {
-  return hex(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
+export async function sha256Hex(value: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  return hex(await crypto.subtle.digest("SHA-256", typeof value === "string" ? encoder.encode(value) : value));
 }
 
 export async function hmacHex(secret: string, value: string): Promise<string> {

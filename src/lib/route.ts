@@ -57,6 +57,23 @@ const SCHOOL_HEADER = {
   schema: { type: "integer" as const, minimum: 1 },
 };
 
+/** Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). */
+const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  required: false,
+  description:
+    "Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat " +
+    "of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request " +
+    "is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII " +
+    "characters, e.g. a UUID.",
+  schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "5f0c7a52-3d1e-4b8e-9a55-0d2f4c1e7b21" },
+};
+
+/** Whether a route takes `Idempotency-Key`: a signed-in POST or PATCH. */
+export const takesIdempotencyKey = (method: string, access: Access) =>
+  (method === "post" || method === "patch") && access !== "public";
+
 /**
  * Prepares the service context of a request before its verb runs: what a route's readers need
  * read first (who a caller acts for). Declared on the route.
@@ -163,6 +180,8 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   if (request?.body) statuses.add(413).add(415);
   if (request?.params) statuses.add(404);
   if (access !== "public") statuses.add(401);
+  const idempotent = takesIdempotencyKey(route.method, access);
+  if (idempotent) statuses.add(400).add(409).add(422);
   if (access !== "public" && access !== "user") {
     statuses.add(403);
     statuses.add(400); // a malformed or missing X-School-Id
@@ -175,7 +194,10 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     request,
     tags: [tag],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
-    parameters: access === "public" || access === "user" ? undefined : [SCHOOL_HEADER],
+    parameters: [
+      ...(access === "public" || access === "user" ? [] : [SCHOOL_HEADER]),
+      ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
+    ],
     responses: { ...responses, ...errorResponses(sorted) },
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,

@@ -12,8 +12,8 @@ import { ApiError } from "../lib/errors";
 
 export const CORS_POLICY = {
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-  allowHeaders: ["authorization", "content-type", "x-school-id", "x-request-id"],
-  exposeHeaders: ["x-request-id", "retry-after"],
+  allowHeaders: ["authorization", "content-type", "x-school-id", "x-request-id", "idempotency-key"],
+  exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed"],
   /** Seconds a browser may reuse a preflight (Chromium caps it at 7200). */
   maxAge: 7200,
 };

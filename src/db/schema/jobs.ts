@@ -1,7 +1,7 @@
 /** What scheduled jobs and queue consumers record. */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { dataTable } from "../table";
-import { createdAt, record } from "./core";
+import { createdAt, record, users } from "./core";
 
 /** One row per scheduled run (cron history). */
 export const cronHistory = sqliteTable(
@@ -46,6 +46,33 @@ export const rateLimits = sqliteTable(
     resetAt: text("reset_at").notNull(),
   },
   (t) => [index("rate_limit_reset_idx").on(t.resetAt)],
+);
+
+/**
+ * Idempotency keys (src/lib/idempotency.ts): the first answer to a user's POST or PATCH sent with
+ * an `Idempotency-Key`, replayed for 24 hours to a repeat of that request. The unique (user, key)
+ * makes two concurrent requests with one key run once: the second finds the first's row.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_key",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** SHA-256 of the method, path and query, school and body: the same key with another request is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** `pending` while the first request runs, `done` once its answer is stored. */
+    status: text("status", { enum: ["pending", "done"] }).notNull(),
+    responseStatus: integer("response_status"),
+    /** The answer's content type and location, JSON. */
+    responseHeaders: text("response_headers"),
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [uniqueIndex("idempotency_key_uq").on(t.userId, t.key), index("idempotency_key_expires_idx").on(t.expiresAt)],
 );
 
 export const CronHistory = dataTable(cronHistory, { entity: "cron-history" });

@@ -10,7 +10,7 @@ export default defineModule({
       name: "purge-expired-auth",
       run: async (deps) => {
         await (await import("./service")).purgeExpired(deps);
-        return "expired codes, refresh tokens and rate-limit windows removed";
+        return "expired codes, refresh tokens, rate-limit windows and idempotency keys removed";
       },
     },
   ],

@@ -14,7 +14,7 @@ import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
 import { RolePermissions, RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
-import { rateLimits } from "../../db/schema/jobs";
+import { idempotencyKeys, rateLimits } from "../../db/schema/jobs";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
@@ -358,7 +358,8 @@ export async function revokeAll(deps: Deps, userId: number) {
 
 /**
  * Housekeeping for the cron sweep: drop codes and refresh tokens that can no longer be used, and
- * rate-limit windows that are over (a new hit starts a fresh window anyway).
+ * rate-limit windows that are over (a new hit starts a fresh window anyway), and idempotency keys
+ * past their 24 hours.
  */
 export async function purgeExpired(deps: Deps) {
   const { db } = deps;
@@ -368,5 +369,6 @@ export async function purgeExpired(deps: Deps) {
     db.delete(verificationCodes).where(lt(verificationCodes.expiresAt, dayAgo)),
     db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)),
     db.delete(rateLimits).where(lte(rateLimits.resetAt, now)),
+    db.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, now)),
   ]);
 }
