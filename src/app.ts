@@ -20,11 +20,12 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
-import { guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
+import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
+import { etag } from "./middleware/etag";
 import { idempotency } from "./middleware/idempotency";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
@@ -49,7 +50,12 @@ export function mountOperation(app: AppRouter, { route, handler }: Operation) {
   const { access, scope, module: appModule } = guardOf(route);
   // A signed-in POST or PATCH answers a repeat with the same Idempotency-Key from its first answer.
   const guard = authorize(access, scope, appModule);
-  const guards = takesIdempotencyKey(route.method, access) ? [guard, idempotency] : [guard];
+  // A GET's JSON answer carries an ETag, and If-None-Match may make it a 304.
+  const guards = takesIdempotencyKey(route.method, access)
+    ? [guard, idempotency]
+    : answersETag(route)
+      ? [guard, etag]
+      : [guard];
   app.openapi({ ...route, middleware: guards }, handler);
 }
 

@@ -70,6 +70,28 @@ const IDEMPOTENCY_HEADER = {
   schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "5f0c7a52-3d1e-4b8e-9a55-0d2f4c1e7b21" },
 };
 
+/** Cheap refreshes of a GET's JSON answer (src/middleware/etag.ts). */
+const IF_NONE_MATCH_HEADER = {
+  name: "If-None-Match",
+  in: "header" as const,
+  required: false,
+  description: "The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body.",
+  schema: { type: "string" as const, example: 'W/"hG3jX0mJq1iHkq5cZb0x"' },
+};
+
+const ETAG_HEADER = {
+  ETag: {
+    description: "A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed",
+    schema: { type: "string" as const },
+  },
+};
+
+/** Whether a route answers an `ETag` and honours `If-None-Match`: a GET whose 200 is JSON. */
+export function answersETag(route: { method: string; responses?: RouteConfig["responses"] }): boolean {
+  const ok = route.responses?.[200];
+  return route.method === "get" && !!ok && "content" in ok && !!ok.content && "application/json" in ok.content;
+}
+
 /** Whether a route takes `Idempotency-Key`: a signed-in POST or PATCH. */
 export const takesIdempotencyKey = (method: string, access: Access) =>
   (method === "post" || method === "patch") && access !== "public";
@@ -188,6 +210,15 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     statuses.add(404); // an X-School-Id naming no school
   }
   const sorted = [...statuses].sort((a, b) => a - b);
+  const cacheable = answersETag({ method: route.method, responses });
+  const ok = responses?.[200];
+  const cached =
+    cacheable && ok && "content" in ok
+      ? {
+          200: { ...ok, headers: { ...ETAG_HEADER, ...("headers" in ok ? ok.headers : {}) } },
+          304: { description: "Not modified: the `If-None-Match` ETag is the current answer's", headers: ETAG_HEADER },
+        }
+      : {};
   // Typed as the config given (see the cast's note below), not as createRoute's wider RouteConfig.
   const created = createRoute({
     ...route,
@@ -197,8 +228,9 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     parameters: [
       ...(access === "public" || access === "user" ? [] : [SCHOOL_HEADER]),
       ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
+      ...(cacheable ? [IF_NONE_MATCH_HEADER] : []),
     ],
-    responses: { ...responses, ...errorResponses(sorted) },
+    responses: { ...responses, ...cached, ...errorResponses(sorted) },
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),

@@ -1,0 +1,38 @@
+/**
+ * Cheap refreshes. A GET's JSON answer carries a weak `ETag` (a digest of its body); a request whose
+ * `If-None-Match` names it gets a 304 with no body. The answer is still computed (the database is
+ * read): what a client saves is the transfer and the parse, which on a phone is most of a refresh.
+ * Files (spreadsheets, PDFs) are left alone.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../lib/context";
+
+/** Headers a 304 does not carry: it has no body. */
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding"]);
+
+export const etag: MiddlewareHandler<AppEnv> = async function etag(c, next) {
+  await next();
+  const res = c.res;
+  if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("json")) return;
+  const digest = await crypto.subtle.digest("SHA-1", await res.clone().arrayBuffer());
+  const tag = `W/"${btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 15)))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")}"`;
+  if (!matches(tag, c.req.header("if-none-match"))) {
+    res.headers.set("etag", tag);
+    return;
+  }
+  const headers = new Headers();
+  for (const [name, value] of res.headers) if (!BODY_HEADERS.has(name)) headers.set(name, value);
+  headers.set("etag", tag);
+  c.res = undefined;
+  c.res = new Response(null, { status: 304, headers });
+};
+
+/** Weak comparison (RFC 9110 13.1.2): `*`, or any listed tag with the same opaque part. */
+function matches(tag: string, header: string | undefined): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const opaque = tag.replace(/^W\//, "");
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === opaque);
+}
