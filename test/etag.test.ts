@@ -1,10 +1,12 @@
 /**
  * Cheap refreshes: a GET's JSON answer carries a weak ETag, and If-None-Match with it answers 304
- * with no body (the request id and CORS headers kept) until the answer changes.
+ * with no body (the request id and CORS headers kept) until the answer changes. Safe edits: a PUT
+ * with If-Match changes the record only if it is still as read (else 412, nothing written), even
+ * when edits race.
  */
 import { describe, expect, it } from "vitest";
 import { uniq } from "./fixtures";
-import { configWith, DEMO, makeTestApp } from "./helpers";
+import { configWith, DEMO, makeTestApp, problem } from "./helpers";
 
 const NORTH = 1;
 const t = makeTestApp();
@@ -87,5 +89,55 @@ describe("ETag and If-None-Match", () => {
     });
     expect(res.status).toBe(304);
     expect(res.headers.get("access-control-allow-origin")).toBe(origin);
+  });
+});
+
+describe("If-Match on an update", () => {
+  async function document(name: string) {
+    const token = await admin();
+    const res = await t.request("/api/v1/documents", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { name, slug: `${NORTH}/documents/${uniq("ifmatch")}.pdf` },
+    });
+    const { id } = (await res.json()) as { id: number };
+    const read = await t.request(`/api/v1/documents/${id}`, { token, school: NORTH });
+    return { id, tag: read.headers.get("etag") ?? "", token };
+  }
+  const put = (id: number, token: string, name: string, ifMatch?: string) =>
+    t.request(`/api/v1/documents/${id}`, {
+      method: "PUT",
+      token,
+      school: NORTH,
+      body: { name },
+      headers: ifMatch === undefined ? {} : { "if-match": ifMatch },
+    });
+  const nameOf = async (id: number, token: string) =>
+    ((await (await t.request(`/api/v1/documents/${id}`, { token, school: NORTH })).json()) as { name: string }).name;
+
+  it("two admins edit one record: the second, holding a stale ETag, gets a 412 and overwrites nothing", async () => {
+    const { id, tag, token } = await document("Reglamento");
+    t.clock.advance(1);
+    expect((await put(id, token, "Reglamento 2026", tag)).status).toBe(204);
+    const stale = await put(id, token, "Reglamento viejo", tag);
+    expect(stale.status).toBe(412);
+    expect((await problem(stale)).detail).toMatch(/changed since it was read/);
+    expect(await nameOf(id, token)).toBe("Reglamento 2026");
+    // `*` asks only that it exists; no If-Match keeps last-writer-wins.
+    expect((await put(id, token, "Reglamento B", "*")).status).toBe(204);
+    expect((await put(id, token, "Reglamento C")).status).toBe(204);
+    expect((await put(999999, token, "Nada", "*")).status).toBe(404);
+  });
+
+  it("ten edits racing with one ETag: exactly one is written, the others are 412s", async () => {
+    const { id, tag, token } = await document("Circular");
+    t.clock.advance(1);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => put(id, token, `Circular ${i}`, tag)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 412)).toHaveLength(9);
+    const winner = answers.findIndex((r) => r.status === 204);
+    expect(await nameOf(id, token)).toBe(`Circular ${winner}`);
   });
 });

@@ -313,7 +313,7 @@ export function contextOf(c: Context<AppEnv>, route: ApiRoute): Promise<Ctx> | C
   return load ? load(ctx) : ctx;
 }
 
-type Validated = { out: { param: unknown; query: unknown; json: unknown } };
+type Validated = { out: { param: unknown; query: unknown; json: unknown; header: unknown } };
 
 /** What the route's validators parsed, as its verb takes it. */
 function inputOf(c: Context<AppEnv, string, Validated>, route: ApiRoute) {
@@ -322,6 +322,7 @@ function inputOf(c: Context<AppEnv, string, Validated>, route: ApiRoute) {
     ...(request?.params ? { params: c.req.valid("param") } : {}),
     ...(request?.query ? { query: c.req.valid("query") } : {}),
     ...(request?.body ? { body: c.req.valid("json") } : {}),
+    ...(request?.headers ? { headers: c.req.valid("header") } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context";
+import { etagMatches, etagOf } from "../lib/etag";
 
 /** Headers a 304 does not carry: it has no body. */
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding"]);
@@ -14,11 +15,8 @@ export const etag: MiddlewareHandler<AppEnv> = async function etag(c, next) {
   await next();
   const res = c.res;
   if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("json")) return;
-  const digest = await crypto.subtle.digest("SHA-1", await res.clone().arrayBuffer());
-  const tag = `W/"${btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 15)))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")}"`;
-  if (!matches(tag, c.req.header("if-none-match"))) {
+  const tag = await etagOf(await res.clone().arrayBuffer());
+  if (!etagMatches(tag, c.req.header("if-none-match"))) {
     res.headers.set("etag", tag);
     return;
   }
@@ -28,11 +26,3 @@ export const etag: MiddlewareHandler<AppEnv> = async function etag(c, next) {
   c.res = undefined;
   c.res = new Response(null, { status: 304, headers });
 };
-
-/** Weak comparison (RFC 9110 13.1.2): `*`, or any listed tag with the same opaque part. */
-function matches(tag: string, header: string | undefined): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  const opaque = tag.replace(/^W\//, "");
-  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === opaque);
-}

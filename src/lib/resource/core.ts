@@ -13,7 +13,7 @@ import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
-import { conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
+import { ApiError, conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
 import { recordId } from "../params";
 import type { ContextLoader, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
@@ -150,7 +150,9 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
       );
     }
     const failed = diagnose?.rules?.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
-    if (failed >= 0) throw unprocessable(diagnose?.rules?.[failed]?.message ?? "Refused by a business rule");
+    const rule = failed >= 0 ? diagnose?.rules?.[failed] : undefined;
+    if (rule?.status === 412) throw new ApiError(412, rule.message);
+    if (failed >= 0) throw unprocessable(rule?.message ?? "Refused by a business rule");
     // It matched now: it changed between the write and this read. The caller may retry.
     throw conflict(`${label} ${id} changed while it was being written; try again`);
   }

@@ -17,6 +17,20 @@ export const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
 });
 
+/** `If-Match` on an update: the ETag of the record as the client read it (src/lib/etag.ts). */
+export const IfMatchHeaders = z.object({
+  "if-match": z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      param: { name: "if-match", in: "header" },
+      description:
+        "The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing",
+      example: 'W/"hG3jX0mJq1iHkq5cZb0x"',
+    }),
+});
+
 export const RecordBase = z.object({
   id: z.number().int().min(1).openapi({ example: 1 }),
   createdAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
@@ -100,6 +114,8 @@ export type Join = <Row>(query: Query<Row>) => Query<Row>;
 export interface Rule {
   when: SQL;
   message: string;
+  /** The refusal's status (default 422, a business rule; 412 for an If-Match precondition). */
+  status?: 412 | 422;
 }
 
 /** The conditions of a state change: allowed states (else 409) and business rules (else 422). */

@@ -5,17 +5,18 @@
  * answers its route, typed, so a verb of its own can serve it (`operation(created.route, verb)`).
  */
 import type { z } from "@hono/zod-openapi";
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
-import { notFound } from "../errors";
+import { ApiError, notFound } from "../errors";
+import { etagMatches, etagOfJson } from "../etag";
 import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
 import type { Meta, ResourceCore } from "./core";
-import type { Rule } from "./types";
+import { IfMatchHeaders, type Rule } from "./types";
 
 /** What a hook of a write is given: the record (an SQL expression for a create's new row) and the body. */
 export interface Written<I> {
@@ -155,24 +156,47 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       path: itemPath,
       ...core.about(spec, `update${Name}`, `Update a ${label}`),
       audit: config.data.entity,
-      errors: [409, ...(spec.errors ?? [])],
-      request: { params: ItemParams, body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`) },
+      errors: [409, 412, ...(spec.errors ?? [])],
+      request: {
+        params: ItemParams,
+        headers: IfMatchHeaders,
+        body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`),
+      },
       responses: { 204: noContent },
     });
 
-    async function run(ctx: Ctx, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
+    async function run(
+      ctx: Ctx,
+      input: { params: { id: number }; body: z.output<U>; headers?: { "if-match"?: string } },
+    ): Promise<void> {
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
+      const ifMatch = input.headers?.["if-match"];
+      const unchanged = ifMatch === undefined ? [] : [await unchangedSince(ctx, id, parentId, ifMatch)];
       const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
       if (spec.from) {
         const also = spec.also?.(ctx, { id, body: input.body });
-        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }), rules: unchanged };
         return core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
       }
-      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
+      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId, unchanged[0]?.when));
       batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
-      await core.guarded(ctx, id, batch, { parentId });
+      await core.guarded(ctx, id, batch, { parentId, diagnose: { action: "update", rules: unchanged } });
+    }
+
+    /**
+     * `If-Match`: the record's answer now must have that ETag (else 412), and the write is guarded
+     * by the `updated_at` it was read with, so a change in between is a 412 too, not lost.
+     */
+    async function unchangedSince(ctx: Ctx, id: number, parentId: number | null, ifMatch: string): Promise<Rule> {
+      const current: unknown = await core.find(ctx, id, parentId);
+      const message = `${config.label} ${id} changed since it was read (If-Match); read it again and reapply the change`;
+      if (!etagMatches(await etagOfJson(current), ifMatch)) throw new ApiError(412, message);
+      if (typeof current !== "object" || current === null || !("updatedAt" in current)) {
+        throw new Error(`${config.name}: a record without updatedAt cannot be checked against If-Match`);
+      }
+      return { when: sql`${core.table.updatedAt} = ${current.updatedAt}`, message, status: 412 };
     }
     return { ...serve(route, run), route, run };
   }
