@@ -90,48 +90,51 @@ const pickupName = identity(users, pickupCopy.table);
 function passRow(ctx: Ctx, slug: string) {
   const school = ExitPermissions.schoolOf();
   const date = exitPermissions.date;
-  return ExitPermissions.everySchool(ctx, (s) => ({
-    schoolId: s,
-    kind: exitPermissions.kind,
-    status: exitPermissions.status,
-    date,
-    firstName: students.firstName,
-    photo: students.photo,
-    timeZone: schools.timeZone,
-    pickupParentId: parents.id,
-    pickupFirstName: pickupName.firstName,
-    pickupLastName: pickupName.lastName,
-    pickupRelationship: parents.relationship,
-    // The guardian may still pick the child up that day (a restriction counts on the days it covers).
-    guardianMay: sql<number>`${guardians.id} IS NOT NULL AND ${guardians.canPickUp} = 1 AND NOT (${guardians.restricted} = 1 AND (${guardians.restrictionFrom} IS NULL OR ${guardians.restrictionFrom} <= ${date}) AND (${guardians.restrictionUntil} IS NULL OR ${guardians.restrictionUntil} >= ${date}))`,
-    trustedName: trustedPeople.name,
-    trustedRelationship: trustedPeople.relationship,
-    trustedStatus: trustedPeople.status,
-  }))
-    .join(
-      joinTable(students),
-      sql`${eq(students.id, exitPermissions.studentId)} AND ${Students.ofSchool(school)} AND ${students.deletedAt} IS NULL`,
-    )
-    .join(Schools, eq(schools.id, school))
-    .join(
-      joinTable(parents),
-      sql`${eq(parents.id, exitPermissions.pickupParentId)} AND ${Parents.ofSchool(school)}`,
-      "left",
-    )
-    .join(Users, eq(users.id, parents.userId), "left")
-    .join(pickupCopy, copyOf(pickupCopy, users.id, school), "left")
-    .join(
-      joinTable(guardians),
-      sql`${eq(guardians.studentId, exitPermissions.studentId)} AND ${eq(guardians.parentId, exitPermissions.pickupParentId)} AND ${Guardians.ofSchool(school)}`,
-      "left",
-    )
-    .join(
-      joinTable(trustedPeople),
-      sql`${eq(trustedPeople.id, exitPermissions.trustedPersonId)} AND ${eq(trustedPeople.studentId, exitPermissions.studentId)} AND ${TrustedPeople.ofSchool(school)}`,
-      "left",
-    )
-    .where(eq(exitPermissions.slug, slug))
-    .limit(1);
+  return (
+    ExitPermissions.everySchool(ctx, (s) => ({
+      schoolId: s,
+      kind: exitPermissions.kind,
+      status: exitPermissions.status,
+      date,
+      firstName: students.firstName,
+      photo: students.photo,
+      timeZone: schools.timeZone,
+      pickupParentId: parents.id,
+      pickupFirstName: pickupName.firstName,
+      pickupLastName: pickupName.lastName,
+      pickupRelationship: parents.relationship,
+      // The guardian may still pick the child up that day (a restriction counts on the days it covers).
+      guardianMay: sql<number>`${guardians.id} IS NOT NULL AND ${guardians.canPickUp} = 1 AND NOT (${guardians.restricted} = 1 AND (${guardians.restrictionFrom} IS NULL OR ${guardians.restrictionFrom} <= ${date}) AND (${guardians.restrictionUntil} IS NULL OR ${guardians.restrictionUntil} >= ${date}))`,
+      trustedName: trustedPeople.name,
+      trustedRelationship: trustedPeople.relationship,
+      trustedStatus: trustedPeople.status,
+    }))
+      .join(
+        joinTable(students),
+        sql`${eq(students.id, exitPermissions.studentId)} AND ${Students.ofSchool(school)} AND ${students.deletedAt} IS NULL`,
+      )
+      .join(Schools, eq(schools.id, school))
+      .join(
+        joinTable(parents),
+        sql`${eq(parents.id, exitPermissions.pickupParentId)} AND ${Parents.ofSchool(school)}`,
+        "left",
+      )
+      .join(Users, eq(users.id, parents.userId), "left")
+      // The copy's own condition is the permission's school (`copyOf`): there is no current school here.
+      .join(joinTable(pickupCopy.table), copyOf(pickupCopy, users.id, school), "left")
+      .join(
+        joinTable(guardians),
+        sql`${eq(guardians.studentId, exitPermissions.studentId)} AND ${eq(guardians.parentId, exitPermissions.pickupParentId)} AND ${Guardians.ofSchool(school)}`,
+        "left",
+      )
+      .join(
+        joinTable(trustedPeople),
+        sql`${eq(trustedPeople.id, exitPermissions.trustedPersonId)} AND ${eq(trustedPeople.studentId, exitPermissions.studentId)} AND ${TrustedPeople.ofSchool(school)}`,
+        "left",
+      )
+      .where(eq(exitPermissions.slug, slug))
+      .limit(1)
+  );
 }
 
 /** The same 404 for every refusal: nothing tells a pending pass from an unknown link. */
