@@ -26,6 +26,7 @@ import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 import {
   collectorOf,
+  countFields,
   dayDetail,
   destinationOf,
   onRoute,
@@ -170,19 +171,6 @@ const zeroCounts = (): Record<Way, number> => ({
   absence: 0,
 });
 
-/** How many students go home each way: one aggregate row (no GROUP BY, so no sort step). */
-const countsOf = (way: SQL<Way>) => {
-  const n = (w: Way) => sql<number>`coalesce(sum(${way} = ${w}), 0)`;
-  return {
-    route: n("route"),
-    family: n("family"),
-    route_change: n("route_change"),
-    auto_pickup: n("auto_pickup"),
-    no_after_school: n("no_after_school"),
-    absence: n("absence"),
-  };
-};
-
 export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<typeof summaryRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const weekday = isoWeekday(date);
@@ -211,7 +199,7 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
       .limit(query.pageSize)
       .offset((query.page - 1) * query.pageSize),
   );
-  const totals = batch.read(studentDays(ctx, date, countsOf(way)).where(...filters));
+  const totals = batch.read(studentDays(ctx, date, countFields(date)).where(...filters));
   const results = await batch.commit();
   const [school] = results.get(day.school);
   if (!school) throw notFound("School", schoolOf(ctx));
@@ -221,7 +209,13 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
   const schoolDay = !holiday && (rows.length > 0 ? rows.some((s) => s.weekday === weekday) : weekday <= 5);
   const dismissal = new Map(rows.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   if (!schoolDay) return new SummaryListing([], 0, query, { date, weekday, schoolDay, holiday, counts: zeroCounts() });
-  const counts = { ...zeroCounts(), ...results.get(totals)[0] };
+  const [sums] = results.get(totals);
+  const counts = zeroCounts();
+  if (sums) {
+    const { total: all, ...ways } = sums;
+    Object.assign(counts, ways);
+    counts.family = all - WAYS.reduce((n, w) => (w === "family" ? n : n + counts[w]), 0);
+  }
   const total = query.way === undefined ? WAYS.reduce((n, w) => n + counts[w], 0) : counts[query.way];
   const data = results.get(page).map((r) => {
     const usual =

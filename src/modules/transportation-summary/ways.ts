@@ -15,14 +15,7 @@ import { Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
-import {
-  RouteStops,
-  RouteStudents,
-  Routes,
-  routeStops,
-  routeStudentDays,
-  routeStudents,
-} from "../../db/schema/transport";
+import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { joinTable } from "../../db/table";
@@ -48,6 +41,22 @@ const suspendedOn = (date: string) =>
 /** The student's way home on `date` (see the file's comment). */
 export const wayOf = (date: string) =>
   sql<Way>`CASE WHEN ${exitPermissions.id} IS NOT NULL THEN ${exitPermissions.kind} WHEN ${usualRoute.table.id} IS NOT NULL AND NOT ${suspendedOn(date)} THEN 'route' ELSE 'family' END`;
+
+/**
+ * The totals per way as one aggregate row (no GROUP BY: no sort step), each sum the cheapest test
+ * of its way (the CASE of `wayOf` six times over 3,000 rows costs more); `family` is the rest.
+ */
+export function countFields(date: string) {
+  const kind = (k: string) => sql<number>`coalesce(sum(${exitPermissions.kind} = ${k}), 0)`;
+  return {
+    total: sql<number>`count(*)`,
+    route: sql<number>`coalesce(sum(${exitPermissions.id} IS NULL AND ${usualRoute.table.id} IS NOT NULL AND NOT ${suspendedOn(date)}), 0)`,
+    route_change: kind("route_change"),
+    auto_pickup: kind("auto_pickup"),
+    no_after_school: kind("no_after_school"),
+    absence: kind("absence"),
+  };
+}
 
 /**
  * The active students of the school with, left-joined, their home route that weekday (and its
