@@ -399,8 +399,8 @@ async function seedRoutes(db) {
  * The north school's afternoon on LIST_DATE: the riders' weekday rows (what the rider rule keeps,
  * and what the day's summary reads for a student's home route), and exit permissions: a confirmed
  * one for every 10th rider (route changes, pickups by the demo parent, no after-school, absences
- * in turn) and a pending one for every 25th of the others. The school then has about 3,400 active
- * students (the 3,000 riders, the 400 bench students, the demo's).
+ * in turn) and a pending one for every 25th of the others. The school then has 3,800 active
+ * students (the 3,000 riders, the 400 bench students, the demo's 400).
  */
 async function seedAfternoon(db) {
   await db.batch([
@@ -412,8 +412,9 @@ async function seedAfternoon(db) {
        WHERE rs.school_id = 1 AND (rs.weekdays & (1 << (d.w - 1))) <> 0
          AND NOT EXISTS (SELECT 1 FROM route_student_day x WHERE x.route_student_id = rs.id)`,
     ),
-    db.prepare(
-      `INSERT INTO exit_permission (school_id, student_id, date, kind, status, route_id, stop_id, pickup_parent_id, decided_at, slug)
+    db
+      .prepare(
+        `INSERT INTO exit_permission (school_id, student_id, date, kind, status, route_id, stop_id, pickup_parent_id, decided_at, slug)
        SELECT 1, s.id, ?1,
               CASE n % 4 WHEN 0 THEN 'route_change' WHEN 1 THEN 'auto_pickup' WHEN 2 THEN 'no_after_school' ELSE 'absence' END,
               'confirmed',
@@ -424,13 +425,16 @@ async function seedAfternoon(db) {
               '2027-02-26T12:00:00.000Z', printf('bench-confirmed-%05d', n)
        FROM (SELECT id, CAST(substr(id_number, 3) AS INTEGER) / 10 AS n FROM student
              WHERE school_id = 1 AND id_number LIKE 'R-%' AND CAST(substr(id_number, 3) AS INTEGER) % 10 = 0) AS s`,
-    ).bind(LIST_DATE),
-    db.prepare(
-      `INSERT INTO exit_permission (school_id, student_id, date, kind, status, slug)
+      )
+      .bind(LIST_DATE),
+    db
+      .prepare(
+        `INSERT INTO exit_permission (school_id, student_id, date, kind, status, slug)
        SELECT 1, id, ?1, 'absence', 'pending', printf('bench-pending-%05d', CAST(substr(id_number, 3) AS INTEGER))
        FROM student WHERE school_id = 1 AND id_number LIKE 'R-%'
          AND CAST(substr(id_number, 3) AS INTEGER) % 25 = 1`,
-    ).bind(LIST_DATE),
+      )
+      .bind(LIST_DATE),
   ]);
   const active = await db
     .prepare("SELECT count(*) AS n FROM student WHERE school_id = 1 AND status = 'active' AND deleted_at IS NULL")
@@ -551,7 +555,7 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
     },
     {
       key: "transportation-summary",
-      label: "GET /api/v1/transportation-summary?date= (a page of 20 of ~3,400 students, totals per way)",
+      label: "GET /api/v1/transportation-summary?date= (a page of 20 of 3,800 students, totals per way)",
       request: () => ({
         method: "GET",
         path: `/api/v1/transportation-summary?date=${LIST_DATE}&page=1&pageSize=20`,
@@ -939,7 +943,9 @@ async function main() {
   const transport = await seedRoutes(db);
   console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
   const afternoon = await seedAfternoon(db);
-  console.log(`afternoon: ${afternoon.students} active students, ${afternoon.permissions} exit permissions on ${LIST_DATE}`);
+  console.log(
+    `afternoon: ${afternoon.students} active students, ${afternoon.permissions} exit permissions on ${LIST_DATE}`,
+  );
   const token = await adminToken();
   const parent = await parentToken();
   const runId = Date.now().toString(36);

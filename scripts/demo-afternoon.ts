@@ -78,7 +78,15 @@ export function demoAfternoonPlan(): DemoPermission[] {
       asParentUser: null,
       reason: "Birthday party at a classmate's house (Bus 3)",
     },
-    { student: 2020, date: MON, kind: "absence", status: "confirmed", askedByUser: ADMIN, asParentUser: null, reason: "Fever" },
+    {
+      student: 2020,
+      date: MON,
+      kind: "absence",
+      status: "confirmed",
+      askedByUser: ADMIN,
+      asParentUser: null,
+      reason: "Fever",
+    },
     // Tuesday
     {
       student: 2030,
@@ -92,7 +100,15 @@ export function demoAfternoonPlan(): DemoPermission[] {
       reason: "Goes to a friend's house on Bus 2",
       decisionReason: "Bus 2 has no seat left that afternoon",
     },
-    { student: 2033, date: TUE, kind: "absence", status: "confirmed", askedByUser: ADMIN, asParentUser: null, reason: "Dentist" },
+    {
+      student: 2033,
+      date: TUE,
+      kind: "absence",
+      status: "confirmed",
+      askedByUser: ADMIN,
+      asParentUser: null,
+      reason: "Dentist",
+    },
     {
       student: 2210,
       date: TUE,
@@ -122,7 +138,15 @@ export function demoAfternoonPlan(): DemoPermission[] {
       asParentUser: null,
       reason: "Family trip (postponed)",
     },
-    { student: 2047, date: WED, kind: "absence", status: "confirmed", askedByUser: ADMIN, asParentUser: null, reason: "Flu" },
+    {
+      student: 2047,
+      date: WED,
+      kind: "absence",
+      status: "confirmed",
+      askedByUser: ADMIN,
+      asParentUser: null,
+      reason: "Flu",
+    },
     {
       student: 1,
       date: WED,
@@ -192,7 +216,15 @@ export function demoAfternoonPlan(): DemoPermission[] {
       asParentUser: null,
       reason: "Music exam",
     },
-    { student: 2100, date: THU, kind: "absence", status: "confirmed", askedByUser: ADMIN, asParentUser: null, reason: "Sick" },
+    {
+      student: 2100,
+      date: THU,
+      kind: "absence",
+      status: "confirmed",
+      askedByUser: ADMIN,
+      asParentUser: null,
+      reason: "Sick",
+    },
     // Friday
     {
       student: 2159,
@@ -204,7 +236,15 @@ export function demoAfternoonPlan(): DemoPermission[] {
       asParentUser: 2141,
       reason: "Weekend at her aunt's in Condesa",
     },
-    { student: 2200, date: FRI, kind: "absence", status: "confirmed", askedByUser: ADMIN, asParentUser: null, reason: "Travel" },
+    {
+      student: 2200,
+      date: FRI,
+      kind: "absence",
+      status: "confirmed",
+      askedByUser: ADMIN,
+      asParentUser: null,
+      reason: "Travel",
+    },
     // The fixed weekly pickup (Tuesdays and Thursdays): its days this week.
     ...[TUE, THU].map(
       (date): Omit<DemoPermission, "id"> => ({
@@ -223,7 +263,9 @@ export function demoAfternoonPlan(): DemoPermission[] {
   const out = p.map((x, i) => ({ ...x, id: 2001 + i }));
   // The superseded pickup was replaced by the absence confirmed after it.
   const superseded = out.find((x) => x.status === "superseded");
-  const replacement = out.find((x) => superseded && x.student === superseded.student && x.date === superseded.date && x.status === "confirmed");
+  const replacement = out.find(
+    (x) => superseded && x.student === superseded.student && x.date === superseded.date && x.status === "confirmed",
+  );
   if (superseded && replacement) superseded.supersededBy = replacement.id;
   return out;
 }
@@ -250,7 +292,9 @@ const askedAt = (date: string, i: number) => {
 const decidedAt = (date: string) => `${date}T15:00:00.000Z`;
 
 const parentOf = (user: number | null | undefined) =>
-  user === null || user === undefined ? "NULL" : `(SELECT id FROM parent WHERE school_id = ${SCHOOL} AND user_id = ${user})`;
+  user === null || user === undefined
+    ? "NULL"
+    : `(SELECT id FROM parent WHERE school_id = ${SCHOOL} AND user_id = ${user})`;
 const num = (n: number | undefined) => (n === undefined ? "NULL" : String(n));
 
 /** The route days and changes a confirmed route change to another route makes. */
@@ -267,17 +311,38 @@ function routeChanges(plan: DemoPermission[]) {
     }
     return day;
   };
-  const changes: { day: number; student: number; stop: number | null; kind: "away" | "join"; reason: string; permission: number }[] =
-    [];
+  const changes: {
+    day: number;
+    student: number;
+    stop: number | null;
+    kind: "away" | "join";
+    reason: string;
+    permission: number;
+  }[] = [];
   for (const p of plan.filter((x) => x.kind === "route_change" && x.status === "confirmed")) {
     const usual = transport.riders.find(
       (r) => r.student === p.student && r.direction === "home" && (r.weekdays & (1 << (weekday(p.date) - 1))) !== 0,
     );
-    if (usual) changes.push({ day: dayOf(usual.route, p.date).id, student: p.student, stop: null, kind: "away", reason: p.reason, permission: p.id });
+    if (usual)
+      changes.push({
+        day: dayOf(usual.route, p.date).id,
+        student: p.student,
+        stop: null,
+        kind: "away",
+        reason: p.reason,
+        permission: p.id,
+      });
     if (p.route !== undefined) {
       const day = dayOf(p.route, p.date);
       day.taken++;
-      changes.push({ day: day.id, student: p.student, stop: p.stop ?? null, kind: "join", reason: p.reason, permission: p.id });
+      changes.push({
+        day: day.id,
+        student: p.student,
+        stop: p.stop ?? null,
+        kind: "join",
+        reason: p.reason,
+        permission: p.id,
+      });
     }
   }
   return { days: [...days.values()], changes };

@@ -24,6 +24,7 @@ import { isHoliday, schoolDay as schoolAndCycles } from "../route-availability/a
 import { schoolToday } from "../transport/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
+import { readTotals, totalsOf } from "./totals";
 import {
   collectorOf,
   countFields,
@@ -199,7 +200,11 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
       .limit(query.pageSize)
       .offset((query.page - 1) * query.pageSize),
   );
-  const totals = batch.read(studentDays(ctx, date, countFields(date)).where(...filters));
+  // Set by set without a route filter (./totals.ts); student by student with one.
+  const totals =
+    query.routeId === undefined
+      ? { sets: readTotals(ctx, batch, date, filters) }
+      : { each: batch.read(studentDays(ctx, date, countFields(date)).where(...filters)) };
   const results = await batch.commit();
   const [school] = results.get(day.school);
   if (!school) throw notFound("School", schoolOf(ctx));
@@ -209,9 +214,10 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
   const schoolDay = !holiday && (rows.length > 0 ? rows.some((s) => s.weekday === weekday) : weekday <= 5);
   const dismissal = new Map(rows.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   if (!schoolDay) return new SummaryListing([], 0, query, { date, weekday, schoolDay, holiday, counts: zeroCounts() });
-  const [sums] = results.get(totals);
   const counts = zeroCounts();
-  if (sums) {
+  const [sums] = totals.each ? results.get(totals.each) : [];
+  if (totals.sets) Object.assign(counts, totalsOf(results, totals.sets));
+  else if (sums) {
     const { total: all, ...ways } = sums;
     Object.assign(counts, ways);
     counts.family = all - WAYS.reduce((n, w) => (w === "family" ? n : n + counts[w]), 0);
