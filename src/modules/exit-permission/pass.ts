@@ -155,7 +155,7 @@ export async function getPickupPass(ctx: Ctx, { params }: InputOf<typeof publicR
     });
   }
   const row = await passRow(ctx, params.slug).first();
-  if (!row || row.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
+  if (row?.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
   const validFrom = zonedInstant(row.date, "00:00", row.timeZone);
   const next = new Date(`${row.date}T00:00:00.000Z`);
   next.setUTCDate(next.getUTCDate() + 1);
