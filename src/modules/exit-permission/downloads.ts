@@ -119,7 +119,8 @@ async function* rowsOf(ctx: Ctx, q: Query): AsyncGenerator<Row> {
     q.date === undefined ? undefined : eq(exitPermissions.date, q.date),
     q.from === undefined ? undefined : sql`${exitPermissions.date} >= ${q.from}`,
     q.to === undefined ? undefined : sql`${exitPermissions.date} <= ${q.to}`,
-    q.status === undefined ? undefined : sql`${exitPermissions.status} = ${q.status}`,
+    // Unary +: the state never picks the index; the date order's (school, date, status) serves it.
+    q.status === undefined ? undefined : sql`+${exitPermissions.status} = ${q.status}`,
     q.kind === undefined ? undefined : sql`+${exitPermissions.kind} = ${q.kind}`,
     q.studentId === undefined ? undefined : sql`+${exitPermissions.studentId} = ${q.studentId}`,
     sql`${students.deletedAt} IS NULL`,
