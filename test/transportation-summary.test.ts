@@ -6,6 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { students } from "../src/db/schema/student";
@@ -373,5 +374,31 @@ describe("pending authorizations", () => {
     expect(dismissal?.at).toBe(
       `${date}T${String((h ?? 0) + 6).padStart(2, "0")}:${String(m).padStart(2, "0")}:00.000Z`,
     );
+  });
+});
+
+describe("the demo week (seed/demo.sql)", () => {
+  it("has Northside's Wednesday 25 November: its ways, its pending requests, Paloma's pickup pass", async () => {
+    const day = await summary("date=2026-11-25&pageSize=1");
+    expect(day.schoolDay).toBe(true);
+    expect(day.counts.route).toBeGreaterThan(100);
+    expect(day.counts.auto_pickup).toBeGreaterThanOrEqual(1);
+    expect(day.counts.absence).toBeGreaterThanOrEqual(1);
+    const pending = await readJson<Pending>(
+      await t.request(`${P}/pending?date=2026-11-25`, { token: await admin(), school: NORTH }),
+    );
+    expect(pending.data.map((p) => p.kind)).toEqual(["no_after_school", "route_change", "auto_pickup"]);
+    const pickups = await summary("date=2026-11-25&way=auto_pickup&pageSize=100");
+    const paloma = pickups.data.find((r) => r.permission?.collector?.name === "Rosa Martínez");
+    expect(paloma).toBeDefined();
+    const [row] = await t.db
+      .select({ slug: exitPermissions.slug })
+      .from(exitPermissions)
+      .where(eq(exitPermissions.id, paloma?.permission?.id ?? 0));
+    // Noon of the 25th in Mexico City: the pass is valid; the next day it is gone.
+    t.clock.current = new Date("2026-11-25T18:00:00.000Z");
+    expect((await t.request(`/api/v1/exit-permission/public/${row?.slug}`)).status).toBe(200);
+    t.clock.current = new Date("2026-11-26T06:00:00.000Z");
+    expect((await t.request(`/api/v1/exit-permission/public/${row?.slug}`)).status).toBe(404);
   });
 });
