@@ -395,6 +395,57 @@ async function seedRoutes(db) {
   return { routeId: route.id, riders: riders.n };
 }
 
+/**
+ * The north school's afternoon on LIST_DATE: the riders' weekday rows (what the rider rule keeps,
+ * and what the day's summary reads for a student's home route), and exit permissions: a confirmed
+ * one for every 10th rider (route changes, pickups by the demo parent, no after-school, absences
+ * in turn) and a pending one for every 25th of the others. The school then has 3,800 active
+ * students (the 3,000 riders, the 400 bench students, the demo's 400).
+ */
+async function seedAfternoon(db) {
+  await db.batch([
+    db.prepare(
+      `WITH RECURSIVE d(w) AS (SELECT 1 UNION ALL SELECT w + 1 FROM d WHERE w < 5)
+       INSERT INTO route_student_day (school_id, route_student_id, student_id, direction, weekday)
+       SELECT rs.school_id, rs.id, rs.student_id, rs.direction, d.w
+       FROM route_student rs CROSS JOIN d
+       WHERE rs.school_id = 1 AND (rs.weekdays & (1 << (d.w - 1))) <> 0
+         AND NOT EXISTS (SELECT 1 FROM route_student_day x WHERE x.route_student_id = rs.id)`,
+    ),
+    db
+      .prepare(
+        `INSERT INTO exit_permission (school_id, student_id, date, kind, status, route_id, stop_id, pickup_parent_id, decided_at, slug)
+       SELECT 1, s.id, ?1,
+              CASE n % 4 WHEN 0 THEN 'route_change' WHEN 1 THEN 'auto_pickup' WHEN 2 THEN 'no_after_school' ELSE 'absence' END,
+              'confirmed',
+              CASE WHEN n % 4 = 0 THEN (SELECT id FROM route WHERE school_id = 1 AND name = 'Bench route 01') END,
+              CASE WHEN n % 4 = 0 THEN (SELECT st.id FROM route_stop st JOIN route r ON r.id = st.route_id
+                                        WHERE r.school_id = 1 AND r.name = 'Bench route 01' AND st.position = 1) END,
+              CASE WHEN n % 4 = 1 THEN 1 END,
+              '2027-02-26T12:00:00.000Z', printf('bench-confirmed-%05d', n)
+       FROM (SELECT id, CAST(substr(id_number, 3) AS INTEGER) / 10 AS n FROM student
+             WHERE school_id = 1 AND id_number LIKE 'R-%' AND CAST(substr(id_number, 3) AS INTEGER) % 10 = 0) AS s`,
+      )
+      .bind(LIST_DATE),
+    db
+      .prepare(
+        `INSERT INTO exit_permission (school_id, student_id, date, kind, status, slug)
+       SELECT 1, id, ?1, 'absence', 'pending', printf('bench-pending-%05d', CAST(substr(id_number, 3) AS INTEGER))
+       FROM student WHERE school_id = 1 AND id_number LIKE 'R-%'
+         AND CAST(substr(id_number, 3) AS INTEGER) % 25 = 1`,
+      )
+      .bind(LIST_DATE),
+  ]);
+  const active = await db
+    .prepare("SELECT count(*) AS n FROM student WHERE school_id = 1 AND status = 'active' AND deleted_at IS NULL")
+    .first();
+  const permissions = await db
+    .prepare("SELECT count(*) AS n FROM exit_permission WHERE school_id = 1 AND date = ?")
+    .bind(LIST_DATE)
+    .first();
+  return { students: active.n, permissions: permissions.n };
+}
+
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 const adminToken = () => roleToken(2, "school-admin");
 
@@ -499,6 +550,15 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
       request: () => ({
         method: "GET",
         path: `/api/v1/route-availability-student/final-status/pdf?date=${LIST_DATE}`,
+        headers: auth,
+      }),
+    },
+    {
+      key: "transportation-summary",
+      label: "GET /api/v1/transportation-summary?date= (a page of 20 of 3,800 students, totals per way)",
+      request: () => ({
+        method: "GET",
+        path: `/api/v1/transportation-summary?date=${LIST_DATE}&page=1&pageSize=20`,
         headers: auth,
       }),
     },
@@ -882,6 +942,10 @@ async function main() {
   const students = await seedStudents(db);
   const transport = await seedRoutes(db);
   console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
+  const afternoon = await seedAfternoon(db);
+  console.log(
+    `afternoon: ${afternoon.students} active students, ${afternoon.permissions} exit permissions on ${LIST_DATE}`,
+  );
   const token = await adminToken();
   const parent = await parentToken();
   const runId = Date.now().toString(36);

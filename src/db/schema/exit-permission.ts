@@ -111,6 +111,10 @@ export const exitPermissions = sqliteTable(
     index("exit_permission_date_idx").on(t.schoolId, t.date, t.status),
     index("exit_permission_kind_idx").on(t.schoolId, t.kind, t.createdAt),
     index("exit_permission_student_idx").on(t.schoolId, t.studentId, t.date),
+    // The day's authorizations waiting for a decision, oldest first (the summary's pending list).
+    index("exit_permission_pending_idx")
+      .on(t.schoolId, t.date, t.createdAt)
+      .where(sql`status IN ('pending', 'awaiting_family')`),
     uniqueIndex("exit_permission_fixed_uq").on(t.fixedId, t.date),
     uniqueIndex("exit_permission_effective_uq").on(t.studentId, t.date).where(sql`status = 'confirmed'`),
     check(

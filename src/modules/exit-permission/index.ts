@@ -5,5 +5,16 @@ export default defineModule({
   name: "exit-permission",
   paths: ["/api/v1/exit-permission"],
   permissions,
-  load: async () => ({ operations: [] }),
+  load: async () => {
+    const [d, p] = await Promise.all([import("./downloads"), import("./pass")]);
+    // Literal sub-paths before any `{id}` route.
+    return {
+      operations: [
+        d.downloadExitPermissionsOperation,
+        d.downloadRouteChangesOperation,
+        p.getPickupPassKeyOperation,
+        p.getPickupPassOperation,
+      ],
+    };
+  },
 });

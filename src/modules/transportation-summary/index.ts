@@ -5,5 +5,8 @@ export default defineModule({
   name: "transportation-summary",
   paths: ["/api/v1/transportation-summary"],
   permissions,
-  load: async () => ({ operations: [] }),
+  load: async () => {
+    const s = await import("./summary");
+    return { operations: [s.listPendingAuthorizationsOperation, s.getTransportationSummaryOperation] };
+  },
 });

@@ -1,0 +1,1 @@
+CREATE INDEX `exit_permission_pending_idx` ON `exit_permission` (`school_id`,`date`,`created_at`) WHERE status IN ('pending', 'awaiting_family');

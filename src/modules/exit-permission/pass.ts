@@ -1,0 +1,228 @@
+/**
+ * The pickup pass. The public link of a CONFIRMED auto pickup (`/api/v1/exit-permission/public/{slug}`,
+ * no sign-in) answers a minimal view for the gate: the child's first name, their photo (a presigned
+ * GET of a few minutes) if any, the date, who collects them, and a pass: an Ed25519-signed token
+ * (./pass-key.ts) valid from the start to the end of that school-local day, which a gate device
+ * verifies offline with the school's public key (`GET /api/v1/exit-permission/pass-key`).
+ *
+ * Anything else is a 404 that reveals nothing: an unknown slug, a permission not confirmed (pending,
+ * rejected, cancelled, superseded), another kind, a day that has ended, a deleted student, or a
+ * collector who may no longer take the child (a guardian without pick-up or restricted that day, a
+ * trusted person no longer approved). Never the family's data, the asker, or the reason.
+ * Rate-limited per client address, like the other public routes.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, sql } from "drizzle-orm";
+import { Schools, schools, Users, users } from "../../db/schema/core";
+import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { joinTable } from "../../db/table";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { currentRequest } from "../../lib/metrics";
+import { addressKey, hit } from "../../lib/rate-limit";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { zonedInstant } from "../../lib/zoned-time";
+import { copyOf, copyTable, identity } from "../user/api";
+import { kidOf, passKey, signPass } from "./pass-key";
+import { permissions } from "./permissions";
+
+/** Lookups of passes per client address and minute: a gate scans a few; a guesser is stopped. */
+const PASS_LOOKUPS_PER_MINUTE = 60;
+const PHOTO_SECONDS = 300;
+
+const Slug = z
+  .string()
+  .min(8)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "Letters, digits, - and _")
+  .openapi({ example: "b1946ac92492d2347c6235b4d2611184" });
+
+const Jwk = z
+  .object({
+    kty: z.literal("OKP"),
+    crv: z.literal("Ed25519"),
+    x: z.string().openapi({ description: "The public key, base64url" }),
+    kid: z.string(),
+    alg: z.literal("EdDSA"),
+    use: z.literal("sig"),
+  })
+  .openapi("PassPublicJwk");
+
+const PickupPass = z
+  .object({
+    firstName: z.string().openapi({ description: "The child's first name" }),
+    photoUrl: z.string().nullable().openapi({ description: "A presigned GET of the child's photo (minutes), or null" }),
+    date: z.string().openapi({ description: "The school-local date the pass is for" }),
+    collector: z.object({
+      name: z.string(),
+      kind: z.enum(["guardian", "trusted"]),
+      relationship: z.string().nullable(),
+    }),
+    validFrom: z.string().openapi({ description: "The start of that school-local day (ISO 8601)" }),
+    expiresAt: z.string().openapi({ description: "The end of that school-local day (ISO 8601)" }),
+    kid: z.string().openapi({ description: "The school key that signed the pass" }),
+    token: z.string().openapi({
+      description:
+        "A compact JWS (EdDSA): claims typ 'pickup-pass', school, date, child (first name), collector, nbf, exp, jti (the slug)",
+    }),
+  })
+  .openapi("PickupPass");
+
+const publicRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/exit-permission/public/{slug}",
+  tag: "Permissions and tasks",
+  operationId: "getPickupPass",
+  summary: "The pickup pass of a confirmed auto pickup, by its public link (no sign-in)",
+  access: "public",
+  errors: [404, 429],
+  request: { params: z.object({ slug: Slug }) },
+  responses: { 200: json(PickupPass, "The pass") },
+});
+
+const pickupCopy = copyTable("pass_pickup_copy");
+const pickupName = identity(users, pickupCopy.table);
+
+/** The permission of the slug in whichever school it is (the slug is unique and unguessable; the row says the school). */
+function passRow(ctx: Ctx, slug: string) {
+  const school = ExitPermissions.schoolOf();
+  const date = exitPermissions.date;
+  return (
+    ExitPermissions.everySchool(ctx, (s) => ({
+      schoolId: s,
+      kind: exitPermissions.kind,
+      status: exitPermissions.status,
+      date,
+      firstName: students.firstName,
+      photo: students.photo,
+      timeZone: schools.timeZone,
+      pickupParentId: parents.id,
+      pickupFirstName: pickupName.firstName,
+      pickupLastName: pickupName.lastName,
+      pickupRelationship: parents.relationship,
+      // The guardian may still pick the child up that day (a restriction counts on the days it covers).
+      guardianMay: sql<number>`${guardians.id} IS NOT NULL AND ${guardians.canPickUp} = 1 AND NOT (${guardians.restricted} = 1 AND (${guardians.restrictionFrom} IS NULL OR ${guardians.restrictionFrom} <= ${date}) AND (${guardians.restrictionUntil} IS NULL OR ${guardians.restrictionUntil} >= ${date}))`,
+      trustedName: trustedPeople.name,
+      trustedRelationship: trustedPeople.relationship,
+      trustedStatus: trustedPeople.status,
+    }))
+      .join(
+        joinTable(students),
+        sql`${eq(students.id, exitPermissions.studentId)} AND ${Students.ofSchool(school)} AND ${students.deletedAt} IS NULL`,
+      )
+      .join(Schools, eq(schools.id, school))
+      .join(
+        joinTable(parents),
+        sql`${eq(parents.id, exitPermissions.pickupParentId)} AND ${Parents.ofSchool(school)}`,
+        "left",
+      )
+      .join(Users, eq(users.id, parents.userId), "left")
+      // The copy's own condition is the permission's school (`copyOf`): there is no current school here.
+      .join(joinTable(pickupCopy.table), copyOf(pickupCopy, users.id, school), "left")
+      .join(
+        joinTable(guardians),
+        sql`${eq(guardians.studentId, exitPermissions.studentId)} AND ${eq(guardians.parentId, exitPermissions.pickupParentId)} AND ${Guardians.ofSchool(school)}`,
+        "left",
+      )
+      .join(
+        joinTable(trustedPeople),
+        sql`${eq(trustedPeople.id, exitPermissions.trustedPersonId)} AND ${eq(trustedPeople.studentId, exitPermissions.studentId)} AND ${TrustedPeople.ofSchool(school)}`,
+        "left",
+      )
+      .where(eq(exitPermissions.slug, slug))
+      .limit(1)
+  );
+}
+
+/** The same 404 for every refusal: nothing tells a pending pass from an unknown link. */
+const noPass = () => notFound("Pickup pass");
+
+export async function getPickupPass(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+  const now = ctx.deps.clock.now();
+  const limited = await hit(
+    ctx.deps.db,
+    `pickup-pass-ip:${addressKey(currentRequest()?.clientAddress)}`,
+    PASS_LOOKUPS_PER_MINUTE,
+    60,
+    now,
+  );
+  if (!limited.allowed) {
+    throw new ApiError(429, "Too many pass lookups; try again later", {
+      headers: { "retry-after": String(limited.retryAfter) },
+    });
+  }
+  const row = await passRow(ctx, params.slug).first();
+  if (row?.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
+  const validFrom = zonedInstant(row.date, "00:00", row.timeZone);
+  const next = new Date(`${row.date}T00:00:00.000Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  const expiresAt = zonedInstant(next.toISOString().slice(0, 10), "00:00", row.timeZone);
+  if (now.getTime() >= expiresAt.getTime()) throw noPass();
+  const collector =
+    row.pickupParentId !== null && row.guardianMay
+      ? {
+          name: `${row.pickupFirstName ?? ""} ${row.pickupLastName ?? ""}`.trim(),
+          kind: "guardian" as const,
+          relationship: row.pickupRelationship,
+        }
+      : row.trustedName !== null && row.trustedStatus === "approved"
+        ? { name: row.trustedName, kind: "trusted" as const, relationship: row.trustedRelationship }
+        : null;
+  if (!collector) throw noPass();
+  const token = await signPass(ctx.deps.config.authSecret, row.schoolId, {
+    typ: "pickup-pass",
+    school: row.schoolId,
+    date: row.date,
+    child: row.firstName,
+    collector: collector.name,
+    collectorKind: collector.kind,
+    jti: params.slug,
+    iat: Math.floor(now.getTime() / 1000),
+    nbf: Math.floor(validFrom.getTime() / 1000),
+    exp: Math.floor(expiresAt.getTime() / 1000),
+  });
+  const photo =
+    row.photo === null
+      ? null
+      : await ctx.deps.signer.sign({ key: row.photo, method: "GET", expiresIn: PHOTO_SECONDS, now });
+  return {
+    firstName: row.firstName,
+    photoUrl: photo?.url ?? null,
+    date: row.date,
+    collector,
+    validFrom: validFrom.toISOString(),
+    expiresAt: expiresAt.toISOString(),
+    kid: kidOf(row.schoolId),
+    token,
+  };
+}
+
+export const getPickupPassOperation = operation(publicRoute, getPickupPass);
+
+const keyRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/exit-permission/pass-key",
+  tag: "Permissions and tasks",
+  operationId: "getPickupPassKey",
+  summary: "The current school's public key for verifying pickup passes offline (a gate device's set-up)",
+  access: permissions.read,
+  module: "exit-permissions",
+  database: false,
+  responses: {
+    200: json(
+      z.object({ schoolId: z.number().int(), kid: z.string(), alg: z.literal("EdDSA"), jwk: Jwk }).openapi("PassKey"),
+      "The school's public key (JWK)",
+    ),
+  },
+});
+
+export async function getPickupPassKey(ctx: Ctx) {
+  const school = schoolOf(ctx);
+  const key = await passKey(ctx.deps.config.authSecret, school);
+  return { schoolId: school, kid: key.kid, alg: "EdDSA" as const, jwk: key.jwk };
+}
+
+export const getPickupPassKeyOperation = operation(keyRoute, getPickupPassKey);

@@ -1,0 +1,377 @@
+/**
+ * The day's summary: how every active student of the school goes home on a date, with the totals
+ * per way, and the authorizations still waiting for a decision. The summary is a page of students
+ * (by last name) and the totals of every student the filters keep, read in one D1 round trip with
+ * the school's zone, its holiday cycles and the day's schedules (two when no date is given: the
+ * school's today needs its zone first).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Users } from "../../db/schema/core";
+import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { GroupStudents, groupStudents } from "../../db/schema/group";
+import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
+import { Students, students } from "../../db/schema/student";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { LEVELS } from "../../lib/levels";
+import { Listing, type PageInput, PageQuery, pageOf } from "../../lib/pagination";
+import { idFilter } from "../../lib/params";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { calendarDate, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { isHoliday, schoolDay as schoolAndCycles } from "../route-availability/api";
+import { schoolToday } from "../transport/api";
+import { copyOf, copyTable, identity } from "../user/api";
+import { permissions } from "./permissions";
+import { readTotals, totalsOf } from "./totals";
+import {
+  collectorOf,
+  countFields,
+  dayDetail,
+  destinationOf,
+  onRoute,
+  permissionDetail,
+  studentDays,
+  type Targets,
+  WAYS,
+  type Way,
+  wayOf,
+  withTargets,
+  withUsualStop,
+} from "./ways";
+
+const Day = z
+  .string()
+  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .openapi({ example: "2027-03-01", description: "A school-local date, YYYY-MM-DD; default the school's today" });
+
+const RouteStop = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    stopId: z.number().int().nullable(),
+    stopName: z.string().nullable(),
+    stopTime: z.string().nullable().openapi({ description: "School-local HH:mm" }),
+  })
+  .openapi("SummaryRoute");
+
+const Collector = z
+  .object({
+    kind: z.enum(["guardian", "trusted"]),
+    id: z.number().int().openapi({ description: "The parent profile, or the trusted person" }),
+    name: z.string(),
+    relationship: z.string().nullable(),
+  })
+  .openapi("PickupCollector");
+
+const PermissionRef = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(["route_change", "no_after_school", "auto_pickup", "absence"]),
+    reason: z.string().nullable(),
+    fixedId: z.number().int().nullable().openapi({ description: "The fixed (weekly) permission it was made from" }),
+    route: RouteStop.nullable().openapi({ description: "A route change's route and stop" }),
+    trustedAddress: z
+      .object({ id: z.number().int(), address: z.string() })
+      .nullable()
+      .openapi({ description: "A route change to a trusted address" }),
+    collector: Collector.nullable().openapi({ description: "Who collects the child on an auto pickup" }),
+  })
+  .openapi("SummaryPermission");
+
+const SummaryStudent = z
+  .object({
+    studentId: z.number().int(),
+    firstName: z.string(),
+    lastName: z.string(),
+    level: z.enum(LEVELS).nullable(),
+    way: z.enum(WAYS).openapi({
+      description:
+        "route: their usual home route; family: no route that day (collected by the family); else the confirmed permission's kind",
+    }),
+    route: RouteStop.nullable().openapi({ description: "The route they ride home that day, or null" }),
+    usualRoute: RouteStop.extend({ suspended: z.boolean() })
+      .nullable()
+      .openapi({ description: "Their home route on that weekday, whether or not they ride it that day" }),
+    permission: PermissionRef.nullable().openapi({
+      description: "The confirmed permission that changes the usual way",
+    }),
+    dismissal: z.string().nullable().openapi({ description: "The level's dismissal that day, school-local HH:mm" }),
+  })
+  .openapi("SummaryStudent");
+
+const Count = z.number().int();
+const Counts = z
+  .object({
+    route: Count,
+    family: Count,
+    route_change: Count,
+    auto_pickup: Count,
+    no_after_school: Count,
+    absence: Count,
+  })
+  .openapi("SummaryCounts");
+
+const Summary = pageOf(SummaryStudent, "TransportationSummaryPage").extend({
+  date: z.string(),
+  weekday: z.number().int(),
+  schoolDay: z.boolean().openapi({ description: "false on a holiday or a weekday without school: nobody goes home" }),
+  holiday: z.boolean(),
+  counts: Counts.openapi({ description: "Students per way, over every student the filters (but `way`) keep" }),
+});
+
+const summaryRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/transportation-summary",
+  tag: "Transport",
+  operationId: "getTransportationSummary",
+  summary: "How every student goes home on a date: their way, the totals per way (paginated, by last name)",
+  access: permissions.read,
+  module: "exit-permissions",
+  request: {
+    query: z.strictObject({
+      ...PageQuery.shape,
+      date: Day.optional(),
+      level: z.enum(LEVELS).optional().openapi({ description: "Only students of this level" }),
+      group: idFilter("Only the students of this group"),
+      routeId: idFilter("Only students whose usual home route, or whose route change, is this route"),
+      way: z.enum(WAYS).optional().openapi({ description: "Only students going home this way" }),
+    }),
+  },
+  responses: { 200: json(Summary, "The day's summary") },
+  extensions: { "x-filters": { level: "elementary", group: "1", routeId: "1", way: "route", date: "2027-03-01" } },
+});
+
+class SummaryListing<T> extends Listing<T> {
+  constructor(
+    data: T[],
+    total: number,
+    page: PageInput,
+    readonly extra: {
+      date: string;
+      weekday: number;
+      schoolDay: boolean;
+      holiday: boolean;
+      counts: Record<Way, number>;
+    },
+  ) {
+    super(data, total, page);
+  }
+  override envelope(url: string) {
+    return { ...super.envelope(url), ...this.extra };
+  }
+}
+
+const zeroCounts = (): Record<Way, number> => ({
+  route: 0,
+  family: 0,
+  route_change: 0,
+  auto_pickup: 0,
+  no_after_school: 0,
+  absence: 0,
+});
+
+export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<typeof summaryRoute>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const weekday = isoWeekday(date);
+  const filters: (SQL | undefined)[] = [
+    // Unary + keeps the level out of the index choice: the order's index (school, last name) serves.
+    query.level === undefined ? undefined : sql`+${students.level} = ${query.level}`,
+    query.group === undefined
+      ? undefined
+      : sql`EXISTS ${GroupStudents.select(ctx, { one: sql`1` }).where(eq(groupStudents.groupId, query.group), eq(groupStudents.studentId, students.id))}`,
+    query.routeId === undefined ? undefined : onRoute(query.routeId),
+  ];
+  const way = wayOf(date);
+  const batch = new Batch(ctx);
+  const day = schoolAndCycles(ctx, batch, date);
+  const schedules = batch.read(
+    SchoolSchedules.select(ctx, {
+      level: schoolSchedules.level,
+      weekday: schoolSchedules.weekday,
+      dismissal: schoolSchedules.dismissalTime,
+    }),
+  );
+  const page = batch.read(
+    withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(date))))
+      .where(...filters, query.way === undefined ? undefined : sql`${way} = ${query.way}`)
+      .orderBy(asc(students.lastName), asc(students.id))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  // Set by set without a route filter (./totals.ts); student by student with one.
+  const totals =
+    query.routeId === undefined
+      ? { sets: readTotals(ctx, batch, date, filters) }
+      : { each: batch.read(studentDays(ctx, date, countFields(date)).where(...filters)) };
+  const results = await batch.commit();
+  const [school] = results.get(day.school);
+  if (!school) throw notFound("School", schoolOf(ctx));
+  const holiday = isHoliday(date, school.timeZone, results.get(day.cycles));
+  const rows = results.get(schedules);
+  // A school with schedules has school on the weekdays they name; one without any, Monday to Friday.
+  const schoolDay = !holiday && (rows.length > 0 ? rows.some((s) => s.weekday === weekday) : weekday <= 5);
+  const dismissal = new Map(rows.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
+  if (!schoolDay) return new SummaryListing([], 0, query, { date, weekday, schoolDay, holiday, counts: zeroCounts() });
+  const counts = zeroCounts();
+  const [sums] = totals.each ? results.get(totals.each) : [];
+  if (totals.sets) Object.assign(counts, totalsOf(results, totals.sets));
+  else if (sums) {
+    const { total: all, ...ways } = sums;
+    Object.assign(counts, ways);
+    counts.family = all - WAYS.reduce((n, w) => (w === "family" ? n : n + counts[w]), 0);
+  }
+  const total = query.way === undefined ? WAYS.reduce((n, w) => n + counts[w], 0) : counts[query.way];
+  const data = results.get(page).map((r) => {
+    const usual =
+      r.usualRouteId === null
+        ? null
+        : {
+            id: r.usualRouteId,
+            name: r.usualRouteName ?? "",
+            stopId: r.usualStopId,
+            stopName: r.usualStopName,
+            stopTime: r.usualStopTime,
+          };
+    const permission = permissionOf(r);
+    const route = r.way === "route" && usual ? usual : r.way === "route_change" ? (permission?.route ?? null) : null;
+    return {
+      studentId: r.studentId,
+      firstName: r.firstName,
+      lastName: r.lastName,
+      level: r.level,
+      way: r.way,
+      route,
+      usualRoute: usual ? { ...usual, suspended: Boolean(r.suspended) } : null,
+      permission,
+      dismissal: (r.level && dismissal.get(r.level)) ?? null,
+    };
+  });
+  return new SummaryListing(data, total, query, { date, weekday, schoolDay, holiday, counts });
+}
+
+/** The permission of a row with its targets, or null. */
+function permissionOf(r: Targets) {
+  if (r.permissionId === null || r.kind === null) return null;
+  const kind = PermissionRef.shape.kind.parse(r.kind);
+  return {
+    id: r.permissionId,
+    kind,
+    reason: r.reason,
+    fixedId: r.fixedId,
+    ...destinationOf(r),
+    collector: kind === "auto_pickup" ? collectorOf(r) : null,
+  };
+}
+
+export const getTransportationSummaryOperation = operation(summaryRoute, getTransportationSummary);
+
+// --- pending ---
+
+const askerUser = Users.alias("asker_user");
+const askerCopy = copyTable("asker_copy");
+const askerName = identity(askerUser.table, askerCopy.table);
+
+const PendingItem = PermissionRef.extend({
+  status: z.enum(["awaiting_family", "pending"]),
+  date: z.string(),
+  student: z.object({
+    id: z.number().int(),
+    firstName: z.string(),
+    lastName: z.string(),
+    level: z.enum(LEVELS).nullable(),
+  }),
+  askedBy: z
+    .object({ userId: z.number().int(), name: z.string(), parentId: z.number().int().nullable() })
+    .nullable()
+    .openapi({ description: "Who asked (parentId: the guardian profile they asked as; null for staff)" }),
+  askedAt: z.string().openapi({ description: "When it was asked (ISO 8601)" }),
+  dismissal: z
+    .object({ local: z.string(), at: z.string() })
+    .nullable()
+    .openapi({ description: "The student's level's dismissal that day: when the answer is needed by" }),
+}).openapi("PendingAuthorization");
+
+const pendingRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/transportation-summary/pending",
+  tag: "Transport",
+  operationId: "listPendingAuthorizations",
+  summary: "The exit permissions of a date still waiting for a decision (pending or awaiting the family), oldest first",
+  access: permissions.read,
+  module: "exit-permissions",
+  request: { query: z.strictObject({ ...PageQuery.shape, date: Day.optional() }) },
+  responses: { 200: json(pageOf(PendingItem, "PendingAuthorizationPage"), "A page of pending authorizations") },
+  extensions: { "x-filters": { date: "2027-03-01" } },
+});
+
+/** Waiting for a decision: the literal list names the partial index `exit_permission_pending_idx`. */
+const waiting = sql`${exitPermissions.status} IN ('pending', 'awaiting_family')`;
+
+export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typeof pendingRoute>) {
+  const date = query.date ?? (await schoolToday(ctx));
+  const where = and(eq(exitPermissions.date, date), waiting);
+  const batch = new Batch(ctx);
+  const day = schoolAndCycles(ctx, batch, date);
+  const schedules = batch.read(
+    SchoolSchedules.select(ctx, { level: schoolSchedules.level, dismissal: schoolSchedules.dismissalTime }).where(
+      eq(schoolSchedules.weekday, isoWeekday(date)),
+    ),
+  );
+  const rows = batch.read(
+    withTargets(
+      ctx,
+      ExitPermissions.select(ctx, {
+        ...permissionDetail(),
+        status: exitPermissions.status,
+        date: exitPermissions.date,
+        studentId: students.id,
+        firstName: students.firstName,
+        lastName: students.lastName,
+        level: students.level,
+        askedBy: exitPermissions.askedBy,
+        askerParentId: exitPermissions.parentId,
+        askerFirstName: askerName.firstName,
+        askerLastName: askerName.lastName,
+        askedAt: exitPermissions.createdAt,
+      })
+        .join(Students, eq(students.id, exitPermissions.studentId))
+        .join(askerUser, eq(askerUser.table.id, exitPermissions.askedBy), "left")
+        .join(askerCopy, copyOf(askerCopy, askerUser.table.id, schoolOf(ctx)), "left"),
+    )
+      .where(where, sql`${students.deletedAt} IS NULL`)
+      .orderBy(asc(exitPermissions.createdAt), asc(exitPermissions.id))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  const total = batch.read(ExitPermissions.select(ctx).where(where).count());
+  const results = await batch.commit();
+  const [school] = results.get(day.school);
+  if (!school) throw notFound("School", schoolOf(ctx));
+  const dismissal = new Map(results.get(schedules).map((s) => [s.level, s.dismissal]));
+  const data = results.get(rows).flatMap((r) => {
+    const local = r.level ? dismissal.get(r.level) : undefined;
+    const permission = permissionOf(r);
+    if (!permission) return [];
+    return {
+      ...permission,
+      status: r.status === "awaiting_family" ? ("awaiting_family" as const) : ("pending" as const),
+      date: r.date,
+      student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName, level: r.level },
+      askedBy:
+        r.askedBy === null
+          ? null
+          : {
+              userId: r.askedBy,
+              name: `${r.askerFirstName ?? ""} ${r.askerLastName ?? ""}`.trim(),
+              parentId: r.askerParentId,
+            },
+      askedAt: r.askedAt,
+      dismissal: local ? { local, at: zonedInstant(date, local, school.timeZone).toISOString() } : null,
+    };
+  });
+  return new Listing(data, results.get(total)[0]?.n ?? 0, query);
+}
+
+export const listPendingAuthorizationsOperation = operation(pendingRoute, listPendingAuthorizations);
