@@ -1,7 +1,7 @@
 /**
  * Answering an invitation: the invited children's guardians (and their valid delegates) accept or
  * decline per child, while the invitation is open and before its expiry. `POST /{id}/respond` gives
- * first answers (a child already answered: 409); `PUT /response/{responseId}` and the student
+ * first answers (a child already answered: 409); `PUT /{id}/response` and the student
  * response's PUT change an answer. Every answer is one guarded UPDATE per child (from the answer
  * read, while the invitation is open and not expired): of two racing answers one wins, the other is
  * a 409. Accepting a go-home invitation then asks the child's exit permission through the rules
@@ -60,34 +60,54 @@ const label = (target: Target) =>
       ? notFound("Invitation response", target.responseId)
       : notFound("Invitation student response", target.studentResponseId);
 
-/** The invitation and the caller's invited children in it, with their guardian links (one D1 call). */
+const answerFields = {
+  id: invitationStudentResponses.id,
+  studentId: invitationStudentResponses.studentId,
+  responseId: invitationStudentResponses.responseId,
+  answer: invitationStudentResponses.answer,
+  exitPermissionId: invitationStudentResponses.exitPermissionId,
+  invitationId: invitations.id,
+  kind: invitations.kind,
+  status: invitations.status,
+  date: invitations.date,
+  expiresAt: invitations.expiresAt,
+  pickup: invitations.pickup,
+  parentId: invitations.parentId,
+  routeId: invitations.routeId,
+  stopId: invitations.stopId,
+};
+
+/**
+ * The invitation and the invited children of `target` the caller answers for, with the guardian
+ * links that let them (one D1 call): a guardian (or their delegate) their own children, through each
+ * of their links; `invitation.manage` (the school records a family's answer) every invited child.
+ */
 async function answerable(ctx: Ctx, target: Target) {
-  const rows = await InvitationStudentResponses.select(ctx, {
-    id: invitationStudentResponses.id,
-    studentId: invitationStudentResponses.studentId,
-    responseId: invitationStudentResponses.responseId,
-    answer: invitationStudentResponses.answer,
-    exitPermissionId: invitationStudentResponses.exitPermissionId,
+  if (ctx.can(permissions.manage)) {
+    const rows = await InvitationStudentResponses.select(ctx, answerFields)
+      .join(Invitations, eq(invitations.id, invitationStudentResponses.invitationId))
+      .where(where(target))
+      .all();
+    return rows.map((r) => ({
+      ...r,
+      canRequestChanges: true,
+      restricted: false,
+      restrictionFrom: null,
+      restrictionUntil: null,
+    }));
+  }
+  return InvitationStudentResponses.select(ctx, {
+    ...answerFields,
     canRequestChanges: guardians.canRequestChanges,
     restricted: guardians.restricted,
     restrictionFrom: guardians.restrictionFrom,
     restrictionUntil: guardians.restrictionUntil,
-    invitationId: invitations.id,
-    kind: invitations.kind,
-    status: invitations.status,
-    date: invitations.date,
-    expiresAt: invitations.expiresAt,
-    pickup: invitations.pickup,
-    parentId: invitations.parentId,
-    routeId: invitations.routeId,
-    stopId: invitations.stopId,
   })
     .join(Invitations, eq(invitations.id, invitationStudentResponses.invitationId))
     .join(Guardians, eq(guardians.studentId, invitationStudentResponses.studentId))
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(where(target), actedFor(parents.userId, actedUsers(ctx)))
     .all();
-  return rows;
 }
 
 type Row = Awaited<ReturnType<typeof answerable>>[number];
@@ -139,7 +159,9 @@ export async function giveAnswers(
     if (!seen || (barred(seen, input.answer) !== null && barred(r, input.answer) === null))
       children.set(r.studentId, r);
   }
-  const asked = input.studentIds ?? [...children.keys()];
+  // By default every child of theirs; a first answer, those not answered yet.
+  const pendingOnes = [...children.values()].filter((c) => c.answer === "pending").map((c) => c.studentId);
+  const asked = input.studentIds ?? (mode === "first" && pendingOnes.length ? pendingOnes : [...children.keys()]);
   const missing = asked.filter((id) => !children.has(id));
   if (missing.length) {
     throw notFound(`Invited child${missing.length > 1 ? "ren" : ""} of yours`, missing.join(", "));
@@ -201,6 +223,16 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
     );
   }
   const families = [...new Set(changing.map((c) => c.responseId))];
+  // The invitation's own trail: who answered what, one row per answer given.
+  const given = JSON.stringify(changing.map((c) => ({ studentId: c.studentId, answer })));
+  batch.add(
+    Invitations.auditAction(
+      ctx,
+      eq(invitations.id, invitation.invitationId),
+      "answer",
+      sql`json_object('answers', json_object('old', NULL, 'new', json(${given})))`,
+    ),
+  );
   batch.add(
     ...InvitationResponses.update(
       ctx,
@@ -303,13 +335,6 @@ export function toStudentResponse(row: typeof invitationStudentResponses.$inferS
 const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Invitation id" }),
 });
-const ResponseParams = z.object({
-  responseId: recordId().openapi({
-    param: { name: "responseId", in: "path" },
-    example: 1,
-    description: "Invitation response id",
-  }),
-});
 
 const Answered = z.object({ data: z.array(StudentResponseRecord) }).openapi("InvitationAnswered");
 
@@ -322,12 +347,13 @@ const respondRoute = defineRoute({
   description:
     "A guardian of an invited child (or their delegate) with the right to request changes (else 422), while the " +
     "invitation is open and not expired (else 409). A child already answered is a 409 (change it with PUT " +
-    "/api/v1/invitation/response/{responseId}). A restricted guardian may decline, not accept (422). Accepting a " +
+    "/api/v1/invitation/{id}/response). A restricted guardian may decline, not accept (422). Accepting a " +
     "go_home invitation asks each child's exit permission through the rules: the rows say the permission made, or " +
-    "why the rules refused it. 200: the children's rows.",
+    "why the rules refused it. invitation.manage (staff) records a family's answer for any invited child. 200: the " +
+    "children's rows.",
   access: permissions.write,
   module: "invitations",
-  audit: "invitation-student-response",
+  audit: "invitation",
   context: actingContext,
   errors: [409, 422],
   request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationAnswer") },
@@ -340,7 +366,7 @@ export const respondOperation = operation(respondRoute, respondToInvitation);
 
 const updateResponseRoute = defineRoute({
   method: "put",
-  path: "/api/v1/invitation/response/{responseId}",
+  path: "/api/v1/invitation/{id}/response",
   tag: "Communication",
   operationId: "updateInvitationResponse",
   summary: "Update an invitation response: accept or decline (again) for the family's invited children",
@@ -349,13 +375,13 @@ const updateResponseRoute = defineRoute({
     "whose acceptance made an exit permission is a 409: cancel that permission instead.",
   access: permissions.write,
   module: "invitations",
-  audit: "invitation-student-response",
+  audit: "invitation",
   context: actingContext,
   errors: [409, 422],
-  request: { params: ResponseParams, body: jsonBody(AnswerBody, "InvitationResponseUpdate") },
+  request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationResponseUpdate") },
   responses: { 204: noContent },
 });
 export async function updateInvitationResponse(ctx: Ctx, { params, body }: InputOf<typeof updateResponseRoute>) {
-  await giveAnswers(ctx, { responseId: params.responseId }, body, "change");
+  await giveAnswers(ctx, { invitationId: params.id }, body, "change");
 }
 export const updateResponseOperation = operation(updateResponseRoute, updateInvitationResponse);
