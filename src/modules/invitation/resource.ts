@@ -431,9 +431,7 @@ export const deleteInvitation = invitation.delete({
   errors: [409],
 });
 
-const StatusBody = z.object({
-  status: z.enum(["closed", "cancelled"]).openapi({ example: "closed" }),
-});
+const StatusBody = z.object({ status: z.enum(["closed", "cancelled"]).openapi({ example: "closed" }) }).strict();
 
 const statusRoute = defineRoute({
   method: "patch",
