@@ -1,0 +1,349 @@
+/**
+ * Invitations: a guardian invites other families' children (their own: 422; another school's: 404),
+ * staff and teachers any; who sees an invitation (creator, recipients and their delegates, staff;
+ * anyone else 404); recipients answer per child while open and before the expiry (409 after), a
+ * second first answer is a 409, a change is a PUT; a restricted guardian may only decline; racing
+ * answers: exactly one wins; the creator closes or cancels; the children's rows; Excel.
+ */
+import { describe, expect, it } from "vitest";
+import { guardians, students } from "../src/db/schema/student";
+import { withSearch } from "../src/db/search";
+import { grantsOf } from "../src/modules";
+import { uniq } from "./fixture-kit";
+import { DEMO, makeTestApp, type TestApp } from "./helpers";
+
+const NORTH = 1;
+const SOUTH = 2;
+const INV = "/api/v1/invitation";
+const ISR = "/api/v1/invitation-student-response";
+/** The demo parent's profile in Northside (seed/demo.sql): user 4. */
+const DEMO_PARENT_ID = 1;
+/** A day after the test clock's (2026-11-23), fixed. */
+const FRIDAY = "2026-12-04";
+
+type Invitation = {
+  id: number;
+  kind: string;
+  status: string;
+  parentId: number | null;
+  createdBy: number | null;
+  pickup: string | null;
+  expiresAt: string;
+  counts: { invited: number; accepted: number; declined: number; pending: number };
+};
+type Child = {
+  id: number;
+  invitationId: number;
+  responseId: number;
+  studentId: number;
+  answer: string;
+  answeredBy: number | null;
+  exitPermissionId: number | null;
+  failures: unknown[] | null;
+};
+type Page<T> = { data: T[]; total: number };
+
+const as = (t: TestApp, userId: number, school: number, role: Parameters<typeof grantsOf>[0]) =>
+  t.token(userId, { [school]: grantsOf(role).map((p) => p.name) });
+const admin = (t: TestApp) => as(t, DEMO.northAdmin.id, NORTH, "school-admin");
+const parent = (t: TestApp) => as(t, DEMO.northParent.id, NORTH, "parent");
+const teacher = (t: TestApp) => as(t, DEMO.northTeacher.id, NORTH, "teacher");
+
+let next = 0;
+const newPhone = () => `+1555${5_800_000 + ++next}`;
+
+async function student(t: TestApp, school = NORTH) {
+  const [row] = await t.db
+    .insert(students)
+    .values(withSearch(students, { schoolId: school, firstName: uniq("Kid"), lastName: "Invited" }))
+    .returning({ id: students.id });
+  if (!row) throw new Error("no student");
+  return row.id;
+}
+
+async function guardian(
+  t: TestApp,
+  studentId: number,
+  parentId: number,
+  extra: Partial<typeof guardians.$inferInsert> = {},
+) {
+  await t.db.insert(guardians).values({ schoolId: NORTH, studentId, parentId, ...extra });
+}
+
+/** Another parent of Northside with a child of their own. */
+async function family(t: TestApp) {
+  const res = await t.request("/api/v1/parent", {
+    method: "POST",
+    token: await admin(t),
+    body: { phone: newPhone(), firstName: "Otra", relationship: "mother" },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const p = (await res.json()) as { id: number; userId: number };
+  const child = await student(t);
+  await guardian(t, child, p.id);
+  return { ...p, child, token: await as(t, p.userId, NORTH, "parent") };
+}
+
+async function invite(t: TestApp, token: string, body: Record<string, unknown>) {
+  return t.request(INV, { method: "POST", token, body: { title: "Ana comes home with us", date: FRIDAY, ...body } });
+}
+
+async function invited(t: TestApp, token: string, body: Record<string, unknown>) {
+  const res = await invite(t, token, body);
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as Invitation;
+}
+
+const respond = (t: TestApp, id: number, token: string, body: Record<string, unknown>) =>
+  t.request(`${INV}/${id}/respond`, { method: "POST", token, body });
+
+describe("inviting", () => {
+  it("lets a guardian invite another family's child: open, as their profile, counted, auto_pickup by default", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [other.child] });
+    expect(inv).toMatchObject({
+      kind: "go_home",
+      status: "open",
+      parentId: DEMO_PARENT_ID,
+      createdBy: DEMO.northParent.id,
+      pickup: "auto_pickup",
+      counts: { invited: 1, accepted: 0, declined: 0, pending: 1 },
+    });
+    // Default expiry: the end of the day at the school.
+    expect(new Date(inv.expiresAt).getTime()).toBeGreaterThan(new Date(`${FRIDAY}T00:00:00Z`).getTime());
+  });
+
+  it("refuses a guardian's own child (422), another school's student (404), a past day (422)", async () => {
+    const t = makeTestApp();
+    const own = await student(t);
+    await guardian(t, own, DEMO_PARENT_ID);
+    const token = await parent(t);
+    expect((await invite(t, token, { studentIds: [own] })).status).toBe(422);
+    expect((await invite(t, token, { studentIds: [await student(t, SOUTH)] })).status).toBe(404);
+    const other = await family(t);
+    expect((await invite(t, token, { studentIds: [other.child], date: "2026-11-20" })).status).toBe(422);
+    expect((await invite(t, token, { studentIds: [other.child], kind: "general", pickup: "auto_pickup" })).status).toBe(
+      422,
+    );
+  });
+
+  it("lets a teacher or staff invite any children to a general invitation; a go_home one needs a collecting guardian", async () => {
+    const t = makeTestApp();
+    const a = await family(t);
+    const b = await family(t);
+    const general = await invited(t, await teacher(t), { kind: "general", studentIds: [a.child, b.child] });
+    expect(general).toMatchObject({ kind: "general", parentId: null, counts: { invited: 2 } });
+    expect((await invite(t, await admin(t), { studentIds: [a.child] })).status).toBe(422);
+    expect((await invite(t, await admin(t), { studentIds: [a.child], pickup: "route_change" })).status).toBe(422);
+  });
+
+  it("refuses an expiry after the day or in the past", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const token = await parent(t);
+    expect((await invite(t, token, { studentIds: [other.child], expiresAt: "2026-12-06T00:00:00Z" })).status).toBe(422);
+    expect((await invite(t, token, { studentIds: [other.child], expiresAt: "2026-11-01T00:00:00Z" })).status).toBe(422);
+    const ok = await invited(t, token, { studentIds: [other.child], expiresAt: "2026-12-03T20:00:00Z" });
+    expect(ok.expiresAt).toBe("2026-12-03T20:00:00.000Z");
+  });
+});
+
+describe("who sees an invitation", () => {
+  it("its creator, its recipients and staff; anyone else a 404", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const stranger = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [other.child] });
+    expect((await t.request(`${INV}/${inv.id}`, { token: await parent(t) })).status).toBe(200);
+    expect((await t.request(`${INV}/${inv.id}`, { token: other.token })).status).toBe(200);
+    expect((await t.request(`${INV}/${inv.id}`, { token: await admin(t) })).status).toBe(200);
+    expect((await t.request(`${INV}/${inv.id}`, { token: stranger.token })).status).toBe(404);
+
+    const created = (await (
+      await t.request(`${INV}/mine/created`, { token: await parent(t) })
+    ).json()) as Page<Invitation>;
+    expect(created.data.map((i) => i.id)).toContain(inv.id);
+    const received = (await (
+      await t.request(`${INV}/mine/received`, { token: other.token })
+    ).json()) as Page<Invitation>;
+    expect(received.data.map((i) => i.id)).toEqual([inv.id]);
+    const none = (await (
+      await t.request(`${INV}/mine/received`, { token: stranger.token })
+    ).json()) as Page<Invitation>;
+    expect(none.total).toBe(0);
+    const all = (await (
+      await t.request(`${INV}?status=open&date=${FRIDAY}`, { token: await admin(t) })
+    ).json()) as Page<Invitation>;
+    expect(all.data.map((i) => i.id)).toContain(inv.id);
+  });
+
+  it("downloads an Excel file of the caller's invitations", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    await invited(t, await parent(t), { studentIds: [other.child] });
+    const res = await t.request(`${INV}/export`, { token: await parent(t) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("spreadsheetml");
+  });
+});
+
+describe("answering", () => {
+  it("takes one answer per child, then 409; a change is a PUT; the family's status follows", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const inv = await invited(t, await teacher(t), { kind: "general", studentIds: [other.child] });
+    const res = await respond(t, inv.id, other.token, { answer: "declined" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const [row] = ((await res.json()) as { data: Child[] }).data;
+    expect(row).toMatchObject({ studentId: other.child, answer: "declined", answeredBy: other.userId });
+    expect((await respond(t, inv.id, other.token, { answer: "accepted" })).status).toBe(409);
+
+    const put = await t.request(`${INV}/${inv.id}/response`, {
+      method: "PUT",
+      token: other.token,
+      body: { answer: "accepted" },
+    });
+    expect(put.status, await put.clone().text()).toBe(204);
+    const families = (await (
+      await t.request(`${INV}/${inv.id}/responses`, { token: await teacher(t) })
+    ).json()) as Page<{
+      id: number;
+      status: string;
+    }>;
+    expect(families.data).toHaveLength(1);
+    expect(families.data[0]?.status).toBe("accepted");
+    const got = (await (await t.request(`${INV}/${inv.id}`, { token: await teacher(t) })).json()) as Invitation;
+    expect(got.counts).toMatchObject({ invited: 1, accepted: 1, pending: 0 });
+    // The children's rows of the family's response.
+    const kids = (await (
+      await t.request(`${ISR}/response/${families.data[0]?.id}`, { token: other.token })
+    ).json()) as Page<Child>;
+    expect(kids.data.map((k) => k.answer)).toEqual(["accepted"]);
+  });
+
+  it("refuses the creator who is no guardian (403), a stranger (404), a closed or expired invitation (409)", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const stranger = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [other.child], expiresAt: "2026-12-01T00:00:00Z" });
+    expect((await respond(t, inv.id, await parent(t), { answer: "declined" })).status).toBe(403);
+    expect((await respond(t, inv.id, stranger.token, { answer: "declined" })).status).toBe(404);
+    t.clock.advance(9 * 24 * 3600);
+    const later = await as(t, other.userId, NORTH, "parent");
+    expect((await respond(t, inv.id, later, { answer: "declined" })).status).toBe(409);
+
+    const t2 = makeTestApp();
+    const b = await family(t2);
+    const inv2 = await invited(t2, await parent(t2), { studentIds: [b.child] });
+    const closed = await t2.request(`${INV}/${inv2.id}/status`, {
+      method: "PATCH",
+      token: await parent(t2),
+      body: { status: "closed" },
+    });
+    expect(closed.status).toBe(200);
+    expect((await respond(t2, inv2.id, b.token, { answer: "declined" })).status).toBe(409);
+  });
+
+  it("lets a restricted guardian decline, not accept; a guardian who may not request changes neither", async () => {
+    const t = makeTestApp();
+    const inviter = await family(t);
+    const res = await t.request("/api/v1/parent", {
+      method: "POST",
+      token: await admin(t),
+      body: { phone: newPhone(), firstName: "Rest", relationship: "father" },
+    });
+    const p = (await res.json()) as { id: number; userId: number };
+    const kid = await student(t);
+    await guardian(t, kid, p.id, { restricted: true });
+    const token = await as(t, p.userId, NORTH, "parent");
+    const inv = await invited(t, inviter.token, { studentIds: [kid] });
+    expect((await respond(t, inv.id, token, { answer: "accepted" })).status).toBe(422);
+    expect((await respond(t, inv.id, token, { answer: "declined" })).status).toBe(200);
+
+    const kid2 = await student(t);
+    await guardian(t, kid2, p.id, { canRequestChanges: false });
+    const inv2 = await invited(t, inviter.token, { studentIds: [kid2] });
+    expect((await respond(t, inv2.id, token, { answer: "declined" })).status).toBe(422);
+  });
+
+  it("of two guardians answering the same child at once, exactly one wins", async () => {
+    const t = makeTestApp();
+    const mother = await family(t);
+    const res = await t.request("/api/v1/parent", {
+      method: "POST",
+      token: await admin(t),
+      body: { phone: newPhone(), firstName: "Padre", relationship: "father" },
+    });
+    const father = (await res.json()) as { id: number; userId: number };
+    await guardian(t, mother.child, father.id);
+    const fatherToken = await as(t, father.userId, NORTH, "parent");
+    const inv = await invited(t, await teacher(t), { kind: "general", studentIds: [mother.child] });
+    const answers = await Promise.all([
+      respond(t, inv.id, mother.token, { answer: "declined" }),
+      respond(t, inv.id, fatherToken, { answer: "accepted" }),
+      respond(t, inv.id, mother.token, { answer: "accepted" }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+  });
+});
+
+describe("the creator's changes", () => {
+  it("closes or cancels once (409 after); a recipient may not (403); delete refused with an accepted answer", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const inv = await invited(t, await teacher(t), { kind: "general", studentIds: [other.child] });
+    const patch = (token: string, status: string) =>
+      t.request(`${INV}/${inv.id}/status`, { method: "PATCH", token, body: { status } });
+    expect((await patch(other.token, "cancelled")).status).toBe(403);
+    expect(
+      (await t.request(`${INV}/${inv.id}`, { method: "PUT", token: other.token, body: { title: "x" } })).status,
+    ).toBe(403);
+    expect((await respond(t, inv.id, other.token, { answer: "accepted" })).status).toBe(200);
+    expect((await t.request(`${INV}/${inv.id}`, { method: "DELETE", token: await teacher(t) })).status).toBe(409);
+    const cancelled = await patch(await teacher(t), "cancelled");
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as Invitation).status).toBe("cancelled");
+    expect((await patch(await teacher(t), "closed")).status).toBe(409);
+    expect(
+      (await t.request(`${INV}/${inv.id}`, { method: "PUT", token: await teacher(t), body: { title: "x" } })).status,
+    ).toBe(409);
+  });
+
+  it("adds a child and withdraws a child not answered yet (an answered one: 409)", async () => {
+    const t = makeTestApp();
+    const a = await family(t);
+    const b = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [a.child] });
+    const add = await t.request(ISR, {
+      method: "POST",
+      token: await parent(t),
+      body: { invitationId: inv.id, studentId: b.child },
+    });
+    expect(add.status, await add.clone().text()).toBe(201);
+    const added = (await add.json()) as Child;
+    expect(
+      (
+        await t.request(ISR, {
+          method: "POST",
+          token: await parent(t),
+          body: { invitationId: inv.id, studentId: b.child },
+        })
+      ).status,
+    ).toBe(409);
+    // A recipient does not add children.
+    expect(
+      (await t.request(ISR, { method: "POST", token: a.token, body: { invitationId: inv.id, studentId: b.child } }))
+        .status,
+    ).toBe(403);
+    expect((await t.request(`${ISR}/${added.id}`, { method: "DELETE", token: await parent(t) })).status).toBe(204);
+    const [first] = ((await (await respond(t, inv.id, a.token, { answer: "declined" })).json()) as { data: Child[] })
+      .data;
+    expect((await t.request(`${ISR}/${first?.id}`, { method: "DELETE", token: await parent(t) })).status).toBe(409);
+    // The child's own row: the guardian changes the answer there too.
+    const put = await t.request(`${ISR}/${first?.id}`, { method: "PUT", token: a.token, body: { answer: "declined" } });
+    expect(put.status).toBe(204);
+    const list = (await (await t.request(`${ISR}?invitationId=${inv.id}`, { token: a.token })).json()) as Page<Child>;
+    expect(list.data.map((c) => c.studentId)).toEqual([a.child]);
+  });
+});
