@@ -5,7 +5,9 @@
  * second first answer is a 409, a change is a PUT; a restricted guardian may only decline; racing
  * answers: exactly one wins; the creator closes or cancels; the children's rows; Excel.
  */
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
 import { guardians, students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
 import { grantsOf } from "../src/modules";
@@ -345,5 +347,17 @@ describe("the creator's changes", () => {
     expect(put.status).toBe(204);
     const list = (await (await t.request(`${ISR}?invitationId=${inv.id}`, { token: a.token })).json()) as Page<Child>;
     expect(list.data.map((c) => c.studentId)).toEqual([a.child]);
+  });
+});
+
+describe("declining a go-home invitation", () => {
+  it("writes nothing else: no exit permission", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [other.child] });
+    const res = await respond(t, inv.id, other.token, { answer: "declined" });
+    expect(res.status).toBe(200);
+    const made = await t.db.select().from(exitPermissions).where(eq(exitPermissions.invitationId, inv.id));
+    expect(made).toEqual([]);
   });
 });
