@@ -43,22 +43,18 @@ export const AnswerBody = z
 type AnswerInput = z.output<typeof AnswerBody>;
 type StudentResponse = z.output<typeof StudentResponseRecord>;
 
-/** Which children's rows an answer is about: those of an invitation, or of one family's response, or one row. */
-type Target = { invitationId: number } | { responseId: number } | { studentResponseId: number };
+/** Which children's rows an answer is about: those of an invitation, or one child's row. */
+type Target = { invitationId: number } | { studentResponseId: number };
 
 const where = (target: Target): SQL =>
   "invitationId" in target
     ? eq(invitationStudentResponses.invitationId, target.invitationId)
-    : "responseId" in target
-      ? eq(invitationStudentResponses.responseId, target.responseId)
-      : eq(invitationStudentResponses.id, target.studentResponseId);
+    : eq(invitationStudentResponses.id, target.studentResponseId);
 
 const label = (target: Target) =>
   "invitationId" in target
     ? notFound("Invitation", target.invitationId)
-    : "responseId" in target
-      ? notFound("Invitation response", target.responseId)
-      : notFound("Invitation student response", target.studentResponseId);
+    : notFound("Invitation student response", target.studentResponseId);
 
 const answerFields = {
   id: invitationStudentResponses.id,

@@ -49,9 +49,6 @@ export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
   return users.length === 1 && only !== undefined ? eq(column, only) : actedFor(column, users);
 }
 
-/** The parent profiles the caller acts as (their own, and those of the parents they are a delegate of). */
-export const actedParents = (ctx: Ctx) => Parents.pick(ctx, parents.id, byActed(ctx, parents.userId));
-
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
 export function ownStudents(ctx: Ctx) {
   return Guardians.select(ctx, { id: guardians.studentId })
@@ -83,10 +80,6 @@ export const receivedByMe = (ctx: Ctx): SQL =>
 /** Who sees an invitation: `invitation.manage` every one; anyone else the ones they created or received. */
 export const visibleInvitation = (ctx: Ctx): SQL | undefined =>
   ctx.can(permissions.manage) ? undefined : or(createdByMe(ctx), receivedByMe(ctx));
-
-/** Whether the caller may change or close an invitation: its creator, or `invitation.manage`. */
-export const ownInvitation = (ctx: Ctx): SQL | undefined =>
-  ctx.can(permissions.manage) ? undefined : createdByMe(ctx);
 
 // ---- Records ------------------------------------------------------------------------------------
 
