@@ -361,3 +361,25 @@ describe("declining a go-home invitation", () => {
     expect(made).toEqual([]);
   });
 });
+
+describe("at the declared maximum", () => {
+  it("invites 50 children at once: one family row each (no family), one child row each, one batch", async () => {
+    const t = makeTestApp();
+    const ids: number[] = [];
+    for (let i = 0; i < 50; i++) ids.push(await student(t));
+    const inv = await invited(t, await admin(t), { kind: "general", studentIds: ids });
+    expect(inv.counts).toMatchObject({ invited: 50, pending: 50 });
+    const families = (await (
+      await t.request(`${INV}/${inv.id}/responses?pageSize=100`, { token: await admin(t) })
+    ).json()) as Page<{ id: number }>;
+    expect(families.total).toBe(50);
+    const kids = (await (
+      await t.request(`${ISR}?invitationId=${inv.id}&pageSize=100`, { token: await admin(t) })
+    ).json()) as Page<Child>;
+    expect(kids.data.map((k) => k.studentId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    // Each child in its own family's row.
+    expect(new Set(kids.data.map((k) => k.responseId)).size).toBe(50);
+    const answered = await respond(t, inv.id, await admin(t), { answer: "declined", studentIds: ids });
+    expect(answered.status).toBe(200);
+  });
+});
