@@ -383,3 +383,47 @@ describe("at the declared maximum", () => {
     expect(answered.status).toBe(200);
   });
 });
+
+describe("the answers' visibility", () => {
+  it("a recipient sees their own family's answers, the creator every family's, a stranger none (404)", async () => {
+    const t = makeTestApp();
+    const a = await family(t);
+    const b = await family(t);
+    const stranger = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [a.child, b.child] });
+    const families = async (token: string) =>
+      (await (await t.request(`${INV}/${inv.id}/responses`, { token })).json()) as Page<{ id: number }>;
+    expect((await families(await parent(t))).total).toBe(2);
+    const own = await families(a.token);
+    expect(own.total).toBe(1);
+    expect((await t.request(`${INV}/${inv.id}/responses`, { token: stranger.token })).status).toBe(404);
+    const theirs = (await families(b.token)).data[0]?.id;
+    expect((await t.request(`${ISR}/response/${theirs}`, { token: a.token })).status).toBe(404);
+    expect((await t.request(`${ISR}/response/${own.data[0]?.id}`, { token: a.token })).status).toBe(200);
+    const kids = (await (await t.request(ISR, { token: a.token })).json()) as Page<Child>;
+    expect(kids.data.map((k) => k.studentId)).toEqual([a.child]);
+  });
+
+  it("a valid delegate of a recipient sees and answers for the parent's child", async () => {
+    const t = makeTestApp();
+    const a = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [a.child] });
+    const made = await t.request("/api/v1/delegate", {
+      method: "POST",
+      token: await admin(t),
+      body: {
+        parentId: a.id,
+        phone: newPhone(),
+        firstName: "Abuela",
+        validFrom: "2026-11-20",
+        validUntil: "2026-12-31",
+      },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const delegate = (await made.json()) as { userId: number };
+    const token = await as(t, delegate.userId, NORTH, "parent");
+    expect((await t.request(`${INV}/${inv.id}`, { token })).status).toBe(200);
+    const res = await respond(t, inv.id, token, { answer: "declined" });
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+});

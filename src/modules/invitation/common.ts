@@ -179,14 +179,24 @@ export const Answer = z.enum(["accepted", "declined"]).openapi({ example: "accep
 
 // ---- A paginated read of a verb of its own ------------------------------------------------------
 
-/** A page of `rows` in `order` and the total of `total`, in one D1 round trip. */
+/**
+ * A page of `rows` in `order` and the total of `total`, in one D1 round trip; with `parent`, the
+ * record the rows belong to is read in the same round trip, and `missing` is thrown when it is not
+ * there for the caller.
+ */
 export async function pageOfRows<Row, T>(
   ctx: Ctx,
-  query: { rows: Query<Row>; total: Query<{ n: number }>; order: readonly OrderKey[] },
+  query: {
+    rows: Query<Row>;
+    total: Query<{ n: number }>;
+    order: readonly OrderKey[];
+    parent?: { read: Query<unknown>; missing: () => Error };
+  },
   page: PageInput,
   toRecord: (row: Row) => T,
 ): Promise<Listing<T>> {
   const batch = new Batch(ctx);
+  const parent = query.parent && batch.read(query.parent.read);
   const read = batch.read(
     query.rows
       .orderBy(...orderTerms(query.order))
@@ -195,6 +205,7 @@ export async function pageOfRows<Row, T>(
   );
   const count = batch.read(query.total);
   const results = await batch.commit();
+  if (parent && query.parent && results.get(parent).length === 0) throw query.parent.missing();
   return new Listing(results.get(read).map(toRecord), results.get(count)[0]?.n ?? 0, page);
 }
 

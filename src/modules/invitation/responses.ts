@@ -89,10 +89,6 @@ const responsesRoute = defineRoute({
 });
 
 export async function listInvitationResponses(ctx: Ctx, { params, query }: InputOf<typeof responsesRoute>) {
-  const seen = await Invitations.select(ctx, { id: invitations.id })
-    .where(eq(invitations.id, params.id), visibleInvitation(ctx))
-    .first();
-  if (!seen) throw notFound("Invitation", params.id);
   const where = and(eq(invitationResponses.invitationId, params.id), visibleResponse(ctx));
   return pageOfRows(
     ctx,
@@ -100,6 +96,12 @@ export async function listInvitationResponses(ctx: Ctx, { params, query }: Input
       rows: InvitationResponses.select(ctx).where(where),
       total: InvitationResponses.select(ctx, { id: invitationResponses.id }).where(where).count(),
       order: [{ by: invitationResponses.createdAt }, { by: invitationResponses.id }],
+      parent: {
+        read: Invitations.select(ctx, { id: invitations.id })
+          .where(eq(invitations.id, params.id), visibleInvitation(ctx))
+          .limit(1),
+        missing: () => notFound("Invitation", params.id),
+      },
     },
     query,
     (r) => ({
@@ -187,10 +189,6 @@ const byResponseRoute = defineRoute({
 });
 
 export async function listStudentResponsesOfResponse(ctx: Ctx, { params, query }: InputOf<typeof byResponseRoute>) {
-  const seen = await InvitationResponses.select(ctx, { id: invitationResponses.id })
-    .where(eq(invitationResponses.id, params.responseId), visibleResponse(ctx))
-    .first();
-  if (!seen) throw notFound("Invitation response", params.responseId);
   const where = and(eq(invitationStudentResponses.responseId, params.responseId), visibleStudentResponse(ctx));
   return pageOfRows(
     ctx,
@@ -198,6 +196,12 @@ export async function listStudentResponsesOfResponse(ctx: Ctx, { params, query }
       rows: InvitationStudentResponses.select(ctx).where(where),
       total: InvitationStudentResponses.select(ctx, { id: invitationStudentResponses.id }).where(where).count(),
       order: [{ by: invitationStudentResponses.createdAt }, { by: invitationStudentResponses.id }],
+      parent: {
+        read: InvitationResponses.select(ctx, { id: invitationResponses.id })
+          .where(eq(invitationResponses.id, params.responseId), visibleResponse(ctx))
+          .limit(1),
+        missing: () => notFound("Invitation response", params.responseId),
+      },
     },
     query,
     toStudentResponse,
