@@ -8,6 +8,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { exitPermissions } from "../src/db/schema/exit-permission";
+import { families } from "../src/db/schema/family";
 import { guardians, students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
 import { grantsOf } from "../src/modules";
@@ -425,5 +426,49 @@ describe("the answers' visibility", () => {
     expect((await t.request(`${INV}/${inv.id}`, { token })).status).toBe(200);
     const res = await respond(t, inv.id, token, { answer: "declined" });
     expect(res.status, await res.clone().text()).toBe(200);
+  });
+});
+
+describe("families", () => {
+  it("gives siblings one family row, each other family its own, and a child added later joins its family's row", async () => {
+    const t = makeTestApp();
+    const made = async () => {
+      const [row] = await t.db
+        .insert(families)
+        .values(withSearch(families, { schoolId: NORTH, familyNumber: uniq("F"), name: uniq("Familia") }))
+        .returning({ id: families.id });
+      if (!row) throw new Error("no family");
+      return row.id;
+    };
+    const [f1, f2] = [await made(), await made()];
+    const inFamily = async (familyId: number) => {
+      const id = await student(t);
+      await t.db.update(students).set({ familyId }).where(eq(students.id, id));
+      return id;
+    };
+    const [s1, s2, s3, s4] = [await inFamily(f1), await inFamily(f2), await inFamily(f1), await inFamily(f2)];
+    const loner = await student(t);
+    const inv = await invited(t, await admin(t), { kind: "general", studentIds: [s1, s2, loner, s3] });
+    const rows = (await (
+      await t.request(`${ISR}?invitationId=${inv.id}`, { token: await admin(t) })
+    ).json()) as Page<Child>;
+    const byStudent = new Map(rows.data.map((r) => [r.studentId, r.responseId]));
+    expect(byStudent.get(s1)).toBe(byStudent.get(s3));
+    expect(new Set(byStudent.values()).size).toBe(3);
+    const fams = (await (await t.request(`${INV}/${inv.id}/responses`, { token: await admin(t) })).json()) as Page<{
+      id: number;
+      familyId: number | null;
+    }>;
+    const familyOf = new Map(fams.data.map((f) => [f.id, f.familyId]));
+    expect(familyOf.get(byStudent.get(s1) ?? 0)).toBe(f1);
+    expect(familyOf.get(byStudent.get(s2) ?? 0)).toBe(f2);
+    expect(familyOf.get(byStudent.get(loner) ?? 0)).toBeNull();
+    const add = await t.request(ISR, {
+      method: "POST",
+      token: await admin(t),
+      body: { invitationId: inv.id, studentId: s4 },
+    });
+    expect(add.status).toBe(201);
+    expect(((await add.json()) as Child).responseId).toBe(byStudent.get(s2));
   });
 });
