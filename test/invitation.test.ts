@@ -10,9 +10,11 @@ import { describe, expect, it } from "vitest";
 import { exitPermissions } from "../src/db/schema/exit-permission";
 import { families } from "../src/db/schema/family";
 import { guardians, students } from "../src/db/schema/student";
+import { routeStops } from "../src/db/schema/transport";
 import { withSearch } from "../src/db/search";
 import { grantsOf } from "../src/modules";
 import { uniq } from "./fixture-kit";
+import { fixtureRoute } from "./fixtures/modules/transport";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -470,5 +472,25 @@ describe("families", () => {
     });
     expect(add.status).toBe(201);
     expect(((await add.json()) as Child).responseId).toBe(byStudent.get(s2));
+  });
+});
+
+describe("a go-home invitation on a route", () => {
+  it("names a route and a stop of it (another stop: 422; unknown: 404)", async () => {
+    const t = makeTestApp();
+    const routeId = await fixtureRoute(t, NORTH);
+    const [stop] = await t.db.select({ id: routeStops.id }).from(routeStops).where(eq(routeStops.routeId, routeId));
+    const otherRoute = await fixtureRoute(t, NORTH);
+    const [otherStop] = await t.db
+      .select({ id: routeStops.id })
+      .from(routeStops)
+      .where(eq(routeStops.routeId, otherRoute));
+    const other = await family(t);
+    const body = { studentIds: [other.child], pickup: "route_change", routeId };
+    const inv = await invited(t, await parent(t), { ...body, stopId: stop?.id });
+    expect(inv).toMatchObject({ pickup: "route_change", routeId, stopId: stop?.id });
+    expect((await invite(t, await parent(t), { ...body, stopId: otherStop?.id })).status).toBe(422);
+    expect((await invite(t, await parent(t), { ...body, stopId: 987654 })).status).toBe(404);
+    expect((await invite(t, await parent(t), { studentIds: [other.child], pickup: "route_change" })).status).toBe(422);
   });
 });

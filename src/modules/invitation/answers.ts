@@ -61,6 +61,8 @@ const answerFields = {
   studentId: invitationStudentResponses.studentId,
   responseId: invitationStudentResponses.responseId,
   answer: invitationStudentResponses.answer,
+  answeredBy: invitationStudentResponses.answeredBy,
+  answeredAt: invitationStudentResponses.answeredAt,
   exitPermissionId: invitationStudentResponses.exitPermissionId,
   invitationId: invitations.id,
   kind: invitations.kind,
@@ -267,7 +269,7 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
         ...InvitationStudentResponses.update(
           ctx,
           eq(invitationStudentResponses.id, c.id),
-          { answer: c.answer },
+          { answer: c.answer, answeredBy: c.answeredBy, answeredAt: c.answeredAt },
           "answer",
         ),
       );

@@ -333,7 +333,8 @@ export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof create
       .where(eq(routeStops.id, body.stopId ?? 0))
       .first();
     if (!stop) throw notFound("Stop", body.stopId);
-    if (stop.routeId !== body.routeId) throw notFound("Route", body.routeId);
+    if (stop.routeId !== body.routeId)
+      throw unprocessable(`Stop ${body.stopId} is not a stop of route ${body.routeId}`);
   }
   const today = dateIn(read.timeZone, ctx.deps.clock.now());
   if (body.date < today) throw unprocessable(`${body.date} is past (today is ${today} at the school)`);
