@@ -17,6 +17,7 @@ CREATE TABLE `invitation_response` (
 CREATE UNIQUE INDEX `invitation_response_family_uq` ON `invitation_response` (`invitation_id`,`family_id`);--> statement-breakpoint
 CREATE INDEX `invitation_response_school_idx` ON `invitation_response` (`school_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `invitation_response_invitation_idx` ON `invitation_response` (`invitation_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `invitation_response_status_idx` ON `invitation_response` (`invitation_id`,`status`,`created_at`);--> statement-breakpoint
 CREATE TABLE `invitation_student_response` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
@@ -39,6 +40,7 @@ CREATE TABLE `invitation_student_response` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `invitation_student_response_uq` ON `invitation_student_response` (`invitation_id`,`student_id`);--> statement-breakpoint
 CREATE INDEX `invitation_student_response_response_idx` ON `invitation_student_response` (`response_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `invitation_student_response_response_answer_idx` ON `invitation_student_response` (`response_id`,`answer`,`created_at`);--> statement-breakpoint
 CREATE INDEX `invitation_student_response_school_idx` ON `invitation_student_response` (`school_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `invitation_student_response_student_idx` ON `invitation_student_response` (`student_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `invitation_student_response_answer_idx` ON `invitation_student_response` (`invitation_id`,`answer`,`created_at`);--> statement-breakpoint

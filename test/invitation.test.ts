@@ -494,3 +494,23 @@ describe("a go-home invitation on a route", () => {
     expect((await invite(t, await parent(t), { studentIds: [other.child], pickup: "route_change" })).status).toBe(422);
   });
 });
+
+describe("filters of the answers' lists", () => {
+  it("filters the families by status and a family's children by answer", async () => {
+    const t = makeTestApp();
+    const a = await family(t);
+    const b = await family(t);
+    const inv = await invited(t, await teacher(t), { kind: "general", studentIds: [a.child, b.child] });
+    expect((await respond(t, inv.id, a.token, { answer: "declined" })).status).toBe(200);
+    const declined = (await (
+      await t.request(`${INV}/${inv.id}/responses?status=declined`, { token: await teacher(t) })
+    ).json()) as Page<{ id: number }>;
+    expect(declined.total).toBe(1);
+    const id = declined.data[0]?.id;
+    const pending = (await (
+      await t.request(`${ISR}/response/${id}?answer=pending`, { token: await teacher(t) })
+    ).json()) as Page<Child>;
+    expect(pending.total).toBe(0);
+    expect((await t.request(`${ISR}/response/${id}?answer=maybe`, { token: await teacher(t) })).status).toBe(400);
+  });
+});

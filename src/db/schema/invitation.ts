@@ -83,6 +83,7 @@ export const invitationResponses = sqliteTable(
     uniqueIndex("invitation_response_family_uq").on(t.invitationId, t.familyId),
     index("invitation_response_school_idx").on(t.schoolId, t.createdAt),
     index("invitation_response_invitation_idx").on(t.invitationId, t.createdAt),
+    index("invitation_response_status_idx").on(t.invitationId, t.status, t.createdAt),
   ],
 );
 
@@ -112,6 +113,7 @@ export const invitationStudentResponses = sqliteTable(
   (t) => [
     uniqueIndex("invitation_student_response_uq").on(t.invitationId, t.studentId),
     index("invitation_student_response_response_idx").on(t.responseId, t.createdAt),
+    index("invitation_student_response_response_answer_idx").on(t.responseId, t.answer, t.createdAt),
     index("invitation_student_response_school_idx").on(t.schoolId, t.createdAt),
     index("invitation_student_response_student_idx").on(t.studentId, t.createdAt),
     index("invitation_student_response_answer_idx").on(t.invitationId, t.answer, t.createdAt),

@@ -16,6 +16,7 @@ import {
   invitationResponses,
   invitationStudentResponses,
   invitations,
+  RESPONSE_STATUSES,
 } from "../../db/schema/invitation";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
@@ -78,7 +79,10 @@ const responsesRoute = defineRoute({
     params: z.object({
       id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Invitation id" }),
     }),
-    query: PageQuery.strict(),
+    query: z.strictObject({
+      ...PageQuery.shape,
+      status: z.enum(RESPONSE_STATUSES).optional().openapi({ description: "pending, accepted, declined or partial" }),
+    }),
   },
   responses: {
     200: json(
@@ -89,7 +93,11 @@ const responsesRoute = defineRoute({
 });
 
 export async function listInvitationResponses(ctx: Ctx, { params, query }: InputOf<typeof responsesRoute>) {
-  const where = and(eq(invitationResponses.invitationId, params.id), visibleResponse(ctx));
+  const where = and(
+    eq(invitationResponses.invitationId, params.id),
+    query.status ? eq(invitationResponses.status, query.status) : undefined,
+    visibleResponse(ctx),
+  );
   return pageOfRows(
     ctx,
     {
@@ -183,13 +191,17 @@ const byResponseRoute = defineRoute({
     params: z.object({
       responseId: Id.openapi({ param: { name: "responseId", in: "path" }, example: 1, description: "Response id" }),
     }),
-    query: PageQuery.strict(),
+    query: z.strictObject({ ...PageQuery.shape, answer: filters.answer.schema }),
   },
   responses: { 200: json(pageOf(StudentResponseRecord, "InvitationStudentResponseListPage"), "A page of answers") },
 });
 
 export async function listStudentResponsesOfResponse(ctx: Ctx, { params, query }: InputOf<typeof byResponseRoute>) {
-  const where = and(eq(invitationStudentResponses.responseId, params.responseId), visibleStudentResponse(ctx));
+  const where = and(
+    eq(invitationStudentResponses.responseId, params.responseId),
+    query.answer ? eq(invitationStudentResponses.answer, query.answer) : undefined,
+    visibleStudentResponse(ctx),
+  );
   return pageOfRows(
     ctx,
     {
