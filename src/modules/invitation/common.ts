@@ -1,0 +1,217 @@
+/**
+ * What the invitation operations share: whom the caller acts for, who sees an invitation (its
+ * creator, its recipients, `invitation.manage`), the records and their schemas, a paginated read.
+ *
+ * Recipients are the guardians of the invited children, and the valid delegates of those guardians
+ * today (`actingFor`). Creators are the inviting user, and, for an invitation made as a guardian,
+ * that guardian and their delegates.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Batch } from "../../db/batch";
+import type { Query } from "../../db/query";
+import {
+  ANSWERS,
+  INVITATION_KINDS,
+  INVITATION_PICKUPS,
+  INVITATION_STATUSES,
+  InvitationStudentResponses,
+  invitationStudentResponses,
+  invitations,
+  RESPONSE_STATUSES,
+} from "../../db/schema/invitation";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians } from "../../db/schema/student";
+import { inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { Listing, type OrderKey, orderTerms, type PageInput } from "../../lib/pagination";
+import { RecordBase, timestamps } from "../../lib/resource";
+import { actedFor, actingFor } from "../delegate/api";
+import { permissions } from "./permissions";
+
+/** The context loader of every invitation route: whom a caller who does not manage invitations acts for. */
+export async function actingContext(ctx: Ctx): Promise<Ctx> {
+  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
+  return { ...ctx, actingFor: await actingFor(ctx) };
+}
+
+/** The users the caller acts for: those `actingContext` read, else the caller alone. */
+export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
+/**
+ * `column` is one of the users the caller acts for: one user (the usual case) is an equality, which an
+ * index serves with no list to walk.
+ */
+export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
+  const users = actedUsers(ctx);
+  const [only] = users;
+  return users.length === 1 && only !== undefined ? eq(column, only) : actedFor(column, users);
+}
+
+/** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
+export function ownStudents(ctx: Ctx) {
+  return Guardians.select(ctx, { id: guardians.studentId })
+    .join(Parents, eq(parents.id, guardians.parentId))
+    .where(byActed(ctx, parents.userId));
+}
+
+/**
+ * Invitations the caller owns: made by themself or as their guardian profile, or by or for the
+ * parent they are a valid delegate of. One user (the usual case) is an equality, which the owner
+ * index serves in the lists' order.
+ */
+export function createdByMe(ctx: Ctx): SQL {
+  const users = actedUsers(ctx);
+  const [only] = users;
+  return users.length === 1 && only !== undefined
+    ? eq(invitations.ownerId, only)
+    : actedFor(invitations.ownerId, users);
+}
+
+/** Invitations that invite a child of the caller's (a recipient). */
+export const receivedByMe = (ctx: Ctx): SQL =>
+  InvitationStudentResponses.exists(
+    ctx,
+    eq(invitationStudentResponses.invitationId, invitations.id),
+    inList(invitationStudentResponses.studentId, ownStudents(ctx)),
+  );
+
+/** Who sees an invitation: `invitation.manage` every one; anyone else the ones they created or received. */
+export const visibleInvitation = (ctx: Ctx): SQL | undefined =>
+  ctx.can(permissions.manage) ? undefined : or(createdByMe(ctx), receivedByMe(ctx));
+
+// ---- Records ------------------------------------------------------------------------------------
+
+const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-local YYYY-MM-DD" });
+
+export const Counts = z.object({
+  invited: z.number().int().openapi({ example: 2, description: "Children invited" }),
+  accepted: z.number().int().openapi({ example: 1 }),
+  declined: z.number().int().openapi({ example: 0 }),
+  pending: z.number().int().openapi({ example: 1 }),
+});
+
+export const InvitationRecord = RecordBase.extend({
+  kind: z.enum(INVITATION_KINDS).openapi({ example: "go_home" }),
+  title: z.string().openapi({ example: "Ana comes home with us" }),
+  message: z.string().nullable(),
+  createdBy: z.number().int().nullable().openapi({ description: "The inviting user" }),
+  parentId: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "The guardian profile the invitation was made as; null for staff and teachers" }),
+  date: Day,
+  pickup: z.enum(INVITATION_PICKUPS).nullable().openapi({
+    description: "go_home: auto_pickup (the inviting guardian collects) or route_change (the inviter's route and stop)",
+  }),
+  routeId: z.number().int().nullable(),
+  stopId: z.number().int().nullable(),
+  expiresAt: z.iso.datetime().nullable().openapi({ description: "No answer is taken after it (null: until closed)" }),
+  status: z.enum(INVITATION_STATUSES).openapi({ example: "open" }),
+  counts: Counts,
+});
+export type InvitationRecordOf = z.output<typeof InvitationRecord>;
+
+/** The answers to an invitation, counted in one sub-select (index invitation_student_response_answer_idx). */
+export const countsJson = sql<string>`(SELECT json_object('invited', count(*), 'accepted', coalesce(sum(s.answer = 'accepted'), 0), 'declined', coalesce(sum(s.answer = 'declined'), 0), 'pending', coalesce(sum(s.answer = 'pending'), 0)) FROM invitation_student_response s WHERE s.invitation_id = "invitation"."id")`;
+
+type InvitationRow = typeof invitations.$inferSelect & { counts: string };
+
+export function toInvitation(row: InvitationRow): InvitationRecordOf {
+  const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
+  return {
+    ...timestamps(row),
+    kind: row.kind,
+    title: row.title,
+    message: row.message,
+    createdBy: row.createdBy,
+    parentId: row.parentId,
+    date: row.date,
+    pickup: row.pickup,
+    routeId: row.routeId,
+    stopId: row.stopId,
+    expiresAt: row.expiresAt,
+    status: row.status,
+    counts: counts.success ? counts.data : { invited: 0, accepted: 0, declined: 0, pending: 0 },
+  };
+}
+
+export const ResponseRecord = RecordBase.extend({
+  invitationId: z.number().int(),
+  familyId: z.number().int().nullable().openapi({ description: "The invited family; null for a child of no family" }),
+  status: z.enum(RESPONSE_STATUSES).openapi({
+    example: "partial",
+    description: "Its children's answers: all pending, all accepted, all declined, or partial (mixed)",
+  }),
+  respondedBy: z.number().int().nullable(),
+  respondedAt: z.iso.datetime().nullable(),
+});
+
+export const Failure = z
+  .object({ code: z.string(), message: z.string() })
+  .catchall(z.unknown())
+  .openapi("InvitationRuleFailure");
+
+export const StudentResponseRecord = RecordBase.extend({
+  invitationId: z.number().int(),
+  responseId: z.number().int(),
+  studentId: z.number().int(),
+  answer: z.enum(ANSWERS).openapi({ example: "accepted" }),
+  answeredBy: z.number().int().nullable(),
+  answeredAt: z.iso.datetime().nullable(),
+  exitPermissionId: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "go_home, accepted: the exit permission the acceptance made" }),
+  failures: z
+    .array(Failure)
+    .nullable()
+    .openapi({ description: "go_home, accepted: why the rules refused the exit permission (null: not refused)" }),
+});
+
+/** A family's status from its children's answers, as SQL over the UPDATE's own row. */
+export const familyStatus = sql`(SELECT CASE WHEN count(*) = 0 THEN 'pending' WHEN sum(s.answer = 'pending') = count(*) THEN 'pending' WHEN sum(s.answer = 'accepted') = count(*) THEN 'accepted' WHEN sum(s.answer = 'declined') = count(*) THEN 'declined' ELSE 'partial' END FROM invitation_student_response s WHERE s.response_id = "invitation_response"."id")`;
+
+export const Answer = z.enum(["accepted", "declined"]).openapi({ example: "accepted" });
+
+// ---- A paginated read of a verb of its own ------------------------------------------------------
+
+/**
+ * A page of `rows` in `order` and the total of `total`, in one D1 round trip; with `parent`, the
+ * record the rows belong to is read in the same round trip, and `missing` is thrown when it is not
+ * there for the caller.
+ */
+export async function pageOfRows<Row, T>(
+  ctx: Ctx,
+  query: {
+    rows: Query<Row>;
+    total: Query<{ n: number }>;
+    order: readonly OrderKey[];
+    parent?: { read: Query<unknown>; missing: () => Error };
+  },
+  page: PageInput,
+  toRecord: (row: Row) => T,
+): Promise<Listing<T>> {
+  const batch = new Batch(ctx);
+  const parent = query.parent && batch.read(query.parent.read);
+  const read = batch.read(
+    query.rows
+      .orderBy(...orderTerms(query.order))
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize),
+  );
+  const count = batch.read(query.total);
+  const results = await batch.commit();
+  if (parent && query.parent && results.get(parent).length === 0) throw query.parent.missing();
+  return new Listing(results.get(read).map(toRecord), results.get(count)[0]?.n ?? 0, page);
+}
+
+/** Lists of invitations: the day it is for, latest first, then the newest. */
+export const INVITATION_ORDER: OrderKey[] = [
+  { by: invitations.date, desc: true },
+  { by: invitations.createdAt, desc: true },
+  { by: invitations.id, desc: true },
+];

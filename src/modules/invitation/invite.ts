@@ -1,0 +1,83 @@
+/**
+ * The rows an invitation's children make: one answer row per invited family (a child of no family
+ * answers alone) and one per child, written set-based (two statements over JSON parameters, and
+ * their audit rows) whatever the number of children.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import {
+  InvitationResponses,
+  InvitationStudentResponses,
+  invitationResponses,
+  invitationStudentResponses,
+} from "../../db/schema/invitation";
+import { insertedId, type Statement } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
+
+/** Invited children, and the family answer row they join when it already exists. */
+export interface Invited {
+  studentId: number;
+  familyId: number | null;
+  responseId?: number;
+}
+
+const responseCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationResponses.invitationId}), 'familyId', json_object('old', NULL, 'new', ${invitationResponses.familyId}), 'status', json_object('old', NULL, 'new', ${invitationResponses.status}))`;
+const childCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationStudentResponses.invitationId}), 'responseId', json_object('old', NULL, 'new', ${invitationStudentResponses.responseId}), 'studentId', json_object('old', NULL, 'new', ${invitationStudentResponses.studentId}), 'answer', json_object('old', NULL, 'new', ${invitationStudentResponses.answer}))`;
+
+/**
+ * The statements inviting `children` to invitation `invitationId` (a number, or the id a create
+ * just wrote): the families' answer rows they need, then theirs, each with its audit rows.
+ */
+export function inviteStatements(
+  ctx: Ctx,
+  invitationId: number | SQL<number>,
+  children: readonly Invited[],
+): Statement[] {
+  const db = ctx.deps.db;
+  const at = ctx.deps.clock.now().toISOString();
+  const school = schoolOf(ctx);
+  // New family rows, in order: a child's `g` is the index of its family's new row.
+  const families: (number | null)[] = [];
+  const keys = new Map<string, number>();
+  const rows = children.map((c) => {
+    if (c.responseId !== undefined) return { s: c.studentId, r: c.responseId, g: null };
+    const key = c.familyId === null ? `s${c.studentId}` : `f${c.familyId}`;
+    let g = keys.get(key);
+    if (g === undefined) {
+      g = families.push(c.familyId) - 1;
+      keys.set(key, g);
+    }
+    return { s: c.studentId, r: null, g };
+  });
+  const statements: Statement[] = [];
+  if (families.length) {
+    statements.push(
+      db
+        .insert(invitationResponses)
+        .select(
+          sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, j.value, 'pending', NULL, NULL FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
+        ),
+      // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
+      InvitationResponses.auditAction(
+        ctx,
+        sql`${invitationResponses.id} > ${insertedId(invitationResponses)} - changes()`,
+        "create",
+        responseCreated,
+      ),
+    );
+  }
+  const last = families.length - 1;
+  statements.push(
+    db
+      .insert(invitationStudentResponses)
+      .select(
+        sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g'))), j.value->>'s', 'pending', NULL, NULL, NULL, NULL FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+      ),
+    InvitationStudentResponses.auditAction(
+      ctx,
+      sql`${invitationStudentResponses.id} > ${insertedId(invitationStudentResponses)} - changes()`,
+      "create",
+      childCreated,
+    ),
+  );
+  return statements;
+}
