@@ -5,13 +5,16 @@
  * trusted address (each with its `away` and `join` on the route's day, linked to the permission),
  * pickups by a guardian or an approved trusted person, no after-school, absences, one refused, one
  * cancelled, one superseded, a fixed weekly pickup and the days made from it, and requests still
- * pending for Wednesday 25 November. A refusal for being too late writes nothing, so none is here.
+ * pending for Wednesday 25 November, and three invitations: the demo parent's "Daniel goes home with
+ * us on Friday" (accepted: it made Daniel's pickup), a go-home invitation another family declined, and
+ * a teacher's invitation to the preschool science fair still awaiting answers. A refusal for being too
+ * late writes nothing, so none is here.
  *
  *   npx tsx scripts/demo-afternoon.ts          # rewrites the block in seed/demo.sql
  *   npx tsx scripts/demo-afternoon.ts --check  # exits 1 if the committed block differs
  *
- * Reserved: ids 2001-2999 of exit_permission, fixed_exit_permission, route_availability and
- * route_availability_student; slugs `demo` + 28 hex digits. Everything is INSERT OR IGNORE, so
+ * Reserved: ids 2001-2999 of exit_permission, fixed_exit_permission, route_availability,
+ * route_availability_student, invitation, invitation_response and invitation_student_response; slugs `demo` + 28 hex digits. Everything is INSERT OR IGNORE, so
  * running the seed again changes nothing.
  */
 import { AT, blockBetween, q, replaceBlock } from "./demo-people";
@@ -49,9 +52,88 @@ export interface DemoPermission {
   decisionReason?: string;
   supersededBy?: number;
   fixedId?: number;
+  /** The accepted invitation that made it. */
+  invitationId?: number;
 }
 
 const FIXED_ID = 2001;
+/** Daniel Hernández (preschool, Paloma's class) and his guardian user; Noah Wright and his. */
+const DANIEL = 2014;
+const DANIEL_PARENT = 1022;
+const NOAH = 2022;
+const NOAH_PARENT = 1027;
+const MORALES_PARENT = 1024;
+const TEACHER = 3;
+const GO_HOME_ACCEPTED = 2001;
+const GO_HOME_DECLINED = 2002;
+const SCIENCE_FAIR = 2003;
+
+/** The week's invitations, each family's answer and each child's (ids from 2001). */
+function invitationSql(plan: DemoPermission[]): string[] {
+  const made = plan.find((p) => p.invitationId === GO_HOME_ACCEPTED);
+  const family = (student: number) => `(SELECT family_id FROM student WHERE id = ${student})`;
+  const invitation = (
+    id: number,
+    kind: "go_home" | "general",
+    title: string,
+    message: string,
+    by: number,
+    asParent: boolean,
+    date: string,
+    status: string,
+  ) =>
+    `  (${id}, ${SCHOOL}, '${kind}', ${q(title)}, ${q(message)}, ${by}, ${asParent ? parentOf(by) : "NULL"}, ${by}, ${q(date)}, ${kind === "go_home" ? "'auto_pickup'" : "NULL"}, ${q(`${date}T18:00:00.000Z`)}, '${status}', ${q(askedAt(WEEK[0], id))}, ${q(askedAt(WEEK[0], id))})`;
+  const answered = (date: string) => q(`${date}T16:30:00.000Z`);
+  return [
+    "INSERT OR IGNORE INTO invitation (id, school_id, kind, title, message, created_by, parent_id, owner_id, date, pickup, expires_at, status, created_at, updated_at) VALUES",
+    `${[
+      invitation(
+        GO_HOME_ACCEPTED,
+        "go_home",
+        "Daniel se va con nosotros el viernes",
+        "Los recogemos a la salida y lo llevamos a casa a las 19:00.",
+        DEMO_PARENT,
+        true,
+        FRI,
+        "open",
+      ),
+      invitation(
+        GO_HOME_DECLINED,
+        "go_home",
+        "Noah comes to play on Thursday",
+        "We pick them up at dismissal; home by 6 pm.",
+        MORALES_PARENT,
+        true,
+        THU,
+        "open",
+      ),
+      invitation(
+        SCIENCE_FAIR,
+        "general",
+        "Feria de ciencias de preescolar",
+        "Los esperamos el viernes a las 11:00 en el patio.",
+        TEACHER,
+        false,
+        FRI,
+        "open",
+      ),
+    ].join(",\n")};`,
+    "INSERT OR IGNORE INTO invitation_response (id, school_id, invitation_id, family_id, status, responded_by, responded_at, created_at, updated_at) VALUES",
+    `${[
+      `  (2001, ${SCHOOL}, ${GO_HOME_ACCEPTED}, ${family(DANIEL)}, 'accepted', ${DANIEL_PARENT}, ${answered(TUE)}, ${q(askedAt(WEEK[0], 1))}, ${answered(TUE)})`,
+      `  (2002, ${SCHOOL}, ${GO_HOME_DECLINED}, ${family(NOAH)}, 'declined', ${NOAH_PARENT}, ${answered(TUE)}, ${q(askedAt(WEEK[0], 2))}, ${answered(TUE)})`,
+      `  (2003, ${SCHOOL}, ${SCIENCE_FAIR}, ${family(2001)}, 'pending', NULL, NULL, ${q(askedAt(WEEK[0], 3))}, ${q(askedAt(WEEK[0], 3))})`,
+      `  (2004, ${SCHOOL}, ${SCIENCE_FAIR}, ${family(DANIEL)}, 'pending', NULL, NULL, ${q(askedAt(WEEK[0], 3))}, ${q(askedAt(WEEK[0], 3))})`,
+    ].join(",\n")};`,
+    "INSERT OR IGNORE INTO invitation_student_response (id, school_id, invitation_id, response_id, student_id, answer, answered_by, answered_at, exit_permission_id, created_at, updated_at) VALUES",
+    `${[
+      `  (2001, ${SCHOOL}, ${GO_HOME_ACCEPTED}, 2001, ${DANIEL}, 'accepted', ${DANIEL_PARENT}, ${answered(TUE)}, ${num(made?.id)}, ${q(askedAt(WEEK[0], 1))}, ${answered(TUE)})`,
+      `  (2002, ${SCHOOL}, ${GO_HOME_DECLINED}, 2002, ${NOAH}, 'declined', ${NOAH_PARENT}, ${answered(TUE)}, NULL, ${q(askedAt(WEEK[0], 2))}, ${answered(TUE)})`,
+      `  (2003, ${SCHOOL}, ${SCIENCE_FAIR}, 2003, 2001, 'pending', NULL, NULL, NULL, ${q(askedAt(WEEK[0], 3))}, ${q(askedAt(WEEK[0], 3))})`,
+      `  (2004, ${SCHOOL}, ${SCIENCE_FAIR}, 2004, ${DANIEL}, 'pending', NULL, NULL, NULL, ${q(askedAt(WEEK[0], 3))}, ${q(askedAt(WEEK[0], 3))})`,
+    ].join(",\n")};`,
+  ];
+}
 
 /** The week's permissions (ids in the order asked). */
 export function demoAfternoonPlan(): DemoPermission[] {
@@ -260,6 +342,18 @@ export function demoAfternoonPlan(): DemoPermission[] {
       }),
     ),
   ];
+  // Made by accepting an invitation (after the others, so the earlier ids stay as they were).
+  p.push({
+    student: DANIEL,
+    date: FRI,
+    kind: "auto_pickup",
+    status: "confirmed",
+    pickupParentUser: DEMO_PARENT,
+    askedByUser: DANIEL_PARENT,
+    asParentUser: DANIEL_PARENT,
+    reason: "Invitation accepted: goes home with Paloma's family",
+    invitationId: GO_HOME_ACCEPTED,
+  });
   const out = p.map((x, i) => ({ ...x, id: 2001 + i }));
   // The superseded pickup was replaced by the absence confirmed after it.
   const superseded = out.find((x) => x.status === "superseded");
@@ -358,13 +452,15 @@ export function demoAfternoonSql(): string {
       `${changes.length} route-day changes of confirmed route changes.`,
     "INSERT OR IGNORE INTO fixed_exit_permission (id, school_id, student_id, kind, weekdays, from_date, until_date, trusted_person_id, asked_by, parent_id, reason, generated_until, created_at, updated_at) VALUES",
     `  (${FIXED_ID}, ${SCHOOL}, 2085, 'auto_pickup', ${0b01010}, '2026-11-03', '2027-06-29', 2005, 2063, ${parentOf(2063)}, ${q("Beatriz, the nanny, collects him on Tuesdays and Thursdays")}, ${q(WEEK[4])}, ${q(AT)}, ${q(AT)});`,
-    "INSERT OR IGNORE INTO exit_permission (id, school_id, student_id, date, kind, status, route_id, stop_id, trusted_address_id, pickup_parent_id, trusted_person_id, asked_by, parent_id, reason, decided_by, decided_at, decision_reason, superseded_by, fixed_id, slug, created_at, updated_at) VALUES",
+    // The invitations first: a permission names the one that made it.
+    ...invitationSql(plan),
+    "INSERT OR IGNORE INTO exit_permission (id, school_id, student_id, date, kind, status, route_id, stop_id, trusted_address_id, pickup_parent_id, trusted_person_id, asked_by, parent_id, reason, decided_by, decided_at, decision_reason, superseded_by, fixed_id, invitation_id, slug, created_at, updated_at) VALUES",
     `${plan
       .map((p, i) => {
         const decided = p.status === "confirmed" || p.status === "rejected" || p.status === "superseded";
         const at = askedAt(p.date, i);
         const updated = decided || p.status === "cancelled" ? decidedAt(p.date) : at;
-        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decidedAt(p.date)) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
+        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decidedAt(p.date)) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${num(p.invitationId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
       })
       .join(",\n")};`,
     "INSERT OR IGNORE INTO route_availability (id, school_id, route_id, date, seats, taken, version, created_at, updated_at) VALUES",

@@ -28,6 +28,13 @@ describe("demo afternoons", () => {
     expect(plan.filter((p) => p.status === "pending").every((p) => p.date === TODAY)).toBe(true);
     expect(plan.some((p) => p.status === "pending")).toBe(true);
     expect(plan.some((p) => p.fixedId !== undefined)).toBe(true);
+    // The accepted go-home invitation made one pickup by the inviting parent (user 4); the SQL
+    // inserts its invitation before it and links the child's answer to it.
+    const invited = plan.filter((p) => p.invitationId !== undefined);
+    expect(invited).toMatchObject([{ kind: "auto_pickup", status: "confirmed", pickupParentUser: 4 }]);
+    const sql = demoAfternoonSql();
+    expect(sql.indexOf("INTO invitation (")).toBeLessThan(sql.indexOf("INTO exit_permission ("));
+    expect(sql).toContain(`'accepted', 1022, '2026-11-24T16:30:00.000Z', ${invited[0]?.id},`);
     // A pickup names one collector; a route change a route (and stop) or a trusted address.
     for (const p of plan.filter((x) => x.kind === "auto_pickup")) {
       expect([p.pickupParentUser, p.trustedPerson].filter((v) => v !== undefined)).toHaveLength(1);
