@@ -20,6 +20,7 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
+import { rateLimitHeaders } from "./lib/rate-limit";
 import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
@@ -85,6 +86,8 @@ export function createApp(options: AppOptions) {
       const metrics: RequestMetrics = { d1Calls: 0, requestId: id, clientAddress: c.req.header("cf-connecting-ip") };
       await withMetrics(metrics, next);
       c.res.headers.set("x-request-id", id);
+      if (metrics.limits?.length)
+        for (const [k, v] of Object.entries(rateLimitHeaders(metrics.limits))) c.res.headers.set(k, v);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       // Before the dependencies are built (a config error) there is no setting yet: log the line.
       const mode = c.var.deps?.config?.accessLog ?? "all";

@@ -453,6 +453,25 @@ describe("verify-phone-number", () => {
     expect((await verifyPhone("+15550219998", address)).status).toBe(200);
   });
 
+  it("answers the standard RateLimit and RateLimit-Policy headers, the tightest limit's quota left", async () => {
+    const phone = "+15550240001";
+    const address = "192.0.2.77";
+    const first = await verifyPhone(phone, address);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("ratelimit-policy")).toBe('"verify-phone";q=10;w=3600, "verify-phone-ip";q=30;w=600');
+    expect(first.headers.get("ratelimit")).toBe('"verify-phone";r=9;t=3600');
+    t.clock.advance(60);
+    const second = await verifyPhone(phone, address);
+    expect(second.headers.get("ratelimit")).toBe('"verify-phone";r=8;t=3540');
+    for (let i = 0; i < 8; i++) await verifyPhone(phone, address);
+    const refused = await verifyPhone(phone, address);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("ratelimit")).toBe('"verify-phone";r=0;t=3540');
+    expect(refused.headers.get("retry-after")).toBe("3540");
+    // A route without a limit answers none.
+    expect((await t.request("/api/health")).headers.get("ratelimit")).toBeNull();
+  });
+
   it("counts requests without a client address under one shared key", async () => {
     const responses: Response[] = [];
     for (let i = 0; i < 31; i++) responses.push(await verifyPhone(`+1555022${String(i).padStart(4, "0")}`));

@@ -52,7 +52,7 @@ describe("CORS with CORS_ORIGINS", () => {
     expect(res.headers.get("vary")).toContain("Origin");
   });
 
-  it("lets an allowed origin read answers, errors included, the request id, retry-after and a replay's mark", async () => {
+  it("lets an allowed origin read answers, errors included, the request id, retry-after, a replay's mark and rate limits", async () => {
     for (const origin of [ADMIN, "https://school.example.org"]) {
       const ok = await t.request("/api/health", { headers: { origin } });
       expect(ok.status).toBe(200);
@@ -61,6 +61,8 @@ describe("CORS with CORS_ORIGINS", () => {
         "x-request-id",
         "retry-after",
         "idempotent-replayed",
+        "ratelimit",
+        "ratelimit-policy",
       ]);
       expect(ok.headers.get("vary")).toContain("Origin");
     }

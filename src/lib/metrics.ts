@@ -16,6 +16,17 @@ export interface RequestMetrics {
   schoolId?: number | null;
   /** The client's address (`cf-connecting-ip`), for limits per address. */
   clientAddress?: string;
+  /** The rate limits this request was counted against (src/lib/rate-limit.ts), for its RateLimit headers. */
+  limits?: CountedLimit[];
+}
+
+/** One limit a request was counted against: its policy, and where the window stands after it. */
+export interface CountedLimit {
+  policy: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  resetSeconds: number;
 }
 
 const store = new AsyncLocalStorage<RequestMetrics>();

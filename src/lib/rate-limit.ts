@@ -7,6 +7,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema/jobs";
+import { type CountedLimit, currentRequest } from "./metrics";
 
 export type Limit = { key: string; limit: number; windowSeconds: number };
 
@@ -30,11 +31,35 @@ function upsert(db: Db, { key, windowSeconds }: Limit, now: Date) {
     .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt });
 }
 
-const toHit = (limit: number, now: Date, row: { count: number; resetAt: string } | undefined): Hit => {
+const toHit = (
+  { key, limit, windowSeconds }: Limit,
+  now: Date,
+  row: { count: number; resetAt: string } | undefined,
+): Hit => {
   if (!row) throw new Error("rate_limit upsert returned no row");
   const retryAfter = Math.max(1, Math.ceil((Date.parse(row.resetAt) - now.getTime()) / 1000));
+  // The request answers RateLimit headers for it (src/app.ts); the policy is the key's kind.
+  const counted = currentRequest();
+  if (counted) {
+    const policy = key.slice(0, Math.max(0, key.indexOf(":"))) || key;
+    const remaining = Math.max(0, limit - row.count);
+    counted.limits = [...(counted.limits ?? []), { policy, limit, windowSeconds, remaining, resetSeconds: retryAfter }];
+  }
   return { allowed: row.count <= limit, count: row.count, retryAfter };
 };
+
+/**
+ * The standard rate-limit headers (IETF httpapi draft, structured fields) of the limits a request
+ * was counted against: `RateLimit-Policy` lists each, `RateLimit` tells the tightest's remaining
+ * quota and the seconds until its window resets.
+ */
+export function rateLimitHeaders(limits: readonly CountedLimit[]): Record<string, string> {
+  const tightest = limits.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  return {
+    "ratelimit-policy": limits.map((l) => `"${l.policy}";q=${l.limit};w=${l.windowSeconds}`).join(", "),
+    ratelimit: `"${tightest.policy}";r=${tightest.remaining};t=${tightest.resetSeconds}`,
+  };
+}
 
 /**
  * Counts one request against `key`: at most `limit` per window of `windowSeconds`.
@@ -45,7 +70,7 @@ const toHit = (limit: number, now: Date, row: { count: number; resetAt: string }
  */
 export async function hit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<Hit> {
   const [row] = await upsert(db, { key, limit, windowSeconds }, now);
-  return toHit(limit, now, row);
+  return toHit({ key, limit, windowSeconds }, now, row);
 }
 
 /**
@@ -56,7 +81,11 @@ export async function hitAll(db: Db, limits: readonly [Limit, ...Limit[]], now: 
   const [first, ...rest] = limits.map((l) => upsert(db, l, now));
   if (!first) return [];
   const results = await db.batch([first, ...rest]);
-  return results.map((rows, i) => toHit(limits[i]?.limit ?? 0, now, rows[0]));
+  return results.map((rows, i) => {
+    const limit = limits[i];
+    if (!limit) throw new Error("hitAll: a result without its limit");
+    return toHit(limit, now, rows[0]);
+  });
 }
 
 /** The key used when a request carries no client address (local development, tests). */

@@ -13,7 +13,7 @@ import { ApiError } from "../lib/errors";
 export const CORS_POLICY = {
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
   allowHeaders: ["authorization", "content-type", "x-school-id", "x-request-id", "idempotency-key"],
-  exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed"],
+  exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed", "ratelimit", "ratelimit-policy"],
   /** Seconds a browser may reuse a preflight (Chromium caps it at 7200). */
   maxAge: 7200,
 };
