@@ -110,6 +110,7 @@ export const exitPermissions = sqliteTable(
     index("exit_permission_school_idx").on(t.schoolId, t.createdAt),
     index("exit_permission_date_idx").on(t.schoolId, t.date, t.status),
     index("exit_permission_kind_idx").on(t.schoolId, t.kind, t.createdAt),
+    index("exit_permission_status_idx").on(t.schoolId, t.status, t.createdAt),
     index("exit_permission_student_idx").on(t.schoolId, t.studentId, t.date),
     uniqueIndex("exit_permission_fixed_uq").on(t.fixedId, t.date),
     uniqueIndex("exit_permission_effective_uq").on(t.studentId, t.date).where(sql`status = 'confirmed'`),

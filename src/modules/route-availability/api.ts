@@ -2,4 +2,7 @@
  * The route-availability module's face: what other modules may use of it. Everything else in
  * this folder is the module's own.
  */
-export { type ListChangeKind, ridersChanged } from "./versions";
+
+// For exit permissions: a confirmed permission's changes to route days, in its own batch.
+export { baseRiders, dayFields, isHoliday, riding, schoolDay, seatsOf } from "./day";
+export { type ListChangeKind, listChange, nextVersion, ridersChanged, stampVersion } from "./versions";

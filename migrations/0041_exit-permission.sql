@@ -1,0 +1,2 @@
+ALTER TABLE `school_configuration` ADD `auto_confirm_exit_permissions` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `exit_permission_status_idx` ON `exit_permission` (`school_id`,`status`,`created_at`);
