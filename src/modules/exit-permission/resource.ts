@@ -142,7 +142,7 @@ export const exitPermission = defineResource({
 });
 
 const filters = {
-  // exit_permission_date_idx (school_id, date, status)
+  // exit_permission_day_idx (school_id, date)
   date: {
     schema: DayFilter.openapi({ description: "Only this date's permissions", type: "string" }),
     where: (_ctx: Ctx, v: string) => eq(exitPermissions.date, v),
@@ -164,13 +164,13 @@ const filters = {
     where: (_ctx: Ctx, v: number) => eq(exitPermissions.studentId, v),
     example: "1",
   },
-  // exit_permission_kind_idx (school_id, kind, created_at)
+  // exit_permission_kind_idx (school_id, kind, date)
   kind: {
     schema: Kind.optional().openapi({ description: "Only this kind" }),
     where: (_ctx: Ctx, v: (typeof EXIT_PERMISSION_KINDS)[number]) => eq(exitPermissions.kind, v),
     example: "absence",
   },
-  // exit_permission_status_idx (school_id, status, created_at)
+  // exit_permission_status_idx (school_id, status, date)
   status: {
     schema: Status.optional().openapi({ description: "Only this status" }),
     where: (_ctx: Ctx, v: (typeof EXIT_PERMISSION_STATUSES)[number]) => eq(exitPermissions.status, v),
@@ -181,6 +181,8 @@ const filters = {
 export const listExitPermissions = exitPermission.list({
   access: permissions.read,
   filters,
+  // By day, then in the order asked: exit_permission_day_idx, and each filter's index ends with the date.
+  defaultOrder: [{ by: exitPermissions.date }, { by: exitPermissions.id }],
   summary: "List exit permissions (paginated; a parent sees their children's)",
 });
 
@@ -206,10 +208,7 @@ const byTypeRoute = defineRoute({
     }),
   },
   responses: { 200: json(Page, "A page of exit permissions of that kind") },
-  extensions: {
-    "x-filters": Object.fromEntries(Object.entries(typeFilters).map(([k, f]) => [k, f.example])),
-    "x-sort": [],
-  },
+  // No x-filters: the list's own filters (the same query) are checked through GET /exit-permission.
 });
 
 export function listExitPermissionsByType(ctx: Ctx, { params, query }: InputOf<typeof byTypeRoute>) {
