@@ -305,3 +305,28 @@ describe("change and cancel", () => {
     expect(again.status).toBe(409);
   });
 });
+
+describe("the school day", () => {
+  it("tells a school day, an early release and its deadline, and a weekend", async () => {
+    const token = await admin();
+    const get = async (q: string) => {
+      const res = await t.request(`/api/v1/school-schedule/day?${q}`, { token, school: NORTH });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return readJson<Record<string, unknown>>(res);
+    };
+    expect(await get("date=2026-11-27&level=elementary")).toMatchObject({
+      schoolDay: true,
+      reason: null,
+      dismissal: "13:00",
+      usualDismissal: "14:30",
+      earlyRelease: true,
+      deadline: "2026-11-27T13:00:00-06:00",
+    });
+    expect(await get("date=2026-11-28&level=elementary")).toMatchObject({ schoolDay: false, reason: "weekend" });
+    const bad = await t.request("/api/v1/school-schedule/day?date=2026-02-30&level=elementary", {
+      token,
+      school: NORTH,
+    });
+    expect(bad.status).toBe(400);
+  });
+});
