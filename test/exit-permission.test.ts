@@ -330,3 +330,39 @@ describe("the school day", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("fixed permissions", () => {
+  it("makes the days ahead once, and cancels the future ones when deleted", async () => {
+    const family = await makeFamily(t, NORTH);
+    const token = await parentToken(t, family, NORTH);
+    const from = schoolDate(t);
+    const res = await ask(
+      "/fixed/auto-pickup",
+      { studentId: family.studentId, weekdays: [1, 3], fromDate: from, untilDate: "2027-06-30" },
+      token,
+    );
+    expect(res.status, await res.clone().text()).toBe(201);
+    const fixed = await readJson<{ id: number; generatedUntil: string | null; weekdays: number[] }>(res);
+    expect(fixed.weekdays).toEqual([1, 3]);
+    expect(fixed.generatedUntil).not.toBeNull();
+    const generated = async () => {
+      const list = await t.request(`${P}/fixed/${fixed.id}/generated`, { token, school: NORTH });
+      expect(list.status).toBe(200);
+      return readJson<{ id: number; date: string; status: string }[]>(list);
+    };
+    const made = await generated();
+    // Mondays and Wednesdays from the first date, four weeks ahead of the school's today.
+    expect(made.length).toBeGreaterThanOrEqual(6);
+    expect(made.every((p) => p.status === "pending")).toBe(true);
+
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await generateFixedExitPermissions(t.deps);
+    expect((await generated()).length).toBe(made.length);
+
+    const gone = await t.request(`${P}/fixed/auto-pickup/${fixed.id}`, { method: "DELETE", token, school: NORTH });
+    expect(gone.status).toBe(204);
+    const after = await t.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId));
+    expect(after.length).toBe(made.length);
+    expect(after.every((p) => p.status === "cancelled")).toBe(true);
+  });
+});

@@ -5,8 +5,20 @@ export default defineModule({
   name: "exit-permission",
   paths: ["/api/v1/exit-permission"],
   permissions,
+  jobs: [
+    {
+      cron: "0 2 * * *",
+      name: "generate-fixed-exit-permissions",
+      run: async (deps) => (await import("./fixed")).generateFixedExitPermissions(deps),
+    },
+  ],
   load: async () => {
-    const [read, ask, decide] = await Promise.all([import("./resource"), import("./ask-routes"), import("./decide")]);
+    const [read, ask, decide, fixed] = await Promise.all([
+      import("./resource"),
+      import("./ask-routes"),
+      import("./decide"),
+      import("./fixed"),
+    ]);
     return {
       operations: [
         read.listExitPermissions,
@@ -22,6 +34,8 @@ export default defineModule({
         decide.deleteExitPermissionOperation,
         decide.confirmExitPermissionOperation,
         decide.respondExitPermissionOperation,
+        ...fixed.fixedOperations,
+        fixed.listGeneratedOperation,
       ],
     };
   },
