@@ -25,6 +25,7 @@ import { badRequest, notFound, unprocessable } from "../../lib/errors";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { daysOf, maskOf } from "../../lib/weekdays";
 import { dateIn, isoWeekday } from "../../lib/zoned-time";
 import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
@@ -35,14 +36,18 @@ import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const Weekdays = z
-  .array(z.number().int().min(1).max(7))
+  .array(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .openapi({ enum: [1, 2, 3, 4, 5, 6, 7] }),
+  )
   .min(1)
   .max(7)
   .refine((d) => new Set(d).size === d.length, "Each weekday once")
   .openapi({ example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
-
-const maskOf = (days: readonly number[]) => days.reduce((m, d) => m | (1 << (d - 1)), 0);
-const daysOf = (mask: number) => [1, 2, 3, 4, 5, 6, 7].filter((d) => (mask & (1 << (d - 1))) !== 0);
 
 const FixedRecord = RecordBase.extend({
   studentId: z.number().int(),
@@ -306,17 +311,19 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
     const { evaluated } = asks.length ? await evaluate(job, asks) : { evaluated: [] };
     const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
     const batch = new Batch(job);
-    // The claim: a run that finds the horizon already reached (another run) matches nothing.
+    // The claim: a run that finds the horizon already reached (another run) matches nothing. A
+    // bookkeeping mark of the job, not a change of the record: no audit row.
     batch.add(
-      ...FixedExitPermissions.update(
-        job,
-        and(
-          eq(fixedExitPermissions.id, f.id),
-          or(isNull(fixedExitPermissions.generatedUntil), lt(fixedExitPermissions.generatedUntil, horizon)),
+      job.deps.db
+        .update(fixedExitPermissions)
+        .set({ generatedUntil: horizon })
+        .where(
+          FixedExitPermissions.where(
+            job,
+            eq(fixedExitPermissions.id, f.id),
+            or(isNull(fixedExitPermissions.generatedUntil), lt(fixedExitPermissions.generatedUntil, horizon)),
+          ),
         ),
-        { generatedUntil: horizon },
-        "generate",
-      ),
       guard(job.deps.db),
     );
     for (const r of passed)
