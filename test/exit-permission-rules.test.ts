@@ -196,6 +196,11 @@ describe("auto pickup", () => {
     expect(codes(notGuardian, "2026-11-25", "auto_pickup")).toEqual(["pickup-not-allowed"]);
     const invited = snapshot({ pickup: { parentId: 8, invited: true, self: false } });
     expect(codes(invited, "2026-11-25", "auto_pickup")).toEqual([]);
+    // An invitation does not lift a guardian's own refusal.
+    const invitedGuardian = snapshot({
+      pickup: { parentId: 8, link: { ...link, canPickUp: false }, invited: true, self: false },
+    });
+    expect(codes(invitedGuardian, "2026-11-25", "auto_pickup")).toEqual(["pickup-not-allowed"]);
     const person = snapshot({ trustedPerson: { id: 5, approved: false, ofStudent: true } });
     expect(codes(person, "2026-11-25", "auto_pickup")).toEqual(["trusted-person-not-approved"]);
   });

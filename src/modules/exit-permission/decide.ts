@@ -295,8 +295,8 @@ export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<t
     ...(recollect ? { pickupParentId: body.pickupParentId, trustedPersonId: body.trustedPersonId } : {}),
     ...(body.date === undefined ? {} : { date: body.date }),
     ...(body.reason === undefined ? {} : { reason: body.reason ?? undefined }),
-    familyAccepted:
-      permission.status === "pending" && permission.kind === "auto_pickup" && base.pickupParentId !== undefined,
+    // The collector the family accepted stays accepted (a guardian's own link still counts).
+    familyAccepted: !recollect && base.pickupParentId !== undefined,
   };
   const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;

@@ -286,8 +286,11 @@ function routeRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
 
 function pickupRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
   const p = s.pickup;
-  if (p && !p.invited && !(p.self && s.asker.as === "collector")) {
-    const reason = pickUpRefusal(p.link, ask.date);
+  // An invited collector (their family accepted) is no guardian: that alone does not refuse them;
+  // a guardian's own link (may not pick up, restricted) always counts.
+  if (p && !(p.self && s.asker.as === "collector")) {
+    const refused = pickUpRefusal(p.link, ask.date);
+    const reason = refused === "not a guardian" && p.invited ? null : refused;
     if (reason)
       out.failures.push(failure("pickup-not-allowed", lang, { date: ask.date, reason, pickupParentId: p.parentId }));
   }
