@@ -12,7 +12,7 @@ import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema
 import { readJson } from "./fixture-kit";
 import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRoute, makeStudents } from "./fixtures/modules/route-availability";
-import { DEMO, makeTestApp, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const P = "/api/v1/exit-permission";
@@ -364,5 +364,23 @@ describe("fixed permissions", () => {
     const after = await t.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId));
     expect(after.length).toBe(made.length);
     expect(after.every((p) => p.status === "cancelled")).toBe(true);
+  });
+});
+
+describe("round trips", () => {
+  it("asks in two D1 round trips (the snapshot, then one batch), a parent too", async () => {
+    const { t: counted, measure } = countingTestApp();
+    const family = await makeFamily(counted, NORTH);
+    const token = await parentToken(counted, family, NORTH);
+    const { res, calls } = await measure(() =>
+      counted.request(`${P}/absence`, {
+        method: "POST",
+        token,
+        school: NORTH,
+        body: { studentId: family.studentId, date: schoolDate(counted) },
+      }),
+    );
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(calls).toBe(2);
   });
 });
