@@ -6,6 +6,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { exitPermissions } from "../src/db/schema/exit-permission";
+import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { students } from "../src/db/schema/student";
 import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema/transport";
@@ -382,5 +383,35 @@ describe("round trips", () => {
     );
     expect(res.status, await res.clone().text()).toBe(201);
     expect(calls).toBe(2);
+  });
+});
+
+describe("other schools and holidays", () => {
+  it("answers 404 for another school's route and 422 not-school-day on a holiday", async () => {
+    const family = await makeFamily(t, NORTH);
+    const token = await parentToken(t, family, NORTH);
+    const south = await makeRoute(t, 2);
+    const date = schoolDate(t, 9);
+    const foreign = await ask(
+      "/route-change",
+      { studentId: family.studentId, date, routeId: south.routeId, stopId: south.stopIds[0] },
+      token,
+    );
+    expect(foreign.status).toBe(404);
+
+    const [year] = await t.db
+      .insert(schoolConfigurations)
+      .values({ schoolId: NORTH, name: "Holiday year", startDate: "2026-08-01", endDate: "2027-07-31" })
+      .returning({ id: schoolConfigurations.id });
+    if (!year) throw new Error("no year");
+    await t.db.insert(schoolHolidayCycles).values({
+      schoolId: NORTH,
+      schoolConfigurationId: year.id,
+      startHolidays: `${date}T06:00:00.000Z`,
+      endHolidays: `${date}T23:00:00.000Z`,
+    });
+    const res = await ask("/absence", { studentId: family.studentId, date }, token);
+    expect(res.status).toBe(422);
+    expect((await readJson<Problem>(res)).failures?.[0]).toMatchObject({ code: "not-school-day", reason: "holiday" });
   });
 });
