@@ -18,6 +18,7 @@ import {
   FixedExitPermissions,
   fixedExitPermissions,
 } from "../../db/schema/exit-permission";
+import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
@@ -278,13 +279,17 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
       gte(exitPermissions.date, todayUtc(ctx)),
     ),
   );
+  const config = base.read(
+    ScheduleConfigurations.select(ctx, { weeks: scheduleConfigurations.permissionWeeksInAdvance }).limit(1),
+  );
   const results = await base.commit();
   const timeZone = results.get(school)[0]?.timeZone ?? "UTC";
+  const weeks = results.get(config)[0]?.weeks ?? DEFAULT_WEEKS;
   const today = dateIn(timeZone, ctx.deps.clock.now());
   const made = new Set(results.get(existing).map((e) => `${e.fixedId}:${e.date}`));
   let count = 0;
   for (const f of results.get(due)) {
-    const horizon = [addDays(today, DEFAULT_WEEKS * 7), f.untilDate].sort()[0] ?? f.untilDate;
+    const horizon = [addDays(today, weeks * 7), f.untilDate].sort()[0] ?? f.untilDate;
     const start =
       [today, f.fromDate, f.generatedUntil ? addDays(f.generatedUntil, 1) : f.fromDate].sort().pop() ?? today;
     const asks: Ask[] = [];
