@@ -83,7 +83,12 @@ export function createApp(options: AppOptions) {
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       c.set("requestId", id);
       const started = performance.now();
-      const metrics: RequestMetrics = { d1Calls: 0, requestId: id, clientAddress: c.req.header("cf-connecting-ip") };
+      const metrics: RequestMetrics = {
+        d1Calls: 0,
+        requestId: id,
+        clientAddress: c.req.header("cf-connecting-ip"),
+        acceptLanguage: c.req.header("accept-language"),
+      };
       await withMetrics(metrics, next);
       c.res.headers.set("x-request-id", id);
       if (metrics.limits?.length)

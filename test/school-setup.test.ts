@@ -76,6 +76,7 @@ describe("school configuration", () => {
       startDate: "2027-08-23",
       endDate: "2028-06-30",
       maxParentsPerFamily: 2,
+      autoConfirmExitPermissions: false,
     });
     const res = await get(created.id);
     expect(res.status).toBe(200);

@@ -45,7 +45,13 @@ export class ApiError extends Error {
   constructor(
     readonly status: ProblemStatus,
     readonly detail: string,
-    readonly options: { errors?: FieldError[]; headers?: Record<string, string>; title?: string } = {},
+    readonly options: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      title?: string;
+      /** Further members of the problem (RFC 9457 extension members): a refusal's failed rules. */
+      members?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail);
     this.name = "ApiError";
@@ -72,6 +78,13 @@ export const ProblemSchema = z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .openapi({ description: "One entry per invalid field" }),
+    failures: z
+      .array(z.looseObject({ code: z.string(), message: z.string() }))
+      .optional()
+      .openapi({
+        description:
+          "A refusal by business rules (422): every rule that failed, with a stable code, a message in the caller's language and the facts behind it",
+      }),
   })
   .openapi("Problem");
 
@@ -222,12 +235,14 @@ export function problemResponse(c: Context, err: unknown): Response {
   let errors: FieldError[] | undefined;
   let headers: Record<string, string> = {};
   let title: string | undefined;
+  let members: Record<string, unknown> = {};
   const down = unavailable(err);
   if (err instanceof ApiError) {
     ({ status, detail } = err);
     errors = err.options.errors;
     headers = err.options.headers ?? {};
     title = err.options.title;
+    members = err.options.members ?? {};
   } else if (err instanceof HTTPException && isProblemStatus(err.status) && err.status < 500) {
     status = err.status;
     detail = err.message || PROBLEMS[status].title;
@@ -258,6 +273,7 @@ export function problemResponse(c: Context, err: unknown): Response {
   }
   const url = new URL(c.req.url);
   const body = {
+    ...members,
     type: problemType(status),
     title: title ?? PROBLEMS[status].title,
     status,

@@ -109,7 +109,10 @@ export const exitPermissions = sqliteTable(
     uniqueIndex("exit_permission_slug_uq").on(t.slug),
     index("exit_permission_school_idx").on(t.schoolId, t.createdAt),
     index("exit_permission_date_idx").on(t.schoolId, t.date, t.status),
-    index("exit_permission_kind_idx").on(t.schoolId, t.kind, t.createdAt),
+    // The list's order is by day: each filter's index ends with the date (and the row id).
+    index("exit_permission_day_idx").on(t.schoolId, t.date),
+    index("exit_permission_kind_idx").on(t.schoolId, t.kind, t.date),
+    index("exit_permission_status_idx").on(t.schoolId, t.status, t.date),
     index("exit_permission_student_idx").on(t.schoolId, t.studentId, t.date),
     // The day's authorizations waiting for a decision, oldest first (the summary's pending list).
     index("exit_permission_pending_idx")

@@ -14,6 +14,8 @@ export const schoolConfigurations = sqliteTable(
     startDate: text("start_date").notNull(),
     endDate: text("end_date").notNull(),
     maxParentsPerFamily: integer("max_parents_per_family").notNull().default(2),
+    /** Exit permissions asked for a date of this school year are confirmed as they are asked (the rules still apply). */
+    autoConfirmExitPermissions: integer("auto_confirm_exit_permissions", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("school_configuration_school_idx").on(t.schoolId, t.startDate)],
 );

@@ -1,8 +1,7 @@
 /**
  * What other modules may ask of exit permissions. The invitation module creates the permissions an
- * accepted invitation implies through `askExitPermissions`, so they pass the same rules.
- *
- * SCAFFOLD: the signature is the contract; the exit-permission module's builder replaces the body.
+ * accepted invitation implies through `askExitPermissions`, so they pass the same rules. The
+ * deadline of a day's changes (`changeDeadline`) is the rules' own, for the school-schedule day.
  */
 import type { ExitPermissionKind, ExitPermissionStatus } from "../../db/schema/exit-permission";
 import type { Ctx } from "../../lib/context";
@@ -37,7 +36,20 @@ export type AskResult = { ok: true; id: number; status: ExitPermissionStatus } |
 /**
  * Asks, as the current caller, for each permission: the rules decide each one; those that pass
  * are written (with their audit rows, seats taken for confirmed route changes) in one batch.
+ * Ids that are not this school's, or a student who is not the caller's, throw the 404.
  */
-export async function askExitPermissions(_ctx: Ctx, _asks: readonly ExitPermissionAsk[]): Promise<AskResult[]> {
-  throw new Error("askExitPermissions: not built yet");
+export async function askExitPermissions(ctx: Ctx, asks: readonly ExitPermissionAsk[]): Promise<AskResult[]> {
+  const { evaluate, writeAsks } = await import("./service");
+  const { evaluated, language } = await evaluate(ctx, asks);
+  const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
+  const written = await writeAsks(ctx, passed, language);
+  let next = 0;
+  return evaluated.map((e): AskResult => {
+    if (e.verdict.failures.length > 0) return { ok: false, failures: e.verdict.failures };
+    const w = written[next++];
+    if (!w) throw new Error("an ask was not written");
+    return w.ok ? { ok: true, id: w.record.id, status: w.record.status } : { ok: false, failures: w.failures };
+  });
 }
+
+export { changeDeadline, isoWithOffset } from "./rules";

@@ -162,7 +162,7 @@ const name = (first: string | null, last: string | null) => `${first ?? ""} ${la
 const downloadRoute = defineRoute({
   method: "get",
   path: "/api/v1/exit-permission/download",
-  tag: "Documents",
+  tag: "Permissions and tasks",
   operationId: "downloadExitPermissions",
   summary:
     "Download exit permissions as Excel (.xlsx): every student's for exit-permission.manage, else one's children's",
@@ -238,7 +238,7 @@ export const downloadExitPermissionsOperation = operation(
 const routeChangeRoute = defineRoute({
   method: "get",
   path: "/api/v1/exit-permission/route-change/download",
-  tag: "Documents",
+  tag: "Permissions and tasks",
   operationId: "downloadRouteChanges",
   summary: "Download route changes as Excel (.xlsx), with the route and stop left and the one taken",
   access: permissions.read,

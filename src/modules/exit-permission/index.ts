@@ -1,3 +1,8 @@
+/**
+ * Exit permissions: how a student goes home on a date (route change, no after-school, auto pickup,
+ * absence), asked by families and staff and decided by the one rules engine; fixed ones made daily
+ * ahead; the Excel downloads; the public pickup pass and the key that verifies it.
+ */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 
@@ -5,15 +10,44 @@ export default defineModule({
   name: "exit-permission",
   paths: ["/api/v1/exit-permission"],
   permissions,
+  jobs: [
+    {
+      cron: "0 2 * * *",
+      name: "generate-fixed-exit-permissions",
+      run: async (deps) => (await import("./fixed")).generateFixedExitPermissions(deps),
+    },
+  ],
   load: async () => {
-    const [d, p] = await Promise.all([import("./downloads"), import("./pass")]);
-    // Literal sub-paths before any `{id}` route.
+    const [read, ask, decide, fixed, downloads, pass] = await Promise.all([
+      import("./resource"),
+      import("./ask-routes"),
+      import("./decide"),
+      import("./fixed"),
+      import("./downloads"),
+      import("./pass"),
+    ]);
     return {
+      // Literal sub-paths (`/download`, `/pass-key`, `/public/{slug}`, `/type/{kind}`) before `/{id}`.
       operations: [
-        d.downloadExitPermissionsOperation,
-        d.downloadRouteChangesOperation,
-        p.getPickupPassKeyOperation,
-        p.getPickupPassOperation,
+        read.listExitPermissions,
+        ask.createExitPermissionOperation,
+        ask.dryRunExitPermissionOperation,
+        ask.createRouteChangeOperation,
+        ask.createNoAfterSchoolOperation,
+        ask.createAutoPickupOperation,
+        ask.createAbsenceOperation,
+        downloads.downloadExitPermissionsOperation,
+        downloads.downloadRouteChangesOperation,
+        pass.getPickupPassKeyOperation,
+        pass.getPickupPassOperation,
+        read.listExitPermissionsByTypeOperation,
+        read.getExitPermission,
+        decide.updateExitPermissionOperation,
+        decide.deleteExitPermissionOperation,
+        decide.confirmExitPermissionOperation,
+        decide.respondExitPermissionOperation,
+        ...fixed.fixedOperations,
+        fixed.listGeneratedOperation,
       ],
     };
   },

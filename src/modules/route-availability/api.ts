@@ -3,5 +3,6 @@
  * this folder is the module's own.
  */
 
-export { isHoliday, schoolDay } from "./day";
-export { type ListChangeKind, ridersChanged } from "./versions";
+// For exit permissions: a confirmed permission's changes to route days, in its own batch.
+export { baseRiders, dayFields, isHoliday, riding, schoolDay, seatsOf } from "./day";
+export { type ListChangeKind, listChange, nextVersion, ridersChanged, stampVersion } from "./versions";

@@ -47,11 +47,11 @@ export async function dayRow(ctx: Ctx, routeId: number, date: string): Promise<n
 }
 
 /** The day's version as a scalar subquery. */
-const versionOf = (ctx: Ctx, dayId: number) =>
+const versionOf = (ctx: Ctx, dayId: number | SQL<number>) =>
   sql<number>`(${RouteAvailabilities.select(ctx, { v: routeAvailabilities.version }).where(eq(routeAvailabilities.id, dayId))})`;
 
 /** Starts version n+1 when version n was downloaded (nothing otherwise): the first statement of a change's batch. */
-export function nextVersion(ctx: Ctx, dayId: number): Statement[] {
+export function nextVersion(ctx: Ctx, dayId: number | SQL<number>): Statement[] {
   return RouteAvailabilities.update(
     ctx,
     and(eq(routeAvailabilities.id, dayId), sql`${routeAvailabilities.printedVersion} = ${routeAvailabilities.version}`),
@@ -61,7 +61,7 @@ export function nextVersion(ctx: Ctx, dayId: number): Statement[] {
 }
 
 /** Sets the version a change first appears in (derived, so not audited apart from the change). */
-export function stampVersion(ctx: Ctx, id: SQL<number>, dayId: number): Statement {
+export function stampVersion(ctx: Ctx, id: SQL<number>, dayId: number | SQL<number>): Statement {
   return ctx.deps.db
     .update(routeAvailabilityStudents)
     .set({ version: versionOf(ctx, dayId) })
@@ -73,7 +73,7 @@ export type ListChangeKind = "added" | "removed" | "stop" | "away" | "back" | "s
 /** A `route_list_change` row at the day's current version. */
 export function listChange(
   ctx: Ctx,
-  dayId: number,
+  dayId: number | SQL<number>,
   studentId: number | null,
   change: ListChangeKind,
   detail: string | null,

@@ -19,11 +19,17 @@ const MaxParents = z
   .max(6)
   .openapi({ example: 2, description: "How many parents a family may have, 1 to 6" });
 
+const AutoConfirm = z.boolean().openapi({
+  example: false,
+  description: "Exit permissions for dates of this school year are confirmed as they are asked (the rules still apply)",
+});
+
 const Create = z.object({
   name: Name,
   startDate: Day.openapi({ description: "First day of the school year, YYYY-MM-DD" }),
   endDate: Day.openapi({ description: "Last day of the school year, YYYY-MM-DD; not before startDate" }),
   maxParentsPerFamily: MaxParents.default(2),
+  autoConfirmExitPermissions: AutoConfirm.default(false),
 });
 
 const Update = z.object({
@@ -31,6 +37,7 @@ const Update = z.object({
   startDate: Day.optional(),
   endDate: Day.optional(),
   maxParentsPerFamily: MaxParents.optional(),
+  autoConfirmExitPermissions: AutoConfirm.optional(),
 });
 
 export const schoolConfigurationResource = defineResource({
@@ -46,6 +53,7 @@ export const schoolConfigurationResource = defineResource({
     startDate: z.iso.date().openapi({ example: "2026-08-24" }),
     endDate: z.iso.date().openapi({ example: "2027-06-30" }),
     maxParentsPerFamily: z.number().int().openapi({ example: 2 }),
+    autoConfirmExitPermissions: AutoConfirm,
   }),
   toRecord: (_ctx, row) => ({
     ...timestamps(row),
@@ -53,6 +61,7 @@ export const schoolConfigurationResource = defineResource({
     startDate: row.startDate,
     endDate: row.endDate,
     maxParentsPerFamily: row.maxParentsPerFamily,
+    autoConfirmExitPermissions: row.autoConfirmExitPermissions,
   }),
 });
 

@@ -6,10 +6,12 @@ export default defineModule({
   paths: ["/api/v1/school-schedule"],
   permissions,
   load: async () => {
-    const r = await import("./resource");
+    const [r, day] = await Promise.all([import("./resource"), import("./day")]);
     return {
       operations: [
         r.listSchoolSchedules,
+        // Before `/{id}`: "day" is not an id.
+        day.getSchoolDayOperation,
         r.getSchoolSchedule,
         r.createSchoolSchedule,
         r.updateSchoolSchedule,

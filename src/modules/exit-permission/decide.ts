@@ -1,0 +1,364 @@
+/**
+ * Deciding and changing a permission:
+ *
+ * - `PATCH /{id}/confirm {status, reason?}` (`exit-permission.review`): ONE guarded UPDATE from
+ *   `pending` (two reviewers at once: one wins, the other 409). Confirming supersedes the student's
+ *   earlier confirmed permission of the day and makes the day changes (a route change takes its seat
+ *   with a guarded UPDATE: none left is a 422 `no-seat` and nothing is written), in the same batch.
+ * - `POST /{id}/respond {accept, reason?}`: the child's guardian (or staff for them) answers a
+ *   permission that names another family's collector (`awaiting_family`): declined it is
+ *   `rejected`; accepted the rules run again and it becomes `pending` (or `confirmed` where the
+ *   school confirms automatically).
+ * - `PUT /{id}` (the asker, or staff): while pending (or awaiting the family), through the rules
+ *   again; a decided one is a 409.
+ * - `DELETE /{id}`: the asker cancels while pending (`cancelled`); staff may also withdraw a
+ *   confirmed one: its day changes are withdrawn and the seat given back in the same batch.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/transport";
+import { GuardFailed, inList, type Statement } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { conflict, forbidden, notFound } from "../../lib/errors";
+import { languageOf } from "../../lib/language";
+import { IdParams, nonEmpty } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
+import { text } from "../../lib/text";
+import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
+import { permissions } from "./permissions";
+import { actingContext, DateText, ExitPermissionRecord, exitPermission } from "./resource";
+import { failure, type RuleFailure } from "./rules";
+import { type Ask, evaluate, refusal } from "./service";
+import { isStaff, ridesOn } from "./snapshot";
+
+const LABEL = "Exit permission";
+const meta = {
+  tag: "Permissions and tasks" as const,
+  module: "exit-permissions" as const,
+  audit: "exit-permission",
+  context: actingContext,
+};
+
+/** The permission as this caller sees it (404 otherwise), with what confirming it needs: one round trip. */
+async function readForDecision(ctx: Ctx, id: number) {
+  const batch = new Batch(ctx);
+  const row = batch.read(
+    ExitPermissions.select(ctx)
+      .where(eq(exitPermissions.id, id), exitPermission.scoped(ctx, undefined, "read"))
+      .limit(1),
+  );
+  const rides = batch.read(
+    RouteStudents.select(ctx, {
+      routeId: routeStudents.routeId,
+      direction: routeStudents.direction,
+      weekdays: routeStudents.weekdays,
+      suspendedFrom: routeStudents.suspendedFrom,
+      suspendedUntil: routeStudents.suspendedUntil,
+    }).where(
+      sql`${routeStudents.studentId} IN ${ExitPermissions.pick(ctx, exitPermissions.studentId, eq(exitPermissions.id, id))}`,
+    ),
+  );
+  const route = batch.read(
+    Routes.select(ctx, { id: routes.id, transportId: routes.transportId }).where(
+      sql`${routes.id} IN ${ExitPermissions.pick(ctx, exitPermissions.routeId, eq(exitPermissions.id, id))}`,
+    ),
+  );
+  const results = await batch.commit();
+  const [permission] = results.get(row);
+  if (!permission) throw notFound(LABEL, id);
+  const homeRoutes = results
+    .get(rides)
+    .filter((r) => r.direction === "home" && ridesOn(r, permission.date))
+    .map((r) => r.routeId);
+  const [target] = results.get(route);
+  const effect: Effect = {
+    studentId: permission.studentId,
+    date: permission.date,
+    kind: permission.kind,
+    reason: permission.reason,
+    target:
+      permission.kind === "route_change" && target
+        ? {
+            routeId: target.id,
+            stopId: permission.stopId,
+            transportId: target.transportId,
+            rides: homeRoutes.includes(target.id),
+          }
+        : null,
+    homeRoutes,
+  };
+  return { permission, effect };
+}
+
+type Stored = Awaited<ReturnType<typeof readForDecision>>["permission"];
+
+/** The statements that make a permission confirmed: supersede the day's earlier one, then the guarded change and its day changes. */
+function confirming(ctx: Ctx, id: number, effect: Effect, change: Statement[]): Statement[] {
+  return [
+    ...supersede(ctx, effect.studentId, effect.date, id),
+    ...change,
+    ...confirmEffects(ctx, sql<number>`${id}`, effect),
+  ];
+}
+
+/**
+ * Commits a decision's batch and reads the record back; a failed guard is a 409 when the
+ * permission left `from` meanwhile, else the seat it needed went (`no-seat`, 422).
+ */
+async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly string[], effect: Effect) {
+  const after = batch.read(exitPermission.readOne(ctx, id));
+  try {
+    const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
+    if (!row) throw notFound(LABEL, id);
+    return exitPermission.toRecord(ctx, row);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
+    if (!now) throw notFound(LABEL, id);
+    if (!from.includes(now.status)) throw conflict(`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
+    const lang = languageOf(ctx);
+    const noSeat: RuleFailure = failure("no-seat", lang, {
+      route: effect.target?.routeId,
+      routeId: effect.target?.routeId,
+      date: effect.date,
+      available: 0,
+    });
+    throw refusal([noSeat]);
+  }
+}
+
+const notIn = (p: Stored, states: readonly string[], what: string) => {
+  if (!states.includes(p.status))
+    throw conflict(`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${states.join(" or ")}`);
+};
+
+const decision = (ctx: Ctx, reason: string | null) => ({
+  decidedBy: ctx.userId,
+  decidedAt: ctx.deps.clock.now().toISOString(),
+  decisionReason: reason,
+});
+
+// --- confirm / reject -------------------------------------------------------------------------
+
+const confirmRoute = defineRoute({
+  ...meta,
+  method: "patch",
+  path: "/api/v1/exit-permission/{id}/confirm",
+  operationId: "confirmExitPermission",
+  summary: "Confirm or reject a pending exit permission",
+  access: permissions.review,
+  errors: [409, 422],
+  request: {
+    params: IdParams,
+    body: jsonBody(
+      z.strictObject({
+        status: z.enum(["confirmed", "rejected"]).openapi({ example: "confirmed" }),
+        reason: text({ max: 500 }).optional().openapi({ example: "Grandma is on the list" }),
+      }),
+      "ExitPermissionDecision",
+    ),
+  },
+  responses: { 200: json(ExitPermissionRecord, "The permission, decided") },
+});
+
+export async function confirmExitPermission(ctx: Ctx, { params, body }: InputOf<typeof confirmRoute>) {
+  const { id } = params;
+  const { permission, effect } = await readForDecision(ctx, id);
+  notIn(permission, ["pending"], "a decision");
+  const pending = eq(exitPermissions.status, "pending");
+  const set = { status: body.status, ...decision(ctx, body.reason ?? null) };
+  const action = body.status === "confirmed" ? "confirm" : "reject";
+  const change = ExitPermissions.updateOne(ctx, id, set, { action, where: pending });
+  const batch = new Batch(ctx).add(...(body.status === "confirmed" ? confirming(ctx, id, effect, change) : change));
+  return commitDecision(ctx, id, batch, ["pending"], effect);
+}
+export const confirmExitPermissionOperation = operation(confirmRoute, confirmExitPermission);
+
+// --- the family's answer ----------------------------------------------------------------------
+
+const respondRoute = defineRoute({
+  ...meta,
+  method: "post",
+  path: "/api/v1/exit-permission/{id}/respond",
+  operationId: "respondExitPermission",
+  summary: "Answer, as the child's family, a permission that names another family's collector",
+  access: permissions.write,
+  errors: [409, 422],
+  request: {
+    params: IdParams,
+    body: jsonBody(
+      z.strictObject({
+        accept: z.boolean().openapi({ example: true }),
+        reason: text({ max: 500 }).optional().openapi({ example: "She may go with them" }),
+      }),
+      "ExitPermissionResponse",
+    ),
+  },
+  responses: { 200: json(ExitPermissionRecord, "The permission after the answer") },
+});
+
+/** The stored permission as an ask (the rules run on it again). */
+const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
+  studentId: p.studentId,
+  date: p.date,
+  kind: p.kind,
+  ...(p.routeId === null ? {} : { routeId: p.routeId }),
+  ...(p.stopId === null ? {} : { stopId: p.stopId }),
+  ...(p.trustedAddressId === null ? {} : { trustedAddressId: p.trustedAddressId }),
+  ...(p.pickupParentId === null ? {} : { pickupParentId: p.pickupParentId }),
+  ...(p.trustedPersonId === null ? {} : { trustedPersonId: p.trustedPersonId }),
+  ...(p.reason === null ? {} : { reason: p.reason }),
+  ...(p.invitationId === null ? {} : { invitationId: p.invitationId }),
+  ...also,
+});
+
+export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
+  const { id } = params;
+  const { permission, effect } = await readForDecision(ctx, id);
+  notIn(permission, ["awaiting_family"], "an answer");
+  const awaiting = eq(exitPermissions.status, "awaiting_family");
+  if (!body.accept) {
+    if (!isStaff(ctx)) await mustBeFamily(ctx, permission);
+    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? "Declined by the family") };
+    const batch = new Batch(ctx).add(
+      ...ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting }),
+    );
+    return commitDecision(ctx, id, batch, ["awaiting_family"], effect);
+  }
+  const { evaluated } = await evaluate(ctx, [askOf(permission, { familyAccepted: true })]);
+  const [one] = evaluated;
+  if (!one) throw new Error("no evaluation");
+  if (one.resolved.snapshot.asker.as === "collector") throw forbidden("Only the child's family answers this request");
+  if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
+  const confirmed = one.resolved.status === "confirmed";
+  const set = {
+    status: confirmed ? ("confirmed" as const) : ("pending" as const),
+    ...(confirmed ? decision(ctx, "Confirmed automatically (the school's setting)") : {}),
+  };
+  const change = ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting });
+  const batch = new Batch(ctx).add(...(confirmed ? confirming(ctx, id, effect, change) : change));
+  return commitDecision(ctx, id, batch, ["awaiting_family"], effect);
+}
+export const respondExitPermissionOperation = operation(respondRoute, respondExitPermission);
+
+/** A guardian of the child (or a valid delegate of one) answers; the collector does not. */
+async function mustBeFamily(ctx: Ctx, p: Stored) {
+  const { evaluated } = await evaluate(ctx, [askOf(p, { familyAccepted: true })]);
+  if (evaluated[0]?.resolved.snapshot.asker.as !== "guardian")
+    throw forbidden("Only the child's family answers this request");
+}
+
+// --- change -----------------------------------------------------------------------------------
+
+const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const Update = z.strictObject({
+  date: DateText.optional(),
+  routeId: Id.optional(),
+  stopId: Id.optional(),
+  trustedAddressId: Id.optional(),
+  pickupParentId: Id.optional(),
+  trustedPersonId: Id.optional(),
+  reason: text({ max: 500 }).nullable().optional(),
+});
+
+const updateRoute = defineRoute({
+  ...meta,
+  method: "put",
+  path: "/api/v1/exit-permission/{id}",
+  operationId: "updateExitPermission",
+  summary: "Change a pending exit permission (the rules run again)",
+  access: permissions.write,
+  errors: [409, 422],
+  request: { params: IdParams, body: jsonBody(nonEmpty(Update), "ExitPermissionUpdate") },
+  responses: { 204: noContent },
+});
+
+/** Whether the caller asked it (themself, or a parent they act for asked it). */
+const isAsker = (ctx: Ctx, p: Stored) =>
+  p.askedBy !== null && (p.askedBy === ctx.userId || (ctx.actingFor ?? []).includes(p.askedBy));
+
+export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
+  const { id } = params;
+  const { permission } = await readForDecision(ctx, id);
+  if (!isStaff(ctx) && !isAsker(ctx, permission))
+    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may change it`);
+  const open = ["pending", "awaiting_family"] as const;
+  notIn(permission, open, "a change");
+  const retarget = body.routeId !== undefined || body.stopId !== undefined || body.trustedAddressId !== undefined;
+  const recollect = body.pickupParentId !== undefined || body.trustedPersonId !== undefined;
+  const base = askOf(permission);
+  const ask: Ask = {
+    ...base,
+    ...(retarget ? { routeId: body.routeId, stopId: body.stopId, trustedAddressId: body.trustedAddressId } : {}),
+    ...(recollect ? { pickupParentId: body.pickupParentId, trustedPersonId: body.trustedPersonId } : {}),
+    ...(body.date === undefined ? {} : { date: body.date }),
+    ...(body.reason === undefined ? {} : { reason: body.reason ?? undefined }),
+    // The collector the family accepted stays accepted (a guardian's own link still counts).
+    familyAccepted: !recollect && base.pickupParentId !== undefined,
+  };
+  const { evaluated } = await evaluate(ctx, [ask]);
+  const [one] = evaluated;
+  if (!one) throw new Error("no evaluation");
+  if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
+  const r = one.resolved;
+  const set = {
+    date: ask.date,
+    routeId: ask.kind === "route_change" ? (r.target?.routeId ?? null) : null,
+    stopId: ask.kind === "route_change" ? (r.target?.stopId ?? null) : null,
+    trustedAddressId: ask.trustedAddressId ?? null,
+    pickupParentId: r.snapshot.pickup?.parentId ?? null,
+    trustedPersonId: ask.trustedPersonId ?? null,
+    reason: ask.reason ?? null,
+  };
+  const batch = new Batch(ctx).add(
+    ...ExitPermissions.updateOne(ctx, id, set, { where: inList(exitPermissions.status, [...open]) }),
+  );
+  await exitPermission.commit(ctx, id, batch, {
+    diagnose: { action: "a change", from: { column: exitPermissions.status, states: open } },
+  });
+}
+export const updateExitPermissionOperation = operation(updateRoute, updateExitPermission);
+
+// --- cancel / withdraw ------------------------------------------------------------------------
+
+const deleteRoute = defineRoute({
+  ...meta,
+  method: "delete",
+  path: "/api/v1/exit-permission/{id}",
+  operationId: "deleteExitPermission",
+  summary: "Cancel a pending exit permission (staff: also withdraw a confirmed one, giving its seat back)",
+  access: permissions.write,
+  errors: [409],
+  request: { params: IdParams },
+  responses: { 204: noContent },
+});
+
+export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
+  const { id } = params;
+  const { permission } = await readForDecision(ctx, id);
+  const staff = isStaff(ctx);
+  if (!staff && !isAsker(ctx, permission))
+    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may cancel it`);
+  const states = staff ? ["awaiting_family", "pending", "confirmed"] : ["awaiting_family", "pending"];
+  notIn(permission, states, "cancelling");
+  const withdraw = permission.status === "confirmed";
+  const only: SQL = withdraw
+    ? eq(exitPermissions.status, "confirmed")
+    : inList(exitPermissions.status, ["awaiting_family", "pending"]);
+  const batch = new Batch(ctx);
+  if (withdraw) batch.add(...withdrawEffects(ctx, sql`(${id})`));
+  batch.add(
+    ...ExitPermissions.updateOne(
+      ctx,
+      id,
+      { status: "cancelled", ...(withdraw ? decision(ctx, "Withdrawn by the school") : {}) },
+      { action: withdraw ? "withdraw" : "cancel", where: and(only) },
+    ),
+  );
+  await exitPermission.commit(ctx, id, batch, {
+    diagnose: { action: "cancelling", from: { column: exitPermissions.status, states: [permission.status] } },
+  });
+}
+export const deleteExitPermissionOperation = operation(deleteRoute, deleteExitPermission);

@@ -1,0 +1,356 @@
+/**
+ * Fixed (recurring) route changes and auto pickups: weekdays between two dates. The daily job
+ * (`generateFixedExitPermissions`, 02:00 UTC) and the create itself make the concrete permissions
+ * up to `permissionWeeksInAdvance` weeks ahead through the same rules (days that are not school
+ * days, holidays and full routes are skipped), as the school's own asks. A fixed permission's
+ * `generated_until` is claimed with a conditional UPDATE in the batch that writes the day's
+ * permissions (a second or concurrent run matches nothing and writes nothing), and the UNIQUE
+ * (fixed_id, date) is the backstop. Deleting a fixed one cancels its generated ones from today on
+ * (their seats given back), audited, in the same batch.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, gte, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import {
+  ExitPermissions,
+  exitPermissions,
+  FixedExitPermissions,
+  fixedExitPermissions,
+} from "../../db/schema/exit-permission";
+import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
+import { guard, inList, type Statement } from "../../db/write";
+import type { Deps } from "../../deps";
+import { type Ctx, jobCtx } from "../../lib/context";
+import { badRequest, notFound, unprocessable } from "../../lib/errors";
+import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { text } from "../../lib/text";
+import { daysOf, maskOf } from "../../lib/weekdays";
+import { dateIn, isoWeekday } from "../../lib/zoned-time";
+import { withdrawEffects } from "./effects";
+import { permissions } from "./permissions";
+import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
+import { addDays } from "./rules";
+import { type Ask, evaluate, queueAsk, refusal } from "./service";
+import { DEFAULT_WEEKS, isStaff } from "./snapshot";
+
+const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const Weekdays = z
+  .array(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .openapi({ enum: [1, 2, 3, 4, 5, 6, 7] }),
+  )
+  .min(1)
+  .max(7)
+  .refine((d) => new Set(d).size === d.length, "Each weekday once")
+  .openapi({ example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
+
+const FixedRecord = RecordBase.extend({
+  studentId: z.number().int(),
+  kind: z.enum(["route_change", "auto_pickup"]),
+  weekdays: z.array(z.number().int()),
+  fromDate: z.string(),
+  untilDate: z.string(),
+  routeId: z.number().int().nullable(),
+  stopId: z.number().int().nullable(),
+  trustedAddressId: z.number().int().nullable(),
+  pickupParentId: z.number().int().nullable(),
+  trustedPersonId: z.number().int().nullable(),
+  askedBy: z.number().int().nullable(),
+  parentId: z.number().int().nullable(),
+  reason: z.string().nullable(),
+  generatedUntil: z.string().nullable().openapi({ description: "The last date permissions were made for" }),
+});
+
+/** Staff see every fixed permission; anyone else their children's. */
+const visibleFixed = (ctx: Ctx): SQL | undefined =>
+  isStaff(ctx) ? undefined : inList(fixedExitPermissions.studentId, ownStudents(ctx));
+
+function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: string) {
+  return defineResource({
+    name,
+    plural: `${name}s`,
+    label,
+    path: `/api/v1/exit-permission/fixed/${segment}`,
+    tag: "Permissions and tasks",
+    scope: "school",
+    module: "exit-permissions",
+    data: FixedExitPermissions,
+    record: FixedRecord,
+    toRecord: (_ctx, row) => ({
+      ...timestamps(row),
+      studentId: row.studentId,
+      kind: row.kind,
+      weekdays: daysOf(row.weekdays),
+      fromDate: row.fromDate,
+      untilDate: row.untilDate,
+      routeId: row.routeId,
+      stopId: row.stopId,
+      trustedAddressId: row.trustedAddressId,
+      pickupParentId: row.pickupParentId,
+      trustedPersonId: row.trustedPersonId,
+      askedBy: row.askedBy,
+      parentId: row.parentId,
+      reason: row.reason,
+      generatedUntil: row.generatedUntil,
+    }),
+    // fixed_exit_permission_school_idx (school_id, kind, created_at)
+    visibleTo: (ctx) => and(eq(fixedExitPermissions.kind, kind), visibleFixed(ctx)),
+    context: actingContext,
+  });
+}
+
+const routeChanges = fixedResource("route_change", "route-change", "fixedRouteChange", "Fixed route change");
+const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup", "Fixed auto pickup");
+
+const common = {
+  studentId: Id.openapi({ example: 1 }),
+  weekdays: Weekdays,
+  fromDate: DateText,
+  untilDate: DateText,
+  reason: text({ max: 500 }).optional(),
+};
+const RouteChangeBody = z.strictObject({
+  ...common,
+  routeId: Id.optional(),
+  stopId: Id.optional(),
+  trustedAddressId: Id.optional(),
+});
+const AutoPickupBody = z.strictObject({ ...common, pickupParentId: Id.optional(), trustedPersonId: Id.optional() });
+type Body = z.output<typeof RouteChangeBody> & { pickupParentId?: number; trustedPersonId?: number };
+
+/** Rules that depend on one day (its date, seats) are checked when each day is generated. */
+const DAY_RULES = new Set([
+  "invalid-date",
+  "past-date",
+  "too-far",
+  "not-school-day",
+  "too-late",
+  "no-seat",
+  "route-not-running",
+]);
+
+/** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
+async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
+  if (body.fromDate > body.untilDate) {
+    throw badRequest("untilDate is before fromDate", [{ path: "untilDate", message: "Must not be before fromDate" }]);
+  }
+  if (
+    kind === "route_change" &&
+    body.routeId === undefined &&
+    body.stopId === undefined &&
+    body.trustedAddressId === undefined
+  )
+    throw badRequest("A route change names a stop or a trusted address", [{ path: "stopId", message: "Required" }]);
+  const probe: Ask = { ...body, kind, date: body.fromDate };
+  const { evaluated } = await evaluate(ctx, [probe]);
+  const one = evaluated[0];
+  if (!one) throw new Error("no evaluation");
+  const failures = one.verdict.failures.filter((f) => !DAY_RULES.has(f.code));
+  if (failures.length > 0) throw refusal(failures);
+  if (one.resolved.status === "awaiting_family") throw unprocessable("A fixed permission is for one's own children");
+  return {
+    studentId: body.studentId,
+    kind,
+    weekdays: maskOf(body.weekdays),
+    fromDate: body.fromDate,
+    untilDate: body.untilDate,
+    routeId: kind === "route_change" ? (one.resolved.target?.routeId ?? null) : null,
+    stopId: kind === "route_change" ? (one.resolved.target?.stopId ?? null) : null,
+    trustedAddressId: body.trustedAddressId ?? null,
+    pickupParentId: one.resolved.snapshot.pickup?.parentId ?? null,
+    trustedPersonId: body.trustedPersonId ?? null,
+    askedBy: ctx.userId,
+    parentId: one.resolved.parentId,
+    reason: body.reason ?? null,
+  };
+}
+
+const todayUtc = (ctx: Ctx) => ctx.deps.clock.now().toISOString().slice(0, 10);
+
+/** Cancels the generated permissions of fixed permission `id` from today on, giving their seats back. */
+function withdrawGenerated(ctx: Ctx, id: number): Statement[] {
+  const future = and(
+    eq(exitPermissions.fixedId, id),
+    gte(exitPermissions.date, todayUtc(ctx)),
+    inList(exitPermissions.status, ["awaiting_family", "pending", "confirmed"]),
+  );
+  const confirmed = ExitPermissions.pick(ctx, exitPermissions.id, future, eq(exitPermissions.status, "confirmed"));
+  return [
+    ...withdrawEffects(ctx, sql`${confirmed}`),
+    ...ExitPermissions.update(ctx, future, { status: "cancelled" }, "cancel"),
+  ];
+}
+
+function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
+  resource: typeof routeChanges,
+  kind: "route_change" | "auto_pickup",
+  body: B,
+) {
+  const list = resource.list({
+    access: permissions.read,
+    summary: `List fixed ${kind.replace("_", " ")}s (paginated)`,
+  });
+  const created = resource.create({
+    access: permissions.write,
+    input: body,
+    errors: [422],
+    values: (ctx, { body: b }) => fixedValues(ctx, kind, b),
+  });
+  const create = operation(created.route, async (ctx: Ctx, input: { body: z.output<B> }) => {
+    const record = await created.run(ctx, input);
+    await generateFor(ctx, [record.id]);
+    return resource.find(ctx, record.id);
+  });
+  const remove = resource.delete({
+    access: permissions.write,
+    summary: `Delete a fixed ${kind.replace("_", " ")}; its permissions from today on are cancelled`,
+    before: (ctx, { id }) => withdrawGenerated(ctx, id),
+  });
+  return [list, create, remove];
+}
+
+export const fixedOperations = [
+  ...operationsOf(routeChanges, "route_change", RouteChangeBody),
+  ...operationsOf(autoPickups, "auto_pickup", AutoPickupBody),
+];
+
+// --- the permissions made from one ------------------------------------------------------------
+
+const generatedRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/exit-permission/fixed/{id}/generated",
+  tag: "Permissions and tasks",
+  operationId: "listGeneratedExitPermissions",
+  summary: "The permissions made from a fixed permission, by date",
+  access: permissions.read,
+  module: "exit-permissions",
+  context: actingContext,
+  request: { params: IdParams },
+  responses: { 200: json(z.array(ExitPermissionRecord), "Its permissions, by date") },
+});
+
+export async function listGenerated(ctx: Ctx, { params }: InputOf<typeof generatedRoute>) {
+  const batch = new Batch(ctx);
+  const fixed = batch.read(
+    FixedExitPermissions.select(ctx, { id: fixedExitPermissions.id }).where(
+      eq(fixedExitPermissions.id, params.id),
+      visibleFixed(ctx),
+    ),
+  );
+  const rows = batch.read(
+    exitPermission
+      .select(ctx)
+      .where(eq(exitPermissions.fixedId, params.id))
+      .orderBy(asc(exitPermissions.date), asc(exitPermissions.id))
+      .limit(500),
+  );
+  const results = await batch.commit();
+  if (results.get(fixed).length === 0) throw notFound("Fixed exit permission", params.id);
+  return results.get(rows).map((r) => exitPermission.toRecord(ctx, r));
+}
+export const listGeneratedOperation = operation(generatedRoute, listGenerated);
+
+// --- generation -------------------------------------------------------------------------------
+
+/**
+ * Makes the permissions of fixed permissions `ids` (or every one still running) up to the school's
+ * horizon, as the school's own asks (staff rules: the deadline does not apply to a day generated
+ * ahead). Days that fail a rule are skipped. Answers how many were made.
+ */
+export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<number> {
+  const base = new Batch(ctx);
+  const school = base.read(
+    Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId ?? 0)),
+  );
+  const due = base.read(
+    FixedExitPermissions.select(ctx).where(
+      ids ? inList(fixedExitPermissions.id, ids) : gte(fixedExitPermissions.untilDate, todayUtc(ctx)),
+    ),
+  );
+  const existing = base.read(
+    ExitPermissions.select(ctx, { fixedId: exitPermissions.fixedId, date: exitPermissions.date }).where(
+      ids ? inList(exitPermissions.fixedId, ids) : sql`${exitPermissions.fixedId} IS NOT NULL`,
+      gte(exitPermissions.date, todayUtc(ctx)),
+    ),
+  );
+  const config = base.read(
+    ScheduleConfigurations.select(ctx, { weeks: scheduleConfigurations.permissionWeeksInAdvance }).limit(1),
+  );
+  const results = await base.commit();
+  const timeZone = results.get(school)[0]?.timeZone ?? "UTC";
+  const weeks = results.get(config)[0]?.weeks ?? DEFAULT_WEEKS;
+  const today = dateIn(timeZone, ctx.deps.clock.now());
+  const made = new Set(results.get(existing).map((e) => `${e.fixedId}:${e.date}`));
+  let count = 0;
+  for (const f of results.get(due)) {
+    const horizon = [addDays(today, weeks * 7), f.untilDate].sort()[0] ?? f.untilDate;
+    const start =
+      [today, f.fromDate, f.generatedUntil ? addDays(f.generatedUntil, 1) : f.fromDate].sort().pop() ?? today;
+    const asks: Ask[] = [];
+    for (let d = start; d <= horizon; d = addDays(d, 1)) {
+      if ((f.weekdays & (1 << (isoWeekday(d) - 1))) === 0 || made.has(`${f.id}:${d}`)) continue;
+      asks.push({
+        studentId: f.studentId,
+        date: d,
+        kind: f.kind,
+        fixedId: f.id,
+        ...(f.routeId === null ? {} : { routeId: f.routeId }),
+        ...(f.stopId === null ? {} : { stopId: f.stopId }),
+        ...(f.trustedAddressId === null ? {} : { trustedAddressId: f.trustedAddressId }),
+        ...(f.pickupParentId === null ? {} : { pickupParentId: f.pickupParentId }),
+        ...(f.trustedPersonId === null ? {} : { trustedPersonId: f.trustedPersonId }),
+        ...(f.reason === null ? {} : { reason: f.reason }),
+      });
+    }
+    const job: Ctx = {
+      ...ctx,
+      can: () => true,
+      actor: ctx.actor.type === "user" ? { type: "job", name: "fixed-exit-permissions" } : ctx.actor,
+    };
+    const { evaluated } = asks.length ? await evaluate(job, asks) : { evaluated: [] };
+    const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
+    const batch = new Batch(job);
+    // The claim: a run that finds the horizon already reached (another run) matches nothing. A
+    // bookkeeping mark of the job, not a change of the record: no audit row.
+    batch.add(
+      job.deps.db
+        .update(fixedExitPermissions)
+        .set({ generatedUntil: horizon })
+        .where(
+          FixedExitPermissions.where(
+            job,
+            eq(fixedExitPermissions.id, f.id),
+            or(isNull(fixedExitPermissions.generatedUntil), lt(fixedExitPermissions.generatedUntil, horizon)),
+          ),
+        ),
+      guard(job.deps.db),
+    );
+    for (const r of passed)
+      queueAsk(job, batch, { ...r, status: r.status === "awaiting_family" ? "pending" : r.status });
+    try {
+      await batch.commit();
+      count += passed.length;
+    } catch {
+      // Claimed by another run, or a seat went meanwhile: the next run tries the days again.
+    }
+  }
+  return count;
+}
+
+/** The daily job: every school with fixed permissions still running. */
+export async function generateFixedExitPermissions(deps: Deps): Promise<string> {
+  const today = deps.clock.now().toISOString().slice(0, 10);
+  const rows = await deps.db
+    .selectDistinct({ schoolId: FixedExitPermissions.schoolOf() })
+    .from(fixedExitPermissions)
+    .where(gte(fixedExitPermissions.untilDate, today));
+  let made = 0;
+  for (const { schoolId } of rows) made += await generateFor(jobCtx(deps, "generate-fixed-exit-permissions", schoolId));
+  return `${made} exit permissions made for ${rows.length} schools`;
+}

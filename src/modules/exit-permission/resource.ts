@@ -1,0 +1,218 @@
+/**
+ * Exit permissions as a resource: the record, who sees which, the lists and the read by id.
+ *
+ * Visibility: holders of `exit-permission.manage` (staff) see every permission of the school;
+ * anyone else the permissions of the students they are a guardian of (themself, or as a valid
+ * delegate of a guardian today), and those they asked themself (a parent collecting a friend's
+ * child sees that request). Another family's permission is a 404.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import {
+  EXIT_PERMISSION_KINDS,
+  EXIT_PERMISSION_STATUSES,
+  ExitPermissions,
+  exitPermissions,
+} from "../../db/schema/exit-permission";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { RouteStops, Routes, routeStops, routes } from "../../db/schema/transport";
+import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { PageQuery, pageOf } from "../../lib/pagination";
+import { idFilter } from "../../lib/params";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { calendarDate } from "../../lib/zoned-time";
+import { actedFor, actingFor } from "../delegate/api";
+import { permissions } from "./permissions";
+import { isStaff } from "./snapshot";
+
+export const Kind = z.enum(EXIT_PERMISSION_KINDS).openapi({ example: "route_change" });
+export const Status = z.enum(EXIT_PERMISSION_STATUSES).openapi({ example: "pending" });
+/** A school-local date: the shape is checked here, whether it is a real date by the rules (422 `invalid-date`). */
+export const DateText = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a date, YYYY-MM-DD")
+  .openapi({ example: "2026-11-27", description: "School-local date, YYYY-MM-DD" });
+const DayFilter = z
+  .string()
+  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .optional();
+
+const idOrNull = () => z.number().int().nullable();
+
+export const ExitPermissionRecord = RecordBase.extend({
+  studentId: z.number().int(),
+  studentName: z.string().openapi({ example: "Ana Gómez" }),
+  date: z.string().openapi({ example: "2026-11-27" }),
+  kind: Kind,
+  status: Status,
+  routeId: idOrNull().openapi({ description: "Route change: the route the student takes home" }),
+  routeName: z.string().nullable(),
+  stopId: idOrNull().openapi({ description: "Route change: the stop where the student leaves the bus" }),
+  stopName: z.string().nullable(),
+  trustedAddressId: idOrNull().openapi({ description: "Route change: the approved trusted address" }),
+  pickupParentId: idOrNull().openapi({ description: "Auto pickup: the parent who collects" }),
+  trustedPersonId: idOrNull().openapi({ description: "Auto pickup: the approved trusted person who collects" }),
+  trustedPersonName: z.string().nullable(),
+  askedBy: idOrNull().openapi({ description: "The user who asked" }),
+  parentId: idOrNull().openapi({ description: "The guardian profile the asker asked as; null when the school did" }),
+  reason: z.string().nullable(),
+  decidedBy: idOrNull(),
+  decidedAt: z.string().nullable(),
+  decisionReason: z.string().nullable(),
+  supersededBy: idOrNull().openapi({ description: "The later confirmed permission that replaced this one" }),
+  fixedId: idOrNull().openapi({ description: "The fixed (recurring) permission it was made from" }),
+  invitationId: idOrNull(),
+  slug: z.string().openapi({ description: "The public pass's key" }),
+});
+
+/** The context loader: for a caller who does not see every permission, whom they act for (one D1 call). */
+export async function actingContext(ctx: Ctx): Promise<Ctx> {
+  if (isStaff(ctx) || ctx.userId === null) return ctx;
+  return { ...ctx, actingFor: await actingFor(ctx) };
+}
+
+const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
+/** The students the caller is a guardian of (or a valid delegate of a guardian of), as a sub-select. */
+export const ownStudents = (ctx: Ctx) =>
+  Guardians.select(ctx, { id: guardians.studentId })
+    .join(Parents, eq(parents.id, guardians.parentId))
+    .where(actedFor(parents.userId, actedUsers(ctx)));
+
+/** What a caller sees: everything for staff; else their children's permissions and their own asks. */
+export function visible(ctx: Ctx): SQL | undefined {
+  if (isStaff(ctx)) return undefined;
+  return sql`(${inList(exitPermissions.studentId, ownStudents(ctx))} OR ${exitPermissions.askedBy} = ${ctx.userId ?? 0})`;
+}
+
+export const exitPermission = defineResource({
+  name: "exitPermission",
+  plural: "exitPermissions",
+  label: "Exit permission",
+  path: "/api/v1/exit-permission",
+  tag: "Permissions and tasks",
+  scope: "school",
+  module: "exit-permissions",
+  data: ExitPermissions,
+  record: ExitPermissionRecord,
+  view: {
+    fields: {
+      id: exitPermissions.id,
+      createdAt: exitPermissions.createdAt,
+      updatedAt: exitPermissions.updatedAt,
+      studentId: exitPermissions.studentId,
+      studentName: sql<string>`${students.firstName} || ' ' || ${students.lastName}`,
+      date: exitPermissions.date,
+      kind: exitPermissions.kind,
+      status: exitPermissions.status,
+      routeId: exitPermissions.routeId,
+      routeName: routes.name,
+      stopId: exitPermissions.stopId,
+      stopName: routeStops.name,
+      trustedAddressId: exitPermissions.trustedAddressId,
+      pickupParentId: exitPermissions.pickupParentId,
+      trustedPersonId: exitPermissions.trustedPersonId,
+      trustedPersonName: trustedPeople.name,
+      askedBy: exitPermissions.askedBy,
+      parentId: exitPermissions.parentId,
+      reason: exitPermissions.reason,
+      decidedBy: exitPermissions.decidedBy,
+      decidedAt: exitPermissions.decidedAt,
+      decisionReason: exitPermissions.decisionReason,
+      supersededBy: exitPermissions.supersededBy,
+      fixedId: exitPermissions.fixedId,
+      invitationId: exitPermissions.invitationId,
+      slug: exitPermissions.slug,
+    },
+    join: (q) =>
+      q
+        .join(Students, eq(students.id, exitPermissions.studentId))
+        .join(Routes, eq(routes.id, exitPermissions.routeId), "left")
+        .join(RouteStops, eq(routeStops.id, exitPermissions.stopId), "left")
+        .join(TrustedPeople, eq(trustedPeople.id, exitPermissions.trustedPersonId), "left"),
+  },
+  toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
+  visibleTo: visible,
+  context: actingContext,
+  conflictMessage: "The student already has a confirmed exit permission that day",
+});
+
+const filters = {
+  // exit_permission_day_idx (school_id, date)
+  date: {
+    schema: DayFilter.openapi({ description: "Only this date's permissions", type: "string" }),
+    where: (_ctx: Ctx, v: string) => eq(exitPermissions.date, v),
+    example: "2026-11-27",
+  },
+  from: {
+    schema: DayFilter.openapi({ description: "Dates from this one on", type: "string" }),
+    where: (_ctx: Ctx, v: string) => gte(exitPermissions.date, v),
+    example: "2026-11-23",
+  },
+  to: {
+    schema: DayFilter.openapi({ description: "Dates up to this one", type: "string" }),
+    where: (_ctx: Ctx, v: string) => lte(exitPermissions.date, v),
+    example: "2026-12-31",
+  },
+  // exit_permission_student_idx (school_id, student_id, date)
+  studentId: {
+    schema: idFilter("Only this student's permissions"),
+    where: (_ctx: Ctx, v: number) => eq(exitPermissions.studentId, v),
+    example: "1",
+  },
+  // exit_permission_kind_idx (school_id, kind, date)
+  kind: {
+    schema: Kind.optional().openapi({ description: "Only this kind" }),
+    where: (_ctx: Ctx, v: (typeof EXIT_PERMISSION_KINDS)[number]) => eq(exitPermissions.kind, v),
+    example: "absence",
+  },
+  // exit_permission_status_idx (school_id, status, date)
+  status: {
+    schema: Status.optional().openapi({ description: "Only this status" }),
+    where: (_ctx: Ctx, v: (typeof EXIT_PERMISSION_STATUSES)[number]) => eq(exitPermissions.status, v),
+    example: "pending",
+  },
+};
+
+export const listExitPermissions = exitPermission.list({
+  access: permissions.read,
+  filters,
+  // By day, then in the order asked: exit_permission_day_idx, and each filter's index ends with the date.
+  defaultOrder: [{ by: exitPermissions.date }, { by: exitPermissions.id }],
+  summary: "List exit permissions (paginated; a parent sees their children's)",
+});
+
+export const getExitPermission = exitPermission.get({ access: permissions.read });
+
+const { kind: _kind, ...typeFilters } = filters;
+const Page = pageOf(ExitPermissionRecord, "ExitPermissionByTypePage");
+
+const byTypeRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/exit-permission/type/{kind}",
+  tag: "Permissions and tasks",
+  operationId: "listExitPermissionsByType",
+  summary: "List exit permissions of one kind (paginated)",
+  access: permissions.read,
+  module: "exit-permissions",
+  context: actingContext,
+  request: {
+    params: z.object({ kind: Kind.openapi({ param: { name: "kind", in: "path" } }) }),
+    query: z.strictObject({
+      ...PageQuery.shape,
+      ...Object.fromEntries(Object.entries(typeFilters).map(([k, f]) => [k, f.schema])),
+    }),
+  },
+  responses: { 200: json(Page, "A page of exit permissions of that kind") },
+  // No x-filters: the list's own filters (the same query) are checked through GET /exit-permission.
+});
+
+export function listExitPermissionsByType(ctx: Ctx, { params, query }: InputOf<typeof byTypeRoute>) {
+  const filtered = { ...query, kind: params.kind };
+  return listExitPermissions.run(ctx, { query: filtered });
+}
+export const listExitPermissionsByTypeOperation = operation(byTypeRoute, listExitPermissionsByType);

@@ -1,0 +1,310 @@
+/**
+ * The rules of an exit permission: PURE functions over one snapshot of what they need (the school's
+ * day, the student's schedule, the caller's link to the student, the target route, trusted people
+ * and addresses). `./snapshot.ts` reads it in one round trip; `decide` answers every failed rule,
+ * never just the first, each `{ code, message, ...facts }` with its message in the caller's
+ * language.
+ *
+ * Staff (`exit-permission.manage`) record what a family said by phone: for them `too-late` and
+ * `too-far` are warnings, not failures (kept in the answer); every other rule holds for everyone.
+ */
+import type { ExitPermissionKind } from "../../db/schema/exit-permission";
+import type { Language } from "../../lib/language";
+import type { Level } from "../../lib/levels";
+import { calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
+
+export interface RuleFailure {
+  code: string;
+  message: string;
+  [fact: string]: unknown;
+}
+
+/** `date` plus `days` calendar days. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** An instant written with the zone's offset at that instant: `2026-11-25T13:00:00-06:00`. */
+export function isoWithOffset(instant: Date, timeZone: string): string {
+  const offset = offsetAt(timeZone, instant.getTime());
+  const wall = new Date(instant.getTime() + offset).toISOString().slice(0, 19);
+  const minutes = Math.round(Math.abs(offset) / 60_000);
+  const sign = offset < 0 ? "-" : "+";
+  return `${wall}${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The last moment a change for `date` may arrive: `hours` before the dismissal, counted on the
+ * school's wall clocks (a 15:00 dismissal with a 2-hour limit closes at 13:00 local, also on the day
+ * a daylight-saving change happens), as an instant written with the school's offset.
+ */
+export function changeDeadline(date: string, dismissal: string, timeZone: string, hours: number): string {
+  const [h = 0, m = 0] = dismissal.split(":").map(Number);
+  const total = h * 60 + m - hours * 60;
+  const dayShift = Math.floor(total / 1440);
+  const minutes = total - dayShift * 1440;
+  const local = `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+  return isoWithOffset(zonedInstant(addDays(date, dayShift), local, timeZone), timeZone);
+}
+
+/** A guardian link as the rules read it. */
+export interface Link {
+  parentId: number;
+  canPickUp: boolean;
+  canRequestChanges: boolean;
+  restricted: boolean;
+  restrictionFrom: string | null;
+  restrictionUntil: string | null;
+}
+
+/** Whether a restriction holds on `date` (bounds inclusive, either open when null). */
+export function restrictedOn(link: Link, date: string): boolean {
+  if (!link.restricted) return false;
+  if (link.restrictionFrom !== null && date < link.restrictionFrom) return false;
+  if (link.restrictionUntil !== null && date > link.restrictionUntil) return false;
+  return true;
+}
+
+/** Who asks, relative to the student. */
+export type Asker =
+  /** `exit-permission.manage` (staff), or a job acting for the school. */
+  | { as: "staff" }
+  /** A guardian of the student (themself, or the parent they are a valid delegate of). */
+  | { as: "guardian"; link: Link }
+  /** A delegate of a guardian, outside the delegation's dates. */
+  | { as: "delegate-outside"; validFrom: string; validUntil: string }
+  /** A parent collecting another family's child (the child's guardian answers first). */
+  | { as: "collector"; parentId: number }
+  /** An accepted invitation: the invited child's guardian already agreed. */
+  | { as: "invitation" };
+
+export interface RouteFacts {
+  id: number;
+  name: string;
+  direction: "home" | "to_school";
+  weekdays: number;
+  levels: readonly Level[];
+  vehicleActive: boolean;
+  seats: number;
+  available: number;
+  /** Whether the student already rides this route that day (a stop change, not a seat). */
+  rides: boolean;
+}
+
+/** Everything the rules read for one ask. */
+export interface Snapshot {
+  now: Date;
+  timeZone: string;
+  /** The school's local date at `now`. */
+  today: string;
+  holiday: boolean;
+  level: Level | null;
+  /** The level's schedule on the date's weekday (school-local `HH:mm`), or null. */
+  schedule: { entry: string; dismissal: string } | null;
+  permissionTimeLimit: number;
+  permissionWeeksInAdvance: number;
+  asker: Asker;
+  /** Route changes: the target route (by id, or the stop's, or the trusted address's stop's). */
+  route?: RouteFacts;
+  /** Route changes: the named stop and whether it is on the route. */
+  stop?: { id: number; onRoute: boolean };
+  trustedAddress?: { id: number; approved: boolean; ofStudent: boolean };
+  /**
+   * Auto pickup by a parent: their link to the student (none: not a guardian), whether an accepted
+   * invitation names them, whether they are the asker.
+   */
+  pickup?: { parentId: number; link?: Link; invited: boolean; self: boolean };
+  trustedPerson?: { id: number; approved: boolean; ofStudent: boolean };
+}
+
+export interface RuleAsk {
+  date: string;
+  kind: ExitPermissionKind;
+}
+
+export interface Verdict {
+  failures: RuleFailure[];
+  /** Rules staff may pass (late, far ahead): kept so the office sees what it recorded. */
+  warnings: RuleFailure[];
+  deadline: string | null;
+  dismissal: string | null;
+  latest: string | null;
+}
+
+type Facts = Record<string, unknown>;
+type Message = (facts: Facts) => string;
+
+const MESSAGES: Record<string, Record<Language, Message>> = {
+  "invalid-date": {
+    en: (f) => `${f.date} is not a calendar date`,
+    es: (f) => `${f.date} no es una fecha válida`,
+  },
+  "past-date": {
+    en: (f) => `${f.date} has passed (the school's today is ${f.today})`,
+    es: (f) => `${f.date} ya pasó (hoy en la escuela es ${f.today})`,
+  },
+  "too-far": {
+    en: (f) => `${f.date} is too far ahead: changes may be asked up to ${f.latest}`,
+    es: (f) => `${f.date} está demasiado lejos: los cambios se piden hasta el ${f.latest}`,
+  },
+  "not-school-day": {
+    en: (f) =>
+      `${f.date} is not a school day (${f.reason === "holiday" ? "a holiday" : f.reason === "weekend" ? "a weekend" : "no schedule for the student's level"})`,
+    es: (f) =>
+      `${f.date} no es día de clases (${f.reason === "holiday" ? "vacaciones" : f.reason === "weekend" ? "fin de semana" : "no hay horario para el nivel del alumno"})`,
+  },
+  "too-late": {
+    en: (f) => `Too late: changes for ${f.date} had to arrive by ${f.deadline} (dismissal ${f.dismissal})`,
+    es: (f) =>
+      `Demasiado tarde: los cambios para el ${f.date} debían llegar antes de ${f.deadline} (salida ${f.dismissal})`,
+  },
+  "route-not-running": {
+    en: (f) => `Route ${f.route} does not run on ${f.date}`,
+    es: (f) => `La ruta ${f.route} no circula el ${f.date}`,
+  },
+  "route-not-home": {
+    en: (f) => `Route ${f.route} goes to school, not home`,
+    es: (f) => `La ruta ${f.route} va a la escuela, no a casa`,
+  },
+  "route-not-for-level": {
+    en: (f) => `Route ${f.route} serves ${f.levels}; the student is ${f.level ?? "of no level"}`,
+    es: (f) => `La ruta ${f.route} atiende ${f.levels}; el alumno es de ${f.level ?? "ningún nivel"}`,
+  },
+  "vehicle-out-of-service": {
+    en: (f) => `The vehicle of route ${f.route} is out of service`,
+    es: (f) => `El vehículo de la ruta ${f.route} está fuera de servicio`,
+  },
+  "stop-not-on-route": {
+    en: (f) => `Stop ${f.stopId} is not a stop of route ${f.route}`,
+    es: (f) => `La parada ${f.stopId} no es de la ruta ${f.route}`,
+  },
+  "no-seat": {
+    en: (f) => `No seat left on route ${f.route} on ${f.date} (${f.seats} seats)`,
+    es: (f) => `No quedan lugares en la ruta ${f.route} el ${f.date} (${f.seats} lugares)`,
+  },
+  "trusted-address-not-approved": {
+    en: (f) => `Trusted address ${f.trustedAddressId} is not an approved address of this student`,
+    es: (f) => `El domicilio de confianza ${f.trustedAddressId} no está aprobado para este alumno`,
+  },
+  "pickup-not-allowed": {
+    en: (f) => `Parent ${f.pickupParentId} may not pick the student up on ${f.date}: ${f.reason}`,
+    es: (f) => `El padre o madre ${f.pickupParentId} no puede recoger al alumno el ${f.date}: ${f.reason}`,
+  },
+  "trusted-person-not-approved": {
+    en: (f) => `Trusted person ${f.trustedPersonId} is not an approved trusted person of this student`,
+    es: (f) => `La persona de confianza ${f.trustedPersonId} no está aprobada para este alumno`,
+  },
+  "may-not-ask": {
+    en: (f) => `You may not ask changes for this student: ${f.reason}`,
+    es: (f) => `No puede pedir cambios para este alumno: ${f.reason}`,
+  },
+};
+
+/** A failure with its message in `lang`. */
+export function failure(code: string, lang: Language, facts: Facts = {}): RuleFailure {
+  const message = MESSAGES[code]?.[lang]?.(facts) ?? code;
+  return { code, message, ...facts };
+}
+
+/** Why a guardian may not pick up on `date`, or null. */
+export function pickUpRefusal(link: Link | undefined, date: string): string | null {
+  if (!link) return "not a guardian";
+  if (restrictedOn(link, date))
+    return link.restrictionUntil ? `restricted until ${link.restrictionUntil}` : "restricted";
+  return link.canPickUp ? null : "may not pick up";
+}
+
+/** The date rules: a real date, not past, not too far, a school day, in time. */
+function dateRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict): boolean {
+  const staff = s.asker.as === "staff";
+  const { date } = ask;
+  if (!calendarDate(date)) {
+    out.failures.push(failure("invalid-date", lang, { date }));
+    return false;
+  }
+  if (date < s.today) out.failures.push(failure("past-date", lang, { date, today: s.today }));
+  const latest = addDays(s.today, s.permissionWeeksInAdvance * 7);
+  out.latest = latest;
+  if (date > latest) (staff ? out.warnings : out.failures).push(failure("too-far", lang, { date, latest }));
+  const weekday = isoWeekday(date);
+  if (s.holiday) out.failures.push(failure("not-school-day", lang, { date, reason: "holiday" }));
+  else if (!s.schedule) {
+    const reason = weekday >= 6 ? "weekend" : "no-schedule";
+    out.failures.push(failure("not-school-day", lang, { date, reason, level: s.level }));
+  }
+  if (s.schedule) {
+    const deadline = changeDeadline(date, s.schedule.dismissal, s.timeZone, s.permissionTimeLimit);
+    out.deadline = deadline;
+    out.dismissal = s.schedule.dismissal;
+    if (date >= s.today && s.now.getTime() > Date.parse(deadline)) {
+      (staff ? out.warnings : out.failures).push(
+        failure("too-late", lang, { date, deadline, dismissal: s.schedule.dismissal }),
+      );
+    }
+  }
+  return true;
+}
+
+/** Who asks: a guardian must be allowed to request changes and not restricted that day. */
+function askerRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+  const a = s.asker;
+  if (a.as === "delegate-outside") {
+    out.failures.push(
+      failure("may-not-ask", lang, {
+        reason: `your delegation runs from ${a.validFrom} to ${a.validUntil}`,
+        validFrom: a.validFrom,
+        validUntil: a.validUntil,
+      }),
+    );
+  } else if (a.as === "guardian") {
+    if (restrictedOn(a.link, ask.date))
+      out.failures.push(failure("may-not-ask", lang, { reason: "restricted by the school" }));
+    else if (!a.link.canRequestChanges)
+      out.failures.push(failure("may-not-ask", lang, { reason: "this guardian may not request changes" }));
+  }
+}
+
+function routeRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+  if (s.trustedAddress && !(s.trustedAddress.approved && s.trustedAddress.ofStudent)) {
+    out.failures.push(failure("trusted-address-not-approved", lang, { trustedAddressId: s.trustedAddress.id }));
+  }
+  const r = s.route;
+  if (!r) return;
+  const facts = { route: r.name, routeId: r.id, date: ask.date };
+  if (calendarDate(ask.date) && (r.weekdays & (1 << (isoWeekday(ask.date) - 1))) === 0)
+    out.failures.push(failure("route-not-running", lang, facts));
+  if (r.direction !== "home") out.failures.push(failure("route-not-home", lang, facts));
+  if (r.levels.length > 0 && (s.level === null || !r.levels.includes(s.level)))
+    out.failures.push(failure("route-not-for-level", lang, { ...facts, levels: r.levels.join(", "), level: s.level }));
+  if (!r.vehicleActive) out.failures.push(failure("vehicle-out-of-service", lang, facts));
+  if (s.stop && !s.stop.onRoute) out.failures.push(failure("stop-not-on-route", lang, { ...facts, stopId: s.stop.id }));
+  if (!r.rides && r.available <= 0)
+    out.failures.push(failure("no-seat", lang, { ...facts, seats: r.seats, available: r.available }));
+}
+
+function pickupRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+  const p = s.pickup;
+  // An invited collector (their family accepted) is no guardian: that alone does not refuse them;
+  // a guardian's own link (may not pick up, restricted) always counts.
+  if (p && !(p.self && s.asker.as === "collector")) {
+    const refused = pickUpRefusal(p.link, ask.date);
+    const reason = refused === "not a guardian" && p.invited ? null : refused;
+    if (reason)
+      out.failures.push(failure("pickup-not-allowed", lang, { date: ask.date, reason, pickupParentId: p.parentId }));
+  }
+  if (s.trustedPerson && !(s.trustedPerson.approved && s.trustedPerson.ofStudent)) {
+    out.failures.push(failure("trusted-person-not-approved", lang, { trustedPersonId: s.trustedPerson.id }));
+  }
+}
+
+/** Every rule over one ask: the failures (none: it may be written), warnings, and the day's deadline. */
+export function decide(ask: RuleAsk, s: Snapshot, lang: Language): Verdict {
+  const out: Verdict = { failures: [], warnings: [], deadline: null, dismissal: null, latest: null };
+  const real = dateRules(ask, s, lang, out);
+  askerRules(ask, s, lang, out);
+  if (real && ask.kind === "route_change") routeRules(ask, s, lang, out);
+  if (ask.kind === "auto_pickup") pickupRules(ask, s, lang, out);
+  return out;
+}

@@ -1,0 +1,191 @@
+/**
+ * Asking for exit permissions: the snapshot (one round trip), the rules over it, then one batch
+ * that writes what passed (the permission, its audit row and, when it is confirmed at once, the
+ * earlier permission it supersedes and its seat and day changes). The HTTP routes, the dry-run and
+ * other modules (`askExitPermissions` in ./api.ts) all come here.
+ */
+import { eq } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { GuardFailed } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { randomToken } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import type { Language } from "../../lib/language";
+import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
+import { exitPermission } from "./resource";
+import { decide, failure, type RuleFailure, type Verdict } from "./rules";
+import { type Ask, type Resolved, readSnapshot, resolve } from "./snapshot";
+
+export type { Ask };
+
+export interface Evaluated {
+  resolved: Resolved;
+  verdict: Verdict;
+}
+
+/** The snapshot and every rule over each ask: one round trip. */
+export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch) => void) {
+  const { read, language } = await readSnapshot(ctx, asks, extra);
+  const evaluated = asks.map((ask): Evaluated => {
+    const resolved = resolve(ctx, read, ask);
+    return { resolved, verdict: decide(ask, resolved.snapshot, language) };
+  });
+  return { read, language, evaluated };
+}
+
+/** The request field a rule is about (a problem's `errors[].path`). */
+function fieldOf(code: string): string {
+  if (["invalid-date", "past-date", "too-far", "not-school-day", "too-late"].includes(code)) return "date";
+  if (code === "stop-not-on-route") return "stopId";
+  if (code === "trusted-address-not-approved") return "trustedAddressId";
+  if (code === "pickup-not-allowed") return "pickupParentId";
+  if (code === "trusted-person-not-approved") return "trustedPersonId";
+  if (code === "may-not-ask") return "studentId";
+  return "routeId";
+}
+
+/** The 422 that lists every failed rule (`failures`, and each as a field error). */
+export function refusal(failures: readonly RuleFailure[]): ApiError {
+  return new ApiError(422, failures.map((f) => f.message).join("; "), {
+    errors: failures.map((f) => ({ path: fieldOf(f.code), message: f.message })),
+    members: { failures },
+  });
+}
+
+/** What a confirmed permission changes on the route days. */
+export const effectOf = (r: Resolved): Effect => ({
+  studentId: r.student.id,
+  date: r.ask.date,
+  kind: r.ask.kind,
+  reason: r.ask.reason ?? null,
+  target: r.target,
+  homeRoutes: r.homeRoutes,
+});
+
+const nowIso = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+
+/** The decision columns of a permission confirmed as it is asked (the school's setting). */
+const autoDecision = (ctx: Ctx) => ({
+  decidedBy: ctx.userId,
+  decidedAt: nowIso(ctx),
+  decisionReason: "Confirmed automatically (the school's setting)",
+});
+
+/** Queues the writes of one ask that passed the rules; answers the slot that reads it back. */
+export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved) {
+  const { ask } = r;
+  const confirmed = r.status === "confirmed";
+  if (confirmed) batch.add(...supersede(ctx, r.student.id, ask.date, null));
+  batch.add(
+    ...ExitPermissions.insert(ctx, {
+      studentId: r.student.id,
+      date: ask.date,
+      kind: ask.kind,
+      status: r.status,
+      routeId: ask.kind === "route_change" ? (r.target?.routeId ?? null) : null,
+      stopId: ask.kind === "route_change" ? (r.target?.stopId ?? null) : null,
+      trustedAddressId: ask.trustedAddressId ?? null,
+      pickupParentId: r.snapshot.pickup?.parentId ?? null,
+      trustedPersonId: ask.trustedPersonId ?? null,
+      askedBy: ctx.userId,
+      parentId: r.parentId,
+      reason: ask.reason ?? null,
+      ...(confirmed ? autoDecision(ctx) : {}),
+      invitationId: ask.invitationId ?? null,
+      fixedId: ask.fixedId ?? null,
+      slug: randomToken(16),
+    }),
+  );
+  const id = ExitPermissions.insertedId();
+  if (confirmed) batch.add(linkSuperseded(ctx, r.student.id, ask.date, id), ...confirmEffects(ctx, id, effectOf(r)));
+  return batch.read(exitPermission.readOne(ctx, id));
+}
+
+/** A route change that needs a seat (a guard that failed in its batch was its seat). */
+const needsSeat = (r: Resolved) => r.ask.kind === "route_change" && r.target !== null && !r.target.rides;
+
+/** The `no-seat` failure of a route change whose seat went while it was written. */
+function noSeat(r: Resolved, language: Language): RuleFailure {
+  return failure("no-seat", language, {
+    route: r.snapshot.route?.name,
+    routeId: r.target?.routeId,
+    date: r.ask.date,
+    seats: r.snapshot.route?.seats,
+    available: 0,
+  });
+}
+
+export type Written = Awaited<ReturnType<typeof exitPermission.find>>;
+
+/**
+ * Writes the asks that passed, in one batch. When a seat guard fails (another family took the last
+ * seat meanwhile) nothing of the batch is written: with one ask that is its `no-seat`; with several,
+ * each is written in a batch of its own so the others still pass.
+ */
+export async function writeAsks(
+  ctx: Ctx,
+  passed: readonly Resolved[],
+  language: Language,
+): Promise<({ ok: true; record: Written } | { ok: false; failures: RuleFailure[] })[]> {
+  if (passed.length === 0) return [];
+  const batch = new Batch(ctx);
+  const reads = passed.map((r) => queueAsk(ctx, batch, r));
+  try {
+    const results = await batch.commit({ conflict: exitPermission.messages.conflict });
+    return reads.map((slot) => {
+      const [row] = results.get(slot);
+      if (!row) throw new Error("the exit permission was not read back");
+      return { ok: true as const, record: exitPermission.toRecord(ctx, row) };
+    });
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    if (passed.length === 1) {
+      const [only] = passed;
+      if (only && needsSeat(only)) return [{ ok: false, failures: [noSeat(only, language)] }];
+      throw err;
+    }
+    const out = [];
+    for (const r of passed) out.push(...(await writeAsks(ctx, [r], language)));
+    return out;
+  }
+}
+
+/** One ask through the rules and, when it passes, written: the record (201), or the 422 of every failed rule. */
+export async function askOne(ctx: Ctx, ask: Ask) {
+  const { evaluated, language } = await evaluate(ctx, [ask]);
+  const [one] = evaluated;
+  if (!one) throw new Error("no evaluation");
+  if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
+  const [written] = await writeAsks(ctx, [one.resolved], language);
+  if (!written) throw new Error("nothing written");
+  if (!written.ok) throw refusal(written.failures);
+  return { ...written.record, warnings: one.verdict.warnings, deadline: one.verdict.deadline };
+}
+
+/** The verdict on an ask without writing anything. */
+export async function dryRun(ctx: Ctx, ask: Ask) {
+  const { evaluated } = await evaluate(ctx, [ask]);
+  const [one] = evaluated;
+  if (!one) throw new Error("no evaluation");
+  const { verdict, resolved } = one;
+  return {
+    ok: verdict.failures.length === 0,
+    failures: verdict.failures,
+    warnings: verdict.warnings,
+    deadline: verdict.deadline,
+    dismissal: verdict.dismissal,
+    latest: verdict.latest,
+    status: resolved.status,
+    seats: resolved.snapshot.route
+      ? { seats: resolved.snapshot.route.seats, available: resolved.snapshot.route.available }
+      : null,
+    others: resolved.others,
+  };
+}
+
+/** A permission's row as the rules need it again (respond, update). */
+export async function storedRow(ctx: Ctx, id: number) {
+  const row = await ExitPermissions.select(ctx).where(eq(exitPermissions.id, id)).first();
+  return row;
+}
