@@ -2067,6 +2067,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/school-schedule/day": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A level's school day on a date: school day or why not, times, early release, the deadline for changes */
+        get: operations["getSchoolDay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/school-schedule/{id}": {
         parameters: {
             query?: never;
@@ -2803,6 +2820,641 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exit-permission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List exit permissions (paginated; a parent sees their children's) */
+        get: operations["listExitPermissions"];
+        put?: never;
+        /**
+         * Ask for an exit permission (any kind)
+         * @description The rules decide (every failed rule in one 422, `failures`); a school that confirms automatically confirms it at once (a route change then takes its seat). A parent asks for their own children; naming another family's child (an auto pickup by themself) waits for that family (`awaiting_family`).
+         */
+        post: operations["createExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check an exit permission against the rules without asking for it */
+        post: operations["dryRunExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/route-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a route change (another route and stop, another stop, or a trusted address)
+         * @description The rules decide (every failed rule in one 422, `failures`); a school that confirms automatically confirms it at once (a route change then takes its seat). A parent asks for their own children; naming another family's child (an auto pickup by themself) waits for that family (`awaiting_family`).
+         */
+        post: operations["createRouteChangeExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/no-after-school": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for no after-school program that day
+         * @description The rules decide (every failed rule in one 422, `failures`); a school that confirms automatically confirms it at once (a route change then takes its seat). A parent asks for their own children; naming another family's child (an auto pickup by themself) waits for that family (`awaiting_family`).
+         */
+        post: operations["createNoAfterSchoolExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/auto-pickup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a pickup by a parent or an approved trusted person
+         * @description The rules decide (every failed rule in one 422, `failures`); a school that confirms automatically confirms it at once (a route change then takes its seat). A parent asks for their own children; naming another family's child (an auto pickup by themself) waits for that family (`awaiting_family`).
+         */
+        post: operations["createAutoPickupExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/absence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an absence
+         * @description The rules decide (every failed rule in one 422, `failures`); a school that confirms automatically confirms it at once (a route change then takes its seat). A parent asks for their own children; naming another family's child (an auto pickup by themself) waits for that family (`awaiting_family`).
+         */
+        post: operations["createAbsenceExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download exit permissions as Excel (.xlsx): every student's for exit-permission.manage, else one's children's */
+        get: operations["downloadExitPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/route-change/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download route changes as Excel (.xlsx), with the route and stop left and the one taken */
+        get: operations["downloadRouteChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/pass-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current school's public key for verifying pickup passes offline (a gate device's set-up) */
+        get: operations["getPickupPassKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/public/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pickup pass of a confirmed auto pickup, by its public link (no sign-in) */
+        get: operations["getPickupPass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/type/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List exit permissions of one kind (paginated) */
+        get: operations["listExitPermissionsByType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a exit permission by id */
+        get: operations["getExitPermission"];
+        /** Change a pending exit permission (the rules run again) */
+        put: operations["updateExitPermission"];
+        post?: never;
+        /** Cancel a pending exit permission (staff: also withdraw a confirmed one, giving its seat back) */
+        delete: operations["deleteExitPermission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Confirm or reject a pending exit permission */
+        patch: operations["confirmExitPermission"];
+        trace?: never;
+    };
+    "/api/v1/exit-permission/{id}/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer, as the child's family, a permission that names another family's collector */
+        post: operations["respondExitPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/route-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fixed route changes (paginated) */
+        get: operations["listFixedRouteChanges"];
+        put?: never;
+        /** Create a fixed route change */
+        post: operations["createFixedRouteChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/route-change/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a fixed route change; its permissions from today on are cancelled */
+        delete: operations["deleteFixedRouteChange"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/auto-pickup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fixed auto pickups (paginated) */
+        get: operations["listFixedAutoPickups"];
+        put?: never;
+        /** Create a fixed auto pickup */
+        post: operations["createFixedAutoPickup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/auto-pickup/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a fixed auto pickup; its permissions from today on are cancelled */
+        delete: operations["deleteFixedAutoPickup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/{id}/generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The permissions made from a fixed permission, by date */
+        get: operations["listGeneratedExitPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/mine/created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitations the caller created (paginated), latest day first
+         * @description A delegate also sees those the parent they act for created, and the parent those of their delegates.
+         */
+        get: operations["listCreatedInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/mine/received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitations inviting the caller's children (paginated), latest day first
+         * @description Those of the children the caller is a guardian of, or a valid delegate of a guardian of, today.
+         */
+        get: operations["listReceivedInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the current school's invitations to Excel (.xlsx)
+         * @description invitation.manage: every invitation of the school; anyone else those they created. The list's filters.
+         */
+        get: operations["exportInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/{id}/response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update an invitation response: accept or decline (again) for the family's invited children
+         * @description The rules of respond, but a child answered before may be answered again before the expiry. Declining a child whose acceptance made an exit permission is a 409: cancel that permission instead.
+         */
+        put: operations["updateInvitationResponse"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations (paginated), latest day first
+         * @description invitation.manage (staff): every invitation of the school; anyone else the ones they created (or the parent they act for as a delegate created) and the ones inviting their children.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite children's families
+         * @description A guardian (or their delegate) invites children of other families of the school (their own: 422); a teacher or staff any children. A go_home invitation is collected by the inviting guardian (auto_pickup) or rides a route and stop (route_change). A student of another school is a 404.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a invitation by id */
+        get: operations["getInvitation"];
+        /**
+         * Change an open invitation's title, message or expiry
+         * @description Its creator or staff (a recipient: 403). The day, the children and the way home do not change: cancel and invite again.
+         */
+        put: operations["updateInvitation"];
+        post?: never;
+        /**
+         * Delete an invitation nobody accepted
+         * @description Its creator or staff (a recipient: 403). With an accepted answer it is a 409: cancel it instead.
+         */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Close or cancel an open invitation (update status)
+         * @description Its creator or staff (a recipient: 403). Closed: no more answers, what was answered stands. Cancelled: no more answers, and the exit permissions accepted answers made stay as they are (the families change them as any other). An invitation no longer open is a 409.
+         */
+        patch: operations["changeInvitationStatus"];
+        trace?: never;
+    };
+    "/api/v1/invitation/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The families' answers to an invitation (paginated), oldest first
+         * @description Its creator and staff see every family's; a recipient their own family's. An invitation the caller does not see is a 404. Each child's answer: GET /api/v1/invitation-student-response/response/{responseId}.
+         */
+        get: operations["listInvitationResponses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation/{id}/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Respond to an invitation: accept or decline for one's invited children
+         * @description A guardian of an invited child (or their delegate) with the right to request changes (else 422), while the invitation is open and not expired (else 409). A child already answered is a 409 (change it with PUT /api/v1/invitation/{id}/response). A restricted guardian may decline, not accept (422). Accepting a go_home invitation asks each child's exit permission through the rules: the rows say the permission made, or why the rules refused it. invitation.manage (staff) records a family's answer for any invited child. 200: the children's rows.
+         */
+        post: operations["respondToInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation-student-response/response/{responseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The children's answers of one family's response (paginated), oldest first
+         * @description A response the caller does not see is a 404 (see GET /api/v1/invitation/{id}/responses).
+         */
+        get: operations["listStudentResponsesOfResponse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation-student-response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invited children's answers (paginated), oldest first
+         * @description invitation.manage: every one of the school; anyone else those of the invitations they created and of the children they are a guardian of (or a delegate of a guardian of).
+         */
+        get: operations["listInvitationStudentResponses"];
+        put?: never;
+        /**
+         * Invite one more child to an open invitation
+         * @description Its creator or staff (a recipient: 403; an invitation not seen: 404), while it is open (409). The rules of inviting: a guardian invites other families' children (422); a child already invited is a 409.
+         */
+        post: operations["createInvitationStudentResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation-student-response/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a invitation student response by id */
+        get: operations["getInvitationStudentResponse"];
+        /**
+         * Accept or decline (again) for one invited child
+         * @description A guardian of the child (or their delegate) with the right to request changes (422), while the invitation is open and not expired (409); the rules of respond (a restricted guardian may only decline). The creator of the invitation does not answer for other families' children (404 unless they are the child's guardian).
+         */
+        put: operations["updateInvitationStudentResponse"];
+        post?: never;
+        /**
+         * Withdraw an invited child not answered yet
+         * @description The invitation's creator or staff (a recipient: 403). An answered child is a 409: the answer stays on record. A family left with no child loses its response row.
+         */
+        delete: operations["deleteInvitationStudentResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transportation-summary/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The exit permissions of a date still waiting for a decision (pending or awaiting the family), oldest first */
+        get: operations["listPendingAuthorizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transportation-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How every student goes home on a date: their way, the totals per way (paginated, by last name) */
+        get: operations["getTransportationSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cron-history": {
         parameters: {
             query?: never;
@@ -3019,7 +3671,7 @@ export interface components {
              * @description The kind of problem; one per status (docs/errors.md)
              * @enum {string}
              */
-            type: "/problems/validation-error" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/business-rule" | "/problems/rate-limited" | "/problems/internal-error" | "/problems/unavailable";
+            type: "/problems/validation-error" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/business-rule" | "/problems/rate-limited" | "/problems/internal-error" | "/problems/unavailable";
             /** @description A short summary of the problem type (some errors say more) */
             title: string;
             /** @description The HTTP status code, repeated */
@@ -3035,6 +3687,13 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            /** @description A refusal by business rules (422): every rule that failed, with a stable code, a message in the caller's language and the facts behind it */
+            failures?: ({
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         AppVersion: {
             ios: {
@@ -5758,6 +6417,11 @@ export interface components {
             endDate: string;
             /** @example 2 */
             maxParentsPerFamily: number;
+            /**
+             * @description Exit permissions for dates of this school year are confirmed as they are asked (the rules still apply)
+             * @example false
+             */
+            autoConfirmExitPermissions: boolean;
         };
         SchoolConfigurationCreate: {
             /**
@@ -5783,6 +6447,12 @@ export interface components {
              * @example 2
              */
             maxParentsPerFamily: number;
+            /**
+             * @description Exit permissions for dates of this school year are confirmed as they are asked (the rules still apply)
+             * @default false
+             * @example false
+             */
+            autoConfirmExitPermissions: boolean;
         };
         SchoolConfigurationUpdate: {
             /**
@@ -5807,6 +6477,11 @@ export interface components {
              * @example 2
              */
             maxParentsPerFamily?: number;
+            /**
+             * @description Exit permissions for dates of this school year are confirmed as they are asked (the rules still apply)
+             * @example false
+             */
+            autoConfirmExitPermissions?: boolean;
         };
         SchoolHolidayCyclePage: {
             data: components["schemas"]["SchoolHolidayCycle"][];
@@ -6002,6 +6677,42 @@ export interface components {
             dismissalTime: string;
             /** @example 17:00 */
             afterSchoolEndTime: string | null;
+        };
+        SchoolDay: {
+            /** @example 2026-11-27 */
+            date: string;
+            /**
+             * @description A school level
+             * @example elementary
+             * @enum {string}
+             */
+            level: "preschool" | "elementary" | "middle" | "high";
+            /** @description ISO weekday, 1 Monday .. 7 Sunday */
+            weekday: number;
+            /** @example America/Mexico_City */
+            timeZone: string;
+            schoolDay: boolean;
+            /**
+             * @description Why it is not a school day (null when it is)
+             * @enum {string|null}
+             */
+            reason: "weekend" | "no-schedule" | "holiday" | null;
+            /** @example 08:00 */
+            entry: string | null;
+            /** @example 13:00 */
+            dismissal: string | null;
+            afterSchoolEnd: string | null;
+            /**
+             * @description The level's most common dismissal
+             * @example 14:30
+             */
+            usualDismissal: string | null;
+            earlyRelease: boolean;
+            /**
+             * @description The last moment for exit permission changes that day
+             * @example 2026-11-27T11:00:00-06:00
+             */
+            deadline: string | null;
         };
         SchoolScheduleCreate: {
             /**
@@ -7167,6 +7878,1209 @@ export interface components {
             /** @description The new text, at most 65536 bytes of UTF-8 */
             content: string;
         };
+        ExitPermissionPage: {
+            data: components["schemas"]["ExitPermission"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        ExitPermission: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            studentId: number;
+            /** @example Ana Gómez */
+            studentName: string;
+            /** @example 2026-11-27 */
+            date: string;
+            /**
+             * @example route_change
+             * @enum {string}
+             */
+            kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            /** @description Route change: the route the student takes home */
+            routeId: number | null;
+            routeName: string | null;
+            /** @description Route change: the stop where the student leaves the bus */
+            stopId: number | null;
+            stopName: string | null;
+            /** @description Route change: the approved trusted address */
+            trustedAddressId: number | null;
+            /** @description Auto pickup: the parent who collects */
+            pickupParentId: number | null;
+            /** @description Auto pickup: the approved trusted person who collects */
+            trustedPersonId: number | null;
+            trustedPersonName: string | null;
+            /** @description The user who asked */
+            askedBy: number | null;
+            /** @description The guardian profile the asker asked as; null when the school did */
+            parentId: number | null;
+            reason: string | null;
+            decidedBy: number | null;
+            decidedAt: string | null;
+            decisionReason: string | null;
+            /** @description The later confirmed permission that replaced this one */
+            supersededBy: number | null;
+            /** @description The fixed (recurring) permission it was made from */
+            fixedId: number | null;
+            invitationId: number | null;
+            /** @description The public pass's key */
+            slug: string;
+        };
+        ExitPermissionCreated: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            studentId: number;
+            /** @example Ana Gómez */
+            studentName: string;
+            /** @example 2026-11-27 */
+            date: string;
+            /**
+             * @example route_change
+             * @enum {string}
+             */
+            kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            /** @description Route change: the route the student takes home */
+            routeId: number | null;
+            routeName: string | null;
+            /** @description Route change: the stop where the student leaves the bus */
+            stopId: number | null;
+            stopName: string | null;
+            /** @description Route change: the approved trusted address */
+            trustedAddressId: number | null;
+            /** @description Auto pickup: the parent who collects */
+            pickupParentId: number | null;
+            /** @description Auto pickup: the approved trusted person who collects */
+            trustedPersonId: number | null;
+            trustedPersonName: string | null;
+            /** @description The user who asked */
+            askedBy: number | null;
+            /** @description The guardian profile the asker asked as; null when the school did */
+            parentId: number | null;
+            reason: string | null;
+            decidedBy: number | null;
+            decidedAt: string | null;
+            decisionReason: string | null;
+            /** @description The later confirmed permission that replaced this one */
+            supersededBy: number | null;
+            /** @description The fixed (recurring) permission it was made from */
+            fixedId: number | null;
+            invitationId: number | null;
+            /** @description The public pass's key */
+            slug: string;
+            /** @description Rules staff may pass (too late, too far ahead), kept as warnings */
+            warnings: components["schemas"]["ExitPermissionRuleFailure"][];
+            /**
+             * @description The day's deadline for changes
+             * @example 2026-11-25T13:00:00-06:00
+             */
+            deadline: string | null;
+        };
+        ExitPermissionRuleFailure: {
+            /** @example too-late */
+            code: string;
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ExitPermissionCreate: {
+            /** @enum {string} */
+            kind: "route_change";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The route the student takes home that day */
+            routeId?: number;
+            /** @description The stop where the student leaves the bus (alone: another stop of their own route) */
+            stopId?: number;
+            /** @description An approved trusted address of the student */
+            trustedAddressId?: number;
+        } | {
+            /** @enum {string} */
+            kind: "no_after_school";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        } | {
+            /** @enum {string} */
+            kind: "auto_pickup";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The parent who collects (a parent asking may leave it out: themself) */
+            pickupParentId?: number;
+            /** @description An approved trusted person of the student who collects */
+            trustedPersonId?: number;
+        } | {
+            /** @enum {string} */
+            kind: "absence";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        };
+        ExitPermissionDryRun: {
+            /** @description Whether the permission would be accepted */
+            ok: boolean;
+            failures: components["schemas"]["ExitPermissionRuleFailure"][];
+            warnings: components["schemas"]["ExitPermissionRuleFailure"][];
+            /** @example 2026-11-25T13:00:00-06:00 */
+            deadline: string | null;
+            /** @example 15:00 */
+            dismissal: string | null;
+            /** @description The last date changes may be asked for now */
+            latest: string | null;
+            /**
+             * @description The status it would start in
+             * @enum {string}
+             */
+            status: "awaiting_family" | "pending" | "confirmed";
+            seats: {
+                seats: number;
+                available: number;
+            } | null;
+            /** @description The student's other open permissions that day */
+            others: {
+                id: number;
+                kind: string;
+                status: string;
+            }[];
+        };
+        ExitPermissionDryRunBody: {
+            /** @enum {string} */
+            kind: "route_change";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The route the student takes home that day */
+            routeId?: number;
+            /** @description The stop where the student leaves the bus (alone: another stop of their own route) */
+            stopId?: number;
+            /** @description An approved trusted address of the student */
+            trustedAddressId?: number;
+        } | {
+            /** @enum {string} */
+            kind: "no_after_school";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        } | {
+            /** @enum {string} */
+            kind: "auto_pickup";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The parent who collects (a parent asking may leave it out: themself) */
+            pickupParentId?: number;
+            /** @description An approved trusted person of the student who collects */
+            trustedPersonId?: number;
+        } | {
+            /** @enum {string} */
+            kind: "absence";
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        };
+        RouteChangeCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The route the student takes home that day */
+            routeId?: number;
+            /** @description The stop where the student leaves the bus (alone: another stop of their own route) */
+            stopId?: number;
+            /** @description An approved trusted address of the student */
+            trustedAddressId?: number;
+        };
+        NoAfterSchoolCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        };
+        AutoPickupCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+            /** @description The parent who collects (a parent asking may leave it out: themself) */
+            pickupParentId?: number;
+            /** @description An approved trusted person of the student who collects */
+            trustedPersonId?: number;
+        };
+        AbsenceCreate: {
+            /**
+             * @description A parent: one of their own children (else 404)
+             * @example 1
+             */
+            studentId: number;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma collects her
+             */
+            reason?: string;
+        };
+        PassKey: {
+            schoolId: number;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            jwk: components["schemas"]["PassPublicJwk"];
+        };
+        PassPublicJwk: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /** @description The public key, base64url */
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        PickupPass: {
+            /** @description The child's first name */
+            firstName: string;
+            /** @description A presigned GET of the child's photo (minutes), or null */
+            photoUrl: string | null;
+            /** @description The school-local date the pass is for */
+            date: string;
+            collector: {
+                name: string;
+                /** @enum {string} */
+                kind: "guardian" | "trusted";
+                relationship: string | null;
+            };
+            /** @description The start of that school-local day (ISO 8601) */
+            validFrom: string;
+            /** @description The end of that school-local day (ISO 8601) */
+            expiresAt: string;
+            /** @description The school key that signed the pass */
+            kid: string;
+            /** @description A compact JWS (EdDSA): claims typ 'pickup-pass', school, date, child (first name), collector, nbf, exp, jti (the slug) */
+            token: string;
+        };
+        ExitPermissionByTypePage: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                studentId: number;
+                /** @example Ana Gómez */
+                studentName: string;
+                /** @example 2026-11-27 */
+                date: string;
+                /**
+                 * @example route_change
+                 * @enum {string}
+                 */
+                kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                /** @description Route change: the route the student takes home */
+                routeId: number | null;
+                routeName: string | null;
+                /** @description Route change: the stop where the student leaves the bus */
+                stopId: number | null;
+                stopName: string | null;
+                /** @description Route change: the approved trusted address */
+                trustedAddressId: number | null;
+                /** @description Auto pickup: the parent who collects */
+                pickupParentId: number | null;
+                /** @description Auto pickup: the approved trusted person who collects */
+                trustedPersonId: number | null;
+                trustedPersonName: string | null;
+                /** @description The user who asked */
+                askedBy: number | null;
+                /** @description The guardian profile the asker asked as; null when the school did */
+                parentId: number | null;
+                reason: string | null;
+                decidedBy: number | null;
+                decidedAt: string | null;
+                decisionReason: string | null;
+                /** @description The later confirmed permission that replaced this one */
+                supersededBy: number | null;
+                /** @description The fixed (recurring) permission it was made from */
+                fixedId: number | null;
+                invitationId: number | null;
+                /** @description The public pass's key */
+                slug: string;
+            }[];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        ExitPermissionUpdate: {
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            date?: string;
+            routeId?: number;
+            stopId?: number;
+            trustedAddressId?: number;
+            pickupParentId?: number;
+            trustedPersonId?: number;
+            /** @description Text of 1 to 500 characters, without control or bidi formatting characters */
+            reason?: string | null;
+        };
+        ExitPermissionDecision: {
+            /**
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "confirmed" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Grandma is on the list
+             */
+            reason?: string;
+        };
+        ExitPermissionResponse: {
+            /** @example true */
+            accept: boolean;
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example She may go with them
+             */
+            reason?: string;
+        };
+        FixedRouteChangePage: {
+            data: components["schemas"]["FixedRouteChange"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        FixedRouteChange: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            studentId: number;
+            /** @enum {string} */
+            kind: "route_change" | "auto_pickup";
+            weekdays: number[];
+            fromDate: string;
+            untilDate: string;
+            routeId: number | null;
+            stopId: number | null;
+            trustedAddressId: number | null;
+            pickupParentId: number | null;
+            trustedPersonId: number | null;
+            askedBy: number | null;
+            parentId: number | null;
+            reason: string | null;
+            /** @description The last date permissions were made for */
+            generatedUntil: string | null;
+        };
+        FixedRouteChangeCreate: {
+            /** @example 1 */
+            studentId: number;
+            /**
+             * @description ISO weekdays, 1 Monday .. 7 Sunday
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
+            weekdays: (1 | 2 | 3 | 4 | 5 | 6 | 7)[];
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            fromDate: string;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            untilDate: string;
+            /** @description Text of 1 to 500 characters, without control or bidi formatting characters */
+            reason?: string;
+            routeId?: number;
+            stopId?: number;
+            trustedAddressId?: number;
+        };
+        FixedAutoPickupPage: {
+            data: components["schemas"]["FixedAutoPickup"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        FixedAutoPickup: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            studentId: number;
+            /** @enum {string} */
+            kind: "route_change" | "auto_pickup";
+            weekdays: number[];
+            fromDate: string;
+            untilDate: string;
+            routeId: number | null;
+            stopId: number | null;
+            trustedAddressId: number | null;
+            pickupParentId: number | null;
+            trustedPersonId: number | null;
+            askedBy: number | null;
+            parentId: number | null;
+            reason: string | null;
+            /** @description The last date permissions were made for */
+            generatedUntil: string | null;
+        };
+        FixedAutoPickupCreate: {
+            /** @example 1 */
+            studentId: number;
+            /**
+             * @description ISO weekdays, 1 Monday .. 7 Sunday
+             * @example [
+             *       1,
+             *       3
+             *     ]
+             */
+            weekdays: (1 | 2 | 3 | 4 | 5 | 6 | 7)[];
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            fromDate: string;
+            /**
+             * @description School-local date, YYYY-MM-DD
+             * @example 2026-11-27
+             */
+            untilDate: string;
+            /** @description Text of 1 to 500 characters, without control or bidi formatting characters */
+            reason?: string;
+            pickupParentId?: number;
+            trustedPersonId?: number;
+        };
+        InvitationListPage: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                /**
+                 * @example go_home
+                 * @enum {string}
+                 */
+                kind: "go_home" | "general";
+                /** @example Ana comes home with us */
+                title: string;
+                message: string | null;
+                /** @description The inviting user */
+                createdBy: number | null;
+                /** @description The guardian profile the invitation was made as; null for staff and teachers */
+                parentId: number | null;
+                /**
+                 * Format: date
+                 * @description School-local YYYY-MM-DD
+                 * @example 2026-12-04
+                 */
+                date: string;
+                /**
+                 * @description go_home: auto_pickup (the inviting guardian collects) or route_change (the inviter's route and stop)
+                 * @enum {string|null}
+                 */
+                pickup: "auto_pickup" | "route_change" | null;
+                routeId: number | null;
+                stopId: number | null;
+                /**
+                 * Format: date-time
+                 * @description No answer is taken after it (null: until closed)
+                 */
+                expiresAt: string | null;
+                /**
+                 * @example open
+                 * @enum {string}
+                 */
+                status: "open" | "closed" | "cancelled";
+                counts: {
+                    /**
+                     * @description Children invited
+                     * @example 2
+                     */
+                    invited: number;
+                    /** @example 1 */
+                    accepted: number;
+                    /** @example 0 */
+                    declined: number;
+                    /** @example 1 */
+                    pending: number;
+                };
+            }[];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        InvitationResponseUpdate: {
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            answer: "accepted" | "declined";
+            /**
+             * @description The invited children answered for (default: every invited child the caller may answer for)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            studentIds?: number[];
+        };
+        InvitationPage: {
+            data: components["schemas"]["Invitation"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        Invitation: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @example go_home
+             * @enum {string}
+             */
+            kind: "go_home" | "general";
+            /** @example Ana comes home with us */
+            title: string;
+            message: string | null;
+            /** @description The inviting user */
+            createdBy: number | null;
+            /** @description The guardian profile the invitation was made as; null for staff and teachers */
+            parentId: number | null;
+            /**
+             * Format: date
+             * @description School-local YYYY-MM-DD
+             * @example 2026-12-04
+             */
+            date: string;
+            /**
+             * @description go_home: auto_pickup (the inviting guardian collects) or route_change (the inviter's route and stop)
+             * @enum {string|null}
+             */
+            pickup: "auto_pickup" | "route_change" | null;
+            routeId: number | null;
+            stopId: number | null;
+            /**
+             * Format: date-time
+             * @description No answer is taken after it (null: until closed)
+             */
+            expiresAt: string | null;
+            /**
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "closed" | "cancelled";
+            counts: {
+                /**
+                 * @description Children invited
+                 * @example 2
+                 */
+                invited: number;
+                /** @example 1 */
+                accepted: number;
+                /** @example 0 */
+                declined: number;
+                /** @example 1 */
+                pending: number;
+            };
+        };
+        InvitationCreate: {
+            /**
+             * @default go_home
+             * @example go_home
+             * @enum {string}
+             */
+            kind: "go_home" | "general";
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Ana comes home with us on Friday
+             */
+            title: string;
+            /**
+             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
+             * @example We pick them up at the gate and have pizza.
+             */
+            message?: string;
+            /**
+             * Format: date
+             * @description School-local YYYY-MM-DD
+             * @example 2026-12-04
+             */
+            date: string;
+            /**
+             * @description The invited children (1-50, each once); a guardian invites other families' children
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            studentIds: number[];
+            /**
+             * Format: date-time
+             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school
+             * @example 2026-12-03T22:00:00.000Z
+             */
+            expiresAt?: string;
+            /**
+             * @description go_home only: auto_pickup (default; the inviting guardian collects) or route_change
+             * @enum {string}
+             */
+            pickup?: "auto_pickup" | "route_change";
+            /** @description route_change */
+            routeId?: number;
+            /** @description route_change */
+            stopId?: number;
+        };
+        InvitationUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Ana comes home with us on Friday
+             */
+            title?: string;
+            /**
+             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
+             * @example We pick them up at the gate and have pizza.
+             */
+            message?: string | null;
+            /**
+             * Format: date-time
+             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school
+             * @example 2026-12-03T22:00:00.000Z
+             */
+            expiresAt?: string;
+        };
+        InvitationStatus: {
+            /**
+             * @example closed
+             * @enum {string}
+             */
+            status: "closed" | "cancelled";
+        };
+        InvitationResponsePage: {
+            data: components["schemas"]["InvitationResponse"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        InvitationResponse: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            invitationId: number;
+            /** @description The invited family; null for a child of no family */
+            familyId: number | null;
+            /**
+             * @description Its children's answers: all pending, all accepted, all declined, or partial (mixed)
+             * @example partial
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "declined" | "partial";
+            respondedBy: number | null;
+            /** Format: date-time */
+            respondedAt: string | null;
+        };
+        InvitationAnswered: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                invitationId: number;
+                responseId: number;
+                studentId: number;
+                /**
+                 * @example accepted
+                 * @enum {string}
+                 */
+                answer: "pending" | "accepted" | "declined";
+                answeredBy: number | null;
+                /** Format: date-time */
+                answeredAt: string | null;
+                /** @description go_home, accepted: the exit permission the acceptance made */
+                exitPermissionId: number | null;
+                /** @description go_home, accepted: why the rules refused the exit permission (null: not refused) */
+                failures: components["schemas"]["InvitationRuleFailure"][] | null;
+            }[];
+        };
+        InvitationRuleFailure: {
+            code: string;
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        InvitationAnswer: {
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            answer: "accepted" | "declined";
+            /**
+             * @description The invited children answered for (default: every invited child the caller may answer for)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            studentIds?: number[];
+        };
+        InvitationStudentResponseListPage: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                invitationId: number;
+                responseId: number;
+                studentId: number;
+                /**
+                 * @example accepted
+                 * @enum {string}
+                 */
+                answer: "pending" | "accepted" | "declined";
+                answeredBy: number | null;
+                /** Format: date-time */
+                answeredAt: string | null;
+                /** @description go_home, accepted: the exit permission the acceptance made */
+                exitPermissionId: number | null;
+                /** @description go_home, accepted: why the rules refused the exit permission (null: not refused) */
+                failures: components["schemas"]["InvitationRuleFailure"][] | null;
+            }[];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        InvitationStudentResponsePage: {
+            data: components["schemas"]["InvitationStudentResponse"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        InvitationStudentResponse: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            invitationId: number;
+            responseId: number;
+            studentId: number;
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            answer: "pending" | "accepted" | "declined";
+            answeredBy: number | null;
+            /** Format: date-time */
+            answeredAt: string | null;
+            /** @description go_home, accepted: the exit permission the acceptance made */
+            exitPermissionId: number | null;
+            /** @description go_home, accepted: why the rules refused the exit permission (null: not refused) */
+            failures: components["schemas"]["InvitationRuleFailure"][] | null;
+        };
+        InvitationStudentResponseCreate: {
+            /** @example 1 */
+            invitationId: number;
+            /**
+             * @description The child to invite (a guardian: another family's)
+             * @example 2
+             */
+            studentId: number;
+        };
+        InvitationStudentResponseUpdate: {
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            answer: "accepted" | "declined";
+        };
+        PendingAuthorizationPage: {
+            data: components["schemas"]["PendingAuthorization"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        PendingAuthorization: components["schemas"]["SummaryPermission"] & {
+            /** @enum {string} */
+            status: "awaiting_family" | "pending";
+            date: string;
+            student: {
+                id: number;
+                firstName: string;
+                lastName: string;
+                /** @enum {string|null} */
+                level: "preschool" | "elementary" | "middle" | "high" | null;
+            };
+            /** @description Who asked (parentId: the guardian profile they asked as; null for staff) */
+            askedBy: {
+                userId: number;
+                name: string;
+                parentId: number | null;
+            } | null;
+            /** @description When it was asked (ISO 8601) */
+            askedAt: string;
+            /** @description The student's level's dismissal that day: when the answer is needed by */
+            dismissal: {
+                local: string;
+                at: string;
+            } | null;
+        };
+        /** @description A route change's route and stop */
+        SummaryRoute: {
+            id: number;
+            name: string;
+            stopId: number | null;
+            stopName: string | null;
+            /** @description School-local HH:mm */
+            stopTime: string | null;
+        } | null;
+        /** @description Who collects the child on an auto pickup */
+        PickupCollector: {
+            /** @enum {string} */
+            kind: "guardian" | "trusted";
+            /** @description The parent profile, or the trusted person */
+            id: number;
+            name: string;
+            relationship: string | null;
+        } | null;
+        SummaryPermission: {
+            id: number;
+            /** @enum {string} */
+            kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+            reason: string | null;
+            /** @description The fixed (weekly) permission it was made from */
+            fixedId: number | null;
+            route: components["schemas"]["SummaryRoute"];
+            /** @description A route change to a trusted address */
+            trustedAddress: {
+                id: number;
+                address: string;
+            } | null;
+            collector: components["schemas"]["PickupCollector"];
+        };
+        SummaryStudent: {
+            studentId: number;
+            firstName: string;
+            lastName: string;
+            /** @enum {string|null} */
+            level: "preschool" | "elementary" | "middle" | "high" | null;
+            /**
+             * @description route: their usual home route; family: no route that day (collected by the family); else the confirmed permission's kind
+             * @enum {string}
+             */
+            way: "route" | "family" | "route_change" | "auto_pickup" | "no_after_school" | "absence";
+            route: components["schemas"]["SummaryRoute"] & unknown;
+            /** @description Their home route on that weekday, whether or not they ride it that day */
+            usualRoute: components["schemas"]["SummaryRoute"] & ({
+                suspended: boolean;
+            } | null);
+            permission: components["schemas"]["SummaryPermission"] & (Record<string, never> | null);
+            /** @description The level's dismissal that day, school-local HH:mm */
+            dismissal: string | null;
+        };
+        /** @description Students per way, over every student the filters (but `way`) keep */
+        SummaryCounts: {
+            route: number;
+            family: number;
+            route_change: number;
+            auto_pickup: number;
+            no_after_school: number;
+            absence: number;
+        };
+        TransportationSummaryPage: {
+            data: components["schemas"]["SummaryStudent"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
         CronHistoryPage: {
             data: components["schemas"]["CronHistory"][];
             page: number;
@@ -7424,7 +9338,10 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7433,11 +9350,22 @@ export interface operations {
             /** @description Every dependency is up */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthReport"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected failure (logged with the request id) */
             500: {
@@ -7475,7 +9403,10 @@ export interface operations {
                 platform?: "ios" | "android";
                 version?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7484,11 +9415,22 @@ export interface operations {
             /** @description Versions per platform */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppVersion"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -8173,7 +10115,10 @@ export interface operations {
     logoutAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8230,6 +10175,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -8255,7 +10238,10 @@ export interface operations {
     getCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8264,11 +10250,22 @@ export interface operations {
             /** @description The signed-in user */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -8605,6 +10602,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -8614,11 +10613,22 @@ export interface operations {
             /** @description The caller's permissions and roles here */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MyPermissions"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -8727,7 +10737,10 @@ export interface operations {
     listLanguages: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8736,11 +10749,22 @@ export interface operations {
             /** @description The languages */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Languages"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected failure (logged with the request id) */
             500: {
@@ -8770,6 +10794,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -8779,11 +10805,22 @@ export interface operations {
             /** @description The link and message */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ShareUrl"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -8904,6 +10941,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description A built-in role key (parent, teacher, staff, school-admin) or a role id */
@@ -8916,11 +10955,22 @@ export interface operations {
             /** @description A page of the role's people */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolUserPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -9032,6 +11082,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9237,6 +11289,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9338,6 +11392,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -9370,6 +11443,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9425,6 +11517,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9526,6 +11620,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -9558,6 +11671,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9613,6 +11745,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9714,6 +11848,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -9746,6 +11899,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9801,6 +11973,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9902,6 +12076,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -9934,6 +12127,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -9979,6 +12191,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9988,11 +12202,22 @@ export interface operations {
             /** @description A page of the school's people */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolUserPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -10104,6 +12329,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -10262,6 +12489,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -10290,6 +12536,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -10302,11 +12550,22 @@ export interface operations {
             /** @description The person */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolUser"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -10788,6 +13047,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -10800,11 +13061,22 @@ export interface operations {
             /** @description The profile */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserProfile"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -10916,6 +13188,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -11133,6 +13407,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -11142,11 +13418,22 @@ export interface operations {
             /** @description A page of permissions */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PermissionPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -11258,6 +13545,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -11416,6 +13705,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -11444,6 +13752,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -11456,11 +13766,22 @@ export interface operations {
             /** @description The permission */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Permission"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -11572,6 +13893,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -11687,6 +14010,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -11923,6 +14265,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -11932,11 +14276,22 @@ export interface operations {
             /** @description The roles, built-in first */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoleList"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -12191,6 +14546,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12200,11 +14557,22 @@ export interface operations {
             /** @description A page of roles */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RolePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -12316,6 +14684,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12521,6 +14891,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -12533,11 +14905,22 @@ export interface operations {
             /** @description The role */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Role"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -12649,6 +15032,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -12764,6 +15149,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -13019,6 +15423,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13120,6 +15526,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -13152,6 +15577,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -13340,6 +15784,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13349,11 +15795,22 @@ export interface operations {
             /** @description A page of roleUsers */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoleUserPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -13465,6 +15922,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13623,6 +16082,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -13651,6 +16129,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -13663,11 +16143,22 @@ export interface operations {
             /** @description The role membership */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoleUser"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -13779,6 +16270,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -13894,6 +16387,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -14127,7 +16639,10 @@ export interface operations {
     listSchoolLevels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14136,11 +16651,22 @@ export interface operations {
             /** @description preschool, elementary, middle and high, in that order */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolLevels"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -14214,6 +16740,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14223,11 +16751,22 @@ export interface operations {
             /** @description The current school's levels, in order */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolLevels"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -14339,6 +16878,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14440,6 +16981,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -14472,6 +17032,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -14515,6 +17094,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14524,11 +17105,22 @@ export interface operations {
             /** @description A page of schools */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -14640,6 +17232,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14798,6 +17392,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -14826,6 +17439,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -14838,11 +17453,22 @@ export interface operations {
             /** @description The school */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["School"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -14954,6 +17580,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -15069,6 +17697,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -15267,6 +17914,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -15279,11 +17928,22 @@ export interface operations {
             /** @description The counts */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolStatistics"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -15761,6 +18421,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -15770,11 +18432,22 @@ export interface operations {
             /** @description A page of addresses */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AddressPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -15886,6 +18559,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16044,6 +18719,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -16072,6 +18766,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -16084,11 +18780,22 @@ export interface operations {
             /** @description The address */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Address"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -16200,6 +18907,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -16315,6 +19024,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -16539,6 +19267,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16548,11 +19278,22 @@ export interface operations {
             /** @description A page of schoolAdministrators */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolAdministratorPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -16664,6 +19405,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16822,6 +19565,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -16850,6 +19612,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -16862,11 +19626,22 @@ export interface operations {
             /** @description The school administrator */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolAdministrator"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -17457,6 +20232,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17466,11 +20243,22 @@ export interface operations {
             /** @description A page of teachers */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeacherPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -17582,6 +20370,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17740,6 +20530,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -17768,6 +20577,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -17780,11 +20591,22 @@ export interface operations {
             /** @description The teacher */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Teacher"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -18356,6 +21178,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -18365,11 +21189,22 @@ export interface operations {
             /** @description A page of administrativeUsers */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdministrativeUserPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -18481,6 +21316,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -18639,6 +21476,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -18667,6 +21523,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -18679,11 +21537,22 @@ export interface operations {
             /** @description The administrative user */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdministrativeUser"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -19257,6 +22126,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -19266,11 +22137,22 @@ export interface operations {
             /** @description A page of parents */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ParentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -19382,6 +22264,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -19540,6 +22424,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -19568,6 +22471,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -19580,11 +22485,22 @@ export interface operations {
             /** @description The parent */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Parent"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -20018,6 +22934,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20027,11 +22945,22 @@ export interface operations {
             /** @description A page of delegates */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DelegatePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -20143,6 +23072,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20348,6 +23279,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -20360,11 +23293,22 @@ export interface operations {
             /** @description The delegate */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Delegate"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -20952,6 +23896,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21053,6 +23999,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -21085,6 +24050,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -21305,6 +24289,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21314,11 +24300,22 @@ export interface operations {
             /** @description A page of students */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StudentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -21430,6 +24427,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21635,6 +24634,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -21647,11 +24648,22 @@ export interface operations {
             /** @description The student's detail */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StudentDetail"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -21763,6 +24775,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -21775,11 +24789,22 @@ export interface operations {
             /** @description The student */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Student"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -21891,6 +24916,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -22006,6 +25033,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22223,6 +25269,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -22342,6 +25390,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -22370,6 +25437,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -22531,6 +25600,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -22559,6 +25647,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -22674,6 +25764,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -22872,6 +25981,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -22976,6 +26087,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -23008,6 +26138,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23051,6 +26200,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23060,11 +26211,22 @@ export interface operations {
             /** @description A page of trustedPeople */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrustedPersonPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -23176,6 +26338,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23381,6 +26545,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -23393,11 +26559,22 @@ export interface operations {
             /** @description The trusted person */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrustedPerson"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -23509,6 +26686,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -23624,6 +26803,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -23860,6 +27058,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -24021,6 +27221,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -24049,6 +27268,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -24061,11 +27282,22 @@ export interface operations {
             /** @description Presigned GET URLs (null where nothing was uploaded) */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrustedPersonImages"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -24394,6 +27626,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -24403,11 +27637,22 @@ export interface operations {
             /** @description A page of trustedAddresses */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrustedAddressPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -24519,6 +27764,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -24724,6 +27971,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -24736,11 +27985,22 @@ export interface operations {
             /** @description The trusted address */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrustedAddress"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -24852,6 +28112,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -24967,6 +28229,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -25203,6 +28484,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -25364,6 +28647,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -25392,6 +28694,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
@@ -25404,11 +28708,22 @@ export interface operations {
             /** @description The family with its parents and students */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Family"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -25520,6 +28835,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description A family number, whatever its case or accents (f-0001 is F-0001) */
@@ -25532,11 +28849,22 @@ export interface operations {
             /** @description Whether it exists */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FamilyExists"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -25648,6 +28976,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -25749,6 +29079,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -25781,6 +29130,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -25826,6 +29194,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -25835,11 +29205,22 @@ export interface operations {
             /** @description A page of families */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FamilyPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -25951,6 +29332,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -26156,6 +29539,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -26168,11 +29553,22 @@ export interface operations {
             /** @description The family */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Family"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -26616,6 +30012,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -26628,11 +30026,22 @@ export interface operations {
             /** @description The limit and the count */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FamilyParentLimit"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -26744,6 +30153,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -26753,11 +30164,22 @@ export interface operations {
             /** @description The caller's groups */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MyGroups"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -26869,6 +30291,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -26878,11 +30302,22 @@ export interface operations {
             /** @description The groups the caller teaches */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MyGroups"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -26994,6 +30429,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -27095,6 +30532,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -27127,6 +30583,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -27342,6 +30817,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -27351,11 +30828,22 @@ export interface operations {
             /** @description A page of groups */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -27467,6 +30955,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -27672,6 +31162,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -27684,11 +31176,22 @@ export interface operations {
             /** @description The group */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Group"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -27800,6 +31303,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -27915,6 +31420,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -28132,6 +31656,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -28144,11 +31670,22 @@ export interface operations {
             /** @description The group's teachers and students */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupParticipants"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -28775,6 +32312,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -28784,11 +32323,22 @@ export interface operations {
             /** @description A page of groupTeachers */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupTeacherPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -28900,6 +32450,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -29058,6 +32610,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -29086,6 +32657,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -29098,11 +32671,22 @@ export interface operations {
             /** @description The group teacher */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupTeacher"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -29214,6 +32798,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -29329,6 +32915,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -29536,6 +33141,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -29545,11 +33152,22 @@ export interface operations {
             /** @description A page of groupStudents */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupStudentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -29661,6 +33279,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -29819,6 +33439,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -29847,6 +33486,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -29859,11 +33500,22 @@ export interface operations {
             /** @description The group student */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupStudent"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -29975,6 +33627,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -30090,6 +33744,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -30295,6 +33968,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -30304,11 +33979,22 @@ export interface operations {
             /** @description A page of the catalogue, with the school's state of each module */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolApplicationModulePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -30590,6 +34276,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -30599,11 +34287,22 @@ export interface operations {
             /** @description A page of the enabled modules */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolApplicationModulePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -30715,6 +34414,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description The module's key */
@@ -30727,11 +34428,22 @@ export interface operations {
             /** @description The module's state in the current school */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationModuleStatus"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -31011,6 +34723,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The current school's id */
@@ -31111,6 +34825,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -31148,6 +34900,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -31157,11 +34911,22 @@ export interface operations {
             /** @description A page of applicationModules */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationModulePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -31273,6 +35038,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -31431,6 +35198,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -31459,6 +35245,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -31471,11 +35259,22 @@ export interface operations {
             /** @description The application module */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationModule"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -31587,6 +35386,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -31702,6 +35503,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -31926,6 +35746,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -31935,11 +35757,22 @@ export interface operations {
             /** @description A page of schoolConfigurations */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolConfigurationPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -32051,6 +35884,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -32209,6 +36044,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -32237,6 +36091,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -32249,11 +36105,22 @@ export interface operations {
             /** @description The school configuration */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolConfiguration"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -32365,6 +36232,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -32480,6 +36349,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -32691,6 +36579,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -32700,11 +36590,22 @@ export interface operations {
             /** @description A page of schoolHolidayCycles */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolHolidayCyclePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -32816,6 +36717,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -32974,6 +36877,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -33002,6 +36924,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -33014,11 +36938,22 @@ export interface operations {
             /** @description The school holiday cycle */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolHolidayCycle"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -33130,6 +37065,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -33245,6 +37182,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -33452,6 +37408,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description School configuration id */
@@ -33464,11 +37422,22 @@ export interface operations {
             /** @description A page of schoolConfigurationHolidayCycles */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolConfigurationHolidayCyclePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -33585,6 +37554,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -33594,11 +37565,22 @@ export interface operations {
             /** @description A page of scheduleConfigurations */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduleConfigurationPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -33710,6 +37692,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -33868,6 +37852,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -33896,6 +37899,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -33908,11 +37913,22 @@ export interface operations {
             /** @description The schedule configuration */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduleConfiguration"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -34024,6 +38040,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -34139,6 +38157,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -34346,6 +38383,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -34355,11 +38394,22 @@ export interface operations {
             /** @description A page of schoolSchedules */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolSchedulePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -34471,6 +38521,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -34629,6 +38681,167 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSchoolDay: {
+        parameters: {
+            query: {
+                date: string;
+                /** @description A school level */
+                level: "preschool" | "elementary" | "middle" | "high";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchoolDay"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -34657,6 +38870,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -34669,11 +38884,22 @@ export interface operations {
             /** @description The school schedule */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SchoolSchedule"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -34785,6 +39011,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -34900,6 +39128,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35107,6 +39354,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -35116,11 +39365,22 @@ export interface operations {
             /** @description A page of documents */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -35232,6 +39492,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -35390,6 +39652,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -35418,6 +39699,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -35430,11 +39713,22 @@ export interface operations {
             /** @description The document */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Document"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -35546,6 +39840,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -35661,6 +39957,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -35878,6 +40193,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description What the document belongs to: documents, students, tasks, events, ... */
@@ -36039,6 +40356,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -36074,6 +40410,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -36083,11 +40421,22 @@ export interface operations {
             /** @description A page of deviceTokens */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceTokenPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -36199,6 +40548,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -36357,6 +40708,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -36385,6 +40755,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -36397,11 +40769,22 @@ export interface operations {
             /** @description The device token */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceToken"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -36513,6 +40896,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -36628,6 +41013,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -36835,6 +41239,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -36844,11 +41250,22 @@ export interface operations {
             /** @description A page of bulkProcesses */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BulkProcessPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -36960,6 +41377,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -37118,6 +41537,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -37146,6 +41584,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -37158,11 +41598,22 @@ export interface operations {
             /** @description The bulk process */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BulkProcess"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -37274,6 +41725,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -37389,6 +41842,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -37606,6 +42078,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -37707,6 +42181,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -37745,6 +42238,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -37773,6 +42285,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -37874,6 +42388,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -37912,6 +42445,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -37940,6 +42492,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -38041,6 +42595,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -38079,6 +42652,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -38107,6 +42699,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -38208,6 +42802,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -38246,6 +42859,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -38274,6 +42906,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -38375,6 +43009,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -38407,6 +43060,25 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -38580,6 +43252,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -38589,11 +43263,22 @@ export interface operations {
             /** @description A page of transports */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransportPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -38705,6 +43390,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -38863,6 +43550,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -38891,6 +43597,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -38903,11 +43611,22 @@ export interface operations {
             /** @description The transport */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transport"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -39019,6 +43738,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -39134,6 +43855,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -39387,6 +44127,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -39396,11 +44138,22 @@ export interface operations {
             /** @description A page of routes */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoutePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -39512,6 +44265,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -39720,6 +44475,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -39729,11 +44486,22 @@ export interface operations {
             /** @description The children's rides */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FamilyRoutes"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -39845,6 +44613,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -39857,11 +44627,22 @@ export interface operations {
             /** @description The route */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Route"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -39973,6 +44754,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -40088,6 +44871,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -40493,6 +45295,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -40651,6 +45455,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -40700,6 +45523,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Route id */
@@ -40712,11 +45537,22 @@ export interface operations {
             /** @description A page of the route's riders */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteStudentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -40853,6 +45689,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -40862,11 +45700,22 @@ export interface operations {
             /** @description A page of routeStudents */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteStudentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -40978,6 +45827,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -41183,6 +46034,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -41195,11 +46048,22 @@ export interface operations {
             /** @description The route student */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteStudent"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -41311,6 +46175,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -41426,6 +46292,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -41832,6 +46717,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -41951,6 +46838,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -41982,6 +46888,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -41991,11 +46899,22 @@ export interface operations {
             /** @description The school's routes on the date */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilitySchoolDay"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -42114,6 +47033,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 routeId: number;
@@ -42125,11 +47046,22 @@ export interface operations {
             /** @description The route's days */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityRange"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -42267,6 +47199,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -42276,11 +47210,22 @@ export interface operations {
             /** @description A page of past days */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -42403,6 +47348,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -42412,11 +47359,22 @@ export interface operations {
             /** @description A page of routeAvailabilities */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -42528,6 +47486,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -42733,6 +47693,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -42745,11 +47707,22 @@ export interface operations {
             /** @description The route availability */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailability"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -42861,6 +47834,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -42976,6 +47951,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -43347,6 +48341,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description A route of the school */
@@ -43359,11 +48355,22 @@ export interface operations {
             /** @description The route's final list */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteFinalStatus"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -43613,6 +48620,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description A route of the school */
@@ -43625,11 +48634,22 @@ export interface operations {
             /** @description A page of the route's changes */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityStudentByRoutePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -43752,6 +48772,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -43761,11 +48783,22 @@ export interface operations {
             /** @description A page of routeAvailabilityStudents */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityStudentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -43877,6 +48910,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -44082,6 +49117,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -44094,11 +49131,22 @@ export interface operations {
             /** @description The route availability student */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RouteAvailabilityStudent"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -44210,6 +49258,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -44325,6 +49375,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -44542,6 +49611,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -44551,11 +49622,22 @@ export interface operations {
             /** @description The rules (an empty text if none was written yet) */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransportationRules"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -44845,6 +49927,7741 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listExitPermissions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Only this date's permissions */
+                date?: string;
+                /** @description Dates from this one on */
+                from?: string;
+                /** @description Dates up to this one */
+                to?: string;
+                /** @description Only this student's permissions */
+                studentId?: number;
+                /** @description Only this kind */
+                kind?: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+                /** @description Only this status */
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exitPermissions */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExitPermissionCreate"];
+            };
+        };
+        responses: {
+            /** @description The permission asked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionCreated"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    dryRunExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExitPermissionDryRunBody"];
+            };
+        };
+        responses: {
+            /** @description The verdict; nothing is written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionDryRun"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRouteChangeExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RouteChangeCreate"];
+            };
+        };
+        responses: {
+            /** @description The permission asked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionCreated"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createNoAfterSchoolExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoAfterSchoolCreate"];
+            };
+        };
+        responses: {
+            /** @description The permission asked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionCreated"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createAutoPickupExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoPickupCreate"];
+            };
+        };
+        responses: {
+            /** @description The permission asked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionCreated"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createAbsenceExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AbsenceCreate"];
+            };
+        };
+        responses: {
+            /** @description The permission asked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionCreated"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadExitPermissions: {
+        parameters: {
+            query?: {
+                /** @description Only this school-local date */
+                date?: string;
+                /** @description Only dates on or after this one */
+                from?: string;
+                /** @description Only dates on or before this one */
+                to?: string;
+                /** @description Only permissions in this state */
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                /** @description Only this student's permissions */
+                studentId?: number;
+                /** @description Only permissions of this kind */
+                kind?: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An .xlsx of exit permissions, by date */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadRouteChanges: {
+        parameters: {
+            query?: {
+                /** @description Only this school-local date */
+                date?: string;
+                /** @description Only dates on or after this one */
+                from?: string;
+                /** @description Only dates on or before this one */
+                to?: string;
+                /** @description Only permissions in this state */
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                /** @description Only this student's permissions */
+                studentId?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An .xlsx of route changes, by date */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPickupPassKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The school's public key (JWK) */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassKey"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPickupPass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupPass"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; retry after the number of seconds in `retry-after` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many attempts",
+                     *       "status": 429,
+                     *       "detail": "Too many wrong attempts; request a new code",
+                     *       "instance": "/api/v1/auth/verify-code",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listExitPermissionsByType: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Only this date's permissions */
+                date?: string;
+                /** @description Dates from this one on */
+                from?: string;
+                /** @description Dates up to this one */
+                to?: string;
+                /** @description Only this student's permissions */
+                studentId?: number;
+                /** @description Only this status */
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exit permissions of that kind */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermissionByTypePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exit permission */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExitPermission"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExitPermissionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExitPermissionDecision"];
+            };
+        };
+        responses: {
+            /** @description The permission, decided */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        studentId: number;
+                        /** @example Ana Gómez */
+                        studentName: string;
+                        /** @example 2026-11-27 */
+                        date: string;
+                        /**
+                         * @example route_change
+                         * @enum {string}
+                         */
+                        kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+                        /**
+                         * @example pending
+                         * @enum {string}
+                         */
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        /** @description Route change: the route the student takes home */
+                        routeId: number | null;
+                        routeName: string | null;
+                        /** @description Route change: the stop where the student leaves the bus */
+                        stopId: number | null;
+                        stopName: string | null;
+                        /** @description Route change: the approved trusted address */
+                        trustedAddressId: number | null;
+                        /** @description Auto pickup: the parent who collects */
+                        pickupParentId: number | null;
+                        /** @description Auto pickup: the approved trusted person who collects */
+                        trustedPersonId: number | null;
+                        trustedPersonName: string | null;
+                        /** @description The user who asked */
+                        askedBy: number | null;
+                        /** @description The guardian profile the asker asked as; null when the school did */
+                        parentId: number | null;
+                        reason: string | null;
+                        decidedBy: number | null;
+                        decidedAt: string | null;
+                        decisionReason: string | null;
+                        /** @description The later confirmed permission that replaced this one */
+                        supersededBy: number | null;
+                        /** @description The fixed (recurring) permission it was made from */
+                        fixedId: number | null;
+                        invitationId: number | null;
+                        /** @description The public pass's key */
+                        slug: string;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    respondExitPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExitPermissionResponse"];
+            };
+        };
+        responses: {
+            /** @description The permission after the answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        studentId: number;
+                        /** @example Ana Gómez */
+                        studentName: string;
+                        /** @example 2026-11-27 */
+                        date: string;
+                        /**
+                         * @example route_change
+                         * @enum {string}
+                         */
+                        kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+                        /**
+                         * @example pending
+                         * @enum {string}
+                         */
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        /** @description Route change: the route the student takes home */
+                        routeId: number | null;
+                        routeName: string | null;
+                        /** @description Route change: the stop where the student leaves the bus */
+                        stopId: number | null;
+                        stopName: string | null;
+                        /** @description Route change: the approved trusted address */
+                        trustedAddressId: number | null;
+                        /** @description Auto pickup: the parent who collects */
+                        pickupParentId: number | null;
+                        /** @description Auto pickup: the approved trusted person who collects */
+                        trustedPersonId: number | null;
+                        trustedPersonName: string | null;
+                        /** @description The user who asked */
+                        askedBy: number | null;
+                        /** @description The guardian profile the asker asked as; null when the school did */
+                        parentId: number | null;
+                        reason: string | null;
+                        decidedBy: number | null;
+                        decidedAt: string | null;
+                        decisionReason: string | null;
+                        /** @description The later confirmed permission that replaced this one */
+                        supersededBy: number | null;
+                        /** @description The fixed (recurring) permission it was made from */
+                        fixedId: number | null;
+                        invitationId: number | null;
+                        /** @description The public pass's key */
+                        slug: string;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFixedRouteChanges: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of fixedRouteChanges */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedRouteChangePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createFixedRouteChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedRouteChangeCreate"];
+            };
+        };
+        responses: {
+            /** @description The created fixed route change */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedRouteChange"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteFixedRouteChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFixedAutoPickups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of fixedAutoPickups */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAutoPickupPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createFixedAutoPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAutoPickupCreate"];
+            };
+        };
+        responses: {
+            /** @description The created fixed auto pickup */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAutoPickup"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteFixedAutoPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listGeneratedExitPermissions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its permissions, by date */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        studentId: number;
+                        /** @example Ana Gómez */
+                        studentName: string;
+                        /** @example 2026-11-27 */
+                        date: string;
+                        /**
+                         * @example route_change
+                         * @enum {string}
+                         */
+                        kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
+                        /**
+                         * @example pending
+                         * @enum {string}
+                         */
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        /** @description Route change: the route the student takes home */
+                        routeId: number | null;
+                        routeName: string | null;
+                        /** @description Route change: the stop where the student leaves the bus */
+                        stopId: number | null;
+                        stopName: string | null;
+                        /** @description Route change: the approved trusted address */
+                        trustedAddressId: number | null;
+                        /** @description Auto pickup: the parent who collects */
+                        pickupParentId: number | null;
+                        /** @description Auto pickup: the approved trusted person who collects */
+                        trustedPersonId: number | null;
+                        trustedPersonName: string | null;
+                        /** @description The user who asked */
+                        askedBy: number | null;
+                        /** @description The guardian profile the asker asked as; null when the school did */
+                        parentId: number | null;
+                        reason: string | null;
+                        decidedBy: number | null;
+                        decidedAt: string | null;
+                        decisionReason: string | null;
+                        /** @description The later confirmed permission that replaced this one */
+                        supersededBy: number | null;
+                        /** @description The fixed (recurring) permission it was made from */
+                        fixedId: number | null;
+                        invitationId: number | null;
+                        /** @description The public pass's key */
+                        slug: string;
+                    }[];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreatedInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description open, closed or cancelled */
+                status?: "open" | "closed" | "cancelled";
+                /** @description go_home or general */
+                kind?: "go_home" | "general";
+                /** @description The day it is for */
+                date?: string;
+                /** @description For this day or later */
+                from?: string;
+                /** @description For this day or earlier */
+                to?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listReceivedInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description open, closed or cancelled */
+                status?: "open" | "closed" | "cancelled";
+                /** @description go_home or general */
+                kind?: "go_home" | "general";
+                /** @description The day it is for */
+                date?: string;
+                /** @description For this day or later */
+                from?: string;
+                /** @description For this day or earlier */
+                to?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportInvitations: {
+        parameters: {
+            query?: {
+                /** @description The list's; accepted and ignored (the file has every row) */
+                page?: number;
+                /** @description The list's; accepted and ignored (the file has every row) */
+                pageSize?: number;
+                /** @description open, closed or cancelled */
+                status?: "open" | "closed" | "cancelled";
+                /** @description go_home or general */
+                kind?: "go_home" | "general";
+                /** @description The day it is for */
+                date?: string;
+                /** @description For this day or later */
+                from?: string;
+                /** @description For this day or earlier */
+                to?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An .xlsx of invitations with the count of answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateInvitationResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Invitation id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationResponseUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description open, closed or cancelled */
+                status?: "open" | "closed" | "cancelled";
+                /** @description go_home or general */
+                kind?: "go_home" | "general";
+                /** @description The day it is for */
+                date?: string;
+                /** @description For this day or later */
+                from?: string;
+                /** @description For this day or earlier */
+                to?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description The created invitation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changeInvitationStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationStatus"];
+            };
+        };
+        responses: {
+            /** @description The invitation, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @example go_home
+                         * @enum {string}
+                         */
+                        kind: "go_home" | "general";
+                        /** @example Ana comes home with us */
+                        title: string;
+                        message: string | null;
+                        /** @description The inviting user */
+                        createdBy: number | null;
+                        /** @description The guardian profile the invitation was made as; null for staff and teachers */
+                        parentId: number | null;
+                        /**
+                         * Format: date
+                         * @description School-local YYYY-MM-DD
+                         * @example 2026-12-04
+                         */
+                        date: string;
+                        /**
+                         * @description go_home: auto_pickup (the inviting guardian collects) or route_change (the inviter's route and stop)
+                         * @enum {string|null}
+                         */
+                        pickup: "auto_pickup" | "route_change" | null;
+                        routeId: number | null;
+                        stopId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description No answer is taken after it (null: until closed)
+                         */
+                        expiresAt: string | null;
+                        /**
+                         * @example open
+                         * @enum {string}
+                         */
+                        status: "open" | "closed" | "cancelled";
+                        counts: {
+                            /**
+                             * @description Children invited
+                             * @example 2
+                             */
+                            invited: number;
+                            /** @example 1 */
+                            accepted: number;
+                            /** @example 0 */
+                            declined: number;
+                            /** @example 1 */
+                            pending: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInvitationResponses: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description pending, accepted, declined or partial */
+                status?: "pending" | "accepted" | "declined" | "partial";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Invitation id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the families' answers */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponsePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    respondToInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Invitation id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAnswer"];
+            };
+        };
+        responses: {
+            /** @description The answered children's rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationAnswered"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listStudentResponsesOfResponse: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description pending, accepted or declined */
+                answer?: "pending" | "accepted" | "declined";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Response id */
+                responseId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of answers */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationStudentResponseListPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInvitationStudentResponses: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description An invitation id */
+                invitationId?: number;
+                /** @description A family's response id */
+                responseId?: number;
+                /** @description A student id */
+                studentId?: number;
+                /** @description pending, accepted or declined */
+                answer?: "pending" | "accepted" | "declined";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitationStudentResponses */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationStudentResponsePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInvitationStudentResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationStudentResponseCreate"];
+            };
+        };
+        responses: {
+            /** @description The created invitation student response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationStudentResponse"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInvitationStudentResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation student response */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationStudentResponse"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateInvitationStudentResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationStudentResponseUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteInvitationStudentResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPendingAuthorizations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description A school-local date, YYYY-MM-DD; default the school's today */
+                date?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pending authorizations */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingAuthorizationPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTransportationSummary: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description A school-local date, YYYY-MM-DD; default the school's today */
+                date?: string;
+                /** @description Only students of this level */
+                level?: "preschool" | "elementary" | "middle" | "high";
+                /** @description Only the students of this group */
+                group?: number;
+                /** @description Only students whose usual home route, or whose route change, is this route */
+                routeId?: number;
+                /** @description Only students going home this way */
+                way?: "route" | "family" | "route_change" | "auto_pickup" | "no_after_school" | "absence";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day's summary */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransportationSummaryPage"] & {
+                        date: string;
+                        weekday: number;
+                        /** @description false on a holiday or a weekday without school: nobody goes home */
+                        schoolDay: boolean;
+                        holiday: boolean;
+                        counts: components["schemas"]["SummaryCounts"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listCronHistories: {
         parameters: {
             query?: {
@@ -44858,6 +57675,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -44867,11 +57686,22 @@ export interface operations {
             /** @description A page of cronHistories */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CronHistoryPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -44983,6 +57813,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -44995,11 +57827,22 @@ export interface operations {
             /** @description The cron run */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CronHistory"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45126,6 +57969,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -45135,11 +57980,22 @@ export interface operations {
             /** @description A page of auditLogs */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditLogPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45251,6 +58107,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -45263,11 +58121,22 @@ export interface operations {
             /** @description The audit log entry */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditLog"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45388,6 +58257,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -45397,11 +58268,22 @@ export interface operations {
             /** @description A page of legalDocuments */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LegalDocumentPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45513,6 +58395,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -45671,6 +58555,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -45699,7 +58602,10 @@ export interface operations {
                 /** @description terms or privacy */
                 kind: "terms" | "privacy";
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -45708,11 +58614,22 @@ export interface operations {
             /** @description The latest published version */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LegalDocument"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45805,6 +58722,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -45817,11 +58736,22 @@ export interface operations {
             /** @description The legal document */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LegalDocument"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
@@ -45933,6 +58863,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -46048,6 +58980,25 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "Permission already exists",
                      *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -46265,6 +59216,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -46428,7 +59381,10 @@ export interface operations {
     acceptLegalDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Record id (integer, min 1) */
                 id: number;
@@ -46528,6 +59484,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected failure (logged with the request id) */
             500: {
                 headers: {
@@ -46560,7 +59535,10 @@ export interface operations {
                 /** @description A phone number with its country code; stored in E.164 (+52 1 55… and +52 55… are one number) */
                 to: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -46569,11 +59547,22 @@ export interface operations {
             /** @description Messages, newest first */
             200: {
                 headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OutboxPage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
             400: {
