@@ -2,7 +2,6 @@
  * Accepting a go-home invitation: the child's exit permission is asked through the rules
  * (`askExitPermissions`): the permission made is recorded on the child's row (an auto pickup by the
  * inviting guardian, linked to the invitation), or the rules' refusal, which both families read.
- * (These pass once the exit-permission engine is in: until then `askExitPermissions` throws.)
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -74,19 +73,18 @@ describe("accepting a go-home invitation", () => {
     expect(res.status, await res.clone().text()).toBe(200);
     const [row] = ((await res.json()) as { data: Child[] }).data;
     expect(row?.answer).toBe("accepted");
-    expect(row?.exitPermissionId !== null || (row?.failures?.length ?? 0) > 0).toBe(true);
-    if (row?.exitPermissionId) {
-      const [permission] = await t.db
-        .select()
-        .from(exitPermissions)
-        .where(eq(exitPermissions.id, row.exitPermissionId));
-      expect(permission).toMatchObject({
-        studentId: other.child,
-        kind: "auto_pickup",
-        pickupParentId: DEMO_PARENT_ID,
-        invitationId: id,
-      });
-    }
+    expect(row?.failures ?? null).toBeNull();
+    expect(row?.exitPermissionId).toEqual(expect.any(Number));
+    const [permission] = await t.db
+      .select()
+      .from(exitPermissions)
+      .where(eq(exitPermissions.id, row?.exitPermissionId ?? 0));
+    expect(permission).toMatchObject({
+      studentId: other.child,
+      kind: "auto_pickup",
+      pickupParentId: DEMO_PARENT_ID,
+      invitationId: id,
+    });
   });
 
   it("records the rules' refusal for both families (a Sunday: no school), and makes nothing", async () => {
