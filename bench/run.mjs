@@ -392,7 +392,14 @@ async function seedRoutes(db) {
   ]);
   const route = await db.prepare("SELECT id FROM route WHERE school_id = 1 AND name = 'Bench route 01'").first();
   const riders = await db.prepare("SELECT count(*) AS n FROM route_student WHERE school_id = 1").first();
-  return { routeId: route.id, riders: riders.n };
+  // For a route change onto route 01: its first stop, and a rider of route 02.
+  const stop = await db.prepare("SELECT id FROM route_stop WHERE route_id = ? AND position = 1").bind(route.id).first();
+  const rider = await db
+    .prepare(
+      "SELECT rs.student_id AS id FROM route_student rs JOIN route r ON r.id = rs.route_id WHERE r.school_id = 1 AND r.name = 'Bench route 02' ORDER BY rs.id LIMIT 1",
+    )
+    .first();
+  return { routeId: route.id, riders: riders.n, stopId: stop.id, studentId: rider.id };
 }
 
 /**
@@ -560,6 +567,22 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
         method: "GET",
         path: `/api/v1/transportation-summary?date=${LIST_DATE}&page=1&pageSize=20`,
         headers: auth,
+      }),
+    },
+    {
+      key: "exit-permission-dry-run",
+      label: "POST /api/v1/exit-permission/dry-run (a route change: the rules over one snapshot)",
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/exit-permission/dry-run",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          kind: "route_change",
+          studentId: transport.studentId,
+          date: LIST_DATE,
+          routeId: transport.routeId,
+          stopId: transport.stopId,
+        }),
       }),
     },
     {
