@@ -12,9 +12,20 @@
  *
  * Writes that need a unique value per request (a new document's slug): the row's request puts its
  * unique value in `u`, and every string parameter has the captured request's value (`unique`)
- * replaced by it, as the API row's own request does. The request body, if any, is not read.
+ * replaced by it, as the API row's own request does. Random tokens the endpoint made per request
+ * (`fresh`: a new record's public slug) are replaced, wherever they appear, by new random tokens of
+ * the same length. The request body, if any, is not read.
  */
 const PREFIX = "/__floor/";
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** A random token of `length` characters (base64url's alphabet). */
+function randomToken(length) {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let out = "";
+  for (const b of bytes) out += ALPHABET[b & 63];
+  return out;
+}
 
 function param(value) {
   if (value !== null && typeof value === "object") {
@@ -62,7 +73,10 @@ export default {
     const plan = env.FLOOR_PLANS?.[url.pathname.slice(PREFIX.length)];
     if (!plan) return new Response("no floor plan for this row", { status: 404 });
     const u = url.searchParams.get("u");
-    const swap = plan.unique && u ? (p) => p.replaceAll(plan.unique, u) : undefined;
+    const swaps = [];
+    if (plan.unique && u) swaps.push([plan.unique, u]);
+    for (const token of plan.fresh ?? []) swaps.push([token, randomToken(token.length)]);
+    const swap = swaps.length ? (p) => swaps.reduce((s, [from, to]) => s.replaceAll(from, to), p) : undefined;
     const out = [];
     // Steps of one group ran together (Promise.all); groups one after the other.
     for (let i = 0; i < plan.trace.length; ) {

@@ -14,7 +14,7 @@
  *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
  *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
  *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_SECONDS, BENCH_PROFILE_INTERVAL_US;
- *   BENCH_PLANS_OUT=<file> writes what each floor replays)
+ *   BENCH_PLANS_OUT=<file> writes what each floor replays; BENCH_D1_PERSIST=<dir> keeps the D1 file)
  *
  * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted, a
  * floor that does not replay); a baseline's failures are reported, not counted.
@@ -220,6 +220,7 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
   return convertV4MiniflareOptions({
     host: "127.0.0.1",
     port: 0,
+    ...(process.env.BENCH_D1_PERSIST ? { resourcePersistencePath: process.env.BENCH_D1_PERSIST } : {}),
     // The DevTools Protocol of every Worker, for --profile (bench/profile.mjs).
     ...(inspector ? { inspectorPort: 0 } : {}),
     handleStructuredLogs: (log) => {
@@ -586,6 +587,31 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
       }),
     },
     {
+      // Staff asking for a rider: the rules over one snapshot (one read), then one batch of the
+      // permission and its audit row. LIST_DATE is beyond the weeks ahead: for staff a warning.
+      key: "exit-permission-create",
+      label: "POST /api/v1/exit-permission (a route change asked by staff: the rules, then one batch)",
+      unique: (n) => `bench-${runId}-${n}`,
+      request: (n) => ({
+        method: "POST",
+        path: "/api/v1/exit-permission",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          kind: "route_change",
+          studentId: transport.studentId,
+          date: LIST_DATE,
+          routeId: transport.routeId,
+          stopId: transport.stopId,
+          reason: `bench-${runId}-${n}`,
+        }),
+      }),
+      reset: (db) =>
+        db
+          .prepare("DELETE FROM exit_permission WHERE school_id = ? AND reason LIKE ?")
+          .bind(NORTH, `bench-${runId}-%`)
+          .run(),
+    },
+    {
       key: "audit-log-list",
       label: "GET /api/v1/audit-log?page=1&pageSize=20",
       request: () => ({ method: "GET", path: "/api/v1/audit-log?page=1&pageSize=20", headers: auth }),
@@ -658,8 +684,32 @@ async function countD1(mf, workerName, endpoint, counter) {
     detail: failed ? String(failed.body).slice(0, 300) : "",
     // Warm samples (all but the first) that ran other SQL than the last one.
     varies: samples.slice(1).some((s) => shape(s.trace) !== shape(last.trace)),
-    plan: { status: last.status, unique: endpoint.unique?.(last.n), trace: last.trace },
+    plan: {
+      status: last.status,
+      unique: endpoint.unique?.(last.n),
+      fresh: freshTokens(samples.at(-2)?.trace ?? [], last.trace),
+      trace: last.trace,
+    },
   };
+}
+
+/** Every string parameter of a trace's statements. */
+const stringParams = (trace) =>
+  trace
+    .flatMap((s) => [s, ...(s.statements ?? [])])
+    .flatMap((s) => (s.params ?? []).filter((p) => typeof p === "string"));
+
+/**
+ * Random tokens the endpoint made for one request (a new record's public slug, the request id the
+ * audit row keeps): token-like strings of the last sample that the one before did not have. The
+ * floor writes a fresh random token of the same shape in their place on every request, as the
+ * endpoint does; replayed as captured, a unique slug would fail the floor's second insert.
+ */
+function freshTokens(before, last) {
+  const seen = new Set(stringParams(before));
+  const tokens = new Set();
+  for (const p of stringParams(last)) if (/^[A-Za-z0-9_-]{16,64}$/.test(p) && !seen.has(p)) tokens.add(p);
+  return [...tokens];
 }
 
 /** The floor answers as the endpoint did, with as many D1 round trips: else its ratio means nothing. */
