@@ -20,6 +20,7 @@ import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
 import { errorResponses, type ProblemStatus } from "./errors";
+import { etagOf } from "./etag";
 import { Listing, type Page } from "./pagination";
 
 /** One tag per functional area of the product (plus Auth and Development): how the docs page groups operations. */
@@ -355,6 +356,7 @@ export function serve<R extends ApiRoute>(
   verb: (ctx: Ctx, input: InputOf<R>) => Promise<unknown> | unknown,
 ): Operation {
   const status = successOf(route);
+  const etagged = answersETag(route);
   return {
     route,
     handler: async (c: Context<AppEnv, string, Validated>) => {
@@ -362,9 +364,16 @@ export function serve<R extends ApiRoute>(
       const input = inputOf(c, route) as InputOf<R>;
       const answer: unknown = await verb(await contextOf(c, route), input);
       if (answer instanceof Response) return answer;
-      if (answer instanceof Listing) return c.json(answer.envelope(c.req.url), 200);
-      if (status === 204) return c.body(null, 204);
-      return c.json(answer, status);
+      const listing = answer instanceof Listing;
+      if (status === 204 && !listing) return c.body(null, 204);
+      const value = listing ? answer.envelope(c.req.url) : answer;
+      const code = listing || status === 204 ? 200 : status;
+      if (!etagged) return c.json(value, code);
+      // The ETag is the digest of the text written here: the etag middleware then only compares it
+      // with If-None-Match (no copy of the body read back).
+      const text = JSON.stringify(value);
+      const tag = await etagOf(new TextEncoder().encode(text));
+      return c.body(text, code, { "content-type": "application/json", etag: tag });
     },
   };
 }

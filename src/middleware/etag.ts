@@ -15,7 +15,8 @@ export const etag: MiddlewareHandler<AppEnv> = async function etag(c, next) {
   await next();
   const res = c.res;
   if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("json")) return;
-  const tag = await etagOf(await res.clone().arrayBuffer());
+  // An operation's answer carries its tag (src/lib/route.ts); a verb's own Response is read back.
+  const tag = res.headers.get("etag") ?? (await etagOf(await res.clone().arrayBuffer()));
   if (!etagMatches(tag, c.req.header("if-none-match"))) {
     res.headers.set("etag", tag);
     return;
