@@ -7,8 +7,9 @@
  * cancelled, one superseded, a fixed weekly pickup and the days made from it, and requests still
  * pending for Wednesday 25 November, and three invitations: the demo parent's "Daniel goes home with
  * us on Friday" (accepted: it made Daniel's pickup), a go-home invitation another family declined, and
- * a teacher's invitation to the preschool science fair still awaiting answers. A refusal for being too
- * late writes nothing, so none is here.
+ * a teacher's invitation to the preschool science fair still awaiting answers. A request that came too
+ * late: the family called at 14:40 on Thursday; the office recorded it and refused it (in the app the
+ * rules refuse it with `too-late` and nothing is written).
  *
  *   npx tsx scripts/demo-afternoon.ts          # rewrites the block in seed/demo.sql
  *   npx tsx scripts/demo-afternoon.ts --check  # exits 1 if the committed block differs
@@ -54,6 +55,8 @@ export interface DemoPermission {
   fixedId?: number;
   /** The accepted invitation that made it. */
   invitationId?: number;
+  /** Asked and decided on the day itself at these UTC times (default: the evening before, and 09:00 local). */
+  at?: { asked: string; decided: string };
 }
 
 const FIXED_ID = 2001;
@@ -354,6 +357,22 @@ export function demoAfternoonPlan(): DemoPermission[] {
     reason: "Invitation accepted: goes home with Paloma's family",
     invitationId: GO_HOME_ACCEPTED,
   });
+  // Too late: the family called at 14:40 on Thursday, after that day's 13:00 deadline. In the app
+  // the rules refuse it (422 too-late) and nothing is written; the office, which may record a late
+  // call, wrote it down and refused it, so the family's record shows why.
+  p.push({
+    student: 2047,
+    date: THU,
+    kind: "route_change",
+    status: "rejected",
+    route: 2004,
+    stop: 2018,
+    askedByUser: ADMIN,
+    asParentUser: null,
+    reason: "Called at 14:40: goes to a friend's house on Bus 2",
+    decisionReason: "Too late: asked after today's deadline (13:00); the bus lists were already final",
+    at: { asked: "20:40:00.000Z", decided: "20:45:00.000Z" },
+  });
   const out = p.map((x, i) => ({ ...x, id: 2001 + i }));
   // The superseded pickup was replaced by the absence confirmed after it.
   const superseded = out.find((x) => x.status === "superseded");
@@ -458,9 +477,10 @@ export function demoAfternoonSql(): string {
     `${plan
       .map((p, i) => {
         const decided = p.status === "confirmed" || p.status === "rejected" || p.status === "superseded";
-        const at = askedAt(p.date, i);
-        const updated = decided || p.status === "cancelled" ? decidedAt(p.date) : at;
-        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decidedAt(p.date)) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${num(p.invitationId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
+        const at = p.at ? `${p.date}T${p.at.asked}` : askedAt(p.date, i);
+        const decision = p.at ? `${p.date}T${p.at.decided}` : decidedAt(p.date);
+        const updated = decided || p.status === "cancelled" ? decision : at;
+        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decision) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${num(p.invitationId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
       })
       .join(",\n")};`,
     "INSERT OR IGNORE INTO route_availability (id, school_id, route_id, date, seats, taken, version, created_at, updated_at) VALUES",

@@ -44,6 +44,17 @@ describe("demo afternoons", () => {
     }
   });
 
+  it("has a request that came too late: asked on its day after the 13:00 deadline, refused saying so", () => {
+    const late = demoAfternoonPlan().filter((p) => p.decisionReason?.startsWith("Too late"));
+    expect(late).toHaveLength(1);
+    const [p] = late;
+    expect(p).toMatchObject({ status: "rejected", askedByUser: 2 });
+    // 13:00 in Mexico City is 19:00Z; asked after it, decided after it was asked.
+    expect(p?.at?.asked.localeCompare("19:00:00.000Z")).toBe(1);
+    expect(p?.at?.decided.localeCompare(p?.at?.asked ?? "")).toBe(1);
+    expect(demoAfternoonSql()).toContain(`'${p?.date}T${p?.at?.asked}', '${p?.date}T${p?.at?.decided}')`);
+  });
+
   it("is idempotent by construction: only INSERT OR IGNORE, no clock", () => {
     const statements = demoAfternoonSql()
       .split("\n")
