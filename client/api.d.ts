@@ -2424,7 +2424,7 @@ export interface paths {
         };
         /**
          * Route information for the current parent: their children's routes, stops and times on a date
-         * @description The routes the caller's children ride (a guardian's children; a delegate: those of the parent they act for today), with the child's stop and time, every stop, the vehicle and its driver, and whether the route runs for the child on `date` (default: today in the school's time zone): the route's and the child's weekday, no holiday cycle, no suspension. At most 200 rides; one D1 call.
+         * @description The routes the caller's children ride (a guardian's children; a delegate: those of the parent they act for today), with the child's stop and time, every stop, the vehicle and its driver, and whether the route runs for the child on `date` (default: today in the school's time zone): a school day of the route's levels, the route's and the child's weekday, no suspension. At most 200 rides; one D1 call.
          */
         get: operations["getFamilyRoutes"];
         put?: never;
@@ -6693,10 +6693,11 @@ export interface components {
             timeZone: string;
             schoolDay: boolean;
             /**
-             * @description Why it is not a school day (null when it is)
+             * @description Why it is not a school day: a holiday cycle covers it, a weekend, or the school's schedules do not name that weekday (for the levels concerned); null on a school day
+             * @example null
              * @enum {string|null}
              */
-            reason: "weekend" | "no-schedule" | "holiday" | null;
+            reason: "holiday" | "weekend" | "no-schedule" | null;
             /** @example 08:00 */
             entry: string | null;
             /** @example 13:00 */
@@ -7339,6 +7340,14 @@ export interface components {
             weekday: number;
             /** @description Whether the date is in one of the school's holiday cycles (no routes run) */
             holiday: boolean;
+            /** @description Whether the school has school that day (for some level) */
+            schoolDay: boolean;
+            /**
+             * @description Why it is not a school day: a holiday cycle covers it, a weekend, or the school's schedules do not name that weekday (for the levels concerned); null on a school day
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "holiday" | "weekend" | "no-schedule" | null;
             data: components["schemas"]["FamilyRide"][];
         };
         FamilyRide: {
@@ -7388,7 +7397,7 @@ export interface components {
                 /** @example +15550000005 */
                 driverPhone: string | null;
             };
-            /** @description Whether the child rides it on the date: a school day, their weekday, not suspended */
+            /** @description Whether the child rides it on the date: the route runs (a school day of its levels, one of its weekdays), the child's weekday, not suspended */
             runs: boolean;
             /** @description Whether the child's ride is suspended on the date */
             suspended: boolean;
@@ -7402,10 +7411,10 @@ export interface components {
                 from: string;
                 /**
                  * Format: date
-                 * @description A school-local date, YYYY-MM-DD
+                 * @description The last day suspended; null: until the school lifts it
                  * @example 2026-11-23
                  */
-                until: string;
+                until: string | null;
                 reason: string | null;
             } | null;
         };
@@ -7616,8 +7625,17 @@ export interface components {
             weekday: number;
             /** @description A holiday cycle covers the date: no route runs */
             holiday: boolean;
+            /** @description The school has school that day (for some level): routes may run */
+            schoolDay: boolean;
+            /**
+             * @description Why it is not a school day: a holiday cycle covers it, a weekend, or the school's schedules do not name that weekday (for the levels concerned); null on a school day
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "holiday" | "weekend" | "no-schedule" | null;
             routes: components["schemas"]["RouteDay"][];
         };
+        /** @description A route running that day: one of its weekdays, a school day of its levels */
         RouteDay: {
             routeId: number;
             routeName: string;
@@ -7641,9 +7659,15 @@ export interface components {
             routeName: string;
             days: {
                 date: string;
-                /** @description The route runs that day (its weekday, not a holiday) */
+                /** @description The route runs that day: one of its weekdays, a school day of its levels */
                 runs: boolean;
                 holiday: boolean;
+                /**
+                 * @description Why the route does not run that day: the school's day off for the levels it serves (`holiday`, `weekend`, `no-schedule`), or not one of its weekdays (`not-running`); null when it runs
+                 * @example null
+                 * @enum {string|null}
+                 */
+                reason: "holiday" | "weekend" | "no-schedule" | "not-running" | null;
                 day: components["schemas"]["RouteDay"];
             }[];
         };
@@ -7742,9 +7766,15 @@ export interface components {
             driverName: string | null;
             date: string;
             weekday: number;
-            /** @description False on a holiday or a weekday the route does not run (then no students) */
+            /** @description False on a day that is not a school day of the route's levels, or not one of its weekdays (then no students) */
             runs: boolean;
             holiday: boolean;
+            /**
+             * @description Why the route does not run that day: the school's day off for the levels it serves (`holiday`, `weekend`, `no-schedule`), or not one of its weekdays (`not-running`); null when it runs
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "holiday" | "weekend" | "no-schedule" | "not-running" | null;
             version: number;
             printedVersion: number | null;
             seats: number;

@@ -244,6 +244,6 @@ describe("route list PDFs", () => {
     expect(res.status).toBe(200);
     const parsed = await pdfText(new Uint8Array(await res.arrayBuffer()));
     expect(parsed.pages).toBe(1);
-    expect(parsed.text).toContain("No route runs on 2027-03-06");
+    expect(parsed.text).toContain("2027-03-06 is not a school day: no route runs");
   });
 });

@@ -73,6 +73,13 @@ export function calendarDate(date: string): { year: number; month: number; day: 
   return { year, month, day };
 }
 
+/** `date` plus `days` calendar days (`YYYY-MM-DD`). */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
 /** The ISO weekday of a calendar date: 1 Monday .. 7 Sunday (the same in every time zone). */
 export function isoWeekday(date: string): number {
   const parts = calendarDate(date);

@@ -27,11 +27,10 @@ import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/reso
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { daysOf, maskOf } from "../../lib/weekdays";
-import { dateIn, isoWeekday } from "../../lib/zoned-time";
+import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
-import { addDays } from "./rules";
 import { type Ask, evaluate, queueAsk, refusal } from "./service";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 

@@ -11,19 +11,12 @@
 import type { ExitPermissionKind } from "../../db/schema/exit-permission";
 import type { Language } from "../../lib/language";
 import type { Level } from "../../lib/levels";
-import { calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
+import { addDays, calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
 
 export interface RuleFailure {
   code: string;
   message: string;
   [fact: string]: unknown;
-}
-
-/** `date` plus `days` calendar days. */
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
 }
 
 /** An instant written with the zone's offset at that instant: `2026-11-25T13:00:00-06:00`. */

@@ -15,7 +15,6 @@ import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permissio
 import { Parents, parents } from "../../db/schema/parent";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
-import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import {
   RouteAvailabilities,
@@ -37,7 +36,8 @@ import { badRequest, notFound } from "../../lib/errors";
 import { type Language, languageOf } from "../../lib/language";
 import type { Level } from "../../lib/levels";
 import { calendarDate, dateIn, isoWeekday } from "../../lib/zoned-time";
-import { dayFields, isHoliday, schoolDay, seatsOf } from "../route-availability/api";
+import { dayFields, seatsOf } from "../route-availability/api";
+import { calendarReads, isHoliday } from "../school-schedule/api";
 import type { ExitPermissionAsk } from "./api";
 import { permissions } from "./permissions";
 import type { Asker, Link, Snapshot } from "./rules";
@@ -76,7 +76,7 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
   const addressIds = unique(asks.map((a) => a.trustedAddressId));
   const routeIds = unique(asks.map((a) => a.routeId));
   const self = ctx.userId ?? 0;
-  const day = schoolDay(ctx, batch, first, last);
+  const day = calendarReads(ctx, batch, first, last);
   // The routes a day is read for: those named, those of the named stops and of the addresses'
   // stops, and the students' own (their home route's day, for an `away`).
   const addressStops = TrustedAddresses.pick(
@@ -103,14 +103,6 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
   return {
     day,
     dates,
-    schedules: batch.read(
-      SchoolSchedules.select(ctx, {
-        level: schoolSchedules.level,
-        weekday: schoolSchedules.weekday,
-        entry: schoolSchedules.entryTime,
-        dismissal: schoolSchedules.dismissalTime,
-      }),
-    ),
     config: batch.read(
       ScheduleConfigurations.select(ctx, {
         limit: scheduleConfigurations.permissionTimeLimit,
@@ -222,7 +214,7 @@ async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b:
   return {
     school,
     cycles: r.get(q.day.cycles),
-    schedules: r.get(q.schedules),
+    schedules: r.get(q.day.schedules),
     config: r.get(q.config)[0],
     years: r.get(q.years),
     students: r.get(q.students),

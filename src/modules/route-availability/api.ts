@@ -4,5 +4,5 @@
  */
 
 // For exit permissions: a confirmed permission's changes to route days, in its own batch.
-export { baseRiders, dayFields, isHoliday, riding, schoolDay, seatsOf } from "./day";
+export { baseRiders, dayFields, riding, seatsOf } from "./day";
 export { type ListChangeKind, listChange, nextVersion, ridersChanged, stampVersion } from "./versions";

@@ -23,9 +23,10 @@ import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { isoWeekday } from "../../lib/zoned-time";
+import { addDays, isoWeekday } from "../../lib/zoned-time";
+import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
-  addDays,
+  assertRuns,
   Day,
   drivenBy,
   type RouteDay,
@@ -126,10 +127,7 @@ async function routeDayOf(ctx: Ctx, routeId: number, date: string): Promise<Rout
   const read = await withSchoolDay(ctx, date, (b) => b.read(routeDays(ctx, date, eq(routes.id, routeId))));
   const [day] = read.results.get(read.slots);
   if (!day) throw notFound("Route", routeId);
-  if (read.holiday) throw unprocessable(`${date} is a school holiday: no route runs`);
-  if ((day.weekdays & (1 << (isoWeekday(date) - 1))) === 0) {
-    throw unprocessable(`Route ${day.routeName} does not run on ${date} (weekday ${isoWeekday(date)})`);
-  }
+  assertRuns(read.calendar, day, date);
   return day;
 }
 
@@ -228,7 +226,11 @@ const SchoolDay = z
     date: z.string(),
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
     holiday: z.boolean().openapi({ description: "A holiday cycle covers the date: no route runs" }),
-    routes: z.array(DayOfRoute),
+    schoolDay: z.boolean().openapi({ description: "The school has school that day (for some level): routes may run" }),
+    reason: DayOffReason,
+    routes: z.array(
+      DayOfRoute.openapi({ description: "A route running that day: one of its weekdays, a school day of its levels" }),
+    ),
   })
   .openapi("RouteAvailabilitySchoolDay");
 
@@ -251,8 +253,19 @@ export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<ty
     b.read(routeDays(ctx, date, runsOnWeekday(routes.weekdays, date))),
   );
   // A school's few routes sorted here, by name: no sort step in the database.
-  const days = read.holiday ? [] : read.results.get(read.slots).sort((a, b) => a.routeName.localeCompare(b.routeName));
-  return { date, weekday: isoWeekday(date), holiday: read.holiday, routes: days.map(toDay) };
+  const days = read.results
+    .get(read.slots)
+    .filter((d) => routeOff(date, read.calendar, d) === null)
+    .sort((a, b) => a.routeName.localeCompare(b.routeName));
+  const off = read.off;
+  return {
+    date,
+    weekday: isoWeekday(date),
+    holiday: off === "holiday",
+    schoolDay: off === null,
+    reason: off,
+    routes: days.map(toDay),
+  };
 }
 export const getSchoolRouteAvailabilityOperation = operation(schoolRoute, getSchoolRouteAvailability);
 
@@ -264,8 +277,11 @@ const RouteRange = z
     days: z.array(
       z.object({
         date: z.string(),
-        runs: z.boolean().openapi({ description: "The route runs that day (its weekday, not a holiday)" }),
+        runs: z
+          .boolean()
+          .openapi({ description: "The route runs that day: one of its weekdays, a school day of its levels" }),
         holiday: z.boolean(),
+        reason: RouteOffReason,
         day: DayOfRoute,
       }),
     ),
@@ -319,9 +335,8 @@ export async function getRouteAvailabilityByRoute(ctx: Ctx, { params, query }: I
     const slot = read.slots[i];
     const [row] = slot ? read.results.get(slot) : [];
     if (!row) throw notFound("Route", params.routeId);
-    const holiday = read.holidayOn(date);
-    const runs = !holiday && (row.weekdays & (1 << (isoWeekday(date) - 1))) !== 0;
-    return { date, runs, holiday, day: toDay(row) };
+    const why = routeOff(date, read.calendar, row);
+    return { date, runs: why === null, holiday: why === "holiday", reason: why, day: toDay(row) };
   });
   const head = days[0]?.day;
   if (!head) throw notFound("Route", params.routeId);

@@ -30,9 +30,8 @@ import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { isoWeekday } from "../../lib/zoned-time";
 import { mayRide } from "../transport/api";
-import { baseRiders, Day, drivenBy, type RouteDay, riding, routeDays, withSchoolDay } from "./day";
+import { assertRuns, baseRiders, Day, drivenBy, type RouteDay, riding, routeDays, withSchoolDay } from "./day";
 import { permissions } from "./permissions";
 import { dayRow, listChange, nextVersion, stampVersion } from "./versions";
 
@@ -182,10 +181,7 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
   const [student] = read.results.get(read.slots.student);
   if (!day) throw notFound("Route", routeId);
   if (!student) throw notFound("Student", studentId);
-  if (read.holiday) throw unprocessable(`${date} is a school holiday: no route runs`);
-  if ((day.weekdays & (1 << (isoWeekday(date) - 1))) === 0) {
-    throw unprocessable(`Route ${day.routeName} does not run on ${date}`);
-  }
+  assertRuns(read.calendar, day, date);
   const [stop] = read.results.get(read.slots.stop);
   const rides = read.results.get(read.slots.rides).length > 0;
   const levels = read.results.get(read.slots.levels)[0]?.levels ?? [];

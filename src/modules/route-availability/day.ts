@@ -1,19 +1,17 @@
 /**
  * A route's day as SQL, the one shape every read and write of this module reuses:
  *
- * - it runs on date D when its weekday bit for D is set and no holiday cycle of the school covers D
- *   (a cycle covers D when it overlaps D's school-local day: start < next midnight, end > midnight);
+ * - it runs on date D when D is a school day of its levels and one of its weekdays (the school's
+ *   calendar: src/modules/school-schedule/calendar.ts, `routeOff`);
  * - its riders on D: the route students whose weekday bit is set, not suspended on D
  *   (suspended_from <= D <= suspended_until, an open end open), minus those with a confirmed
  *   `away` change that day, plus the confirmed `join` changes (counted by `taken`);
  * - its available seats: coalesce(the day's override, the vehicle's seats) - riders.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gt, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
-import { Schools, schools } from "../../db/schema/core";
-import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import {
   RouteAvailabilities,
   RouteAvailabilityStudents,
@@ -26,8 +24,9 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { notFound } from "../../lib/errors";
-import { calendarDate, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { notFound, unprocessable } from "../../lib/errors";
+import { calendarDate, isoWeekday } from "../../lib/zoned-time";
+import { type Calendar, calendarOf, calendarReads, dayOff, routeOff, routeOffMessage } from "../school-schedule/api";
 import { routeVisible, schoolToday } from "../transport/api";
 
 export { schoolToday };
@@ -45,13 +44,6 @@ export const weekdayBit = (date: DateRef): number | SQL =>
   typeof date === "string"
     ? 1 << (isoWeekday(date) - 1)
     : sql`(1 << ((CAST(strftime('%w', ${date}) AS INTEGER) + 6) % 7))`;
-
-/** `date` plus `days` calendar days. */
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 /** The route's weekday mask has D's bit. */
 export const runsOnWeekday = (weekdays: SQLWrapper, date: DateRef) => sql`(${weekdays} & ${weekdayBit(date)}) <> 0`;
@@ -91,35 +83,6 @@ export function riding(rs: typeof routeStudents, date: DateRef): SQL {
 export const riders = (ctx: Ctx, route: SQLiteColumn | number, date: DateRef): SQL<number> =>
   sql<number>`(${baseRiders(ctx, route, date)} + coalesce(${routeAvailabilities.taken}, 0))`;
 
-/** The school's name, zone and logo, and the holiday cycles that may cover `first`..`last` (any zone). */
-export function schoolDay(ctx: Ctx, batch: Batch, first: string, last = first) {
-  const school = batch.read(
-    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone, logo: schools.logo })
-      .where(eq(schools.id, schoolOf(ctx)))
-      .limit(1),
-  );
-  // A UTC window a day wider each side than any zone's day: school_holiday_cycle_school_idx.
-  const cycles = batch.read(
-    SchoolHolidayCycles.select(ctx, { start: schoolHolidayCycles.startHolidays, end: schoolHolidayCycles.endHolidays })
-      .where(lt(schoolHolidayCycles.startHolidays, `${addDays(last, 2)}T00:00:00.000Z`))
-      .where(gt(schoolHolidayCycles.endHolidays, `${addDays(first, -1)}T00:00:00.000Z`)),
-  );
-  return { school, cycles };
-}
-
-export interface School {
-  name: string;
-  timeZone: string;
-  logo: string | null;
-}
-
-/** Whether a cycle covers the school-local day `date` (half-open: a cycle ending at midnight ends the day before). */
-export function isHoliday(date: string, timeZone: string, cycles: readonly { start: string; end: string }[]): boolean {
-  const from = zonedInstant(date, "00:00", timeZone).getTime();
-  const to = zonedInstant(addDays(date, 1), "00:00", timeZone).getTime();
-  return cycles.some((c) => Date.parse(c.start) < to && Date.parse(c.end) > from);
-}
-
 /** The fields of a route's day, over routes joined to their vehicle and (left) the day's row. */
 export function dayFields(ctx: Ctx, date: string) {
   return {
@@ -127,6 +90,7 @@ export function dayFields(ctx: Ctx, date: string) {
     routeName: routes.name,
     direction: routes.direction,
     weekdays: routes.weekdays,
+    levels: routes.levels,
     transportId: transports.id,
     vehicle: transports.name,
     vehicleSeats: transports.seats,
@@ -161,22 +125,27 @@ export function seatsOf(day: Pick<RouteDay, "vehicleSeats" | "override" | "rider
 }
 
 /**
- * Reads the school and its cycles for `first`..`last` with the caller's reads, in one batch;
- * answers the school and a holiday test per date.
+ * Reads the school's calendar for `first`..`last` with the caller's reads, in one batch; answers
+ * the school, its calendar and the results.
  */
 export async function withSchoolDays<T>(ctx: Ctx, first: string, last: string, reads: (batch: Batch) => T) {
   const batch = new Batch(ctx);
-  const day = schoolDay(ctx, batch, first, last);
+  const day = calendarReads(ctx, batch, first, last);
   const slots = reads(batch);
   const results = await batch.commit();
-  const [school] = results.get(day.school);
+  const { school, calendar } = calendarOf(results, day);
   if (!school) throw notFound("School", schoolOf(ctx));
-  const cycles = results.get(day.cycles);
-  return { school, results, slots, holidayOn: (date: string) => isHoliday(date, school.timeZone, cycles) };
+  return { school, calendar, results, slots };
 }
 
-/** `withSchoolDays` for one date. */
+/** `withSchoolDays` for one date, with the school's day off that date (any level), if any. */
 export async function withSchoolDay<T>(ctx: Ctx, date: string, reads: (batch: Batch) => T) {
   const read = await withSchoolDays(ctx, date, date, reads);
-  return { ...read, holiday: read.holidayOn(date) };
+  return { ...read, off: dayOff(date, read.calendar) };
+}
+
+/** The route runs on `date` (a school day of its levels, one of its weekdays), or a 422 saying why not. */
+export function assertRuns(calendar: Calendar, day: Pick<RouteDay, "routeName" | "weekdays" | "levels">, date: string) {
+  const why = routeOff(date, calendar, day);
+  if (why) throw unprocessable(routeOffMessage(why, day.routeName, date));
 }

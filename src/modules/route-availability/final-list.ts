@@ -25,8 +25,9 @@ import {
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { isoWeekday } from "../../lib/zoned-time";
+import { calendarOf, calendarReads, dayOff, type RouteOff, routeOff } from "../school-schedule/api";
 import { copyOf, copyTable, identity } from "../user/api";
-import { drivenBy, isHoliday, type RouteDay, routeDays, runsOnWeekday, type School, schoolDay, seatsOf } from "./day";
+import { drivenBy, type RouteDay, routeDays, runsOnWeekday, seatsOf } from "./day";
 import { changesSince, markPrinted } from "./versions";
 
 export type Status = "riding" | "away" | "joining";
@@ -60,6 +61,8 @@ export interface FinalList {
   weekday: number;
   runs: boolean;
   holiday: boolean;
+  /** Why it does not run, or null. */
+  reason: RouteOff | null;
   version: number;
   printedVersion: number | null;
   seats: number;
@@ -85,7 +88,7 @@ export async function readFinalLists(
   const batch = new Batch(ctx);
   // The download's mark: only on a running weekday (a holiday is decided after the read and marks nothing visible).
   if (options.print) batch.add(...markPrinted(ctx, routeSet, date));
-  const day = schoolDay(ctx, batch, date);
+  const day = calendarReads(ctx, batch, date);
   const days = batch.read(routeDays(ctx, date, routeCond));
   const riders = batch.read(
     RouteStudents.select(ctx, {
@@ -169,9 +172,8 @@ export async function readFinalLists(
       ? batch.read(changesSince(ctx, which.routeId, date, options.since))
       : undefined;
   const results = await batch.commit();
-  const [school] = results.get(day.school);
+  const { school, calendar } = calendarOf(results, day);
   if (!school) throw new Error("the current school was not read");
-  const holiday = isHoliday(date, school.timeZone, results.get(day.cycles));
   const receivers = new Map<number, Receiver[]>();
   const add = (id: number, r: Receiver) => receivers.set(id, [...(receivers.get(id) ?? []), r]);
   for (const g of results.get(guardianRows)) {
@@ -190,7 +192,7 @@ export async function readFinalLists(
     .get(days)
     .sort((a, b) => a.routeName.localeCompare(b.routeName))
     .map((d) =>
-      listOf(d, date, holiday, {
+      listOf(d, date, routeOff(date, calendar, d), {
         riders: byRoute.get(d.routeId) ?? [],
         changes: results.get(changed).filter((c) => c.routeId === d.routeId),
         stops,
@@ -199,7 +201,8 @@ export async function readFinalLists(
     );
   return {
     school,
-    holiday,
+    /** The school's day off (any level), if any: the all-routes PDF says why it is empty. */
+    off: dayOff(date, calendar),
     lists: "routeId" in which ? lists : lists.filter((l) => l.runs),
     changes: since ? results.get(since) : undefined,
   };
@@ -220,7 +223,7 @@ type Stop = { id: number; name: string; position: number; time: string };
 function listOf(
   day: RouteDay,
   date: string,
-  holiday: boolean,
+  why: RouteOff | null,
   rows: {
     riders: readonly RiderRow[];
     changes: readonly (RiderRow & { kind: "join" | "away"; reason: string | null })[];
@@ -228,7 +231,7 @@ function listOf(
     receivers: Map<number, Receiver[]>;
   },
 ): FinalList {
-  const runs = !holiday && (day.weekdays & (1 << (isoWeekday(date) - 1))) !== 0;
+  const runs = why === null;
   const away = new Map(rows.changes.filter((c) => c.kind === "away").map((c) => [c.studentId, c.reason]));
   const home = day.direction === "home";
   const entry = (r: RiderRow, status: Status, reason: string | null): ListStudent => {
@@ -270,7 +273,8 @@ function listOf(
     date,
     weekday: isoWeekday(date),
     runs,
-    holiday,
+    holiday: why === "holiday",
+    reason: why,
     version: day.version,
     printedVersion: day.printedVersion,
     riders: day.riders,
@@ -278,5 +282,3 @@ function listOf(
     students: list,
   };
 }
-
-export type { School };

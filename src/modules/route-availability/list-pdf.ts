@@ -6,7 +6,7 @@
 
 import type { Ctx } from "../../lib/context";
 import { A4, fitText, PdfDocument, type PdfPage, readImage, textWidth } from "../../lib/pdf";
-import type { School } from "./day";
+import type { School } from "../school-schedule/api";
 import type { FinalList, ListStudent } from "./final-list";
 
 const MARGIN = 40;

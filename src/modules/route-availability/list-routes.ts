@@ -16,6 +16,7 @@ import { notFound } from "../../lib/errors";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { RouteOffReason, routeOffMessage } from "../school-schedule/api";
 import { changes } from "./changes";
 import { Day, drivenBy, schoolToday } from "./day";
 import { readFinalLists } from "./final-list";
@@ -103,10 +104,12 @@ const FinalStatus = z
     driverName: z.string().nullable(),
     date: z.string(),
     weekday: z.number().int(),
-    runs: z
-      .boolean()
-      .openapi({ description: "False on a holiday or a weekday the route does not run (then no students)" }),
+    runs: z.boolean().openapi({
+      description:
+        "False on a day that is not a school day of the route's levels, or not one of its weekdays (then no students)",
+    }),
     holiday: z.boolean(),
+    reason: RouteOffReason,
     version: z.number().int(),
     printedVersion: z.number().int().nullable(),
     seats: z.number().int(),
@@ -187,14 +190,8 @@ export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: I
   const read = await readFinalLists(ctx, { routeId: params.routeId }, date, { print: true });
   const [list] = read.lists;
   if (!list) throw notFound("Route", params.routeId);
-  const why = read.holiday ? "a school holiday" : "a day this route does not run";
-  const bytes = await listsPdf(
-    ctx,
-    read.school,
-    date,
-    list.runs ? [list] : [],
-    `${list.routeName}: ${date} is ${why}.`,
-  );
+  const empty = list.reason ? `${routeOffMessage(list.reason, list.routeName, date)}.` : "";
+  const bytes = await listsPdf(ctx, read.school, date, list.runs ? [list] : [], empty);
   return pdfResponse(bytes, `route-${list.routeId}-${date}.pdf`);
 }
 export const downloadRouteFinalStatusPdfOperation = operation(routePdf, downloadRouteFinalStatusPdf);
@@ -214,8 +211,13 @@ const allPdf = defineRoute({
 export async function downloadAllRoutesFinalStatusPdf(ctx: Ctx, { query }: InputOf<typeof allPdf>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { running: true }, date, { print: true });
-  const empty = read.holiday ? `${date} is a school holiday: no route runs.` : `No route runs on ${date}.`;
-  const bytes = await listsPdf(ctx, read.school, date, read.holiday ? [] : read.lists, empty);
+  const empty =
+    read.off === "holiday"
+      ? `${date} is a school holiday: no route runs.`
+      : read.off
+        ? `${date} is not a school day: no route runs.`
+        : `No route runs on ${date}.`;
+  const bytes = await listsPdf(ctx, read.school, date, read.lists, empty);
   return pdfResponse(bytes, `routes-${date}.pdf`);
 }
 export const downloadAllRoutesFinalStatusPdfOperation = operation(allPdf, downloadAllRoutesFinalStatusPdf);

@@ -6,16 +6,14 @@
  * the same function the exit permission rules use.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
-import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 import { changeDeadline } from "../exit-permission/api";
-import { isHoliday, schoolDay } from "../route-availability/api";
+import { calendarOf, calendarReads, DayOffReason, dayOff } from "./calendar";
 import { permissions } from "./permissions";
 import { Level } from "./resource";
 
@@ -29,10 +27,7 @@ const SchoolDayAnswer = z
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
     timeZone: z.string().openapi({ example: "America/Mexico_City" }),
     schoolDay: z.boolean(),
-    reason: z
-      .enum(["weekend", "no-schedule", "holiday"])
-      .nullable()
-      .openapi({ description: "Why it is not a school day (null when it is)" }),
+    reason: DayOffReason,
     entry: z.string().nullable().openapi({ example: "08:00" }),
     dismissal: z.string().nullable().openapi({ example: "13:00" }),
     afterSchoolEnd: z.string().nullable(),
@@ -77,32 +72,17 @@ function usual(dismissals: readonly string[]): string | null {
 export async function getSchoolDay(ctx: Ctx, { query }: InputOf<typeof route>) {
   const { date, level } = query;
   const batch = new Batch(ctx);
-  const day = schoolDay(ctx, batch, date);
-  const schedules = batch.read(
-    SchoolSchedules.select(ctx, {
-      weekday: schoolSchedules.weekday,
-      entry: schoolSchedules.entryTime,
-      dismissal: schoolSchedules.dismissalTime,
-      afterSchoolEnd: schoolSchedules.afterSchoolEndTime,
-    }).where(eq(schoolSchedules.level, level)),
-  );
+  const day = calendarReads(ctx, batch, date);
   const config = batch.read(
     ScheduleConfigurations.select(ctx, { limit: scheduleConfigurations.permissionTimeLimit }).limit(1),
   );
   const results = await batch.commit();
-  const [school] = results.get(day.school);
+  const { school, calendar } = calendarOf(results, day);
   if (!school) throw notFound("School", ctx.schoolId ?? 0);
   const weekday = isoWeekday(date);
-  const rows = results.get(schedules);
+  const rows = calendar.schedules.filter((r) => r.level === level);
   const today = rows.find((r) => r.weekday === weekday);
-  const holiday = isHoliday(date, school.timeZone, results.get(day.cycles));
-  const reason: "holiday" | "weekend" | "no-schedule" | null = holiday
-    ? "holiday"
-    : today
-      ? null
-      : weekday >= 6
-        ? "weekend"
-        : "no-schedule";
+  const reason = dayOff(date, calendar, [level]);
   const usualDismissal = usual(rows.map((r) => r.dismissal));
   const limit = results.get(config)[0]?.limit ?? DEFAULT_TIME_LIMIT;
   return {

@@ -2,25 +2,25 @@
  * Route information for the current parent (`GET /api/v1/route/mine`): the routes their children
  * ride, each with the child, the child's stop and time, the route's stops, the vehicle and its
  * driver, and for the date asked (default: today in the school's time zone) whether it runs for
- * the child: the route and the child ride on that weekday, the date is not in a holiday cycle of
- * the school, and the child is not suspended then (a suspended ride is listed, `suspended`).
- * A delegate sees what the parent they act for today sees. One D1 call: the delegations, the
- * school's time zone, the holiday cycles around the date and the rides, in one batch.
+ * the child: the route runs that day (the school's calendar for its levels, its weekdays: the one
+ * rule, school-schedule's `routeOff`), the child rides on that weekday, and is not suspended then
+ * (a suspended ride is listed, `suspended`). A delegate sees what the parent they act for today
+ * sees. One D1 call: the delegations, the school's calendar around the date and the rides, in one
+ * batch.
  */
 import { z } from "@hono/zod-openapi";
 import { eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { Schools, schools } from "../../db/schema/core";
 import { Delegates } from "../../db/schema/delegate";
-import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { daysOf } from "../../lib/weekdays";
 import { dateIn, isoWeekday } from "../../lib/zoned-time";
 import { actedForBy, delegationsHere } from "../delegate/api";
+import { calendarOf, calendarReads, DayOffReason, dayOff, routeOff } from "../school-schedule/api";
 import { permissions } from "./permissions";
 import { Direction, parseStops, RouteStop, stopsOf, Weekday } from "./route";
 
@@ -53,12 +53,17 @@ const Ride = z
       driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
       driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
     }),
-    runs: z
-      .boolean()
-      .openapi({ description: "Whether the child rides it on the date: a school day, their weekday, not suspended" }),
+    runs: z.boolean().openapi({
+      description:
+        "Whether the child rides it on the date: the route runs (a school day of its levels, one of its weekdays), the child's weekday, not suspended",
+    }),
     suspended: z.boolean().openapi({ description: "Whether the child's ride is suspended on the date" }),
     suspension: z
-      .object({ from: Day, until: Day, reason: z.string().nullable() })
+      .object({
+        from: Day,
+        until: Day.nullable().openapi({ description: "The last day suspended; null: until the school lifts it" }),
+        reason: z.string().nullable(),
+      })
       .nullable()
       .openapi({ description: "The suspension that covers the date or comes later, if any" }),
   })
@@ -71,6 +76,8 @@ const FamilyRoutes = z
     holiday: z
       .boolean()
       .openapi({ description: "Whether the date is in one of the school's holiday cycles (no routes run)" }),
+    schoolDay: z.boolean().openapi({ description: "Whether the school has school that day (for some level)" }),
+    reason: DayOffReason,
     data: z.array(Ride),
   })
   .openapi("FamilyRoutes");
@@ -84,8 +91,8 @@ const route = defineRoute({
   description:
     "The routes the caller's children ride (a guardian's children; a delegate: those of the parent they act for " +
     "today), with the child's stop and time, every stop, the vehicle and its driver, and whether the route runs " +
-    "for the child on `date` (default: today in the school's time zone): the route's and the child's weekday, no " +
-    `holiday cycle, no suspension. At most ${MAX_RIDES} rides; one D1 call.`,
+    "for the child on `date` (default: today in the school's time zone): a school day of the route's levels, the " +
+    `route's and the child's weekday, no suspension. At most ${MAX_RIDES} rides; one D1 call.`,
   access: permissions.routeFamily,
   module: "transport",
   request: { query: z.strictObject({ date: Day.optional() }) },
@@ -119,17 +126,7 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
 
   const batch = new Batch(ctx);
   const delegations = batch.read(delegationsHere(ctx, self, now));
-  const zone = batch.read(
-    Schools.select(ctx, { timeZone: schools.timeZone })
-      .where(eq(schools.id, schoolOf(ctx)))
-      .limit(1),
-  );
-  const holidays = batch.read(
-    SchoolHolidayCycles.select(ctx, {
-      start: schoolHolidayCycles.startHolidays,
-      end: schoolHolidayCycles.endHolidays,
-    }).where(lte(schoolHolidayCycles.startHolidays, last), gte(schoolHolidayCycles.endHolidays, first)),
-  );
+  const day = calendarReads(ctx, batch, first, last);
   const rides = batch.read(
     RouteStudents.select(ctx, {
       id: routeStudents.id,
@@ -140,6 +137,7 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
       routeName: routes.name,
       direction: routes.direction,
       routeWeekdays: routes.weekdays,
+      routeLevels: routes.levels,
       weekdays: routeStudents.weekdays,
       stopId: routeStudents.stopId,
       suspendedFrom: routeStudents.suspendedFrom,
@@ -159,10 +157,10 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
       .limit(MAX_RIDES),
   );
   const results = await batch.commit();
-  const timeZone = results.get(zone)[0]?.timeZone ?? "UTC";
-  const date = query.date ?? dateIn(timeZone, now);
+  const { calendar } = calendarOf(results, day);
+  const date = query.date ?? dateIn(calendar.timeZone, now);
   const weekday = isoWeekday(date);
-  const holiday = results.get(holidays).some((h) => h.start <= date && date <= h.end);
+  const off = dayOff(date, calendar);
   const actingFor = new Set(actedForBy(self, results.get(delegations), now));
   const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
   const bit = 1 << (weekday - 1);
@@ -172,9 +170,11 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
     .filter((r) => via(r).some((u) => actingFor.has(u)))
     .map((r) => {
       const stops = parseStops(r.stops);
+      // A suspension's end may be open (until the school lifts it), as the riders' rule reads it.
       const covers =
-        r.suspendedFrom !== null && r.suspendedUntil !== null && r.suspendedFrom <= date && date <= r.suspendedUntil;
-      const current = r.suspendedFrom !== null && r.suspendedUntil !== null && r.suspendedUntil >= date;
+        r.suspendedFrom !== null && r.suspendedFrom <= date && (r.suspendedUntil === null || date <= r.suspendedUntil);
+      const current = r.suspendedFrom !== null && (r.suspendedUntil === null || r.suspendedUntil >= date);
+      const routeRuns = routeOff(date, calendar, { weekdays: r.routeWeekdays, levels: r.routeLevels }) === null;
       return {
         routeStudentId: r.id,
         student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName },
@@ -183,10 +183,10 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
         stop: stops.find((s) => s.id === r.stopId) ?? null,
         stops,
         vehicle: { name: r.vehicleName, plate: r.plate, driverName: r.driverName, driverPhone: r.driverPhone },
-        runs: !holiday && !covers && (r.routeWeekdays & bit) !== 0 && (r.weekdays & bit) !== 0,
+        runs: routeRuns && !covers && (r.weekdays & bit) !== 0,
         suspended: covers,
         suspension:
-          current && r.suspendedFrom !== null && r.suspendedUntil !== null
+          current && r.suspendedFrom !== null
             ? { from: r.suspendedFrom, until: r.suspendedUntil, reason: r.suspensionReason }
             : null,
       };
@@ -202,7 +202,7 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
             ? -1
             : 1),
     );
-  return { date, weekday, holiday, data };
+  return { date, weekday, holiday: off === "holiday", schoolDay: off === null, reason: off, data };
 }
 
 export const getFamilyRoutes = operation(route, familyRoutes);

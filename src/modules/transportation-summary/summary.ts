@@ -11,7 +11,6 @@ import { Batch } from "../../db/batch";
 import { Users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
-import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Students, students } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -20,7 +19,7 @@ import { Listing, type PageInput, PageQuery, pageOf } from "../../lib/pagination
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { calendarDate, isoWeekday, zonedInstant } from "../../lib/zoned-time";
-import { isHoliday, schoolDay as schoolAndCycles } from "../route-availability/api";
+import { calendarOf, calendarReads, dayOff } from "../school-schedule/api";
 import { schoolToday } from "../transport/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
@@ -185,14 +184,7 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
   ];
   const way = wayOf(date);
   const batch = new Batch(ctx);
-  const day = schoolAndCycles(ctx, batch, date);
-  const schedules = batch.read(
-    SchoolSchedules.select(ctx, {
-      level: schoolSchedules.level,
-      weekday: schoolSchedules.weekday,
-      dismissal: schoolSchedules.dismissalTime,
-    }),
-  );
+  const day = calendarReads(ctx, batch, date);
   const page = batch.read(
     withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(date))))
       .where(...filters, query.way === undefined ? undefined : sql`${way} = ${query.way}`)
@@ -206,13 +198,13 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
       ? { sets: readTotals(ctx, batch, date, filters) }
       : { each: batch.read(studentDays(ctx, date, countFields(date)).where(...filters)) };
   const results = await batch.commit();
-  const [school] = results.get(day.school);
+  const { school, calendar } = calendarOf(results, day);
   if (!school) throw notFound("School", schoolOf(ctx));
-  const holiday = isHoliday(date, school.timeZone, results.get(day.cycles));
-  const rows = results.get(schedules);
-  // A school with schedules has school on the weekdays they name; one without any, Monday to Friday.
-  const schoolDay = !holiday && (rows.length > 0 ? rows.some((s) => s.weekday === weekday) : weekday <= 5);
-  const dismissal = new Map(rows.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
+  // The school's calendar (any level): a holiday, a weekend, or a weekday no schedule names is no school.
+  const off = dayOff(date, calendar);
+  const holiday = off === "holiday";
+  const schoolDay = off === null;
+  const dismissal = new Map(calendar.schedules.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   if (!schoolDay) return new SummaryListing([], 0, query, { date, weekday, schoolDay, holiday, counts: zeroCounts() });
   const counts = zeroCounts();
   const [sums] = totals.each ? results.get(totals.each) : [];
@@ -313,12 +305,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
   const date = query.date ?? (await schoolToday(ctx));
   const where = and(eq(exitPermissions.date, date), waiting);
   const batch = new Batch(ctx);
-  const day = schoolAndCycles(ctx, batch, date);
-  const schedules = batch.read(
-    SchoolSchedules.select(ctx, { level: schoolSchedules.level, dismissal: schoolSchedules.dismissalTime }).where(
-      eq(schoolSchedules.weekday, isoWeekday(date)),
-    ),
-  );
+  const day = calendarReads(ctx, batch, date);
   const rows = batch.read(
     withTargets(
       ctx,
@@ -347,9 +334,10 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
   );
   const total = batch.read(ExitPermissions.select(ctx).where(where).count());
   const results = await batch.commit();
-  const [school] = results.get(day.school);
+  const { school, calendar } = calendarOf(results, day);
   if (!school) throw notFound("School", schoolOf(ctx));
-  const dismissal = new Map(results.get(schedules).map((s) => [s.level, s.dismissal]));
+  const weekday = isoWeekday(date);
+  const dismissal = new Map(calendar.schedules.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   const data = results.get(rows).flatMap((r) => {
     const local = r.level ? dismissal.get(r.level) : undefined;
     const permission = permissionOf(r);
