@@ -26,12 +26,13 @@ import { languageOf } from "../../lib/language";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { ridesOn } from "../transport/api";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission } from "./resource";
 import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
-import { isStaff, ridesOn } from "./snapshot";
+import { isStaff } from "./snapshot";
 
 const LABEL = "Exit permission";
 const meta = {

@@ -38,6 +38,7 @@ import type { Level } from "../../lib/levels";
 import { calendarDate, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { dayFields, seatsOf } from "../route-availability/api";
 import { calendarReads, isHoliday } from "../school-schedule/api";
+import { ridesOn } from "../transport/api";
 import type { ExitPermissionAsk } from "./api";
 import { permissions } from "./permissions";
 import type { Asker, Link, Snapshot } from "./rules";
@@ -53,17 +54,6 @@ const unique = <T>(values: readonly (T | undefined | null)[]) => [
 /** A date the SQL may be given (an impossible date is the rules' `invalid-date`). */
 const realDates = (asks: readonly ExitPermissionAsk[]) =>
   unique(asks.map((a) => a.date)).filter((d) => calendarDate(d));
-
-/** Whether a route student rides on `date` by its own days (weekday bit, not suspended). */
-export function ridesOn(
-  rs: { weekdays: number; suspendedFrom: string | null; suspendedUntil: string | null },
-  date: string,
-): boolean {
-  if (!calendarDate(date) || (rs.weekdays & (1 << (isoWeekday(date) - 1))) === 0) return false;
-  const suspended =
-    rs.suspendedFrom !== null && rs.suspendedFrom <= date && (rs.suspendedUntil === null || rs.suspendedUntil >= date);
-  return !suspended;
-}
 
 /** The reads, queued on one batch. */
 function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {

@@ -3,7 +3,7 @@
  * this folder is the module's own.
  */
 export { permissions } from "./permissions";
-export { mayRide, whyNotRider } from "./riders";
+export { mayRide, type RiderDays, ridesOn, suspendedOn, whyNotRider } from "./riders";
 export { RouteRecord, RouteStop, routeResource } from "./route";
 export { schoolToday } from "./today";
 export { TransportRecord, vehicleResource } from "./vehicle";

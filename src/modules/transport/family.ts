@@ -22,6 +22,7 @@ import { dateIn, isoWeekday } from "../../lib/zoned-time";
 import { actedForBy, delegationsHere } from "../delegate/api";
 import { calendarOf, calendarReads, DayOffReason, dayOff, routeOff } from "../school-schedule/api";
 import { permissions } from "./permissions";
+import { suspendedOn } from "./riders";
 import { Direction, parseStops, RouteStop, stopsOf, Weekday } from "./route";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -170,9 +171,7 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
     .filter((r) => via(r).some((u) => actingFor.has(u)))
     .map((r) => {
       const stops = parseStops(r.stops);
-      // A suspension's end may be open (until the school lifts it), as the riders' rule reads it.
-      const covers =
-        r.suspendedFrom !== null && r.suspendedFrom <= date && (r.suspendedUntil === null || date <= r.suspendedUntil);
+      const covers = suspendedOn(r, date);
       const current = r.suspendedFrom !== null && (r.suspendedUntil === null || r.suspendedUntil >= date);
       const routeRuns = routeOff(date, calendar, { weekdays: r.routeWeekdays, levels: r.routeLevels }) === null;
       return {

@@ -5,6 +5,7 @@
  */
 import { unprocessable } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
+import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 
 export interface RouteLevels {
   name: string;
@@ -32,4 +33,21 @@ export function whyNotRider(route: RouteLevels, student: Candidate): string | un
 export function mayRide(route: RouteLevels, student: Candidate): void {
   const why = whyNotRider(route, student);
   if (why) throw unprocessable(why);
+}
+
+/** A rider's days: the weekdays they ride and a suspension (an open end: until the school lifts it). */
+export interface RiderDays {
+  weekdays: number;
+  suspendedFrom: string | null;
+  suspendedUntil: string | null;
+}
+
+/** Whether the rider is suspended on `date` (the SQL of the same rule: route-availability's `riding`). */
+export const suspendedOn = (rs: RiderDays, date: string): boolean =>
+  rs.suspendedFrom !== null && rs.suspendedFrom <= date && (rs.suspendedUntil === null || rs.suspendedUntil >= date);
+
+/** Whether a route student rides on `date` by its own days (weekday bit, not suspended). */
+export function ridesOn(rs: RiderDays, date: string): boolean {
+  if (!calendarDate(date) || (rs.weekdays & (1 << (isoWeekday(date) - 1))) === 0) return false;
+  return !suspendedOn(rs, date);
 }
