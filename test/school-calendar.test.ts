@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { parents } from "../src/db/schema/parent";
 import { schoolSchedules } from "../src/db/schema/school-schedule";
-import { guardians } from "../src/db/schema/student";
+import { guardians, students } from "../src/db/schema/student";
 import { routes } from "../src/db/schema/transport";
 import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
@@ -169,8 +169,22 @@ describe("the school's calendar decides which routes run, on every route that as
       token,
     );
     expect(day).toMatchObject({ schoolDay: false, reason: "no-schedule" });
-    const summary = await get<{ schoolDay: boolean }>(t, `/api/v1/transportation-summary?date=${FRIDAY}`, token);
-    expect(summary.schoolDay).toBe(true);
+    // The day's summary: a school day, without the preschoolers (not at school on Fridays).
+    const [tomas] = small.studentIds;
+    await t.db
+      .update(students)
+      .set({ level: "preschool" })
+      .where(eq(students.id, tomas ?? 0));
+    type Summary = { schoolDay: boolean; total: number; data: { studentId: number }[] };
+    const summaryOf = (date: string, level = "preschool") =>
+      get<Summary>(t, `/api/v1/transportation-summary?date=${date}&level=${level}&pageSize=100`, token);
+    const friday = await summaryOf(FRIDAY);
+    expect(friday.schoolDay).toBe(true);
+    expect(friday.data.map((s) => s.studentId)).not.toContain(tomas);
+    expect(friday.total).toBe(0);
+    const thursday = await summaryOf("2027-03-04");
+    expect(thursday.data.map((s) => s.studentId)).toContain(tomas);
+    expect((await summaryOf(FRIDAY, "elementary")).total).toBeGreaterThan(0);
   });
 
   it("a holiday cycle over the school-local day, and an open-ended suspension, stop a family's ride", async () => {

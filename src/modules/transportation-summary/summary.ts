@@ -11,6 +11,7 @@ import { Batch } from "../../db/batch";
 import { Users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
+import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Students, students } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -162,6 +163,17 @@ class SummaryListing<T> extends Listing<T> {
   }
 }
 
+/**
+ * The students at school that weekday by the school's calendar: of a level its schedules name that
+ * weekday (a school without schedules, or a student without a level: every one). Both subqueries
+ * are uncorrelated: SQLite runs each once per statement.
+ */
+function atSchool(ctx: Ctx, weekday: number): SQL {
+  const levels = SchoolSchedules.pick(ctx, schoolSchedules.level, eq(schoolSchedules.weekday, weekday));
+  const any = SchoolSchedules.exists(ctx);
+  return sql`(+${students.level} IS NULL OR +${students.level} IN ${levels} OR NOT ${any})`;
+}
+
 const zeroCounts = (): Record<Way, number> => ({
   route: 0,
   family: 0,
@@ -175,6 +187,7 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
   const date = query.date ?? (await schoolToday(ctx));
   const weekday = isoWeekday(date);
   const filters: (SQL | undefined)[] = [
+    atSchool(ctx, weekday),
     // Unary + keeps the level out of the index choice: the order's index (school, last name) serves.
     query.level === undefined ? undefined : sql`+${students.level} = ${query.level}`,
     query.group === undefined
