@@ -257,6 +257,28 @@ describe("route changes and seats", () => {
     expect(statuses.filter((s) => s === 422)).toHaveLength(17);
     expect((await seatsOf(route.routeId, date)).available).toBe(0);
   });
+
+  it("two reviewers deciding one permission at once: one wins, the others get 409, one seat taken", async () => {
+    const route = await makeRoute(t, NORTH, { seats: 3 });
+    const date = schoolDate(t, 5);
+    const [studentId] = await makeStudents(t, NORTH, [["Dos", "Revisores"]]);
+    if (studentId === undefined) throw new Error("no student");
+    await withLevels(t);
+    const asked = await readJson<Permission>(
+      await ask("/route-change", { studentId, date, routeId: route.routeId, stopId: route.stopIds[0] }, await admin()),
+    );
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => confirm(asked.id)),
+      confirm(asked.id, "rejected"),
+    ]);
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(4);
+    const [row] = await t.db.select().from(exitPermissions).where(eq(exitPermissions.id, asked.id));
+    const won = statuses.indexOf(200) === 4 ? "rejected" : "confirmed";
+    expect(row?.status).toBe(won);
+    expect((await seatsOf(route.routeId, date)).available).toBe(won === "confirmed" ? 2 : 3);
+  });
 });
 
 describe("the family's answer", () => {
