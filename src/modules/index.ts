@@ -22,6 +22,7 @@ import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import invitation from "./invitation";
 import legalDocument from "./legal-document";
+import notification from "./notification";
 import parent from "./parent";
 import permission from "./permission";
 import role from "./role";
@@ -75,6 +76,7 @@ export const MODULES: readonly Module[] = [
   transportRules,
   exitPermission,
   invitation,
+  notification,
   transportationSummary,
   cronHistory,
   auditLog,
