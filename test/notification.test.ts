@@ -106,3 +106,36 @@ describe("notify: the verb every feature sends through", () => {
     await expect(sending.dispatch()).resolves.toBeUndefined();
   });
 });
+
+describe("the fan-out: copies and pushes", () => {
+  it("a notification to guardians reaches each once, in their inbox and on their devices", async () => {
+    const { PushQueue } = await import("./push-queue");
+    const { notificationRecipients } = await import("../src/db/schema/notification");
+    const { devPushOutbox } = await import("../src/db/schema/dev");
+    const { deviceTokens } = await import("../src/db/schema/device-token");
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const token = `fcm-${crypto.randomUUID()}`;
+    await t.db.insert(deviceTokens).values({ userId: 4, token, platform: "ios" });
+    const ctx = jobCtx(t.deps, "test", NORTH);
+    const sending = notify(ctx, {
+      category: "afternoon",
+      title: { en: "Pickup changed", es: "Cambio de salida" },
+      body: "Bus",
+      audience: { guardiansOf: [PABLO, PALOMA] },
+    });
+    await new Batch(ctx).add(...sending.statements).commit();
+    await sending.dispatch();
+    await push.drain(t.deps);
+    const [row] = await t.db.select().from(notifications).where(eq(notifications.key, sending.key));
+    const copies = await t.db
+      .select()
+      .from(notificationRecipients)
+      .where(eq(notificationRecipients.notificationId, row?.id ?? 0));
+    expect(copies).toHaveLength(row?.recipientCount ?? -1);
+    expect(copies.filter((c) => c.userId === 4)).toHaveLength(1);
+    const outbox = await t.db.select().from(devPushOutbox).where(eq(devPushOutbox.token, token));
+    expect(outbox).toHaveLength(1);
+    expect(row?.fannedOutAt).not.toBeNull();
+  });
+});

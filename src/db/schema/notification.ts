@@ -61,8 +61,8 @@ export const notifications = sqliteTable(
   (t) => [
     uniqueIndex("notification_key_uq").on(t.key),
     index("notification_school_idx").on(t.schoolId, t.createdAt),
-    // The sweep's "committed but never dispatched": a handful of rows at most.
-    index("notification_undispatched_idx").on(t.createdAt).where(sql`dispatched_at IS NULL`),
+    // The sweep's fan-outs not finished (never dispatched, or a chunk's message lost): a handful of rows.
+    index("notification_unfinished_idx").on(t.updatedAt).where(sql`fanned_out_at IS NULL`),
   ],
 );
 
