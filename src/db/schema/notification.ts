@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Level } from "../../lib/levels";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { deviceTokens } from "./device-token";
@@ -22,14 +23,21 @@ export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
 /** A text in each language the service speaks (en, es). */
 export type Localized = { en: string; es: string };
 
-/** Who a notification is for (resolved to users when it fans out: `src/modules/notification/audience.ts`). */
-export type Audience =
-  | { users: number[] }
-  | { roles: number[] }
-  | { groups: number[] }
-  | { levels: string[] }
-  | { guardiansOf: number[] }
-  | { school: true };
+/**
+ * Who a notification is for, resolved to users when it fans out (`src/modules/notification/audience.ts`):
+ * one or more of these, together (each user once however many name them).
+ * - `users`: these members; `roles`: holders of these roles in the school; `school`: every member;
+ * - `groups`: the guardians of these groups' students; `levels`: of students of these levels;
+ *   `guardiansOf`: of these students (a guardian of three of them gets one notification).
+ */
+export type Audience = {
+  users?: number[];
+  roles?: number[];
+  groups?: number[];
+  levels?: Level[];
+  guardiansOf?: number[];
+  school?: true;
+};
 
 /**
  * One send: its texts (both languages; a staff text is the same in both), its category, the

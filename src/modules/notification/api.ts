@@ -16,3 +16,9 @@
 export type { Audience, Localized, NotificationCategory } from "../../db/schema/notification";
 export { NOTIFICATION_CATEGORIES } from "../../db/schema/notification";
 export { type Notice, notify, type Sending } from "./notify";
+
+/** The operations served under the group module's paths (loaded with its operations). */
+export async function groupOperations() {
+  const send = await import("./send");
+  return [send.sendGroupNotificationOperation];
+}

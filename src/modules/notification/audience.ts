@@ -3,7 +3,7 @@
  * sent (the count) and when it fans out (the copies). Every part reads through the accessors, so
  * another school's group, role, student or user resolves to nobody.
  *
- * - users, roles, the whole school: members (a role in the school);
+ * - users, roles, the whole school: members (a role in the school); parts given together add up;
  * - groups, levels: the guardians of their active students; guardiansOf: of these students;
  *   a guardianship the school set not to receive notifications is left out;
  * - a user who is inactive or deleted their account is left out;
@@ -19,34 +19,38 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 
-/** The users an audience names in the current school, possibly more than once (a SELECT of `userId`). */
-function named(ctx: Ctx, audience: Audience): SQL {
+/** The users an audience names in the current school, possibly more than once (SELECTs of `userId`). */
+function named(ctx: Ctx, audience: Audience): SQL[] {
   const members = RoleUsers.select(ctx, { userId: roleUsers.userId });
-  if ("users" in audience) return members.where(inList(roleUsers.userId, audience.users)).getSQL();
-  if ("roles" in audience) return members.where(inList(roleUsers.roleId, audience.roles)).getSQL();
-  if ("school" in audience) return members.getSQL();
   // Guardians of students: their parent rows name the users.
   const guardiansOf = (...conditions: SQL[]) =>
     Guardians.select(ctx, { userId: parents.userId })
       .join(Parents, eq(parents.id, guardians.parentId))
       .join(Students, eq(students.id, guardians.studentId))
       .where(eq(guardians.receivesNotifications, true), isNull(students.deletedAt), ...conditions);
-  if ("guardiansOf" in audience) return guardiansOf(inList(guardians.studentId, audience.guardiansOf)).getSQL();
-  if ("levels" in audience) {
-    return guardiansOf(inList(students.level, audience.levels), eq(students.status, "active")).getSQL();
+  const parts: SQL[] = [];
+  if (audience.school) parts.push(members.getSQL());
+  else {
+    if (audience.users?.length) parts.push(members.where(inList(roleUsers.userId, audience.users)).getSQL());
+    if (audience.roles?.length) parts.push(members.where(inList(roleUsers.roleId, audience.roles)).getSQL());
   }
-  return guardiansOf(
-    eq(students.status, "active"),
-    inList(
-      students.id,
-      GroupStudents.pick(ctx, groupStudents.studentId, inList(groupStudents.groupId, audience.groups)),
-    ),
-  ).getSQL();
+  if (audience.guardiansOf?.length) parts.push(guardiansOf(inList(guardians.studentId, audience.guardiansOf)).getSQL());
+  if (audience.levels?.length) {
+    parts.push(guardiansOf(inList(students.level, audience.levels), eq(students.status, "active")).getSQL());
+  }
+  if (audience.groups?.length) {
+    const inGroups = GroupStudents.pick(ctx, groupStudents.studentId, inList(groupStudents.groupId, audience.groups));
+    parts.push(guardiansOf(eq(students.status, "active"), inList(students.id, inGroups)).getSQL());
+  }
+  return parts;
 }
 
 /** `SELECT DISTINCT user_id`: each user the audience reaches once, active or invited, ascending. */
 export function recipientsOf(ctx: Ctx, audience: Audience): SQL {
-  return sql`SELECT DISTINCT a."userId" AS user_id FROM (${named(ctx, audience)}) a INNER JOIN ${users} ON ${users.id} = a."userId" WHERE ${and(ne(users.status, "inactive"), isNull(users.deletedAt))}`;
+  const parts = named(ctx, audience);
+  // An audience naming nobody (an empty list) reaches nobody.
+  const union = parts.length > 0 ? sql.join(parts, sql` UNION ALL `) : sql`SELECT NULL AS "userId" WHERE 0`;
+  return sql`SELECT DISTINCT a."userId" AS user_id FROM (${union}) a INNER JOIN ${users} ON ${users.id} = a."userId" WHERE ${and(ne(users.status, "inactive"), isNull(users.deletedAt))}`;
 }
 
 /** How many users the audience reaches (a scalar subquery). */
