@@ -15,6 +15,7 @@ import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
+import event from "./event";
 import exitPermission from "./exit-permission";
 import family from "./family";
 import group from "./group";
@@ -22,6 +23,7 @@ import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import invitation from "./invitation";
 import legalDocument from "./legal-document";
+import lostArticle from "./lost-article";
 import notification from "./notification";
 import parent from "./parent";
 import permission from "./permission";
@@ -77,6 +79,8 @@ export const MODULES: readonly Module[] = [
   exitPermission,
   invitation,
   notification,
+  event,
+  lostArticle,
   transportationSummary,
   cronHistory,
   auditLog,
