@@ -1,8 +1,9 @@
 import { definePermissions, STAFF } from "../../lib/access";
 
 /**
- * Every member may browse the found articles; a parent claims one (and cancels their claim); staff
- * record, change, deliver, donate and remind.
+ * Every member may browse the found articles and claim one as theirs (a parent for their child; a
+ * teacher or staff member their own), and cancel their claim; staff record, change, deliver, donate
+ * and remind.
  */
 export const permissions = definePermissions({
   read: {
@@ -14,8 +15,8 @@ export const permissions = definePermissions({
   claim: {
     id: 126,
     name: "lost-article.claim",
-    description: "Claim a found article, and cancel one's own claim",
-    grants: ["parent"],
+    description: "Claim a found article as one's own (or one's child's), and cancel one's own claim",
+    grants: [...STAFF, "teacher", "parent"],
   },
   manage: {
     id: 127,
