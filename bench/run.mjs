@@ -345,6 +345,49 @@ async function seedStudents(db) {
   return { groupId: group.id, studentId: student.id };
 }
 
+const BENCH_EVENTS = 300;
+const BENCH_ARTICLES = 300;
+
+/**
+ * BENCH_EVENTS events in the north school over the school year (one in five for the whole school,
+ * the others for a level or a bench group: the demo parent's bench children are in those groups)
+ * and BENCH_ARTICLES lost articles (one in three claimed), in one batch of set-based statements.
+ */
+async function seedEvents(db) {
+  const n = (count) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+  await db.batch([
+    db.prepare(
+      `${n(BENCH_EVENTS)}
+       INSERT INTO event (school_id, title, title_search, start_local, end_local, time_zone, starts_at, ends_at, for_school, slug)
+       SELECT 1, printf('Bench event %03d', i), printf('bench event %03d', i),
+              strftime('%Y-%m-%dT10:00', '2026-09-01', '+' || i || ' days'), strftime('%Y-%m-%dT12:00', '2026-09-01', '+' || i || ' days'),
+              'America/Mexico_City', strftime('%Y-%m-%dT16:00:00.000Z', '2026-09-01', '+' || i || ' days'),
+              strftime('%Y-%m-%dT18:00:00.000Z', '2026-09-01', '+' || i || ' days'), i % 5 = 0, printf('bench-event-%05d', i)
+       FROM n`,
+    ),
+    db.prepare(
+      `INSERT INTO event_audience (school_id, event_id, level, group_id)
+       SELECT 1, e.id,
+              CASE WHEN CAST(substr(e.title, 13) AS INTEGER) % 5 IN (1, 2) THEN CASE CAST(substr(e.title, 13) AS INTEGER) % 3 WHEN 0 THEN 'elementary' WHEN 1 THEN 'middle' ELSE 'high' END END,
+              CASE WHEN CAST(substr(e.title, 13) AS INTEGER) % 5 IN (3, 4) THEN
+                (SELECT g.id FROM school_group g WHERE g.school_id = 1 AND g.name = printf('Bench group %d', 1 + CAST(substr(e.title, 13) AS INTEGER) % ${STUDENT_GROUPS})) END
+       FROM event e WHERE e.school_id = 1 AND e.title LIKE 'Bench event %' AND e.for_school = 0`,
+    ),
+    db.prepare(
+      `${n(BENCH_ARTICLES)}
+       INSERT INTO lost_article (school_id, name, name_search, category, status, found_on, donate_after, claimed_by, claimed_at)
+       SELECT 1, printf('Bench article %03d', i), printf('bench article %03d', i), 'clothing',
+              CASE WHEN i % 3 = 0 THEN 'claimed' ELSE 'found' END,
+              strftime('%Y-%m-%d', '2026-09-01', '+' || (i % 80) || ' days'), strftime('%Y-%m-%d', '2026-10-01', '+' || (i % 80) || ' days'),
+              CASE WHEN i % 3 = 0 THEN 4 END, CASE WHEN i % 3 = 0 THEN '2026-11-20T12:00:00.000Z' END
+       FROM n`,
+    ),
+  ]);
+  const events = await db.prepare("SELECT count(*) AS n FROM event WHERE school_id = 1").first();
+  const articles = await db.prepare("SELECT count(*) AS n FROM lost_article WHERE school_id = 1").first();
+  return { events: events.n, articles: articles.n };
+}
+
 const RIDERS = 3_000;
 const BENCH_ROUTES = 40;
 const STOPS_PER_ROUTE = 10;
@@ -583,6 +626,20 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
           routeId: transport.routeId,
           stopId: transport.stopId,
         }),
+      }),
+    },
+    {
+      key: "events-parent-list",
+      label: "GET /api/v1/event?pageSize=20 (the demo parent: their children's levels and groups, of 300)",
+      request: () => ({ method: "GET", path: "/api/v1/event?page=1&pageSize=20", headers: asParent }),
+    },
+    {
+      key: "lost-articles-list",
+      label: "GET /api/v1/lost-article?status=found&pageSize=20 (a parent browsing, of 300)",
+      request: () => ({
+        method: "GET",
+        path: "/api/v1/lost-article?status=found&page=1&pageSize=20",
+        headers: asParent,
       }),
     },
     {
@@ -966,6 +1023,8 @@ async function main() {
   const transport = await seedRoutes(db);
   console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
   const afternoon = await seedAfternoon(db);
+  const bench = await seedEvents(db);
+  console.log(`events: ${bench.events} events, ${bench.articles} lost articles in the north school`);
   console.log(
     `afternoon: ${afternoon.students} active students, ${afternoon.permissions} exit permissions on ${LIST_DATE}`,
   );
