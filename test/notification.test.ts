@@ -206,15 +206,13 @@ describe("sending to a group: the copies and pushes reach exactly its guardians"
     });
     expect(refused.status).toBe(404);
     const [profile] = await t.db.select({ id: teachers.id }).from(teachers).where(eq(teachers.userId, teacher));
-    await t.db
-      .insert(groupTeachers)
-      .values({
-        schoolId: NORTH,
-        groupId: north.groupId,
-        teacherId: profile?.id ?? 0,
-        createdAt: "2026-11-01T00:00:00.000Z",
-        updatedAt: "2026-11-01T00:00:00.000Z",
-      });
+    await t.db.insert(groupTeachers).values({
+      schoolId: NORTH,
+      groupId: north.groupId,
+      teacherId: profile?.id ?? 0,
+      createdAt: "2026-11-01T00:00:00.000Z",
+      updatedAt: "2026-11-01T00:00:00.000Z",
+    });
     const allowed = await t.request(`/api/v1/group/${north.groupId}/notification`, {
       method: "POST",
       token: asTeacher,

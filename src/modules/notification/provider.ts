@@ -222,12 +222,9 @@ const Device = z.object({
   id: z.number().int(),
   platform: z.enum(["ios", "android", "web"]),
   token: z.string().openapi({ description: "Masked: `…` and its last 4 characters" }),
-  providerTopics: z
-    .array(z.string())
-    .nullable()
-    .openapi({
-      description: "The topics the provider has it subscribed to; null: the provider does not know the token",
-    }),
+  providerTopics: z.array(z.string()).nullable().openapi({
+    description: "The topics the provider has it subscribed to; null: the provider does not know the token",
+  }),
   recordedTopics: z.array(z.string()).openapi({ description: "The topics we subscribed it to" }),
 });
 const ProviderUser = z
