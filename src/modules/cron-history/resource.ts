@@ -110,5 +110,6 @@ export const deleteCronHistory = resource.delete({
   access: permissions.write,
   from: ended,
   conflict: whileRunning,
+  errors: [409],
   summary: "Delete a scheduled run that is not running (super-admin)",
 });
