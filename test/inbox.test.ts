@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { notificationPreferences, notifications } from "../src/db/schema/notification";
 import { makeTestApp, problem, type TestApp } from "./helpers";
-import { classWithFamilies, member } from "./notification-kit";
+import { member } from "./notification-kit";
 import { PushQueue } from "./push-queue";
 
 const NORTH = 1;

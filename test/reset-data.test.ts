@@ -66,9 +66,10 @@ describe("DELETE /api/v1/reset-data", () => {
     Object.assign(t.deps, {
       push: {
         ...provider,
-        unsubscribe: (topic: string, tokens: readonly string[]) => (
-          told.push([topic, tokens]), provider.unsubscribe(topic, tokens)
-        ),
+        unsubscribe: (topic: string, tokens: readonly string[]) => {
+          told.push([topic, tokens]);
+          return provider.unsubscribe(topic, tokens);
+        },
       },
     });
     const before = await t.db.select({ n: count() }).from(schools);
