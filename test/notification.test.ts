@@ -347,3 +347,36 @@ describe("preferences and quiet hours", () => {
     expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(2);
   });
 });
+
+describe("a school with the notifications module off", () => {
+  it("delivers nothing but emergencies", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const klass = await classWithFamilies(t, SOUTH);
+    const { applicationModules, schoolModules } = await import("../src/db/schema/application-module");
+    const [module] = await t.db
+      .select({ id: applicationModules.id })
+      .from(applicationModules)
+      .where(eq(applicationModules.key, "notifications"));
+    await t.db
+      .update(schoolModules)
+      .set({ enabled: false })
+      .where(and(eq(schoolModules.schoolId, SOUTH), eq(schoolModules.moduleId, module?.id ?? 0)));
+    const ctx = jobCtx(t.deps, "test", SOUTH);
+    const ids: Record<string, string> = {};
+    for (const category of ["events", "emergency"] as const) {
+      const sending = notify(ctx, { category, title: category, body: "x", audience: { groups: [klass.groupId] } });
+      await new Batch(ctx).add(...sending.statements).commit();
+      await sending.dispatch();
+      ids[category] = sending.key;
+    }
+    await push.drain(t.deps);
+    const copies = async (key: string) => {
+      const [row] = await t.db.select().from(notifications).where(eq(notifications.key, key));
+      expect(row?.fannedOutAt).not.toBeNull();
+      return recipientsOf(t, row?.id ?? 0);
+    };
+    expect(await copies(ids.events ?? "")).toEqual([]);
+    expect(await copies(ids.emergency ?? "")).toEqual(klass.guardians);
+  });
+});

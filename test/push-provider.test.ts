@@ -96,10 +96,10 @@ describe("a role's topic", () => {
     const audits = await t.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.entity, "role"), eq(auditLog.recordId, roleId), eq(auditLog.action, "sync-push-topic")));
+      .where(and(eq(auditLog.entity, "school"), eq(auditLog.recordId, NORTH), eq(auditLog.action, "sync-push-topic")));
     expect(audits.map((r) => JSON.parse(r.changes))).toEqual([
-      { pushDevices: { old: 0, new: 2 } },
-      { pushDevices: { old: 2, new: 1 } },
+      { pushTopic: { old: topic, new: topic }, pushDevices: { old: 0, new: 2 } },
+      { pushTopic: { old: topic, new: topic }, pushDevices: { old: 2, new: 1 } },
     ]);
   });
 

@@ -6,7 +6,7 @@
  *
  * - `POST /api/v1/user/push-provider/sync-role` `{ roleId }`: subscribes the devices of the role's
  *   members in the school to its topic and to the school's, and unsubscribes the devices of those
- *   who no longer hold it; audited on the role (`sync-push-topic`).
+ *   who no longer hold it; audited on the school (`sync-push-topic`: the topic, the devices).
  * - `DELETE /api/v1/user/push-provider/tenants` (super-admin): unsubscribes every device from the
  *   topics of the current school and of schools that no longer exist, and forgets them; audited
  *   on the current school (`clean-push-topics`).
@@ -18,11 +18,12 @@
  * console, and are what the original service's "provider users" map to.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, like, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, like, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
 import { pushSubscriptions } from "../../db/schema/notification";
+import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
@@ -76,7 +77,7 @@ const syncRoute = defineRoute({
   operationId: "syncPushProviderRole",
   summary: "Sync a role's push topic with the devices of its members in the school",
   access: permissions.pushProvider,
-  audit: "role",
+  audit: "school",
   errors: [503],
   request: { body: jsonBody(SyncRole, "PushRoleSyncInput") },
   responses: { 200: json(Synced, "The topic, synced") },
@@ -133,12 +134,13 @@ export async function syncPushProviderRole(ctx: Ctx, { body }: InputOf<typeof sy
     { deviceTokenId: d.id, topic: schoolTopic(school), createdAt: at },
   ]);
   const devices = have.length - drop.length + added.length;
+  // Audited on the school (a built-in role belongs to none): the role and its devices before and after.
   const write = new Batch(ctx).add(
-    Roles.auditAction(
+    Schools.auditAction(
       ctx,
-      eq(roles.id, role.id),
+      eq(schools.id, school),
       "sync-push-topic",
-      sql`json_object('pushDevices', json_object('old', ${have.length}, 'new', ${devices}))`,
+      sql`json_object('pushTopic', json_object('old', ${topic}, 'new', ${topic}), 'pushDevices', json_object('old', ${have.length}, 'new', ${devices}))`,
     ),
   );
   if (drop.length) {
@@ -250,7 +252,9 @@ const userRoute = defineRoute({
 export async function getPushProviderUser(ctx: Ctx, { params }: InputOf<typeof userRoute>) {
   const batch = new Batch(ctx);
   const member = batch.read(
-    RoleUsers.select(ctx, { userId: roleUsers.userId }).where(eq(roleUsers.userId, params.id)).limit(1),
+    SchoolUsers.select(ctx, { userId: schoolUsers.userId })
+      .where(eq(schoolUsers.userId, params.id), isNull(schoolUsers.deletedAt))
+      .limit(1),
   );
   const devices = batch.read(
     DeviceTokens.select(ctx, {
