@@ -518,6 +518,7 @@ const NOT_ACTING_ON: Record<string, string> = {};
 /** Mutating operations the sweep does not run (no fixture request), and why no rule concerns them. */
 const NOT_SWEPT: Record<string, string> = {
   deleteCurrentUser: "the caller's own account: everyone may act on themselves",
+  deleteAllNotifications: "the caller's own inbox copies: no role, no other person",
   deleteMultipleSchools: "school.write is a platform permission: super-admins only, who may do anything",
   deleteStudents: "students are records, not users: no role, no person",
   deleteMultipleStudents: "students are records, not users: no role, no person",
