@@ -173,10 +173,7 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
 
 /** The copies of notification `id` whose users are in `chunk`. */
 function inChunk(id: number, chunk: SQL | { getSQL(): SQL }): SQL {
-  return and(
-    eq(notificationRecipients.notificationId, id),
-    sql`${notificationRecipients.userId} IN (SELECT "userId" FROM (${chunk}))`,
-  ) as SQL;
+  return sql`${notificationRecipients.notificationId} = ${id} AND ${notificationRecipients.userId} IN (SELECT "userId" FROM (${chunk}))`;
 }
 
 /**

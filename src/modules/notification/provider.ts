@@ -18,7 +18,7 @@
  * console, and are what the original service's "provider users" map to.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, like, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
@@ -192,12 +192,9 @@ const schoolOfTopic = sql<number>`CAST(substr(${pushSubscriptions.topic}, 8) AS 
 export async function cleanPushProviderTenants(ctx: Ctx) {
   const school = schoolOf(ctx);
   // This school's topics, and the topics of schools that are gone.
-  const ours = or(
-    eq(pushSubscriptions.topic, schoolTopic(school)),
-    like(pushSubscriptions.topic, `${schoolTopic(school)}-role-%`),
-  );
+  const ours = sql`(${pushSubscriptions.topic} = ${schoolTopic(school)} OR ${pushSubscriptions.topic} LIKE ${`${schoolTopic(school)}-role-%`})`;
   const gone = sql`NOT EXISTS (SELECT 1 FROM ${schools} WHERE ${schools.id} = ${schoolOfTopic})`;
-  const which = or(ours, gone) as SQL;
+  const which = sql`(${ours} OR ${gone})`;
   const rows = await ctx.deps.db
     .select({ topic: pushSubscriptions.topic, token: deviceTokens.token })
     .from(pushSubscriptions)
@@ -219,6 +216,9 @@ export async function cleanPushProviderTenants(ctx: Ctx) {
     )
     .commit();
 }
+
+/** `json_group_array` of topic names. */
+const Topics = z.array(z.string());
 
 const Device = z.object({
   id: z.number().int(),
@@ -282,7 +282,7 @@ export async function getPushProviderUser(ctx: Ctx, { params }: InputOf<typeof u
         platform: d.platform,
         token: `…${d.token.slice(-4)}`,
         providerTopics: await ctx.deps.push.topicsOf(d.token),
-        recordedTopics: (JSON.parse(d.topics) as string[]).sort(), // json_group_array: an array of strings
+        recordedTopics: Topics.parse(JSON.parse(d.topics)).sort(),
       })),
     );
   } catch (err) {
