@@ -12,6 +12,7 @@
  * network), or give up (`failed`: refused for another reason, which no retry changes).
  */
 import { and, asc, isNotNull, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { ServiceAccount } from "../config";
 import type { Db } from "../db/client";
 import { devPushOutbox } from "../db/schema/dev";
@@ -137,9 +138,9 @@ export function fcmPush(config: FcmConfig, clock: { now(): Date }): PushProvider
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
     });
-    const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
-    if (!res.ok || !body.access_token) throw new PushAuthError(`the OAuth token endpoint answered ${res.status}`);
-    return { token: body.access_token, expiresIn: body.expires_in ?? 3600 };
+    const body = TokenAnswer.safeParse(await res.json().catch(() => null));
+    if (!res.ok || !body.success) throw new PushAuthError(`the OAuth token endpoint answered ${res.status}`);
+    return { token: body.data.access_token, expiresIn: body.data.expires_in ?? 3600 };
   }
 
   /** The cached access token, or a new one (one request at a time per isolate). */
@@ -179,7 +180,7 @@ export function fcmPush(config: FcmConfig, clock: { now(): Date }): PushProvider
       body: JSON.stringify({ to: `/topics/${topic}`, registration_tokens: tokens }),
     });
     if (!res.ok) throw new Error(`the topic service answered ${res.status} to ${op}`);
-    const body = (await res.json()) as { results?: { error?: string }[] };
+    const body = TopicAnswer.parse(await res.json());
     return { errors: tokens.map((_, i) => body.results?.[i]?.error ?? null) };
   };
 
@@ -201,7 +202,8 @@ export function fcmPush(config: FcmConfig, clock: { now(): Date }): PushProvider
         return { status: "retry", reason: `network: ${err instanceof Error ? err.message : String(err)}` };
       }
       if (res.ok) return { status: "sent" };
-      return outcomeOf(res.status, (await res.json().catch(() => ({}))) as FcmError, res.headers.get("retry-after"));
+      const error = FcmError.safeParse(await res.json().catch(() => null));
+      return outcomeOf(res.status, error.success ? error.data : {}, res.headers.get("retry-after"));
     },
     subscribe: (topic, tokens) => topicChange("batchAdd", topic, tokens),
     unsubscribe: (topic, tokens) => topicChange("batchRemove", topic, tokens),
@@ -212,7 +214,7 @@ export function fcmPush(config: FcmConfig, clock: { now(): Date }): PushProvider
       });
       if (res.status === 404 || res.status === 400) return null;
       if (!res.ok) throw new Error(`the topic service answered ${res.status}`);
-      const body = (await res.json()) as { rel?: { topics?: Record<string, unknown> } };
+      const body = InfoAnswer.parse(await res.json());
       return Object.keys(body.rel?.topics ?? {}).sort();
     },
   };
@@ -222,13 +224,27 @@ class PushAuthError extends Error {
   override name = "PushAuthError";
 }
 
-type FcmError = {
-  error?: {
-    status?: string;
-    message?: string;
-    details?: { errorCode?: string; fieldViolations?: { field?: string }[] }[];
-  };
-};
+/** What the provider answers, as far as we read it (anything else in it is ignored). */
+const TokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.number().optional() });
+const TopicAnswer = z.object({ results: z.array(z.object({ error: z.string().optional() })).optional() });
+const InfoAnswer = z.object({ rel: z.object({ topics: z.record(z.string(), z.unknown()).optional() }).optional() });
+const FcmError = z.object({
+  error: z
+    .object({
+      status: z.string().optional(),
+      message: z.string().optional(),
+      details: z
+        .array(
+          z.object({
+            errorCode: z.string().optional(),
+            fieldViolations: z.array(z.object({ field: z.string().optional() })).optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+type FcmError = z.infer<typeof FcmError>;
 
 /** What an FCM error answer means for the token and the message. */
 export function outcomeOf(status: number, body: FcmError, retryAfter: string | null): PushOutcome {

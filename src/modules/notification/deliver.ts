@@ -15,7 +15,7 @@
  * - failed (refused for another reason): `failed`, with the provider's reason.
  * More due pushes than a batch: another message for the rest.
  */
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
@@ -74,7 +74,6 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
       id: p.id,
       deviceTokenId: p.deviceTokenId,
       token: deviceTokens.token,
-      copyId: notificationRecipients.id,
       language: users.language,
     })
       .join(DeviceTokens, eq(deviceTokens.id, p.deviceTokenId))
@@ -88,7 +87,9 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   const notification = results.get(found)[0];
   if (!notification || pushes.length === 0) return;
 
+  // The app opens `/api/v1/notification/{notificationId}` (the recipient's copy of it).
   const data: Record<string, string> = {
+    notificationId: String(id),
     category: notification.category,
     ...(notification.aboutEntity ? { entity: notification.aboutEntity } : {}),
     ...(notification.aboutId !== null ? { entityId: String(notification.aboutId) } : {}),
@@ -98,7 +99,7 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
       token: push.token,
       title: inLanguage(notification.title, push.language),
       body: inLanguage(notification.body, push.language),
-      data: { ...data, notificationId: String(push.copyId) },
+      data,
       urgent: notification.urgent || notification.category === "emergency",
     }),
   );
@@ -110,17 +111,15 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   const gone = ids("gone");
   const retry = ids("retry");
   const failed = ids("failed");
-  const mine = (rows: typeof pushes): SQL =>
-    and(
-      NotificationPushes.where(
-        ctx,
-        inList(
-          p.id,
-          rows.map((r) => r.id),
-        ),
+  const mine = (rows: typeof pushes) =>
+    NotificationPushes.where(
+      ctx,
+      inList(
+        p.id,
+        rows.map((r) => r.id),
       ),
       eq(p.claim, messageId),
-    ) as SQL;
+    );
   const reasonIn = (rows: typeof pushes) => sql`json_extract(${reasons(rows)}, '$."' || ${p.id} || '"')`;
   const done = new Batch(ctx);
   if (sent.length)
@@ -156,17 +155,12 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   if (pushes.length === PUSH_BATCH)
     await deps.queues.push.send({ kind: "push", notificationId: id, schoolId: message.schoolId });
   if (retry.length > 0) {
-    const wait = Math.max(
-      0,
-      ...retry.map((r) => {
-        const o = outcomes[pushes.indexOf(r)];
-        return o?.status === "retry" ? (o.retryAfterSeconds ?? 0) : 0;
-      }),
-    );
-    throw new RetryLater(
-      `${retry.length} of ${pushes.length} pushes to retry: ${reasonOf(outcomes[pushes.indexOf(retry[0] as (typeof pushes)[number])])}`,
-      wait,
-    );
+    const retries = retry.flatMap((r) => {
+      const o = outcomes[pushes.indexOf(r)];
+      return o?.status === "retry" ? [o] : [];
+    });
+    const wait = Math.max(0, ...retries.map((o) => o.retryAfterSeconds ?? 0));
+    throw new RetryLater(`${retry.length} of ${pushes.length} pushes to retry: ${retries[0]?.reason ?? ""}`, wait);
   }
 }
 

@@ -61,7 +61,7 @@ export const InboxNotification = RecordBase.extend({
 type InboxNotification = z.output<typeof InboxNotification>;
 
 /** The caller's copies in their inbox. */
-const mine = (ctx: Ctx): SQL => and(eq(copy.userId, ctx.userId ?? 0), eq(copy.inInbox, true)) as SQL;
+const mine = (ctx: Ctx) => and(eq(copy.userId, ctx.userId ?? 0), eq(copy.inInbox, true));
 
 /** The caller's copies, with their notification and the caller's language. */
 const inbox = (ctx: Ctx) =>

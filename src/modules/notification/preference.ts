@@ -32,7 +32,19 @@ const CATEGORIES = {
   general: { push: "generalPush", inbox: "generalInbox" },
 } as const;
 type CategoryKey = keyof typeof CATEGORIES;
-const KEYS = Object.keys(CATEGORIES) as CategoryKey[]; // the object's own keys, in order
+const KEYS = ["afternoon", "tasks", "events", "lostAndFound", "general"] as const satisfies readonly CategoryKey[];
+type Channels = { push: boolean; inbox: boolean };
+
+/** One schema (or value) per category, written out so the types know every key. */
+function perCategory<V>(make: (k: CategoryKey) => V): Record<CategoryKey, V> {
+  return {
+    afternoon: make("afternoon"),
+    tasks: make("tasks"),
+    events: make("events"),
+    lostAndFound: make("lostAndFound"),
+    general: make("general"),
+  };
+}
 
 const Time = z
   .string()
@@ -43,9 +55,9 @@ const QuietHours = z
   .refine((q) => q.start !== q.end, "start and end must differ")
   .openapi({ description: "Pushes wait from start until end (the school's time zone; past midnight allowed)" });
 
-const Channels = z.object({ push: z.boolean(), inbox: z.boolean() });
+const ChannelsRecord = z.object({ push: z.boolean(), inbox: z.boolean() });
 const Settings = {
-  categories: z.object(Object.fromEntries(KEYS.map((k) => [k, Channels])) as Record<CategoryKey, typeof Channels>),
+  categories: z.object(perCategory(() => ChannelsRecord)),
   quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),
 };
 
@@ -56,12 +68,7 @@ export const NotificationPreference = RecordBase.extend(Settings).openapi("Notif
 const ChannelsInput = z.strictObject({ push: z.boolean().optional(), inbox: z.boolean().optional() });
 const PreferenceInput = z.strictObject({
   categories: z
-    .strictObject(
-      Object.fromEntries(KEYS.map((k) => [k, ChannelsInput.optional()])) as Record<
-        CategoryKey,
-        z.ZodOptional<typeof ChannelsInput>
-      >,
-    )
+    .strictObject(perCategory(() => ChannelsInput.optional()))
     .optional()
     .openapi({
       description: "The channels to change, per category (the others stay)",
@@ -76,9 +83,7 @@ type Row = Prefs["$inferSelect"];
 function toRecord(_ctx: Ctx, row: Row) {
   return {
     ...timestamps(row),
-    categories: Object.fromEntries(
-      KEYS.map((k) => [k, { push: row[CATEGORIES[k].push], inbox: row[CATEGORIES[k].inbox] }]),
-    ) as Record<CategoryKey, { push: boolean; inbox: boolean }>, // built from KEYS: every key is there
+    categories: perCategory((k): Channels => ({ push: row[CATEGORIES[k].push], inbox: row[CATEGORIES[k].inbox] })),
     quietHours: row.quietStart && row.quietEnd ? { start: row.quietStart, end: row.quietEnd } : null,
   };
 }
@@ -138,10 +143,7 @@ const mineRoute = defineRoute({
 
 /** The defaults: every channel on, no quiet hours. */
 const DEFAULTS = {
-  categories: Object.fromEntries(KEYS.map((k) => [k, { push: true, inbox: true }])) as Record<
-    CategoryKey,
-    { push: boolean; inbox: boolean }
-  >, // built from KEYS: every key is there
+  categories: perCategory((): Channels => ({ push: true, inbox: true })),
   quietHours: null,
 };
 
