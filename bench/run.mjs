@@ -175,6 +175,15 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
     AUTH_SECRET,
     S3_ACCESS_KEY_ID: "bench",
     S3_SECRET_ACCESS_KEY: "bench",
+    // Production pushes through FCM (wrangler.toml): its service account's key, the shape only.
+    FCM_SERVICE_ACCOUNT: JSON.stringify({
+      type: "service_account",
+      project_id: "bench",
+      private_key_id: "k1",
+      private_key: "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+      client_email: "push@bench.iam.gserviceaccount.com",
+      token_uri: "https://oauth2.googleapis.com/token",
+    }),
   };
   /** A build's settings: its own wrangler.toml's compatibility settings and vars. */
   const settings = (build) => {

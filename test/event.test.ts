@@ -7,8 +7,10 @@
  * image's presigned URLs, and reminders: moved with the start, sent once by the sweep even when it
  * runs twice or concurrently, each run in the cron history.
  */
+import { env } from "cloudflare:test";
 import { and, desc, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { d1 } from "../src/db/client";
 import { eventReminders } from "../src/db/schema/event";
 import { cronHistory } from "../src/db/schema/jobs";
 import { notifications } from "../src/db/schema/notification";
@@ -459,5 +461,54 @@ describe("event reminders", () => {
     expect(history).toHaveLength(2);
     expect(history.map((h) => h.status)).toEqual(["completed", "completed"]);
     expect(history[0]?.detail).toContain("1 skipped");
+  });
+});
+
+describe("the parent's list reads through indexes", () => {
+  it("no table scan, no temporary B-tree, for a parent and for a teacher", async () => {
+    const statements: { sql: string; args: unknown[] }[] = [];
+    const recording = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "prepare") {
+          return (sql: string) => {
+            const entry = { sql, args: [] as unknown[] };
+            statements.push(entry);
+            const s = target.prepare(sql);
+            return new Proxy(s, {
+              get(st, p) {
+                if (p === "bind") {
+                  return (...args: unknown[]) => {
+                    entry.args = args;
+                    return st.bind(...args);
+                  };
+                }
+                const v = Reflect.get(st, p, st);
+                return typeof v === "function" ? v.bind(st) : v;
+              },
+            });
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const t = makeTestApp({ db: d1(recording) });
+    for (const token of [await parent(t), await teacher(t)]) {
+      statements.length = 0;
+      const res = await t.request(`${EV}?pageSize=20`, { token });
+      expect(res.status).toBe(200);
+      for (const s of statements.filter((x) => /^\s*select/i.test(x.sql))) {
+        const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+          .bind(...s.args)
+          .all<{ detail: string }>();
+        const bad = plan.results
+          .map((r) => r.detail)
+          .filter(
+            (d) =>
+              /USE TEMP B-TREE/.test(d) || (/^SCAN (?!CONSTANT ROW)\w+/.test(d) && !/USING (COVERING )?INDEX/.test(d)),
+          );
+        expect(bad, `${plan.results.map((r) => r.detail).join("\n")}\n${s.sql}`).toEqual([]);
+      }
+    }
   });
 });
