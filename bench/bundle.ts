@@ -42,8 +42,12 @@ export const BUDGETS = {
    * not with the Worker.
    */
   gzipBytes: 388 * 1024,
-  /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
-  ceilingGzipBytes: 400 * 1024,
+  /**
+   * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
+   * KiB until events and lost articles took the libSQL entry to 404.8 KiB (the D1 one to 385.0),
+   * 480 KiB since (the most the brief allows), with tasks and appointments still to come.
+   */
+  ceilingGzipBytes: 480 * 1024,
   /**
    * Module evaluation plus the first request, in a fresh isolate: the median of 9 isolates of
    * `normalised` CPU time (`measureStartup`), i.e. on the scale of this machine when quiet. 36-38

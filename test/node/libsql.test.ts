@@ -199,6 +199,8 @@ describe("the app on libSQL", () => {
       { job: "purge-expired-auth", status: "completed" },
       { job: "sweep-bulk-processes", status: "completed" },
       { job: "sweep-notifications", status: "completed" },
+      { job: "send-event-reminders", status: "completed" },
+      { job: "send-lost-article-reminders", status: "completed" },
     ]);
   });
 

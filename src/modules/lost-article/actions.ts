@@ -181,7 +181,7 @@ const remindRoute = defineRoute({
   access: permissions.manage,
   module: "lost-articles",
   audit: "lost-article",
-  errors: [409],
+  errors: [409, 422],
   request: { params: IdParams },
   responses: { 200: json(LostArticleRecord, "The article, its claimant reminded") },
 });
@@ -203,6 +203,8 @@ export async function remindLostArticle(ctx: Ctx, { params }: InputOf<typeof rem
     set: { remindedAt: now },
     from: { column: lostArticles.status, states: ["claimed"] },
     conflict: (state) => `Lost article ${params.id} is ${state}; only a claimed article has someone to remind`,
+    // The claimant told is the one read: a claim cancelled and made by another meanwhile is a 422 to retry.
+    rules: [{ when: eq(lostArticles.claimedBy, article.claimedBy ?? 0), message: "Claimed by someone else meanwhile" }],
     also: sending?.statements ?? [],
   });
   await sending?.dispatch();
