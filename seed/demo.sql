@@ -5480,3 +5480,18 @@ INSERT OR IGNORE INTO route_availability_student (id, school_id, route_availabil
   (2003, 1, 2003, 2012, 2027, 'join', 'Birthday party at a classmate''s house (Bus 3)', 1, 1, 2002, '2026-11-23T15:00:00.000Z', '2026-11-23T15:00:00.000Z'),
   (2004, 1, 2004, 2159, NULL, 'away', 'Weekend at her aunt''s in Condesa', 1, 1, 2018, '2026-11-27T15:00:00.000Z', '2026-11-27T15:00:00.000Z');
 -- <<< Afternoon
+
+-- ---- Notifications (src/modules/notification) -------------------------------------------------
+-- The demo parent's (user 4) inbox in Northside: three notifications sent to them, the oldest read; and their
+-- preferences: no event pushes, quiet hours 21:00-07:00 (Mexico City). Fanned out already, so the
+-- sweep leaves them alone.
+INSERT OR IGNORE INTO notification (id, school_id, key, category, urgent, title, body, about_entity, about_id, audience, sender_id, recipient_count, dispatched_at, fanned_out_at, created_at, updated_at) VALUES
+  (1, 1, 'demo-notification-0001', 'general', 0, '{"en":"Welcome to Northside","es":"Bienvenidos a Northside"}', '{"en":"The school year 2026-2027 has started.","es":"Comenzó el ciclo escolar 2026-2027."}', NULL, NULL, '{"users":[4]}', 2, 1, '2026-11-20T15:00:00.000Z', '2026-11-20T15:00:00.000Z', '2026-11-20T15:00:00.000Z', '2026-11-20T15:00:00.000Z'),
+  (2, 1, 'demo-notification-0002', 'afternoon', 0, '{"en":"Pickup confirmed","es":"Salida confirmada"}', '{"en":"Paloma goes home with the Rivera family on Friday.","es":"Paloma se va con la familia Rivera el viernes."}', 'student', 2001, '{"users":[4]}', NULL, 1, '2026-11-27T01:21:00.000Z', '2026-11-27T01:21:00.000Z', '2026-11-27T01:21:00.000Z', '2026-11-27T01:21:00.000Z'),
+  (3, 1, 'demo-notification-0003', 'emergency', 1, '{"en":"Early dismissal today","es":"Salida anticipada hoy"}', '{"en":"A storm is coming: classes end at 12:00.","es":"Se acerca una tormenta: las clases terminan a las 12:00."}', NULL, NULL, '{"users":[4]}', 2, 1, '2026-11-27T16:00:00.000Z', '2026-11-27T16:00:00.000Z', '2026-11-27T16:00:00.000Z', '2026-11-27T16:00:00.000Z');
+INSERT OR IGNORE INTO notification_recipient (id, school_id, notification_id, user_id, in_inbox, read_at, deleted_at, created_at, updated_at) VALUES
+  (1, 1, 1, 4, 1, '2026-11-20T18:00:00.000Z', NULL, '2026-11-20T15:00:00.000Z', '2026-11-20T18:00:00.000Z'),
+  (2, 1, 2, 4, 1, NULL, NULL, '2026-11-27T01:21:00.000Z', '2026-11-27T01:21:00.000Z'),
+  (3, 1, 3, 4, 1, NULL, NULL, '2026-11-27T16:00:00.000Z', '2026-11-27T16:00:00.000Z');
+INSERT OR IGNORE INTO notification_preference (id, school_id, user_id, events_push, quiet_start, quiet_end, created_at, updated_at) VALUES
+  (1, 1, 4, 0, '21:00', '07:00', '2026-11-20T15:00:00.000Z', '2026-11-20T15:00:00.000Z');
