@@ -506,7 +506,9 @@ async function seedNotifications(db) {
     ),
   ]);
   const guardians = await db
-    .prepare("SELECT count(DISTINCT p.user_id) AS n FROM guardian g JOIN parent p ON p.id = g.parent_id WHERE g.school_id = 1")
+    .prepare(
+      "SELECT count(DISTINCT p.user_id) AS n FROM guardian g JOIN parent p ON p.id = g.parent_id WHERE g.school_id = 1",
+    )
     .first();
   const members = await db.prepare("SELECT count(DISTINCT user_id) AS n FROM role_user WHERE school_id = 1").first();
   const last = await db.prepare("SELECT max(id) AS id FROM notification").first();
@@ -535,7 +537,12 @@ async function measureFanOut(mf, db, token) {
   for (;;) {
     const started = performance.now();
     const result = await worker.queue("school-push", [
-      { id: `bench-fan-out-${messages}`, timestamp: new Date(), attempts: 1, body: { kind: "fan-out", key, schoolId: NORTH, after } },
+      {
+        id: `bench-fan-out-${messages}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { kind: "fan-out", key, schoolId: NORTH, after },
+      },
     ]);
     consumerMs += performance.now() - started;
     messages++;
@@ -548,7 +555,10 @@ async function measureFanOut(mf, db, token) {
       .first();
     after = next.last;
   }
-  const copies = await db.prepare("SELECT count(*) AS n FROM notification_recipient WHERE notification_id = ?").bind(sent.id).first();
+  const copies = await db
+    .prepare("SELECT count(*) AS n FROM notification_recipient WHERE notification_id = ?")
+    .bind(sent.id)
+    .first();
   await db.prepare("DELETE FROM notification WHERE id = ?").bind(sent.id).run();
   return { recipients: sent.recipients, copies: copies.n, messages, consumerMs };
 }

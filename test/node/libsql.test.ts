@@ -220,15 +220,24 @@ describe("the app on libSQL", () => {
     });
     await new Batch(ctx).add(...sending.statements).commit();
     await fanOut(deps, { kind: "fan-out", key: sending.key, schoolId: 1, after: 0 }, "libsql-fan-out");
-    const row = await client.execute({ sql: "SELECT id, recipient_count FROM notification WHERE key = ?", args: [sending.key] });
+    const row = await client.execute({
+      sql: "SELECT id, recipient_count FROM notification WHERE key = ?",
+      args: [sending.key],
+    });
     const id = Number(row.rows[0]?.id);
-    const copies = await client.execute({ sql: "SELECT user_id FROM notification_recipient WHERE notification_id = ?", args: [id] });
+    const copies = await client.execute({
+      sql: "SELECT user_id FROM notification_recipient WHERE notification_id = ?",
+      args: [id],
+    });
     expect(copies.rows.length).toBe(Number(row.rows[0]?.recipient_count));
     expect(copies.rows.filter((c) => Number(c.user_id) === 4)).toHaveLength(1);
     await deliverPushes(deps, { kind: "push", notificationId: id, schoolId: 1 }, "libsql-push");
     const outbox = await client.execute("SELECT payload FROM dev_push_outbox WHERE token = 'libsql-device'");
     expect(outbox.rows).toHaveLength(1);
-    expect(JSON.parse(String(outbox.rows[0]?.payload)).message.notification).toEqual({ title: "Pickup", body: "Bus 1" });
+    expect(JSON.parse(String(outbox.rows[0]?.payload)).message.notification).toEqual({
+      title: "Pickup",
+      body: "Bus 1",
+    });
   });
 
   it("answers health from the libSQL database", async () => {
