@@ -12,8 +12,11 @@
  *
  * Writes that need a unique value per request (a new document's slug): the row's request puts its
  * unique value in `u`, and every string parameter has the captured request's value (`unique`)
- * replaced by it, as the API row's own request does. The request body, if any, is not read.
+ * replaced by it, as the API row's own request does. A value the Worker makes itself (a
+ * notification's key, a UUID) is made anew per replay when the plan says `fresh`: each captured
+ * UUID becomes one new UUID for the whole request. The request body, if any, is not read.
  */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const PREFIX = "/__floor/";
 
 function param(value) {
@@ -62,7 +65,16 @@ export default {
     const plan = env.FLOOR_PLANS?.[url.pathname.slice(PREFIX.length)];
     if (!plan) return new Response("no floor plan for this row", { status: 404 });
     const u = url.searchParams.get("u");
-    const swap = plan.unique && u ? (p) => p.replaceAll(plan.unique, u) : undefined;
+    const unique = plan.unique && u ? (p) => p.replaceAll(plan.unique, u) : (p) => p;
+    const renewed = new Map();
+    const fresh = plan.fresh
+      ? (p) =>
+          p.replace(UUID, (old) => {
+            if (!renewed.has(old)) renewed.set(old, crypto.randomUUID());
+            return renewed.get(old);
+          })
+      : (p) => p;
+    const swap = (plan.unique && u) || plan.fresh ? (p) => fresh(unique(p)) : undefined;
     const out = [];
     // Steps of one group ran together (Promise.all); groups one after the other.
     for (let i = 0; i < plan.trace.length; ) {

@@ -348,6 +348,41 @@ describe("preferences and quiet hours", () => {
   });
 });
 
+describe("a copy deleted while its push waits", () => {
+  it("is not pushed when the quiet hours end", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    await t.db.update(schools).set({ timeZone: "America/New_York" }).where(eq(schools.id, NORTH));
+    const klass = await classWithFamilies(t, NORTH);
+    const [quiet] = klass.guardians as [number];
+    const asQuiet = { token: await t.token(quiet, { [NORTH]: [] }), school: NORTH };
+    await t.request("/api/v1/notification-preference", {
+      method: "POST",
+      ...asQuiet,
+      body: { quietHours: { start: "09:00", end: "11:30" } },
+    });
+    const res = await t.request("/api/v1/notification", {
+      method: "POST",
+      token: await t.token(2, { [NORTH]: "all" }),
+      school: NORTH,
+      body: { title: "Later", body: "x", groups: [klass.groupId] },
+    });
+    const { id } = (await res.json()) as { id: number };
+    await push.drain(t.deps);
+    expect((await t.request(`/api/v1/notification/${id}`, { method: "DELETE", ...asQuiet })).status).toBe(204);
+    t.clock.advance(2 * 3600);
+    await sweepNotifications(t.deps);
+    await push.drain(t.deps);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toEqual([]);
+    const rows = await t.db
+      .select({ status: notificationPushes.status })
+      .from(notificationPushes)
+      .innerJoin(notificationRecipients, eq(notificationRecipients.id, notificationPushes.recipientId))
+      .where(and(eq(notificationPushes.notificationId, id), eq(notificationRecipients.userId, quiet)));
+    expect(rows).toEqual([{ status: "dropped" }]);
+  });
+});
+
 describe("a school with the notifications module off", () => {
   it("delivers nothing but emergencies", async () => {
     const push = new PushQueue();

@@ -12,6 +12,7 @@
  * network), or give up (`failed`: refused for another reason, which no retry changes).
  */
 import { and, asc, isNotNull, sql } from "drizzle-orm";
+import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";
 import type { ServiceAccount } from "../config";
 import type { Db } from "../db/client";
@@ -118,7 +119,6 @@ export function fcmPush(config: FcmConfig, clock: { now(): Date }): PushProvider
   const cacheKey = `${account.client_email} ${account.token_uri}`;
 
   async function fetchAccessToken(): Promise<{ token: string; expiresIn: number }> {
-    const { importPKCS8, SignJWT } = await import("jose");
     const key = await importPKCS8(account.private_key, "RS256");
     const now = Math.floor(clock.now().getTime() / 1000);
     const assertion = await new SignJWT({ scope: SCOPE })

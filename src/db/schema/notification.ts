@@ -106,7 +106,7 @@ export const notificationRecipients = sqliteTable(
 /**
  * A push of a recipient's copy to one of their devices: `pending` until due (quiet hours) and
  * claimed, `sending` while a consumer holds it (`claim` is its message id), then `sent`,
- * `dropped` (the provider said the token is gone; the token was removed) or `failed` (retries
+ * `dropped` (not to be sent: its recipient deleted the copy while it waited) or `failed` (retries
  * exhausted: the dead-letter queue has the message). One per (recipient, device): a redelivered
  * message never pushes twice.
  */

@@ -19,8 +19,10 @@ import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import {
   NOTIFICATION_CATEGORIES,
+  NotificationPushes,
   NotificationRecipients,
   Notifications,
+  notificationPushes,
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
@@ -202,6 +204,22 @@ function changeCopy(
   }
   if (set.inInbox === false) pairs.push(sql`'deleted', json_object('old', json('false'), 'new', json('true'))`);
   const changes = sql`(SELECT json_object(${sql.join(pairs, sql`, `)}) FROM ${c.from} WHERE ${c.scope(ctx)} AND ${which(c.table)} AND ${c.table.notificationId} = ${notifications.id})`;
+  // A deleted copy's pushes still waiting (quiet hours) are not sent: dropped before the copy changes.
+  const dropped =
+    set.inInbox === false
+      ? [
+          ctx.deps.db
+            .update(notificationPushes)
+            .set({ status: "dropped", error: "deleted by its recipient", updatedAt: at })
+            .where(
+              NotificationPushes.where(
+                ctx,
+                eq(notificationPushes.status, "pending"),
+                inList(notificationPushes.recipientId, NotificationRecipients.pick(ctx, copy.id, which(copy))),
+              ),
+            ),
+        ]
+      : [];
   return [
     Notifications.auditAction(
       ctx,
@@ -209,6 +227,7 @@ function changeCopy(
       action,
       changes,
     ),
+    ...dropped,
     ctx.deps.db
       .update(copy)
       .set({ ...set, updatedAt: at })

@@ -12,7 +12,7 @@
  * The fan-out (./fan-out.ts) writes one copy per recipient (their inbox) and queues the pushes to
  * their devices, honouring their preferences and quiet hours.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import { auditCreate } from "../../db/audit";
 import {
   type Audience,
@@ -87,7 +87,23 @@ export function notify(ctx: Ctx, notice: Notice): Sending {
   return {
     key,
     id: Notifications.insertedId(),
-    statements: [insert, auditCreate(ctx, Notifications.audit, values, schoolId)],
+    // The audit row reads the count the insert computed, rather than resolving the audience again.
+    statements: [
+      insert,
+      auditCreate(
+        ctx,
+        Notifications.audit,
+        {
+          ...values,
+          recipientCount: sql`(${Notifications.pick(
+            ctx,
+            notifications.recipientCount,
+            eq(notifications.id, Notifications.insertedId()),
+          )})`,
+        },
+        schoolId,
+      ),
+    ],
     async dispatch() {
       try {
         await ctx.deps.queues.push.send(message);
