@@ -460,6 +460,7 @@ describe("cron runs", () => {
         status: "failed",
         detail: "The database is unavailable (the connection to the database was lost)",
       },
+      { job: "sweep-notifications", status: "completed", detail: expect.any(String) },
     ]);
   });
 
@@ -470,6 +471,7 @@ describe("cron runs", () => {
     expect((await runs(since)).map((r) => [r.job, r.status])).toEqual([
       ["purge-expired-auth", "completed"],
       ["sweep-bulk-processes", "completed"],
+      ["sweep-notifications", "completed"],
     ]);
   });
 
@@ -480,6 +482,7 @@ describe("cron runs", () => {
     expect((await runs(since)).map((r) => [r.job, r.status])).toEqual([
       ["purge-expired-auth", "completed"],
       ["sweep-bulk-processes", "completed"],
+      ["sweep-notifications", "completed"],
     ]);
   });
 });
