@@ -24,7 +24,6 @@ const production = (CORS_ORIGINS?: string) =>
     TWILIO_AUTH_TOKEN: "test",
     TWILIO_FROM: "+15550009999",
     S3_ENDPOINT: "https://test.r2.cloudflarestorage.com",
-    // Production pushes through FCM (development's log provider is refused there).
     PUSH_PROVIDER: "fcm",
     FCM_SERVICE_ACCOUNT: FCM_KEY,
     CORS_ORIGINS: CORS_ORIGINS ?? "",
