@@ -38,7 +38,7 @@ export const BUDGETS = {
    * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB until notifications (16
    * operations, the push queue's fan-out, delivery and sweep, FCM's OAuth assertion signed with
    * jose, 16 KiB raw as named imports: 326.9 -> 349.5 KiB), 352 KiB until events and lost articles
-   * (36 operations and the iCalendar writer: 350.7 -> 371.4 KiB, level 9, 2026-11-28), 376 KiB
+   * (33 operations and the iCalendar writer: 350.7 -> 371.4 KiB, level 9, 2026-11-28), 376 KiB
    * since. At ~0.6-0.75 KiB gzip per operation the ~70 operations still to come pass the 400 KiB
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
