@@ -14,8 +14,11 @@
  * unique value in `u`, and every string parameter has the captured request's value (`unique`)
  * replaced by it, as the API row's own request does. Random tokens the endpoint made per request
  * (`fresh`: a new record's public slug) are replaced, wherever they appear, by new random tokens of
- * the same length. The request body, if any, is not read.
+ * the same length. A UUID the Worker makes itself (a notification's key) is made anew per replay
+ * when the plan says `uuids`: each captured UUID becomes one new UUID for the whole request. The
+ * request body, if any, is not read.
  */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const PREFIX = "/__floor/";
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -76,7 +79,19 @@ export default {
     const swaps = [];
     if (plan.unique && u) swaps.push([plan.unique, u]);
     for (const token of plan.fresh ?? []) swaps.push([token, randomToken(token.length)]);
-    const swap = swaps.length ? (p) => swaps.reduce((s, [from, to]) => s.replaceAll(from, to), p) : undefined;
+    const renewed = new Map();
+    const uuids = (p) =>
+      p.replace(UUID, (old) => {
+        if (!renewed.has(old)) renewed.set(old, crypto.randomUUID());
+        return renewed.get(old);
+      });
+    const swap =
+      swaps.length || plan.uuids
+        ? (p) => {
+            const swapped = swaps.reduce((s, [from, to]) => s.replaceAll(from, to), p);
+            return plan.uuids ? uuids(swapped) : swapped;
+          }
+        : undefined;
     const out = [];
     // Steps of one group ran together (Promise.all); groups one after the other.
     for (let i = 0; i < plan.trace.length; ) {

@@ -175,6 +175,13 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
     AUTH_SECRET,
     S3_ACCESS_KEY_ID: "bench",
     S3_SECRET_ACCESS_KEY: "bench",
+    // The shape of a Firebase key: the bench sends no push (no device is seeded).
+    FCM_SERVICE_ACCOUNT: JSON.stringify({
+      project_id: "bench",
+      client_email: "push@bench.iam.gserviceaccount.com",
+      private_key: "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+      token_uri: "https://oauth2.googleapis.com/token",
+    }),
   };
   /** A build's settings: its own wrangler.toml's compatibility settings and vars. */
   const settings = (build) => {
@@ -346,6 +353,49 @@ async function seedStudents(db) {
   return { groupId: group.id, studentId: student.id };
 }
 
+const BENCH_EVENTS = 300;
+const BENCH_ARTICLES = 300;
+
+/**
+ * BENCH_EVENTS events in the north school over the school year (one in five for the whole school,
+ * the others for a level or a bench group: the demo parent's bench children are in those groups)
+ * and BENCH_ARTICLES lost articles (one in three claimed), in one batch of set-based statements.
+ */
+async function seedEvents(db) {
+  const n = (count) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+  await db.batch([
+    db.prepare(
+      `${n(BENCH_EVENTS)}
+       INSERT INTO event (school_id, title, title_search, start_local, end_local, time_zone, starts_at, ends_at, for_school, slug)
+       SELECT 1, printf('Bench event %03d', i), printf('bench event %03d', i),
+              strftime('%Y-%m-%dT10:00', '2026-09-01', '+' || i || ' days'), strftime('%Y-%m-%dT12:00', '2026-09-01', '+' || i || ' days'),
+              'America/Mexico_City', strftime('%Y-%m-%dT16:00:00.000Z', '2026-09-01', '+' || i || ' days'),
+              strftime('%Y-%m-%dT18:00:00.000Z', '2026-09-01', '+' || i || ' days'), i % 5 = 0, printf('bench-event-%05d', i)
+       FROM n`,
+    ),
+    db.prepare(
+      `INSERT INTO event_audience (school_id, event_id, level, group_id)
+       SELECT 1, e.id,
+              CASE WHEN CAST(substr(e.title, 13) AS INTEGER) % 5 IN (1, 2) THEN CASE CAST(substr(e.title, 13) AS INTEGER) % 3 WHEN 0 THEN 'elementary' WHEN 1 THEN 'middle' ELSE 'high' END END,
+              CASE WHEN CAST(substr(e.title, 13) AS INTEGER) % 5 IN (3, 4) THEN
+                (SELECT g.id FROM school_group g WHERE g.school_id = 1 AND g.name = printf('Bench group %d', 1 + CAST(substr(e.title, 13) AS INTEGER) % ${STUDENT_GROUPS})) END
+       FROM event e WHERE e.school_id = 1 AND e.title LIKE 'Bench event %' AND e.for_school = 0`,
+    ),
+    db.prepare(
+      `${n(BENCH_ARTICLES)}
+       INSERT INTO lost_article (school_id, name, name_search, category, status, found_on, donate_after, claimed_by, claimed_at)
+       SELECT 1, printf('Bench article %03d', i), printf('bench article %03d', i), 'clothing',
+              CASE WHEN i % 3 = 0 THEN 'claimed' ELSE 'found' END,
+              strftime('%Y-%m-%d', '2026-09-01', '+' || (i % 80) || ' days'), strftime('%Y-%m-%d', '2026-10-01', '+' || (i % 80) || ' days'),
+              CASE WHEN i % 3 = 0 THEN 4 END, CASE WHEN i % 3 = 0 THEN '2026-11-20T12:00:00.000Z' END
+       FROM n`,
+    ),
+  ]);
+  const events = await db.prepare("SELECT count(*) AS n FROM event WHERE school_id = 1").first();
+  const articles = await db.prepare("SELECT count(*) AS n FROM lost_article WHERE school_id = 1").first();
+  return { events: events.n, articles: articles.n };
+}
+
 const RIDERS = 3_000;
 const BENCH_ROUTES = 40;
 const STOPS_PER_ROUTE = 10;
@@ -454,6 +504,109 @@ async function seedAfternoon(db) {
   return { students: active.n, permissions: permissions.n };
 }
 
+const GUARDIANS = 3_000;
+const INBOX = 1_000;
+
+/**
+ * Notifications: a guardian (a parent of the north school) for each of the 3,000 riders, so the
+ * school reaches 3,000 guardians besides its demo members; and 1,000 notifications in the demo
+ * parent's inbox (user 4), a day's worth of minutes apart. Answers the last seeded notification id
+ * (the send row removes what it added after it).
+ */
+async function seedNotifications(db) {
+  await db.batch([
+    db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO "user" (phone, first_name, last_name, first_name_search, last_name_search, status, language)
+         SELECT printf('+1555888%04d', n.i), 'Guardian', printf('G%04d', n.i), 'guardian', printf('g%04d', n.i), 'active',
+                CASE WHEN n.i % 2 = 0 THEN 'es' ELSE 'en' END FROM n`,
+      )
+      .bind(GUARDIANS),
+    // The role's trigger makes each one's parent profile and school membership.
+    db.prepare(
+      `INSERT INTO role_user (school_id, user_id, role_id) SELECT 1, id, 5 FROM "user" WHERE phone LIKE '+1555888%'`,
+    ),
+    db.prepare(
+      `INSERT INTO guardian (school_id, student_id, parent_id)
+       SELECT 1, s.id, p.id FROM student s
+       JOIN "user" u ON u.phone = printf('+1555888%04d', CAST(substr(s.id_number, 3) AS INTEGER))
+       JOIN parent p ON p.school_id = 1 AND p.user_id = u.id
+       WHERE s.school_id = 1 AND s.id_number LIKE 'R-%'`,
+    ),
+    db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO notification (school_id, key, category, title, body, audience, recipient_count, dispatched_at, fanned_out_at, created_at, updated_at)
+         SELECT 1, printf('bench-inbox-%04d', n.i), CASE WHEN n.i % 3 = 0 THEN 'events' ELSE 'general' END,
+                json_object('en', printf('Notice %d', n.i), 'es', printf('Aviso %d', n.i)),
+                json_object('en', 'Bench text', 'es', 'Texto'), '{"users":[4]}', 1, t, t, t, t
+         FROM (SELECT i, strftime('%Y-%m-%dT%H:%M:%fZ', '2026-11-01T00:00:00Z', printf('+%d minutes', i)) AS t FROM n) AS n`,
+      )
+      .bind(INBOX),
+    db.prepare(
+      `INSERT INTO notification_recipient (school_id, notification_id, user_id, created_at, updated_at)
+       SELECT 1, id, 4, created_at, created_at FROM notification WHERE key LIKE 'bench-inbox-%'`,
+    ),
+  ]);
+  const guardians = await db
+    .prepare(
+      "SELECT count(DISTINCT p.user_id) AS n FROM guardian g JOIN parent p ON p.id = g.parent_id WHERE g.school_id = 1",
+    )
+    .first();
+  const members = await db.prepare("SELECT count(DISTINCT user_id) AS n FROM role_user WHERE school_id = 1").first();
+  const last = await db.prepare("SELECT max(id) AS id FROM notification").first();
+  return { guardians: guardians.n, members: members.n, lastId: last.id };
+}
+
+/**
+ * The fan-out's own throughput: one notification to the whole north school sent through the API,
+ * then its fan-out messages delivered to the Worker's queue handler one after the other (each
+ * chunk's next message as the consumer would queue it), timing the handler alone: copies per second
+ * through the consumer, without the queue's own delivery delay (`max_batch_timeout`).
+ */
+async function measureFanOut(mf, db, token) {
+  const worker = await mf.getWorker("api");
+  const res = await worker.fetch("http://bench.local/api/v1/notification", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "x-school-id": String(NORTH), "content-type": "application/json" },
+    body: JSON.stringify({ title: "Fan-out bench", body: "One to the whole school", school: true }),
+  });
+  if (res.status !== 201) throw new Error(`fan-out bench: send answered ${res.status}: ${await res.text()}`);
+  const sent = await res.json();
+  const { key } = await db.prepare("SELECT key FROM notification WHERE id = ?").bind(sent.id).first();
+  let after = 0;
+  let consumerMs = 0;
+  let messages = 0;
+  for (;;) {
+    const started = performance.now();
+    const result = await worker.queue("school-push", [
+      {
+        id: `bench-fan-out-${messages}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { kind: "fan-out", key, schoolId: NORTH, after },
+      },
+    ]);
+    consumerMs += performance.now() - started;
+    messages++;
+    if (result.retryMessages.length) throw new Error("fan-out bench: the consumer asked for a retry");
+    const done = await db.prepare("SELECT fanned_out_at FROM notification WHERE id = ?").bind(sent.id).first();
+    if (done.fanned_out_at) break;
+    const next = await db
+      .prepare("SELECT max(user_id) AS last FROM notification_recipient WHERE notification_id = ?")
+      .bind(sent.id)
+      .first();
+    after = next.last;
+  }
+  const copies = await db
+    .prepare("SELECT count(*) AS n FROM notification_recipient WHERE notification_id = ?")
+    .bind(sent.id)
+    .first();
+  await db.prepare("DELETE FROM notification WHERE id = ?").bind(sent.id).run();
+  return { recipients: sent.recipients, copies: copies.n, messages, consumerMs };
+}
+
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 const adminToken = () => roleToken(2, "school-admin");
 
@@ -476,7 +629,7 @@ async function roleToken(userId, role) {
  * request that must differ, and the floor swaps it into the statements it replays), whether it is
  * left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, parent, documentId, runId, students, transport }) {
+function endpoints({ token, parent, documentId, runId, students, transport, notifications }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
   const asParent = { authorization: `Bearer ${parent}`, "x-school-id": String(NORTH) };
   const createName = (n) => `bench-${runId}-${n}`;
@@ -612,6 +765,38 @@ function endpoints({ token, parent, documentId, runId, students, transport }) {
           .run(),
     },
     {
+      key: "events-parent-list",
+      label: "GET /api/v1/event?pageSize=20 (the demo parent: their children's levels and groups, of 300)",
+      request: () => ({ method: "GET", path: "/api/v1/event?page=1&pageSize=20", headers: asParent }),
+    },
+    {
+      key: "lost-articles-list",
+      label: "GET /api/v1/lost-article?status=found&pageSize=20 (a parent browsing, of 300)",
+      request: () => ({
+        method: "GET",
+        path: "/api/v1/lost-article?status=found&page=1&pageSize=20",
+        headers: asParent,
+      }),
+    },
+    {
+      key: "notifications-inbox",
+      label: `GET /api/v1/notification?pageSize=20 (the demo parent's inbox of ${INBOX})`,
+      request: () => ({ method: "GET", path: "/api/v1/notification?page=1&pageSize=20", headers: asParent }),
+    },
+    {
+      key: "notification-send",
+      label: `POST /api/v1/notification to the whole school (${notifications.members} members, ${GUARDIANS} of them guardians; the request alone)`,
+      // The notification's key is the Worker's own (a UUID): the floor makes a fresh one per replay.
+      uuids: true,
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/notification",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title: "Snow day", body: "School is closed tomorrow", school: true }),
+      }),
+      reset: (db) => db.prepare("DELETE FROM notification WHERE id > ?").bind(notifications.lastId).run(),
+    },
+    {
       key: "audit-log-list",
       label: "GET /api/v1/audit-log?page=1&pageSize=20",
       request: () => ({ method: "GET", path: "/api/v1/audit-log?page=1&pageSize=20", headers: auth }),
@@ -688,6 +873,7 @@ async function countD1(mf, workerName, endpoint, counter) {
       status: last.status,
       unique: endpoint.unique?.(last.n),
       fresh: freshTokens(samples.at(-2)?.trace ?? [], last.trace),
+      uuids: endpoint.uuids,
       trace: last.trace,
     },
   };
@@ -1016,13 +1202,19 @@ async function main() {
   const transport = await seedRoutes(db);
   console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
   const afternoon = await seedAfternoon(db);
+  const bench = await seedEvents(db);
+  console.log(`events: ${bench.events} events, ${bench.articles} lost articles in the north school`);
   console.log(
     `afternoon: ${afternoon.students} active students, ${afternoon.permissions} exit permissions on ${LIST_DATE}`,
+  );
+  const notifications = await seedNotifications(db);
+  console.log(
+    `notifications: ${notifications.guardians} guardians, ${notifications.members} members in the north school, ${INBOX} in the demo parent's inbox`,
   );
   const token = await adminToken();
   const parent = await parentToken();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, parent, documentId, runId, students, transport });
+  const all = endpoints({ token, parent, documentId, runId, students, transport, notifications });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);
@@ -1160,6 +1352,13 @@ async function main() {
   console.log(`machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
   if (baseline) console.log(`baseline: ${baseline.ref} = ${baseline.sha}`);
   for (const line of summaryLines) console.log(line);
+  if (!only.length || only.includes("notification-send")) {
+    const f = await measureFanOut(mf, db, token);
+    console.log(
+      `fan-out: ${f.copies} copies of one notification (${f.recipients} recipients) in ${f.messages} messages, ` +
+        `${fmt(f.consumerMs, 0)} ms in the consumer: ${Math.round((f.copies / f.consumerMs) * 1000)} copies/s`,
+    );
+  }
   console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
   console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 

@@ -351,6 +351,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/user/push-provider/sync-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync a role's push topic with the devices of its members in the school */
+        post: operations["syncPushProviderRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/push-provider/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove the push provider's topics of this school and of schools that no longer exist (super-admin) */
+        delete: operations["cleanPushProviderTenants"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/{id}/push-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A member's devices as the push provider knows them */
+        get: operations["getPushProviderUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/user": {
         parameters: {
             query?: never;
@@ -1716,6 +1767,23 @@ export interface paths {
          */
         put: operations["createGroupSignedUrl"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/group/{id}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a notification to the guardians of a group's students (staff, or a teacher of the group) */
+        post: operations["sendGroupNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3421,6 +3489,628 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your notifications, newest first */
+        get: operations["listNotifications"];
+        put?: never;
+        /** Send a notification (answers at once; the recipients' copies and pushes follow) */
+        post: operations["sendNotification"];
+        /** Delete all your notifications (from your inbox) */
+        delete: operations["deleteAllNotifications"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one of your notifications */
+        get: operations["getNotification"];
+        /** Mark one of your notifications read or unread */
+        put: operations["updateNotification"];
+        post?: never;
+        /** Delete one of your notifications (from your inbox) */
+        delete: operations["deleteNotification"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Mark one of your notifications read */
+        patch: operations["markNotificationRead"];
+        trace?: never;
+    };
+    "/api/v1/notification-preference/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your notification preferences in the school (the defaults, id null, until you save some) */
+        get: operations["getMyNotificationPreference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-preference": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save your notification preferences (created, or the fields sent changed) */
+        post: operations["saveNotificationPreference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-preference/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get your notification preferences by id */
+        get: operations["getNotificationPreference"];
+        /** Change your notification preferences (the fields sent) */
+        put: operations["updateNotificationPreference"];
+        post?: never;
+        /** Delete your notification preferences (back to the defaults) */
+        delete: operations["deleteNotificationPreference"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event/public/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An event's public page by its slug (no sign-in): what, when and where
+         * @description The title, description, place, times, status and image of an event, and its school's name: never its audience, who made it or a cancellation's reason. An unknown slug or a school with the events module disabled: 404. 60 lookups a minute per client address, then 429.
+         */
+        get: operations["getPublicEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (paginated), soonest start first
+         * @description event.manage (staff): every event of the school; a parent the events for the whole school and for their children's levels and groups (a delegate: also those of the parent they act for today); a teacher those of the groups they teach and their levels. Cancelled events are listed with their status. One D1 round trip.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        /**
+         * Create an event
+         * @description For the whole school (`forSchool`), or for levels the school offers and groups of the school. Start and end are school-local; the end after the start, at most 31 days later (else 400). A level the school does not offer is a 400; a group of another school a 404. The audience is told, unless `notify` is false.
+         */
+        post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event by id
+         * @description For its audience and staff; another event is a 404.
+         */
+        get: operations["getEvent"];
+        /**
+         * Change an event
+         * @description The fields sent. Start and end are checked together, the stored one with the one sent (the end after the start: else 400). Sending any of forSchool, levels or groupIds replaces the audience. The scheduled reminders move with the start. With `notify: true` the (new) audience is told. A cancelled event is a 409.
+         */
+        put: operations["updateEvent"];
+        post?: never;
+        /**
+         * Delete an event (a mistake: nobody is told)
+         * @description Removes the event, its audience and its reminders. To call an event off and tell its audience, use POST /api/v1/event/{id}/delete with a reason instead: the event stays, cancelled.
+         */
+        delete: operations["deleteEvent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a reminder of an event to its audience now
+         * @description Tells the event's audience (as it is now) of the event's time and place, in each person's language. A cancelled event is a 409; one that has started a 422. Answers the event, with `remindedAt`.
+         */
+        post: operations["remindEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event/{id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an event with a reason: its audience is told
+         * @description The event is called off: it becomes `cancelled` with the reason, its scheduled reminders are skipped, and its audience is told (the reason as staff wrote it). The event stays, so a notification's link and a subscribed calendar show it cancelled. An event already cancelled is a 409.
+         */
+        post: operations["deleteEventWithReason"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event/{id}/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Get a presigned URL to upload (PUT: sets a new image) or download (GET) an event's image
+         * @description PUT needs event.manage: the event's image becomes a new key `{schoolId}/events/{id}/image-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg or image/webp: send the returned `headers`). GET signs a download of the current image (404 if none) for anyone who sees the event. URLs expire after 300 s.
+         */
+        put: operations["createEventSignedUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a reminder of an event, a time before its start
+         * @description At the event's start less `minutesBefore` (within the 5-minute sweep after it) the event's audience is told once. It moves with the start. An unknown event is a 404, a cancelled one a 409, the same time twice a 409, a time already past a 422.
+         */
+        post: operations["createEventReminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-reminder/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a scheduled event reminder */
+        delete: operations["deleteEventReminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-calendar/feed/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A calendar feed (iCalendar, text/calendar) by its secret link: no sign-in
+         * @description What a phone's calendar subscribes to (the feed record's `url` or `webcal`). The events from 90 days back to a year ahead in the school's time zone (cancelled ones marked cancelled) and the school's holidays as all-day events. An unknown or revoked link, or a school with the events module disabled: 404. 120 fetches of a feed an hour, and 30 unknown links per client address a minute, then 429.
+         */
+        get: operations["getCalendarFeedFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List calendar feeds (paginated): staff every feed of the school, a parent their family's */
+        get: operations["listCalendarFeeds"];
+        put?: never;
+        /**
+         * Make the school's or a family's calendar feed
+         * @description school: staff (event.manage) only. family: a parent makes their own family's (`familyId` may be left out; another family is a 404; a parent of no family a 422), staff any family's of the school. One feed per school and per family: a second is a 409 (rotate or delete it). The answer's `url` (and `webcal`) is what a phone subscribes to: keep it private.
+         */
+        post: operations["createCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-calendar/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a calendar feed by id */
+        get: operations["getCalendarFeed"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete (revoke) a calendar feed: its link stops working
+         * @description Staff any feed of the school; a parent their family's.
+         */
+        delete: operations["deleteCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-calendar/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rotate a calendar feed's link: the old one stops working at once
+         * @description Staff any feed of the school; a parent their family's. Answers the feed with its new URL.
+         */
+        patch: operations["rotateCalendarFeed"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All categories of lost articles
+         * @description Each with its name in the request's language (Accept-Language: es or en, default en) and in both.
+         */
+        get: operations["listLostArticleCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article/statuses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All statuses of lost articles, and where each may go
+         * @description found -> claimed (a parent claims) -> delivered (staff); claimed -> found (the claim cancelled); found -> delivered (staff hand it over unclaimed); found -> donated (after its donation date).
+         */
+        get: operations["listLostArticleStatuses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lost articles the caller claimed (paginated), the latest claim first
+         * @description Claimed, or delivered to them after their claim. One D1 round trip.
+         */
+        get: operations["listMyLostArticles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List lost articles (paginated), the newest found first
+         * @description Every member with lost-article.read: the school's articles in every state (`status=found` for what may be claimed); who claimed and received one only to staff and the claimant.
+         */
+        get: operations["listLostArticles"];
+        put?: never;
+        /**
+         * Record a found article
+         * @description Dates are school-local; a found day after today or a donation date before it is a 400.
+         */
+        post: operations["createLostArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a lost article by id */
+        get: operations["getLostArticle"];
+        /**
+         * Change a lost article
+         * @description Its fields while it is found or claimed (delivered or donated: 409). The scheduled reminders move with the donation date.
+         */
+        put: operations["updateLostArticle"];
+        post?: never;
+        /** Delete a lost article (its reminders go with it) */
+        delete: operations["deleteLostArticle"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Claim a found article (a parent)
+         * @description The caller says it is theirs (optionally which child's: a child of another family is a 404). Only a found article: claimed, delivered or donated is a 409. Of two parents claiming at once, one wins, the other gets a 409.
+         */
+        patch: operations["claimLostArticle"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/cancel-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a claim: the article is found again
+         * @description The claimant, or staff for any claim (anyone else: 422). An article not claimed is a 409.
+         */
+        patch: operations["cancelClaimLostArticle"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Mark a lost article delivered, recording who received it
+         * @description From claimed (or found: a child recognised it at the desk). Delivered or donated already: 409.
+         */
+        patch: operations["deliverLostArticle"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/donate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Mark a lost article donated, once its donation date has come
+         * @description Only a found article (claimed, delivered or donated: 409), on or after its `donateAfter` day at the school (before it: 422). Its scheduled reminders are skipped.
+         */
+        patch: operations["donateLostArticle"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Remind the claimant to pick up their article
+         * @description Tells the claimant (in their language) that the article waits for them at the school. Only a claimed article (else 409). Answers the article with `remindedAt`.
+         */
+        patch: operations["remindLostArticle"];
+        trace?: never;
+    };
+    "/api/v1/lost-article/{id}/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Get a presigned URL to upload (PUT: sets a new photo) or download (GET) a lost article's photo
+         * @description PUT needs lost-article.manage: the photo becomes a new key `{schoolId}/lost-articles/{id}/photo-{uuid}.{ext}` and the URL uploads to it (image/png, image/jpeg or image/webp: send the returned `headers`). GET signs a download of the current photo (404 if none) for any member who browses lost articles. URLs expire after 300 s.
+         */
+        put: operations["createLostArticleSignedUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a reminder before a lost article's donation date
+         * @description At the school-local `time` (default 08:00), `daysBefore` its donation date, the claimant of a claimed article is told to pick it up; for an article no one claimed, the school's parents are asked whether it is theirs. Sent once by the 5-minute sweep; skipped if the article was delivered or donated by then. An unknown article is a 404, a delivered or donated one a 409, the same days twice a 409, a time already past a 422.
+         */
+        post: operations["createLostArticleReminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lost-article-reminder/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a scheduled lost article reminder */
+        delete: operations["deleteLostArticleReminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transportation-summary/pending": {
         parameters: {
             query?: never;
@@ -3465,7 +4155,8 @@ export interface paths {
         /** List scheduled runs, newest first */
         get: operations["listCronHistories"];
         put?: never;
-        post?: never;
+        /** Record a scheduled run by hand (super-admin) */
+        post: operations["createCronHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3481,9 +4172,11 @@ export interface paths {
         };
         /** Get a scheduled run by id */
         get: operations["getCronHistory"];
-        put?: never;
+        /** Correct a scheduled run that is not running (super-admin) */
+        put: operations["updateCronHistory"];
         post?: never;
-        delete?: never;
+        /** Delete a scheduled run that is not running (super-admin) */
+        delete: operations["deleteCronHistory"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3620,6 +4313,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reset-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove every school's data and the push provider's topics (super-admin; never in production)
+         * @description Refused (403) unless RESET_DATA_ENABLED=true, which the production configuration never allows. Keeps the super-admins, the built-in catalogue and the audit trail.
+         */
+        delete: operations["resetData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/outbox": {
         parameters: {
             query?: never;
@@ -3629,6 +4342,23 @@ export interface paths {
         };
         /** Messages sent to a number (newest first); development only */
         get: operations["listDevOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/push-outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pushes sent to a device token, or changes to a topic (newest first); development only */
+        get: operations["listDevPushOutbox"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3984,6 +4714,37 @@ export interface components {
         AssignPendingToParents: {
             /** @description Only these members, signed in or not (default: every pending member who has signed in) */
             userIds?: number[];
+        };
+        PushRoleSync: {
+            roleId: number;
+            /** @example school-1-role-5 */
+            topic: string;
+            /** @description Devices subscribed now */
+            devices: number;
+            /** @description Devices added by this sync */
+            subscribed: number;
+            /** @description Devices removed by this sync */
+            unsubscribed: number;
+        };
+        PushRoleSyncInput: {
+            /** @example 5 */
+            roleId: number;
+        };
+        PushProviderUser: {
+            userId: number;
+            /** @enum {string} */
+            provider: "log" | "fcm";
+            devices: {
+                id: number;
+                /** @enum {string} */
+                platform: "ios" | "android" | "web";
+                /** @description Masked: `…` and its last 4 characters */
+                token: string;
+                /** @description The topics the provider has it subscribed to; null: the provider does not know the token */
+                providerTopics: string[] | null;
+                /** @description The topics we subscribed it to */
+                recordedTopics: string[];
+            }[];
         };
         UserCreate: {
             /**
@@ -6140,6 +6901,76 @@ export interface components {
              * @enum {string}
              */
             contentType?: "image/png" | "image/jpeg" | "image/webp";
+        };
+        /** @description A notification as sent; its copies reach the recipients' inboxes */
+        SentNotification: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            urgent: boolean;
+            title: string;
+            body: string;
+            about: {
+                entity: string;
+                id: number;
+            } | null;
+            /** @description Who it is for, as sent */
+            audience: {
+                users?: number[];
+                roles?: number[];
+                groups?: number[];
+                levels?: ("preschool" | "elementary" | "middle" | "high")[];
+                guardiansOf?: number[];
+                /** @enum {boolean} */
+                school?: true;
+            };
+            /** @description How many people it reaches (each once) */
+            recipients: number;
+        };
+        GroupNotificationSend: {
+            /**
+             * @description Filed under it, and what the recipients' preferences decide by; an emergency no preference silences
+             * @default general
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /**
+             * @description Pushed at once even during quiet hours
+             * @default false
+             */
+            urgent: boolean;
+            /**
+             * @description Text of 1 to 120 characters, without control or bidi formatting characters
+             * @example Early dismissal on Friday
+             */
+            title: string;
+            /**
+             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
+             * @example School closes at 12:00 this Friday.
+             */
+            body: string;
+            /** @description The record it is about: the app opens it from the notification */
+            about?: {
+                /** @example event */
+                entity: string;
+                /** @example 3 */
+                id: number;
+            };
         };
         GroupTeacherPage: {
             data: components["schemas"]["GroupTeacher"][];
@@ -9004,6 +9835,1083 @@ export interface components {
              */
             answer: "accepted" | "declined";
         };
+        NotificationPage: {
+            data: components["schemas"]["Notification"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        /** @description A notification in the caller's inbox: `createdAt` when it was sent, `updatedAt` when their copy last changed */
+        Notification: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            urgent: boolean;
+            /** @description In the caller's language (Accept-Language, else their own) */
+            title: string;
+            body: string;
+            /** @description The record it is about (the app's deep link), if any */
+            about: {
+                /** @example event */
+                entity: string;
+                id: number;
+            } | null;
+            /** @description The staff member who sent it; null: the school's service */
+            senderId: number | null;
+            read: boolean;
+            /** Format: date-time */
+            readAt: string | null;
+        };
+        NotificationSend: {
+            /**
+             * @description Filed under it, and what the recipients' preferences decide by; an emergency no preference silences
+             * @default general
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /**
+             * @description Pushed at once even during quiet hours
+             * @default false
+             */
+            urgent: boolean;
+            /**
+             * @description Text of 1 to 120 characters, without control or bidi formatting characters
+             * @example Early dismissal on Friday
+             */
+            title: string;
+            /**
+             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
+             * @example School closes at 12:00 this Friday.
+             */
+            body: string;
+            /** @description The record it is about: the app opens it from the notification */
+            about?: {
+                /** @example event */
+                entity: string;
+                /** @example 3 */
+                id: number;
+            };
+            /**
+             * @description Member (user) ids of this school, 1 to 1000, each once
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            users?: number[];
+            /**
+             * @description Role ids of this school, 1 to 50, each once
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            roles?: number[];
+            /**
+             * @description The guardians of their students
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            groups?: number[];
+            /**
+             * @description The guardians of the school's students of these levels
+             * @example [
+             *       "elementary"
+             *     ]
+             */
+            levels?: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * @description The guardians of these students
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            guardiansOf?: number[];
+            /**
+             * @description Everyone with a role in the school
+             * @enum {boolean}
+             */
+            school?: true;
+        };
+        NotificationUpdate: {
+            /** @description true: read; false: unread again */
+            read: boolean;
+        };
+        /** @description Your notification preferences in the school (an emergency ignores them) */
+        MyNotificationPreference: components["schemas"]["NotificationPreference"] & {
+            id?: number | null;
+            /** Format: date-time */
+            createdAt?: string | null;
+            /** Format: date-time */
+            updatedAt?: string | null;
+        };
+        /** @description Your notification preferences in the school (an emergency ignores them) */
+        NotificationPreference: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            categories: {
+                afternoon: {
+                    push: boolean;
+                    inbox: boolean;
+                };
+                tasks: {
+                    push: boolean;
+                    inbox: boolean;
+                };
+                events: {
+                    push: boolean;
+                    inbox: boolean;
+                };
+                lostAndFound: {
+                    push: boolean;
+                    inbox: boolean;
+                };
+                general: {
+                    push: boolean;
+                    inbox: boolean;
+                };
+            };
+            quietHours: {
+                start: string;
+                end: string;
+            } | null;
+        };
+        NotificationPreferenceSave: {
+            /**
+             * @description The channels to change, per category (the others stay)
+             * @example {
+             *       "events": {
+             *         "push": false
+             *       }
+             *     }
+             */
+            categories?: {
+                afternoon?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                tasks?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                events?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                lostAndFound?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                general?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+            };
+            /** @description null: none */
+            quietHours?: {
+                /** @example 21:00 */
+                start: string;
+                /** @example 07:00 */
+                end: string;
+            } | null;
+        };
+        NotificationPreferenceUpdate: {
+            /**
+             * @description The channels to change, per category (the others stay)
+             * @example {
+             *       "events": {
+             *         "push": false
+             *       }
+             *     }
+             */
+            categories?: {
+                afternoon?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                tasks?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                events?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                lostAndFound?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+                general?: {
+                    push?: boolean;
+                    inbox?: boolean;
+                };
+            };
+            /** @description null: none */
+            quietHours?: {
+                /** @example 21:00 */
+                start: string;
+                /** @example 07:00 */
+                end: string;
+            } | null;
+        };
+        PublicEvent: {
+            title: string;
+            description: string | null;
+            place: string | null;
+            /**
+             * @description School-local start
+             * @example 2026-12-05T10:00
+             */
+            start: string;
+            /**
+             * @description School-local end
+             * @example 2026-12-05T13:00
+             */
+            end: string;
+            timeZone: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @enum {string} */
+            status: "scheduled" | "cancelled";
+            /** @description A presigned GET of the image (300 s), or null */
+            imageUrl: string | null;
+            school: {
+                name: string;
+            };
+        };
+        EventPage: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                /** @example Winter festival */
+                title: string;
+                description: string | null;
+                /** @example Main yard */
+                place: string | null;
+                /**
+                 * @description School-local start
+                 * @example 2026-12-05T10:00
+                 */
+                start: string;
+                /**
+                 * @description School-local end
+                 * @example 2026-12-05T13:00
+                 */
+                end: string;
+                /**
+                 * @description The zone of start and end
+                 * @example America/Mexico_City
+                 */
+                timeZone: string;
+                /**
+                 * Format: date-time
+                 * @description The start as an instant (UTC)
+                 */
+                startsAt: string;
+                /**
+                 * Format: date-time
+                 * @description The end as an instant (UTC)
+                 */
+                endsAt: string;
+                /** @description For every member of the school */
+                forSchool: boolean;
+                /**
+                 * @description Levels it is for
+                 * @example [
+                 *       "elementary"
+                 *     ]
+                 */
+                levels: ("preschool" | "elementary" | "middle" | "high")[];
+                /**
+                 * @description Groups it is for
+                 * @example [
+                 *       3
+                 *     ]
+                 */
+                groupIds: number[];
+                /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                slug: string;
+                /** @description The image's object key (download it with the signed URL) */
+                image: string | null;
+                /**
+                 * @example scheduled
+                 * @enum {string}
+                 */
+                status: "scheduled" | "cancelled";
+                /** @description One more on every change (iCalendar SEQUENCE) */
+                sequence: number;
+                createdBy: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the audience was last reminded now
+                 */
+                remindedAt: string | null;
+                /** Format: date-time */
+                cancelledAt: string | null;
+                cancelledBy: number | null;
+                /** @description Why it was cancelled (deleted with a reason) */
+                cancelReason: string | null;
+                /** @description Its scheduled and sent reminders, soonest first */
+                reminders: {
+                    id: number;
+                    /** @example 1440 */
+                    minutesBefore: number;
+                    /** Format: date-time */
+                    sendAt: string;
+                    /** @enum {string} */
+                    status: "scheduled" | "sent" | "skipped";
+                    /** Format: date-time */
+                    sentAt: string | null;
+                }[];
+            }[];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        Event: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example Winter festival */
+            title: string;
+            description: string | null;
+            /** @example Main yard */
+            place: string | null;
+            /**
+             * @description School-local start
+             * @example 2026-12-05T10:00
+             */
+            start: string;
+            /**
+             * @description School-local end
+             * @example 2026-12-05T13:00
+             */
+            end: string;
+            /**
+             * @description The zone of start and end
+             * @example America/Mexico_City
+             */
+            timeZone: string;
+            /**
+             * Format: date-time
+             * @description The start as an instant (UTC)
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description The end as an instant (UTC)
+             */
+            endsAt: string;
+            /** @description For every member of the school */
+            forSchool: boolean;
+            /**
+             * @description Levels it is for
+             * @example [
+             *       "elementary"
+             *     ]
+             */
+            levels: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * @description Groups it is for
+             * @example [
+             *       3
+             *     ]
+             */
+            groupIds: number[];
+            /** @description The public page's key: GET /api/v1/event/public/{slug} */
+            slug: string;
+            /** @description The image's object key (download it with the signed URL) */
+            image: string | null;
+            /**
+             * @example scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "cancelled";
+            /** @description One more on every change (iCalendar SEQUENCE) */
+            sequence: number;
+            createdBy: number | null;
+            /**
+             * Format: date-time
+             * @description When the audience was last reminded now
+             */
+            remindedAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+            cancelledBy: number | null;
+            /** @description Why it was cancelled (deleted with a reason) */
+            cancelReason: string | null;
+            /** @description Its scheduled and sent reminders, soonest first */
+            reminders: {
+                id: number;
+                /** @example 1440 */
+                minutesBefore: number;
+                /** Format: date-time */
+                sendAt: string;
+                /** @enum {string} */
+                status: "scheduled" | "sent" | "skipped";
+                /** Format: date-time */
+                sentAt: string | null;
+            }[];
+        };
+        EventCreate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Winter festival
+             */
+            title: string;
+            /**
+             * @description Text of 1 to 5000 characters; line breaks allowed
+             * @example Songs, games and hot chocolate.
+             */
+            description?: string;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Main yard
+             */
+            place?: string;
+            /**
+             * @description School-local date and time, YYYY-MM-DDTHH:mm
+             * @example 2026-12-05T10:00
+             */
+            start: string;
+            /**
+             * @description School-local end, after the start
+             * @example 2026-12-05T13:00
+             */
+            end: string;
+            /** @description For every member of the school (no levels or groups) */
+            forSchool?: boolean;
+            /**
+             * @description Levels the school offers
+             * @example [
+             *       "elementary"
+             *     ]
+             */
+            levels?: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * @description Group ids of this school, 1 to 50, each once
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            groupIds?: number[];
+            /** @description Tell the audience (default true) */
+            notify?: boolean;
+        };
+        EventUpdate: {
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Winter festival
+             */
+            title?: string;
+            /**
+             * @description Text of 1 to 5000 characters; line breaks allowed
+             * @example Songs, games and hot chocolate.
+             */
+            description?: string | null;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Main yard
+             */
+            place?: string | null;
+            /**
+             * @description School-local date and time, YYYY-MM-DDTHH:mm
+             * @example 2026-12-05T10:00
+             */
+            start?: string;
+            /**
+             * @description School-local date and time, YYYY-MM-DDTHH:mm
+             * @example 2026-12-05T10:00
+             */
+            end?: string;
+            /** @description For every member of the school (no levels or groups) */
+            forSchool?: boolean;
+            /**
+             * @description Levels the school offers
+             * @example [
+             *       "elementary"
+             *     ]
+             */
+            levels?: ("preschool" | "elementary" | "middle" | "high")[];
+            /**
+             * @description Group ids of this school, 1 to 50, each once
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
+            groupIds?: number[];
+            /** @description Tell the (new) audience of the change (default false) */
+            notify?: boolean;
+        };
+        EventDeleteWithReason: {
+            /**
+             * @description Text of 1 to 1000 characters; line breaks allowed
+             * @example Rain is forecast; we will announce a new date.
+             */
+            reason: string;
+        };
+        EventImageUrl: {
+            /**
+             * @description The image's object key
+             * @example 1/events/7/image-2f1c.png
+             */
+            image: string;
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
+            expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "image/png"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        EventImageUrlRequest: {
+            /**
+             * @description PUT to upload a new image (default), GET to download
+             * @default PUT
+             * @enum {string}
+             */
+            method: "GET" | "PUT";
+            /**
+             * @description The image's type; required to upload (the upload must send exactly this content-type)
+             * @example image/png
+             * @enum {string}
+             */
+            contentType?: "image/png" | "image/jpeg" | "image/webp";
+        };
+        EventReminder: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            eventId: number;
+            /** @example 1440 */
+            minutesBefore: number;
+            /**
+             * Format: date-time
+             * @description The event's start less minutesBefore (moves with the start)
+             */
+            sendAt: string;
+            /**
+             * @example scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "sent" | "skipped";
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @description People it was addressed to when sent */
+            recipientCount: number | null;
+            createdBy: number | null;
+        };
+        EventReminderCreate: {
+            /** @example 1 */
+            eventId: number;
+            /**
+             * @description Minutes before the start: 5 to 43200 (30 days)
+             * @example 1440
+             */
+            minutesBefore: number;
+        };
+        CalendarFeedPage: {
+            data: components["schemas"]["CalendarFeed"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        CalendarFeed: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @example family
+             * @enum {string}
+             */
+            kind: "school" | "family";
+            familyId: number | null;
+            /**
+             * @description The language of the texts the service writes in it
+             * @enum {string}
+             */
+            language: "es" | "en";
+            /**
+             * @description The feed's path (its token is the secret)
+             * @example /api/v1/event-calendar/feed/12.3qY...
+             */
+            path: string;
+            /** @description The feed's URL on the origin it was asked on */
+            url: string;
+            /** @description The same URL as webcal://, which phones open to subscribe */
+            webcal: string;
+            createdBy: number | null;
+        };
+        CalendarFeedCreate: {
+            /**
+             * @example family
+             * @enum {string}
+             */
+            kind: "school" | "family";
+            /** @description family: default the caller's own family; staff name the family */
+            familyId?: number;
+            /**
+             * @description Default: the caller's language
+             * @enum {string}
+             */
+            language?: "es" | "en";
+        };
+        LostArticleCategories: {
+            data: {
+                /** @enum {string} */
+                key: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                name: string;
+                names: {
+                    en: string;
+                    es: string;
+                };
+            }[];
+        };
+        LostArticleStatuses: {
+            data: {
+                /** @enum {string} */
+                key: "found" | "claimed" | "delivered" | "donated";
+                name: string;
+                names: {
+                    en: string;
+                    es: string;
+                };
+                next: ("found" | "claimed" | "delivered" | "donated")[];
+            }[];
+        };
+        LostArticleMinePage: {
+            data: {
+                /** @example 1 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                /** @example Blue jacket */
+                name: string;
+                description: string | null;
+                /**
+                 * @example clothing
+                 * @enum {string}
+                 */
+                category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                /**
+                 * @example found
+                 * @enum {string}
+                 */
+                status: "found" | "claimed" | "delivered" | "donated";
+                /**
+                 * Format: date
+                 * @description School-local YYYY-MM-DD
+                 * @example 2026-11-20
+                 */
+                foundOn: string;
+                /** @example Gym */
+                foundPlace: string | null;
+                /**
+                 * Format: date
+                 * @description From this day an unclaimed article may be donated
+                 * @example 2026-11-20
+                 */
+                donateAfter: string;
+                /** @description The photo's object key (download it with the signed URL) */
+                photo: string | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                /** @description The caller claimed it */
+                mine: boolean;
+                /** @description Staff and the claimant only */
+                claimedBy: number | null;
+                /** @description Staff and the claimant only */
+                claimedForStudentId: number | null;
+                /** Format: date-time */
+                deliveredAt: string | null;
+                /** @description Who took it away (staff and the claimant only) */
+                receivedBy: string | null;
+                /** @description Staff only */
+                deliveredBy: number | null;
+                /** Format: date-time */
+                donatedAt: string | null;
+                /** @description Staff only */
+                donatedBy: number | null;
+                /** @description Staff only */
+                createdBy: number | null;
+                /** Format: date-time */
+                remindedAt: string | null;
+                /** @description Its reminders before the donation date (staff only) */
+                reminders: {
+                    id: number;
+                    daysBefore: number;
+                    time: string;
+                    /** Format: date-time */
+                    sendAt: string;
+                    /** @enum {string} */
+                    status: "scheduled" | "sent" | "skipped";
+                    /** Format: date-time */
+                    sentAt: string | null;
+                }[];
+            }[];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        LostArticlePage: {
+            data: components["schemas"]["LostArticle"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        LostArticle: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example Blue jacket */
+            name: string;
+            description: string | null;
+            /**
+             * @example clothing
+             * @enum {string}
+             */
+            category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+            /**
+             * @example found
+             * @enum {string}
+             */
+            status: "found" | "claimed" | "delivered" | "donated";
+            /**
+             * Format: date
+             * @description School-local YYYY-MM-DD
+             * @example 2026-11-20
+             */
+            foundOn: string;
+            /** @example Gym */
+            foundPlace: string | null;
+            /**
+             * Format: date
+             * @description From this day an unclaimed article may be donated
+             * @example 2026-11-20
+             */
+            donateAfter: string;
+            /** @description The photo's object key (download it with the signed URL) */
+            photo: string | null;
+            /** Format: date-time */
+            claimedAt: string | null;
+            /** @description The caller claimed it */
+            mine: boolean;
+            /** @description Staff and the claimant only */
+            claimedBy: number | null;
+            /** @description Staff and the claimant only */
+            claimedForStudentId: number | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** @description Who took it away (staff and the claimant only) */
+            receivedBy: string | null;
+            /** @description Staff only */
+            deliveredBy: number | null;
+            /** Format: date-time */
+            donatedAt: string | null;
+            /** @description Staff only */
+            donatedBy: number | null;
+            /** @description Staff only */
+            createdBy: number | null;
+            /** Format: date-time */
+            remindedAt: string | null;
+            /** @description Its reminders before the donation date (staff only) */
+            reminders: {
+                id: number;
+                daysBefore: number;
+                time: string;
+                /** Format: date-time */
+                sendAt: string;
+                /** @enum {string} */
+                status: "scheduled" | "sent" | "skipped";
+                /** Format: date-time */
+                sentAt: string | null;
+            }[];
+        };
+        LostArticleCreate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Blue jacket
+             */
+            name: string;
+            /**
+             * @description Text of 1 to 2000 characters; line breaks allowed
+             * @example Size 8, name tag cut off
+             */
+            description?: string;
+            /**
+             * @example clothing
+             * @enum {string}
+             */
+            category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+            /**
+             * Format: date
+             * @description Default: today at the school; not after today
+             * @example 2026-11-20
+             */
+            foundOn?: string;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Gym
+             */
+            foundPlace?: string;
+            /**
+             * Format: date
+             * @description Default: 30 days after foundOn; not before foundOn
+             * @example 2026-11-20
+             */
+            donateAfter?: string;
+        };
+        LostArticleUpdate: {
+            /**
+             * @description Text of 1 to 100 characters, without control or bidi formatting characters
+             * @example Blue jacket
+             */
+            name?: string;
+            /**
+             * @description Text of 1 to 2000 characters; line breaks allowed
+             * @example Size 8, name tag cut off
+             */
+            description?: string | null;
+            /** @enum {string} */
+            category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+            /**
+             * Format: date
+             * @description School-local YYYY-MM-DD
+             * @example 2026-11-20
+             */
+            foundOn?: string;
+            /**
+             * @description Text of 1 to 200 characters, without control or bidi formatting characters
+             * @example Gym
+             */
+            foundPlace?: string | null;
+            /**
+             * Format: date
+             * @description School-local YYYY-MM-DD
+             * @example 2026-11-20
+             */
+            donateAfter?: string;
+        };
+        LostArticleClaim: {
+            /** @description The child it belongs to: one the caller is a guardian of */
+            studentId?: number;
+        };
+        LostArticleDeliver: {
+            /**
+             * @description Who took it away: recorded on the article and in the audit trail
+             * @example Ana García (mother)
+             */
+            receivedBy: string;
+        };
+        LostArticlePhotoUrl: {
+            /**
+             * @description The photo's object key
+             * @example 1/lost-articles/7/photo-2f1c.jpg
+             */
+            photo: string;
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
+            expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "image/jpeg"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        LostArticlePhotoUrlRequest: {
+            /**
+             * @description PUT to upload a new photo (default), GET to download
+             * @default PUT
+             * @enum {string}
+             */
+            method: "GET" | "PUT";
+            /**
+             * @description The image's type; required to upload (the upload must send exactly this content-type)
+             * @example image/png
+             * @enum {string}
+             */
+            contentType?: "image/png" | "image/jpeg" | "image/webp";
+        };
+        LostArticleReminder: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            lostArticleId: number;
+            /** @example 3 */
+            daysBefore: number;
+            /** @example 08:00 */
+            time: string;
+            /**
+             * Format: date-time
+             * @description daysBefore the donation date at time (moves with that date)
+             */
+            sendAt: string;
+            /**
+             * @example scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "sent" | "skipped";
+            /** Format: date-time */
+            sentAt: string | null;
+            recipientCount: number | null;
+            createdBy: number | null;
+        };
+        LostArticleReminderCreate: {
+            /** @example 1 */
+            lostArticleId: number;
+            /**
+             * @description Days before the donation date: 0 (that day) to 60
+             * @example 3
+             */
+            daysBefore: number;
+            /**
+             * @description School-local HH:mm (default 08:00)
+             * @example 08:00
+             */
+            time?: string;
+        };
         PendingAuthorizationPage: {
             data: components["schemas"]["PendingAuthorization"][];
             page: number;
@@ -9146,6 +11054,34 @@ export interface components {
             finishedAt: string | null;
             /** @description What the run did, or why it failed */
             detail: string | null;
+        };
+        CronHistoryCreate: {
+            /** @example *\/5 * * * * */
+            cron: string;
+            /** @example sweep-bulk-processes */
+            job: string;
+            /**
+             * @description A run that ended (running is the dispatcher's alone)
+             * @enum {string}
+             */
+            status: "completed" | "failed";
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
+            detail?: string;
+        };
+        CronHistoryUpdate: {
+            /**
+             * @description A run that ended (running is the dispatcher's alone)
+             * @enum {string}
+             */
+            status?: "completed" | "failed";
+            /** Format: date-time */
+            finishedAt?: string;
+            /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
+            detail?: string | null;
         };
         AuditLogPage: {
             data: components["schemas"]["AuditLog"][];
@@ -9313,6 +11249,14 @@ export interface components {
              */
             acceptedAt: string;
         };
+        ResetData: {
+            /**
+             * @description The confirmation phrase, exactly
+             * @example DELETE ALL DATA
+             * @enum {string}
+             */
+            confirm: "DELETE ALL DATA";
+        };
         OutboxPage: {
             data: components["schemas"]["OutboxMessage"][];
             page: number;
@@ -9332,6 +11276,28 @@ export interface components {
              * @example 123456
              */
             code: string | null;
+            createdAt: string;
+        };
+        PushOutboxPage: {
+            data: components["schemas"]["PushOutboxMessage"][];
+            page: number;
+            pageSize: number;
+            total: number;
+            lastPage: number;
+            /** @example /api/v1/permission?page=2&pageSize=20 */
+            next: string | null;
+            previous: string | null;
+        };
+        PushOutboxMessage: {
+            id: number;
+            /** @description The device a message went to (null: a topic change) */
+            token: string | null;
+            /** @description The topic a change was to (null: a message) */
+            topic: string | null;
+            /** @description The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }` */
+            payload: {
+                [key: string]: unknown;
+            };
             createdAt: string;
         };
     };
@@ -12176,6 +14142,477 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Permission 3 is built in and cannot be renamed",
                      *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    syncPushProviderRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushRoleSyncInput"];
+            };
+        };
+        responses: {
+            /** @description The topic, synced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushRoleSync"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cleanPushProviderTenants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPushProviderUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member's devices and their topics */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushProviderUser"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -32299,6 +34736,216 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Send the body as application/json",
                      *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendGroupNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupNotificationSend"];
+            };
+        };
+        responses: {
+            /** @description The notification, sent to this many people */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentNotification"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -57387,6 +60034,7702 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Only unread (true) or read (false) ones */
+                unread?: "true" | "false";
+                /** @description Only this category */
+                category?: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your notifications, newest first */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSend"];
+            };
+        };
+        responses: {
+            /** @description The notification, sent to this many people */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentNotification"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAllNotifications: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markNotificationRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyNotificationPreference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your preferences, or the defaults */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyNotificationPreference"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    saveNotificationPreference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationPreferenceSave"];
+            };
+        };
+        responses: {
+            /** @description Your preferences, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPreference"];
+                };
+            };
+            /** @description Your preferences, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPreference"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getNotificationPreference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification preference */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPreference"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateNotificationPreference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationPreferenceUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteNotificationPreference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPublicEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event's public page */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicEvent"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; retry after the number of seconds in `retry-after` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many attempts",
+                     *       "status": 429,
+                     *       "detail": "Too many wrong attempts; request a new code",
+                     *       "instance": "/api/v1/auth/verify-code",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description scheduled or cancelled */
+                status?: "scheduled" | "cancelled";
+                /** @description Events not over before this day (ending on it or later) */
+                from?: string;
+                /** @description Events starting on this day or earlier */
+                to?: string;
+                /** @description Events for this level */
+                level?: "preschool" | "elementary" | "middle" | "high";
+                /** @description Events for this group */
+                groupId?: number;
+                /** @description Part of the title (case and accents ignored) */
+                title?: string;
+                /** @description Comma-separated fields, `-` for descending. One of: start, createdAt */
+                sort?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventCreate"];
+            };
+        };
+        responses: {
+            /** @description The created event */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    remindEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event, reminded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /** @example Winter festival */
+                        title: string;
+                        description: string | null;
+                        /** @example Main yard */
+                        place: string | null;
+                        /**
+                         * @description School-local start
+                         * @example 2026-12-05T10:00
+                         */
+                        start: string;
+                        /**
+                         * @description School-local end
+                         * @example 2026-12-05T13:00
+                         */
+                        end: string;
+                        /**
+                         * @description The zone of start and end
+                         * @example America/Mexico_City
+                         */
+                        timeZone: string;
+                        /**
+                         * Format: date-time
+                         * @description The start as an instant (UTC)
+                         */
+                        startsAt: string;
+                        /**
+                         * Format: date-time
+                         * @description The end as an instant (UTC)
+                         */
+                        endsAt: string;
+                        /** @description For every member of the school */
+                        forSchool: boolean;
+                        /**
+                         * @description Levels it is for
+                         * @example [
+                         *       "elementary"
+                         *     ]
+                         */
+                        levels: ("preschool" | "elementary" | "middle" | "high")[];
+                        /**
+                         * @description Groups it is for
+                         * @example [
+                         *       3
+                         *     ]
+                         */
+                        groupIds: number[];
+                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        slug: string;
+                        /** @description The image's object key (download it with the signed URL) */
+                        image: string | null;
+                        /**
+                         * @example scheduled
+                         * @enum {string}
+                         */
+                        status: "scheduled" | "cancelled";
+                        /** @description One more on every change (iCalendar SEQUENCE) */
+                        sequence: number;
+                        createdBy: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the audience was last reminded now
+                         */
+                        remindedAt: string | null;
+                        /** Format: date-time */
+                        cancelledAt: string | null;
+                        cancelledBy: number | null;
+                        /** @description Why it was cancelled (deleted with a reason) */
+                        cancelReason: string | null;
+                        /** @description Its scheduled and sent reminders, soonest first */
+                        reminders: {
+                            id: number;
+                            /** @example 1440 */
+                            minutesBefore: number;
+                            /** Format: date-time */
+                            sendAt: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sent" | "skipped";
+                            /** Format: date-time */
+                            sentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEventWithReason: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventDeleteWithReason"];
+            };
+        };
+        responses: {
+            /** @description The event, cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /** @example Winter festival */
+                        title: string;
+                        description: string | null;
+                        /** @example Main yard */
+                        place: string | null;
+                        /**
+                         * @description School-local start
+                         * @example 2026-12-05T10:00
+                         */
+                        start: string;
+                        /**
+                         * @description School-local end
+                         * @example 2026-12-05T13:00
+                         */
+                        end: string;
+                        /**
+                         * @description The zone of start and end
+                         * @example America/Mexico_City
+                         */
+                        timeZone: string;
+                        /**
+                         * Format: date-time
+                         * @description The start as an instant (UTC)
+                         */
+                        startsAt: string;
+                        /**
+                         * Format: date-time
+                         * @description The end as an instant (UTC)
+                         */
+                        endsAt: string;
+                        /** @description For every member of the school */
+                        forSchool: boolean;
+                        /**
+                         * @description Levels it is for
+                         * @example [
+                         *       "elementary"
+                         *     ]
+                         */
+                        levels: ("preschool" | "elementary" | "middle" | "high")[];
+                        /**
+                         * @description Groups it is for
+                         * @example [
+                         *       3
+                         *     ]
+                         */
+                        groupIds: number[];
+                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        slug: string;
+                        /** @description The image's object key (download it with the signed URL) */
+                        image: string | null;
+                        /**
+                         * @example scheduled
+                         * @enum {string}
+                         */
+                        status: "scheduled" | "cancelled";
+                        /** @description One more on every change (iCalendar SEQUENCE) */
+                        sequence: number;
+                        createdBy: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the audience was last reminded now
+                         */
+                        remindedAt: string | null;
+                        /** Format: date-time */
+                        cancelledAt: string | null;
+                        cancelledBy: number | null;
+                        /** @description Why it was cancelled (deleted with a reason) */
+                        cancelReason: string | null;
+                        /** @description Its scheduled and sent reminders, soonest first */
+                        reminders: {
+                            id: number;
+                            /** @example 1440 */
+                            minutesBefore: number;
+                            /** Format: date-time */
+                            sendAt: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sent" | "skipped";
+                            /** Format: date-time */
+                            sentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createEventSignedUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventImageUrlRequest"];
+            };
+        };
+        responses: {
+            /** @description The image's key and its presigned URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventImageUrl"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createEventReminder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventReminderCreate"];
+            };
+        };
+        responses: {
+            /** @description The created event reminder */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventReminder"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEventReminder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCalendarFeedFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar (RFC 5545) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; retry after the number of seconds in `retry-after` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many attempts",
+                     *       "status": 429,
+                     *       "detail": "Too many wrong attempts; request a new code",
+                     *       "instance": "/api/v1/auth/verify-code",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCalendarFeeds: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of calendarFeeds */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeedPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalendarFeedCreate"];
+            };
+        };
+        responses: {
+            /** @description The created calendar feed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeed"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar feed */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeed"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar feed, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeed"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLostArticleCategories: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The categories */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticleCategories"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLostArticleStatuses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statuses */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticleStatuses"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMyLostArticles: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lost articles */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticleMinePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLostArticles: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description found, claimed, delivered or donated */
+                status?: "found" | "claimed" | "delivered" | "donated";
+                category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                /** @description Part of the name (case and accents ignored) */
+                name?: string;
+                /** @description Found on this day or later */
+                from?: string;
+                /** @description Found on this day or earlier */
+                to?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lostArticles */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticlePage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticleCreate"];
+            };
+        };
+        responses: {
+            /** @description The created lost article */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticle"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lost article */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticle"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticleUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    claimLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticleClaim"];
+            };
+        };
+        responses: {
+            /** @description The lost article, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticle"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelClaimLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lost article, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticle"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deliverLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticleDeliver"];
+            };
+        };
+        responses: {
+            /** @description The lost article, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticle"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    donateLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The article, donated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /** @example Blue jacket */
+                        name: string;
+                        description: string | null;
+                        /**
+                         * @example clothing
+                         * @enum {string}
+                         */
+                        category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                        /**
+                         * @example found
+                         * @enum {string}
+                         */
+                        status: "found" | "claimed" | "delivered" | "donated";
+                        /**
+                         * Format: date
+                         * @description School-local YYYY-MM-DD
+                         * @example 2026-11-20
+                         */
+                        foundOn: string;
+                        /** @example Gym */
+                        foundPlace: string | null;
+                        /**
+                         * Format: date
+                         * @description From this day an unclaimed article may be donated
+                         * @example 2026-11-20
+                         */
+                        donateAfter: string;
+                        /** @description The photo's object key (download it with the signed URL) */
+                        photo: string | null;
+                        /** Format: date-time */
+                        claimedAt: string | null;
+                        /** @description The caller claimed it */
+                        mine: boolean;
+                        /** @description Staff and the claimant only */
+                        claimedBy: number | null;
+                        /** @description Staff and the claimant only */
+                        claimedForStudentId: number | null;
+                        /** Format: date-time */
+                        deliveredAt: string | null;
+                        /** @description Who took it away (staff and the claimant only) */
+                        receivedBy: string | null;
+                        /** @description Staff only */
+                        deliveredBy: number | null;
+                        /** Format: date-time */
+                        donatedAt: string | null;
+                        /** @description Staff only */
+                        donatedBy: number | null;
+                        /** @description Staff only */
+                        createdBy: number | null;
+                        /** Format: date-time */
+                        remindedAt: string | null;
+                        /** @description Its reminders before the donation date (staff only) */
+                        reminders: {
+                            id: number;
+                            daysBefore: number;
+                            time: string;
+                            /** Format: date-time */
+                            sendAt: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sent" | "skipped";
+                            /** Format: date-time */
+                            sentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    remindLostArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The article, its claimant reminded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 1 */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /** @example Blue jacket */
+                        name: string;
+                        description: string | null;
+                        /**
+                         * @example clothing
+                         * @enum {string}
+                         */
+                        category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                        /**
+                         * @example found
+                         * @enum {string}
+                         */
+                        status: "found" | "claimed" | "delivered" | "donated";
+                        /**
+                         * Format: date
+                         * @description School-local YYYY-MM-DD
+                         * @example 2026-11-20
+                         */
+                        foundOn: string;
+                        /** @example Gym */
+                        foundPlace: string | null;
+                        /**
+                         * Format: date
+                         * @description From this day an unclaimed article may be donated
+                         * @example 2026-11-20
+                         */
+                        donateAfter: string;
+                        /** @description The photo's object key (download it with the signed URL) */
+                        photo: string | null;
+                        /** Format: date-time */
+                        claimedAt: string | null;
+                        /** @description The caller claimed it */
+                        mine: boolean;
+                        /** @description Staff and the claimant only */
+                        claimedBy: number | null;
+                        /** @description Staff and the claimant only */
+                        claimedForStudentId: number | null;
+                        /** Format: date-time */
+                        deliveredAt: string | null;
+                        /** @description Who took it away (staff and the claimant only) */
+                        receivedBy: string | null;
+                        /** @description Staff only */
+                        deliveredBy: number | null;
+                        /** Format: date-time */
+                        donatedAt: string | null;
+                        /** @description Staff only */
+                        donatedBy: number | null;
+                        /** @description Staff only */
+                        createdBy: number | null;
+                        /** Format: date-time */
+                        remindedAt: string | null;
+                        /** @description Its reminders before the donation date (staff only) */
+                        reminders: {
+                            id: number;
+                            daysBefore: number;
+                            time: string;
+                            /** Format: date-time */
+                            sendAt: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sent" | "skipped";
+                            /** Format: date-time */
+                            sentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLostArticleSignedUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticlePhotoUrlRequest"];
+            };
+        };
+        responses: {
+            /** @description The photo's key and its presigned URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticlePhotoUrl"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLostArticleReminder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LostArticleReminderCreate"];
+            };
+        };
+        responses: {
+            /** @description The created lost article reminder */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LostArticleReminder"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLostArticleReminder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listPendingAuthorizations: {
         parameters: {
             query?: {
@@ -57837,6 +68180,213 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createCronHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronHistoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cron run */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CronHistory"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "instance": "/api/v1/permission/3",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getCronHistory: {
         parameters: {
             query?: never;
@@ -57950,6 +68500,359 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Document 42 not found",
                      *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateCronHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronHistoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Document 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCronHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Permission already exists",
+                     *       "instance": "/api/v1/permission",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -59555,6 +70458,171 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    resetData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetData"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission permission.read in school 1",
+                     *       "instance": "/api/v1/permission",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Document 42 not found",
+                     *       "instance": "/api/v1/documents/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listDevOutbox: {
         parameters: {
             query: {
@@ -59583,6 +70651,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OutboxPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/permission?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/documents",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listDevPushOutbox: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description A device token */
+                token?: string;
+                /** @description A topic (`school-1`) */
+                topic?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the log push provider sent, newest first */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushOutboxPage"];
                 };
             };
             /** @description Not modified: the `If-None-Match` ETag is the current answer's */

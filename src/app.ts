@@ -88,6 +88,7 @@ export function createApp(options: AppOptions) {
         requestId: id,
         clientAddress: c.req.header("cf-connecting-ip"),
         acceptLanguage: c.req.header("accept-language"),
+        origin: new URL(c.req.url).origin,
       };
       await withMetrics(metrics, next);
       c.res.headers.set("x-request-id", id);

@@ -7,6 +7,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config";
 import worker from "../src/index";
+import { FCM_KEY } from "./config-vars";
 import { makeTestApp, problem } from "./helpers";
 
 const ADMIN = "https://admin.example.org";
@@ -23,6 +24,8 @@ const production = (CORS_ORIGINS?: string) =>
     TWILIO_AUTH_TOKEN: "test",
     TWILIO_FROM: "+15550009999",
     S3_ENDPOINT: "https://test.r2.cloudflarestorage.com",
+    PUSH_PROVIDER: "fcm",
+    FCM_SERVICE_ACCOUNT: FCM_KEY,
     CORS_ORIGINS: CORS_ORIGINS ?? "",
   });
 

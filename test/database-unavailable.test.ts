@@ -460,6 +460,9 @@ describe("cron runs", () => {
         status: "failed",
         detail: "The database is unavailable (the connection to the database was lost)",
       },
+      { job: "sweep-notifications", status: "completed", detail: expect.any(String) },
+      { job: "send-event-reminders", status: "completed", detail: expect.any(String) },
+      { job: "send-lost-article-reminders", status: "completed", detail: expect.any(String) },
     ]);
   });
 
@@ -470,6 +473,9 @@ describe("cron runs", () => {
     expect((await runs(since)).map((r) => [r.job, r.status])).toEqual([
       ["purge-expired-auth", "completed"],
       ["sweep-bulk-processes", "completed"],
+      ["sweep-notifications", "completed"],
+      ["send-event-reminders", "completed"],
+      ["send-lost-article-reminders", "completed"],
     ]);
   });
 
@@ -480,6 +486,9 @@ describe("cron runs", () => {
     expect((await runs(since)).map((r) => [r.job, r.status])).toEqual([
       ["purge-expired-auth", "completed"],
       ["sweep-bulk-processes", "completed"],
+      ["sweep-notifications", "completed"],
+      ["send-event-reminders", "completed"],
+      ["send-lost-article-reminders", "completed"],
     ]);
   });
 });

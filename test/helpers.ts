@@ -5,10 +5,12 @@ import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
+import { logPush } from "../src/lib/push";
 import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/lib/sms";
 import { signAccessToken } from "../src/lib/tokens";
 import { permissionCatalogue } from "../src/modules";
+import { PushQueue } from "./push-queue";
 
 /** Every permission name of the catalogue. */
 export const PERMISSION_NAMES = permissionCatalogue().map((p) => p.name);
@@ -64,9 +66,12 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     db,
     clock,
     sms: logSms(db, clock),
+    push: logPush(db, clock),
     storage: env.DOCUMENTS,
     signer: s3Signer(config.s3),
-    queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
+    // Pushes are held in memory (delivered only when a test drains them, test/push-queue.ts): the
+    // real queue's consumer would fan out in the background, past the end of the test file.
+    queues: { push: new PushQueue(), bulk: env.BULK_QUEUE },
     ...overrides,
   };
   const app = createApp({ deps: () => deps, development: true });

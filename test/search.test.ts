@@ -80,6 +80,8 @@ const MAKERS: Record<string, Maker> = {
     const studentId = await post("/api/v1/student", { firstName, lastName, level: "elementary" });
     return post("/api/v1/route-student", { routeId, studentId, stopId: route.stops[0]?.id, weekdays: [1] });
   },
+  "/api/v1/lost-article": (first, last) =>
+    post("/api/v1/lost-article", { name: `${first} ${last}`, category: "other" }),
   // Permission names are dotted lower-case ASCII (no copy: only the term is folded); see ASCII_ONLY.
   "/api/v1/permission": (first, last) => post("/api/v1/permission", { name: `${first}.${last}` }),
 };

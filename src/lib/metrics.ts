@@ -16,6 +16,8 @@ export interface RequestMetrics {
   schoolId?: number | null;
   /** The client's address (`cf-connecting-ip`), for limits per address. */
   clientAddress?: string;
+  /** The origin the request was made to (`https://api.example.org`): links the API hands out (a calendar feed's). */
+  origin?: string;
   /** The request's `Accept-Language` header (src/lib/language.ts). */
   acceptLanguage?: string;
   /** The rate limits this request was counted against (src/lib/rate-limit.ts), for its RateLimit headers. */

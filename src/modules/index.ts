@@ -15,6 +15,7 @@ import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
 import document from "./document";
+import event from "./event";
 import exitPermission from "./exit-permission";
 import family from "./family";
 import group from "./group";
@@ -22,8 +23,11 @@ import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import invitation from "./invitation";
 import legalDocument from "./legal-document";
+import lostArticle from "./lost-article";
+import notification from "./notification";
 import parent from "./parent";
 import permission from "./permission";
+import resetData from "./reset-data";
 import role from "./role";
 import routeAvailability from "./route-availability";
 import routeStudent from "./route-student";
@@ -75,10 +79,14 @@ export const MODULES: readonly Module[] = [
   transportRules,
   exitPermission,
   invitation,
+  notification,
+  event,
+  lostArticle,
   transportationSummary,
   cronHistory,
   auditLog,
   legalDocument,
+  resetData,
   dev,
 ];
 

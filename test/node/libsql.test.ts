@@ -198,7 +198,48 @@ describe("the app on libSQL", () => {
     expect(runs.rows.map((r) => ({ job: r.job, status: r.status }))).toEqual([
       { job: "purge-expired-auth", status: "completed" },
       { job: "sweep-bulk-processes", status: "completed" },
+      { job: "sweep-notifications", status: "completed" },
+      { job: "send-event-reminders", status: "completed" },
+      { job: "send-lost-article-reminders", status: "completed" },
     ]);
+  });
+
+  it("fans a notification out and pushes it (the log provider) on libSQL", async () => {
+    const { Batch } = await import("../../src/db/batch");
+    const { notify } = await import("../../src/modules/notification/api");
+    const { fanOut } = await import("../../src/modules/notification/fan-out");
+    const { deliverPushes } = await import("../../src/modules/notification/deliver");
+    await client.execute(
+      "INSERT INTO device_token (user_id, token, platform, created_at, updated_at) VALUES (4, 'libsql-device', 'ios', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')",
+    );
+    // The demo parent guards both children: one copy, one push.
+    const ctx = jobCtx(deps, "test", 1);
+    const sending = notify(ctx, {
+      category: "afternoon",
+      title: { en: "Pickup", es: "Salida" },
+      body: "Bus 1",
+      audience: { guardiansOf: [1, 2001], levels: ["preschool"] },
+    });
+    await new Batch(ctx).add(...sending.statements).commit();
+    await fanOut(deps, { kind: "fan-out", key: sending.key, schoolId: 1, after: 0 }, "libsql-fan-out");
+    const row = await client.execute({
+      sql: "SELECT id, recipient_count FROM notification WHERE key = ?",
+      args: [sending.key],
+    });
+    const id = Number(row.rows[0]?.id);
+    const copies = await client.execute({
+      sql: "SELECT user_id FROM notification_recipient WHERE notification_id = ?",
+      args: [id],
+    });
+    expect(copies.rows.length).toBe(Number(row.rows[0]?.recipient_count));
+    expect(copies.rows.filter((c) => Number(c.user_id) === 4)).toHaveLength(1);
+    await deliverPushes(deps, { kind: "push", notificationId: id, schoolId: 1 }, "libsql-push");
+    const outbox = await client.execute("SELECT payload FROM dev_push_outbox WHERE token = 'libsql-device'");
+    expect(outbox.rows).toHaveLength(1);
+    expect(JSON.parse(String(outbox.rows[0]?.payload)).message.notification).toEqual({
+      title: "Pickup",
+      body: "Bus 1",
+    });
   });
 
   it("answers health from the libSQL database", async () => {

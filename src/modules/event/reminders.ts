@@ -1,0 +1,194 @@
+/**
+ * Event reminders (`/api/v1/event-reminder`): staff pick how long before the start; the 5-minute
+ * sweep (`sendDueEventReminders`) tells the event's audience once, at or after that instant, as
+ * "remind now" does.
+ *
+ * Once only: each due reminder is claimed (`scheduled` -> `sent`) by a conditional UPDATE in the
+ * same batch as its notification, followed by a guard, so a second run, a concurrent one, or a run
+ * after a crash never sends it again: the batch that finds it already claimed aborts whole, its
+ * notification with it. A reminder whose event was cancelled or has started by then is `skipped`.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import {
+  type EVENT_STATUSES,
+  EventReminders,
+  Events,
+  eventReminders,
+  events,
+  REMINDER_STATUSES,
+} from "../../db/schema/event";
+import { Notifications, notifications } from "../../db/schema/notification";
+import { GuardFailed } from "../../db/write";
+import type { Deps } from "../../deps";
+import { type Ctx, jobCtx } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { notify } from "../notification/api";
+import { eventNotice, LEADS, noticeAudience, teachersOfEvent, toEvent } from "./common";
+import { permissions } from "./permissions";
+import { event } from "./resource";
+
+const ReminderRecord = RecordBase.extend({
+  eventId: z.number().int(),
+  minutesBefore: z.number().int().openapi({ example: 1440 }),
+  sendAt: z.iso.datetime().openapi({ description: "The event's start less minutesBefore (moves with the start)" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  sentAt: z.iso.datetime().nullable(),
+  recipientCount: z.number().int().nullable().openapi({ description: "People it was addressed to when sent" }),
+  createdBy: z.number().int().nullable(),
+});
+
+export const eventReminder = defineResource({
+  name: "eventReminder",
+  plural: "eventReminders",
+  label: "Event reminder",
+  path: "/api/v1/event-reminder",
+  tag: "Communication",
+  scope: "school",
+  module: "events",
+  data: EventReminders,
+  record: ReminderRecord,
+  toRecord: (_ctx, row) => ({
+    ...timestamps(row),
+    eventId: row.eventId,
+    minutesBefore: row.minutesBefore,
+    sendAt: row.sendAt,
+    status: row.status,
+    sentAt: row.sentAt,
+    recipientCount: row.recipientCount,
+    createdBy: row.createdBy,
+  }),
+  conflictMessage: "The event already has a reminder at that time before its start",
+});
+
+/** At most 30 days before the start. */
+const MAX_MINUTES = 30 * 24 * 60;
+
+/** The reminder's values: the event is scheduled and the reminder's instant is still ahead. */
+async function reminderValues(ctx: Ctx, body: { eventId: number; minutesBefore: number }) {
+  const row = await Events.select(ctx, { status: events.status, startsAt: events.startsAt })
+    .where(eq(events.id, body.eventId))
+    .first();
+  if (!row) throw notFound("Event", body.eventId);
+  if (row.status !== "scheduled") throw conflict(`Event ${body.eventId} is ${row.status}: nobody is reminded of it`);
+  const sendAt = new Date(Date.parse(row.startsAt) - body.minutesBefore * 60_000);
+  if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
+    throw unprocessable(`${body.minutesBefore} minutes before the start is already past (${sendAt.toISOString()})`);
+  }
+  return {
+    eventId: body.eventId,
+    minutesBefore: body.minutesBefore,
+    sendAt: sendAt.toISOString(),
+    status: "scheduled" as const,
+    createdBy: ctx.userId,
+  };
+}
+
+export const createEventReminderOperation = eventReminder.create({
+  access: permissions.manage,
+  input: z.object({
+    eventId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+    minutesBefore: z
+      .number()
+      .int()
+      .min(5)
+      .max(MAX_MINUTES)
+      .openapi({ example: 1440, description: `Minutes before the start: 5 to ${MAX_MINUTES} (30 days)` }),
+  }),
+  values: (ctx, { body }) => reminderValues(ctx, body),
+  summary: "Schedule a reminder of an event, a time before its start",
+  description:
+    "At the event's start less `minutesBefore` (within the 5-minute sweep after it) the event's audience is told " +
+    "once. It moves with the start. An unknown event is a 404, a cancelled one a 409, the same time twice a 409, a " +
+    "time already past a 422.",
+  errors: [422],
+});
+
+export const deleteEventReminder = eventReminder.delete({
+  access: permissions.manage,
+  from: { column: eventReminders.status, states: ["scheduled"] },
+  conflict:
+    ({ id }) =>
+    (state) =>
+      `Event reminder ${id} is ${state}; only a scheduled reminder is removed`,
+  summary: "Remove a scheduled event reminder",
+  errors: [409],
+});
+
+// ---- The sweep ------------------------------------------------------------------------------------
+
+/** Reminders a run takes at most: the next run takes the rest. */
+const PER_RUN = 50;
+const JOB = "send-event-reminders";
+
+/** Every school's due reminders, each claimed and sent in its own batch. */
+export async function sendDueEventReminders(deps: Deps): Promise<string> {
+  const now = deps.clock.now().toISOString();
+  const due = await EventReminders.everySchool(jobCtx(deps, JOB), (school) => ({
+    id: eventReminders.id,
+    schoolId: school,
+    eventId: eventReminders.eventId,
+  }))
+    // event_reminder_due_idx: the scheduled rows by send_at.
+    .where(eq(eventReminders.status, "scheduled"), lte(eventReminders.sendAt, now))
+    .orderBy(asc(eventReminders.sendAt), asc(eventReminders.id))
+    .limit(PER_RUN)
+    .all();
+  const counts = { sent: 0, skipped: 0, taken: 0 };
+  for (const r of due) counts[await sendOne(jobCtx(deps, JOB, r.schoolId), r.id, r.eventId)]++;
+  return `${counts.sent} event reminders sent, ${counts.skipped} skipped (event cancelled or started)${
+    counts.taken ? `, ${counts.taken} taken by another run` : ""
+  }`;
+}
+
+/** One reminder: read its event and whom it reaches, then claim it and send, in one batch. */
+async function sendOne(ctx: Ctx, id: number, eventId: number): Promise<"sent" | "skipped" | "taken"> {
+  const read = new Batch(ctx);
+  const row = read.read(event.select(ctx).where(eq(events.id, eventId)));
+  const teachers = read.read(teachersOfEvent(ctx, eventId));
+  const results = await read.commit();
+  const found = results.get(row)[0];
+  const record = found ? toEvent(found) : undefined;
+  const now = ctx.deps.clock.now().toISOString();
+  const due = and(eq(eventReminders.status, "scheduled"), lte(eventReminders.sendAt, now));
+  const live = record?.status === ("scheduled" satisfies (typeof EVENT_STATUSES)[number]) && record.startsAt > now;
+  const sending =
+    record && live
+      ? notify(ctx, {
+          category: "events",
+          ...eventNotice(LEADS.reminder, record),
+          about: { entity: "event", id: eventId },
+          audience: noticeAudience(
+            record,
+            results.get(teachers).map((t) => t.userId),
+          ),
+        })
+      : undefined;
+  const batch = new Batch(ctx);
+  if (sending) batch.add(...sending.statements);
+  // The claim comes last: when another run took the reminder, the guard aborts the notification too.
+  batch.add(
+    ...EventReminders.updateOne(
+      ctx,
+      id,
+      sending
+        ? {
+            status: "sent",
+            sentAt: now,
+            recipientCount: sql`(${Notifications.pick(ctx, notifications.recipientCount, eq(notifications.key, sending.key))})`,
+          }
+        : { status: "skipped", sentAt: now },
+      { action: sending ? "send" : "skip", where: due },
+    ),
+  );
+  try {
+    await batch.commit();
+  } catch (err) {
+    if (err instanceof GuardFailed) return "taken";
+    throw err;
+  }
+  await sending?.dispatch();
+  return sending ? "sent" : "skipped";
+}

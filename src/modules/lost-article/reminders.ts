@@ -1,0 +1,230 @@
+/**
+ * Lost article reminders (`/api/v1/lost-article-reminder`): `daysBefore` an article's donation date,
+ * at a school-local time, the 5-minute sweep (`sendDueLostArticleReminders`) tells once:
+ * - the claimant of a claimed article: pick it up before it is donated;
+ * - the school's parents, for an article no one claimed: is it yours? It is donated on that date.
+ * A reminder of an article delivered or donated by then is `skipped`.
+ *
+ * Once only, as the event reminders: the claim of the reminder (`scheduled` -> `sent`), a
+ * conditional UPDATE with its guard, is in the notification's batch, after it: a second or
+ * concurrent run that finds it taken aborts whole.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Schools, schools } from "../../db/schema/core";
+import {
+  LOST_REMINDER_STATUSES,
+  LostArticleReminders,
+  LostArticles,
+  lostArticleReminders,
+  lostArticles,
+} from "../../db/schema/lost-article";
+import { Notifications, notifications } from "../../db/schema/notification";
+import { GuardFailed } from "../../db/write";
+import type { Deps } from "../../deps";
+import { BUILTIN_ROLES } from "../../lib/access";
+import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { notify } from "../notification/api";
+import { pickUpNotice } from "./actions";
+import { permissions } from "./permissions";
+import { REMINDER_TIME, reminderInstant } from "./resource";
+
+const Time = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected HH:mm")
+  .openapi({ example: "08:00", description: "School-local HH:mm" });
+
+const ReminderRecord = RecordBase.extend({
+  lostArticleId: z.number().int(),
+  daysBefore: z.number().int().openapi({ example: 3 }),
+  time: z.string().openapi({ example: "08:00" }),
+  sendAt: z.iso.datetime().openapi({ description: "daysBefore the donation date at time (moves with that date)" }),
+  status: z.enum(LOST_REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  sentAt: z.iso.datetime().nullable(),
+  recipientCount: z.number().int().nullable(),
+  createdBy: z.number().int().nullable(),
+});
+
+export const lostArticleReminder = defineResource({
+  name: "lostArticleReminder",
+  plural: "lostArticleReminders",
+  label: "Lost article reminder",
+  path: "/api/v1/lost-article-reminder",
+  tag: "Communication",
+  scope: "school",
+  module: "lost-articles",
+  data: LostArticleReminders,
+  record: ReminderRecord,
+  toRecord: (_ctx, row) => ({
+    ...timestamps(row),
+    lostArticleId: row.lostArticleId,
+    daysBefore: row.daysBefore,
+    time: row.time,
+    sendAt: row.sendAt,
+    status: row.status,
+    sentAt: row.sentAt,
+    recipientCount: row.recipientCount,
+    createdBy: row.createdBy,
+  }),
+  conflictMessage: "The article already has a reminder that many days before its donation date",
+});
+
+const MAX_DAYS = 60;
+
+export const createLostArticleReminderOperation = lostArticleReminder.create({
+  access: permissions.manage,
+  input: z.object({
+    lostArticleId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+    daysBefore: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_DAYS)
+      .openapi({ example: 3, description: `Days before the donation date: 0 (that day) to ${MAX_DAYS}` }),
+    time: Time.optional().openapi({ description: `School-local HH:mm (default ${REMINDER_TIME})` }),
+  }),
+  values: async (ctx, { body }) => {
+    const batch = new Batch(ctx);
+    const article = batch.read(
+      LostArticles.select(ctx, { status: lostArticles.status, donateAfter: lostArticles.donateAfter }).where(
+        eq(lostArticles.id, body.lostArticleId),
+      ),
+    );
+    const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+    const r = await batch.commit();
+    const row = r.get(article)[0];
+    if (!row) throw notFound("Lost article", body.lostArticleId);
+    if (row.status !== "found" && row.status !== "claimed") {
+      throw conflict(`Lost article ${body.lostArticleId} is ${row.status}: there is nothing to remind of`);
+    }
+    const time = body.time ?? REMINDER_TIME;
+    const sendAt = reminderInstant(row.donateAfter, body.daysBefore, time, r.get(school)[0]?.timeZone ?? "UTC");
+    if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
+      throw unprocessable(
+        `${body.daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
+      );
+    }
+    return {
+      lostArticleId: body.lostArticleId,
+      daysBefore: body.daysBefore,
+      time,
+      sendAt: sendAt.toISOString(),
+      status: "scheduled" as const,
+      createdBy: ctx.userId,
+    };
+  },
+  summary: "Schedule a reminder before a lost article's donation date",
+  description:
+    "At the school-local `time` (default 08:00), `daysBefore` its donation date, the claimant of a claimed article " +
+    "is told to pick it up; for an article no one claimed, the school's parents are asked whether it is theirs. " +
+    "Sent once by the 5-minute sweep; skipped if the article was delivered or donated by then. An unknown article is " +
+    "a 404, a delivered or donated one a 409, the same days twice a 409, a time already past a 422.",
+  errors: [422],
+});
+
+export const deleteLostArticleReminder = lostArticleReminder.delete({
+  access: permissions.manage,
+  from: { column: lostArticleReminders.status, states: ["scheduled"] },
+  conflict:
+    ({ id }) =>
+    (state) =>
+      `Lost article reminder ${id} is ${state}; only a scheduled reminder is removed`,
+  summary: "Remove a scheduled lost article reminder",
+  errors: [409],
+});
+
+// ---- The sweep ------------------------------------------------------------------------------------
+
+const PER_RUN = 50;
+const JOB = "send-lost-article-reminders";
+
+export async function sendDueLostArticleReminders(deps: Deps): Promise<string> {
+  const now = deps.clock.now().toISOString();
+  const due = await LostArticleReminders.everySchool(jobCtx(deps, JOB), (school) => ({
+    id: lostArticleReminders.id,
+    schoolId: school,
+    lostArticleId: lostArticleReminders.lostArticleId,
+  }))
+    // lost_article_reminder_due_idx: the scheduled rows by send_at.
+    .where(eq(lostArticleReminders.status, "scheduled"), lte(lostArticleReminders.sendAt, now))
+    .orderBy(asc(lostArticleReminders.sendAt), asc(lostArticleReminders.id))
+    .limit(PER_RUN)
+    .all();
+  const counts = { sent: 0, skipped: 0, taken: 0 };
+  for (const r of due) counts[await sendOne(jobCtx(deps, JOB, r.schoolId), r.id, r.lostArticleId)]++;
+  return `${counts.sent} lost article reminders sent, ${counts.skipped} skipped (delivered or donated)${
+    counts.taken ? `, ${counts.taken} taken by another run` : ""
+  }`;
+}
+
+/** "Is this yours?" to the school's parents, in both languages. */
+function unclaimedNotice(article: { name: string; donateAfter: string; foundPlace: string | null }) {
+  const where = article.foundPlace
+    ? { en: ` in ${article.foundPlace}`, es: ` en ${article.foundPlace}` }
+    : { en: "", es: "" };
+  return {
+    title: { en: `Is it yours? ${article.name}`, es: `¿Es tuyo? ${article.name}` },
+    body: {
+      en: `Found${where.en} and not claimed yet: it will be donated on ${article.donateAfter}. Claim it in the app.`,
+      es: `Encontrado${where.es} y sin reclamar: se donará el ${article.donateAfter}. Reclámalo en la app.`,
+    },
+  };
+}
+
+async function sendOne(ctx: Ctx, id: number, articleId: number): Promise<"sent" | "skipped" | "taken"> {
+  const article = await LostArticles.select(ctx, {
+    name: lostArticles.name,
+    status: lostArticles.status,
+    donateAfter: lostArticles.donateAfter,
+    foundPlace: lostArticles.foundPlace,
+    claimedBy: lostArticles.claimedBy,
+  })
+    .where(eq(lostArticles.id, articleId))
+    .first();
+  const now = ctx.deps.clock.now().toISOString();
+  const sending =
+    article?.status === "claimed" && article.claimedBy !== null
+      ? notify(ctx, {
+          category: "lost-and-found",
+          ...pickUpNotice(article),
+          about: { entity: "lost-article", id: articleId },
+          audience: { users: [article.claimedBy] },
+        })
+      : article?.status === "found"
+        ? notify(ctx, {
+            category: "lost-and-found",
+            ...unclaimedNotice(article),
+            about: { entity: "lost-article", id: articleId },
+            audience: { roles: [BUILTIN_ROLES.parent.id] },
+          })
+        : undefined;
+  const batch = new Batch(ctx);
+  if (sending) batch.add(...sending.statements);
+  const due = and(eq(lostArticleReminders.status, "scheduled"), lte(lostArticleReminders.sendAt, now));
+  // The claim comes last: when another run took the reminder, the guard aborts the notification too.
+  batch.add(
+    ...LostArticleReminders.updateOne(
+      ctx,
+      id,
+      sending
+        ? {
+            status: "sent",
+            sentAt: now,
+            recipientCount: sql`(${Notifications.pick(ctx, notifications.recipientCount, eq(notifications.key, sending.key))})`,
+          }
+        : { status: "skipped", sentAt: now },
+      { action: sending ? "send" : "skip", where: due },
+    ),
+  );
+  try {
+    await batch.commit();
+  } catch (err) {
+    if (err instanceof GuardFailed) return "taken";
+    throw err;
+  }
+  await sending?.dispatch();
+  return sending ? "sent" : "skipped";
+}
