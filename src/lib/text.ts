@@ -45,3 +45,22 @@ export function text({ max, min = 1 }: { max: number; min?: number }) {
       .openapi({ description: `Text of ${min} to ${max} characters, without control or bidi formatting characters` })
   );
 }
+
+/** C0 controls but tab, line feed and carriage return; DEL; C1; bidi formatting. */
+const PARAGRAPH_REFUSED = `\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI}`;
+const PARAGRAPHS = new RegExp(`^[^${PARAGRAPH_REFUSED}]*$`);
+
+/**
+ * Human text of several lines (a description, a reason): `text` with line breaks and tabs allowed.
+ * @example description: paragraphs({ max: 4000 }).optional(),
+ */
+export function paragraphs({ max, min = 1 }: { max: number; min?: number }) {
+  return z
+    .string()
+    .trim()
+    .normalize("NFC")
+    .min(min)
+    .max(max)
+    .regex(PARAGRAPHS, `${UNSAFE_TEXT_MESSAGE} (line breaks and tabs are fine)`)
+    .openapi({ description: `Text of ${min} to ${max} characters; line breaks allowed` });
+}

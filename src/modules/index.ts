@@ -33,6 +33,7 @@ import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
 import student from "./student";
+import task from "./task";
 import teacher from "./teacher";
 import transport from "./transport";
 import transportRules from "./transport-rules";
@@ -75,6 +76,7 @@ export const MODULES: readonly Module[] = [
   transportRules,
   exitPermission,
   invitation,
+  task,
   transportationSummary,
   cronHistory,
   auditLog,
