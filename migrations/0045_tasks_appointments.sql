@@ -48,6 +48,7 @@ CREATE TABLE `appointment_day` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `appointment_day_uq` ON `appointment_day` (`session_id`,`date`);--> statement-breakpoint
 CREATE INDEX `appointment_day_created_idx` ON `appointment_day` (`school_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `appointment_day_date_idx` ON `appointment_day` (`school_id`,`date`);--> statement-breakpoint
 CREATE TABLE `appointment_session` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
@@ -102,6 +103,7 @@ CREATE INDEX `appointment_slot_session_idx` ON `appointment_slot` (`session_id`,
 CREATE INDEX `appointment_slot_day_idx` ON `appointment_slot` (`day_id`,`starts_at`);--> statement-breakpoint
 CREATE INDEX `appointment_slot_teacher_idx` ON `appointment_slot` (`teacher_id`,`starts_at`);--> statement-breakpoint
 CREATE INDEX `appointment_slot_created_idx` ON `appointment_slot` (`school_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `appointment_slot_time_idx` ON `appointment_slot` (`school_id`,`starts_at`);--> statement-breakpoint
 CREATE TABLE `task_inbox` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,

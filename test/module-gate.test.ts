@@ -52,9 +52,11 @@ describe("routes of application modules", () => {
     expect(modules).toContain("transport");
   });
 
-  for (const { path, method, op, module } of gated) {
+  for (const [i, { path, method, op, module }] of gated.entries()) {
     it(`${method} ${path} (${op.operationId}): 403 naming ${module} where it is disabled, served where enabled`, async () => {
       const t = makeTestApp();
+      // Each test signs the same number in on one database: its own hours, or the codes' hourly cap refuses.
+      t.clock.advance(i * 2 * 3600);
       const superAdmin = await t.token(DEMO.superAdmin.id, {}, true);
       let member: { accessToken: string; refreshToken: string } = await t.signIn(DEMO.northAdmin.phone);
 

@@ -107,3 +107,10 @@ export function dateIn(timeZone: string, instant: Date): string {
   const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
   return `${get("year").padStart(4, "0")}-${get("month").padStart(2, "0")}-${get("day").padStart(2, "0")}`;
 }
+
+/** The wall-clock time (`HH:mm`) of `timeZone` at `instant`. */
+export function timeIn(timeZone: string, instant: Date): string {
+  const parts = formatter(timeZone).formatToParts(instant);
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${get("hour").padStart(2, "0")}:${get("minute").padStart(2, "0")}`;
+}

@@ -7,6 +7,7 @@ import type { Module } from "../lib/module";
 import address from "./address";
 import administrativeUser from "./administrative-user";
 import applicationModule from "./application-module";
+import appointment from "./appointment";
 import auditLog from "./audit-log";
 import auth from "./auth";
 import bulkProcess from "./bulk-process";
@@ -77,6 +78,7 @@ export const MODULES: readonly Module[] = [
   exitPermission,
   invitation,
   task,
+  appointment,
   transportationSummary,
   cronHistory,
   auditLog,

@@ -83,6 +83,7 @@ export const sessionDays = sqliteTable(
   (t) => [
     uniqueIndex("appointment_day_uq").on(t.sessionId, t.date),
     index("appointment_day_created_idx").on(t.schoolId, t.createdAt),
+    index("appointment_day_date_idx").on(t.schoolId, t.date),
   ],
 );
 
@@ -113,6 +114,8 @@ export const timeSlots = sqliteTable(
     index("appointment_slot_day_idx").on(t.dayId, t.startsAt),
     index("appointment_slot_teacher_idx").on(t.teacherId, t.startsAt),
     index("appointment_slot_created_idx").on(t.schoolId, t.createdAt),
+    // Lists are in time order: the school's slots, a session's, a day's, a teacher's.
+    index("appointment_slot_time_idx").on(t.schoolId, t.startsAt),
     check("appointment_slot_booked_ck", sql`${t.booked} >= 0 AND ${t.booked} <= ${t.capacity}`),
     check("appointment_slot_times_ck", sql`${t.endsAt} > ${t.startsAt}`),
   ],

@@ -10,7 +10,7 @@
  * the number of recipients.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
+import { eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { GroupStudents, Groups, groupStudents, groups } from "../../db/schema/group";
@@ -94,7 +94,7 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
     );
   }
   if (a.levels.length) active.push(inList(students.level, a.levels));
-  if (active.length) bySource.push(and(eq(students.status, "active"), or(...active)) as SQL);
+  if (active.length) bySource.push(sql`${eq(students.status, "active")} AND (${sql.join(active, sql` OR `)})`);
   const kids = bySource.length
     ? batch.read(
         Students.select(ctx, { id: students.id, familyId: students.familyId })

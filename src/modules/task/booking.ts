@@ -3,7 +3,7 @@
  * through ./api.ts): publishing the session sends a held task; a booking completes the family's
  * copy for that child (recording the appointment); cancelling it reverts that completion.
  */
-import { and, eq, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, ne, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { TaskRecipients, Tasks, taskRecipients, tasks } from "../../db/schema/task";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
@@ -49,7 +49,7 @@ export function bookingCompletes(
 }
 
 /** Cancelling appointments reverts the completions their bookings made (back to viewed). */
-export function bookingsCancelled(ctx: Ctx, appointmentIds: readonly number[]): Statement[] {
+export function bookingsCancelled(ctx: Ctx, appointmentIds: readonly number[] | SQLWrapper): Statement[] {
   return TaskRecipients.update(
     ctx,
     and(inList(taskRecipients.appointmentId, appointmentIds), eq(taskRecipients.status, "completed")),

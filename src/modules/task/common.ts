@@ -6,7 +6,7 @@
  * that reached them (an inbox row of theirs, or of the parent they are a valid delegate of today).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -43,10 +43,7 @@ export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
 
 /** A published task that reached the caller (or the parent they act for). */
 export const receivedTask = (ctx: Ctx): SQL =>
-  and(
-    eq(tasks.status, "published"),
-    TaskInbox.exists(ctx, eq(taskInbox.taskId, tasks.id), byActed(ctx, taskInbox.userId)),
-  ) as SQL;
+  sql`${eq(tasks.status, "published")} AND ${TaskInbox.exists(ctx, eq(taskInbox.taskId, tasks.id), byActed(ctx, taskInbox.userId))}`;
 
 /** Who sees a task: staff every one; anyone else the published ones that reached them. */
 export const visibleTask = (ctx: Ctx): SQL | undefined => (ctx.can(permissions.manage) ? undefined : receivedTask(ctx));

@@ -10,7 +10,7 @@
  * guardians completing at once one wins and the other gets a 409.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, lte, ne, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lte, ne, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } from "../../db/schema/task";
@@ -127,7 +127,7 @@ function oneCopy(ctx: Ctx, recipientId: number) {
   })
     .join(Tasks, eq(tasks.id, taskRecipients.taskId))
     .join(Students, eq(students.id, taskRecipients.studentId), "left")
-    .join(TaskInbox, and(eq(taskInbox.recipientId, taskRecipients.id), byActed(ctx, taskInbox.userId)) as SQL, "left")
+    .join(TaskInbox, sql`${eq(taskInbox.recipientId, taskRecipients.id)} AND ${byActed(ctx, taskInbox.userId)}`, "left")
     .where(eq(taskRecipients.id, recipientId))
     .orderBy(sql`${taskInbox.userId} = ${ctx.userId ?? 0} desc`)
     .limit(1);

@@ -4,7 +4,7 @@
  * told), attach a file through a presigned URL; and the task's public page by its slug.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { SchoolModules, schoolModules } from "../../db/schema/application-module";
 import { Appointments, appointments } from "../../db/schema/appointment";
@@ -277,16 +277,16 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-/** The statements deleting task `id` (one audit row, with the reason), guarded: it was there. */
-export function deleteStatements(ctx: Ctx, id: number, reason: string | null): Statement[] {
+/** The statements deleting task `id` (one audit row, with the reason), guarded: it was there (and met `where`). */
+export function deleteStatements(ctx: Ctx, id: number, reason: string | null, where?: SQL): Statement[] {
   return [
     Tasks.auditAction(
       ctx,
-      eq(tasks.id, id),
+      and(eq(tasks.id, id), where),
       "delete",
       sql`json_object('title', json_object('old', ${tasks.title}, 'new', NULL), 'status', json_object('old', ${tasks.status}, 'new', NULL), 'reason', json_object('old', NULL, 'new', ${reason}))`,
     ),
-    ctx.deps.db.delete(tasks).where(Tasks.where(ctx, eq(tasks.id, id))),
+    ctx.deps.db.delete(tasks).where(Tasks.where(ctx, eq(tasks.id, id), where)),
     guard(ctx.deps.db),
   ];
 }
@@ -337,7 +337,17 @@ export const deleteTaskWithReasonOperation = operation(deleteRoute, deleteTaskWi
 // ---- The attachment -----------------------------------------------------------------------------
 
 export const ATTACHMENT_URL_SECONDS = 5 * 60;
-const ATTACHMENT_TYPES = {
+const TYPE_NAMES = [
+  "application/pdf",
+  "image/png",
+  "image/jpeg",
+  "image/webp",
+  "text/plain",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+] as const;
+/** The file name extension of each type an attachment may have. */
+const EXTENSIONS: Record<(typeof TYPE_NAMES)[number], string> = {
   "application/pdf": "pdf",
   "image/png": "png",
   "image/jpeg": "jpg",
@@ -345,9 +355,7 @@ const ATTACHMENT_TYPES = {
   "text/plain": "txt",
   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
-} as const;
-type AttachmentType = keyof typeof ATTACHMENT_TYPES;
-const TYPE_NAMES = Object.keys(ATTACHMENT_TYPES) as [AttachmentType, ...AttachmentType[]]; // the record's keys, non-empty
+};
 
 const FileName = text({ max: 200 })
   .refine((v) => !/[/\\]/.test(v), "A file name, without / or \\")
@@ -410,7 +418,7 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
     }
     const contentType = body.contentType ?? "application/pdf";
     attachment = { name: body.name ?? "attachment", contentType };
-    key = `${schoolOf(ctx)}/tasks/${params.id}/${crypto.randomUUID()}.${ATTACHMENT_TYPES[contentType]}`;
+    key = `${schoolOf(ctx)}/tasks/${params.id}/${crypto.randomUUID()}.${EXTENSIONS[contentType]}`;
     await task.commit(
       ctx,
       params.id,
