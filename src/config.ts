@@ -23,6 +23,14 @@ const ConfigSchema = z
     TWILIO_AUTH_TOKEN: z.string().optional(),
     TWILIO_FROM: z.string().optional(),
     TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
+    PUSH_PROVIDER: z.enum(["log", "fcm"]).default("log"),
+    /** The Firebase service account's JSON key (a secret): `project_id`, `client_email`, `private_key`, `token_uri`. */
+    FCM_SERVICE_ACCOUNT: z.string().optional(),
+    FCM_BASE_URL: z.url().default("https://fcm.googleapis.com"),
+    /** Topic subscriptions (Instance ID API). */
+    FCM_IID_BASE_URL: z.url().default("https://iid.googleapis.com"),
+    /** `DELETE /api/v1/reset-data` is refused (403 naming this) unless "true"; never allowed in production. */
+    RESET_DATA_ENABLED: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["true", "false"]).default("false")),
     S3_ENDPOINT: z
       .string()
       .refine((s) => !s.includes("<"), "still the placeholder: set https://<account id>.r2.cloudflarestorage.com")
@@ -68,6 +76,20 @@ const ConfigSchema = z
         message: `"log" keeps sign-in codes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "twilio"`,
       });
     }
+    if (v.PUSH_PROVIDER === "log") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PUSH_PROVIDER"],
+        message: `"log" keeps pushes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "fcm"`,
+      });
+    }
+    if (v.RESET_DATA_ENABLED === "true" && v.ENVIRONMENT === "production") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["RESET_DATA_ENABLED"],
+        message: "the data reset removes every school's data: never enabled in production",
+      });
+    }
     if (!v.APP_SHARE_URL.startsWith("https://")) {
       ctx.addIssue({ code: "custom", path: ["APP_SHARE_URL"], message: "must be https outside development" });
     }
@@ -93,6 +115,7 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
       "invalid configuration: SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
     );
   }
+  const fcm = v.PUSH_PROVIDER === "fcm" ? serviceAccount(v.FCM_SERVICE_ACCOUNT) : undefined;
   const isDevelopment = v.ENVIRONMENT === "development";
   // Strict unless development, where a developer signs in many times an hour from one address.
   const strictUnlessDev = (value: number | undefined, strict: number, dev: number) =>
@@ -122,6 +145,16 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
             baseUrl: v.TWILIO_BASE_URL,
           }
         : { provider: "log" as const },
+    push: fcm
+      ? {
+          provider: "fcm" as const,
+          account: fcm,
+          baseUrl: v.FCM_BASE_URL.replace(/\/+$/, ""),
+          iidBaseUrl: v.FCM_IID_BASE_URL.replace(/\/+$/, ""),
+        }
+      : { provider: "log" as const },
+    /** Whether `DELETE /api/v1/reset-data` may run (never in production: refused above). */
+    resetDataEnabled: v.RESET_DATA_ENABLED === "true",
     s3: {
       endpoint: v.S3_ENDPOINT.replace(/\/+$/, ""),
       bucket: v.S3_BUCKET,
@@ -149,6 +182,33 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
       android: { latest: v.ANDROID_LATEST_VERSION, minimum: v.ANDROID_MIN_VERSION },
     },
   };
+}
+
+const ServiceAccount = z.object({
+  project_id: z.string().min(1),
+  client_email: z.string().min(1),
+  private_key: z.string().includes("PRIVATE KEY"),
+  private_key_id: z.string().optional(),
+  token_uri: z.url(),
+});
+export type ServiceAccount = z.infer<typeof ServiceAccount>;
+
+/** The FCM service account's JSON key, parsed; a missing or malformed one names the secret, never its value. */
+function serviceAccount(json: string | undefined): ServiceAccount {
+  let value: unknown;
+  try {
+    value = JSON.parse(json ?? "");
+  } catch {
+    throw new ConfigError(
+      "invalid configuration: PUSH_PROVIDER=fcm needs FCM_SERVICE_ACCOUNT, the service account's JSON key",
+    );
+  }
+  const parsed = ServiceAccount.safeParse(value);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
+    throw new ConfigError(`invalid configuration: FCM_SERVICE_ACCOUNT lacks or has a malformed ${fields}`);
+  }
+  return parsed.data;
 }
 
 const cache = new WeakMap<object, Config>();

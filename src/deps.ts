@@ -5,6 +5,7 @@
  */
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { PushProvider } from "./lib/push";
 import type { UrlSigner } from "./lib/s3";
 import type { SmsProvider } from "./lib/sms";
 
@@ -42,6 +43,8 @@ export interface Deps {
   db: Db;
   clock: Clock;
   sms: SmsProvider;
+  /** Push delivery to devices (FCM, or the development push outbox). */
+  push: PushProvider;
   storage: ObjectStore;
   /** Presigns object-storage URLs for clients (documents). */
   signer: UrlSigner;

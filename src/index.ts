@@ -9,6 +9,7 @@ import { type Db, d1, type OpenLibsql } from "./db/client";
 import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
+import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
 
@@ -47,6 +48,7 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
           db,
           clock: systemClock,
           sms: smsFromConfig(config, db, systemClock),
+          push: pushFromConfig(config, db, systemClock),
           storage: env.DOCUMENTS,
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },

@@ -5,6 +5,7 @@ import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
+import { logPush } from "../src/lib/push";
 import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/lib/sms";
 import { signAccessToken } from "../src/lib/tokens";
@@ -64,6 +65,7 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     db,
     clock,
     sms: logSms(db, clock),
+    push: logPush(db, clock),
     storage: env.DOCUMENTS,
     signer: s3Signer(config.s3),
     queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },

@@ -7,8 +7,17 @@
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
-import type { Consumer } from "../lib/module";
+import { type Consumer, RetryLater } from "../lib/module";
 import { MODULES } from "../modules";
+
+/** The dead-letter handler of a queue (`<queue>-dlq` serves `<queue>`'s), by own keys only. */
+function deadLetterFor(queue: string): Consumer | undefined {
+  const source = queue.slice(0, -"-dlq".length);
+  for (const m of MODULES) {
+    if (m.deadLetters && Object.hasOwn(m.deadLetters, source)) return m.deadLetters[source];
+  }
+  return undefined;
+}
 
 /** The consumer of a queue, by own keys only. */
 export function consumerFor(queue: string): Consumer | undefined {
@@ -22,9 +31,20 @@ const RETRY_DELAYS = [10, 30, 120, 600];
 
 export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   if (batch.queue.endsWith("-dlq")) {
+    const record = deadLetterFor(batch.queue);
     for (const message of batch.messages) {
       log.error("dead-lettered message", { queue: batch.queue, messageId: message.id, body: message.body });
-      message.ack();
+      try {
+        await record?.(deps, message);
+        message.ack();
+      } catch (err) {
+        log.error("dead letter not recorded; retrying", {
+          queue: batch.queue,
+          messageId: message.id,
+          ...errorFields(err),
+        });
+        message.retry({ delaySeconds: 30 });
+      }
     }
     return;
   }
@@ -48,7 +68,8 @@ export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Pro
         ...(down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err)),
       });
       const delay = RETRY_DELAYS[Math.min(message.attempts - 1, RETRY_DELAYS.length - 1)] ?? 10;
-      message.retry({ delaySeconds: Math.max(delay, down?.retryAfterSeconds ?? 0) });
+      const asked = err instanceof RetryLater ? err.delaySeconds : 0;
+      message.retry({ delaySeconds: Math.max(delay, down?.retryAfterSeconds ?? 0, asked) });
     }
   }
 }

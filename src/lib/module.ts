@@ -30,6 +30,17 @@ export interface Job {
 /** Handles one queue message; throws to have it retried (with backoff, then the dead-letter queue). */
 export type Consumer = (deps: Deps, message: Message<unknown>) => Promise<void>;
 
+/** Thrown by a consumer to have its message retried no sooner than `delaySeconds` (a provider's Retry-After). */
+export class RetryLater extends Error {
+  override name = "RetryLater";
+  constructor(
+    message: string,
+    readonly delaySeconds = 0,
+  ) {
+    super(message);
+  }
+}
+
 /** What a module's `load` gives: its operations, and any plain routes. */
 export interface ModuleRoutes {
   operations: readonly Operation[];
@@ -54,6 +65,11 @@ export interface Module {
   jobs?: readonly Job[];
   /** Consumers by queue name (wrangler.toml `[[queues.consumers]]`). */
   consumers?: Record<string, Consumer>;
+  /**
+   * What to do with a message of one of its queues that failed for good (by the queue's name; it
+   * arrives on `<queue>-dlq`): record the failure. Without one, dead letters are logged and acked.
+   */
+  deadLetters?: Record<string, Consumer>;
   /** Mounted only when ENVIRONMENT=development (the SMS outbox, the local S3 endpoint). */
   developmentOnly?: boolean;
 }

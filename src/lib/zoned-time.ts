@@ -114,3 +114,14 @@ export function timeIn(timeZone: string, instant: Date): string {
   const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
   return `${get("hour").padStart(2, "0")}:${get("minute").padStart(2, "0")}`;
 }
+
+/** The first instant after `instant` at which the wall clocks of `timeZone` read `time` (`HH:mm`). */
+export function nextInstant(timeZone: string, instant: Date, time: string): Date {
+  const today = dateIn(timeZone, instant);
+  const at = zonedInstant(today, time, timeZone);
+  if (at.getTime() > instant.getTime()) return at;
+  const tomorrow = new Date(
+    Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 1, Number(today.slice(8, 10)) + 1),
+  );
+  return zonedInstant(tomorrow.toISOString().slice(0, 10), time, timeZone);
+}

@@ -23,6 +23,7 @@ import health from "./health";
 import holidayCycle from "./holiday-cycle";
 import invitation from "./invitation";
 import legalDocument from "./legal-document";
+import notification from "./notification";
 import parent from "./parent";
 import permission from "./permission";
 import role from "./role";
@@ -77,6 +78,7 @@ export const MODULES: readonly Module[] = [
   transportRules,
   exitPermission,
   invitation,
+  notification,
   task,
   appointment,
   transportationSummary,

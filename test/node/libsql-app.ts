@@ -14,6 +14,7 @@ import { type Config, loadConfig } from "../../src/config";
 import { libsqlDb } from "../../src/db/libsql";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
+import { logPush } from "../../src/lib/push";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/lib/sms";
 import { DEVELOPMENT_VARS, PRODUCTION_VARS } from "../config-vars";
@@ -58,6 +59,7 @@ export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
     db,
     clock,
     sms: logSms(db, clock),
+    push: logPush(db, clock),
     storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),
     queues: { push: recordingQueue(), bulk: recordingQueue() },

@@ -7,4 +7,10 @@ export const permissions = definePermissions({
     description: "Read the history of scheduled runs",
     grants: ["school-admin"],
   },
+  write: {
+    id: 105,
+    name: "cron-history.write",
+    description: "Record, correct and delete scheduled runs that are not running (super-admin only)",
+    grants: [],
+  },
 });

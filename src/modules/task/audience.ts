@@ -23,7 +23,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { idList } from "../../lib/params";
-import type { Notice } from "./notices";
+import { type Audience, type Notice, notify } from "../notification/api";
 
 export const MAX_STUDENTS = 500;
 export const MAX_USERS = 500;
@@ -250,17 +250,35 @@ export function deliver(ctx: Ctx, taskId: number | SQL<number>, options: { pendi
 }
 
 /**
- * The notices that reach a task's recipients (their families' guardians, and the named users):
- * the one way tasks address people, for every "tell them" of the module.
+ * The notice that reaches a task's recipients (their families' guardians, and the named users, in
+ * one notification: a person who is both hears once), or none when there are none: the one way tasks
+ * and appointments address people, for every "tell them" of the two modules.
  */
 export function toRecipients(
   notice: Omit<Notice, "audience">,
   who: { studentIds: readonly number[]; userIds: readonly number[] },
 ): Notice[] {
-  const out: Notice[] = [];
-  if (who.studentIds.length) out.push({ ...notice, audience: { guardiansOf: [...who.studentIds] } });
-  if (who.userIds.length) out.push({ ...notice, audience: { users: [...who.userIds] } });
-  return out;
+  const audience: Audience = {};
+  if (who.studentIds.length) audience.guardiansOf = [...who.studentIds];
+  if (who.userIds.length) audience.users = [...who.userIds];
+  return who.studentIds.length + who.userIds.length ? [{ ...notice, audience }] : [];
+}
+
+/** What notices send: their statements for the caller's batch, then one dispatch once it committed. */
+export interface Told {
+  statements: Statement[];
+  dispatch(): Promise<void>;
+}
+
+/** Sends `notices` through the notification module's verb (`notify`), together. */
+export function notifyAll(ctx: Ctx, notices: readonly Notice[]): Told {
+  const sendings = notices.map((n) => notify(ctx, n));
+  return {
+    statements: sendings.flatMap((s) => s.statements),
+    dispatch: async () => {
+      for (const s of sendings) await s.dispatch();
+    },
+  };
 }
 
 /** The recipients of a task (those not completed, with `pending`), as the students and users they are. */

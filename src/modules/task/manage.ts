@@ -29,9 +29,9 @@ import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from 
 import { signedUrlFields } from "../../lib/signed-url";
 import { paragraphs, text } from "../../lib/text";
 import { copyJoin } from "../user/api";
-import { deliver, recipientsOf, toRecipients, whoOf } from "./audience";
+import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
 import { Attachment, actingContext, Day, TaskRecord, toTask, visibleTask } from "./common";
-import { type Notice, notifyAll, type Sending } from "./notices";
+import type { Notice } from "../notification/api";
 import { permissions } from "./permissions";
 import { task } from "./resource";
 
@@ -175,7 +175,7 @@ export function reminderOf(
   ctx: Ctx,
   t: { id: number; title: string },
   who: ReturnType<typeof whoOf>,
-): { statements: Statement[]; sending: Sending } {
+): { statements: Statement[]; sending: Told } {
   const sending = notifyAll(
     ctx,
     toRecipients(

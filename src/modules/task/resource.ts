@@ -20,7 +20,15 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
-import { audienceFields, audienceOf, namesSomeone, resolveAudience, sendStatements, toRecipients } from "./audience";
+import {
+  audienceFields,
+  audienceOf,
+  namesSomeone,
+  notifyAll,
+  resolveAudience,
+  sendStatements,
+  toRecipients,
+} from "./audience";
 import {
   actingContext,
   CopyRecord,
@@ -32,7 +40,6 @@ import {
   toTask,
   visibleTask,
 } from "./common";
-import { notifyAll } from "./notices";
 import { permissions } from "./permissions";
 
 export const Title = text({ max: 200 }).openapi({ example: "Field trip permission slip" });

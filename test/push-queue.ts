@@ -1,0 +1,64 @@
+/**
+ * The push queue as the Queues runtime runs it, in a test's hands: what the app sends is kept
+ * (each message with an id), and `drain` delivers it through the Worker's real queue handler
+ * (`handleQueue`) with the test app's dependencies (its clock), retrying what the handler retries
+ * up to wrangler.toml's `max_retries`, then delivering it to the dead-letter queue, as the runtime
+ * does. Messages sent while draining are delivered too.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import type { Deps, QueueProducer } from "../src/deps";
+import { handleQueue } from "../src/jobs/queue";
+
+/** wrangler.toml: `max_retries` of school-push. */
+export const MAX_RETRIES = 3;
+
+type Held = { id: string; body: unknown; attempts: number; queue: string };
+
+export class PushQueue implements QueueProducer {
+  readonly held: Held[] = [];
+  /** Every message ever sent (bodies), for assertions. */
+  readonly sent: unknown[] = [];
+  readonly deadLettered: unknown[] = [];
+  private next = 0;
+
+  async send(body: unknown) {
+    this.hold(body);
+  }
+
+  async sendBatch(messages: Iterable<{ body: unknown }>) {
+    for (const m of messages) this.hold(m.body);
+  }
+
+  private hold(body: unknown, queue = "school-push", attempts = 1, id = `push-${++this.next}-${crypto.randomUUID()}`) {
+    this.sent.push(body);
+    this.held.push({ id, body, attempts, queue });
+  }
+
+  /** Delivers one held message as is (a redelivery when `again`: the same id once more). */
+  async deliverOne(deps: Deps, message: Held) {
+    const batch = createMessageBatch(message.queue, [
+      { id: message.id, body: message.body, timestamp: new Date(), attempts: message.attempts },
+    ]);
+    await handleQueue(deps, batch);
+    return getQueueResult(batch, createExecutionContext());
+  }
+
+  /** Delivers everything held (and what that sends) until nothing is left; answers the ids delivered. */
+  async drain(deps: Deps, limit = 500): Promise<Held[]> {
+    const delivered: Held[] = [];
+    for (let i = 0; this.held.length > 0; i++) {
+      if (i >= limit) throw new Error("the push queue never drained");
+      const message = this.held.shift() as Held;
+      delivered.push(message);
+      const result = await this.deliverOne(deps, message);
+      if (result.retryMessages.length > 0) {
+        if (message.queue.endsWith("-dlq")) continue;
+        if (message.attempts > MAX_RETRIES) {
+          this.deadLettered.push(message.body);
+          this.held.push({ ...message, queue: "school-push-dlq", attempts: 1 });
+        } else this.held.push({ ...message, attempts: message.attempts + 1 });
+      }
+    }
+    return delivered;
+  }
+}
