@@ -28,10 +28,10 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { paragraphs, text } from "../../lib/text";
+import type { Notice } from "../notification/api";
 import { copyJoin } from "../user/api";
 import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
 import { Attachment, actingContext, Day, TaskRecord, toTask, visibleTask } from "./common";
-import type { Notice } from "../notification/api";
 import { permissions } from "./permissions";
 import { task } from "./resource";
 
