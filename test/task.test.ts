@@ -208,15 +208,13 @@ describe("recipients and their copies", () => {
     const a = await makeFamily(t, NORTH);
     const grandma = await makeFamily(t, NORTH);
     const today = t.clock.now().toISOString().slice(0, 10);
-    await t.db
-      .insert(delegates)
-      .values({
-        schoolId: NORTH,
-        parentId: a.parentId,
-        userId: grandma.userId,
-        validFrom: today,
-        validUntil: "2027-06-30",
-      });
+    await t.db.insert(delegates).values({
+      schoolId: NORTH,
+      parentId: a.parentId,
+      userId: grandma.userId,
+      validFrom: today,
+      validUntil: "2027-06-30",
+    });
     const task = await send(t, { title: "Lunch order", studentIds: [a.studentId] });
     const token = await parentToken(t, grandma);
     // The delegate sees the parent's copies (her own child's copy is not among them: not sent to her family).
