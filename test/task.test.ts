@@ -84,7 +84,7 @@ async function reached(t: TestApp, push: PushQueue, where: { entity: string; id:
 }
 
 describe("a parent's week", () => {
-  it("a task arrives, is viewed and completed; the reminder sweep runs twice and reminds the others once", async () => {
+  it("a task arrives, is viewed and completed, an appointment is booked; the reminder sweep runs twice and reminds the others once", async () => {
     const { t, push } = app();
     const ours = await makeFamily(t, NORTH);
     const other = await makeFamily(t, NORTH);
@@ -131,6 +131,50 @@ describe("a parent's week", () => {
     });
     expect((await mine(t, token, "?status=pending")).total).toBe(0);
     expect((await mine(t, token, "?status=completed")).data.map((c) => c.taskId)).toEqual([task.id]);
+
+    // The school opens parent-teacher meetings on Thursday; the parent books 16:15 (which completes that task).
+    const staff = await admin(t);
+    const meetings = await send(t, {
+      title: "Parent-teacher meetings",
+      requiresAppointment: true,
+      studentIds: [ours.studentId],
+    });
+    const session = await readJson<{ id: number }>(
+      await t.request("/api/v1/session", {
+        method: "POST",
+        token: staff,
+        school: NORTH,
+        body: { taskId: meetings.id, slotMinutes: 15 },
+      }),
+    );
+    const day = await t.request("/api/v1/session-day", {
+      method: "POST",
+      token: staff,
+      school: NORTH,
+      body: { sessionId: session.id, date: "2026-11-26", windows: [{ start: "16:00", end: "17:00" }] },
+    });
+    expect(day.status, await day.clone().text()).toBe(201);
+    expect(
+      (await t.request(`/api/v1/session/${session.id}/slots`, { method: "PUT", token: staff, school: NORTH, body: {} }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await t.request(`/api/v1/session/${session.id}/publish`, { method: "PUT", token: staff, school: NORTH })).status,
+    ).toBe(200);
+    const slots = await readJson<{ data: { id: number; start: string }[] }>(
+      await t.request(`/api/v1/time-slot?sessionId=${session.id}&available=true`, { token, school: NORTH }),
+    );
+    const slot = slots.data.find((s) => s.start === "16:15");
+    const booked = await t.request(`/api/v1/time-slot/${slot?.id}/appointment`, {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { studentId: ours.studentId },
+    });
+    expect(booked.status, await booked.clone().text()).toBe(201);
+    expect((await readJson<{ ics: string }>(booked)).ics).toContain("DTSTART;TZID=America/Mexico_City:20261126T161500");
+    const meeting = (await mine(t, token, "?status=completed")).data.find((c) => c.taskId === meetings.id);
+    expect(meeting).toMatchObject({ status: "completed", completedBy: ours.userId });
 
     // Wednesday: the 5-minute sweep, twice (a late second trigger): one reminder, to the other family only.
     t.clock.current = new Date("2026-11-25T14:02:00.000Z");
