@@ -142,6 +142,14 @@ export function workerBindings(extra: Record<string, string> = {}) {
       AUTH_SECRET: "bundle-secret-0123456789abcdef0123456789abcdef",
       S3_ACCESS_KEY_ID: "bundle",
       S3_SECRET_ACCESS_KEY: "bundle",
+      // Production refuses the log push provider: FCM with a placeholder key (the bench sends no push).
+      PUSH_PROVIDER: "fcm",
+      FCM_SERVICE_ACCOUNT: JSON.stringify({
+        project_id: "bench",
+        client_email: "bench@bench.iam.gserviceaccount.com",
+        private_key: "-----BEGIN PRIVATE KEY-----\nbench\n-----END PRIVATE KEY-----\n",
+        token_uri: "https://oauth2.googleapis.com/token",
+      }),
       ...extra,
     },
   };

@@ -27,6 +27,7 @@ CREATE TABLE `appointment` (
 CREATE UNIQUE INDEX `appointment_slot_student_uq` ON `appointment` (`slot_id`,`student_id`) WHERE status = 'booked';--> statement-breakpoint
 CREATE INDEX `appointment_slot_idx` ON `appointment` (`slot_id`,`status`);--> statement-breakpoint
 CREATE INDEX `appointment_family_idx` ON `appointment` (`session_id`,`family_id`,`status`);--> statement-breakpoint
+CREATE INDEX `appointment_student_session_idx` ON `appointment` (`session_id`,`student_id`,`status`);--> statement-breakpoint
 CREATE INDEX `appointment_student_idx` ON `appointment` (`student_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `appointment_session_idx` ON `appointment` (`session_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `appointment_visit_idx` ON `appointment` (`visit`);--> statement-breakpoint
@@ -156,7 +157,7 @@ CREATE UNIQUE INDEX `task_recipient_user_uq` ON `task_recipient` (`task_id`,`use
 CREATE INDEX `task_recipient_status_idx` ON `task_recipient` (`task_id`,`status`);--> statement-breakpoint
 CREATE INDEX `task_recipient_student_idx` ON `task_recipient` (`student_id`);--> statement-breakpoint
 CREATE INDEX `task_recipient_user_idx` ON `task_recipient` (`user_id`);--> statement-breakpoint
-CREATE INDEX `task_recipient_school_idx` ON `task_recipient` (`school_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `task_recipient_school_idx` ON `task_recipient` (`school_id`,`task_id`,`id`);--> statement-breakpoint
 CREATE INDEX `task_recipient_appointment_idx` ON `task_recipient` (`appointment_id`);--> statement-breakpoint
 CREATE TABLE `task_reminder` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
@@ -193,7 +194,7 @@ CREATE TABLE `task_target` (
 --> statement-breakpoint
 CREATE INDEX `task_target_ref_idx` ON `task_target` (`task_id`,`kind`,`ref_id`);--> statement-breakpoint
 CREATE INDEX `task_target_level_idx` ON `task_target` (`task_id`,`kind`,`level`);--> statement-breakpoint
-CREATE INDEX `task_target_school_idx` ON `task_target` (`school_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `task_target_school_idx` ON `task_target` (`school_id`,`task_id`);--> statement-breakpoint
 CREATE TABLE `task` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,

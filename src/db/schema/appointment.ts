@@ -152,6 +152,7 @@ export const appointments = sqliteTable(
     uniqueIndex("appointment_slot_student_uq").on(t.slotId, t.studentId).where(sql`status = 'booked'`),
     index("appointment_slot_idx").on(t.slotId, t.status),
     index("appointment_family_idx").on(t.sessionId, t.familyId, t.status),
+    index("appointment_student_session_idx").on(t.sessionId, t.studentId, t.status),
     index("appointment_student_idx").on(t.studentId, t.createdAt),
     index("appointment_session_idx").on(t.sessionId, t.createdAt),
     index("appointment_visit_idx").on(t.visit),

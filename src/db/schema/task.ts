@@ -95,7 +95,7 @@ export const taskTargets = sqliteTable(
   (t) => [
     index("task_target_ref_idx").on(t.taskId, t.kind, t.refId),
     index("task_target_level_idx").on(t.taskId, t.kind, t.level),
-    index("task_target_school_idx").on(t.schoolId, t.createdAt),
+    index("task_target_school_idx").on(t.schoolId, t.taskId),
   ],
 );
 
@@ -129,7 +129,8 @@ export const taskRecipients = sqliteTable(
     index("task_recipient_status_idx").on(t.taskId, t.status),
     index("task_recipient_student_idx").on(t.studentId),
     index("task_recipient_user_idx").on(t.userId),
-    index("task_recipient_school_idx").on(t.schoolId, t.createdAt),
+    // A task's recipients in the school (the detail, reminders): two equalities, read in id order.
+    index("task_recipient_school_idx").on(t.schoolId, t.taskId, t.id),
     index("task_recipient_appointment_idx").on(t.appointmentId),
     check("task_recipient_one_ck", sql`(${t.studentId} IS NULL) <> (${t.userId} IS NULL)`),
   ],
