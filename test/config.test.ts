@@ -7,6 +7,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig, servesDevelopmentRoutes } from "../src/config";
 import worker from "../src/index";
+import { FCM_KEY } from "./config-vars";
 import { problem } from "./helpers";
 
 /** A valid production configuration: what an operator sets (README, Deploy). */
@@ -22,6 +23,8 @@ const PRODUCTION = {
   S3_REGION: "auto",
   S3_ACCESS_KEY_ID: "prod-access-key",
   S3_SECRET_ACCESS_KEY: "prod-secret-access-key",
+  PUSH_PROVIDER: "fcm",
+  FCM_SERVICE_ACCOUNT: FCM_KEY,
   IOS_LATEST_VERSION: "1.4.0",
   IOS_MIN_VERSION: "1.2.0",
   ANDROID_LATEST_VERSION: "1.4.0",
@@ -63,6 +66,28 @@ describe("loadConfig", () => {
     expect(refusal(unset)).toMatch(/SMS_PROVIDER/);
     const dev = loadConfig({ ...PRODUCTION, ENVIRONMENT: "development", SMS_PROVIDER: "log" });
     expect(dev.sms.provider).toBe("log");
+  });
+
+  it("refuses the log push provider outside development, FCM without its key, and the data reset in production", () => {
+    for (const ENVIRONMENT of ["production", "staging", "test"]) {
+      expect(refusal({ ...PRODUCTION, ENVIRONMENT, PUSH_PROVIDER: "log" }), ENVIRONMENT).toMatch(
+        /PUSH_PROVIDER: .*only with ENVIRONMENT=development/,
+      );
+    }
+    expect(refusal({ ...PRODUCTION, FCM_SERVICE_ACCOUNT: undefined })).toMatch(
+      /PUSH_PROVIDER=fcm needs FCM_SERVICE_ACCOUNT/,
+    );
+    const broken = refusal({ ...PRODUCTION, FCM_SERVICE_ACCOUNT: JSON.stringify({ project_id: "p" }) });
+    expect(broken).toMatch(/FCM_SERVICE_ACCOUNT lacks or has a malformed client_email, private_key, token_uri/);
+    expect(broken).not.toContain('"p"');
+    expect(refusal({ ...PRODUCTION, RESET_DATA_ENABLED: "true" })).toMatch(
+      /RESET_DATA_ENABLED: .*never enabled in production/,
+    );
+    expect(loadConfig({ ...PRODUCTION, ENVIRONMENT: "staging", RESET_DATA_ENABLED: "true" })).toMatchObject({
+      resetDataEnabled: true,
+      push: { provider: "fcm", baseUrl: "https://fcm.googleapis.com", account: { project_id: "school-prod" } },
+    });
+    expect(loadConfig({ ...PRODUCTION }).resetDataEnabled).toBe(false);
   });
 
   it("refuses a local or placeholder S3 endpoint outside development", () => {

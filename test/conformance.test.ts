@@ -9,7 +9,8 @@
  * - a record of the second school is a 404 for the first school's admin through this operation,
  *   stays untouched, and never appears in the first school's list;
  * - every mutating operation (outside sign-in and development) declares its audit entity
- *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record.
+ *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record
+ *   (but an `x-destructive` one, the data reset, which would empty the suite's database).
  * - an X-School-Id naming no school -> 404, also for a super-admin.
  * - every audit row the suite's calls wrote is an object of `{ old, new }` pairs of typed values.
  * - every array of a request body with a declared `maxItems`, sent at exactly `maxItems` items in
@@ -35,6 +36,8 @@ type Operation = {
   "x-scope"?: "school" | "platform";
   /** A POST that only reads (a list of ids in its body): no state change, so no audit row. */
   "x-read-only"?: boolean;
+  /** Removes the data the suite runs on (the data reset): its own test file checks its audit row. */
+  "x-destructive"?: boolean;
   requestBody?: { content: Record<string, { schema?: Schema }> };
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
 };
@@ -310,61 +313,64 @@ for (const { path, method, op } of operations) {
         expect(op["x-audit"], "a state change without an audit row").toBeTypeOf("string");
       });
 
-      it("writes exactly one audit row for its record when it succeeds", async () => {
-        const t = makeTestApp();
-        const fixture = fixtureFor(path);
-        if (!fixture) throw new Error(`no fixture for ${path}`);
-        const entity = op["x-audit"] ?? "";
-        const [last] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
-        const since = last?.id ?? 0;
-        let recordId: number;
-        if (hasId) {
-          const id = await fixture.create(t, NORTH);
-          const rows = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
-          const before = rows[0]?.id ?? 0;
-          const res = await call(t, method, path, op, { token: await northAdmin(t), id });
-          expect(res.status, await res.clone().text()).toBeLessThan(300);
-          // The record the call answers, if another than the path's (an accept answers the acceptance).
-          const answered = (await res.json().catch(() => ({}))) as { id?: number };
-          recordId = answered.id ?? id;
-          const written = await t.db
-            .select()
-            .from(auditLog)
-            .where(and(gt(auditLog.id, before), eq(auditLog.entity, entity)));
-          expect(written.map((r) => r.recordId)).toEqual([recordId]);
-          // A `user` route resolves no school: what it writes is the user's own, a platform row.
-          const schoolId = access === "user" ? null : NORTH;
-          expect(written[0]).toMatchObject({ schoolId, actorType: "user", actorId: 2 });
-        } else if (method === "POST" && op.operationId.startsWith("create") && !op.requestBody) {
-          throw new Error("a create without a body");
-        } else if (fixture.bodies?.[op.operationId] !== undefined) {
-          const res = await call(t, method, path, op, { token: await northAdmin(t) });
-          expect(res.status, await res.clone().text()).toBeLessThan(300);
-          const body = (await res.json().catch(() => ({}))) as { id?: number };
-          const written = await t.db
-            .select()
-            .from(auditLog)
-            .where(and(gt(auditLog.id, since), eq(auditLog.entity, entity)));
-          expect(written).toHaveLength(1);
-          if (body.id !== undefined) expect(written[0]?.recordId).toBe(body.id);
-        } else {
-          // The collection's own create: the fixture makes the record through it.
-          recordId = await fixture.create(t, NORTH);
-          const written = await t.db
-            .select()
-            .from(auditLog)
-            .where(
-              and(
-                gt(auditLog.id, since),
-                eq(auditLog.entity, entity),
-                eq(auditLog.recordId, recordId),
-                eq(auditLog.action, "create"),
-              ),
-            );
-          expect(written).toHaveLength(1);
-          expect(written[0]?.action).toBe("create");
-        }
-      });
+      it.skipIf(op["x-destructive"] === true)(
+        "writes exactly one audit row for its record when it succeeds",
+        async () => {
+          const t = makeTestApp();
+          const fixture = fixtureFor(path);
+          if (!fixture) throw new Error(`no fixture for ${path}`);
+          const entity = op["x-audit"] ?? "";
+          const [last] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+          const since = last?.id ?? 0;
+          let recordId: number;
+          if (hasId) {
+            const id = await fixture.create(t, NORTH);
+            const rows = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+            const before = rows[0]?.id ?? 0;
+            const res = await call(t, method, path, op, { token: await northAdmin(t), id });
+            expect(res.status, await res.clone().text()).toBeLessThan(300);
+            // The record the call answers, if another than the path's (an accept answers the acceptance).
+            const answered = (await res.json().catch(() => ({}))) as { id?: number };
+            recordId = answered.id ?? id;
+            const written = await t.db
+              .select()
+              .from(auditLog)
+              .where(and(gt(auditLog.id, before), eq(auditLog.entity, entity)));
+            expect(written.map((r) => r.recordId)).toEqual([recordId]);
+            // A `user` route resolves no school: what it writes is the user's own, a platform row.
+            const schoolId = access === "user" ? null : NORTH;
+            expect(written[0]).toMatchObject({ schoolId, actorType: "user", actorId: 2 });
+          } else if (method === "POST" && op.operationId.startsWith("create") && !op.requestBody) {
+            throw new Error("a create without a body");
+          } else if (fixture.bodies?.[op.operationId] !== undefined) {
+            const res = await call(t, method, path, op, { token: await northAdmin(t) });
+            expect(res.status, await res.clone().text()).toBeLessThan(300);
+            const body = (await res.json().catch(() => ({}))) as { id?: number };
+            const written = await t.db
+              .select()
+              .from(auditLog)
+              .where(and(gt(auditLog.id, since), eq(auditLog.entity, entity)));
+            expect(written).toHaveLength(1);
+            if (body.id !== undefined) expect(written[0]?.recordId).toBe(body.id);
+          } else {
+            // The collection's own create: the fixture makes the record through it.
+            recordId = await fixture.create(t, NORTH);
+            const written = await t.db
+              .select()
+              .from(auditLog)
+              .where(
+                and(
+                  gt(auditLog.id, since),
+                  eq(auditLog.entity, entity),
+                  eq(auditLog.recordId, recordId),
+                  eq(auditLog.action, "create"),
+                ),
+              );
+            expect(written).toHaveLength(1);
+            expect(written[0]?.action).toBe("create");
+          }
+        },
+      );
     }
 
     const collection = !hasId && method === "GET" && doc.paths[`${path}/{id}`] !== undefined;

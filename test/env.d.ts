@@ -15,5 +15,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     s3Endpoint: string;
     smsEndpoint: string;
+    /** The FCM stand-in (test/node/fcm-server.ts) and the service account key it trusts (JSON). */
+    fcmEndpoint: string;
+    fcmServiceAccount: string;
   }
 }

@@ -3,19 +3,51 @@
  * the fan-out through the push queue, push delivery and preferences.
  */
 import { env } from "cloudflare:test";
-import { eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { Batch } from "../src/db/batch";
 import { auditLog } from "../src/db/schema/audit-log";
-import { notifications } from "../src/db/schema/notification";
+import { schools } from "../src/db/schema/core";
+import { devPushOutbox } from "../src/db/schema/dev";
+import { groupTeachers } from "../src/db/schema/group";
+import { notificationPushes, notificationRecipients, notifications } from "../src/db/schema/notification";
 import { parents } from "../src/db/schema/parent";
 import { guardians } from "../src/db/schema/student";
+import { teachers } from "../src/db/schema/teacher";
 import type { QueueProducer } from "../src/deps";
 import { jobCtx } from "../src/lib/context";
 import { notify } from "../src/modules/notification/api";
-import { makeTestApp } from "./helpers";
+import { sweepNotifications } from "../src/modules/notification/sweep";
+import { makeTestApp, problem, type TestApp } from "./helpers";
+import { classWithFamilies, member, student } from "./notification-kit";
+import { PushQueue } from "./push-queue";
 
 const NORTH = 1;
+const SOUTH = 2;
+
+/** The users with a copy of notification `id`, ascending. */
+async function recipientsOf(t: TestApp, id: number) {
+  const rows = await t.db
+    .select({ userId: notificationRecipients.userId })
+    .from(notificationRecipients)
+    .where(eq(notificationRecipients.notificationId, id))
+    .orderBy(asc(notificationRecipients.userId));
+  return rows.map((r) => r.userId);
+}
+
+/** What the log provider pushed to a device token, newest first. */
+const pushesTo = (t: TestApp, token: string) =>
+  t.db.select().from(devPushOutbox).where(eq(devPushOutbox.token, token)).orderBy(desc(devPushOutbox.id));
+
+/** The ids in a user's inbox (first page of 100) in the first school. */
+async function inboxIds(t: TestApp, user: number) {
+  const res = await t.request("/api/v1/notification?pageSize=100", {
+    token: await t.token(user, { [NORTH]: [] }),
+    school: NORTH,
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { id: number }[] }).data.map((n) => n.id);
+}
 const PABLO = 1;
 const PALOMA = 2001;
 
@@ -107,35 +139,244 @@ describe("notify: the verb every feature sends through", () => {
   });
 });
 
-describe("the fan-out: copies and pushes", () => {
-  it("a notification to guardians reaches each once, in their inbox and on their devices", async () => {
-    const { PushQueue } = await import("./push-queue");
-    const { notificationRecipients } = await import("../src/db/schema/notification");
-    const { devPushOutbox } = await import("../src/db/schema/dev");
-    const { deviceTokens } = await import("../src/db/schema/device-token");
+describe("sending to a group: the copies and pushes reach exactly its guardians", () => {
+  it("one copy per guardian (siblings once), none for a muted guardianship; the answer counts them", async () => {
     const push = new PushQueue();
     const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
-    const token = `fcm-${crypto.randomUUID()}`;
-    await t.db.insert(deviceTokens).values({ userId: 4, token, platform: "ios" });
-    const ctx = jobCtx(t.deps, "test", NORTH);
-    const sending = notify(ctx, {
-      category: "afternoon",
-      title: { en: "Pickup changed", es: "Cambio de salida" },
-      body: "Bus",
-      audience: { guardiansOf: [PABLO, PALOMA] },
+    const klass = await classWithFamilies(t, NORTH);
+    const admin = await t.token(2, { [NORTH]: "all" });
+    const res = await t.request(`/api/v1/group/${klass.groupId}/notification`, {
+      method: "POST",
+      token: admin,
+      school: NORTH,
+      body: { title: "Field trip", body: "Bring a hat" },
     });
-    await new Batch(ctx).add(...sending.statements).commit();
-    await sending.dispatch();
+    expect(res.status).toBe(201);
+    const sent = (await res.json()) as { id: number; recipients: number; audience: unknown; category: string };
+    expect(sent).toMatchObject({ recipients: 3, audience: { groups: [klass.groupId] }, category: "general" });
     await push.drain(t.deps);
-    const [row] = await t.db.select().from(notifications).where(eq(notifications.key, sending.key));
-    const copies = await t.db
-      .select()
-      .from(notificationRecipients)
-      .where(eq(notificationRecipients.notificationId, row?.id ?? 0));
-    expect(copies).toHaveLength(row?.recipientCount ?? -1);
-    expect(copies.filter((c) => c.userId === 4)).toHaveLength(1);
-    const outbox = await t.db.select().from(devPushOutbox).where(eq(devPushOutbox.token, token));
-    expect(outbox).toHaveLength(1);
-    expect(row?.fannedOutAt).not.toBeNull();
+    expect(await recipientsOf(t, sent.id)).toEqual(klass.guardians);
+    for (const user of klass.guardians) {
+      const outbox = await pushesTo(t, klass.tokens.get(user) ?? "");
+      expect(outbox).toHaveLength(1);
+      expect(outbox[0]?.payload).toMatchObject({
+        message: {
+          token: klass.tokens.get(user),
+          notification: { title: "Field trip", body: "Bring a hat" },
+          data: { notificationId: String(sent.id), category: "general" },
+          android: { priority: "NORMAL" },
+        },
+      });
+    }
+    expect(await pushesTo(t, klass.tokens.get(klass.muted) ?? "")).toEqual([]);
+  });
+
+  it("another school's group is a 404 and nothing is sent; so is a group the teacher does not teach", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const south = await classWithFamilies(t, SOUTH);
+    const admin = await t.token(2, { [NORTH]: "all" });
+    const body = { title: "Hello", body: "There" };
+    const res = await t.request(`/api/v1/group/${south.groupId}/notification`, {
+      method: "POST",
+      token: admin,
+      school: NORTH,
+      body,
+    });
+    expect(res.status).toBe(404);
+    expect((await problem(res)).detail).toBe(`Group ${south.groupId} not found`);
+    const viaList = await t.request("/api/v1/notification", {
+      method: "POST",
+      token: admin,
+      school: NORTH,
+      body: { ...body, groups: [south.groupId] },
+    });
+    expect(viaList.status).toBe(404);
+    expect((await problem(viaList)).detail).toBe(`Group ${south.groupId} not found`);
+    expect(push.sent).toEqual([]);
+    // A teacher (notification.send-group without notification.send) reaches the groups they teach only.
+    const north = await classWithFamilies(t, NORTH);
+    const teacher = await member(t, NORTH, { role: 4 });
+    const asTeacher = await t.token(teacher, { [NORTH]: ["notification.send-group", "group.read"] });
+    const refused = await t.request(`/api/v1/group/${north.groupId}/notification`, {
+      method: "POST",
+      token: asTeacher,
+      school: NORTH,
+      body,
+    });
+    expect(refused.status).toBe(404);
+    const [profile] = await t.db.select({ id: teachers.id }).from(teachers).where(eq(teachers.userId, teacher));
+    await t.db.insert(groupTeachers).values({
+      schoolId: NORTH,
+      groupId: north.groupId,
+      teacherId: profile?.id ?? 0,
+      createdAt: "2026-11-01T00:00:00.000Z",
+      updatedAt: "2026-11-01T00:00:00.000Z",
+    });
+    const allowed = await t.request(`/api/v1/group/${north.groupId}/notification`, {
+      method: "POST",
+      token: asTeacher,
+      school: NORTH,
+      body,
+    });
+    expect(allowed.status).toBe(201);
+    expect(((await allowed.json()) as { recipients: number }).recipients).toBe(3);
+  });
+
+  it("every part of an audience must be the school's: a role, a student or a member of another is a 404", async () => {
+    const t = makeTestApp({ queues: { push: new PushQueue(), bulk: env.BULK_QUEUE } });
+    const admin = await t.token(2, { [NORTH]: "all" });
+    const southStudent = await student(t, SOUTH);
+    const southMember = await member(t, SOUTH);
+    const send = (extra: object) =>
+      t.request("/api/v1/notification", {
+        method: "POST",
+        token: admin,
+        school: NORTH,
+        body: { title: "T", body: "B", ...extra },
+      });
+    expect((await problem(await send({ guardiansOf: [PABLO, southStudent] }))).detail).toBe(
+      `Student ${southStudent} not found`,
+    );
+    expect((await problem(await send({ users: [2, southMember] }))).detail).toBe(`User ${southMember} not found`);
+    expect((await problem(await send({ roles: [987654] }))).detail).toBe("Role 987654 not found");
+    const none = await send({});
+    expect(none.status).toBe(400);
+    expect(
+      await t.db
+        .select()
+        .from(notifications)
+        .where(eq(notifications.title, { en: "T", es: "T" })),
+    ).toEqual([]);
+  });
+});
+
+describe("preferences and quiet hours", () => {
+  it("push off: an inbox copy, no push; inbox off: a push, no inbox copy; an emergency ignores both", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const klass = await classWithFamilies(t, NORTH);
+    const [a, b] = klass.guardians as [number, number, number];
+    const save = async (user: number, body: object) => {
+      const res = await t.request("/api/v1/notification-preference", {
+        method: "POST",
+        token: await t.token(user, { [NORTH]: [] }),
+        school: NORTH,
+        body,
+      });
+      expect(res.status).toBe(201);
+    };
+    await save(a, { categories: { events: { push: false } } });
+    await save(b, { categories: { events: { inbox: false } } });
+    const admin = await t.token(2, { [NORTH]: "all" });
+    const send = async (category: string) => {
+      const res = await t.request(`/api/v1/notification`, {
+        method: "POST",
+        token: admin,
+        school: NORTH,
+        body: { category, title: category, body: "x", groups: [klass.groupId] },
+      });
+      expect(res.status).toBe(201);
+      await push.drain(t.deps);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const events = await send("events");
+    expect(await pushesTo(t, klass.tokens.get(a) ?? "")).toHaveLength(0);
+    expect(await pushesTo(t, klass.tokens.get(b) ?? "")).toHaveLength(1);
+    expect(await inboxIds(t, a)).toContain(events);
+    expect(await inboxIds(t, b)).not.toContain(events);
+    const emergency = await send("emergency");
+    expect(await pushesTo(t, klass.tokens.get(a) ?? "")).toHaveLength(1);
+    expect(await inboxIds(t, b)).toContain(emergency);
+    const [urgentPush] = await pushesTo(t, klass.tokens.get(a) ?? "");
+    expect(urgentPush?.payload).toMatchObject({
+      message: { android: { priority: "HIGH" }, apns: { headers: { "apns-priority": "10" } } },
+    });
+  });
+
+  it("during quiet hours (the school's zone) a push waits until they end, then the sweep sends it; urgent ones go at once", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    // 15:00Z on 2026-11-23 is 10:00 in New York (EST), the zone the test gives the school.
+    await t.db.update(schools).set({ timeZone: "America/New_York" }).where(eq(schools.id, NORTH));
+    const klass = await classWithFamilies(t, NORTH);
+    const [quiet, loud] = klass.guardians as [number, number, number];
+    await t.request("/api/v1/notification-preference", {
+      method: "POST",
+      token: await t.token(quiet, { [NORTH]: [] }),
+      school: NORTH,
+      body: { quietHours: { start: "09:00", end: "11:30" } },
+    });
+    const admin = await t.token(2, { [NORTH]: "all" });
+    const send = async (urgent: boolean) => {
+      const res = await t.request(`/api/v1/notification`, {
+        method: "POST",
+        token: admin,
+        school: NORTH,
+        body: { urgent, title: "Quiet?", body: "x", groups: [klass.groupId] },
+      });
+      await push.drain(t.deps);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const later = await send(false);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(0);
+    expect(await pushesTo(t, klass.tokens.get(loud) ?? "")).toHaveLength(1);
+    // In the inbox at once: only the push waits.
+    expect(await inboxIds(t, quiet)).toContain(later);
+    const held = await t.db
+      .select({ dueAt: notificationPushes.dueAt, status: notificationPushes.status })
+      .from(notificationPushes)
+      .innerJoin(notificationRecipients, eq(notificationRecipients.id, notificationPushes.recipientId))
+      .where(and(eq(notificationPushes.notificationId, later), eq(notificationRecipients.userId, quiet)));
+    expect(held).toEqual([{ dueAt: "2026-11-23T16:30:00.000Z", status: "pending" }]);
+    await send(true);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(1);
+    // Before the end: the sweep sends nothing; after it, the waiting push.
+    t.clock.advance(60 * 60);
+    await sweepNotifications(t.deps);
+    await push.drain(t.deps);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(1);
+    t.clock.advance(31 * 60);
+    await sweepNotifications(t.deps);
+    await push.drain(t.deps);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(2);
+    // Run again: nothing more.
+    t.clock.advance(10 * 60);
+    await sweepNotifications(t.deps);
+    await push.drain(t.deps);
+    expect(await pushesTo(t, klass.tokens.get(quiet) ?? "")).toHaveLength(2);
+  });
+});
+
+describe("a school with the notifications module off", () => {
+  it("delivers nothing but emergencies", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const klass = await classWithFamilies(t, SOUTH);
+    const { applicationModules, schoolModules } = await import("../src/db/schema/application-module");
+    const [module] = await t.db
+      .select({ id: applicationModules.id })
+      .from(applicationModules)
+      .where(eq(applicationModules.key, "notifications"));
+    await t.db
+      .update(schoolModules)
+      .set({ enabled: false })
+      .where(and(eq(schoolModules.schoolId, SOUTH), eq(schoolModules.moduleId, module?.id ?? 0)));
+    const ctx = jobCtx(t.deps, "test", SOUTH);
+    const ids: Record<string, string> = {};
+    for (const category of ["events", "emergency"] as const) {
+      const sending = notify(ctx, { category, title: category, body: "x", audience: { groups: [klass.groupId] } });
+      await new Batch(ctx).add(...sending.statements).commit();
+      await sending.dispatch();
+      ids[category] = sending.key;
+    }
+    await push.drain(t.deps);
+    const copies = async (key: string) => {
+      const [row] = await t.db.select().from(notifications).where(eq(notifications.key, key));
+      expect(row?.fannedOutAt).not.toBeNull();
+      return recipientsOf(t, row?.id ?? 0);
+    };
+    expect(await copies(ids.events ?? "")).toEqual([]);
+    expect(await copies(ids.emergency ?? "")).toEqual(klass.guardians);
   });
 });

@@ -9,8 +9,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import type { Deps, QueueProducer } from "../src/deps";
 import { handleQueue } from "../src/jobs/queue";
 
-/** wrangler.toml: `max_retries` of school-push. */
-export const MAX_RETRIES = 3;
+/** wrangler.toml: `max_retries` of school-push (three deliveries in all, then the dead-letter queue). */
+export const MAX_RETRIES = 2;
 
 type Held = { id: string; body: unknown; attempts: number; queue: string };
 
@@ -19,6 +19,8 @@ export class PushQueue implements QueueProducer {
   /** Every message ever sent (bodies), for assertions. */
   readonly sent: unknown[] = [];
   readonly deadLettered: unknown[] = [];
+  /** The delays the handler asked for its retries, in order. */
+  readonly retryDelays: (number | undefined)[] = [];
   private next = 0;
 
   async send(body: unknown) {
@@ -39,8 +41,26 @@ export class PushQueue implements QueueProducer {
     const batch = createMessageBatch(message.queue, [
       { id: message.id, body: message.body, timestamp: new Date(), attempts: message.attempts },
     ]);
-    await handleQueue(deps, batch);
-    return getQueueResult(batch, createExecutionContext());
+    // The messages as the handler sees them, with the delay each retry asks for recorded.
+    const delays: (number | undefined)[] = [];
+    const messages = batch.messages.map(
+      (m) =>
+        new Proxy(m, {
+          get(target, prop) {
+            if (prop === "retry") {
+              return (options?: QueueRetryOptions) => {
+                delays.push(options?.delaySeconds);
+                target.retry(options);
+              };
+            }
+            const value = Reflect.get(target, prop, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        }),
+    );
+    await handleQueue(deps, { ...batch, queue: batch.queue, messages, retryAll: batch.retryAll, ackAll: batch.ackAll });
+    const result = await getQueueResult(batch, createExecutionContext());
+    return { ...result, delays };
   }
 
   /** Delivers everything held (and what that sends) until nothing is left; answers the ids delivered. */
@@ -52,8 +72,10 @@ export class PushQueue implements QueueProducer {
       delivered.push(message);
       const result = await this.deliverOne(deps, message);
       if (result.retryMessages.length > 0) {
+        this.retryDelays.push(result.delays[0]);
         if (message.queue.endsWith("-dlq")) continue;
         if (message.attempts > MAX_RETRIES) {
+          // Retried max_retries times already: the runtime moves it to the dead-letter queue.
           this.deadLettered.push(message.body);
           this.held.push({ ...message, queue: "school-push-dlq", attempts: 1 });
         } else this.held.push({ ...message, attempts: message.attempts + 1 });

@@ -26,6 +26,7 @@ import legalDocument from "./legal-document";
 import notification from "./notification";
 import parent from "./parent";
 import permission from "./permission";
+import resetData from "./reset-data";
 import role from "./role";
 import routeAvailability from "./route-availability";
 import routeStudent from "./route-student";
@@ -85,6 +86,7 @@ export const MODULES: readonly Module[] = [
   cronHistory,
   auditLog,
   legalDocument,
+  resetData,
   dev,
 ];
 

@@ -3,7 +3,11 @@
  * - an S3-compatible server (s3rver) for presigned uploads and downloads;
  * - an SMS server that speaks Twilio's Messages API (form POST with basic auth), recording what
  *   it receives so tests can read the messages back.
- * Their addresses reach the tests through `inject("s3Endpoint")` and `inject("smsEndpoint")`.
+ * - an FCM stand-in (./fcm-server.ts): the OAuth token endpoint, FCM HTTP v1 sends and the
+ *   Instance ID topic API, checking the service account's signature, the bearer token and the
+ *   message shape, and failing on demand.
+ * Their addresses reach the tests through `inject("s3Endpoint")`, `inject("smsEndpoint")`,
+ * `inject("fcmEndpoint")` (with `inject("fcmServiceAccount")`, the key the stand-in trusts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -12,11 +16,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import S3rver from "s3rver";
 import type { TestProject } from "vitest/node";
+import { startFcmServer } from "./fcm-server";
 
 declare module "vitest" {
   export interface ProvidedContext {
     s3Endpoint: string;
     smsEndpoint: string;
+    fcmEndpoint: string;
+    fcmServiceAccount: string;
   }
 }
 
@@ -37,10 +44,15 @@ export default async function setup(project: TestProject) {
   const sms = await startSmsServer();
   project.provide("smsEndpoint", sms.url);
 
+  const fcm = await startFcmServer();
+  project.provide("fcmEndpoint", fcm.url);
+  project.provide("fcmServiceAccount", fcm.serviceAccount);
+
   return async () => {
     await s3.close();
     rmSync(directory, { recursive: true, force: true });
     await sms.close();
+    await fcm.close();
   };
 }
 

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { ConfigError, loadConfig, servesDevelopmentRoutes } from "../../src/config";
 import { MODULES } from "../../src/modules";
+import { FCM_KEY } from "../config-vars";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const read = (env?: string) => unstable_readConfig({ config: `${ROOT}/wrangler.toml`, env });
@@ -27,6 +28,7 @@ const SECRETS = {
   TWILIO_ACCOUNT_SID: "ACprod",
   TWILIO_AUTH_TOKEN: "twilio-token",
   TWILIO_FROM: "+15550001234",
+  FCM_SERVICE_ACCOUNT: FCM_KEY,
 };
 
 /** The local secrets a fresh clone gets (`.dev.vars`, copied from `.dev.vars.example`). */
@@ -73,6 +75,8 @@ describe("wrangler.toml", () => {
     expect(loadConfig(vars)).toMatchObject({
       environment: "production",
       sms: { provider: "twilio" },
+      push: { provider: "fcm" },
+      resetDataEnabled: false,
       cors: { origins: [], loopback: false },
     });
     expect(servesDevelopmentRoutes(vars)).toBe(false);
@@ -83,6 +87,7 @@ describe("wrangler.toml", () => {
     expect(config).toMatchObject({
       isDevelopment: true,
       sms: { provider: "log" },
+      push: { provider: "log" },
       s3: { endpoint: "http://localhost:8787/dev/s3", bucket: "school-documents" },
       cors: { loopback: true },
     });

@@ -6,7 +6,15 @@ export default defineModule({
   paths: ["/api/v1/cron-history"],
   permissions,
   load: async () => {
-    const { listCronHistories, getCronHistory } = await import("./resource");
-    return { operations: [listCronHistories, getCronHistory] };
+    const r = await import("./resource");
+    return {
+      operations: [
+        r.listCronHistories,
+        r.createCronHistory,
+        r.getCronHistory,
+        r.updateCronHistory,
+        r.deleteCronHistory,
+      ],
+    };
   },
 });

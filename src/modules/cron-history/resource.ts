@@ -1,11 +1,16 @@
 /**
  * Cron history: one row per scheduled job run, written by the cron
  * dispatcher (src/jobs/scheduled.ts). Platform data: jobs sweep every school. Newest first.
+ *
+ * The super-admin may also record a run by hand (a job run outside the dispatcher), correct one
+ * and delete one: never a row whose job is running (409), which only the dispatcher finishes, and
+ * never as running (a hand-made row records a run that ended).
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { CronHistory, cronHistory } from "../../db/schema/jobs";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
 const resource = defineResource({
@@ -56,3 +61,55 @@ export const listCronHistories = resource.list({
 });
 
 export const getCronHistory = resource.get({ access: permissions.read, summary: "Get a scheduled run by id" });
+
+const Ended = z
+  .enum(["completed", "failed"])
+  .openapi({ description: "A run that ended (running is the dispatcher's alone)" });
+const JobName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,60}$/, "Expected a job name like sweep-bulk-processes")
+  .openapi({ example: "sweep-bulk-processes" });
+const Cron = z
+  .string()
+  .regex(/^[0-9*,/ -]{9,60}$/, "Expected a cron expression like */5 * * * *")
+  .openapi({ example: "*/5 * * * *" });
+/** Not running: the dispatcher owns a running row until it ends. */
+const ended = { column: cronHistory.status, states: ["completed", "failed"] } as const;
+const whileRunning =
+  ({ id }: { id: number }) =>
+  () =>
+    `Cron run ${id} is running; only the dispatcher ends it`;
+
+export const createCronHistory = resource.create({
+  access: permissions.write,
+  input: z.object({
+    cron: Cron,
+    job: JobName,
+    status: Ended,
+    startedAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime().optional(),
+    detail: text({ max: 2000 }).optional(),
+  }),
+  values: (_ctx, { body }) => ({ ...body, finishedAt: body.finishedAt ?? body.startedAt, detail: body.detail ?? null }),
+  summary: "Record a scheduled run by hand (super-admin)",
+});
+
+export const updateCronHistory = resource.update({
+  access: permissions.write,
+  input: z.object({
+    status: Ended.optional(),
+    finishedAt: z.iso.datetime().optional(),
+    detail: text({ max: 2000 }).nullable().optional(),
+  }),
+  from: ended,
+  conflict: whileRunning,
+  summary: "Correct a scheduled run that is not running (super-admin)",
+});
+
+export const deleteCronHistory = resource.delete({
+  access: permissions.write,
+  from: ended,
+  conflict: whileRunning,
+  errors: [409],
+  summary: "Delete a scheduled run that is not running (super-admin)",
+});

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf, query } from "../../db/query";
-import { devOutbox } from "../../db/schema/dev";
+import { devOutbox, devPushOutbox } from "../../db/schema/dev";
 import { joinTable } from "../../db/table";
 import type { Ctx } from "../../lib/context";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -55,3 +55,51 @@ export async function readOutbox(ctx: Ctx, { query: q }: InputOf<typeof outbox>)
 }
 
 export const listDevOutbox = operation(outbox, readOutbox);
+
+const PushMessage = z
+  .object({
+    id: z.number().int(),
+    token: z.string().nullable().openapi({ description: "The device a message went to (null: a topic change)" }),
+    topic: z.string().nullable().openapi({ description: "The topic a change was to (null: a message)" }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }`" }),
+    createdAt: z.string(),
+  })
+  .openapi("PushOutboxMessage");
+
+const pushOutbox = defineRoute({
+  method: "get",
+  path: "/api/v1/dev/push-outbox",
+  tag: "Development",
+  operationId: "listDevPushOutbox",
+  summary: "Pushes sent to a device token, or changes to a topic (newest first); development only",
+  access: "public",
+  request: {
+    query: PageQuery.extend({
+      token: z.string().min(1).max(4096).optional().openapi({ description: "A device token" }),
+      topic: z.string().min(1).max(200).optional().openapi({ description: "A topic (`school-1`)" }),
+    }).strict(),
+  },
+  responses: { 200: json(pageOf(PushMessage, "PushOutboxPage"), "What the log push provider sent, newest first") },
+});
+
+/** A page of what the `log` push provider sent to a token or a topic (every one without either), newest first. */
+export async function readPushOutbox(ctx: Ctx, { query: q }: InputOf<typeof pushOutbox>) {
+  const messages = query(ctx, joinTable(devPushOutbox), columnsOf(devPushOutbox)).where(
+    q.token === undefined ? undefined : eq(devPushOutbox.token, q.token),
+    q.topic === undefined ? undefined : eq(devPushOutbox.topic, q.topic),
+  );
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    messages
+      .orderBy(desc(devPushOutbox.id))
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize),
+  );
+  const total = batch.read(messages.count());
+  const results = await batch.commit();
+  return new Listing(results.get(rows), results.get(total)[0]?.n ?? 0, { page: q.page, pageSize: q.pageSize });
+}
+
+export const listDevPushOutbox = operation(pushOutbox, readPushOutbox);

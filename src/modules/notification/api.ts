@@ -22,3 +22,13 @@ export async function groupOperations() {
   const send = await import("./send");
   return [send.sendGroupNotificationOperation];
 }
+
+/** The operations served under the user module's paths: the push provider's topics. */
+export async function userOperations() {
+  const provider = await import("./provider");
+  return [
+    provider.syncPushProviderRoleOperation,
+    provider.cleanPushProviderTenantsOperation,
+    provider.getPushProviderUserOperation,
+  ];
+}

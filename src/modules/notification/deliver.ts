@@ -74,7 +74,6 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
       id: p.id,
       deviceTokenId: p.deviceTokenId,
       token: deviceTokens.token,
-      copyId: notificationRecipients.id,
       language: users.language,
     })
       .join(DeviceTokens, eq(deviceTokens.id, p.deviceTokenId))
@@ -88,7 +87,9 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   const notification = results.get(found)[0];
   if (!notification || pushes.length === 0) return;
 
+  // The app opens `/api/v1/notification/{notificationId}` (the recipient's copy of it).
   const data: Record<string, string> = {
+    notificationId: String(id),
     category: notification.category,
     ...(notification.aboutEntity ? { entity: notification.aboutEntity } : {}),
     ...(notification.aboutId !== null ? { entityId: String(notification.aboutId) } : {}),
@@ -98,7 +99,7 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
       token: push.token,
       title: inLanguage(notification.title, push.language),
       body: inLanguage(notification.body, push.language),
-      data: { ...data, notificationId: String(push.copyId) },
+      data,
       urgent: notification.urgent || notification.category === "emergency",
     }),
   );

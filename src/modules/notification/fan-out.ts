@@ -10,6 +10,9 @@
  * the next chunk and the pushes. A redelivered message writes nothing twice and queues the same
  * next messages, which are as harmless; a lost one is queued again by the sweep.
  *
+ * A school with the `notifications` module off gets nothing delivered but emergencies (the
+ * notification is recorded, and marked fanned out with no copies).
+ *
  * Preferences (no row: everything on): a category's inbox off writes the copy out of the inbox
  * (it stays the delivery record), its push off writes no push; an emergency ignores both, and
  * quiet hours too, as an urgent notification ignores quiet hours.
@@ -31,9 +34,11 @@ import {
   notifications,
 } from "../../db/schema/notification";
 import type { Deps } from "../../deps";
+import { APP_MODULES } from "../../lib/app-modules";
 import { jobCtx, schoolOf } from "../../lib/context";
 import { log } from "../../lib/log";
 import { nextInstant, timeIn } from "../../lib/zoned-time";
+import { disabledModuleIds } from "../application-module/api";
 import { PUSH_QUEUE, type PushMessage } from "./queue";
 
 /** Recipients per message: a chunk's statements stay far below D1's limits and a Worker's time. */
@@ -68,7 +73,11 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   // What the batch is built from: the notification, the school's zone, the quiet hours' ends.
   const read = new Batch(ctx);
   const found = read.read(Notifications.select(ctx).where(eq(notifications.key, message.key)).limit(1));
-  const zone = read.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, message.schoolId)));
+  const zone = read.read(
+    Schools.select(ctx, { timeZone: schools.timeZone, off: disabledModuleIds(db, message.schoolId) }).where(
+      eq(schools.id, message.schoolId),
+    ),
+  );
   const ends = read.read(
     NotificationPreferences.select(ctx, { end: notificationPreferences.quietEnd })
       .where(isNotNull(notificationPreferences.quietEnd))
@@ -84,6 +93,16 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   }
   const id = notification.id;
   const { audience, category, urgent } = notification;
+  // The school switched notifications off: nothing is delivered but an emergency.
+  const off = (first.get(zone)[0]?.off ?? "").split(",").map(Number).includes(APP_MODULES.notifications.id);
+  if (off && category !== "emergency") {
+    await db
+      .update(notifications)
+      .set({ dispatchedAt: sql`ifnull(${notifications.dispatchedAt}, ${at})`, fannedOutAt: at, updatedAt: at })
+      .where(Notifications.where(ctx, eq(notifications.id, id)));
+    log.info("notification not delivered: the school has notifications off", { queue: PUSH_QUEUE, messageId, id });
+    return;
+  }
   const { recipientsOf } = await import("./audience");
   const channels = channelsOf(category);
   const pref = NotificationPreferences.alias("np");

@@ -22,14 +22,8 @@ export const permissions = definePermissions({
   pushProviderClean: {
     id: 103,
     name: "push-provider.clean",
-    description: "Remove the push provider's topics of schools that no longer exist (super-admin only)",
-    grants: [],
-  },
-  resetData: {
-    id: 104,
-    name: "reset-data",
     description:
-      "Remove every school's data and the push provider's topics, where the setting allows it (super-admin only)",
+      "Remove the push provider's topics of the school and of schools that no longer exist (super-admin only)",
     grants: [],
   },
 });

@@ -6,7 +6,12 @@ export default defineModule({
   paths: ["/api/v1/user"],
   permissions,
   load: async () => {
-    const [me, r, roles] = await Promise.all([import("./routes"), import("./resource"), import("../role/user-roles")]);
+    const [me, r, roles, notification] = await Promise.all([
+      import("./routes"),
+      import("./resource"),
+      import("../role/user-roles"),
+      import("../notification/api"),
+    ]);
     // Literal sub-paths before the `{id}` routes.
     return {
       operations: [
@@ -22,6 +27,8 @@ export default defineModule({
         r.inviteInactiveUsers,
         r.inviteSomeUsers,
         r.assignPending,
+        // The notification module's: the push provider's topics (literal paths, before `{id}`).
+        ...(await notification.userOperations()),
         r.listUsers,
         r.createUser,
         r.getUser,
