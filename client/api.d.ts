@@ -3916,13 +3916,13 @@ export interface paths {
          * List sessions (paginated), newest first
          * @description appointment.manage: every session; anyone else the published ones. Filters: status, taskId, text.
          */
-        get: operations["listSessions"];
+        get: operations["listAppointmentSessions"];
         put?: never;
         /**
          * Create a task's appointment session (a draft)
          * @description One per task (a second: 409). Add its days (POST /api/v1/session-day), generate its slots (PUT /{id}/slots), then publish it (PUT /{id}/publish): its task is sent then if it was held.
          */
-        post: operations["createSession"];
+        post: operations["createAppointmentSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3937,18 +3937,18 @@ export interface paths {
             cookie?: never;
         };
         /** Get a session by id */
-        get: operations["getSession"];
+        get: operations["getAppointmentSession"];
         /**
          * Change a session's text and settings
          * @description A new slot length, break or capacity shapes the slots the next PUT /{id}/slots generates; existing slots keep theirs until then.
          */
-        put: operations["updateSession"];
+        put: operations["updateAppointmentSession"];
         post?: never;
         /**
          * Delete a session without bookings
          * @description Its days and slots go with it; its task stays (a held task stays held: give it another session, or delete it). A session with live bookings is a 409: cancel them first.
          */
-        delete: operations["deleteSession"];
+        delete: operations["deleteAppointmentSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -10573,8 +10573,8 @@ export interface components {
             /** @example 1 */
             taskId: number;
         };
-        SessionPage: {
-            data: components["schemas"]["Session"][];
+        AppointmentSessionPage: {
+            data: components["schemas"]["AppointmentSession"][];
             page: number;
             pageSize: number;
             total: number;
@@ -10583,7 +10583,63 @@ export interface components {
             next: string | null;
             previous: string | null;
         };
-        SessionCreate: {
+        AppointmentSession: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description The task families complete by booking */
+            taskId: number;
+            /** @example Parent-teacher meetings, 3rd grade */
+            title: string;
+            description: string | null;
+            /** @example Room 12 */
+            location: string | null;
+            /** @example 15 */
+            slotMinutes: number;
+            /** @example 5 */
+            breakMinutes: number;
+            /**
+             * @description Families per slot
+             * @example 1
+             */
+            capacity: number;
+            /**
+             * @description Bookings (visits) one family may hold
+             * @example 1
+             */
+            bookingsPerFamily: number;
+            /**
+             * @description A family cancels up to this many hours before
+             * @example 24
+             */
+            cancelHours: number;
+            /**
+             * @example published
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /** Format: date-time */
+            publishedAt: string | null;
+            createdBy: number | null;
+            counts: components["schemas"]["SessionCounts"];
+        };
+        SessionCounts: {
+            days: number;
+            slots: number;
+            /** @description Places of every slot together */
+            places: number;
+            booked: number;
+        };
+        AppointmentSessionCreate: {
             /** @example 1 */
             taskId: number;
             /**
@@ -10624,7 +10680,7 @@ export interface components {
              */
             cancelHours?: number;
         };
-        SessionUpdate: {
+        AppointmentSessionUpdate: {
             /**
              * @description Text of 1 to 200 characters, without control or bidi formatting characters
              * @example Parent-teacher meetings, 3rd grade
@@ -10691,13 +10747,6 @@ export interface components {
              * @example 1
              */
             capacity?: number;
-        };
-        SessionCounts: {
-            days: number;
-            slots: number;
-            /** @description Places of every slot together */
-            places: number;
-            booked: number;
         };
         SessionDayPage: {
             data: components["schemas"]["SessionDay"][];
@@ -65088,7 +65137,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    listSessions: {
+    listAppointmentSessions: {
         parameters: {
             query?: {
                 /** @description Page number, from 1 */
@@ -65113,7 +65162,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of sessions */
+            /** @description A page of appointmentSessions */
             200: {
                 headers: {
                     /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
@@ -65121,7 +65170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionPage"];
+                    "application/json": components["schemas"]["AppointmentSessionPage"];
                 };
             };
             /** @description Not modified: the `If-None-Match` ETag is the current answer's */
@@ -65237,7 +65286,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    createSession: {
+    createAppointmentSession: {
         parameters: {
             query?: never;
             header?: {
@@ -65251,7 +65300,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SessionCreate"];
+                "application/json": components["schemas"]["AppointmentSessionCreate"];
             };
         };
         responses: {
@@ -65261,7 +65310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["AppointmentSession"];
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
@@ -65444,7 +65493,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getSession: {
+    getAppointmentSession: {
         parameters: {
             query?: never;
             header?: {
@@ -65469,7 +65518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["AppointmentSession"];
                 };
             };
             /** @description Not modified: the `If-None-Match` ETag is the current answer's */
@@ -65585,7 +65634,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    updateSession: {
+    updateAppointmentSession: {
         parameters: {
             query?: never;
             header?: {
@@ -65602,7 +65651,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SessionUpdate"];
+                "application/json": components["schemas"]["AppointmentSessionUpdate"];
             };
         };
         responses: {
@@ -65793,7 +65842,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    deleteSession: {
+    deleteAppointmentSession: {
         parameters: {
             query?: never;
             header?: {

@@ -80,8 +80,9 @@ function toSession(row: SessionRow): z.output<typeof SessionRecord> {
 }
 
 export const session = defineResource({
-  name: "session",
-  plural: "sessions",
+  // Not "session": the sign-in's answer is the document's `Session` schema.
+  name: "appointmentSession",
+  plural: "appointmentSessions",
   label: "Session",
   path: "/api/v1/session",
   tag: "Permissions and tasks",
@@ -190,7 +191,7 @@ const deleteRoute = defineRoute({
   method: "delete",
   path: "/api/v1/session/{id}",
   tag: "Permissions and tasks",
-  operationId: "deleteSession",
+  operationId: "deleteAppointmentSession",
   summary: "Delete a session without bookings",
   description:
     "Its days and slots go with it; its task stays (a held task stays held: give it another session, or delete it). " +
