@@ -35,16 +35,18 @@ export const BUDGETS = {
    * transport (three modules, 39 operations at ~0.7 KiB each, the PDF writer 3.5 KiB: 262.0 ->
    * 290.3 KiB; pdf-lib alone would have been 178 KiB), 296 KiB until the afternoon (exit
    * permissions with the rules engine, invitations, the day's summary: 46 operations, ~103 KiB raw;
-   * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB until notifications (16
-   * operations, the push queue's fan-out, delivery and sweep, FCM's OAuth assertion signed with
-   * jose, 16 KiB raw as named imports: 326.9 -> 349.5 KiB), 352 KiB until events and lost articles
-   * (33 operations and the iCalendar writer: 350.7 -> 371.4 KiB, level 9, 2026-11-28), 376 KiB
-   * since. At ~0.6-0.75 KiB gzip per operation the ~70 operations still to come pass the 400 KiB
+   * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB until tasks and appointments
+   * (37 operations, the iCalendar writer; over the notification branch's 364.1 KiB: 386.8 KiB),
+   * 392 KiB since. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 376 * 1024,
-  /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
-  ceilingGzipBytes: 400 * 1024,
+  gzipBytes: 392 * 1024,
+  /**
+   * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
+   * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
+   * KiB since (the brief allows 480); loading route definitions with their modules is what keeps it.
+   */
+  ceilingGzipBytes: 420 * 1024,
   /**
    * Module evaluation plus the first request, in a fresh isolate: the median of 9 isolates of
    * `normalised` CPU time (`measureStartup`), i.e. on the scale of this machine when quiet. 36-38

@@ -350,7 +350,11 @@ async function seedStudents(db) {
     .prepare("SELECT id FROM student WHERE school_id = 1 AND id_number = ?")
     .bind(`B-${String(STUDENTS / 2).padStart(5, "0")}`)
     .first();
-  return { groupId: group.id, studentId: student.id };
+  // The bench students (all guarded by the demo parent): whom the booking row books for, in turn.
+  const children = await db
+    .prepare("SELECT id FROM student WHERE school_id = 1 AND id_number LIKE 'B-%' ORDER BY id")
+    .all();
+  return { groupId: group.id, studentId: student.id, childIds: children.results.map((r) => r.id) };
 }
 
 const BENCH_EVENTS = 300;
@@ -607,6 +611,73 @@ async function measureFanOut(mf, db, token) {
   return { recipients: sent.recipients, copies: copies.n, messages, consumerMs };
 }
 
+const BENCH_TASKS = 100;
+/** The bench's bookable slots: more than a run books (each request books one). */
+const BENCH_SLOTS = 60_000;
+/** Slot ids of the bench session start here: seven digits no other string parameter of a booking holds. */
+const FIRST_BENCH_SLOT = 1_000_000;
+
+/**
+ * Tasks and appointments: BENCH_TASKS published tasks, each to every demo student of the north
+ * school (~400 recipients, their guardians' inbox rows: the demo parent has two copies of each),
+ * and a published session whose BENCH_SLOTS slots (ids from FIRST_BENCH_SLOT) a booking takes one
+ * at a time, with no limit of bookings per family (a bench knob: the API allows at most 10).
+ */
+async function seedTasks(db) {
+  const n = (count) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+  const demoStudents = "s.school_id = 1 AND s.deleted_at IS NULL";
+  await db.batch([
+    db.prepare(
+      `${n(BENCH_TASKS)} INSERT INTO task (school_id, title, title_search, status, published_at, slug, audience, created_at, updated_at)
+       SELECT 1, printf('Bench task %03d', i), printf('bench task %03d', i), 'published', '2026-11-02T12:00:00.000Z',
+              printf('bench-task-%03d-slug', i), '{"studentIds":[],"groupIds":[],"levels":["preschool","elementary","middle","high"],"roleIds":[],"userIds":[]}',
+              printf('2026-11-%02dT12:00:00.000Z', 1 + i % 20), printf('2026-11-%02dT12:00:00.000Z', 1 + i % 20) FROM n`,
+    ),
+    db.prepare(
+      `INSERT INTO task_recipient (school_id, task_id, student_id, family_id, status, created_at, updated_at)
+       SELECT 1, t.id, s.id, s.family_id, CASE WHEN s.id % 3 = 0 THEN 'completed' WHEN s.id % 3 = 1 THEN 'viewed' ELSE 'new' END, t.created_at, t.created_at
+       FROM task t CROSS JOIN student s WHERE t.school_id = 1 AND t.title LIKE 'Bench task %' AND ${demoStudents}`,
+    ),
+    db.prepare(
+      `INSERT INTO task_inbox (school_id, task_id, recipient_id, user_id, archived, created_at, updated_at)
+       SELECT 1, r.task_id, r.id, p.user_id, 0, r.created_at, r.created_at
+       FROM task_recipient r JOIN guardian g ON g.student_id = r.student_id JOIN parent p ON p.id = g.parent_id
+       WHERE r.school_id = 1 AND r.task_id IN (SELECT id FROM task WHERE school_id = 1 AND title LIKE 'Bench task %')
+       ORDER BY r.id`,
+    ),
+    db.prepare(
+      `INSERT INTO task (school_id, title, title_search, status, published_at, slug, audience, requires_appointment)
+       VALUES (1, 'Bench meetings', 'bench meetings', 'published', '2026-11-02T12:00:00.000Z', 'bench-meetings-slug',
+               '{"studentIds":[],"groupIds":[],"levels":[],"roleIds":[],"userIds":[2]}', 1)`,
+    ),
+    db.prepare(
+      `INSERT INTO appointment_session (school_id, task_id, title, title_search, slot_minutes, capacity, bookings_per_family, status, published_at)
+       SELECT 1, id, 'Bench meetings', 'bench meetings', 5, 1, 1000000, 'published', '2026-11-02T12:00:00.000Z'
+       FROM task WHERE school_id = 1 AND slug = 'bench-meetings-slug'`,
+    ),
+    db.prepare(
+      `INSERT INTO appointment_day (school_id, session_id, date, windows)
+       SELECT 1, id, '2030-06-03', '[{"start":"00:00","end":"23:55","teacherId":null}]' FROM appointment_session WHERE title = 'Bench meetings'`,
+    ),
+    db.prepare(
+      `${n(BENCH_SLOTS)} INSERT INTO appointment_slot (id, school_id, session_id, day_id, date, start, end, starts_at, ends_at, capacity, booked)
+       SELECT ${FIRST_BENCH_SLOT} + i, 1, d.session_id, d.id, '2030-06-03', '09:00', '09:05',
+              strftime('%Y-%m-%dT%H:%M:%fZ', '2030-06-03T15:00:00', printf('+%d seconds', i)),
+              strftime('%Y-%m-%dT%H:%M:%fZ', '2030-06-03T15:05:00', printf('+%d seconds', i)), 1, 0
+       FROM n CROSS JOIN appointment_day d WHERE d.date = '2030-06-03' AND d.windows LIKE '%23:55%'`,
+    ),
+  ]);
+  const task = await db.prepare("SELECT id FROM task WHERE school_id = 1 AND title = 'Bench task 001'").first();
+  const recipients = await db
+    .prepare("SELECT count(*) AS n FROM task_recipient WHERE task_id = ?")
+    .bind(task.id)
+    .first();
+  const mine = await db
+    .prepare("SELECT count(*) AS n FROM task_inbox WHERE school_id = 1 AND user_id = 4 AND archived = 0")
+    .first();
+  return { taskId: task.id, recipients: recipients.n, parentCopies: mine.n };
+}
+
 /** An access token for the north school's admin (user 2), signed by the app's own code. */
 const adminToken = () => roleToken(2, "school-admin");
 
@@ -629,7 +700,7 @@ async function roleToken(userId, role) {
  * request that must differ, and the floor swaps it into the statements it replays), whether it is
  * left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, parent, documentId, runId, students, transport, notifications }) {
+function endpoints({ token, parent, documentId, runId, students, transport, notifications, tasks }) {
   const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
   const asParent = { authorization: `Bearer ${parent}`, "x-school-id": String(NORTH) };
   const createName = (n) => `bench-${runId}-${n}`;
@@ -779,6 +850,15 @@ function endpoints({ token, parent, documentId, runId, students, transport, noti
       }),
     },
     {
+      key: "tasks-mine",
+      label: "GET /api/v1/pending/mine?status=pending (the demo parent: a page of 20 of their ~130 to do)",
+      request: () => ({
+        method: "GET",
+        path: "/api/v1/pending/mine?status=pending&page=1&pageSize=20",
+        headers: asParent,
+      }),
+    },
+    {
       key: "notifications-inbox",
       label: `GET /api/v1/notification?pageSize=20 (the demo parent's inbox of ${INBOX})`,
       request: () => ({ method: "GET", path: "/api/v1/notification?page=1&pageSize=20", headers: asParent }),
@@ -795,6 +875,24 @@ function endpoints({ token, parent, documentId, runId, students, transport, noti
         body: JSON.stringify({ title: "Snow day", body: "School is closed tomorrow", school: true }),
       }),
       reset: (db) => db.prepare("DELETE FROM notification WHERE id > ?").bind(notifications.lastId).run(),
+    },
+    {
+      key: "task-detail",
+      label: "GET /api/v1/pending/{id}/detail (a task and its ~400 recipients)",
+      request: () => ({ method: "GET", path: `/api/v1/pending/${tasks.taskId}/detail`, headers: auth }),
+    },
+    {
+      key: "appointment-book",
+      label:
+        "POST /api/v1/time-slot/{id}/appointment (the demo parent books a slot: capacity and family checks inside the write)",
+      unique: (n) => String(FIRST_BENCH_SLOT + 1 + n),
+      request: (n) => ({
+        method: "POST",
+        path: `/api/v1/time-slot/${FIRST_BENCH_SLOT + 1 + n}/appointment`,
+        headers: { ...asParent, "content-type": "application/json" },
+        // One of the parent's children in turn: each family holds few bookings, as in a school.
+        body: JSON.stringify({ studentId: students.childIds[n % students.childIds.length] }),
+      }),
     },
     {
       key: "audit-log-list",
@@ -1198,6 +1296,11 @@ async function main() {
       .bind(NORTH, DOCUMENTS_PER_SCHOOL / 2)
       .first()
   ).id;
+  // Before the bench's own students: the tasks go to the demo school's.
+  const tasks = await seedTasks(db);
+  console.log(
+    `tasks: ${BENCH_TASKS} tasks of ${tasks.recipients} recipients, the demo parent's copies: ${tasks.parentCopies}; ${BENCH_SLOTS} bookable slots`,
+  );
   const students = await seedStudents(db);
   const transport = await seedRoutes(db);
   console.log(`transport: ${BENCH_ROUTES} routes, ${transport.riders} riders on ${LIST_DATE}`);
@@ -1214,7 +1317,7 @@ async function main() {
   const token = await adminToken();
   const parent = await parentToken();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, parent, documentId, runId, students, transport, notifications });
+  const all = endpoints({ token, parent, documentId, runId, students, transport, notifications, tasks });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);

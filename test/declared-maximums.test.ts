@@ -11,6 +11,7 @@ import { rolePermissions, roleUsers, users } from "../src/db/schema/core";
 import { families } from "../src/db/schema/family";
 import { groupStudents, groupTeachers } from "../src/db/schema/group";
 import { students } from "../src/db/schema/student";
+import { taskRecipients } from "../src/db/schema/task";
 import { teachers } from "../src/db/schema/teacher";
 import { schoolUsers } from "../src/db/schema/user";
 import { jsonValues } from "../src/db/write";
@@ -242,5 +243,23 @@ describe("groups and families", () => {
     ).map((r) => r.id);
     const valid = await post("/api/v1/family/validate", { ids });
     expect(valid.status, await valid.clone().text()).toBe(200);
+  });
+});
+
+describe("tasks", () => {
+  it("POST /api/v1/pending sends to 500 students and 500 people at once, each a recipient", {
+    timeout: 60_000,
+  }, async () => {
+    const studentIds = await newStudents(500);
+    const userIds = await people(500, TEACHER);
+    const res = await post("/api/v1/pending", { title: "Maximum audience", studentIds, userIds });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { id, counts } = (await res.json()) as { id: number; counts: { recipients: number } };
+    expect(counts.recipients).toBe(1000);
+    const [rows] = await t.db.select({ n: count() }).from(taskRecipients).where(eq(taskRecipients.taskId, id));
+    expect(rows?.n).toBe(1000);
+    // A reminder to all of them (none completed) goes through the same lists.
+    const remind = await post(`/api/v1/pending/${id}/remind`, undefined);
+    expect(await remind.json()).toEqual({ taskId: id, reminded: 1000 });
   });
 });

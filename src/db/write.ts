@@ -7,7 +7,7 @@
  * - `commit()` runs the batch and maps constraint errors to the problem a caller can act on.
  */
 
-import { getTableName, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
@@ -107,4 +107,17 @@ export function abortIf(db: Db, condition: SQL): Statement {
  */
 export function guardCount(db: Db, expected: number): Statement {
   return db.insert(writeGuard).select(sql`SELECT 0 WHERE changes() <> ${expected}`);
+}
+
+/**
+ * The select list of a set-based `INSERT INTO table SELECT ...`: drizzle's insert-select lists every
+ * column of the table in declaration order, so the values are given by column key (an SQL
+ * expression or a value to bind) and every column not given is NULL (`id`: the next id).
+ * @example db.insert(taskTargets).select(sql`SELECT ${columnList(taskTargets, { taskId: id, kind: sql`j.value->>0` })} FROM json_each(${rows}) j`)
+ */
+export function columnList(table: SQLiteTable, values: Record<string, unknown>): SQL {
+  return sql.join(
+    Object.keys(getTableColumns(table)).map((key) => (Object.hasOwn(values, key) ? sql`${values[key]}` : sql`NULL`)),
+    sql`, `,
+  );
 }

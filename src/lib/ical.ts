@@ -12,8 +12,7 @@
  * changes around the events, each with its onset in the local time before the change,
  * TZOFFSETFROM and TZOFFSETTO); a UID per event that a later version keeps, with its SEQUENCE.
  *
- * A superset of the appointments' writer (src/lib/icalendar.ts on the tasks branch): the same
- * `calendarText` shape, plus all-day events, an empty calendar, a calendar name and refresh hint.
+ * One writer for the events' feeds and the appointments' invites (src/modules/appointment/ical.ts).
  */
 import { offsetAt } from "./zoned-time";
 
@@ -100,13 +99,19 @@ function offsetText(ms: number): string {
   return `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
 }
 
-/** The instants in [from, to) at which `timeZone`'s offset changes, to the minute. */
+const WEEK_MS = 7 * DAY_MS;
+
+/**
+ * The instants in [from, to) at which `timeZone`'s offset changes, to the minute: the offset read
+ * once a week (zones change at most a few times a year, months apart), each change then found by
+ * halving its week.
+ */
 export function offsetChanges(timeZone: string, from: number, to: number): { at: number; from: number; to: number }[] {
   const changes: { at: number; from: number; to: number }[] = [];
   let t = from;
   let before = offsetAt(timeZone, t);
   while (t < to) {
-    const next = Math.min(t + DAY_MS, to);
+    const next = Math.min(t + WEEK_MS, to);
     const after = offsetAt(timeZone, next);
     if (after !== before) {
       // The change is in (t, next]: halve the interval down to a minute.
@@ -125,12 +130,18 @@ export function offsetChanges(timeZone: string, from: number, to: number): { at:
   return changes;
 }
 
+/** VTIMEZONE lines by zone and years: the same for every invite and feed of a school, kept for the isolate. */
+const zones = new Map<string, string[]>();
+
 /**
  * The VTIMEZONE of `timeZone` around `first`..`last`: its offset changes from the start of the year
  * before the first to the end of the year after the last, each an observance (DAYLIGHT when it
  * moves the clocks forward), after an opening observance for the offset at the range's start.
  */
 export function vtimezone(timeZone: string, first: Date, last: Date): string[] {
+  const key = `${timeZone} ${first.getUTCFullYear()} ${last.getUTCFullYear()}`;
+  const known = zones.get(key);
+  if (known) return known;
   const from = Date.UTC(first.getUTCFullYear() - 1, 0, 1);
   const to = Date.UTC(last.getUTCFullYear() + 2, 0, 1);
   const changes = offsetChanges(timeZone, from, to);
@@ -147,13 +158,15 @@ export function vtimezone(timeZone: string, first: Date, last: Date): string[] {
       `END:${kind}`,
     ];
   };
-  return [
+  const lines = [
     "BEGIN:VTIMEZONE",
     `TZID:${timeZone}`,
     ...observance(from, opening, opening),
     ...changes.flatMap((c) => observance(c.at, c.from, c.to)),
     "END:VTIMEZONE",
   ];
+  zones.set(key, lines);
+  return lines;
 }
 
 /** A local date-time of `timeZone` for a DTSTART/DTEND with its TZID. */

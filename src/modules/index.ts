@@ -7,6 +7,7 @@ import type { Module } from "../lib/module";
 import address from "./address";
 import administrativeUser from "./administrative-user";
 import applicationModule from "./application-module";
+import appointment from "./appointment";
 import auditLog from "./audit-log";
 import auth from "./auth";
 import bulkProcess from "./bulk-process";
@@ -37,6 +38,7 @@ import schoolAdministrator from "./school-administrator";
 import schoolConfiguration from "./school-configuration";
 import schoolSchedule from "./school-schedule";
 import student from "./student";
+import task from "./task";
 import teacher from "./teacher";
 import transport from "./transport";
 import transportRules from "./transport-rules";
@@ -82,6 +84,8 @@ export const MODULES: readonly Module[] = [
   notification,
   event,
   lostArticle,
+  task,
+  appointment,
   transportationSummary,
   cronHistory,
   auditLog,

@@ -1,0 +1,139 @@
+/**
+ * What the appointment operations share: who sees what, the records and their fields.
+ *
+ * `appointment.manage` (staff) sees every session, day, slot and appointment of the school. Anyone
+ * else sees published sessions, their days and slots (with how many places are left, never who took
+ * them), and the appointments of their own children (or the children of the parent they act for
+ * today), those they booked, and, for a teacher, those in their own slots.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { APPOINTMENT_STATUSES, appointments, SESSION_STATUSES, Sessions, sessions } from "../../db/schema/appointment";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians } from "../../db/schema/student";
+import { Teachers, teachers } from "../../db/schema/teacher";
+import { inList } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { RecordBase } from "../../lib/resource";
+import { actedFor, actingFor } from "../delegate/api";
+import { copyJoin } from "../user/api";
+import { permissions } from "./permissions";
+
+/** The context loader of routes that read the caller's children: whom a non-manager acts for. */
+export async function actingContext(ctx: Ctx): Promise<Ctx> {
+  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
+  return { ...ctx, actingFor: await actingFor(ctx) };
+}
+
+export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
+/** A session anyone may see: published (staff see drafts too). */
+export const visibleSession = (ctx: Ctx): SQL | undefined =>
+  ctx.can(permissions.manage) ? undefined : eq(sessions.status, "published");
+
+/** A day or slot of a session the caller sees (`sessionColumn`: the row's session). */
+export const inVisibleSession = (ctx: Ctx, sessionColumn: SQLWrapper): SQL | undefined =>
+  ctx.can(permissions.manage)
+    ? undefined
+    : Sessions.exists(ctx, sql`${sessions.id} = ${sessionColumn}`, eq(sessions.status, "published"));
+
+/** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
+export const ownStudents = (ctx: Ctx) =>
+  Guardians.select(ctx, { id: guardians.studentId })
+    .join(Parents, eq(parents.id, guardians.parentId))
+    .where(actedFor(parents.userId, actedUsers(ctx)));
+
+/** Appointments the caller sees: staff all; families their children's and those they booked; teachers those in their slots. */
+export const visibleAppointment = (ctx: Ctx): SQL | undefined =>
+  ctx.can(permissions.manage)
+    ? undefined
+    : or(
+        inList(appointments.studentId, ownStudents(ctx)),
+        actedFor(appointments.bookedBy, actedUsers(ctx)),
+        inList(
+          appointments.slotId,
+          sql`(SELECT s.id FROM appointment_slot s WHERE s.teacher_id IN ${Teachers.pick(ctx, teachers.id, eq(teachers.userId, ctx.userId ?? 0))})`,
+        ),
+      );
+
+// ---- Records ------------------------------------------------------------------------------------
+
+export const Day = z.iso.date().openapi({ example: "2027-03-12", description: "School-local YYYY-MM-DD" });
+export const Time = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a school-local time HH:mm, 00:00 to 23:59")
+  .openapi({ example: "16:00", description: "School-local HH:mm" });
+
+export const SessionRecord = RecordBase.extend({
+  taskId: z.number().int().openapi({ description: "The task families complete by booking" }),
+  title: z.string().openapi({ example: "Parent-teacher meetings, 3rd grade" }),
+  description: z.string().nullable(),
+  location: z.string().nullable().openapi({ example: "Room 12" }),
+  slotMinutes: z.number().int().openapi({ example: 15 }),
+  breakMinutes: z.number().int().openapi({ example: 5 }),
+  capacity: z.number().int().openapi({ example: 1, description: "Families per slot" }),
+  bookingsPerFamily: z.number().int().openapi({ example: 1, description: "Bookings (visits) one family may hold" }),
+  cancelHours: z.number().int().openapi({ example: 24, description: "A family cancels up to this many hours before" }),
+  status: z.enum(SESSION_STATUSES).openapi({ example: "published" }),
+  publishedAt: z.iso.datetime().nullable(),
+  createdBy: z.number().int().nullable(),
+  counts: z
+    .object({
+      days: z.number().int(),
+      slots: z.number().int(),
+      places: z.number().int().openapi({ description: "Places of every slot together" }),
+      booked: z.number().int(),
+    })
+    .openapi("SessionCounts"),
+});
+
+/** A session's days, slots, places and bookings, in one sub-select each (indexes on session_id). */
+export const sessionCounts = sql<string>`(SELECT json_object('days', (SELECT count(*) FROM appointment_day d WHERE d.session_id = "appointment_session"."id"), 'slots', count(*), 'places', coalesce(sum(s.capacity), 0), 'booked', coalesce(sum(s.booked), 0)) FROM appointment_slot s WHERE s.session_id = "appointment_session"."id")`;
+
+export const SlotRecord = RecordBase.extend({
+  sessionId: z.number().int(),
+  sessionDayId: z.number().int(),
+  teacherId: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "The teacher's profile id (null: anyone of the school)" }),
+  teacherName: z.string().nullable().openapi({ example: "Laura Méndez" }),
+  date: Day,
+  start: Time.openapi({ description: "School-local start" }),
+  end: Time.openapi({ description: "School-local end" }),
+  startsAt: z.iso.datetime().openapi({ example: "2027-03-12T22:00:00.000Z" }),
+  endsAt: z.iso.datetime(),
+  capacity: z.number().int(),
+  booked: z.number().int(),
+  available: z.number().int().openapi({ description: "Places left" }),
+});
+
+/** A teacher's name as the school knows them, by the slot's teacher profile. */
+export const teacherName = sql<
+  string | null
+>`(SELECT trim(coalesce(c.first_name, u.first_name) || ' ' || coalesce(c.last_name, u.last_name)) FROM ${teachers} JOIN "user" u ON u.id = ${teachers.userId} ${copyJoin("c", sql`u.id`, Teachers.schoolOf())} WHERE ${teachers.id} = "appointment_slot"."teacher_id")`;
+
+export const AppointmentRecord = RecordBase.extend({
+  slotId: z.number().int(),
+  sessionId: z.number().int(),
+  studentId: z.number().int(),
+  familyId: z.number().int().nullable(),
+  visit: z.string().openapi({ description: "The booking it belongs to: the slots booked by one request share it" }),
+  status: z.enum(APPOINTMENT_STATUSES).openapi({ example: "booked" }),
+  bookedBy: z.number().int().nullable(),
+  bookedFor: z.number().int().nullable().openapi({ description: "The parent a delegate booked for" }),
+  note: z.string().nullable(),
+  cancelledAt: z.iso.datetime().nullable(),
+  cancelledBy: z.number().int().nullable(),
+  slot: z
+    .object({
+      date: Day,
+      start: Time,
+      end: Time,
+      startsAt: z.iso.datetime(),
+      endsAt: z.iso.datetime(),
+      teacherId: z.number().int().nullable(),
+    })
+    .openapi("AppointmentSlot"),
+});

@@ -1,0 +1,298 @@
+/**
+ * A task's audience: who it reaches, resolved when it is sent. Students named, the active students
+ * of the groups and levels named (one recipient per student: the family does it once for that
+ * child), and the users named and the holders of the roles named (one recipient each). Each
+ * recipient's copy is delivered to an inbox row per person: each guardian of the student (a
+ * delegate sees it through the parent's), or the named user.
+ *
+ * Reading is one round trip (`resolveAudience`); writing is set-based: the targets, the recipients
+ * (with their audit rows) and the inbox rows are one statement each over JSON parameters, whatever
+ * the number of recipients.
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, isNull, or, type SQL, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
+import { GroupStudents, Groups, groupStudents, groups } from "../../db/schema/group";
+import { Parents } from "../../db/schema/parent";
+import { Guardians, Students, students } from "../../db/schema/student";
+import { type TaskAudience, TaskRecipients, taskInbox, taskRecipients, taskTargets } from "../../db/schema/task";
+import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { columnList, inList, insertedId, type Statement } from "../../db/write";
+import { type Ctx, schoolOf } from "../../lib/context";
+import { notFound, unprocessable } from "../../lib/errors";
+import { LEVELS } from "../../lib/levels";
+import { idList } from "../../lib/params";
+import { type Audience, type Notice, notify } from "../notification/api";
+
+export const MAX_STUDENTS = 500;
+export const MAX_USERS = 500;
+
+/** The audience fields of a task's body: any of them, together at least one recipient. */
+export const audienceFields = {
+  studentIds: idList({ max: MAX_STUDENTS, what: "Student" })
+    .optional()
+    .openapi({ example: [2001], description: `Students whose families it is for (1-${MAX_STUDENTS}, each once)` }),
+  groupIds: idList({ max: 100, what: "Group" })
+    .optional()
+    .openapi({ example: [3], description: "Groups: the families of their active students" }),
+  levels: z
+    .array(z.enum(LEVELS))
+    .min(1)
+    .max(LEVELS.length)
+    .refine((v) => new Set(v).size === v.length, "Each level at most once")
+    .optional()
+    .openapi({ example: ["elementary"], description: "Levels: the families of their active students" }),
+  roleIds: idList({ max: 20, what: "Role" })
+    .optional()
+    .openapi({ example: [4], description: "Roles: every holder in the school (each one a recipient)" }),
+  userIds: idList({ max: MAX_USERS, what: "User" })
+    .optional()
+    .openapi({ example: [3], description: `Named people of the school (1-${MAX_USERS}, each once)` }),
+};
+
+export type AudienceInput = {
+  studentIds?: number[];
+  groupIds?: number[];
+  levels?: (typeof LEVELS)[number][];
+  roleIds?: number[];
+  userIds?: number[];
+};
+
+/** The audience as stored on the task: every list, empty when not given. */
+export const audienceOf = (input: AudienceInput): TaskAudience => ({
+  studentIds: input.studentIds ?? [],
+  groupIds: input.groupIds ?? [],
+  levels: input.levels ?? [],
+  roleIds: input.roleIds ?? [],
+  userIds: input.userIds ?? [],
+});
+
+export const namesSomeone = (a: TaskAudience) =>
+  a.studentIds.length + a.groupIds.length + a.levels.length + a.roleIds.length + a.userIds.length > 0;
+
+export interface Resolved {
+  students: { id: number; familyId: number | null }[];
+  users: number[];
+  /** The school's time zone (read in the same round trip). */
+  timeZone: string;
+}
+
+/**
+ * Who the audience reaches, in one round trip: every id named must be of this school (a 404 naming
+ * the missing ones), and it must reach someone (422).
+ */
+export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolved> {
+  const batch = new Batch(ctx);
+  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+  const bySource: SQL[] = [];
+  if (a.studentIds.length) bySource.push(inList(students.id, a.studentIds));
+  const active: SQL[] = [];
+  if (a.groupIds.length) {
+    active.push(
+      inList(students.id, GroupStudents.pick(ctx, groupStudents.studentId, inList(groupStudents.groupId, a.groupIds))),
+    );
+  }
+  if (a.levels.length) active.push(inList(students.level, a.levels));
+  if (active.length) bySource.push(sql`${eq(students.status, "active")} AND (${sql.join(active, sql` OR `)})`);
+  const kids = bySource.length
+    ? batch.read(
+        Students.select(ctx, { id: students.id, familyId: students.familyId })
+          .where(isNull(students.deletedAt), or(...bySource))
+          .orderBy(sql`${students.id}`),
+      )
+    : undefined;
+  const foundGroups = a.groupIds.length
+    ? batch.read(Groups.select(ctx, { id: groups.id }).where(inList(groups.id, a.groupIds)))
+    : undefined;
+  const foundRoles = a.roleIds.length
+    ? batch.read(Roles.select(ctx, { id: roles.id }).where(inList(roles.id, a.roleIds)))
+    : undefined;
+  const holders = a.roleIds.length
+    ? batch.read(
+        RoleUsers.select(ctx, { userId: roleUsers.userId })
+          .where(inList(roleUsers.roleId, a.roleIds))
+          .groupBy(roleUsers.userId),
+      )
+    : undefined;
+  const members = a.userIds.length
+    ? batch.read(
+        SchoolUsers.select(ctx, { userId: schoolUsers.userId }).where(
+          inList(schoolUsers.userId, a.userIds),
+          isNull(schoolUsers.deletedAt),
+        ),
+      )
+    : undefined;
+  const r = await batch.commit();
+  const studentRows = kids ? r.get(kids) : [];
+  const missing = (what: string, asked: number[], found: number[]) => {
+    const gone = asked.filter((id) => !found.includes(id));
+    if (gone.length) throw notFound(`${what}${gone.length > 1 ? "s" : ""}`, gone.join(", "));
+  };
+  missing(
+    "Student",
+    a.studentIds,
+    studentRows.map((s) => s.id),
+  );
+  missing("Group", a.groupIds, foundGroups ? r.get(foundGroups).map((g) => g.id) : []);
+  missing("Role", a.roleIds, foundRoles ? r.get(foundRoles).map((g) => g.id) : []);
+  const named = members ? r.get(members).map((m) => m.userId) : [];
+  missing("User", a.userIds, named);
+  const users = [...new Set([...named, ...(holders ? r.get(holders).map((h) => h.userId) : [])])].sort((x, y) => x - y);
+  if (studentRows.length + users.length === 0) {
+    throw unprocessable(
+      "The audience reaches nobody: its groups and levels have no active students, its roles no holders",
+    );
+  }
+  return { students: studentRows, users, timeZone: r.get(school)[0]?.timeZone ?? "UTC" };
+}
+
+const recipientCreated = sql`json_object('taskId', json_object('old', NULL, 'new', ${taskRecipients.taskId}), 'studentId', json_object('old', NULL, 'new', ${taskRecipients.studentId}), 'userId', json_object('old', NULL, 'new', ${taskRecipients.userId}), 'familyId', json_object('old', NULL, 'new', ${taskRecipients.familyId}), 'status', json_object('old', NULL, 'new', ${taskRecipients.status}))`;
+
+/**
+ * The statements sending task `taskId` (a number, or the id a create just wrote) to `resolved`:
+ * its targets (what the lists filter by), its recipients with their audit rows, their inbox rows.
+ */
+export function sendStatements(
+  ctx: Ctx,
+  taskId: number | SQL<number>,
+  a: TaskAudience,
+  resolved: Resolved,
+): Statement[] {
+  const db = ctx.deps.db;
+  const at = ctx.deps.clock.now().toISOString();
+  const school = schoolOf(ctx);
+  const targets: [string, number | null, string | null][] = [
+    ...a.studentIds.map((id): [string, number, null] => ["student", id, null]),
+    ...a.groupIds.map((id): [string, number, null] => ["group", id, null]),
+    ...a.levels.map((level): [string, null, string] => ["level", null, level]),
+    ...a.roleIds.map((id): [string, number, null] => ["role", id, null]),
+    ...a.userIds.map((id): [string, number, null] => ["user", id, null]),
+  ];
+  const recipients: [number | null, number | null, number | null][] = [
+    ...resolved.students.map((s): [number, null, number | null] => [s.id, null, s.familyId]),
+    ...resolved.users.map((u): [null, number, null] => [null, u, null]),
+  ];
+  const statements: Statement[] = [];
+  if (targets.length) {
+    statements.push(
+      db.insert(taskTargets).select(
+        sql`SELECT ${columnList(taskTargets, {
+          createdAt: at,
+          updatedAt: at,
+          schoolId: school,
+          taskId,
+          kind: sql`j.value->>0`,
+          refId: sql`j.value->>1`,
+          level: sql`j.value->>2`,
+        })} FROM json_each(${JSON.stringify(targets)}) j ORDER BY j.key`,
+      ),
+    );
+  }
+  statements.push(
+    db.insert(taskRecipients).select(
+      sql`SELECT ${columnList(taskRecipients, {
+        createdAt: at,
+        updatedAt: at,
+        schoolId: school,
+        taskId,
+        studentId: sql`j.value->>0`,
+        userId: sql`j.value->>1`,
+        familyId: sql`j.value->>2`,
+        status: "new",
+      })} FROM json_each(${JSON.stringify(recipients)}) j ORDER BY j.key`,
+    ),
+    // The rows the insert just wrote take the last ids (AUTOINCREMENT).
+    TaskRecipients.auditAction(
+      ctx,
+      sql`${taskRecipients.id} > ${insertedId(taskRecipients)} - changes()`,
+      "create",
+      recipientCreated,
+    ),
+    deliver(ctx, taskId),
+  );
+  return statements;
+}
+
+/**
+ * The inbox rows of task `taskId`'s recipients (those matching `which`): each guardian of a
+ * student recipient, and each named user. Rows that exist are kept: a reminder calls it again to
+ * reach guardians added since the task was sent.
+ */
+export function deliver(ctx: Ctx, taskId: number | SQL<number>, options: { pendingOnly?: boolean } = {}): Statement {
+  const at = ctx.deps.clock.now().toISOString();
+  const r = TaskRecipients.alias("r");
+  const g = Guardians.alias("g");
+  const p = Parents.alias("p");
+  const row = (user: SQL) =>
+    columnList(taskInbox, {
+      createdAt: at,
+      updatedAt: at,
+      schoolId: schoolOf(ctx),
+      taskId: sql`${r.table.taskId}`,
+      recipientId: sql`${r.table.id}`,
+      userId: user,
+      archived: 0,
+    });
+  const only = options.pendingOnly ? sql` AND ${r.table.status} <> 'completed'` : sql``;
+  return ctx.deps.db
+    .insert(taskInbox)
+    .select(
+      sql`SELECT ${row(sql`${p.table.userId}`)} FROM ${r.from}
+        JOIN ${g.from} ON ${g.table.studentId} = ${r.table.studentId} AND ${g.scope(ctx)}
+        JOIN ${p.from} ON ${p.table.id} = ${g.table.parentId} AND ${p.scope(ctx)}
+        WHERE ${r.scope(ctx)} AND ${r.table.taskId} = ${taskId}${only}
+        UNION ALL
+        SELECT ${row(sql`${r.table.userId}`)} FROM ${r.from}
+        WHERE ${r.scope(ctx)} AND ${r.table.taskId} = ${taskId} AND ${r.table.userId} IS NOT NULL${only}`,
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * The notice that reaches a task's recipients (their families' guardians, and the named users, in
+ * one notification: a person who is both hears once), or none when there are none: the one way tasks
+ * and appointments address people, for every "tell them" of the two modules.
+ */
+export function toRecipients(
+  notice: Omit<Notice, "audience">,
+  who: { studentIds: readonly number[]; userIds: readonly number[] },
+): Notice[] {
+  const audience: Audience = {};
+  if (who.studentIds.length) audience.guardiansOf = [...who.studentIds];
+  if (who.userIds.length) audience.users = [...who.userIds];
+  return who.studentIds.length + who.userIds.length ? [{ ...notice, audience }] : [];
+}
+
+/** What notices send: their statements for the caller's batch, then one dispatch once it committed. */
+export interface Told {
+  statements: Statement[];
+  dispatch(): Promise<void>;
+}
+
+/** Sends `notices` through the notification module's verb (`notify`), together. */
+export function notifyAll(ctx: Ctx, notices: readonly Notice[]): Told {
+  const sendings = notices.map((n) => notify(ctx, n));
+  return {
+    statements: sendings.flatMap((s) => s.statements),
+    dispatch: async () => {
+      for (const s of sendings) await s.dispatch();
+    },
+  };
+}
+
+/** The recipients of a task (those not completed, with `pending`), as the students and users they are. */
+export function recipientsOf(ctx: Ctx, taskId: number, pending = false) {
+  return TaskRecipients.select(ctx, { studentId: taskRecipients.studentId, userId: taskRecipients.userId }).where(
+    eq(taskRecipients.taskId, taskId),
+    pending ? sql`${taskRecipients.status} <> 'completed'` : undefined,
+  );
+}
+
+/** `recipientsOf`'s rows as the lists `toRecipients` takes. */
+export function whoOf(rows: readonly { studentId: number | null; userId: number | null }[]) {
+  return {
+    studentIds: rows.flatMap((r) => (r.studentId === null ? [] : [r.studentId])),
+    userIds: rows.flatMap((r) => (r.userId === null ? [] : [r.userId])),
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * What the task operations share: whom the caller acts for, who sees a task, the records and their
+ * schemas, and the reads of a task and of a person's copies.
+ *
+ * Who sees a task: `task.manage` (staff) every task of the school; anyone else a published task
+ * that reached them (an inbox row of theirs, or of the parent they are a valid delegate of today).
+ */
+import { z } from "@hono/zod-openapi";
+import { eq, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Students, students } from "../../db/schema/student";
+import {
+  COPY_STATUSES,
+  TASK_STATUSES,
+  TaskInbox,
+  TaskRecipients,
+  Tasks,
+  taskInbox,
+  taskRecipients,
+  tasks,
+} from "../../db/schema/task";
+import type { Ctx } from "../../lib/context";
+import { LEVELS } from "../../lib/levels";
+import { RecordBase, timestamps } from "../../lib/resource";
+import { actedFor, actingFor } from "../delegate/api";
+import { permissions } from "./permissions";
+
+/** The context loader of the task routes: whom a caller who does not manage tasks acts for. */
+export async function actingContext(ctx: Ctx): Promise<Ctx> {
+  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
+  return { ...ctx, actingFor: await actingFor(ctx) };
+}
+
+/** The users the caller acts for: those `actingContext` read, else the caller alone. */
+export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
+/** `column` is one of the users the caller acts for: one user (the usual case) is an equality an index seeks. */
+export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
+  const users = actedUsers(ctx);
+  const [only] = users;
+  return users.length === 1 && only !== undefined ? eq(column, only) : actedFor(column, users);
+}
+
+/** A published task that reached the caller (or the parent they act for). */
+export const receivedTask = (ctx: Ctx): SQL =>
+  sql`${eq(tasks.status, "published")} AND ${TaskInbox.exists(ctx, eq(taskInbox.taskId, tasks.id), byActed(ctx, taskInbox.userId))}`;
+
+/** Who sees a task: staff every one; anyone else the published ones that reached them. */
+export const visibleTask = (ctx: Ctx): SQL | undefined => (ctx.can(permissions.manage) ? undefined : receivedTask(ctx));
+
+// ---- Records ------------------------------------------------------------------------------------
+
+export const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-local YYYY-MM-DD" });
+
+export const Attachment = z
+  .object({
+    name: z.string().openapi({ example: "field-trip-permission.pdf" }),
+    contentType: z.string().openapi({ example: "application/pdf" }),
+  })
+  .openapi("TaskAttachment");
+
+export const Audience = z
+  .object({
+    studentIds: z.array(z.number().int()),
+    groupIds: z.array(z.number().int()),
+    levels: z.array(z.enum(LEVELS)),
+    roleIds: z.array(z.number().int()),
+    userIds: z.array(z.number().int()),
+  })
+  .openapi("TaskAudience");
+
+export const Counts = z
+  .object({
+    recipients: z.number().int().openapi({ example: 24, description: "Students' families and named users" }),
+    new: z.number().int().openapi({ example: 3 }),
+    viewed: z.number().int().openapi({ example: 5 }),
+    completed: z.number().int().openapi({ example: 16 }),
+  })
+  .openapi("TaskCounts");
+
+export const TaskRecord = RecordBase.extend({
+  title: z.string().openapi({ example: "Field trip permission slip" }),
+  description: z.string().nullable(),
+  dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
+  attachment: Attachment.nullable(),
+  requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment of its session" }),
+  sessionId: z.number().int().nullable().openapi({ description: "Its appointment session, if any" }),
+  status: z.enum(TASK_STATUSES).openapi({
+    example: "published",
+    description: "draft: held until its appointment session is published; published: sent to its recipients",
+  }),
+  publishedAt: z.iso.datetime().nullable(),
+  remindedAt: z.iso.datetime().nullable().openapi({ description: "When the last reminder was sent" }),
+  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public/{slug}" }),
+  createdBy: z.number().int().nullable(),
+  audience: Audience.nullable().openapi({ description: "Whom it was sent to (task.manage only; null otherwise)" }),
+  counts: Counts.nullable().openapi({ description: "The recipients' states (task.manage only; null otherwise)" }),
+});
+export type TaskRecordOf = z.output<typeof TaskRecord>;
+
+/** The task's session (a session belongs to its task's school: the task row is the scope). */
+export const sessionOfTask = sql<number | null>`(SELECT s.id FROM appointment_session s WHERE s.task_id = "task"."id")`;
+
+type TaskRow = typeof tasks.$inferSelect & { sessionId: number | null; counts: string };
+
+const noCounts = { recipients: 0, new: 0, viewed: 0, completed: 0 };
+
+export function toTask(ctx: Ctx, row: TaskRow): TaskRecordOf {
+  const staff = ctx.can(permissions.manage);
+  const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
+  return {
+    ...timestamps(row),
+    title: row.title,
+    description: row.description,
+    dueDate: row.dueDate,
+    attachment:
+      row.attachmentKey && row.attachmentName
+        ? { name: row.attachmentName, contentType: row.attachmentType ?? "application/octet-stream" }
+        : null,
+    requiresAppointment: row.requiresAppointment,
+    sessionId: row.sessionId,
+    status: row.status,
+    publishedAt: row.publishedAt,
+    remindedAt: row.remindedAt,
+    slug: row.slug,
+    createdBy: row.createdBy,
+    audience: staff ? row.audience : null,
+    counts: staff ? (counts.success ? counts.data : noCounts) : null,
+  };
+}
+
+// ---- A person's copy ----------------------------------------------------------------------------
+
+export const CopyRecord = z
+  .object({
+    id: z
+      .number()
+      .int()
+      .openapi({ example: 41, description: "The recipient's id (a student's family, or a named user)" }),
+    taskId: z.number().int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    dueDate: Day.nullable(),
+    attachment: Attachment.nullable(),
+    requiresAppointment: z.boolean(),
+    sessionId: z.number().int().nullable(),
+    slug: z.string(),
+    studentId: z.number().int().nullable().openapi({ description: "The child it is about (null: sent to the user)" }),
+    student: z.object({ firstName: z.string(), lastName: z.string() }).nullable(),
+    userId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The named user it was sent to (null: a child's family)" }),
+    status: z.enum(COPY_STATUSES).openapi({ example: "viewed" }),
+    viewedAt: z.iso.datetime().nullable(),
+    viewedBy: z.number().int().nullable(),
+    completedAt: z.iso.datetime().nullable(),
+    completedBy: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Who completed it (a delegate, a guardian, staff)" }),
+    completedFor: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The parent a delegate completed it for (null: completed by the recipient themself)" }),
+    appointmentId: z.number().int().nullable().openapi({ description: "The booking that completed it" }),
+    archived: z.boolean().openapi({ description: "In the caller's archive folder" }),
+    receivedAt: z.iso.datetime(),
+  })
+  .openapi("TaskCopy");
+export type Copy = z.output<typeof CopyRecord>;
+
+/** The fields of a copy: an inbox row of the caller's with its recipient, task and student. */
+export const copyFields = {
+  id: taskRecipients.id,
+  inboxId: taskInbox.id,
+  taskId: tasks.id,
+  title: tasks.title,
+  description: tasks.description,
+  dueDate: tasks.dueDate,
+  attachmentKey: tasks.attachmentKey,
+  attachmentName: tasks.attachmentName,
+  attachmentType: tasks.attachmentType,
+  requiresAppointment: tasks.requiresAppointment,
+  sessionId: sessionOfTask,
+  slug: tasks.slug,
+  studentId: taskRecipients.studentId,
+  firstName: students.firstName,
+  lastName: students.lastName,
+  userId: taskRecipients.userId,
+  status: taskRecipients.status,
+  viewedAt: taskRecipients.viewedAt,
+  viewedBy: taskRecipients.viewedBy,
+  completedAt: taskRecipients.completedAt,
+  completedBy: taskRecipients.completedBy,
+  completedFor: taskRecipients.completedFor,
+  appointmentId: taskRecipients.appointmentId,
+  archived: taskInbox.archived,
+  receivedAt: taskInbox.createdAt,
+};
+
+/** Copies: the caller's inbox rows (and those of the parents they act for) with their recipient and task. */
+export const copies = (ctx: Ctx) =>
+  TaskInbox.select(ctx, copyFields)
+    .join(TaskRecipients, eq(taskRecipients.id, taskInbox.recipientId))
+    .join(Tasks, eq(tasks.id, taskInbox.taskId))
+    .join(Students, eq(students.id, taskRecipients.studentId), "left")
+    .where(byActed(ctx, taskInbox.userId), eq(tasks.status, "published"));
+
+type CopyRow = Omit<Awaited<ReturnType<ReturnType<typeof copies>["all"]>>[number], "inboxId">;
+
+export function toCopy(row: CopyRow): Copy {
+  return {
+    id: row.id,
+    taskId: row.taskId,
+    title: row.title,
+    description: row.description,
+    dueDate: row.dueDate,
+    attachment:
+      row.attachmentKey && row.attachmentName
+        ? { name: row.attachmentName, contentType: row.attachmentType ?? "application/octet-stream" }
+        : null,
+    requiresAppointment: row.requiresAppointment,
+    sessionId: row.sessionId,
+    slug: row.slug,
+    studentId: row.studentId,
+    student:
+      row.firstName !== null && row.lastName !== null ? { firstName: row.firstName, lastName: row.lastName } : null,
+    userId: row.userId,
+    status: row.status,
+    viewedAt: row.viewedAt,
+    viewedBy: row.viewedBy,
+    completedAt: row.completedAt,
+    completedBy: row.completedBy,
+    completedFor: row.completedFor,
+    appointmentId: row.appointmentId,
+    archived: row.archived,
+    receivedAt: row.receivedAt,
+  };
+}

@@ -1,0 +1,378 @@
+/**
+ * A person's copies of tasks: the list of their own (`GET /api/v1/pending/mine`) and what they do
+ * with one (`PATCH /api/v1/pending/{id}/viewed|complete|revert-completion|archive|unarchive`).
+ *
+ * The state (`new` -> `viewed` -> `completed`, reverted back to `viewed`) is the recipient's: a
+ * student's family shares it (either guardian, or a delegate for them, completes it once for that
+ * child) and it records who did it and, for a delegate, the parent it counts for. The archive is
+ * each person's own folder (their inbox row): archiving hides it from their list, not from the other
+ * guardian's, and staff never read it as done. Each change is one conditional UPDATE: of two
+ * guardians completing at once one wins and the other gets a 409.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, gte, lte, ne, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { Students, students } from "../../db/schema/student";
+import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } from "../../db/schema/task";
+import { GuardFailed } from "../../db/write";
+import type { Ctx } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { Listing, PageQuery, pageOf } from "../../lib/pagination";
+import { idFilter } from "../../lib/params";
+import { type Filters, filterConditions, IdParams } from "../../lib/resource";
+import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { contains, searchTerm } from "../../lib/search";
+import { actedUsers, actingContext, byActed, type Copy, CopyRecord, copies, copyFields, Day, toCopy } from "./common";
+import { permissions } from "./permissions";
+
+// ---- The list of one's own ----------------------------------------------------------------------
+
+const mineFilters = {
+  status: {
+    schema: z
+      .enum(["new", "viewed", "completed", "pending"])
+      .optional()
+      .openapi({ description: "new, viewed, completed, or pending (new or viewed: still to do)" }),
+    where: (_ctx: Ctx, v: "new" | "viewed" | "completed" | "pending") =>
+      v === "pending" ? ne(taskRecipients.status, "completed") : eq(taskRecipients.status, v),
+    example: "pending",
+  },
+  studentId: {
+    schema: idFilter("The copies about this child"),
+    where: (_ctx: Ctx, v: number) => eq(taskRecipients.studentId, v),
+    example: "2001",
+  },
+  dueFrom: {
+    schema: Day.optional().openapi({ description: "Due on this day or later" }),
+    where: (_ctx: Ctx, v: string) => gte(tasks.dueDate, v),
+    example: "2026-12-01",
+  },
+  dueTo: {
+    schema: Day.optional().openapi({ description: "Due on this day or earlier" }),
+    where: (_ctx: Ctx, v: string) => lte(tasks.dueDate, v),
+    example: "2026-12-31",
+  },
+  text: {
+    schema: searchTerm("Part of the title, whatever its case and accents"),
+    where: (_ctx: Ctx, v: string) => contains(tasks.titleSearch, v),
+    example: "permission",
+  },
+} satisfies Filters;
+
+const MineQuery = z.strictObject({
+  ...PageQuery.shape,
+  archived: z
+    .enum(["true", "false"])
+    .default("false")
+    .openapi({ description: "false (default): the inbox; true: the caller's archive folder" }),
+  status: mineFilters.status.schema,
+  studentId: mineFilters.studentId.schema,
+  dueFrom: mineFilters.dueFrom.schema,
+  dueTo: mineFilters.dueTo.schema,
+  text: mineFilters.text.schema,
+});
+
+const mineRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/pending/mine",
+  tag: "Permissions and tasks",
+  operationId: "listMyTasks",
+  summary: "The caller's tasks (paginated), newest first: their own and their children's",
+  description:
+    "One row per copy: a task about two children is two rows, each with its own state. A delegate sees the copies of " +
+    "the parent they act for today. Archived copies are in the archive folder (archived=true). status=pending: still " +
+    "to do (new or viewed).",
+  access: permissions.read,
+  module: "tasks",
+  context: actingContext,
+  request: { query: MineQuery },
+  responses: { 200: json(pageOf(CopyRecord, "TaskCopyPage"), "A page of the caller's copies") },
+  extensions: {
+    "x-filters": Object.fromEntries(Object.entries(mineFilters).map(([k, f]) => [k, f.example])),
+    "x-sort": [],
+  },
+});
+
+export async function listMyTasks(ctx: Ctx, { query }: InputOf<typeof mineRoute>) {
+  // The caller's inbox rows in index order (task_inbox_user_idx); the other filters are checked along it.
+  const where = and(eq(taskInbox.archived, query.archived === "true"), ...filterConditions(mineFilters, query, ctx));
+  const batch = new Batch(ctx);
+  const rows = batch.read(
+    copies(ctx)
+      .where(where)
+      .orderBy(desc(taskInbox.id))
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize),
+  );
+  const total = batch.read(copies(ctx).where(where).count());
+  const results = await batch.commit();
+  return new Listing(results.get(rows).map(toCopy), results.get(total)[0]?.n ?? 0, query);
+}
+export const listMyTasksOperation = operation(mineRoute, listMyTasks);
+
+// ---- What one does with a copy ------------------------------------------------------------------
+
+const ActionQuery = z.strictObject({
+  studentId: idFilter("The child whose copy it is, when the caller has copies for several"),
+  recipientId: idFilter("A recipient of the task: task.manage acts on anyone's copy (a form handed in at the desk)"),
+});
+
+/** One copy as the caller sees it, whoever's it is (staff acting on a family's): recipient, task, the caller's inbox row. */
+function oneCopy(ctx: Ctx, recipientId: number) {
+  return TaskRecipients.select(ctx, {
+    ...copyFields,
+    inboxId: sql<number | null>`${taskInbox.id}`,
+    archived: sql<number>`coalesce(${taskInbox.archived}, 0)`,
+    receivedAt: sql<string>`coalesce(${taskInbox.createdAt}, ${taskRecipients.createdAt})`,
+  })
+    .join(Tasks, eq(tasks.id, taskRecipients.taskId))
+    .join(Students, eq(students.id, taskRecipients.studentId), "left")
+    .join(TaskInbox, sql`${eq(taskInbox.recipientId, taskRecipients.id)} AND ${byActed(ctx, taskInbox.userId)}`, "left")
+    .where(eq(taskRecipients.id, recipientId))
+    .orderBy(sql`${taskInbox.userId} = ${ctx.userId ?? 0} desc`)
+    .limit(1);
+}
+
+const readOne = async (ctx: Ctx, batch: Batch, recipientId: number): Promise<Copy> => {
+  const slot = batch.read(oneCopy(ctx, recipientId));
+  const [row] = (await batch.commit()).get(slot);
+  if (!row) throw notFound("Task copy", recipientId);
+  return toCopy({ ...row, archived: row.archived === 1 });
+};
+
+interface Target {
+  recipientId: number;
+  studentId: number | null;
+  status: "new" | "viewed" | "completed";
+  appointmentId: number | null;
+  completedBy: number | null;
+  completedAt: string | null;
+  /** The users whose inbox rows of it the caller acts through (empty: staff acting on another's copy). */
+  through: number[];
+}
+
+/** The copy of task `taskId` the caller acts on (one read): theirs, their child's, or with task.manage anyone's. */
+async function targetOf(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>): Promise<Target> {
+  const batch = new Batch(ctx);
+  const fields = {
+    recipientId: taskRecipients.id,
+    studentId: taskRecipients.studentId,
+    status: taskRecipients.status,
+    appointmentId: taskRecipients.appointmentId,
+    completedBy: taskRecipients.completedBy,
+    completedAt: taskRecipients.completedAt,
+    firstName: students.firstName,
+  };
+  const mine = batch.read(
+    TaskInbox.select(ctx, { ...fields, userId: taskInbox.userId })
+      .join(TaskRecipients, eq(taskRecipients.id, taskInbox.recipientId))
+      .join(Tasks, eq(tasks.id, taskInbox.taskId))
+      .join(Students, eq(students.id, taskRecipients.studentId), "left")
+      .where(eq(taskInbox.taskId, taskId), byActed(ctx, taskInbox.userId), eq(tasks.status, "published")),
+  );
+  const manager = ctx.can(permissions.manage);
+  const any =
+    manager && (query.recipientId !== undefined || query.studentId !== undefined)
+      ? batch.read(
+          TaskRecipients.select(ctx, fields)
+            .join(Students, eq(students.id, taskRecipients.studentId), "left")
+            .where(
+              eq(taskRecipients.taskId, taskId),
+              query.recipientId !== undefined ? eq(taskRecipients.id, query.recipientId) : undefined,
+              query.studentId !== undefined ? eq(taskRecipients.studentId, query.studentId) : undefined,
+            ),
+        )
+      : undefined;
+  const results = await batch.commit();
+  const rows = results
+    .get(mine)
+    .filter(
+      (r) =>
+        (query.recipientId === undefined || r.recipientId === query.recipientId) &&
+        (query.studentId === undefined || r.studentId === query.studentId),
+    );
+  const byRecipient = new Map<number, Target>();
+  for (const r of rows) {
+    const seen = byRecipient.get(r.recipientId);
+    if (seen) seen.through.push(r.userId);
+    else byRecipient.set(r.recipientId, { ...r, through: [r.userId] });
+  }
+  const found = [...byRecipient.values()];
+  if (found.length === 0) {
+    const [other] = any ? results.get(any) : [];
+    if (other) return { ...other, through: [] };
+    if (query.recipientId !== undefined) throw notFound(`Recipient ${query.recipientId} of task`, taskId);
+    if (query.studentId !== undefined) throw notFound(`Task ${taskId} for student`, query.studentId);
+    throw notFound("Task", taskId);
+  }
+  const [only, ...more] = found;
+  if (!only) throw notFound("Task", taskId);
+  if (more.length) {
+    throw unprocessable(
+      `You have ${found.length} copies of task ${taskId} (students ${found.map((f) => f.studentId ?? "-").join(", ")}): name studentId`,
+    );
+  }
+  return only;
+}
+
+type Action = "viewed" | "complete" | "revert-completion" | "archive" | "unarchive";
+
+/** Who a completion counts for: the parent a delegate acts through (null when the caller completes as themself, or staff). */
+const completedFor = (ctx: Ctx, t: Target) =>
+  t.through.length === 0 || t.through.includes(ctx.userId ?? 0) ? null : (t.through[0] ?? null);
+
+const whose = (t: Target) => (t.studentId !== null ? `for student ${t.studentId}` : "for you");
+
+/** The verb of every copy action: one read to find the copy, then one batch (the change, its audit rows, the copy read back). */
+export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>, action: Action) {
+  const t = await targetOf(ctx, taskId, query);
+  const now = ctx.deps.clock.now().toISOString();
+  const me = ctx.userId;
+  const batch = new Batch(ctx);
+  const id = eq(taskRecipients.id, t.recipientId);
+  switch (action) {
+    case "viewed":
+      // Viewing twice changes nothing (no audit row); the first view is the recipient's.
+      batch.add(
+        ...TaskRecipients.update(
+          ctx,
+          and(id, eq(taskRecipients.status, "new")),
+          { status: "viewed", viewedAt: now, viewedBy: me },
+          "view",
+        ),
+      );
+      break;
+    case "complete":
+      batch.add(
+        ...TaskRecipients.updateOne(
+          ctx,
+          t.recipientId,
+          {
+            status: "completed",
+            completedAt: now,
+            completedBy: me,
+            completedFor: completedFor(ctx, t),
+            viewedAt: sql`coalesce(${taskRecipients.viewedAt}, ${now})`,
+            viewedBy: sql`coalesce(${taskRecipients.viewedBy}, ${me})`,
+          },
+          { action: "complete", where: ne(taskRecipients.status, "completed") },
+        ),
+      );
+      break;
+    case "revert-completion":
+      if (t.appointmentId !== null) {
+        throw conflict(
+          `Task ${taskId} ${whose(t)} was completed by booking appointment ${t.appointmentId}: cancel the appointment instead`,
+        );
+      }
+      batch.add(
+        ...TaskRecipients.updateOne(
+          ctx,
+          t.recipientId,
+          { status: "viewed", completedAt: null, completedBy: null, completedFor: null },
+          {
+            action: "revert-completion",
+            where: and(eq(taskRecipients.status, "completed"), sql`${taskRecipients.appointmentId} IS NULL`),
+          },
+        ),
+      );
+      break;
+    case "archive":
+    case "unarchive": {
+      if (t.through.length === 0) {
+        throw unprocessable(`Archiving is each person's own folder: task ${taskId} ${whose(t)} has no copy of yours`);
+      }
+      const to = action === "archive";
+      const theirs = and(
+        eq(taskInbox.recipientId, t.recipientId),
+        byActed(ctx, taskInbox.userId),
+        eq(taskInbox.archived, !to),
+      );
+      batch.add(
+        // The recipient's trail says whose folder changed (the inbox rows have their own).
+        TaskRecipients.auditAction(
+          ctx,
+          and(id, TaskInbox.exists(ctx, theirs)),
+          action,
+          sql`json_object('archived', json_object('old', json(${to ? "false" : "true"}), 'new', json(${to ? "true" : "false"})), 'folderOf', json_object('old', NULL, 'new', ${t.through[0] ?? null}))`,
+        ),
+        ...TaskInbox.update(ctx, theirs, { archived: to, archivedAt: to ? now : null }, action),
+      );
+      break;
+    }
+  }
+  try {
+    return await readOne(ctx, batch, t.recipientId);
+  } catch (err) {
+    if (!(err instanceof GuardFailed)) throw err;
+    if (action === "complete") {
+      throw conflict(`Task ${taskId} ${whose(t)} is already completed; read it again`);
+    }
+    throw conflict(`Task ${taskId} ${whose(t)} is not completed (or its completion changed); read it again`);
+  }
+}
+
+const actionRoute = (action: Action, operationId: string, summary: string, description: string) =>
+  defineRoute({
+    method: "patch",
+    path: `/api/v1/pending/{id}/${action}`,
+    tag: "Permissions and tasks",
+    operationId,
+    summary,
+    description:
+      `${description} {id} is the task. A caller with copies for several children names studentId (else 422); ` +
+      "task.manage may name any recipient (recipientId). 200: the copy.",
+    access: permissions.respond,
+    module: "tasks",
+    audit: "task-recipient",
+    context: actingContext,
+    errors: [409, 422],
+    request: { params: IdParams, query: ActionQuery },
+    responses: { 200: json(CopyRecord, "The copy, changed") },
+  });
+
+const actionOperation = (action: Action, route: ReturnType<typeof actionRoute>) =>
+  operation(route, (ctx, { params, query }) => actOnCopy(ctx, params.id, query, action));
+
+export const markViewed = actionOperation(
+  "viewed",
+  actionRoute(
+    "viewed",
+    "markTaskViewed",
+    "Mark a task as viewed",
+    "The first view of the copy is recorded; again: nothing changes.",
+  ),
+);
+export const markCompleted = actionOperation(
+  "complete",
+  actionRoute(
+    "complete",
+    "completeTask",
+    "Mark a task as completed",
+    "Records who completed it and, for a delegate, the parent it counts for. Already completed: 409 (two guardians at once: one wins).",
+  ),
+);
+export const revertCompletion = actionOperation(
+  "revert-completion",
+  actionRoute(
+    "revert-completion",
+    "revertTaskCompletion",
+    "Revert a task's completion",
+    "Back to viewed. Not completed: 409; completed by booking an appointment: 409 (cancel the appointment).",
+  ),
+);
+export const archiveTask = actionOperation(
+  "archive",
+  actionRoute(
+    "archive",
+    "archiveTask",
+    "Archive a task",
+    "Moves the caller's own copy to their archive folder (not the other guardian's).",
+  ),
+);
+export const unarchiveTask = actionOperation(
+  "unarchive",
+  actionRoute("unarchive", "unarchiveTask", "Unarchive a task", "Moves the caller's own copy back to their inbox."),
+);
+
+export { actedUsers };

@@ -1,0 +1,145 @@
+/**
+ * Scheduled reminders of a task (`POST /api/v1/pending-reminder`): staff pick when; the 5-minute
+ * sweep (`sendDueReminders`) sends each once, at or after that instant, to the recipients who have
+ * not completed the task by then, exactly as "send reminder now" does (`reminderOf`).
+ *
+ * Once only: the sweep claims a reminder (`scheduled` -> `sent`) with a conditional UPDATE in the
+ * same batch as its notices, so a second run, a concurrent one, or a run after a crash between the
+ * batch and the fan-out never sends it again (the notification module's own sweep dispatches a
+ * committed notification whose fan-out was lost).
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { Batch } from "../../db/batch";
+import { REMINDER_STATUSES, TaskReminders, Tasks, taskReminders, tasks } from "../../db/schema/task";
+import { GuardFailed } from "../../db/write";
+import type { Deps } from "../../deps";
+import { type Ctx, jobCtx } from "../../lib/context";
+import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { recipientsOf, whoOf } from "./audience";
+import { reminderOf } from "./manage";
+import { permissions } from "./permissions";
+
+const ReminderRecord = RecordBase.extend({
+  taskId: z.number().int(),
+  sendAt: z.iso.datetime().openapi({ example: "2026-12-02T14:00:00.000Z" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  sentAt: z.iso.datetime().nullable(),
+  sentCount: z.number().int().nullable().openapi({ description: "Recipients it reminded when it was sent" }),
+  createdBy: z.number().int().nullable(),
+});
+
+const reminder = defineResource({
+  name: "pendingReminder",
+  plural: "pendingReminders",
+  label: "Task reminder",
+  path: "/api/v1/pending-reminder",
+  tag: "Permissions and tasks",
+  scope: "school",
+  module: "tasks",
+  data: TaskReminders,
+  record: ReminderRecord,
+  toRecord: (_ctx, row) => ({
+    ...timestamps(row),
+    taskId: row.taskId,
+    sendAt: row.sendAt,
+    status: row.status,
+    sentAt: row.sentAt,
+    sentCount: row.sentCount,
+    createdBy: row.createdBy,
+  }),
+});
+
+/** How far ahead a reminder may be scheduled. */
+const MAX_DAYS_AHEAD = 365;
+
+export const createPendingReminder = reminder.create({
+  access: permissions.manage,
+  input: z.object({
+    taskId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+    sendAt: z.iso.datetime({ offset: true }).openapi({
+      example: "2026-12-02T08:00:00-06:00",
+      description:
+        "When to send it: in the future, at most a year ahead (sent by the 5-minute sweep: up to 5 minutes later)",
+    }),
+  }),
+  values: async (ctx, { body }) => {
+    const t = await Tasks.select(ctx, { status: tasks.status }).where(eq(tasks.id, body.taskId)).first();
+    if (!t) throw notFound("Task", body.taskId);
+    if (t.status !== "published")
+      throw conflict(`Task ${body.taskId} is held for its session (draft): nobody has it yet`);
+    const at = new Date(body.sendAt);
+    const now = ctx.deps.clock.now();
+    if (at.getTime() <= now.getTime()) throw unprocessable("sendAt must be in the future");
+    if (at.getTime() > now.getTime() + MAX_DAYS_AHEAD * 86_400_000) {
+      throw unprocessable(`sendAt must be at most ${MAX_DAYS_AHEAD} days ahead`);
+    }
+    return { taskId: body.taskId, sendAt: at.toISOString(), status: "scheduled", createdBy: ctx.userId };
+  },
+  summary: "Schedule a task reminder",
+  description:
+    "At sendAt (within the 5-minute sweep after it) the recipients who have not completed the task by then are reminded, " +
+    "once. A task held for its session (draft) is a 409; a past sendAt a 422.",
+  errors: [422],
+});
+
+/** Reminders a run takes at most: the next run takes the rest. */
+const PER_RUN = 50;
+
+/**
+ * The sweep: every school's reminders due now, each claimed and sent in one batch (claim, notices,
+ * the task's `remindedAt`). A claim that matched nothing (another run sent it) sends nothing.
+ */
+export async function sendDueReminders(deps: Deps): Promise<string> {
+  const name = "send-task-reminders";
+  const now = deps.clock.now().toISOString();
+  const all = jobCtx(deps, name);
+  const due = await TaskReminders.everySchool(all, (school) => ({
+    id: taskReminders.id,
+    schoolId: school,
+    taskId: taskReminders.taskId,
+  }))
+    .where(eq(taskReminders.status, "scheduled"), lte(taskReminders.sendAt, now))
+    .orderBy(asc(taskReminders.sendAt), asc(taskReminders.id))
+    .limit(PER_RUN)
+    .all();
+  let sent = 0;
+  let skipped = 0;
+  for (const r of due) {
+    const ctx = jobCtx(deps, name, r.schoolId);
+    (await sendOne(ctx, r.id, r.taskId)) ? sent++ : skipped++;
+  }
+  return `${sent} task reminders sent${skipped ? `, ${skipped} taken by another run or their task gone` : ""}`;
+}
+
+/** One reminder: read its task and who has not completed it, then claim it and send, in one batch. */
+async function sendOne(ctx: Ctx, id: number, taskId: number): Promise<boolean> {
+  const read = new Batch(ctx);
+  const row = read.read(
+    Tasks.select(ctx, { id: tasks.id, title: tasks.title, status: tasks.status }).where(eq(tasks.id, taskId)),
+  );
+  const pending = read.read(recipientsOf(ctx, taskId, true));
+  const results = await read.commit();
+  const [t] = results.get(row);
+  const who = whoOf(results.get(pending));
+  const count = who.studentIds.length + who.userIds.length;
+  const now = ctx.deps.clock.now().toISOString();
+  const claim = TaskReminders.updateOne(
+    ctx,
+    id,
+    { status: t?.status === "published" ? "sent" : "cancelled", sentAt: now, sentCount: count },
+    { action: "send", where: and(eq(taskReminders.status, "scheduled"), sql`${taskReminders.sendAt} <= ${now}`) },
+  );
+  const batch = new Batch(ctx).add(...claim);
+  const reminding = t && t.status === "published" && count > 0 ? reminderOf(ctx, t, who) : undefined;
+  if (reminding) batch.add(...reminding.statements);
+  try {
+    await batch.commit();
+  } catch (err) {
+    if (err instanceof GuardFailed) return false;
+    throw err;
+  }
+  await reminding?.sending.dispatch();
+  return true;
+}
