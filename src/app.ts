@@ -20,6 +20,7 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
+import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
 import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
@@ -206,6 +207,8 @@ export function createApp(options: AppOptions) {
       });
       // OpenAPI 3.1 licenses take an SPDX identifier (the generator's config type predates it).
       const license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+      // Field names that mean the same everywhere are described once (src/lib/openapi-fields.ts).
+      describeFields(generated);
       document = { ...generated, info: { ...generated.info, license } };
     }
     return c.json(document);

@@ -230,6 +230,25 @@ async function assertDeclared(app: ReturnType<typeof createApp>, method: string,
   );
 }
 
+/** The example problems an operation of the OpenAPI document shows for a status (one, or several named). */
+export function documentedProblems(
+  op: {
+    responses: Record<
+      string,
+      { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> }
+    >;
+  },
+  status: number,
+): { detail: string; title: string; instance: string }[] {
+  const media = op.responses[String(status)]?.content?.["application/problem+json"];
+  const values = media?.examples
+    ? Object.values(media.examples).map((e) => e.value)
+    : media?.example
+      ? [media.example]
+      : [];
+  return values as { detail: string; title: string; instance: string }[];
+}
+
 /** Reads a problem+json body and checks its shape. */
 export async function problem(res: Response) {
   const body = (await res.json()) as {

@@ -5,13 +5,16 @@ import type { Deps } from "../../deps";
 import type { Ctx } from "../../lib/context";
 import { defineRoute, json, operation } from "../../lib/route";
 
-const Component = z.object({ status: z.enum(["up", "down"]), message: z.string().optional() });
+const Component = z.object({
+  status: z.enum(["up", "down"]).openapi({ description: "up: it answered; down: it failed or timed out" }),
+  message: z.string().optional().openapi({ description: "Why it is down (the failure's class only)" }),
+});
 const Report = z
   .object({
-    status: z.enum(["ok", "error"]),
-    info: z.record(z.string(), Component).nullable(),
-    error: z.record(z.string(), Component).nullable(),
-    details: z.record(z.string(), Component),
+    status: z.enum(["ok", "error"]).openapi({ description: "ok when every dependency is up (200), else error (503)" }),
+    info: z.record(z.string(), Component).nullable().openapi({ description: "The dependencies that are up" }),
+    error: z.record(z.string(), Component).nullable().openapi({ description: "The dependencies that are down" }),
+    details: z.record(z.string(), Component).openapi({ description: "Every dependency, by name" }),
   })
   .openapi("HealthReport");
 
