@@ -7,6 +7,14 @@ const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
+  // What a build defines (scripts/wrangler.ts): a fixed commit, and the real last migration, so the
+  // health report's migration check runs against the migrations the tests apply.
+  const build = {
+    __BUILD_COMMIT__: JSON.stringify("0123456789ab"),
+    __BUILD_COMMITTED_AT__: JSON.stringify("2026-11-20T10:00:00+00:00"),
+    __BUILD_AT__: JSON.stringify("2026-11-21T08:00:00.000Z"),
+    __LATEST_MIGRATION__: JSON.stringify(migrations.at(-1)?.name ?? ""),
+  };
   return {
     test: {
       // The access log's line per request is for operators; in test output it buries the failures.
@@ -14,6 +22,7 @@ export default defineConfig(async () => {
       projects: [
         {
           // Everything that runs in workerd against real local D1, R2 and Queues.
+          define: build,
           plugins: [
             cloudflareTest({
               // The development configuration `npm run dev` serves ([env.dev]: its vars and bindings).

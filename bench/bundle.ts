@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_readConfig } from "wrangler";
+import { buildDefines } from "../scripts/build-info";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -87,6 +88,8 @@ export function buildCommand(outdir: string, entry?: string) {
       "--metafile",
       path.join(outdir, "meta.json"),
       ...(entry ? [entry] : []),
+      // What a deploy's build defines (scripts/wrangler.ts): the commit and the last migration.
+      ...buildDefines(ROOT),
     ],
     env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "warn" },
   };

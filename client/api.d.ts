@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health of the service and each dependency */
+        /**
+         * Health of the service and each dependency, the build and the database's migration level
+         * @description 200 when every dependency is up, else 503 with the same report. `warnings` says what to fix though the service answers: a migration the code expects that the database lacks.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -3683,6 +3686,34 @@ export interface components {
                     message?: string;
                 };
             };
+            /** @description What this Worker was built from */
+            build: {
+                /**
+                 * @description The commit built (`-dirty`: with changes not committed); unknown without the build's scripts
+                 * @example 3f6c1a2e8d4b
+                 */
+                commit: string;
+                /** @description When that commit was made (ISO 8601) */
+                committedAt: string | null;
+                /** @description When the Worker was built (ISO 8601) */
+                builtAt: string | null;
+            };
+            /** @description The database's migration level; null when the database is down */
+            migrations: {
+                /** @description Migrations the database records as applied */
+                applied: number;
+                /**
+                 * @description The last one applied; null: none
+                 * @example 0044_exit_permission_rules.sql
+                 */
+                latest: string | null;
+                /** @description The last migration the code was built with; null: unknown */
+                expected: string | null;
+                /** @description Whether the database lacks the migration the code expects */
+                missing: boolean;
+            } | null;
+            /** @description What an operator should fix though the service answers */
+            warnings: string[];
         };
         Problem: {
             /**

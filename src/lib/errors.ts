@@ -336,15 +336,17 @@ export function problemResponse(c: Context, err: unknown): Response {
       ...errorFields(down.cause),
     });
   } else {
-    if (err instanceof ConfigError) {
-      // The Worker refuses to serve: the log names the setting, the answer reveals nothing.
+    const config = err instanceof ConfigError;
+    if (config) {
+      // The Worker refuses to serve: the log names every setting at fault, the answer reveals nothing.
       status = 503;
       detail = "The service is not configured correctly and refuses to serve. Quote the request id when reporting it.";
     }
-    log.error("unhandled error", {
+    log.error(config ? "configuration refused" : "unhandled error", {
       requestId: c.get("requestId"),
       method: c.req.method,
       path: c.req.path,
+      ...(config ? { settings: err.settings } : {}),
       ...errorFields(err),
     });
   }
