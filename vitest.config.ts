@@ -1,10 +1,20 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
 
+// wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
+// dev`; the tests pin their bindings below. Its warnings and errors still show.
+process.env.WRANGLER_LOG ??= "warn";
+
 export default defineConfig(async () => {
+  // Workers Static Assets (public/, not in git) must exist before wrangler.toml is read: on a fresh
+  // clone `npx vitest run test/x.test.ts` comes before any `wrangler dev` or build has filled it.
+  execFileSync(process.execPath, [new URL("./scripts/docs-assets.mjs", import.meta.url).pathname], {
+    stdio: "inherit",
+  });
   const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
   // What a build defines (scripts/wrangler.ts): a fixed commit, and the real last migration, so the
@@ -41,6 +51,18 @@ export default defineConfig(async () => {
                   S3_SECRET_ACCESS_KEY: "S3RVER",
                   TEST_MIGRATIONS: migrations,
                   TEST_SEED: seed,
+                },
+                // The bulk queue delivers at once here (wrangler.toml waits up to 5 s to fill a batch):
+                // a message a test file sends is consumed while the file runs, not while its
+                // environment is torn down (where the consumer's module import finds the runner
+                // gone: "EnvironmentTeardownError: Closing rpc while resolve was pending").
+                queueConsumers: {
+                  "school-bulk": {
+                    maxBatchSize: 5,
+                    maxBatchTimeout: 0,
+                    maxRetries: 3,
+                    deadLetterQueue: "school-bulk-dlq",
+                  },
                 },
               },
             }),

@@ -24,6 +24,7 @@ import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
 import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
+import { s3Signer } from "./lib/s3";
 import { type AppRouter, createRouter } from "./lib/router";
 import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
@@ -111,7 +112,16 @@ export function createApp(options: AppOptions) {
       });
     });
     target.use(async function dependencies(c, next) {
-      c.set("deps", await options.deps(c.env));
+      const deps = await options.deps(c.env);
+      // Development's S3 endpoint may be a path of the dev server: URLs are signed for the origin
+      // this request reached (the port `wrangler dev` listens on), which also serves them.
+      const { s3 } = deps.config;
+      c.set(
+        "deps",
+        s3.endpoint.startsWith("/")
+          ? { ...deps, signer: s3Signer({ ...s3, endpoint: `${new URL(c.req.url).origin}${s3.endpoint}` }) }
+          : deps,
+      );
       await next();
     });
     target.use(browserCors);

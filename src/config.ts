@@ -22,10 +22,17 @@ const ConfigSchema = z.object({
   TWILIO_AUTH_TOKEN: z.string().optional(),
   TWILIO_FROM: z.string().optional(),
   TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
+  /**
+   * R2's S3 endpoint; in development also a path (`/dev/s3`): the dev server itself, at whatever
+   * origin a request reached it (its port, or a phone's view of the machine's address).
+   */
   S3_ENDPOINT: z
     .string()
-    .refine((s) => !s.includes("<"), "still the placeholder: set https://<account id>.r2.cloudflarestorage.com")
-    .pipe(z.url()),
+    .refine((s) => !s.includes("<"), {
+      message: "still the placeholder: set https://<account id>.r2.cloudflarestorage.com",
+      abort: true,
+    })
+    .refine((s) => /^\/\w/.test(s) || URL.canParse(s), "expected a URL (or, in development, a path such as /dev/s3)"),
   S3_BUCKET: z.string().min(1),
   S3_REGION: z.string().default("auto"),
   S3_ACCESS_KEY_ID: z.string().min(1),

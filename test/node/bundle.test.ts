@@ -63,22 +63,22 @@ describe("the default (D1) Worker bundle", () => {
     expect(d1Bundle.inputs.filter((i) => i.includes("libsql"))).toEqual([]);
   });
 
-  it(`starts (module evaluation and first request) within ${BUDGETS.startupMs} ms`, async () => {
-    const startup = await measureStartup(d1Bundle, 9, yardstick);
+  it(`evaluates (its global scope, the platform's start-up) within ${BUDGETS.startupMs} ms of CPU`, async () => {
+    const startup = await measureStartup(d1Bundle, 15, yardstick);
     const f = (x: Stats | undefined) => (x ? `median ${x.median.toFixed(1)} ms, min ${x.min.toFixed(1)} ms` : "-");
     console.info(
-      `start-up: normalised CPU ${f(startup.normalised)}; raw CPU ${f(startup.cpu)} (evaluation ${f(startup.evaluation)}, ` +
-        `first request ${f(startup.firstRequest)}); yardstick ${f(startup.reference)}; wall ${f(startup.wall)}`,
+      `start-up: evaluation, normalised CPU ${f(startup.normalisedEvaluation)} (raw ${f(startup.evaluation)}); ` +
+        `with the first request, normalised ${f(startup.normalised)} (raw ${f(startup.cpu)}); yardstick ${f(startup.reference)}; wall ${f(startup.wall)}`,
     );
-    if (startup.normalised) {
-      // CPU time against the yardstick timed beside it: load on the machine inflates both alike,
-      // so the median of the isolates holds still under load (bench/bundle.ts, BUDGETS).
-      expect(startup.normalised.median).toBeLessThanOrEqual(BUDGETS.startupMs);
+    if (startup.normalisedEvaluation) {
+      // CPU time of the evaluation against the yardstick's, timed beside it: load on the machine
+      // inflates both alike, so the median of 15 isolates holds still under load (BUDGETS).
+      expect(startup.normalisedEvaluation.median).toBeLessThanOrEqual(BUDGETS.startupMs);
     } else {
       // No CPU time where the OS does not tell it: the least elapsed time (noise only ever adds).
       expect(startup.wall.min).toBeLessThanOrEqual(BUDGETS.startupMs);
     }
-  }, 180_000);
+  }, 300_000);
 
   it("answers zod's validation messages as the unbundled app does", async () => {
     const mf = await serveBundle(d1Bundle);
