@@ -17,6 +17,10 @@ export default defineConfig(async () => {
   });
   const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
+  // The README's import walk-through file (test/readme-import.test.ts imports it).
+  const sampleTeachers = readFileSync(new URL("./docs/samples/teachers.xlsx", import.meta.url).pathname).toString(
+    "base64",
+  );
   // What a build defines (scripts/wrangler.ts): a fixed commit, and the real last migration, so the
   // health report's migration check runs against the migrations the tests apply.
   const build = {
@@ -51,6 +55,7 @@ export default defineConfig(async () => {
                   S3_SECRET_ACCESS_KEY: "S3RVER",
                   TEST_MIGRATIONS: migrations,
                   TEST_SEED: seed,
+                  TEST_SAMPLE_TEACHERS: sampleTeachers,
                 },
                 // The bulk queue delivers at once here (wrangler.toml waits up to 5 s to fill a batch):
                 // a message a test file sends is consumed while the file runs, not while its

@@ -45,7 +45,7 @@ export const bulkProcessResource = defineResource({
     documentId: z.number().int().openapi({ description: "The uploaded spreadsheet (a document of the school)" }),
     status: z.enum(STATUSES).openapi({ description: "queued -> processing -> completed | failed" }),
     totalRows: z.number().int().openapi({ description: "Data rows in the file (the header aside); 0 until read" }),
-    processedRows: z.number().int().openapi({ description: "Rows read so far, imported or refused" }),
+    processedRows: z.number().int().openapi({ description: "Rows imported so far (the refused ones are in `errors`)" }),
     errors: z.array(RowErrorSchema).openapi({ description: "Each refused row or cell, with why; [] when none" }),
     createdBy: z.number().int().nullable().openapi({ description: "The user who started it" }),
     startedAt: z.iso.datetime().nullable().openapi({ description: "When the queue started it; null while queued" }),
