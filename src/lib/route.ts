@@ -314,9 +314,17 @@ function problemCases(route: {
   };
   for (const [code, given] of Object.entries(examples)) {
     const status = Number(code) as ProblemStatus;
-    const list =
+    const list: readonly ProblemCase[] =
       typeof given === "string" ? [{ detail: given }] : Array.isArray(given) ? given : [given as ProblemCase];
-    add(status, ...list);
+    // An unnamed case is the operation's own: named so, and summarised by what it says.
+    add(
+      status,
+      ...list.map((c, i) => ({
+        name: c.name ?? (i === 0 ? "operation" : `operation${i + 1}`),
+        summary: c.summary ?? (c.detail.length > 90 ? `${c.detail.slice(0, 87)}...` : c.detail),
+        ...c,
+      })),
+    );
   }
   const school = access !== "public" && access !== "user";
 
