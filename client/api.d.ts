@@ -8107,7 +8107,7 @@ export interface components {
             status: "queued" | "processing" | "completed" | "failed";
             /** @description Data rows in the file (the header aside); 0 until read */
             totalRows: number;
-            /** @description Rows read so far, imported or refused */
+            /** @description Rows imported so far (the refused ones are in `errors`) */
             processedRows: number;
             /** @description Each refused row or cell, with why; [] when none */
             errors: components["schemas"]["BulkProcessRowError"][];

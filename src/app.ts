@@ -115,10 +115,11 @@ export function createApp(options: AppOptions) {
       const deps = await options.deps(c.env);
       // Development's S3 endpoint may be a path of the dev server: URLs are signed for the origin
       // this request reached (the port `wrangler dev` listens on), which also serves them.
-      const { s3 } = deps.config;
+      // (The OpenAPI script builds the app with a configuration of the access log alone: no s3.)
+      const s3: Deps["config"]["s3"] | undefined = deps.config.s3;
       c.set(
         "deps",
-        s3.endpoint.startsWith("/")
+        s3?.endpoint.startsWith("/")
           ? { ...deps, signer: s3Signer({ ...s3, endpoint: `${new URL(c.req.url).origin}${s3.endpoint}` }) }
           : deps,
       );
