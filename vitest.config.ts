@@ -1,12 +1,34 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
 
+// wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
+// dev`; the tests pin their bindings below. Its warnings and errors still show.
+process.env.WRANGLER_LOG ??= "warn";
+
 export default defineConfig(async () => {
+  // Workers Static Assets (public/, not in git) must exist before wrangler.toml is read: on a fresh
+  // clone `npx vitest run test/x.test.ts` comes before any `wrangler dev` or build has filled it.
+  execFileSync(process.execPath, [new URL("./scripts/docs-assets.mjs", import.meta.url).pathname], {
+    stdio: "inherit",
+  });
   const migrations = await readD1Migrations(new URL("./migrations", import.meta.url).pathname);
   const seed = readFileSync(new URL("./seed/demo.sql", import.meta.url).pathname, "utf8");
+  // The README's import walk-through file (test/readme-import.test.ts imports it).
+  const sampleTeachers = readFileSync(new URL("./docs/samples/teachers.xlsx", import.meta.url).pathname).toString(
+    "base64",
+  );
+  // What a build defines (scripts/wrangler.ts): a fixed commit, and the real last migration, so the
+  // health report's migration check runs against the migrations the tests apply.
+  const build = {
+    __BUILD_COMMIT__: JSON.stringify("0123456789ab"),
+    __BUILD_COMMITTED_AT__: JSON.stringify("2026-11-20T10:00:00+00:00"),
+    __BUILD_AT__: JSON.stringify("2026-11-21T08:00:00.000Z"),
+    __LATEST_MIGRATION__: JSON.stringify(migrations.at(-1)?.name ?? ""),
+  };
   return {
     test: {
       // The access log's line per request is for operators; in test output it buries the failures.
@@ -14,6 +36,7 @@ export default defineConfig(async () => {
       projects: [
         {
           // Everything that runs in workerd against real local D1, R2 and Queues.
+          define: build,
           plugins: [
             cloudflareTest({
               // The development configuration `npm run dev` serves ([env.dev]: its vars and bindings).
@@ -32,6 +55,19 @@ export default defineConfig(async () => {
                   S3_SECRET_ACCESS_KEY: "S3RVER",
                   TEST_MIGRATIONS: migrations,
                   TEST_SEED: seed,
+                  TEST_SAMPLE_TEACHERS: sampleTeachers,
+                },
+                // The bulk queue delivers at once here (wrangler.toml waits up to 5 s to fill a batch):
+                // a message a test file sends is consumed while the file runs, not while its
+                // environment is torn down (where the consumer's module import finds the runner
+                // gone: "EnvironmentTeardownError: Closing rpc while resolve was pending").
+                queueConsumers: {
+                  "school-bulk": {
+                    maxBatchSize: 5,
+                    maxBatchTimeout: 0,
+                    maxRetries: 3,
+                    deadLetterQueue: "school-bulk-dlq",
+                  },
                 },
               },
             }),

@@ -47,7 +47,12 @@ export type SchoolClient = Client<paths> & {
 const isAuthPath = (schemaPath: string) => schemaPath.startsWith("/api/v1/auth/");
 
 export function createSchoolClient(options: SchoolClientOptions): SchoolClient {
-  const client = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch && { fetch: options.fetch }) });
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl,
+    // `sort=-createdAt,name`: query arrays are comma-separated, as the document declares them (style form, explode false).
+    querySerializer: { array: { style: "form", explode: false } },
+    ...(options.fetch && { fetch: options.fetch }),
+  });
   let tokens = options.tokens;
   let schoolId = options.schoolId;
   /** One refresh at a time: refresh tokens rotate, so a second refresh with the old one would fail. */

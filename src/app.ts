@@ -20,10 +20,12 @@ import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
+import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
 import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
+import { s3Signer } from "./lib/s3";
 import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
 import { etag } from "./middleware/etag";
@@ -111,7 +113,17 @@ export function createApp(options: AppOptions) {
       });
     });
     target.use(async function dependencies(c, next) {
-      c.set("deps", await options.deps(c.env));
+      const deps = await options.deps(c.env);
+      // Development's S3 endpoint may be a path of the dev server: URLs are signed for the origin
+      // this request reached (the port `wrangler dev` listens on), which also serves them.
+      // (The OpenAPI script builds the app with a configuration of the access log alone: no s3.)
+      const s3: Deps["config"]["s3"] | undefined = deps.config.s3;
+      c.set(
+        "deps",
+        s3?.endpoint.startsWith("/")
+          ? { ...deps, signer: s3Signer({ ...s3, endpoint: `${new URL(c.req.url).origin}${s3.endpoint}` }) }
+          : deps,
+      );
       await next();
     });
     target.use(browserCors);
@@ -207,6 +219,8 @@ export function createApp(options: AppOptions) {
       });
       // OpenAPI 3.1 licenses take an SPDX identifier (the generator's config type predates it).
       const license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+      // Field names that mean the same everywhere are described once (src/lib/openapi-fields.ts).
+      describeFields(generated);
       document = { ...generated, info: { ...generated.info, license } };
     }
     return c.json(document);

@@ -14,108 +14,159 @@ const whole = (min: number, max: number) =>
 /** `scheme://host[:port]`, as browsers send it in `Origin`. */
 const ORIGIN = /^https?:\/\/[^/?#\s]+$/;
 
-const ConfigSchema = z
-  .object({
-    ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
-    AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
-    SMS_PROVIDER: z.enum(["log", "twilio"]).default("log"),
-    TWILIO_ACCOUNT_SID: z.string().optional(),
-    TWILIO_AUTH_TOKEN: z.string().optional(),
-    TWILIO_FROM: z.string().optional(),
-    TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
-    PUSH_PROVIDER: z.enum(["log", "fcm"]).default("log"),
-    /** The Firebase service account's JSON key (a secret): `project_id`, `client_email`, `private_key`, `token_uri`. */
-    FCM_SERVICE_ACCOUNT: z.string().optional(),
-    FCM_BASE_URL: z.url().default("https://fcm.googleapis.com"),
-    /** Topic subscriptions (Instance ID API). */
-    FCM_IID_BASE_URL: z.url().default("https://iid.googleapis.com"),
-    /** `DELETE /api/v1/reset-data` is refused (403 naming this) unless "true"; never allowed in production. */
-    RESET_DATA_ENABLED: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["true", "false"]).default("false")),
-    S3_ENDPOINT: z
-      .string()
-      .refine((s) => !s.includes("<"), "still the placeholder: set https://<account id>.r2.cloudflarestorage.com")
-      .pipe(z.url()),
-    S3_BUCKET: z.string().min(1),
-    S3_REGION: z.string().default("auto"),
-    S3_ACCESS_KEY_ID: z.string().min(1),
-    S3_SECRET_ACCESS_KEY: z.string().min(1),
-    AUTH_RESEND_COOLDOWN_SECONDS: whole(0, 3600),
-    AUTH_CODES_PER_HOUR: whole(1, 10_000),
-    AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
-    AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
-    CORS_ORIGINS: z
-      .string()
-      .default("")
-      .transform((s) =>
-        s
-          .split(",")
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
-    ACCESS_LOG: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["all", "problems"]).optional()),
-    LIBSQL_URL: z.string().optional(),
-    /**
-     * The link people get to join a school in the app (share URL, invitation texts). The default is
-     * under the reserved `.invalid` domain: a link that reaches no one's site until it is set.
-     */
-    APP_SHARE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url().default("https://school-app.invalid/join")),
-    LIBSQL_AUTH_TOKEN: z.string().optional(),
-    IOS_LATEST_VERSION: version,
-    IOS_MIN_VERSION: version,
-    ANDROID_LATEST_VERSION: version,
-    ANDROID_MIN_VERSION: version,
-  })
-  .superRefine((v, ctx) => {
-    if (v.ENVIRONMENT === "development") return;
-    // What only a developer's machine may have: readable sign-in codes and a local S3 endpoint.
-    if (v.SMS_PROVIDER === "log") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["SMS_PROVIDER"],
-        message: `"log" keeps sign-in codes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "twilio"`,
+const ConfigSchema = z.object({
+  ENVIRONMENT: z.enum(["development", "test", "staging", "production"]).default("production"),
+  AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
+  SMS_PROVIDER: z.enum(["log", "twilio"]).default("log"),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_FROM: z.string().optional(),
+  TWILIO_BASE_URL: z.url().default("https://api.twilio.com"),
+  PUSH_PROVIDER: z.enum(["log", "fcm"]).default("log"),
+  /** The Firebase service account's JSON key (a secret): `project_id`, `client_email`, `private_key`, `token_uri`. */
+  FCM_SERVICE_ACCOUNT: z.string().optional(),
+  FCM_BASE_URL: z.url().default("https://fcm.googleapis.com"),
+  /** Topic subscriptions (Instance ID API). */
+  FCM_IID_BASE_URL: z.url().default("https://iid.googleapis.com"),
+  /** `DELETE /api/v1/reset-data` is refused (403 naming this) unless "true"; never allowed in production. */
+  RESET_DATA_ENABLED: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["true", "false"]).default("false")),
+  /**
+   * R2's S3 endpoint; in development also a path (`/dev/s3`): the dev server itself, at whatever
+   * origin a request reached it (its port, or a phone's view of the machine's address).
+   */
+  S3_ENDPOINT: z
+    .string()
+    .refine((s) => !s.includes("<"), {
+      message: "still the placeholder: set https://<account id>.r2.cloudflarestorage.com",
+      abort: true,
+    })
+    .refine((s) => /^\/\w/.test(s) || URL.canParse(s), "expected a URL (or, in development, a path such as /dev/s3)"),
+  S3_BUCKET: z.string().min(1),
+  S3_REGION: z.string().default("auto"),
+  S3_ACCESS_KEY_ID: z.string().min(1),
+  S3_SECRET_ACCESS_KEY: z.string().min(1),
+  AUTH_RESEND_COOLDOWN_SECONDS: whole(0, 3600),
+  AUTH_CODES_PER_HOUR: whole(1, 10_000),
+  AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
+  AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
+  CORS_ORIGINS: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
+  ACCESS_LOG: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["all", "problems"]).optional()),
+  LIBSQL_URL: z.string().optional(),
+  /**
+   * The link people get to join a school in the app (share URL, invitation texts). The default is
+   * under the reserved `.invalid` domain: a link that reaches no one's site until it is set.
+   */
+  APP_SHARE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url().default("https://school-app.invalid/join")),
+  LIBSQL_AUTH_TOKEN: z.string().optional(),
+  IOS_LATEST_VERSION: version,
+  IOS_MIN_VERSION: version,
+  ANDROID_LATEST_VERSION: version,
+  ANDROID_MIN_VERSION: version,
+});
+
+/** An issue of the configuration: the setting it is about, and what is wrong (never its value). */
+type Issue = { setting: string; message: string };
+
+/** The URL schemes the Worker's libSQL client (over HTTP or WebSocket) can reach. */
+const LIBSQL_SCHEMES = new Set(["libsql:", "https:", "http:", "wss:", "ws:"]);
+
+/**
+ * What one setting says about another, checked on the raw values whatever else is wrong, so that
+ * every refusal is reported at once (an object refinement would run only once each field parsed,
+ * and an operator would learn of one setting per deploy).
+ */
+function crossChecks(raw: Record<string, unknown>, failed: ReadonlySet<string>): Issue[] {
+  const text = (key: string): string | undefined => {
+    const v = raw[key];
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  const issues: Issue[] = [];
+  const environment = text("ENVIRONMENT") ?? "production";
+  const sms = text("SMS_PROVIDER") ?? "log";
+  if (sms === "twilio") {
+    for (const key of ["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"]) {
+      if (!text(key)) issues.push({ setting: key, message: "required with SMS_PROVIDER=twilio (a secret)" });
+    }
+  }
+  if ((text("PUSH_PROVIDER") ?? "log") === "fcm" && !failed.has("PUSH_PROVIDER")) {
+    const account = serviceAccount(text("FCM_SERVICE_ACCOUNT"));
+    if (typeof account === "string") issues.push({ setting: "FCM_SERVICE_ACCOUNT", message: account });
+  }
+  const libsqlUrl = text("LIBSQL_URL");
+  if (libsqlUrl !== undefined && !failed.has("LIBSQL_URL")) {
+    const scheme = URL.canParse(libsqlUrl) ? new URL(libsqlUrl).protocol : undefined;
+    if (!scheme || !LIBSQL_SCHEMES.has(scheme)) {
+      issues.push({
+        setting: "LIBSQL_URL",
+        message:
+          scheme === "file:"
+            ? "a file: database needs the Node client; a Worker reaches libSQL at libsql://, https:// or wss://"
+            : "expected a libSQL server's URL: libsql://, https://, http://, wss:// or ws://",
       });
     }
-    if (v.PUSH_PROVIDER === "log") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PUSH_PROVIDER"],
-        message: `"log" keeps pushes in the development outbox: only with ENVIRONMENT=development (here ${v.ENVIRONMENT}); use "fcm"`,
-      });
-    }
-    if (v.RESET_DATA_ENABLED === "true" && v.ENVIRONMENT === "production") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["RESET_DATA_ENABLED"],
-        message: "the data reset removes every school's data: never enabled in production",
-      });
-    }
-    if (!v.APP_SHARE_URL.startsWith("https://")) {
-      ctx.addIssue({ code: "custom", path: ["APP_SHARE_URL"], message: "must be https outside development" });
-    }
-    if (!v.S3_ENDPOINT.startsWith("https://")) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["S3_ENDPOINT"],
-        message: "must be https outside development (R2: https://<account id>.r2.cloudflarestorage.com)",
-      });
-    }
-  });
+  }
+  if (environment === "development") return issues;
+  // What only a developer's machine may have: readable sign-in codes and a local S3 endpoint.
+  if (sms === "log" && !failed.has("SMS_PROVIDER")) {
+    issues.push({
+      setting: "SMS_PROVIDER",
+      message: `"log" keeps sign-in codes in the development outbox: only with ENVIRONMENT=development (here ${environment}); use "twilio"`,
+    });
+  }
+  if ((text("PUSH_PROVIDER") ?? "log") === "log" && !failed.has("PUSH_PROVIDER")) {
+    issues.push({
+      setting: "PUSH_PROVIDER",
+      message: `"log" keeps pushes in the development outbox: only with ENVIRONMENT=development (here ${environment}); use "fcm"`,
+    });
+  }
+  if (text("RESET_DATA_ENABLED") === "true" && environment === "production") {
+    issues.push({
+      setting: "RESET_DATA_ENABLED",
+      message: "the data reset removes every school's data: never enabled in production",
+    });
+  }
+  const share = text("APP_SHARE_URL");
+  if (share !== undefined && !share.startsWith("https://") && !failed.has("APP_SHARE_URL")) {
+    issues.push({ setting: "APP_SHARE_URL", message: "must be https outside development" });
+  }
+  const s3 = text("S3_ENDPOINT");
+  if (s3 !== undefined && !s3.startsWith("https://") && !failed.has("S3_ENDPOINT")) {
+    issues.push({
+      setting: "S3_ENDPOINT",
+      message: "must be https outside development (R2: https://<account id>.r2.cloudflarestorage.com)",
+    });
+  }
+  return issues;
+}
 
 export type Config = ReturnType<typeof toConfig>;
 
 /** Vars or secrets that make the Worker refuse to serve. The message names settings, never values. */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(
+    message: string,
+    /** The settings at fault, each once. */
+    readonly settings: readonly string[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 function toConfig(v: z.infer<typeof ConfigSchema>) {
-  if (v.SMS_PROVIDER === "twilio" && !(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN && v.TWILIO_FROM)) {
-    throw new ConfigError(
-      "invalid configuration: SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
-    );
-  }
-  const fcm = v.PUSH_PROVIDER === "fcm" ? serviceAccount(v.FCM_SERVICE_ACCOUNT) : undefined;
+  const account = v.PUSH_PROVIDER === "fcm" ? serviceAccount(v.FCM_SERVICE_ACCOUNT) : undefined;
+  // crossChecks refused a malformed key before this runs.
+  const fcm = typeof account === "object" ? account : undefined;
   const isDevelopment = v.ENVIRONMENT === "development";
   // Strict unless development, where a developer signs in many times an hour from one address.
   const strictUnlessDev = (value: number | undefined, strict: number, dev: number) =>
@@ -193,34 +244,44 @@ const ServiceAccount = z.object({
 });
 export type ServiceAccount = z.infer<typeof ServiceAccount>;
 
-/** The FCM service account's JSON key, parsed; a missing or malformed one names the secret, never its value. */
-function serviceAccount(json: string | undefined): ServiceAccount {
+/** The FCM service account's JSON key, parsed, or what is wrong with it (naming the secret's fields, never its value). */
+function serviceAccount(json: string | undefined): ServiceAccount | string {
   let value: unknown;
   try {
     value = JSON.parse(json ?? "");
   } catch {
-    throw new ConfigError(
-      "invalid configuration: PUSH_PROVIDER=fcm needs FCM_SERVICE_ACCOUNT, the service account's JSON key",
-    );
+    return "required with PUSH_PROVIDER=fcm: the service account's JSON key (a secret)";
   }
   const parsed = ServiceAccount.safeParse(value);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
-    throw new ConfigError(`invalid configuration: FCM_SERVICE_ACCOUNT lacks or has a malformed ${fields}`);
+    return `the service account's JSON key lacks or has a malformed ${fields}`;
   }
   return parsed.data;
 }
 
 const cache = new WeakMap<object, Config>();
 
-/** Parses vars and secrets (memoised per env object: the parse is pure). Throws `ConfigError`. */
+/**
+ * Parses vars and secrets (memoised per env object: the parse is pure). Throws `ConfigError`
+ * naming every setting that is wrong, in one message, each once per problem.
+ */
 export function loadConfig(env: object): Config {
   let config = cache.get(env);
   if (!config) {
     const parsed = ConfigSchema.safeParse(env);
-    if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-      throw new ConfigError(`invalid configuration: ${fields}`);
+    const own: Issue[] = parsed.success
+      ? []
+      : parsed.error.issues.map((i) => ({ setting: i.path.join("."), message: i.message }));
+    const issues = [...own, ...crossChecks(env as Record<string, unknown>, new Set(own.map((i) => i.setting)))];
+    if (!parsed.success || issues.length > 0) {
+      const fields = issues
+        .sort((a, b) => (a.setting < b.setting ? -1 : a.setting > b.setting ? 1 : 0))
+        .map((i) => `${i.setting}: ${i.message}`)
+        .join("; ");
+      throw new ConfigError(`invalid configuration (${issues.length}): ${fields}`, [
+        ...new Set(issues.map((i) => i.setting)),
+      ]);
     }
     config = toConfig(parsed.data);
     cache.set(env, config);

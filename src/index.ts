@@ -17,6 +17,7 @@ import { smsFromConfig } from "./lib/sms";
 const noLibsql: OpenLibsql = () => {
   throw new ConfigError(
     "invalid configuration: LIBSQL_URL is set, but this Worker was built without a libSQL client: deploy src/index.libsql.ts (npm run deploy:libsql)",
+    ["LIBSQL_URL"],
   );
 };
 
@@ -26,7 +27,9 @@ async function openStore(open: OpenLibsql, url: string, authToken?: string): Pro
     return await open(url, authToken);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError("invalid configuration: LIBSQL_URL is not a URL the libSQL client accepts", { cause: err });
+    throw new ConfigError("invalid configuration: LIBSQL_URL is not a URL the libSQL client accepts", ["LIBSQL_URL"], {
+      cause: err,
+    });
   }
 }
 

@@ -75,10 +75,12 @@ describe("loadConfig", () => {
       );
     }
     expect(refusal({ ...PRODUCTION, FCM_SERVICE_ACCOUNT: undefined })).toMatch(
-      /PUSH_PROVIDER=fcm needs FCM_SERVICE_ACCOUNT/,
+      /FCM_SERVICE_ACCOUNT: required with PUSH_PROVIDER=fcm/,
     );
     const broken = refusal({ ...PRODUCTION, FCM_SERVICE_ACCOUNT: JSON.stringify({ project_id: "p" }) });
-    expect(broken).toMatch(/FCM_SERVICE_ACCOUNT lacks or has a malformed client_email, private_key, token_uri/);
+    expect(broken).toMatch(
+      /FCM_SERVICE_ACCOUNT: the service account's JSON key lacks or has a malformed client_email, private_key, token_uri/,
+    );
     expect(broken).not.toContain('"p"');
     expect(refusal({ ...PRODUCTION, RESET_DATA_ENABLED: "true" })).toMatch(
       /RESET_DATA_ENABLED: .*never enabled in production/,
@@ -106,6 +108,67 @@ describe("loadConfig", () => {
     const short = refusal({ ...PRODUCTION, AUTH_SECRET: "short-secret-value" });
     expect(short).toMatch(/AUTH_SECRET/);
     expect(short).not.toContain("short-secret-value");
+  });
+
+  it("names every setting that is wrong at once, not one per deploy", () => {
+    // What a first deploy from wrangler.toml's placeholders, with secrets still missing, looks like.
+    const vars = {
+      ...PRODUCTION,
+      S3_ENDPOINT: "https://<ACCOUNT_ID>.r2.cloudflarestorage.com",
+      AUTH_SECRET: "short",
+      TWILIO_ACCOUNT_SID: undefined,
+      TWILIO_AUTH_TOKEN: undefined,
+      TWILIO_FROM: undefined,
+      S3_SECRET_ACCESS_KEY: undefined,
+      APP_SHARE_URL: "http://app.example.org/join",
+      LIBSQL_URL: "postgres://db.example.org/school",
+      IOS_MIN_VERSION: "one",
+    };
+    let error: unknown;
+    try {
+      loadConfig(vars);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const settings = [
+      "APP_SHARE_URL",
+      "AUTH_SECRET",
+      "IOS_MIN_VERSION",
+      "LIBSQL_URL",
+      "S3_ENDPOINT",
+      "S3_SECRET_ACCESS_KEY",
+      "TWILIO_ACCOUNT_SID",
+      "TWILIO_AUTH_TOKEN",
+      "TWILIO_FROM",
+    ];
+    expect((error as ConfigError).settings).toEqual(settings);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^invalid configuration \(9\): /);
+    for (const setting of settings) expect(message, setting).toContain(`${setting}: `);
+    expect(message).not.toMatch(/short|postgres|db\.example|app\.example/);
+    // The development configuration's own mistakes are named together too.
+    const dev = refusal({
+      ...PRODUCTION,
+      ENVIRONMENT: "development",
+      AUTH_SECRET: undefined,
+      LIBSQL_URL: "file:school.db",
+    });
+    expect(dev).toMatch(/AUTH_SECRET: .*; LIBSQL_URL: a file: database needs the Node client/);
+  });
+
+  it("refuses a LIBSQL_URL the Worker's libSQL client cannot reach", () => {
+    for (const LIBSQL_URL of ["not a url", "postgres://x/y", "file:school.db", "libsql//x.turso.io"]) {
+      expect(refusal({ ...PRODUCTION, LIBSQL_URL }), LIBSQL_URL).toMatch(/LIBSQL_URL: /);
+    }
+    for (const LIBSQL_URL of [
+      "libsql://school-api.turso.io",
+      "https://db.example.org",
+      "http://127.0.0.1:8080",
+      "wss://x",
+    ]) {
+      expect(loadConfig({ ...PRODUCTION, LIBSQL_URL }).libsql?.url, LIBSQL_URL).toBe(LIBSQL_URL);
+    }
   });
 
   it("reads CORS_ORIGINS as a comma-separated list of exact origins", () => {
@@ -164,8 +227,14 @@ describe("the Worker entry with an invalid configuration", () => {
     }
     const lines = logged.mock.calls.map((args) => String(args[0]));
     expect(lines.length).toBeGreaterThanOrEqual(4);
-    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ level: "error", error: "ConfigError" });
-    expect(lines[0]).toMatch(/SMS_PROVIDER: .*only with ENVIRONMENT=development/);
+    // One line per request, naming every setting at fault at once.
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
+      level: "error",
+      message: "configuration refused",
+      error: "ConfigError",
+      settings: ["S3_ENDPOINT", "SMS_PROVIDER"],
+    });
+    expect(lines[0]).toMatch(/S3_ENDPOINT: must be https.*; SMS_PROVIDER: .*only with ENVIRONMENT=development/);
     expect(lines.join("\n")).not.toContain("test-secret");
   });
 

@@ -12,6 +12,7 @@
  *   (`x-audit`), and a successful call writes exactly one audit row for that entity and record
  *   (but an `x-destructive` one, the data reset, which would empty the suite's database).
  * - an X-School-Id naming no school -> 404, also for a super-admin.
+ * - the 403 and the 404s above say what the operation's examples in the document say (the id aside).
  * - every audit row the suite's calls wrote is an object of `{ old, new }` pairs of typed values.
  * - every array of a request body with a declared `maxItems`, sent at exactly `maxItems` items in
  *   an otherwise valid body, gets past validation and is answered without a 500 (D1 binds at most
@@ -25,12 +26,18 @@ import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { auditShapeProblems } from "./audit-shape";
 import { fixturePhone } from "./fixture-kit";
-import { callOperation as call, fixtureFor } from "./fixtures";
-import { allPages, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
+import { callOperation as call, fixtureFor, operationRequest } from "./fixtures";
+import { allPages, documentedProblems, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 
 type Operation = {
   operationId: string;
-  responses: Record<string, { headers?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    {
+      headers?: Record<string, unknown>;
+      content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }>;
+    }
+  >;
   "x-access": string;
   "x-audit"?: string;
   "x-scope"?: "school" | "platform";
@@ -39,7 +46,7 @@ type Operation = {
   /** Removes the data the suite runs on (the data reset): its own test file checks its audit row. */
   "x-destructive"?: boolean;
   requestBody?: { content: Record<string, { schema?: Schema }> };
-  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema & { example?: unknown } }[];
 };
 
 /** The parts of a JSON schema the generated bodies read. */
@@ -55,6 +62,11 @@ type Schema = {
   example?: unknown;
   maxLength?: number;
 };
+
+/** The record id the document's examples name (src/lib/route.ts). */
+const EXAMPLE_ID = 42;
+/** The details of an operation's documented examples of a status. */
+const documented = (op: Operation, status: number) => documentedProblems(op, status).map((p) => p.detail);
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -183,7 +195,9 @@ for (const { path, method, op } of operations) {
         for (const token of [await t.token(1, {}, true), await northAdmin(t)]) {
           const res = await call(t, method, path, op, { token, school: UNKNOWN_SCHOOL });
           expect(res.status).toBe(404);
-          expect((await problem(res)).detail).toBe(`School ${UNKNOWN_SCHOOL} not found`);
+          const { detail } = await problem(res);
+          expect(detail).toBe(`School ${UNKNOWN_SCHOOL} not found`);
+          expect(documented(op, 404), "the document shows it").toContain(detail);
         }
       });
 
@@ -193,7 +207,8 @@ for (const { path, method, op } of operations) {
           access === "member" ? await t.token(2, {}) : await t.token(2, { [NORTH]: ALL.filter((p) => p !== access) });
         const res = await call(t, method, path, op, { token });
         expect(res.status).toBe(403);
-        await problem(res);
+        const { detail } = await problem(res);
+        expect(documented(op, 403), "the document shows what it answers").toContain(detail);
       });
     }
 
@@ -224,10 +239,27 @@ for (const { path, method, op } of operations) {
       it("takes each array at its declared maxItems: past validation, and never a 500", {
         timeout: 60_000,
       }, async () => {
-        expect(queryArrays, "query arrays: teach this test to send them").toEqual([]);
+        const t = makeTestApp();
+        for (const param of queryArrays) {
+          // A comma-separated list (`style: form, explode: false`, as `sort` is): distinct values of its enum.
+          const schema = resolve(param.schema);
+          const max = schema.maxItems ?? 0;
+          const values = [...new Set((resolve(schema.items).enum ?? []).map(String))].filter(
+            (v, i, all) => !all.slice(0, i).some((w) => w.replace(/^-/, "") === v.replace(/^-/, "")),
+          );
+          expect(values.length, `${param.name}: teach this test to fill its items`).toBeGreaterThanOrEqual(max);
+          const { url } = await operationRequest(t, path, op, {});
+          const sep = url.includes("?") ? "&" : "?";
+          const res = await t.request(`${url}${sep}${param.name}=${values.slice(0, max).join(",")}`, {
+            token: await t.token(1, {}, true),
+            school: NORTH,
+          });
+          const said = await res.clone().text();
+          expect(res.status, `${param.name}: ${max} items -> ${said}`).toBeLessThan(500);
+          expect(res.status, `${param.name}: ${max} items is valid -> ${said}`).not.toBe(400);
+        }
         const nested = arrays.filter((path) => path.length !== 1);
         expect(nested, "arrays below the body's top level: teach this test to fill them").toEqual([]);
-        const t = makeTestApp();
         const fixture = fixtureFor(path);
         const given = fixture?.bodies?.[op.operationId];
         const made = typeof given === "function" ? await given(t, NORTH) : given;
@@ -283,7 +315,10 @@ for (const { path, method, op } of operations) {
         const t = makeTestApp();
         const res = await call(t, method, path, op, { token: await northAdmin(t), id: UNKNOWN_ID });
         expect(res.status).toBe(404);
-        await problem(res);
+        const { detail } = await problem(res);
+        expect(documented(op, 404), "the document names the record it answers").toContain(
+          detail.replace(String(UNKNOWN_ID), String(EXAMPLE_ID)),
+        );
       });
 
       if (op["x-scope"] !== "platform") {

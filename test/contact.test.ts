@@ -159,9 +159,10 @@ function request(method: string, path: string, operationId: string): { url: stri
   const collection = path.replace(/\/\{id\}.*$/, "");
   const url = path
     .replace("/trusted-person/{id}/status", `/trusted-person/${ids.pending}/status`)
-    .replace("{role}", "teacher")
     .replace("/student/{id}", `/student/${ids.student}`)
-    .replace("{id}", String(ids[collection] ?? 0));
+    .replace("{id}", String(ids[collection] ?? 0))
+    // The people holding a role are looked up by the role (a required query parameter).
+    .replace(/\/user\/by-role$/, "/user/by-role?role=teacher");
   if (method === "GET") return { url };
   if (!(operationId in bodies)) throw new Error(`add a request for ${operationId} to test/contact.test.ts`);
   return { url, body: bodies[operationId] };

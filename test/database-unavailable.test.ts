@@ -143,7 +143,8 @@ describe("reads", () => {
 
   it("health still answers 503 naming the database", async () => {
     const { f } = appFailing({ text: LOCKED });
-    const res = await f.request("/api/health");
+    const { result: res, lines } = await logged(() => f.request("/api/health"));
+    expect(lines).toContainEqual(expect.objectContaining({ message: "health check failed", dependency: "database" }));
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: Record<string, unknown> }).error).toHaveProperty("database");
   });

@@ -12,7 +12,7 @@ import worker from "../src/index";
 import { s3Signer } from "../src/lib/s3";
 import { SIGNED_URL_SECONDS } from "../src/modules/document/signed-url";
 import { uniq } from "./fixtures";
-import { makeTestApp, problem, type TestApp } from "./helpers";
+import { configWith, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -57,6 +57,41 @@ async function refused(res: Response, code: string) {
 }
 
 describe("dev S3 endpoint: uploads and downloads", () => {
+  it("follows the port the dev server is reached at, when S3_ENDPOINT is its path (wrangler.toml's [env.dev])", async () => {
+    const t = makeTestApp({ config: configWith({ S3_ENDPOINT: "/dev/s3" }) });
+    const slug = slugOf();
+    const token = await t.token(2, { [NORTH]: "all" });
+    for (const origin of ["http://localhost:9123", "http://192.168.1.20:8787"]) {
+      // `npm run dev -- --port 9123`, or a phone on the same network reaching the laptop's address.
+      const res = await t.app.request(
+        `${origin}/api/v1/documents/documents/signed-url`,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "x-school-id": String(NORTH),
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ contentType: XLSX, slug, name: "Import" }),
+        },
+        env,
+      );
+      expect(res.status, await res.clone().text()).toBe(200);
+      const put = (await res.json()) as Signed;
+      expect(put.url.startsWith(`${origin}/dev/s3/school-documents/`), put.url).toBe(true);
+      const bytes = crypto.getRandomValues(new Uint8Array(100));
+      const stored = await send(t, put.url, { method: "PUT", headers: put.headers, body: bytes });
+      expect(stored.status, await stored.clone().text()).toBe(200);
+      expect(new Uint8Array((await (await env.DOCUMENTS.get(slug))?.arrayBuffer()) ?? new ArrayBuffer(0))).toEqual(
+        bytes,
+      );
+    }
+    // Only in development: elsewhere a path is no S3 endpoint.
+    expect(() => configWith({ S3_ENDPOINT: "/dev/s3", ENVIRONMENT: "production", SMS_PROVIDER: "twilio" })).toThrow(
+      /S3_ENDPOINT: must be https/,
+    );
+  });
+
   it("an upload with the API's PUT URL lands in DOCUMENTS and reads back with its GET URL", async () => {
     const t = makeTestApp();
     const { put, bytes, slug } = await upload(t, slugOf(`Alumnos ${uniq("año")}.xlsx`));

@@ -6,6 +6,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       TEST_SEED: string;
+      /** docs/samples/teachers.xlsx, base64 (vitest.config.ts). */
+      TEST_SAMPLE_TEACHERS: string;
     }
   }
 }

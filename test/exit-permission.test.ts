@@ -88,7 +88,7 @@ describe("asking", () => {
     const mine = await t.request(P, { token, school: NORTH });
     const page = await readJson<{ data: Permission[] }>(mine);
     expect(page.data.map((p) => p.id)).toEqual([created.id]);
-    const byType = await t.request(`${P}/type/absence`, { token, school: NORTH });
+    const byType = await t.request(`${P}/type?kind=absence`, { token, school: NORTH });
     expect((await readJson<{ total: number }>(byType)).total).toBe(1);
   });
 
@@ -369,7 +369,7 @@ describe("fixed permissions", () => {
     expect(fixed.weekdays).toEqual([1, 3]);
     expect(fixed.generatedUntil).not.toBeNull();
     const generated = async () => {
-      const list = await t.request(`${P}/fixed/${fixed.id}/generated`, { token, school: NORTH });
+      const list = await t.request(`${P}/fixed/generated?fixedId=${fixed.id}`, { token, school: NORTH });
       expect(list.status).toBe(200);
       return readJson<{ id: number; date: string; status: string }[]>(list);
     };

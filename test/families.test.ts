@@ -298,14 +298,16 @@ describe("families: by number, parent limit, validate", () => {
     const token = await northAdmin(t);
     const s = await newStudent(t);
     const f = await made(t, { studentIds: [s] });
-    const members = await t.request(`${PATH}/members/${encodeURIComponent(f.familyNumber)}`, { token });
+    const members = await t.request(`${PATH}/members?familyNumber=${encodeURIComponent(f.familyNumber)}`, { token });
     expect(members.status).toBe(200);
     expect(((await members.json()) as Family).students.map((x) => x.id)).toEqual([s]);
     const south = await made(t, {}, await southAdmin(t));
-    expect((await t.request(`${PATH}/members/${south.familyNumber}`, { token })).status).toBe(404);
+    expect(
+      (await t.request(`${PATH}/members?familyNumber=${encodeURIComponent(south.familyNumber)}`, { token })).status,
+    ).toBe(404);
     const exists = async (n: string, tk = token) =>
       (
-        (await (await t.request(`${PATH}/exists/${encodeURIComponent(n)}`, { token: tk })).json()) as {
+        (await (await t.request(`${PATH}/exists?familyNumber=${encodeURIComponent(n)}`, { token: tk })).json()) as {
           exists: boolean;
         }
       ).exists;
@@ -321,10 +323,10 @@ describe("families: by number, parent limit, validate", () => {
     const tag = `${++next}${Math.random().toString(36).slice(2, 6)}`;
     const f = await made(t, { familyNumber: `Núm-${tag}` });
     for (const asked of [`NUM-${tag}`, `núm-${tag}`, `Num-${tag}`.toLowerCase()]) {
-      const members = await t.request(`${PATH}/members/${encodeURIComponent(asked)}`, { token });
+      const members = await t.request(`${PATH}/members?familyNumber=${encodeURIComponent(asked)}`, { token });
       expect(members.status, asked).toBe(200);
       expect(((await members.json()) as Family).id).toBe(f.id);
-      const exists = await t.request(`${PATH}/exists/${encodeURIComponent(asked)}`, { token });
+      const exists = await t.request(`${PATH}/exists?familyNumber=${encodeURIComponent(asked)}`, { token });
       expect(await exists.json(), asked).toEqual({ exists: true });
       const listed = await t.request(`${PATH}?familyNumber=${encodeURIComponent(asked)}`, { token });
       expect(
@@ -333,7 +335,7 @@ describe("families: by number, parent limit, validate", () => {
       ).toEqual([f.id]);
     }
     // The demo family "F-0001", asked as "f-0001".
-    const demo = await t.request(`${PATH}/members/f-0001`, { token });
+    const demo = await t.request(`${PATH}/members?familyNumber=f-0001`, { token });
     expect(((await demo.json()) as Family).familyNumber).toBe("F-0001");
   });
 
@@ -420,8 +422,8 @@ describe("families: visibility per role", () => {
       // Filtered by the number: the demo seed's 251 families fill many pages.
       ["GET", `${PATH}?familyNumber=${encodeURIComponent(familyNumber)}`],
       ["GET", `${PATH}/${id}`],
-      ["GET", `${PATH}/members/${familyNumber}`],
-      ["GET", `${PATH}/exists/${familyNumber}`],
+      ["GET", `${PATH}/members?familyNumber=${encodeURIComponent(familyNumber)}`],
+      ["GET", `${PATH}/exists?familyNumber=${encodeURIComponent(familyNumber)}`],
       ["GET", `${PATH}/${id}/parent-limit`],
       ["POST", `${PATH}/validate`],
     ] as const;

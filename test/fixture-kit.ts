@@ -13,8 +13,9 @@ export interface Fixture {
    */
   bodies?: Record<string, unknown | Made<unknown>>;
   /**
-   * Values of path parameters other than `{id}` and `{...Id}` (default: `documents`), made for
-   * each call: e.g. the key of a record the call may change without disturbing other tests.
+   * Values of path parameters other than `{id}` and `{...Id}` (default: `documents`) and of required
+   * query parameters (default: their example), made for each call: e.g. the key of a record the
+   * call may change without disturbing other tests.
    */
   params?: Record<string, Made<string>>;
 }

@@ -26,11 +26,17 @@ export function fixtureFor(path: string): Fixture | undefined {
  * The request of an operation of the OpenAPI document (`path` a template) with its fixture's body
  * and path parameters, made now (records they refer to are made in the first school): `{id}` is
  * `init.id` (default 1), `{...Id}` is `init.parentId` (default 1), `extra` fields are added to the body.
+ * A required query parameter (a lookup by another key: `?familyNumber=`) is the fixture's `params`
+ * value for it, else its example.
  */
 export async function operationRequest(
   t: TestApp,
   path: string,
-  op: { operationId: string; requestBody?: unknown },
+  op: {
+    operationId: string;
+    requestBody?: unknown;
+    parameters?: { name: string; in: string; required?: boolean; schema?: { example?: unknown } }[];
+  },
   init: {
     id?: string | number;
     parentId?: number;
@@ -45,6 +51,13 @@ export async function operationRequest(
     const make = name ? fixture?.params?.[name] : undefined;
     url = url.replace(`{${name}}`, make ? await make(t, 1) : "documents");
   }
+  const query = new URLSearchParams();
+  for (const p of op.parameters ?? []) {
+    if (p.in !== "query" || !p.required) continue;
+    const make = fixture?.params?.[p.name];
+    query.set(p.name, make ? await make(t, 1) : String(p.schema?.example ?? ""));
+  }
+  if (query.size > 0) url = `${url}?${query}`;
   const given = op.requestBody ? (init.base ?? fixture?.bodies?.[op.operationId] ?? {}) : undefined;
   const made = typeof given === "function" ? await given(t, 1) : given;
   const body = init.extra && made !== undefined ? { ...(made as object), ...init.extra } : made;
@@ -56,7 +69,7 @@ export async function callOperation(
   t: TestApp,
   method: string,
   path: string,
-  op: { operationId: string; requestBody?: unknown },
+  op: Parameters<typeof operationRequest>[2],
   init: {
     token?: string;
     id?: string | number;

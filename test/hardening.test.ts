@@ -17,7 +17,7 @@ import { conflict } from "../src/lib/errors";
 import { defineRoute, json, operation } from "../src/lib/route";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
-type Parameter = { name: string; in: string };
+type Parameter = { name: string; in: string; required?: boolean };
 type Doc = { paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[] }>> };
 
 const NORTH = 1;
@@ -192,13 +192,23 @@ describe("the test harness", () => {
 describe("lenient input", () => {
   it("every integer query parameter of every list (ids, pages) takes plain digits only", async () => {
     const doc = (await (await t.request("/api/openapi.json")).json()) as {
-      paths: Record<string, Record<string, { parameters?: (Parameter & { schema?: { type?: string } })[] }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: (Parameter & { schema?: { type?: string; example?: unknown } })[] }>
+      >;
     };
     const filters = Object.entries(doc.paths).flatMap(([path, item]) =>
       !path.includes("{")
         ? (item.get?.parameters ?? [])
             .filter((p) => p.in === "query" && p.schema?.type === "integer")
-            .map((p) => [path, p.name] as const)
+            .map((p) => {
+              // The other required query parameters (a lookup's key) get their examples.
+              const required = (item.get?.parameters ?? [])
+                .filter((q) => q.in === "query" && q.required && q.name !== p.name)
+                .map((q) => `${q.name}=${encodeURIComponent(String(q.schema?.example ?? ""))}&`)
+                .join("");
+              return [path, p.name, required] as const;
+            })
         : [],
     );
     expect(filters.map(([path, name]) => `${path}?${name}`)).toEqual(
@@ -211,9 +221,9 @@ describe("lenient input", () => {
         "/api/v1/role-user?userId",
       ]),
     );
-    for (const [path, name] of filters) {
+    for (const [path, name, required] of filters) {
       for (const value of ["1e0", "0x1", "1.0", "+1"]) {
-        const res = await t.request(`${path}?${name}=${encodeURIComponent(value)}`, {
+        const res = await t.request(`${path}?${required}${name}=${encodeURIComponent(value)}`, {
           token: superAdmin,
           school: NORTH,
         });

@@ -56,6 +56,26 @@ export const STRICT_AUTH_LIMITS = {
   AUTH_PHONE_CHECKS_PER_ADDRESS: "30",
 };
 
+const TEXT = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/x-www-form-urlencoded)/i;
+
+/**
+ * An answer whose `text()` decodes its bytes when it is a file (an .xlsx, a PDF): tests print
+ * answers in their assertion messages (`await res.clone().text()`), and workerd warns on `text()` of
+ * a body that is not text (the decoding is the same). Everything else is the response's own.
+ */
+function readable(res: Response): Response {
+  const type = res.headers.get("content-type") ?? "";
+  if (type === "" || TEXT.test(type)) return res;
+  return new Proxy(res, {
+    get(target, prop) {
+      if (prop === "text") return async () => new TextDecoder().decode(await target.arrayBuffer());
+      if (prop === "clone") return () => readable(target.clone());
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /** An app on the test bindings; `overrides` replace its parts (`config: configWith({...})`). */
 export function makeTestApp(overrides: Partial<Deps> = {}) {
   const clock = new TestClock();
@@ -94,7 +114,7 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     }
     const res = await app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
     await assertDeclared(app, rest.method ?? "GET", path, res.status);
-    return res;
+    return readable(res);
   }
 
   /** Signs in through the real flow: send a code, read it from the outbox, verify it. */
@@ -233,6 +253,25 @@ async function assertDeclared(app: ReturnType<typeof createApp>, method: string,
     `${method} ${path} answered ${status}, which ${operation.operationId} (${template?.path}) does not declare; ` +
       `declared: ${declared.join(", ")}`,
   );
+}
+
+/** The example problems an operation of the OpenAPI document shows for a status (one, or several named). */
+export function documentedProblems(
+  op: {
+    responses: Record<
+      string,
+      { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> }
+    >;
+  },
+  status: number,
+): { detail: string; title: string; instance: string }[] {
+  const media = op.responses[String(status)]?.content?.["application/problem+json"];
+  const values = media?.examples
+    ? Object.values(media.examples).map((e) => e.value)
+    : media?.example
+      ? [media.example]
+      : [];
+  return values as { detail: string; title: string; instance: string }[];
 }
 
 /** Reads a problem+json body and checks its shape. */

@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { count, eq } from "drizzle-orm";
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import type { Db } from "../src/db/client";
 import { refreshTokens, verificationCodes } from "../src/db/schema/auth";
@@ -36,12 +36,41 @@ describe("GET /api/health", () => {
     const res = await t.request("/api/health");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
+    const latest = env.TEST_MIGRATIONS.at(-1)?.name;
     expect(await res.json()).toEqual({
       status: "ok",
       info: { database: { status: "up" }, storage: { status: "up" } },
       error: {},
       details: { database: { status: "up" }, storage: { status: "up" } },
+      // What vitest.config.ts defines, as scripts/wrangler.ts defines it for a build.
+      build: { commit: "0123456789ab", committedAt: "2026-11-20T10:00:00+00:00", builtAt: "2026-11-21T08:00:00.000Z" },
+      migrations: { applied: env.TEST_MIGRATIONS.length, latest, expected: latest, missing: false },
+      warnings: [],
     });
+  });
+
+  it("warns, still 200, when the database lacks the migration the code expects, and logs it", async () => {
+    const latest = env.TEST_MIGRATIONS.at(-1)?.name ?? "";
+    const logged = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await env.DB.prepare("DELETE FROM d1_migrations WHERE name = ?").bind(latest).run();
+    try {
+      const res = await t.request("/api/health");
+      expect(res.status).toBe(200);
+      const report = (await res.json()) as Report & { migrations: unknown; warnings: string[] };
+      expect(report.status).toBe("ok");
+      expect(report.migrations).toEqual({
+        applied: env.TEST_MIGRATIONS.length - 1,
+        latest: env.TEST_MIGRATIONS.at(-2)?.name,
+        expected: latest,
+        missing: true,
+      });
+      expect(report.warnings).toHaveLength(1);
+      expect(report.warnings[0]).toContain(`The code expects migration ${latest}, which the database lacks`);
+      expect(logged.mock.calls.map((c) => String(c[0])).join("\n")).toContain('"message":"database lacks a migration"');
+    } finally {
+      logged.mockRestore();
+      await env.DB.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(latest).run();
+    }
   });
 
   it("answers 503 naming the storage when it fails", async () => {
@@ -54,8 +83,17 @@ describe("GET /api/health", () => {
         put: async () => null,
       },
     });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await down.request("/api/health");
+    const lines = logged.mock.calls.map((c) => String(c[0]));
+    logged.mockRestore();
     expect(res.status).toBe(503);
+    // The answer names the failure's class; the log line says what an operator needs.
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
+      message: "health check failed",
+      dependency: "storage",
+      detail: "down",
+    });
     const report = (await res.json()) as Report;
     expect(report.status).toBe("error");
     expect(report.info).toEqual({ database: { status: "up" } });
@@ -70,7 +108,11 @@ describe("GET /api/health", () => {
     };
     const broken = new Proxy({}, { get: () => fail }) as unknown as Db;
     const down = makeTestApp({ db: broken });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await down.request("/api/health");
+    const lines = logged.mock.calls.map((c) => String(c[0]));
+    logged.mockRestore();
+    expect(lines.join("\n")).toContain('"dependency":"database"');
     expect(res.status).toBe(503);
     const text = await res.clone().text();
     expect(text).not.toMatch(/SELECT|D1_ERROR/);

@@ -65,7 +65,7 @@ async function badSteps(statement: Recorded): Promise<string[]> {
 
 const t0 = makeTestApp();
 type ListOperation = {
-  parameters?: { name: string; in: string; required?: boolean }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: { example?: unknown } }[];
   "x-filters"?: Record<string, string>;
   "x-sort"?: string[];
 };
@@ -83,6 +83,11 @@ const lists = Object.entries(doc.paths)
   .filter(([path, item]) => !path.includes("{") || item.get?.["x-filters"] !== undefined)
   .map(([path, item]) => {
     const get = item.get as ListOperation;
+    // A lookup by another key than the id takes it as a required query parameter: its example.
+    const required = (get.parameters ?? [])
+      .filter((p) => p.in === "query" && p.required)
+      .map((p) => `${p.name}=${encodeURIComponent(String(p.schema?.example ?? ""))}&`)
+      .join("");
     const queries = [
       ...(get["x-sort"] ?? []).flatMap((f) => [`sort=${f}`, `sort=-${f}`]),
       ...Object.entries(get["x-filters"] ?? {}).map(([name, example]) => `${name}=${encodeURIComponent(example)}`),
@@ -95,7 +100,7 @@ const lists = Object.entries(doc.paths)
           ]
         : []),
     ];
-    return { path: path.replace(/\{\w+\}/g, "1"), queries };
+    return { path: path.replace(/\{\w+\}/g, "1"), required, queries };
   });
 
 describe("query plans of every list", () => {
@@ -105,9 +110,9 @@ describe("query plans of every list", () => {
     expect(lists.some((l) => l.queries.some((q) => !q.startsWith("sort=")))).toBe(true);
   });
 
-  for (const { path, queries } of lists) {
+  for (const { path, required, queries } of lists) {
     for (const query of [undefined, ...queries]) {
-      const url = query ? `${path}?${query}` : path;
+      const url = query || required ? `${path}?${required}${query ?? ""}`.replace(/&$/, "") : path;
       it(`GET ${url} reads through indexes`, async () => {
         const log: Recorded[] = [];
         const t = makeTestApp({ db: d1(recordingD1(env.DB, log)) });

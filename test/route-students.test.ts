@@ -374,16 +374,16 @@ describe("route students", () => {
     await assign(t, { routeId: route.id, studentId: s3.id, stopId: route.stops[1]?.id, weekdays: [2] });
     const token = await admin(t);
     const { res: result, calls } = await measure(() =>
-      t.request(`/api/v1/route-student/route/${route.id}`, { token, school: NORTH }),
+      t.request(`/api/v1/route-student/route?routeId=${route.id}`, { token, school: NORTH }),
     );
     expect(calls).toBe(1);
     const page = await readJson<Page<Rider>>(result);
     expect(page.data.map((r) => r.studentId)).toEqual([s2.id, s3.id, s1.id]);
     const monday = await readJson<Page<Rider>>(
-      await t.request(`/api/v1/route-student/route/${route.id}?weekday=1`, { token, school: NORTH }),
+      await t.request(`/api/v1/route-student/route?routeId=${route.id}&weekday=1`, { token, school: NORTH }),
     );
     expect(monday.data.map((r) => r.studentId)).toEqual([s2.id, s1.id]);
-    expect((await t.request("/api/v1/route-student/route/987654", { token, school: NORTH })).status).toBe(404);
+    expect((await t.request("/api/v1/route-student/route?routeId=987654", { token, school: NORTH })).status).toBe(404);
     const list = await measure(() => t.request(`/api/v1/route-student?route=${route.id}`, { token, school: NORTH }));
     expect(list.calls).toBe(1);
   });
@@ -440,8 +440,12 @@ describe("route students", () => {
     expect(page.data.map((r) => r.id)).toEqual([ride.id]);
     expect((await t.request(`/api/v1/route-student/${ride.id}`, { token, school: NORTH })).status).toBe(200);
     expect((await t.request(`/api/v1/route-student/${other.id}`, { token, school: NORTH })).status).toBe(404);
-    expect((await t.request(`/api/v1/route-student/route/${mine.id}`, { token, school: NORTH })).status).toBe(200);
-    expect((await t.request(`/api/v1/route-student/route/${theirs.id}`, { token, school: NORTH })).status).toBe(404);
+    expect((await t.request(`/api/v1/route-student/route?routeId=${mine.id}`, { token, school: NORTH })).status).toBe(
+      200,
+    );
+    expect((await t.request(`/api/v1/route-student/route?routeId=${theirs.id}`, { token, school: NORTH })).status).toBe(
+      404,
+    );
     const file = await t.request("/api/v1/route-student/export", { token, school: NORTH });
     expect(file.status).toBe(200);
     const rows = readXlsx(new Uint8Array(await file.arrayBuffer()));

@@ -64,6 +64,11 @@ describe("typed client", () => {
     const page = await api.GET("/api/v1/permission", { params: { query: { pageSize: 5 } } });
     expect(page.data?.data).toHaveLength(5);
     expect(page.data?.total).toBeGreaterThan(10);
+    // `sort` is typed as the list's own keys (another list's key would not compile) and sent comma-separated.
+    const sorted = await api.GET("/api/v1/permission", { params: { query: { sort: ["-name", "id"], pageSize: 100 } } });
+    expect(sorted.response.status).toBe(200);
+    const names = sorted.data?.data.map((p) => p.name) ?? [];
+    expect(names).toEqual([...names].sort().reverse());
 
     const missing = await api.GET("/api/v1/permission/{id}", { params: { path: { id: 999_999 } } });
     expect(missing.response.status).toBe(404);

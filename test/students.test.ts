@@ -292,6 +292,63 @@ describe("students", () => {
     const list = await measure(() => t.request("/api/v1/student?level=elementary", { token, school: NORTH }));
     expect(list.calls).toBe(1);
   });
+
+  it("lists each student with their groups, still in one D1 round trip (no call per child)", async () => {
+    const { t, measure } = countingTestApp();
+    const family = u("Fam");
+    const [f] = await t.db
+      .insert(families)
+      .values(
+        withSearch(families, { schoolId: NORTH, familyNumber: u("F"), name: family, createdAt: AT, updatedAt: AT }),
+      )
+      .returning();
+    const kids = [
+      await create(t, { firstName: "Uno", lastName: u("L"), familyId: f?.id }),
+      await create(t, { firstName: "Dos", lastName: u("L"), familyId: f?.id }),
+      await create(t, { firstName: "Tres", lastName: u("L"), familyId: f?.id }),
+    ];
+    const group = async (name: string) => {
+      const [g] = await t.db
+        .insert(groups)
+        .values(
+          withSearch(groups, {
+            schoolId: NORTH,
+            name,
+            level: "elementary",
+            schoolYear: "2026-2027",
+            createdAt: AT,
+            updatedAt: AT,
+          }),
+        )
+        .returning();
+      return g?.id ?? 0;
+    };
+    const [music, third] = [await group(u("Música")), await group(u("3°A"))];
+    const join = (groupId: number, studentId: number) =>
+      t.db.insert(groupStudents).values({ schoolId: NORTH, groupId, studentId, createdAt: AT, updatedAt: AT });
+    await join(third, kids[0]?.id ?? 0);
+    await join(music, kids[0]?.id ?? 0);
+    await join(third, kids[1]?.id ?? 0);
+    const token = await admin(t);
+    const { res, calls } = await measure(() =>
+      t.request(`/api/v1/student?family=${f?.id}&pageSize=100`, { token, school: NORTH }),
+    );
+    expect(res.status).toBe(200);
+    expect(calls).toBe(1);
+    const page = (await res.json()) as {
+      data: { id: number; groups: { id: number; name: string; level: string }[] }[];
+    };
+    const groupsOf = (id?: number) => page.data.find((s) => s.id === id)?.groups.map((g) => g.id);
+    expect(groupsOf(kids[0]?.id)).toEqual([music, third].sort((a, b) => a - b));
+    expect(groupsOf(kids[1]?.id)).toEqual([third]);
+    expect(groupsOf(kids[2]?.id)).toEqual([]);
+    expect(page.data.find((s) => s.id === kids[1]?.id)?.groups[0]).toMatchObject({ level: "elementary" });
+    // The record answers them everywhere it is read: the detail and the single record agree.
+    const one = (await (await t.request(`/api/v1/student/${kids[0]?.id}`, { token, school: NORTH })).json()) as {
+      groups: { id: number }[];
+    };
+    expect(one.groups.map((g) => g.id)).toEqual(groupsOf(kids[0]?.id));
+  });
 });
 
 describe("guardians", () => {

@@ -97,9 +97,10 @@ describe("create and read", () => {
 
   it("by-role: an unknown role is 404, a bad key 400; languages; share URL", async () => {
     const token = await admin();
-    expect((await t.request("/api/v1/user/by-role/987654", { token, school: NORTH })).status).toBe(404);
-    expect((await t.request("/api/v1/user/by-role/nobody", { token, school: NORTH })).status).toBe(400);
-    const teachers = await t.request("/api/v1/user/by-role/teacher", { token, school: NORTH });
+    expect((await t.request("/api/v1/user/by-role?role=987654", { token, school: NORTH })).status).toBe(404);
+    expect((await t.request("/api/v1/user/by-role?role=nobody", { token, school: NORTH })).status).toBe(400);
+    expect((await t.request("/api/v1/user/by-role", { token, school: NORTH })).status).toBe(400);
+    const teachers = await t.request("/api/v1/user/by-role?role=teacher", { token, school: NORTH });
     expect(((await teachers.json()) as { data: Member[] }).data.map((m) => m.id)).toContain(DEMO.northTeacher.id);
     const langs = await t.request("/api/v1/user/languages");
     expect(await langs.json()).toEqual([

@@ -11,6 +11,7 @@ import {
   type TransactionMode,
 } from "@libsql/client/web";
 import { drizzle } from "drizzle-orm/libsql/web";
+import { ConfigError } from "../config";
 import type { Db } from "./client";
 import { again, readsOnly } from "./transient";
 
@@ -25,6 +26,31 @@ export function libsqlDb(client: Client): Db {
 }
 
 type BatchStatement = InStatement | [string, InArgs?];
+
+/**
+ * A server at LIBSQL_URL that is not a libSQL server, or refuses this Worker's token: not a hiccup
+ * (asking again fails the same way) but a setting to fix, so the Worker answers as for any setting it
+ * cannot serve (503, a log line naming it: src/lib/errors.ts) rather than with a 500.
+ */
+function misconfigured(err: unknown): ConfigError | undefined {
+  const message = err instanceof Error ? err.message : "";
+  const status = /Server returned HTTP status (401|403|404|405)\b/.exec(message)?.[1];
+  if (status === "401" || status === "403") {
+    return new ConfigError(
+      `invalid configuration: the libSQL server at LIBSQL_URL refuses the token (HTTP ${status}): check LIBSQL_AUTH_TOKEN`,
+      ["LIBSQL_AUTH_TOKEN"],
+      { cause: err },
+    );
+  }
+  if (status || (err instanceof SyntaxError && /JSON/.test(message))) {
+    return new ConfigError(
+      `invalid configuration: LIBSQL_URL answers ${status ? `HTTP ${status}` : "something else than the libSQL protocol"}: it is not a libSQL server's URL`,
+      ["LIBSQL_URL"],
+      { cause: err },
+    );
+  }
+  return undefined;
+}
 const sqlOf = (s: BatchStatement) => (typeof s === "string" ? s : Array.isArray(s) ? s[0] : s.sql);
 
 /**
@@ -40,6 +66,8 @@ function metHiccups(client: Client): Client {
     try {
       return await run();
     } catch (err) {
+      const refused = misconfigured(err);
+      if (refused) throw refused;
       return again(err, readsOnly(sqlOf(stmt)), run);
     }
   }
@@ -49,6 +77,8 @@ function metHiccups(client: Client): Client {
       try {
         return await client.batch(stmts, mode);
       } catch (err) {
+        const refused = misconfigured(err);
+        if (refused) throw refused;
         return again(
           err,
           stmts.every((s) => readsOnly(sqlOf(s))),

@@ -60,8 +60,7 @@ export class ApiError extends Error {
 
 /** Shorthands for the errors services throw most. */
 export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError(400, detail, { errors });
-export const notFound = (what: string, id?: number | string) =>
-  new ApiError(404, id === undefined ? `${what} not found` : `${what} ${id} not found`);
+export const notFound = (what: string, id?: number | string) => new ApiError(404, say.notFound(what, id));
 export const conflict = (detail: string) => new ApiError(409, detail);
 export const unprocessable = (detail: string) => new ApiError(422, detail);
 export const forbidden = (detail: string) => new ApiError(403, detail);
@@ -75,11 +74,21 @@ export const ProblemSchema = z
     instance: z.string().openapi({ description: "The path and query of the request" }),
     requestId: z.string().optional().openapi({ description: "Quote it when reporting a problem" }),
     errors: z
-      .array(z.object({ path: z.string(), message: z.string() }))
+      .array(
+        z.object({
+          path: z.string().openapi({ description: "The field, dotted (`address.street`, `items.2.name`)" }),
+          message: z.string().openapi({ description: "What is wrong with it" }),
+        }),
+      )
       .optional()
       .openapi({ description: "One entry per invalid field" }),
     failures: z
-      .array(z.looseObject({ code: z.string(), message: z.string() }))
+      .array(
+        z.looseObject({
+          code: z.string().openapi({ description: "The rule that failed, stable across versions and languages" }),
+          message: z.string().openapi({ description: "Why, in the caller's language" }),
+        }),
+      )
       .optional()
       .openapi({
         description:
@@ -122,8 +131,44 @@ const RETRY_AFTER_UNAVAILABLE = {
   },
 };
 
-/** What each status looks like in the OpenAPI document: a body this API really answers with. */
-const EXAMPLES: Record<ProblemStatus, { detail: string; instance: string; title?: string; errors?: FieldError[] }> = {
+/**
+ * What the shared checks say, in one place: the middleware and the building block answer with
+ * these, and the OpenAPI document's examples are made from the same functions, so an example is
+ * what the API really answers.
+ */
+export const say = {
+  missingPermission: (permission: string, schoolId: number | null) =>
+    `Missing permission ${permission}${schoolId === null ? "" : ` in school ${schoolId}`}`,
+  noRoleIn: (schoolId: number) => `You have no role in school ${schoolId}`,
+  noRoleAnywhere: "You have no role in any school",
+  moduleDisabled: (module: string, schoolId: number) => `The ${module} module is disabled in school ${schoolId}`,
+  notFound: (what: string, id?: number | string) =>
+    id === undefined ? `${what} not found` : `${what} ${id} not found`,
+  /** A guarded change from a state the action does not start from. */
+  wrongState: (label: string, id: number, state: string, action: string, states: readonly string[]) =>
+    `${label} ${id} is ${state}; ${action} needs it to be ${states.join(" or ")}`,
+  /** `If-Match` naming a version that is no longer current. */
+  changedSinceRead: (label: string, id: number) =>
+    `${label} ${id} changed since it was read (If-Match); read it again and reapply the change`,
+  idempotencyReused: "This Idempotency-Key was used with another request; use a new key for a new request",
+  idempotencyRunning: "A request with this Idempotency-Key is still running; retry in a moment",
+} as const;
+
+/** One example of an error answer in the OpenAPI document. */
+export interface ProblemCase {
+  /** The example's key and one-line summary (several cases of one status each get one). */
+  name?: string;
+  summary?: string;
+  detail: string;
+  instance?: string;
+  title?: string;
+  errors?: FieldError[];
+  /** Further members of the problem (a refusal's `failures`). */
+  members?: Record<string, unknown>;
+}
+
+/** What each status looks like when an operation says nothing of its own: a body this API really answers with. */
+const EXAMPLES: Record<ProblemStatus, ProblemCase & { instance: string }> = {
   400: {
     detail: "Invalid query: pageSize: Too big: expected number to be <=100",
     instance: "/api/v1/permission?pageSize=1000",
@@ -134,14 +179,11 @@ const EXAMPLES: Record<ProblemStatus, { detail: string; instance: string; title?
     detail: "Refresh it or sign in again.",
     instance: "/api/v1/user/me",
   },
-  403: { detail: "Missing permission permission.read in school 1", instance: "/api/v1/permission" },
-  404: { detail: "Document 42 not found", instance: "/api/v1/documents/42" },
+  403: { detail: say.missingPermission("permission.read", 1), instance: "/api/v1/permission" },
+  404: { detail: say.notFound("Document", 42), instance: "/api/v1/documents/42" },
   405: { detail: "Method not allowed", instance: "/api/v1/version" },
   409: { detail: "Permission already exists", instance: "/api/v1/permission" },
-  412: {
-    detail: "Document 42 changed since it was read (If-Match); read it again and reapply the change",
-    instance: "/api/v1/documents/42",
-  },
+  412: { detail: say.changedSinceRead("Document", 42), instance: "/api/v1/documents/42" },
   413: { detail: "The request body exceeds 1048576 bytes", instance: "/api/v1/documents" },
   415: { detail: "Send the body as application/json", instance: "/api/v1/documents" },
   422: { detail: "Permission 3 is built in and cannot be renamed", instance: "/api/v1/permission/3" },
@@ -160,25 +202,48 @@ const EXAMPLES: Record<ProblemStatus, { detail: string; instance: string; title?
   },
 };
 
-/** An example problem body for a status (the OpenAPI document shows one per error response). */
-export function problemExample(status: ProblemStatus): Problem {
-  const { title, errors, ...rest } = EXAMPLES[status];
+const EXAMPLE_REQUEST_ID = "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10";
+
+/** The problem body of a case (`instance` defaults to the status's generic example's). */
+function problemOf(status: ProblemStatus, { title, errors, detail, instance, members }: ProblemCase): Problem {
   return {
+    ...members,
     type: problemType(status),
     title: title ?? PROBLEMS[status].title,
     status,
-    ...rest,
-    requestId: "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+    detail,
+    instance: instance ?? EXAMPLES[status].instance,
+    requestId: EXAMPLE_REQUEST_ID,
     ...(errors ? { errors } : {}),
   };
 }
 
-/** The OpenAPI response object of a status. */
-function errorResponse(s: ProblemStatus) {
+/** An example problem body for a status (the OpenAPI document shows one per error response). */
+export function problemExample(status: ProblemStatus): Problem {
+  return problemOf(status, EXAMPLES[status]);
+}
+
+/**
+ * The OpenAPI response object of a status: its cases as examples (one: `example`; several:
+ * `examples`, each named and summarised), or the status's generic example.
+ */
+function errorResponse(s: ProblemStatus, cases?: readonly ProblemCase[], instance?: string) {
+  const [only, ...more] = cases ?? [];
+  const media =
+    only && more.length > 0
+      ? {
+          examples: Object.fromEntries(
+            [only, ...more].map((c, i) => [
+              c.name ?? `case${i + 1}`,
+              { ...(c.summary ? { summary: c.summary } : {}), value: problemOf(s, c) },
+            ]),
+          ),
+        }
+      : { example: problemOf(s, only ?? { ...EXAMPLES[s], instance: instance ?? EXAMPLES[s].instance }) };
   return {
     description: DESCRIPTIONS[s],
     ...(s === 429 ? { headers: RETRY_AFTER } : s === 503 ? { headers: RETRY_AFTER_UNAVAILABLE } : {}),
-    content: { "application/problem+json": { schema: ProblemSchema, example: problemExample(s) } },
+    content: { "application/problem+json": { schema: ProblemSchema, ...media } },
   };
 }
 
@@ -198,10 +263,22 @@ export const UNAVAILABLE = {
   }),
 } as const;
 
-/** OpenAPI response objects for the given statuses, to spread into a route's `responses`. */
-export function errorResponses(statuses: readonly ProblemStatus[]) {
+/**
+ * OpenAPI response objects for the given statuses, to spread into a route's `responses`, each with
+ * the operation's own cases where it has some (`defineRoute` makes them from the route).
+ */
+export function errorResponses(
+  statuses: readonly ProblemStatus[],
+  cases: Partial<Record<ProblemStatus, readonly ProblemCase[]>> = {},
+  instance?: string,
+) {
   return Object.fromEntries(
-    statuses.map((s) => [s, s === 503 ? { $ref: `#/components/responses/${UNAVAILABLE.name}` } : errorResponse(s)]),
+    statuses.map((s) => [
+      s,
+      s === 503 && !cases[s]
+        ? { $ref: `#/components/responses/${UNAVAILABLE.name}` }
+        : errorResponse(s, cases[s], instance),
+    ]),
   );
 }
 
@@ -259,15 +336,17 @@ export function problemResponse(c: Context, err: unknown): Response {
       ...errorFields(down.cause),
     });
   } else {
-    if (err instanceof ConfigError) {
-      // The Worker refuses to serve: the log names the setting, the answer reveals nothing.
+    const config = err instanceof ConfigError;
+    if (config) {
+      // The Worker refuses to serve: the log names every setting at fault, the answer reveals nothing.
       status = 503;
       detail = "The service is not configured correctly and refuses to serve. Quote the request id when reporting it.";
     }
-    log.error("unhandled error", {
+    log.error(config ? "configuration refused" : "unhandled error", {
       requestId: c.get("requestId"),
       method: c.req.method,
       path: c.req.path,
+      ...(config ? { settings: err.settings } : {}),
       ...errorFields(err),
     });
   }

@@ -25,14 +25,21 @@ export type PageInput = z.infer<typeof PageQuery>;
 export function pageOf<T extends z.ZodType>(item: T, name: string) {
   // The envelope's own fields are made once and shared by every list (schemas cost start-up time).
   PAGE_FIELDS ??= {
-    page: z.number().int(),
-    pageSize: z.number().int(),
-    total: z.number().int(),
-    lastPage: z.number().int(),
-    next: z.string().nullable().openapi({ example: "/api/v1/permission?page=2&pageSize=20" }),
-    previous: z.string().nullable(),
+    page: z.number().int().openapi({ description: "This page's number, from 1" }),
+    pageSize: z.number().int().openapi({ description: "Records per page, as asked" }),
+    total: z.number().int().openapi({ description: "Records on every page together" }),
+    lastPage: z.number().int().openapi({ description: "The last page's number (1 when there are no records)" }),
+    next: z.string().nullable().openapi({
+      example: "/api/v1/permission?page=2&pageSize=20",
+      description: "The next page's path and query, or null on the last page",
+    }),
+    previous: z.string().nullable().openapi({
+      description: "The previous page's path and query, or null on the first page",
+    }),
   };
-  return z.object({ data: z.array(item), ...PAGE_FIELDS }).openapi(name);
+  return z
+    .object({ data: z.array(item).openapi({ description: "The records of this page" }), ...PAGE_FIELDS })
+    .openapi(name);
 }
 
 let PAGE_FIELDS:
@@ -93,36 +100,47 @@ export function envelope<T>(data: T[], total: number, { page, pageSize }: PageIn
 }
 
 /**
- * A `sort` query parameter over the given fields: `sort=name` or `sort=-createdAt,name`.
- * Unknown fields are a 400 that lists the allowed ones.
+ * A `sort` query parameter over the given fields: `sort=name` or `sort=-createdAt,name` (also
+ * `sort=-createdAt&sort=name`). In the document it is an array of the list's own keys, each
+ * ascending or `-` descending, comma-separated (`style: form, explode: false`), so a generated
+ * client types it as a union of those keys. An unknown field is a 400 that lists the allowed ones.
  */
 export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
   // A Map: `sort=constructor` or `sort=__proto__` must not find Object.prototype's members.
   const columns = new Map<string, SQLiteColumn>(Object.entries(fields));
   const names = [...columns.keys()];
-  return z
-    .string()
-    .max(200)
-    .optional()
-    .openapi({
-      description: `Comma-separated fields, \`-\` for descending. One of: ${names.join(", ")}`,
-      example: `-${names[0]}`,
-    })
-    .transform((value, ctx) => {
-      if (!value) return undefined;
-      const out: { column: SQLiteColumn; desc: boolean }[] = [];
-      for (const part of value.split(",")) {
-        const desc = part.startsWith("-");
-        const name = desc ? part.slice(1) : part;
-        const column = columns.get(name);
-        if (!column) {
-          ctx.addIssue({ code: "custom", message: `Unknown sort field "${name}"; use one of: ${names.join(", ")}` });
-          return z.NEVER;
+  const keys = names.flatMap((n) => [n, `-${n}`]);
+  return (
+    z
+      .preprocess(
+        (v) => (typeof v === "string" ? (v === "" ? undefined : v.split(",")) : v),
+        z.array(z.string().max(100)).max(names.length).optional(),
+      )
+      // The document shows the keys as the items' enum; the check is here so a 400 names `sort` itself.
+      .openapi({
+        param: { style: "form", explode: false },
+        description:
+          "The order: one or more of the list's fields, comma-separated; `-` before one for descending. Ties are broken by id.",
+        example: [`-${names[0]}`],
+        items: { type: "string", enum: keys },
+      })
+      .transform((value, ctx) => {
+        const out: { column: SQLiteColumn; desc: boolean }[] = [];
+        for (const key of value ?? []) {
+          const desc = key.startsWith("-");
+          const column = columns.get(desc ? key.slice(1) : key);
+          if (!column) {
+            ctx.addIssue({
+              code: "custom",
+              message: `Unknown sort field "${desc ? key.slice(1) : key}"; use one of: ${names.join(", ")}`,
+            });
+            return z.NEVER;
+          }
+          out.push({ column, desc });
         }
-        out.push({ column, desc });
-      }
-      return out;
-    });
+        return out.length > 0 ? out : undefined;
+      })
+  );
 }
 
 /**

@@ -30,5 +30,5 @@ export const DeleteMany = (what: string) => z.strictObject({ ids: idList({ what 
 
 /** The answer of every "delete several": the ids deleted. */
 export const Deleted = z
-  .object({ deleted: z.array(z.number().int()).openapi({ example: [3, 4] }) })
+  .object({ deleted: z.array(z.number().int()).openapi({ example: [3, 4], description: "The ids deleted" }) })
   .openapi("Deleted", { description: "The ids deleted" });

@@ -19,7 +19,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
-import { errorResponses, type ProblemStatus } from "./errors";
+import { errorResponses, type ProblemCase, type ProblemStatus, say } from "./errors";
 import { etagOf } from "./etag";
 import { Listing, type Page } from "./pagination";
 
@@ -113,6 +113,7 @@ export interface RouteGuard {
 /** Keys of what the route carries for the code that serves it (symbols: never in the document). */
 const GUARD = Symbol("guard");
 const CONTEXT = Symbol("context");
+const UNEXAMPLED = Symbol("unexampled");
 
 /** A route as `defineRoute` makes it. */
 export type ApiRoute = RouteConfig & Served;
@@ -122,10 +123,20 @@ interface Served {
   operationId: string;
   readonly [GUARD]: RouteGuard;
   readonly [CONTEXT]?: ContextLoader;
+  readonly [UNEXAMPLED]: readonly ProblemStatus[];
 }
 
 /** What `authorize` checks for a route. */
 export const guardOf = (route: ApiRoute): RouteGuard => route[GUARD];
+
+/**
+ * The statuses a route declares for reasons of its own (409, 422, 429) without saying what it
+ * answers then: its document shows only a generic example (test/openapi-errors.test.ts lists them).
+ */
+export const unexampledOf = (route: ApiRoute): readonly ProblemStatus[] => route[UNEXAMPLED];
+
+/** What an operation says for a status of its own: a detail, or whole cases. */
+export type ProblemExamples = { readonly [S in ProblemStatus]?: string | ProblemCase | readonly ProblemCase[] };
 
 type RouteMeta = {
   tag: Tag;
@@ -139,6 +150,18 @@ type RouteMeta = {
   scope?: Scope;
   /** Extra problem statuses this route can answer (409, 413, 422, 429). */
   errors?: readonly ProblemStatus[];
+  /**
+   * What the operation answers for its own statuses (the detail its verb throws), shown as that
+   * status's example in the document: `{ 409: "A family with this number already exists" }`.
+   * Give one for every 409, 422 and 429 it declares.
+   */
+  examples?: ProblemExamples;
+  /**
+   * What each path parameter names, for the 404's example (`{ id: "Student" }`). Unnamed, an
+   * `{id}` is named after the path segment before it (`exit-permission` -> "Exit permission") and
+   * an `{xId}` after `x` (`routeId` -> "Route").
+   */
+  labels?: Record<string, string>;
   /**
    * Whether the operation reads or writes the database (default true): if so it may answer 503
    * with `retry-after` when the database is briefly unavailable (src/db/transient.ts). `false`
@@ -183,6 +206,8 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     context,
     extensions,
     responses,
+    examples = {},
+    labels = {},
     ...route
   } = config;
   const scope: Scope = declaredScope ?? "school";
@@ -231,7 +256,15 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
       ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
       ...(cacheable ? [IF_NONE_MATCH_HEADER] : []),
     ],
-    responses: { ...responses, ...cached, ...errorResponses(sorted) },
+    responses: {
+      ...responses,
+      ...cached,
+      ...errorResponses(
+        sorted,
+        problemCases({ ...route, access, module, request, idempotent, examples, labels }),
+        route.path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
+      ),
+    },
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
@@ -240,7 +273,155 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     // The config as given (less the meta, which is not description), so a handler's input and
     // output are typed from the route's own schemas, not from RouteConfig's wider ones.
   } as R & Pick<RouteConfig, "tags" | "security">);
-  return Object.assign(created, { [GUARD]: { access, scope, module }, [CONTEXT]: context });
+  const own = new Set<ProblemStatus>([409, 422, 429]);
+  const unexampled = errors.filter((s) => own.has(s) && !Object.hasOwn(examples, s));
+  return Object.assign(created, { [GUARD]: { access, scope, module }, [CONTEXT]: context, [UNEXAMPLED]: unexampled });
+}
+
+/** The school and the record id the document's examples name. */
+const EXAMPLE_SCHOOL = 1;
+const EXAMPLE_ID = 42;
+const UNKNOWN_SCHOOL = 999;
+
+/** `exit-permission` or `schoolConfiguration` as a label: "Exit permission", "School configuration". */
+const labelOf = (name: string) => {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/-/g, " ")
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/**
+ * The examples of an operation's error answers, made from its definition: the permission it needs
+ * (403), the records its path names (404), what it says of its own 409 / 422 / 429, and the
+ * Idempotency-Key answers of a signed-in POST or PATCH. A status without cases gets the generic
+ * example of src/lib/errors.ts.
+ */
+function problemCases(route: {
+  path: string;
+  access: Access;
+  module?: AppModuleKey;
+  request: RouteConfig["request"];
+  idempotent: boolean;
+  examples: ProblemExamples;
+  labels: Record<string, string>;
+}): Partial<Record<ProblemStatus, ProblemCase[]>> {
+  const { path, access, module, request, examples, labels } = route;
+  const instance = path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID));
+  const cases: Partial<Record<ProblemStatus, ProblemCase[]>> = {};
+  const add = (status: ProblemStatus, ...more: ProblemCase[]) => {
+    cases[status] = [...(cases[status] ?? []), ...more.map((c) => ({ instance, ...c }))];
+  };
+  for (const [code, given] of Object.entries(examples)) {
+    const status = Number(code) as ProblemStatus;
+    const list: readonly ProblemCase[] =
+      typeof given === "string" ? [{ detail: given }] : Array.isArray(given) ? given : [given as ProblemCase];
+    // An unnamed case is the operation's own: named so, and summarised by what it says.
+    add(
+      status,
+      ...list.map((c, i) => ({
+        name: c.name ?? (i === 0 ? "operation" : `operation${i + 1}`),
+        summary: c.summary ?? (c.detail.length > 90 ? `${c.detail.slice(0, 87)}...` : c.detail),
+        ...c,
+      })),
+    );
+  }
+  const school = access !== "public" && access !== "user";
+
+  // 400: what any operation of its kind refuses.
+  if (request?.body) {
+    add(400, {
+      name: "unknownField",
+      summary: "A field the body does not have (bodies are strict: nothing can be mass-assigned)",
+      detail: "Invalid body: schoolId: Unknown field",
+      errors: [{ path: "schoolId", message: "Unknown field" }],
+    });
+  } else if (/\{id\}/.test(path)) {
+    const message = "Invalid input: expected number, received string";
+    add(400, {
+      name: "badId",
+      summary: "An id that is not a positive integer in plain digits",
+      detail: `Invalid path parameter: id: ${message}`,
+      instance: path.replace("{id}", "abc").replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
+      errors: [{ path: "id", message }],
+    });
+  } else if (request?.query && "shape" in request.query && "pageSize" in (request.query.shape as object)) {
+    const message = "Too big: expected number to be <=100";
+    add(400, {
+      name: "pageSize",
+      summary: "A page size above 100",
+      detail: `Invalid query: pageSize: ${message}`,
+      instance: `${instance}?pageSize=1000`,
+      errors: [{ path: "pageSize", message }],
+    });
+  } else if (school) {
+    add(400, {
+      name: "schoolHeader",
+      summary: "An X-School-Id that is not a positive integer",
+      detail: "X-School-Id must be a positive integer",
+      errors: [{ path: "X-School-Id", message: "Expected a positive integer" }],
+    });
+  }
+
+  if (school) {
+    add(
+      403,
+      typeof access === "string"
+        ? { name: "noRole", summary: "The caller has no role in the school", detail: say.noRoleIn(EXAMPLE_SCHOOL) }
+        : {
+            name: "missingPermission",
+            summary: `The caller's roles in the school do not grant ${access.name}`,
+            detail: say.missingPermission(access.name, EXAMPLE_SCHOOL),
+          },
+    );
+    if (module) {
+      add(403, {
+        name: "moduleDisabled",
+        summary: `The school has switched the ${module} module off`,
+        title: "Module disabled",
+        detail: say.moduleDisabled(module, EXAMPLE_SCHOOL),
+      });
+    }
+  }
+
+  // 404: each record the path names, the last one first; then a school that does not exist.
+  const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "").reverse();
+  for (const param of params) {
+    const segment = path.split("/").at(path.split("/").indexOf(`{${param}}`) - 1) ?? param;
+    const label =
+      labels[param] ??
+      (param === "id" ? labelOf(segment) : param.endsWith("Id") ? labelOf(param.slice(0, -2)) : undefined);
+    if (label)
+      add(404, {
+        name: param,
+        summary: `No such ${label.toLowerCase()} in this school`,
+        detail: say.notFound(label, EXAMPLE_ID),
+      });
+  }
+  if (school) {
+    add(404, {
+      name: "school",
+      summary: "X-School-Id names no school",
+      detail: say.notFound("School", UNKNOWN_SCHOOL),
+    });
+  }
+
+  if (route.idempotent) {
+    add(409, {
+      name: "idempotencyRunning",
+      summary: "A repeat while the first request with this Idempotency-Key still runs",
+      title: "Request in progress",
+      detail: say.idempotencyRunning,
+    });
+    add(422, {
+      name: "idempotencyReused",
+      summary: "An Idempotency-Key used before with another request",
+      title: "Idempotency-Key reused",
+      detail: say.idempotencyReused,
+    });
+  }
+  return cases;
 }
 
 /** A JSON response object for `responses`. */

@@ -7,7 +7,9 @@ import { z } from "@hono/zod-openapi";
 /** The fields of every presigned-URL answer (with what the URL is for, per route). */
 export const signedUrlFields = (seconds: number, contentType = "image/png") => ({
   url: z.url().openapi({ description: "The presigned URL" }),
-  method: z.enum(["GET", "PUT"]),
+  method: z
+    .enum(["GET", "PUT"])
+    .openapi({ description: "The method the URL is signed for: PUT to upload, GET to download" }),
   expiresAt: z.iso.datetime().openapi({ description: `When the URL stops working (${seconds} s)` }),
   headers: z
     .record(z.string(), z.string())

@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import { type Access, PermissionSet, type Scope } from "../lib/access";
 import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../lib/app-modules";
 import type { AppEnv, Principal } from "../lib/context";
-import { ApiError } from "../lib/errors";
+import { ApiError, say } from "../lib/errors";
 import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../lib/tokens";
 import { currentSchool } from "./current-school";
@@ -48,7 +48,7 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
       can: (permission) => isSuperAdmin || PermissionSet.has(bitmap, permission.id),
     };
     if (typeof access !== "string" && !principal.can(access)) {
-      throw new ApiError(403, `Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
+      throw new ApiError(403, say.missingPermission(access.name, schoolId));
     }
     c.set("principal", principal);
     const request = currentRequest();

@@ -12,7 +12,7 @@ import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
-import { ApiError, notFound } from "../lib/errors";
+import { ApiError, notFound, say } from "../lib/errors";
 import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
 import type { Access, Scope } from "./authorize";
@@ -56,7 +56,7 @@ export async function currentSchool(
       .where(eq(schools.id, schoolId))
       .limit(1);
     if (!school) throw notFound("School", schoolId);
-    if (!isSuperAdmin) throw new ApiError(403, `You have no role in school ${schoolId}`);
+    if (!isSuperAdmin) throw new ApiError(403, say.noRoleIn(schoolId));
     return { id: schoolId, disabledModules: moduleSetOf(school.disabled) };
   }
 
@@ -69,7 +69,7 @@ export async function currentSchool(
     return mine.length === 1 ? fromToken(Number(mine[0])) : null;
   }
   if (mine.length === 1) return fromToken(Number(mine[0]));
-  if (mine.length === 0) throw new ApiError(403, "You have no role in any school");
+  if (mine.length === 0) throw new ApiError(403, say.noRoleAnywhere);
   // Even platform data needs a school to know which of the caller's roles apply.
   if (scope === "school" || access !== "member") {
     throw required("X-School-Id header is required: you belong to more than one school");

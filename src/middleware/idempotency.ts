@@ -14,7 +14,7 @@ import type { MiddlewareHandler } from "hono";
 import { idempotencyKeys } from "../db/schema/jobs";
 import type { AppEnv } from "../lib/context";
 import { sha256Hex } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
+import { ApiError, say } from "../lib/errors";
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 /** Printable ASCII, as Stripe's and the IETF draft's keys are. */
@@ -92,13 +92,13 @@ async function replay(c: Parameters<typeof idempotency>[0], userId: number, key:
     .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
     .limit(1);
   if (row && row.fingerprint !== fingerprint) {
-    throw new ApiError(422, "This Idempotency-Key was used with another request; use a new key for a new request", {
+    throw new ApiError(422, say.idempotencyReused, {
       title: "Idempotency-Key reused",
     });
   }
   // Still running, or just freed by a failure: either way, a retry in a moment runs or replays.
   if (row?.status !== "done" || row.responseStatus === null) {
-    throw new ApiError(409, "A request with this Idempotency-Key is still running; retry in a moment", {
+    throw new ApiError(409, say.idempotencyRunning, {
       title: "Request in progress",
       headers: { "retry-after": "1" },
     });

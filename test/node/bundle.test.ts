@@ -4,7 +4,7 @@
  * English locale in it and its messages unchanged, no libSQL client in the default (D1) entry, and
  * the libSQL entry working in workerd against a libSQL server.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
@@ -20,8 +20,9 @@ import {
   type Stats,
   serveBundle,
 } from "../../bench/bundle";
+import { buildInfo } from "../../scripts/build-info";
+import { migrate } from "../../scripts/libsql-migrate";
 import { createApp } from "../../src/app";
-import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps } from "../../src/deps";
 import { startHranaServer } from "./hrana-server";
 
@@ -62,22 +63,22 @@ describe("the default (D1) Worker bundle", () => {
     expect(d1Bundle.inputs.filter((i) => i.includes("libsql"))).toEqual([]);
   });
 
-  it(`starts (module evaluation and first request) within ${BUDGETS.startupMs} ms`, async () => {
-    const startup = await measureStartup(d1Bundle, 9, yardstick);
+  it(`evaluates (its global scope, the platform's start-up) within ${BUDGETS.startupMs} ms of CPU`, async () => {
+    const startup = await measureStartup(d1Bundle, 15, yardstick);
     const f = (x: Stats | undefined) => (x ? `median ${x.median.toFixed(1)} ms, min ${x.min.toFixed(1)} ms` : "-");
     console.info(
-      `start-up: normalised CPU ${f(startup.normalised)}; raw CPU ${f(startup.cpu)} (evaluation ${f(startup.evaluation)}, ` +
-        `first request ${f(startup.firstRequest)}); yardstick ${f(startup.reference)}; wall ${f(startup.wall)}`,
+      `start-up: evaluation, normalised CPU ${f(startup.normalisedEvaluation)} (raw ${f(startup.evaluation)}); ` +
+        `with the first request, normalised ${f(startup.normalised)} (raw ${f(startup.cpu)}); yardstick ${f(startup.reference)}; wall ${f(startup.wall)}`,
     );
-    if (startup.normalised) {
-      // CPU time against the yardstick timed beside it: load on the machine inflates both alike,
-      // so the median of the isolates holds still under load (bench/bundle.ts, BUDGETS).
-      expect(startup.normalised.median).toBeLessThanOrEqual(BUDGETS.startupMs);
+    if (startup.normalisedEvaluation) {
+      // CPU time of the evaluation against the yardstick's, timed beside it: load on the machine
+      // inflates both alike, so the median of 15 isolates holds still under load (BUDGETS).
+      expect(startup.normalisedEvaluation.median).toBeLessThanOrEqual(BUDGETS.startupMs);
     } else {
       // No CPU time where the OS does not tell it: the least elapsed time (noise only ever adds).
       expect(startup.wall.min).toBeLessThanOrEqual(BUDGETS.startupMs);
     }
-  }, 180_000);
+  }, 300_000);
 
   it("answers zod's validation messages as the unbundled app does", async () => {
     const mf = await serveBundle(d1Bundle);
@@ -158,14 +159,10 @@ describe("the libSQL Worker bundle (src/index.libsql.ts)", () => {
     const logs: string[] = [];
 
     beforeAll(async () => {
+      // The migrations as an operator applies them (npm run db:migrate:libsql), then the demo data.
+      await migrate(`file:${join(directory, "libsql.db")}`);
       client = createClient({ url: `file:${join(directory, "libsql.db")}`, intMode: "bigint" });
       await client.execute("PRAGMA foreign_keys = ON");
-      const migrations = join(ROOT, "migrations");
-      for (const file of readdirSync(migrations)
-        .filter((f) => f.endsWith(".sql"))
-        .sort()) {
-        await client.batch(migrationStatements(readFileSync(join(migrations, file), "utf8")), "write");
-      }
       await client.executeMultiple(readFileSync(join(ROOT, "seed/demo.sql"), "utf8"));
       server = await startHranaServer(client);
       // Development: the sign-in code is read from the outbox. The D1 binding is left empty, so
@@ -189,8 +186,21 @@ describe("the libSQL Worker bundle (src/index.libsql.ts)", () => {
           ...init,
           headers: { "content-type": "application/json", ...init.headers },
         });
-      const health = (await (await call("/api/health")).json()) as { details: Record<string, { status: string }> };
+      const health = (await (await call("/api/health")).json()) as {
+        details: Record<string, { status: string }>;
+        build: { commit: string; builtAt: string | null };
+        migrations: { applied: number; latest: string; expected: string; missing: boolean };
+      };
       expect(health.details.database?.status, logs.join("\n")).toBe("up");
+      // The build says what it is, and the database has every migration it expects.
+      const info = buildInfo(ROOT);
+      expect(health.build.commit).toBe(info.commit);
+      expect(health.build.builtAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(health.migrations).toMatchObject({
+        latest: info.latestMigration,
+        expected: info.latestMigration,
+        missing: false,
+      });
 
       const phone = "+15550000002";
       const sent = await call("/api/v1/auth/send-verification-code", {

@@ -13,9 +13,9 @@ import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
-import { ApiError, conflict, notFound, type ProblemStatus, unprocessable } from "../errors";
+import { ApiError, conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
 import { recordId } from "../params";
-import type { ContextLoader, Tag } from "../route";
+import type { ContextLoader, ProblemExamples, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
 
 /** What each operation may say of itself beyond what the resource decides. */
@@ -23,6 +23,8 @@ export type Meta = {
   summary?: string;
   description?: string;
   errors?: readonly ProblemStatus[];
+  /** What it answers for its own statuses, in the document (`defineRoute`'s `examples`): every 422 of its rules. */
+  examples?: ProblemExamples;
   /** What this operation's context needs read first, in place of the resource's `context`. */
   context?: ContextLoader;
 };
@@ -146,7 +148,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     if (diagnose?.from && !diagnose.from.states.includes(String(row.state))) {
       throw conflict(
         diagnose.conflict?.(String(row.state)) ??
-          `${label} ${id} is ${row.state}; ${diagnose.action} needs it to be ${diagnose.from.states.join(" or ")}`,
+          say.wrongState(label, id, String(row.state), diagnose.action, diagnose.from.states),
       );
     }
     const failed = diagnose?.rules?.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
@@ -239,8 +241,12 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     return row ? toRecord(ctx, row) : undefined;
   }
 
-  /** What every operation's route says of itself: its tag, id, summary, access and scope. */
-  const about = (spec: Meta & { access: Access }, operationId: string, summary: string) => ({
+  /**
+   * What every operation's route says of itself: its tag, id, summary, access and scope, the
+   * records its path names (for the 404's example) and what it answers for its own statuses
+   * (the builder's own, then the operation's).
+   */
+  const about = (spec: Meta & { access: Access }, operationId: string, summary: string, own: ProblemExamples = {}) => ({
     tag: config.tag satisfies Tag,
     operationId,
     summary: spec.summary ?? summary,
@@ -249,7 +255,15 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     scope: config.scope,
     module: config.module,
     context: spec.context ?? config.context,
+    labels: { id: label, ...(parent ? { [parent.param]: parent.label } : {}) },
+    examples: { ...own, ...spec.examples },
   });
+
+  /** A state a record of `column` may be in other than `states` (for a 409's example). */
+  const otherState = (column: SQLiteColumn, states: readonly string[]) =>
+    ("enumValues" in column && Array.isArray(column.enumValues)
+      ? column.enumValues.find((v: unknown) => typeof v === "string" && !states.includes(v))
+      : undefined) ?? "in another state";
 
   return {
     config,
@@ -274,6 +288,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     change,
     changeAndRead,
     about,
+    otherState,
     /** A new batch for a verb of this resource. */
     batch: (ctx: Ctx) => new Batch(ctx),
     /** The current school (a school-scoped resource always has one). */

@@ -32,9 +32,13 @@ export const IfMatchHeaders = z.object({
 });
 
 export const RecordBase = z.object({
-  id: z.number().int().min(1).openapi({ example: 1 }),
-  createdAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
-  updatedAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
+  id: z.number().int().min(1).openapi({ example: 1, description: "The record's id" }),
+  createdAt: z.iso
+    .datetime()
+    .openapi({ example: "2026-11-21T08:00:00.000Z", description: "When the record was created (UTC)" }),
+  updatedAt: z.iso
+    .datetime()
+    .openapi({ example: "2026-11-21T08:00:00.000Z", description: "When the record last changed (UTC)" }),
 });
 
 /** ISO 8601 text from the database as the API's date-time string. */

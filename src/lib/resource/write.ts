@@ -12,7 +12,7 @@ import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
-import { ApiError, notFound } from "../errors";
+import { ApiError, notFound, say } from "../errors";
 import { etagMatches, etagOfJson } from "../etag";
 import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
 import type { Meta, ResourceCore } from "./core";
@@ -95,6 +95,8 @@ export function nonEmpty<T extends z.ZodObject>(schema: T) {
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** The record id the document's examples name (as `defineRoute`'s own examples do). */
+const EXAMPLE_ID = 42;
 const camel = (s: string) => s.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase());
 
 export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
@@ -103,6 +105,18 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
   const { config, Name, record, ItemParams, ParentParams } = core;
   const label = config.label.toLowerCase();
   const itemPath = `${config.path}/{id}`;
+
+  /** The 409 of a change from a state it does not start from, as the document's example. */
+  function wrongState(
+    from: { column: SQLiteColumn; states: readonly string[] },
+    action: string,
+    conflict?: (input: { id: number }) => (state: string) => string,
+  ): string {
+    const state = core.otherState(from.column, from.states);
+    return (
+      conflict?.({ id: EXAMPLE_ID })(state) ?? say.wrongState(config.label, EXAMPLE_ID, state, action, from.states)
+    );
+  }
 
   /** `GET path/{id}`: one record. */
   function get(spec: { access: Access } & Meta) {
@@ -125,7 +139,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     const route = defineRoute({
       method: "post",
       path: config.path,
-      ...core.about(spec, `create${Name}`, `Create a ${label}`),
+      ...core.about(spec, `create${Name}`, `Create a ${label}`, { 409: core.messages.conflict }),
       audit: config.data.entity,
       errors: [409, ...(spec.errors ?? [])],
       request: ParentParams ? { body, params: ParentParams } : { body },
@@ -154,7 +168,10 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     const route = defineRoute({
       method: "put",
       path: itemPath,
-      ...core.about(spec, `update${Name}`, `Update a ${label}`),
+      ...core.about(spec, `update${Name}`, `Update a ${label}`, {
+        409: spec.from ? wrongState(spec.from, "update", spec.conflict) : core.messages.conflict,
+        412: say.changedSinceRead(config.label, EXAMPLE_ID),
+      }),
       audit: config.data.entity,
       errors: [409, 412, ...(spec.errors ?? [])],
       request: {
@@ -191,7 +208,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
      */
     async function unchangedSince(ctx: Ctx, id: number, parentId: number | null, ifMatch: string): Promise<Rule> {
       const current: unknown = await core.find(ctx, id, parentId);
-      const message = `${config.label} ${id} changed since it was read (If-Match); read it again and reapply the change`;
+      const message = say.changedSinceRead(config.label, id);
       if (!etagMatches(await etagOfJson(current), ifMatch)) throw new ApiError(412, message);
       if (typeof current !== "object" || current === null || !("updatedAt" in current)) {
         throw new Error(`${config.name}: a record without updatedAt cannot be checked against If-Match`);
@@ -206,7 +223,9 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     const route = defineRoute({
       method: "delete",
       path: itemPath,
-      ...core.about(spec, `delete${Name}`, `Delete a ${label}`),
+      ...core.about(spec, `delete${Name}`, `Delete a ${label}`, {
+        409: spec.from ? wrongState(spec.from, "delete", spec.conflict) : core.stillReferenced(EXAMPLE_ID).reference,
+      }),
       audit: config.data.entity,
       errors: spec.errors,
       request: { params: ItemParams },
@@ -242,7 +261,12 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     const route = defineRoute({
       method: spec.method ?? "patch",
       path: `${itemPath}/${spec.name}`,
-      ...core.about(spec, `${verb}${Name}`, `${pascal(verb)} a ${label}`),
+      ...core.about(
+        spec,
+        `${verb}${Name}`,
+        `${pascal(verb)} a ${label}`,
+        spec.from ? { 409: wrongState(spec.from, spec.name, spec.conflict) } : {},
+      ),
       audit: config.data.entity,
       errors: [...(spec.from ? [409 as const] : []), ...(spec.rules ? [422 as const] : []), ...(spec.errors ?? [])],
       request: spec.input

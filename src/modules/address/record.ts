@@ -54,7 +54,7 @@ export const AddressRecord = RecordBase.extend({
   country: z.string().openapi({ example: "MX" }),
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
-}).openapi("Address");
+}).openapi("Address", { description: "A postal address of the school (its own, a trusted address, a stop)" });
 
 export type Address = z.infer<typeof AddressRecord>;
 

@@ -95,6 +95,9 @@ const deleteRoute = defineRoute({
   access: permissions.write,
   audit: "address",
   errors: [409],
+  examples: {
+    409: "Address 42 is the school's address; point the school at another address (PUT /api/v1/school/{id}/address) first",
+  },
   request: { params: IdParams },
   responses: { 204: noContent },
 });

@@ -26,7 +26,7 @@ const Position = text({ max: 100, min: 0 }).openapi({ example: "Registrar", desc
 
 const Record = RecordBase.extend({
   ...PersonRecord,
-  position: z.string().openapi({ example: "Registrar" }),
+  position: z.string().openapi({ example: "Registrar", description: "Their position in the school's office" }),
   employeeNumber: z.string().nullable().openapi({ example: "A-0007" }),
 }).openapi({ description: "`id` is the staff profile's; `userId` the person's" });
 

@@ -18,15 +18,21 @@ export const ModuleKey = z
   .string()
   .max(40)
   .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "Expected a lowercase kebab-case key like lost-articles")
-  .openapi({ example: "lost-articles" });
+  .openapi({ example: "lost-articles", description: "The module's key, lowercase kebab-case, as routes name it" });
 
-const Name = text({ max: 100 }).openapi({ example: "Lost articles" });
-const Description = text({ max: 500, min: 0 }).openapi({ example: "Lost and found: claims, deliveries, donations" });
+const Name = text({ max: 100 }).openapi({
+  example: "Lost articles",
+  description: "The module's name, as schools see it",
+});
+const Description = text({ max: 500, min: 0 }).openapi({
+  example: "Lost and found: claims, deliveries, donations",
+  description: "What the module covers",
+});
 
 export const ApplicationModuleRecord = RecordBase.extend({
-  key: z.string().openapi({ example: "lost-articles" }),
-  name: z.string().openapi({ example: "Lost articles" }),
-  description: z.string(),
+  key: z.string().openapi({ example: "lost-articles", description: "The module's key, as routes name it" }),
+  name: z.string().openapi({ example: "Lost articles", description: "The module's name, as schools see it" }),
+  description: z.string().openapi({ description: "What the module covers" }),
   builtIn: z.boolean().openapi({ description: "Defined by the service (routes are gated by it); cannot be deleted" }),
 });
 
@@ -87,5 +93,6 @@ export const deleteApplicationModule = catalogue.delete({
     throw unprocessable(`Application module ${id} is built in and cannot be deleted`);
   },
   errors: [422],
+  examples: { 422: "Application module 42 is built in and cannot be deleted" },
   summary: "Delete a created module from the catalogue (platform), with every school's state of it",
 });

@@ -44,8 +44,8 @@ const KeyParams = z.object({
 
 const Status = z
   .object({
-    key: z.string().openapi({ example: "transport" }),
-    enabled: z.boolean(),
+    key: z.string().openapi({ example: "transport", description: "The module's key" }),
+    enabled: z.boolean().openapi({ description: "Whether the current school has it enabled" }),
   })
   .openapi("ApplicationModuleStatus");
 
@@ -54,10 +54,16 @@ const MAX_BULK = 100;
 const BulkToggle = z
   .strictObject({
     modules: z
-      .array(z.strictObject({ key: ModuleKey, enabled: z.boolean() }))
+      .array(
+        z.strictObject({
+          key: ModuleKey,
+          enabled: z.boolean().openapi({ description: "true to switch it on, false to switch it off" }),
+        }),
+      )
       .min(1)
       .max(MAX_BULK)
-      .refine((items) => new Set(items.map((i) => i.key)).size === items.length, "Name each module once"),
+      .refine((items) => new Set(items.map((i) => i.key)).size === items.length, "Name each module once")
+      .openapi({ description: "The modules to switch, each once" }),
   })
   .openapi({
     example: {
@@ -118,7 +124,10 @@ const toggleRoute = defineRoute({
   audit: "school-module",
   request: {
     params: KeyParams,
-    body: jsonBody(z.strictObject({ enabled: z.boolean() }), "ApplicationModuleToggle"),
+    body: jsonBody(
+      z.strictObject({ enabled: z.boolean().openapi({ description: "true to switch it on, false to switch it off" }) }),
+      "ApplicationModuleToggle",
+    ),
   },
   responses: { 204: noContent },
 });

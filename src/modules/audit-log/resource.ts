@@ -16,9 +16,16 @@ import { UtcDateTime } from "../school-configuration/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 
-const ActorType = z.enum(auditLog.actorType.enumValues);
+const ActorType = z
+  .enum(auditLog.actorType.enumValues)
+  .openapi({ description: "Who made the change: a user, an import (bulk process) or a scheduled job" });
 
-const Change = z.object({ old: z.unknown(), new: z.unknown() }).openapi("AuditChange");
+const Change = z
+  .object({
+    old: z.unknown().openapi({ description: "The value before (null for a create)" }),
+    new: z.unknown().openapi({ description: "The value after (null for a delete)" }),
+  })
+  .openapi("AuditChange");
 
 /** `user:2`, `import:7` or `job:sweep-bulk-processes`. */
 const ActorRef = z
@@ -83,12 +90,14 @@ const resource = defineResource({
   data: AuditLog,
   record: RecordBase.extend({
     schoolId: z.number().int().nullable().openapi({ description: "The school; null for platform records" }),
-    actor: z.object({
-      type: ActorType,
-      id: z.number().int().nullable().openapi({ description: "The user id, or the bulk process id of an import" }),
-      name: z.string().nullable().openapi({ description: "The user's name, or the job's" }),
-    }),
-    entity: z.string().openapi({ example: "document" }),
+    actor: z
+      .object({
+        type: ActorType,
+        id: z.number().int().nullable().openapi({ description: "The user id, or the bulk process id of an import" }),
+        name: z.string().nullable().openapi({ description: "The user's name, or the job's" }),
+      })
+      .openapi({ description: "Who made the change" }),
+    entity: z.string().openapi({ example: "document", description: "The kind of record that changed" }),
     recordId: z.number().int(),
     action: z.string().openapi({ example: "update", description: "create, update, delete or an action's name" }),
     changes: z.record(z.string(), Change).openapi({ description: "The fields that changed, with old and new values" }),

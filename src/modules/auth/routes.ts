@@ -12,15 +12,19 @@ export const UserSchema = RecordBase.extend({
   lastName: z.string(),
   email: z.string().nullable(),
   language: z.string(),
-  status: z.enum(["invited", "active", "inactive"]),
-  isSuperAdmin: z.boolean(),
-}).openapi("User");
+  status: z
+    .enum(["invited", "active", "inactive"])
+    .openapi({ description: "invited (has never signed in), active, or inactive (may not sign in)" }),
+  isSuperAdmin: z.boolean().openapi({ description: "A platform administrator, who may act in any school" }),
+}).openapi("User", { description: "A user: one person, with one sign-in across schools" });
 
 const Session = z
   .object({
-    accessToken: z.string(),
-    refreshToken: z.string(),
-    tokenType: z.literal("Bearer"),
+    accessToken: z.string().openapi({ description: "Send it as `Authorization: Bearer <accessToken>`" }),
+    refreshToken: z
+      .string()
+      .openapi({ description: "Trade it for a new session at /api/v1/auth/refresh-token (once: it rotates)" }),
+    tokenType: z.literal("Bearer").openapi({ description: "Always Bearer" }),
     expiresIn: z.number().int().openapi({ description: "Seconds until the access token expires" }),
     user: UserSchema,
   })
@@ -40,10 +44,19 @@ const sendCode = defineRoute({
     "Answers 202 whether or not the number belongs to a user. Per number a resend cooldown and an hourly cap (by default one code a minute, five an hour): 429 with retry-after.",
   access: "public",
   errors: [429, 503],
+  examples: { 429: "Wait 42 s before asking for another code" },
   request: { body: jsonBody(PhoneBody, "SendCodeRequest") },
   responses: {
     202: json(
-      z.object({ sent: z.literal(true), expiresIn: z.number().int(), resendIn: z.number().int() }).openapi("CodeSent"),
+      z
+        .object({
+          sent: z
+            .literal(true)
+            .openapi({ description: "Always true: the answer does not say whether the number may sign in" }),
+          expiresIn: z.number().int().openapi({ description: "Seconds the code stays valid" }),
+          resendIn: z.number().int().openapi({ description: "Seconds before another code may be asked for" }),
+        })
+        .openapi("CodeSent"),
       "A code was sent if the number may sign in",
     ),
   },
@@ -59,6 +72,10 @@ const verifyCode = defineRoute({
     "401 for a wrong, expired or used code. A code allows 5 attempts; after them even the right code is a 429: ask for a new one.",
   access: "public",
   errors: [401, 429],
+  examples: {
+    401: { title: "Invalid code", detail: "No valid code for this number; request a new one" },
+    429: { title: "Too many attempts", detail: "Too many wrong attempts; request a new code" },
+  },
   request: {
     body: jsonBody(
       z.strictObject({
@@ -66,7 +83,7 @@ const verifyCode = defineRoute({
         code: z
           .string()
           .regex(/^\d{6}$/, "Expected 6 digits")
-          .openapi({ example: "123456" }),
+          .openapi({ example: "123456", description: "The 6 digits of the SMS" }),
       }),
       "VerifyCodeRequest",
     ),
@@ -84,10 +101,16 @@ const verifyPhone = defineRoute({
     "Limited per number and per client address (by default 10 an hour per number, 30 per 10 minutes per address): 429 with retry-after.",
   access: "public",
   errors: [429],
+  examples: { 429: "Too many number checks; try again later" },
   request: { body: jsonBody(PhoneCheckBody, "PhoneCheckRequest") },
   responses: {
     200: json(
-      z.object({ phone: z.string(), registered: z.boolean() }).openapi("PhoneCheck"),
+      z
+        .object({
+          phone: z.string().openapi({ description: "The number as the API reads it (E.164)" }),
+          registered: z.boolean().openapi({ description: "Whether it belongs to an active or invited user" }),
+        })
+        .openapi("PhoneCheck"),
       "Whether it is registered",
     ),
   },

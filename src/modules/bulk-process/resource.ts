@@ -22,7 +22,7 @@ const RowErrorSchema = z
       .string()
       .optional()
       .openapi({ description: "The column, as headed in the file, when the error is one cell's" }),
-    message: z.string(),
+    message: z.string().openapi({ description: "What is wrong with the row or cell" }),
   })
   .openapi("BulkProcessRowError");
 
@@ -44,12 +44,12 @@ export const bulkProcessResource = defineResource({
     entity: z.enum(ENTITIES).openapi({ description: "What the spreadsheet holds" }),
     documentId: z.number().int().openapi({ description: "The uploaded spreadsheet (a document of the school)" }),
     status: z.enum(STATUSES).openapi({ description: "queued -> processing -> completed | failed" }),
-    totalRows: z.number().int(),
-    processedRows: z.number().int(),
-    errors: z.array(RowErrorSchema),
+    totalRows: z.number().int().openapi({ description: "Data rows in the file (the header aside); 0 until read" }),
+    processedRows: z.number().int().openapi({ description: "Rows imported so far (the refused ones are in `errors`)" }),
+    errors: z.array(RowErrorSchema).openapi({ description: "Each refused row or cell, with why; [] when none" }),
     createdBy: z.number().int().nullable().openapi({ description: "The user who started it" }),
-    startedAt: z.iso.datetime().nullable(),
-    finishedAt: z.iso.datetime().nullable(),
+    startedAt: z.iso.datetime().nullable().openapi({ description: "When the queue started it; null while queued" }),
+    finishedAt: z.iso.datetime().nullable().openapi({ description: "When it completed or failed; null before" }),
   }),
   toRecord: (_ctx, row) => ({
     ...timestamps(row),

@@ -53,8 +53,13 @@ async function mayImport(ctx: Ctx, entity: Entity) {
 export const create = bulkProcessResource.create({
   access: permissions.write,
   input: z.object({
-    entity: z.enum(ENTITIES).openapi({ example: "students" }),
-    documentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
+    entity: z.enum(ENTITIES).openapi({ example: "students", description: "What the spreadsheet holds" }),
+    documentId: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .openapi({ example: 1, description: "The uploaded spreadsheet: a document of this school (404 otherwise)" }),
   }),
   values: async (ctx, { body }) => {
     await mayImport(ctx, body.entity);
@@ -63,6 +68,7 @@ export const create = bulkProcessResource.create({
     return { entity: body.entity, documentId: body.documentId, status: "queued", createdBy: ctx.userId };
   },
   errors: [404, 503],
+  examples: { 404: "Document 42 not found" },
   summary: "Start a bulk import of an uploaded spreadsheet",
 });
 
@@ -81,6 +87,7 @@ const update = bulkProcessResource.update({
     status: z.literal("queued").openapi({ description: "Queue a failed process again (the only change allowed)" }),
   }),
   errors: [503],
+  examples: { 409: "Bulk process 42 is completed; only a failed process can be queued again" },
   summary: 'Queue a failed bulk process again ({ "status": "queued" })',
 });
 
@@ -96,6 +103,7 @@ export const updateBulkProcess = operation(update.route, queueAgain);
 const del = bulkProcessResource.delete({
   access: permissions.write,
   errors: [409],
+  examples: { 409: "Bulk process 42 is processing; delete it once it has finished" },
   summary: "Delete a bulk process that is not running",
 });
 

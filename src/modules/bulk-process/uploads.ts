@@ -117,7 +117,11 @@ const template = defineRoute({
   access: permissions.read,
   request: {
     params: z.object({
-      entity: z.enum(TEMPLATE_ENTITIES).openapi({ param: { name: "entity", in: "path" }, example: "teachers" }),
+      entity: z.enum(TEMPLATE_ENTITIES).openapi({
+        param: { name: "entity", in: "path" },
+        example: "teachers",
+        description: "What the template is for",
+      }),
     }),
   },
   responses: {

@@ -22,11 +22,13 @@ const resource = defineResource({
   scope: "platform",
   data: CronHistory,
   record: RecordBase.extend({
-    cron: z.string().openapi({ example: "*/5 * * * *" }),
-    job: z.string().openapi({ example: "sweep-bulk-processes" }),
-    status: z.enum(cronHistory.status.enumValues),
-    startedAt: z.iso.datetime(),
-    finishedAt: z.iso.datetime().nullable(),
+    cron: z.string().openapi({ example: "*/5 * * * *", description: "The cron expression that ran (UTC)" }),
+    job: z.string().openapi({ example: "sweep-bulk-processes", description: "The job's name" }),
+    status: z
+      .enum(cronHistory.status.enumValues)
+      .openapi({ description: "running, then completed or failed (detail says why)" }),
+    startedAt: z.iso.datetime().openapi({ description: "When the run started" }),
+    finishedAt: z.iso.datetime().nullable().openapi({ description: "When it ended; null while running" }),
     detail: z.string().nullable().openapi({ description: "What the run did, or why it failed" }),
   }),
   toRecord: (_ctx, row) => ({

@@ -234,6 +234,17 @@ const createRoute = defineRoute({
   access: permissions.write,
   audit: "delegate",
   errors: [409, 422],
+  examples: {
+    409: "This person is already a delegate of this parent",
+    422: [
+      { name: "self", summary: "A parent as their own delegate", detail: "A parent cannot be their own delegate" },
+      {
+        name: "past",
+        summary: "A delegation that ended",
+        detail: "validUntil 2026-11-20 has passed: the delegation would never start",
+      },
+    ],
+  },
   request: { body: jsonBody(CreateBody, "DelegateCreate") },
   responses: { 201: json(resource.record, "The new delegate") },
 });
@@ -279,6 +290,21 @@ const updateRoute = defineRoute({
   access: permissions.write,
   audit: "delegate",
   errors: [409, 422],
+  examples: {
+    409: "This person is already a delegate of this parent",
+    422: [
+      {
+        name: "changed",
+        summary: "The dates changed meanwhile",
+        detail: "The delegate's dates changed meanwhile; read them again",
+      },
+      {
+        name: "past",
+        summary: "A delegation that ended",
+        detail: "validUntil 2026-11-20 has passed: the delegation would never start",
+      },
+    ],
+  },
   request: { params: IdParams, body: jsonBody(UpdateBody, "DelegateUpdate") },
   responses: { 204: noContent },
 });

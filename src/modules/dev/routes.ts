@@ -16,14 +16,14 @@ import { codeInMessage } from "../auth/api";
 
 const Message = z
   .object({
-    id: z.number().int(),
-    to: z.string(),
-    body: z.string(),
+    id: z.number().int().openapi({ description: "The message's id" }),
+    to: z.string().openapi({ description: "The phone number it was sent to (E.164)" }),
+    body: z.string().openapi({ description: "The text, as an SMS would carry it" }),
     code: z
       .string()
       .nullable()
       .openapi({ description: "The sign-in code the message carries, or null", example: "123456" }),
-    createdAt: z.string(),
+    createdAt: z.string().openapi({ description: "When it was sent (UTC)" }),
   })
   .openapi("OutboxMessage");
 

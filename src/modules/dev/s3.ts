@@ -1,8 +1,8 @@
 /**
  * The local S3 endpoint of `npm run dev` (mounted only when ENVIRONMENT=development, with the
  * outbox): `PUT`, `GET` and `HEAD` on `/dev/s3/{bucket}/{key}`, stored in the `DOCUMENTS` R2
- * binding, the same store the bulk consumer reads. In development `S3_ENDPOINT` points here
- * (http://localhost:8787/dev/s3), so the presigned URLs the API hands out work with a plain
+ * binding, the same store the bulk consumer reads. In development `S3_ENDPOINT` is this path
+ * (`/dev/s3`, signed for the origin each request reached), so the presigned URLs the API hands out work with a plain
  * `curl`, with no second process and no second store. Every request must carry a valid presigned
  * query signature, checked as S3 checks it (`verifyPresigned`); refusals are 403 problem+json
  * whose title is S3's error code. In production the URLs point at R2's S3 endpoint instead.

@@ -101,6 +101,7 @@ const registerRoute = defineRoute({
   scope: "school",
   audit: "device-token",
   errors: [409],
+  examples: { 409: "This token was registered by another request just now; register it again" },
   request: { body: jsonBody(RegisterInput.strict(), "DeviceTokenCreate") },
   responses: { 201: json(resource.record, "The created device token") },
 });

@@ -39,7 +39,10 @@ export const Slug = z
     description: "Object key: `{schoolId}/documents/{file name}`, where schoolId is the current school",
   });
 
-export const DocumentName = text({ max: MAX_FILE_NAME }).openapi({ example: "Report card 2026" });
+export const DocumentName = text({ max: MAX_FILE_NAME }).openapi({
+  example: "Report card 2026",
+  description: "The document's name, as people see it",
+});
 
 /** A slug is only usable under the caller's own school prefix. */
 export function ownSlug(slug: string, schoolId: number | null) {
@@ -52,8 +55,11 @@ export function ownSlug(slug: string, schoolId: number | null) {
 }
 
 export const DocumentRecord = RecordBase.extend({
-  name: z.string().openapi({ example: "Report card 2026" }),
-  slug: z.string().openapi({ example: "1/documents/report-card-2026.pdf" }),
+  name: z.string().openapi({ example: "Report card 2026", description: "The document's name, as people see it" }),
+  slug: z.string().openapi({
+    example: "1/documents/report-card-2026.pdf",
+    description: "Its object key: `{schoolId}/documents/{file name}`, unique in the school",
+  }),
   contentType: z
     .string()
     .nullable()
@@ -127,4 +133,5 @@ export const deleteDocument = documentResource.delete({
     if (used) throw conflict(`Document ${id} is the file of bulk process ${used.id}; delete that first`);
   },
   errors: [409],
+  examples: { 409: "Document 42 is the file of bulk process 7; delete that first" },
 });

@@ -106,6 +106,7 @@ const route = defineRoute({
   module: "documents",
   audit: "document",
   errors: [409],
+  examples: { 409: "This document was created by another request just now; ask again" },
   request: { params: EntityParams, body: jsonBody(SignedUrlBody, "SignedUrlRequest") },
   responses: { 200: json(SignedDocument, "The document and its presigned URL") },
 });

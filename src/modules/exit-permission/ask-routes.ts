@@ -8,7 +8,7 @@ import type { Ctx } from "../../lib/context";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
-import { DateText, ExitPermissionRecord } from "./resource";
+import { DateText, ExitPermissionRecord, TOO_LATE } from "./resource";
 import { type Ask, askOne, dryRun } from "./service";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -51,15 +51,33 @@ const NoAfterSchool = z.strictObject(common);
 const AutoPickup = pickupRefined(z.strictObject({ ...common, ...pickupTarget }));
 const Absence = z.strictObject(common);
 
+/** The kind a body of `POST /exit-permission` asks for: it says which other fields it takes. */
+const kindOf = <K extends string>(kind: K, what: string) =>
+  z.literal(kind).openapi({ description: `${kind}: ${what}` });
 const AnyKind = z.discriminatedUnion("kind", [
-  routeRefined(z.strictObject({ kind: z.literal("route_change"), ...common, ...routeTarget })),
-  z.strictObject({ kind: z.literal("no_after_school"), ...common }),
-  pickupRefined(z.strictObject({ kind: z.literal("auto_pickup"), ...common, ...pickupTarget })),
-  z.strictObject({ kind: z.literal("absence"), ...common }),
+  routeRefined(
+    z.strictObject({
+      kind: kindOf("route_change", "another route and stop, or a trusted address"),
+      ...common,
+      ...routeTarget,
+    }),
+  ),
+  z.strictObject({ kind: kindOf("no_after_school", "skips the after-school program"), ...common }),
+  pickupRefined(
+    z.strictObject({
+      kind: kindOf("auto_pickup", "collected by a guardian or a trusted person"),
+      ...common,
+      ...pickupTarget,
+    }),
+  ),
+  z.strictObject({ kind: kindOf("absence", "does not come to school"), ...common }),
 ]);
 
 const Failure = z
-  .looseObject({ code: z.string().openapi({ example: "too-late" }), message: z.string() })
+  .looseObject({
+    code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions and languages" }),
+    message: z.string().openapi({ description: "Why, in the caller's language" }),
+  })
   .openapi("ExitPermissionRuleFailure");
 
 const Created = ExitPermissionRecord.extend({
@@ -92,6 +110,7 @@ const createAny = defineRoute({
   description: DESCRIPTION,
   audit: "exit-permission",
   errors: [409, 422],
+  examples: { 409: "The student already has a confirmed exit permission that day", 422: TOO_LATE },
   request: { body: jsonBody(AnyKind, "ExitPermissionCreate") },
   responses: { 201: json(Created, "The permission asked") },
 });
@@ -110,6 +129,7 @@ function kindRoute<B extends z.ZodType>(path: string, operationId: string, summa
     description: DESCRIPTION,
     audit: "exit-permission",
     errors: [409, 422],
+    examples: { 409: "The student already has a confirmed exit permission that day", 422: TOO_LATE },
     request: { body: jsonBody(body, name) },
     responses: { 201: json(Created, "The permission asked") },
   });
@@ -151,17 +171,35 @@ export const createAbsenceOperation = operation(absence, as("absence"));
 const DryRunAnswer = z
   .object({
     ok: z.boolean().openapi({ description: "Whether the permission would be accepted" }),
-    failures: z.array(Failure),
-    warnings: z.array(Failure),
-    deadline: z.string().nullable().openapi({ example: "2026-11-25T13:00:00-06:00" }),
-    dismissal: z.string().nullable().openapi({ example: "15:00" }),
+    failures: z.array(Failure).openapi({ description: "Every rule that would refuse it; [] when ok" }),
+    warnings: z.array(Failure).openapi({ description: "Rules staff may pass (too late, too far ahead)" }),
+    deadline: z
+      .string()
+      .nullable()
+      .openapi({ example: "2026-11-25T13:00:00-06:00", description: "The day's deadline for changes" }),
+    dismissal: z
+      .string()
+      .nullable()
+      .openapi({ example: "15:00", description: "The student's dismissal that day, HH:mm" }),
     latest: z.string().nullable().openapi({ description: "The last date changes may be asked for now" }),
     status: z
       .enum(["awaiting_family", "pending", "confirmed"])
       .openapi({ description: "The status it would start in" }),
-    seats: z.object({ seats: z.number().int(), available: z.number().int() }).nullable(),
+    seats: z
+      .object({
+        seats: z.number().int().openapi({ description: "Seats of the route's vehicle" }),
+        available: z.number().int().openapi({ description: "Seats left that day" }),
+      })
+      .nullable()
+      .openapi({ description: "The route's seats that day (a route change); null otherwise" }),
     others: z
-      .array(z.object({ id: z.number().int(), kind: z.string(), status: z.string() }))
+      .array(
+        z.object({
+          id: z.number().int().openapi({ description: "The other permission's id" }),
+          kind: z.string().openapi({ description: "Its kind" }),
+          status: z.string().openapi({ description: "Its status" }),
+        }),
+      )
       .openapi({ description: "The student's other open permissions that day" }),
   })
   .openapi("ExitPermissionDryRun");

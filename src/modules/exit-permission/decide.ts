@@ -29,7 +29,7 @@ import { text } from "../../lib/text";
 import { ridesOn } from "../transport/api";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
-import { actingContext, DateText, ExitPermissionRecord, exitPermission } from "./resource";
+import { actingContext, DateText, ExitPermissionRecord, exitPermission, TOO_LATE } from "./resource";
 import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
@@ -151,11 +151,23 @@ const confirmRoute = defineRoute({
   summary: "Confirm or reject a pending exit permission",
   access: permissions.review,
   errors: [409, 422],
+  examples: {
+    409: "Exit permission 42 is rejected; it was decided meanwhile",
+    422: {
+      name: "noSeat",
+      summary: "The seat it needed went meanwhile",
+      detail: "No seat left on route 3 on 2026-11-27 (40 seats)",
+      errors: [{ path: "routeId", message: "No seat left on route 3 on 2026-11-27 (40 seats)" }],
+      members: { failures: [{ code: "no-seat", message: "No seat left on route 3 on 2026-11-27 (40 seats)" }] },
+    },
+  },
   request: {
     params: IdParams,
     body: jsonBody(
       z.strictObject({
-        status: z.enum(["confirmed", "rejected"]).openapi({ example: "confirmed" }),
+        status: z
+          .enum(["confirmed", "rejected"])
+          .openapi({ example: "confirmed", description: "The school's decision" }),
         reason: text({ max: 500 }).optional().openapi({ example: "Grandma is on the list" }),
       }),
       "ExitPermissionDecision",
@@ -187,11 +199,17 @@ const respondRoute = defineRoute({
   summary: "Answer, as the child's family, a permission that names another family's collector",
   access: permissions.write,
   errors: [409, 422],
+  examples: {
+    409: "Exit permission 42 is pending; an answer needs it to be awaiting_family",
+    422: TOO_LATE,
+  },
   request: {
     params: IdParams,
     body: jsonBody(
       z.strictObject({
-        accept: z.boolean().openapi({ example: true }),
+        accept: z
+          .boolean()
+          .openapi({ example: true, description: "true: the family agrees; false: it declines (rejected)" }),
         reason: text({ max: 500 }).optional().openapi({ example: "She may go with them" }),
       }),
       "ExitPermissionResponse",
@@ -272,6 +290,10 @@ const updateRoute = defineRoute({
   summary: "Change a pending exit permission (the rules run again)",
   access: permissions.write,
   errors: [409, 422],
+  examples: {
+    409: "Exit permission 42 is confirmed; a change needs it to be pending or awaiting_family",
+    422: TOO_LATE,
+  },
   request: { params: IdParams, body: jsonBody(nonEmpty(Update), "ExitPermissionUpdate") },
   responses: { 204: noContent },
 });
@@ -332,6 +354,9 @@ const deleteRoute = defineRoute({
   summary: "Cancel a pending exit permission (staff: also withdraw a confirmed one, giving its seat back)",
   access: permissions.write,
   errors: [409],
+  examples: {
+    409: "Exit permission 42 is cancelled; cancelling needs it to be awaiting_family or pending or confirmed",
+  },
   request: { params: IdParams },
   responses: { 204: noContent },
 });

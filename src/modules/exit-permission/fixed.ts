@@ -23,7 +23,8 @@ import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { badRequest, notFound, unprocessable } from "../../lib/errors";
-import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
+import { recordId } from "../../lib/params";
+import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { daysOf, maskOf } from "../../lib/weekdays";
@@ -51,10 +52,12 @@ const Weekdays = z
 
 const FixedRecord = RecordBase.extend({
   studentId: z.number().int(),
-  kind: z.enum(["route_change", "auto_pickup"]),
+  kind: z
+    .enum(["route_change", "auto_pickup"])
+    .openapi({ description: "What it makes each week: route changes or auto pickups" }),
   weekdays: z.array(z.number().int()),
-  fromDate: z.string(),
-  untilDate: z.string(),
+  fromDate: z.string().openapi({ description: "The first day it makes permissions for (school-local)" }),
+  untilDate: z.string().openapi({ description: "The last day it makes permissions for (school-local)" }),
   routeId: z.number().int().nullable(),
   stopId: z.number().int().nullable(),
   trustedAddressId: z.number().int().nullable(),
@@ -62,7 +65,7 @@ const FixedRecord = RecordBase.extend({
   trustedPersonId: z.number().int().nullable(),
   askedBy: z.number().int().nullable(),
   parentId: z.number().int().nullable(),
-  reason: z.string().nullable(),
+  reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
   generatedUntil: z.string().nullable().openapi({ description: "The last date permissions were made for" }),
 });
 
@@ -110,8 +113,8 @@ const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup
 const common = {
   studentId: Id.openapi({ example: 1 }),
   weekdays: Weekdays,
-  fromDate: DateText,
-  untilDate: DateText,
+  fromDate: DateText.openapi({ description: "The first day to make permissions for (school-local)" }),
+  untilDate: DateText.openapi({ description: "The last day to make permissions for (school-local)" }),
   reason: text({ max: 500 }).optional(),
 };
 const RouteChangeBody = z.strictObject({
@@ -199,6 +202,18 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
     access: permissions.write,
     input: body,
     errors: [422],
+    examples: {
+      422: [
+        { name: "own", summary: "Not one's own child", detail: "A fixed permission is for one's own children" },
+        {
+          name: "rules",
+          summary: "A rule that holds on every day refuses it",
+          detail: "Route 3 goes to school, not home",
+          errors: [{ path: "routeId", message: "Route 3 goes to school, not home" }],
+          members: { failures: [{ code: "route-not-home", message: "Route 3 goes to school, not home" }] },
+        },
+      ],
+    },
     values: (ctx, { body: b }) => fixedValues(ctx, kind, b),
   });
   const create = operation(created.route, async (ctx: Ctx, input: { body: z.output<B> }) => {
@@ -223,18 +238,25 @@ export const fixedOperations = [
 
 const generatedRoute = defineRoute({
   method: "get",
-  path: "/api/v1/exit-permission/fixed/{id}/generated",
+  // The fixed permission is a query parameter: `/fixed/{id}/generated` would be ambiguous with `/fixed/route-change/{id}`.
+  path: "/api/v1/exit-permission/fixed/generated",
   tag: "Permissions and tasks",
   operationId: "listGeneratedExitPermissions",
   summary: "The permissions made from a fixed permission, by date",
   access: permissions.read,
   module: "exit-permissions",
   context: actingContext,
-  request: { params: IdParams },
+  examples: { 404: "Fixed exit permission 42 not found" },
+  request: {
+    query: z.strictObject({
+      fixedId: recordId().openapi({ example: 1, description: "The fixed route change or auto pickup" }),
+    }),
+  },
   responses: { 200: json(z.array(ExitPermissionRecord), "Its permissions, by date") },
 });
 
-export async function listGenerated(ctx: Ctx, { params }: InputOf<typeof generatedRoute>) {
+export async function listGenerated(ctx: Ctx, { query }: InputOf<typeof generatedRoute>) {
+  const params = { id: query.fixedId };
   const batch = new Batch(ctx);
   const fixed = batch.read(
     FixedExitPermissions.select(ctx, { id: fixedExitPermissions.id }).where(

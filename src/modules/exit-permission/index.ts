@@ -27,7 +27,7 @@ export default defineModule({
       import("./pass"),
     ]);
     return {
-      // Literal sub-paths (`/download`, `/pass-key`, `/public/{slug}`, `/type/{kind}`) before `/{id}`.
+      // Literal sub-paths (`/download`, `/pass-key`, `/public`, `/type`) before `/{id}`.
       operations: [
         read.listExitPermissions,
         ask.createExitPermissionOperation,

@@ -1,5 +1,5 @@
 /**
- * The pickup pass. The public link of a CONFIRMED auto pickup (`/api/v1/exit-permission/public/{slug}`,
+ * The pickup pass. The public link of a CONFIRMED auto pickup (`/api/v1/exit-permission/public?slug=`,
  * no sign-in) answers a minimal view for the gate: the child's first name, their photo (a presigned
  * GET of a few minutes) if any, the date, who collects them, and a pass: an Ed25519-signed token
  * (./pass-key.ts) valid from the start to the end of that school-local day, which a gate device
@@ -42,25 +42,27 @@ const Slug = z
 
 const Jwk = z
   .object({
-    kty: z.literal("OKP"),
-    crv: z.literal("Ed25519"),
+    kty: z.literal("OKP").openapi({ description: "The key type (an Edwards curve key)" }),
+    crv: z.literal("Ed25519").openapi({ description: "The curve" }),
     x: z.string().openapi({ description: "The public key, base64url" }),
-    kid: z.string(),
-    alg: z.literal("EdDSA"),
-    use: z.literal("sig"),
+    kid: z.string().openapi({ description: "The key's id, as passes name it" }),
+    alg: z.literal("EdDSA").openapi({ description: "The signature algorithm" }),
+    use: z.literal("sig").openapi({ description: "For signatures" }),
   })
-  .openapi("PassPublicJwk");
+  .openapi("PassPublicJwk", { description: "The school's public key as a JWK (RFC 8037): verifies passes offline" });
 
 const PickupPass = z
   .object({
     firstName: z.string().openapi({ description: "The child's first name" }),
     photoUrl: z.string().nullable().openapi({ description: "A presigned GET of the child's photo (minutes), or null" }),
     date: z.string().openapi({ description: "The school-local date the pass is for" }),
-    collector: z.object({
-      name: z.string(),
-      kind: z.enum(["guardian", "trusted"]),
-      relationship: z.string().nullable(),
-    }),
+    collector: z
+      .object({
+        name: z.string().openapi({ description: "The collector's name" }),
+        kind: z.enum(["guardian", "trusted"]).openapi({ description: "A guardian, or an approved trusted person" }),
+        relationship: z.string().nullable(),
+      })
+      .openapi({ description: "Who collects the child" }),
     validFrom: z.string().openapi({ description: "The start of that school-local day (ISO 8601)" }),
     expiresAt: z.string().openapi({ description: "The end of that school-local day (ISO 8601)" }),
     kid: z.string().openapi({ description: "The school key that signed the pass" }),
@@ -73,13 +75,17 @@ const PickupPass = z
 
 const publicRoute = defineRoute({
   method: "get",
-  path: "/api/v1/exit-permission/public/{slug}",
+  // The slug is a query parameter: `/exit-permission/public/{slug}` would be ambiguous with `/exit-permission/{id}/confirm`.
+  path: "/api/v1/exit-permission/public",
   tag: "Permissions and tasks",
   operationId: "getPickupPass",
   summary: "The pickup pass of a confirmed auto pickup, by its public link (no sign-in)",
   access: "public",
   errors: [404, 429],
-  request: { params: z.object({ slug: Slug }) },
+  examples: { 404: "Pickup pass not found", 429: "Too many pass lookups; try again later" },
+  request: {
+    query: z.object({ slug: Slug.openapi({ description: "The pass's public link, as the family shares it" }) }),
+  },
   responses: { 200: json(PickupPass, "The pass") },
 });
 
@@ -140,7 +146,7 @@ function passRow(ctx: Ctx, slug: string) {
 /** The same 404 for every refusal: nothing tells a pending pass from an unknown link. */
 const noPass = () => notFound("Pickup pass");
 
-export async function getPickupPass(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
   const limited = await hit(
     ctx.deps.db,
@@ -213,7 +219,14 @@ const keyRoute = defineRoute({
   database: false,
   responses: {
     200: json(
-      z.object({ schoolId: z.number().int(), kid: z.string(), alg: z.literal("EdDSA"), jwk: Jwk }).openapi("PassKey"),
+      z
+        .object({
+          schoolId: z.number().int(),
+          kid: z.string().openapi({ description: "The key's id, as passes name it" }),
+          alg: z.literal("EdDSA").openapi({ description: "The signature algorithm" }),
+          jwk: Jwk,
+        })
+        .openapi("PassKey"),
       "The school's public key (JWK)",
     ),
   },

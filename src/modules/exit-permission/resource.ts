@@ -29,8 +29,39 @@ import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
 import { isStaff } from "./snapshot";
 
-export const Kind = z.enum(EXIT_PERMISSION_KINDS).openapi({ example: "route_change" });
-export const Status = z.enum(EXIT_PERMISSION_STATUSES).openapi({ example: "pending" });
+export const Kind = z.enum(EXIT_PERMISSION_KINDS).openapi({
+  example: "route_change",
+  description: "route_change (another route or a trusted address), no_after_school, auto_pickup (collected) or absence",
+});
+export const Status = z.enum(EXIT_PERMISSION_STATUSES).openapi({
+  example: "pending",
+  description:
+    "awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded",
+});
+
+/** A refusal by the rules, as the exit permission routes show it (src/modules/exit-permission/service.ts `refusal`). */
+export const TOO_LATE = {
+  name: "rules",
+  summary: "The rules refuse it: every failed rule, with its code",
+  detail: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+  errors: [
+    {
+      path: "date",
+      message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+    },
+  ],
+  members: {
+    failures: [
+      {
+        code: "too-late",
+        message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+        date: "2026-11-27",
+        deadline: "2026-11-27T13:00:00-06:00",
+        dismissal: "15:00",
+      },
+    ],
+  },
+};
 /** A school-local date: the shape is checked here, whether it is a real date by the rules (422 `invalid-date`). */
 export const DateText = z
   .string()
@@ -46,7 +77,7 @@ const idOrNull = () => z.number().int().nullable();
 export const ExitPermissionRecord = RecordBase.extend({
   studentId: z.number().int(),
   studentName: z.string().openapi({ example: "Ana Gómez" }),
-  date: z.string().openapi({ example: "2026-11-27" }),
+  date: z.string().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
   kind: Kind,
   status: Status,
   routeId: idOrNull().openapi({ description: "Route change: the route the student takes home" }),
@@ -59,7 +90,7 @@ export const ExitPermissionRecord = RecordBase.extend({
   trustedPersonName: z.string().nullable(),
   askedBy: idOrNull().openapi({ description: "The user who asked" }),
   parentId: idOrNull().openapi({ description: "The guardian profile the asker asked as; null when the school did" }),
-  reason: z.string().nullable(),
+  reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
   decidedBy: idOrNull(),
   decidedAt: z.string().nullable(),
   decisionReason: z.string().nullable(),
@@ -193,7 +224,8 @@ const Page = pageOf(ExitPermissionRecord, "ExitPermissionByTypePage");
 
 const byTypeRoute = defineRoute({
   method: "get",
-  path: "/api/v1/exit-permission/type/{kind}",
+  // The kind is a query parameter: `/exit-permission/type/{kind}` would be ambiguous with `/exit-permission/{id}/confirm`.
+  path: "/api/v1/exit-permission/type",
   tag: "Permissions and tasks",
   operationId: "listExitPermissionsByType",
   summary: "List exit permissions of one kind (paginated)",
@@ -201,8 +233,8 @@ const byTypeRoute = defineRoute({
   module: "exit-permissions",
   context: actingContext,
   request: {
-    params: z.object({ kind: Kind.openapi({ param: { name: "kind", in: "path" } }) }),
     query: z.strictObject({
+      kind: Kind.openapi({ description: "The kind of exit permission to list" }),
       ...PageQuery.shape,
       ...Object.fromEntries(Object.entries(typeFilters).map(([k, f]) => [k, f.schema])),
     }),
@@ -211,8 +243,7 @@ const byTypeRoute = defineRoute({
   // No x-filters: the list's own filters (the same query) are checked through GET /exit-permission.
 });
 
-export function listExitPermissionsByType(ctx: Ctx, { params, query }: InputOf<typeof byTypeRoute>) {
-  const filtered = { ...query, kind: params.kind };
-  return listExitPermissions.run(ctx, { query: filtered });
+export function listExitPermissionsByType(ctx: Ctx, { query }: InputOf<typeof byTypeRoute>) {
+  return listExitPermissions.run(ctx, { query });
 }
 export const listExitPermissionsByTypeOperation = operation(byTypeRoute, listExitPermissionsByType);

@@ -42,17 +42,17 @@ const FamilyStudent = z
     firstName: z.string().openapi({ example: "Pablo" }),
     lastName: z.string().openapi({ example: "Parent" }),
     level: z.enum(LEVELS).nullable(),
-    status: z.enum(STUDENT_STATUSES),
+    status: z.enum(STUDENT_STATUSES).openapi({ description: "active, inactive or graduated" }),
   })
   .openapi("FamilyStudent");
 
 const FamilyRecord = RecordBase.extend({
   familyNumber: z.string().openapi({ example: "F-0001" }),
-  name: z.string().openapi({ example: "Parent family" }),
+  name: z.string().openapi({ example: "Parent family", description: "The family's name" }),
   parents: z.array(FamilyParent).openapi({ description: "The family's parents, by id" }),
   students: z.array(FamilyStudent).openapi({ description: "The family's students (not deleted ones), by id" }),
-  parentCount: z.number().int().openapi({ example: 1 }),
-  studentCount: z.number().int().openapi({ example: 1 }),
+  parentCount: z.number().int().openapi({ example: 1, description: "How many parents the family has" }),
+  studentCount: z.number().int().openapi({ example: 1, description: "How many students (not deleted) it has" }),
 });
 
 /**

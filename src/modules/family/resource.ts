@@ -25,7 +25,7 @@ export { addFamilyParents };
 const MAX_IDS = 50;
 
 const FamilyNumber = text({ max: 50 }).openapi({ example: "F-0042", description: "Unique in the school" });
-const Name = text({ max: 200 }).openapi({ example: "García López" });
+const Name = text({ max: 200 }).openapi({ example: "García López", description: "The family's name" });
 const Ids = (what: string) => idList({ min: 0, max: MAX_IDS, what });
 
 const familyNumberFilter: Filter<string> = {
@@ -75,6 +75,23 @@ const createRoute = defineRoute({
   access: permissions.write,
   audit: "family",
   errors: [409, 422],
+  examples: {
+    409: [
+      {
+        name: "number",
+        summary: "The family number is taken",
+        detail:
+          "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
+      },
+      {
+        name: "member",
+        summary: "A parent or student is already in another family",
+        detail:
+          "Student 42 is already in another family (7); a student in two families is not allowed: take them out of it first",
+      },
+    ],
+    422: "This school allows at most 2 parents per family; the family would have 3",
+  },
   request: { body: jsonBody(CreateBody, "FamilyCreate") },
   responses: { 201: json(resource.record, "The new family") },
 });
@@ -100,6 +117,23 @@ const updateRoute = defineRoute({
   access: permissions.write,
   audit: "family",
   errors: [409, 422],
+  examples: {
+    409: [
+      {
+        name: "number",
+        summary: "The family number is taken",
+        detail:
+          "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
+      },
+      {
+        name: "member",
+        summary: "A parent or student is already in another family",
+        detail:
+          "Student 42 is already in another family (7); a student in two families is not allowed: take them out of it first",
+      },
+    ],
+    422: "This school allows at most 2 parents per family; the family would have 3",
+  },
   request: { params: IdParams, body: jsonBody(UpdateBody, "FamilyUpdate") },
   responses: { 204: noContent },
 });
@@ -126,17 +160,12 @@ export const deleteFamily = operation(deleteRoute, async (ctx, { params }) => {
   return undefined;
 });
 
-const NumberParams = z.object({
-  familyNumber: z
-    .string()
-    .min(1)
-    .max(50)
-    .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
-    .openapi({
-      param: { name: "familyNumber", in: "path" },
-      example: "F-0001",
-      description: "A family number, whatever its case or accents (f-0001 is F-0001)",
-    }),
+/** The family number asked for (a query parameter: `/family/members/{familyNumber}` would be ambiguous with `/family/{id}/parent-limit`). */
+const NumberQuery = z.strictObject({
+  familyNumber: z.string().min(1).max(50).regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE).openapi({
+    example: "F-0001",
+    description: "A family number, whatever its case or accents (f-0001 is F-0001)",
+  }),
 });
 
 /** The family with this number (whatever its case or accents), if the caller may see it. */
@@ -145,21 +174,22 @@ const byNumber = (ctx: Ctx, familyNumber: string) =>
 
 const membersRoute = defineRoute({
   method: "get",
-  path: "/api/v1/family/members/{familyNumber}",
+  path: "/api/v1/family/members",
   tag: "People",
   operationId: "getFamilyMembers",
   summary: "Get a family and its members by family number",
   description: "404 when the school has no such family, or (without family.read-all) it is not the caller's.",
   access: permissions.read,
   context: withActing,
-  request: { params: NumberParams },
+  examples: { 404: "Family F-0001 not found" },
+  request: { query: NumberQuery },
   responses: { 200: json(resource.record, "The family with its parents and students") },
 });
 
 /** A family by its number, with its members. */
-export async function familyByNumber(ctx: Ctx, { params }: InputOf<typeof membersRoute>) {
-  const row = await resource.select(ctx).where(byNumber(ctx, params.familyNumber)).first();
-  if (!row) throw notFound("Family", params.familyNumber);
+export async function familyByNumber(ctx: Ctx, { query }: InputOf<typeof membersRoute>) {
+  const row = await resource.select(ctx).where(byNumber(ctx, query.familyNumber)).first();
+  if (!row) throw notFound("Family", query.familyNumber);
   return resource.toRecord(ctx, row);
 }
 
@@ -167,7 +197,7 @@ export const familyMembers = operation(membersRoute, familyByNumber);
 
 const existsRoute = defineRoute({
   method: "get",
-  path: "/api/v1/family/exists/{familyNumber}",
+  path: "/api/v1/family/exists",
   tag: "People",
   operationId: "familyExists",
   summary: "Whether the current school has a family with this number",
@@ -176,12 +206,19 @@ const existsRoute = defineRoute({
     "only the caller's own family.",
   access: permissions.read,
   context: withActing,
-  request: { params: NumberParams },
-  responses: { 200: json(z.object({ exists: z.boolean() }).openapi("FamilyExists"), "Whether it exists") },
+  request: { query: NumberQuery },
+  responses: {
+    200: json(
+      z
+        .object({ exists: z.boolean().openapi({ description: "Whether the school has a family with this number" }) })
+        .openapi("FamilyExists"),
+      "Whether it exists",
+    ),
+  },
 });
 
-export const familyExists = operation(existsRoute, async (ctx, { params }) => {
-  const row = await Families.select(ctx, { id: families.id }).where(byNumber(ctx, params.familyNumber)).first();
+export const familyExists = operation(existsRoute, async (ctx, { query }) => {
+  const row = await Families.select(ctx, { id: families.id }).where(byNumber(ctx, query.familyNumber)).first();
   return { exists: row !== undefined };
 });
 
@@ -235,7 +272,12 @@ const validateRoute = defineRoute({
   request: { body: jsonBody(ValidateBody, "FamilyValidate") },
   responses: {
     200: json(
-      z.object({ valid: z.array(z.number().int()), missing: z.array(z.number().int()) }).openapi("FamilyValidation"),
+      z
+        .object({
+          valid: z.array(z.number().int()).openapi({ description: "The ids that are families of this school" }),
+          missing: z.array(z.number().int()).openapi({ description: "The ids that are not" }),
+        })
+        .openapi("FamilyValidation"),
       "The ids found and the ids missing, in the order given",
     ),
   },

@@ -25,17 +25,19 @@ const groupAlias = Groups.alias("g");
 
 const Participants = z
   .object({
-    teachers: z.array(GroupTeacher),
-    students: z.array(
-      z
-        .object({
-          id: z.number().int().openapi({ description: "The group-student row's id" }),
-          studentId: z.number().int(),
-          firstName: z.string(),
-          lastName: z.string(),
-        })
-        .openapi("GroupStudentSummary"),
-    ),
+    teachers: z.array(GroupTeacher).openapi({ description: "The group's teachers" }),
+    students: z
+      .array(
+        z
+          .object({
+            id: z.number().int().openapi({ description: "The group-student row's id" }),
+            studentId: z.number().int(),
+            firstName: z.string(),
+            lastName: z.string(),
+          })
+          .openapi("GroupStudentSummary"),
+      )
+      .openapi({ description: "The group's students" }),
   })
   .openapi("GroupParticipants");
 

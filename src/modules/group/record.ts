@@ -22,16 +22,20 @@ export const GroupTeacher = z
   .openapi("GroupTeacherSummary");
 
 export const GroupRecord = RecordBase.extend({
-  name: z.string().openapi({ example: "3rd A" }),
+  name: z.string().openapi({ example: "3rd A", description: "The group's name, unique in its school year" }),
   level: z.enum(LEVELS),
   schoolYear: z.string().openapi({ example: "2026-2027" }),
-  grade: z.number().int().nullable().openapi({ example: 3 }),
+  grade: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ example: 3, description: "Grade within the level, 1 to 12; null if none" }),
   image: z
     .string()
     .nullable()
     .openapi({ description: "The image's object key, or null", example: "1/groups/7/image-2f1c.png" }),
-  teacherCount: z.number().int().min(0),
-  teachers: z.array(GroupTeacher),
+  teacherCount: z.number().int().min(0).openapi({ description: "How many teachers the group has" }),
+  teachers: z.array(GroupTeacher).openapi({ description: "The group's teachers" }),
   studentCount: z
     .number()
     .int()

@@ -11,7 +11,7 @@ import { Delegates } from "../../db/schema/delegate";
 import { Groups, groups } from "../../db/schema/group";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, notFound, say } from "../../lib/errors";
 import { Deleted, DeleteMany, idFilter } from "../../lib/params";
 import { type Filter, IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
@@ -28,7 +28,10 @@ export { addGroupParticipants, getGroupParticipants, removeGroupParticipants } f
 
 const delegateAlias = Delegates.alias("d");
 
-const Name = text({ max: 100 }).openapi({ example: "3rd A" });
+const Name = text({ max: 100 }).openapi({
+  example: "3rd A",
+  description: "The group's name, unique in its school year",
+});
 const SchoolYear = z
   .string()
   .regex(/^\d{4}-\d{4}$/, "Expected a school year like 2026-2027")
@@ -84,6 +87,7 @@ export const createGroup = resource.create({
   summary: "Create a group",
   description: "409 if the school year already has a group of this name; 422 if the school does not offer the level.",
   errors: [422],
+  examples: { 422: "The school does not offer the level high; it offers preschool, elementary, middle" },
 });
 
 export const updateGroup = resource.update({
@@ -100,6 +104,7 @@ export const updateGroup = resource.update({
   },
   description: "409 if the school year already has a group of this name; 422 if the school does not offer the level.",
   errors: [422],
+  examples: { 422: "The school does not offer the level high; it offers preschool, elementary, middle" },
 });
 
 export const deleteGroup = resource.delete({
@@ -110,7 +115,13 @@ export const deleteGroup = resource.delete({
 // ---- The caller's groups ---------------------------------------------------------------------
 
 const MINE_LIMIT = 200;
-const MyGroups = z.object({ data: z.array(resource.record) }).openapi("MyGroups");
+const MyGroups = z
+  .object({
+    data: z
+      .array(resource.record)
+      .openapi({ description: "The caller's groups (a teacher's, or a parent's children's)" }),
+  })
+  .openapi("MyGroups");
 
 const DAY_MS = 24 * 3600 * 1000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -259,7 +270,7 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
   let key: string;
   if (input.method === "PUT") {
     if (!ctx.can(permissions.write)) {
-      throw new ApiError(403, `Missing permission ${permissions.write.name} in school ${ctx.schoolId}`);
+      throw new ApiError(403, say.missingPermission(permissions.write.name, ctx.schoolId));
     }
     const contentType = input.contentType ?? "image/png";
     key = `${schoolOf(ctx)}/groups/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;

@@ -38,8 +38,12 @@ const Update = z.object({ startHolidays: Start.optional(), endHolidays: End.opti
 const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-12-01T00:00:00Z" });
 
 const record = RecordBase.extend({
-  startHolidays: z.iso.datetime().openapi({ example: "2026-12-19T06:00:00.000Z" }),
-  endHolidays: z.iso.datetime().openapi({ example: "2027-01-07T06:00:00.000Z" }),
+  startHolidays: z.iso
+    .datetime()
+    .openapi({ example: "2026-12-19T06:00:00.000Z", description: "Start of the holidays (UTC)" }),
+  endHolidays: z.iso
+    .datetime()
+    .openapi({ example: "2027-01-07T06:00:00.000Z", description: "End of the holidays (UTC)" }),
 });
 const toRecord = (row: typeof schoolHolidayCycles.$inferSelect) => ({
   ...timestamps(row),

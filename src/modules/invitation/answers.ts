@@ -334,7 +334,13 @@ const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Invitation id" }),
 });
 
-const Answered = z.object({ data: z.array(StudentResponseRecord) }).openapi("InvitationAnswered");
+const Answered = z
+  .object({
+    data: z
+      .array(StudentResponseRecord)
+      .openapi({ description: "The answers for each of the family's invited children" }),
+  })
+  .openapi("InvitationAnswered");
 
 const respondRoute = defineRoute({
   method: "post",
@@ -354,6 +360,21 @@ const respondRoute = defineRoute({
   audit: "invitation",
   context: actingContext,
   errors: [409, 422],
+  examples: {
+    409: [
+      {
+        name: "closed",
+        summary: "The invitation takes no answers",
+        detail: "Invitation 42 is closed; it takes no answers",
+      },
+      {
+        name: "answered",
+        summary: "Answered before: change it with PUT",
+        detail: "Already answered for student 7; change an answer with PUT",
+      },
+    ],
+    422: "You may not accept for student 7: this guardian may not request changes to the student's way home",
+  },
   request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationAnswer") },
   responses: { 200: json(Answered, "The answered children's rows") },
 });
@@ -376,6 +397,21 @@ const updateResponseRoute = defineRoute({
   audit: "invitation",
   context: actingContext,
   errors: [409, 422],
+  examples: {
+    409: [
+      {
+        name: "closed",
+        summary: "The invitation takes no answers",
+        detail: "Invitation 42 is closed; it takes no answers",
+      },
+      {
+        name: "permission",
+        summary: "A decline where the acceptance made an exit permission",
+        detail: "The acceptance for student 7 made exit permission 12; cancel that permission instead",
+      },
+    ],
+    422: "You may not accept for student 7: this guardian may not request changes to the student's way home",
+  },
   request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationResponseUpdate") },
   responses: { 204: noContent },
 });

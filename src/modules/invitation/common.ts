@@ -87,15 +87,18 @@ const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-l
 
 export const Counts = z.object({
   invited: z.number().int().openapi({ example: 2, description: "Children invited" }),
-  accepted: z.number().int().openapi({ example: 1 }),
-  declined: z.number().int().openapi({ example: 0 }),
-  pending: z.number().int().openapi({ example: 1 }),
+  accepted: z.number().int().openapi({ example: 1, description: "Children whose family accepted" }),
+  declined: z.number().int().openapi({ example: 0, description: "Children whose family declined" }),
+  pending: z.number().int().openapi({ example: 1, description: "Children not answered yet" }),
 });
 
 export const InvitationRecord = RecordBase.extend({
-  kind: z.enum(INVITATION_KINDS).openapi({ example: "go_home" }),
-  title: z.string().openapi({ example: "Ana comes home with us" }),
-  message: z.string().nullable(),
+  kind: z.enum(INVITATION_KINDS).openapi({
+    example: "go_home",
+    description: "go_home (the child goes home with the inviter: an exit permission per acceptance) or another kind",
+  }),
+  title: z.string().openapi({ example: "Ana comes home with us", description: "What the families see first" }),
+  message: z.string().nullable().openapi({ description: "More words for the families; null if none" }),
   createdBy: z.number().int().nullable().openapi({ description: "The inviting user" }),
   parentId: z
     .number()
@@ -109,8 +112,10 @@ export const InvitationRecord = RecordBase.extend({
   routeId: z.number().int().nullable(),
   stopId: z.number().int().nullable(),
   expiresAt: z.iso.datetime().nullable().openapi({ description: "No answer is taken after it (null: until closed)" }),
-  status: z.enum(INVITATION_STATUSES).openapi({ example: "open" }),
-  counts: Counts,
+  status: z
+    .enum(INVITATION_STATUSES)
+    .openapi({ example: "open", description: "open (takes answers), closed or cancelled" }),
+  counts: Counts.openapi({ description: "The invited children and their answers" }),
 });
 export type InvitationRecordOf = z.output<typeof InvitationRecord>;
 
@@ -150,7 +155,10 @@ export const ResponseRecord = RecordBase.extend({
 });
 
 export const Failure = z
-  .object({ code: z.string(), message: z.string() })
+  .object({
+    code: z.string().openapi({ description: "The rule that failed, stable across versions and languages" }),
+    message: z.string().openapi({ description: "Why, in the caller's language" }),
+  })
   .catchall(z.unknown())
   .openapi("InvitationRuleFailure");
 
@@ -158,7 +166,7 @@ export const StudentResponseRecord = RecordBase.extend({
   invitationId: z.number().int(),
   responseId: z.number().int(),
   studentId: z.number().int(),
-  answer: z.enum(ANSWERS).openapi({ example: "accepted" }),
+  answer: z.enum(ANSWERS).openapi({ example: "accepted", description: "pending, accepted or declined" }),
   answeredBy: z.number().int().nullable(),
   answeredAt: z.iso.datetime().nullable(),
   exitPermissionId: z
@@ -175,7 +183,9 @@ export const StudentResponseRecord = RecordBase.extend({
 /** A family's status from its children's answers, as SQL over the UPDATE's own row. */
 export const familyStatus = sql`(SELECT CASE WHEN count(*) = 0 THEN 'pending' WHEN sum(s.answer = 'pending') = count(*) THEN 'pending' WHEN sum(s.answer = 'accepted') = count(*) THEN 'accepted' WHEN sum(s.answer = 'declined') = count(*) THEN 'declined' ELSE 'partial' END FROM invitation_student_response s WHERE s.response_id = "invitation_response"."id")`;
 
-export const Answer = z.enum(["accepted", "declined"]).openapi({ example: "accepted" });
+export const Answer = z
+  .enum(["accepted", "declined"])
+  .openapi({ example: "accepted", description: "The family's answer for the child" });
 
 // ---- A paginated read of a verb of its own ------------------------------------------------------
 

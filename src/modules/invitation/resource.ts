@@ -220,7 +220,10 @@ const MAX_INVITED = 50;
 
 const CreateBody = z
   .object({
-    kind: z.enum(INVITATION_KINDS).default("go_home").openapi({ example: "go_home" }),
+    kind: z.enum(INVITATION_KINDS).default("go_home").openapi({
+      example: "go_home",
+      description: "go_home (the default: the children go home with the inviter) or another kind",
+    }),
     title: Title,
     message: Message.optional(),
     date: Day,
@@ -245,6 +248,16 @@ const created = invitation.create({
     "staff any children. A go_home invitation is collected by the inviting guardian (auto_pickup) or rides a route " +
     "and stop (route_change). A student of another school is a 404.",
   errors: [422],
+  examples: {
+    422: [
+      {
+        name: "past",
+        summary: "A date before today",
+        detail: "2026-11-20 is past (today is 2026-11-23 at the school)",
+      },
+      { name: "stop", summary: "A stop of another route", detail: "Stop 7 is not a stop of route 3" },
+    ],
+  },
 });
 
 /** What a create reads first, in one round trip. */
@@ -417,6 +430,7 @@ export const updateInvitation = invitation.update({
   description:
     "Its creator or staff (a recipient: 403). The day, the children and the way home do not change: cancel and invite again.",
   errors: [422],
+  examples: { 422: "expiresAt must be in the future" },
 });
 
 export const deleteInvitation = invitation.delete({
@@ -430,9 +444,18 @@ export const deleteInvitation = invitation.delete({
   summary: "Delete an invitation nobody accepted",
   description: "Its creator or staff (a recipient: 403). With an accepted answer it is a 409: cancel it instead.",
   errors: [409],
+  examples: { 409: "Invitation 42 has accepted answers; cancel it instead (PATCH .../status), which keeps them" },
 });
 
-const StatusBody = z.object({ status: z.enum(["closed", "cancelled"]).openapi({ example: "closed" }) }).strict();
+const StatusBody = z
+  .object({
+    status: z.enum(["closed", "cancelled"]).openapi({
+      example: "closed",
+      description:
+        "closed: takes no more answers, keeps them; cancelled: called off (accepted go_home permissions are cancelled)",
+    }),
+  })
+  .strict();
 
 const statusRoute = defineRoute({
   method: "patch",
@@ -449,6 +472,7 @@ const statusRoute = defineRoute({
   audit: "invitation",
   context: actingContext,
   errors: [409],
+  examples: { 409: "Invitation 42 is cancelled; only an open invitation can be changed" },
   request: { params: IdParams, body: jsonBody(StatusBody, "InvitationStatus") },
   responses: { 200: json(InvitationRecord, "The invitation, changed") },
 });

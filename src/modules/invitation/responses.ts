@@ -236,6 +236,7 @@ const createStudentResponse = studentResponse.create({
     "Its creator or staff (a recipient: 403; an invitation not seen: 404), while it is open (409). The rules of " +
     "inviting: a guardian invites other families' children (422); a child already invited is a 409.",
   errors: [422],
+  examples: { 422: "Student 7: a guardian invites other families' children, not their own" },
 });
 
 export async function addInvitedChild(ctx: Ctx, { body }: InputOf<typeof createStudentResponse.route>) {
@@ -310,6 +311,9 @@ const updateStudentResponse = studentResponse.update({
     "open and not expired (409); the rules of respond (a restricted guardian may only decline). The creator of the " +
     "invitation does not answer for other families' children (404 unless they are the child's guardian).",
   errors: [422],
+  examples: {
+    422: "You may not accept for student 7: this guardian may not request changes to the student's way home",
+  },
 });
 
 export async function answerForChild(ctx: Ctx, { params, body }: InputOf<typeof updateStudentResponse.route>) {
@@ -324,6 +328,7 @@ const deleteStudentResponse = studentResponse.delete({
     "The invitation's creator or staff (a recipient: 403). An answered child is a 409: the answer stays on record. " +
     "A family left with no child loses its response row.",
   errors: [409],
+  examples: { 409: "The child of invitation student response 42 answered (accepted); the answer stays on record" },
 });
 
 export async function withdrawInvitedChild(ctx: Ctx, { params }: InputOf<typeof deleteStudentResponse.route>) {

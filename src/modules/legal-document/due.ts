@@ -14,11 +14,11 @@ export const MustAccept = z
     mustAccept: z
       .array(
         z.object({
-          kind: z.enum(LEGAL_KINDS),
+          kind: z.enum(LEGAL_KINDS).openapi({ description: "Which document: terms or privacy" }),
           id: z.number().int().openapi({ description: "The legal document version to accept" }),
-          version: z.number().int(),
-          title: z.string(),
-          publishedAt: z.iso.datetime(),
+          version: z.number().int().openapi({ description: "Its version number, from 1" }),
+          title: z.string().openapi({ description: "Its title" }),
+          publishedAt: z.iso.datetime().openapi({ description: "When that version was published" }),
         }),
       )
       .openapi({
@@ -27,7 +27,7 @@ export const MustAccept = z
           "POST /api/v1/legal-document/{id}/accept); empty when nothing is due",
       }),
   })
-  .openapi("LegalStatus");
+  .openapi("LegalStatus", { description: "The legal documents the user must accept before going on" });
 
 export type MustAccept = z.infer<typeof MustAccept>;
 

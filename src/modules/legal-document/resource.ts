@@ -43,7 +43,7 @@ const STATUSES = legalDocuments.status.enumValues;
 export const LegalDocumentRecord = RecordBase.extend({
   kind: Kind,
   version: z.number().int().min(1).openapi({ example: 2, description: "1, 2, 3... per kind, assigned at creation" }),
-  title: z.string().openapi({ example: "Terms of service" }),
+  title: z.string().openapi({ example: "Terms of service", description: "Its title" }),
   body: z.string().openapi({ description: "Markdown" }),
   status: z.enum(STATUSES).openapi({ description: "draft -> published (then immutable)" }),
   publishedAt: z.iso
@@ -149,6 +149,7 @@ export const publishLegalDocument = legalDocumentResource.action({
     },
   ],
   set: (ctx) => ({ status: "published", publishedAt: ctx.deps.clock.now().toISOString() }),
+  examples: { 422: "A newer version of this kind is already published; create a new version instead" },
   summary: "Publish a draft: it becomes the kind's latest version and never changes again",
   description:
     "From draft only (a published version answers 409). A draft older than the kind's latest published version " +

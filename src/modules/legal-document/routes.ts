@@ -44,6 +44,7 @@ const lastRoute = defineRoute({
   access: "user",
   scope: "platform",
   errors: [404],
+  examples: { 404: "No published terms of service yet" },
   request: { query: z.strictObject({ kind: Kind }) },
   responses: { 200: json(legalDocumentResource.record, "The latest published version") },
 });
@@ -64,6 +65,7 @@ const acceptRoute = defineRoute({
   scope: "platform",
   audit: "legal-document-acceptance",
   errors: [409],
+  examples: { 409: "Legal document 42 is a draft; only a published version can be accepted" },
   request: { params: IdParams },
   responses: { 200: json(AcceptanceRecord, "The acceptance") },
 });

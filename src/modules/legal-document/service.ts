@@ -33,8 +33,8 @@ export const AcceptanceRecord = RecordBase.extend({
   userId: z.number().int().openapi({ description: "The user who accepted" }),
   legalDocumentId: z.number().int().openapi({ description: "The accepted version" }),
   kind: Kind,
-  version: z.number().int().openapi({ example: 2 }),
-  acceptedAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z" }),
+  version: z.number().int().openapi({ example: 2, description: "The accepted version's number" }),
+  acceptedAt: z.iso.datetime().openapi({ example: "2026-11-21T08:00:00.000Z", description: "When it was accepted" }),
 }).openapi("LegalDocumentAcceptance");
 
 type Acceptance = z.infer<typeof AcceptanceRecord>;

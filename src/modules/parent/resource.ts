@@ -206,6 +206,7 @@ const createRoute = defineRoute({
   access: permissions.write,
   audit: "parent",
   errors: [409],
+  examples: { 409: "This person is already a parent in this school" },
   request: { body: jsonBody(CreateBody, "ParentCreate") },
   responses: { 201: json(resource.record, "The new parent") },
 });
@@ -246,6 +247,7 @@ const updateRoute = defineRoute({
   access: permissions.write,
   audit: "parent",
   errors: [409],
+  examples: { 409: "Another user already has this value" },
   request: { params: IdParams, body: jsonBody(UpdateBody, "ParentUpdate") },
   responses: { 204: noContent },
 });

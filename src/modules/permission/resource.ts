@@ -18,7 +18,9 @@ const Name = z
   .string()
   .max(100)
   .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, "Expected a dotted lowercase name like report.export")
-  .openapi({ example: "report.export" });
+  .openapi({ example: "report.export", description: "The permission's name: dotted lowercase, unique" });
+
+const Description = text({ max: 500, min: 0 }).openapi({ description: "What it allows" });
 
 const refuseBuiltin = (id: number, what: string) => {
   if (id < FIRST_CUSTOM_PERMISSION_ID) throw unprocessable(`Permission ${id} is built in and cannot be ${what}`);
@@ -33,8 +35,10 @@ const resource = defineResource({
   scope: "platform",
   data: Permissions,
   record: RecordBase.extend({
-    name: z.string().openapi({ example: "student.read" }),
-    description: z.string(),
+    name: z
+      .string()
+      .openapi({ example: "student.read", description: "The permission's name: dotted lowercase, unique" }),
+    description: z.string().openapi({ description: "What it allows" }),
     builtIn: z.boolean().openapi({ description: "Defined by the service; cannot be renamed or deleted" }),
   }),
   toRecord: (_ctx, row) => ({
@@ -63,21 +67,23 @@ export const getPermission = resource.get({ access: permissions.read });
 
 export const createPermission = resource.create({
   access: permissions.manage,
-  input: z.object({ name: Name, description: text({ max: 500, min: 0 }).default("") }),
+  input: z.object({ name: Name, description: Description.default("") }),
 });
 
 export const updatePermission = resource.update({
   access: permissions.manage,
-  input: z.object({ name: Name.optional(), description: text({ max: 500, min: 0 }).optional() }),
+  input: z.object({ name: Name.optional(), description: Description.optional() }),
   values: (_ctx, { id, body }) => {
     if (body.name !== undefined) refuseBuiltin(id, "renamed");
     return body;
   },
   errors: [422],
+  examples: { 422: "Permission 3 is built in and cannot be renamed" },
 });
 
 export const deletePermission = resource.delete({
   access: permissions.manage,
   check: (_ctx, { id }) => refuseBuiltin(id, "deleted"),
   errors: [422],
+  examples: { 422: "Permission 3 is built in and cannot be deleted" },
 });

@@ -29,10 +29,13 @@ import { text } from "../../lib/text";
 import { type Granted, givableRole, mayGrant } from "./grants";
 import { permissions as access } from "./permissions";
 
-const Permission = z.object({ id: z.number().int(), name: z.string() });
+const Permission = z.object({
+  id: z.number().int().openapi({ description: "The permission's id" }),
+  name: z.string().openapi({ example: "student.read", description: "The permission's name" }),
+});
 
 const Record = RecordBase.extend({
-  name: z.string().openapi({ example: "Librarian" }),
+  name: z.string().openapi({ example: "Librarian", description: "The role's name, unique in the school" }),
   key: z
     .string()
     .nullable()
@@ -131,7 +134,10 @@ const listAllRolesRoute = defineRoute({
 
 export const listAllRoles = operation(listAllRolesRoute, (ctx) => allRoles(ctx));
 
-const Name = text({ max: 100 }).openapi({ example: "Librarian" });
+const Name = text({ max: 100 }).openapi({
+  example: "Librarian",
+  description: "The role's name, unique in the school and none of the built-in roles' names",
+});
 const PermissionRef = z
   .union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().min(1).max(100)])
   .openapi({ description: "A permission's id or name", example: "student.read" });
@@ -186,6 +192,7 @@ const created = resource.create({
     "Permissions by id or name. 422 for an unknown or platform permission, 403 for one the caller does not hold, " +
     "409 for a name the school (or a built-in role) already has.",
   errors: [403, 422],
+  examples: { 422: "Unknown permission: report.export" },
 });
 
 /** Creates a custom role with its permissions in one batch (the audit row lists them by name). */
@@ -221,6 +228,7 @@ const updated = resource.update({
     "`permissions` replaces the whole set. The caller must hold every permission the role grants, before and after " +
     "(403). Built-in roles are read-only (422). Members get the change at their next token refresh.",
   errors: [403, 422],
+  examples: { 422: "Role 4 (Teacher) is built in and cannot be changed or deleted" },
 });
 
 export async function updateRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
@@ -258,6 +266,10 @@ const deleted = resource.delete({
   summary: "Delete a custom role (not while users hold it: 409)",
   description: "Built-in roles are read-only (422). A role still held by users is a 409 naming how many.",
   errors: [403, 409, 422],
+  examples: {
+    409: "Role 42 is still held by 3 user(s); take it from them first",
+    422: "Role 4 (Teacher) is built in and cannot be changed or deleted",
+  },
 });
 
 /**

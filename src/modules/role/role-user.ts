@@ -25,7 +25,7 @@ import { permissions as access } from "./permissions";
 const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 3 }),
   roleId: z.number().int().openapi({ example: 4 }),
-  roleName: z.string().openapi({ example: "Teacher" }),
+  roleName: z.string().openapi({ example: "Teacher", description: "The role's name" }),
   roleKey: z.string().nullable().openapi({ description: "The built-in role's key; null for a custom role" }),
   firstName: z.string(),
   lastName: z.string(),
@@ -152,6 +152,7 @@ const updated = resource.update({
     "The caller must hold the permissions of both the old and the new role (403). Never the school's last school " +
     "admin (422). 409 if the user already holds the new role.",
   errors: [403, 422],
+  examples: { 422: "This is the school's last school admin; give the role to someone else first" },
 });
 
 export async function changeRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
@@ -176,6 +177,7 @@ const deleted = resource.delete({
   access: access.write,
   summary: "Take a role from a user (never the school's last school admin: 422)",
   errors: [403, 422],
+  examples: { 422: "This is the school's last school admin; give the role to someone else first" },
 });
 
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
@@ -206,6 +208,7 @@ const removeRoleFromUserRoute = defineRoute({
   access: access.write,
   audit: "role-user",
   errors: [403, 422],
+  examples: { 422: "This is the school's last school admin; give the role to someone else first" },
   request: { query: RemoveQuery },
   responses: { 204: noContent },
 });
@@ -228,7 +231,7 @@ const AssignMultipleBody = z.strictObject({
     .array(Id)
     .min(1)
     .max(20)
-    .openapi({ example: [3, 4] }),
+    .openapi({ example: [3, 4], description: "The roles to give, 1 to 20 (those already held are kept)" }),
 });
 
 const Assigned = z

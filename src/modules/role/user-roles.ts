@@ -30,9 +30,17 @@ const Body = z.strictObject({
 const Result = z
   .object({
     userId: z.number().int(),
-    roles: z.array(z.object({ id: z.number().int(), name: z.string(), key: z.string().nullable() })),
-    added: z.array(z.number().int()),
-    removed: z.array(z.number().int()),
+    roles: z
+      .array(
+        z.object({
+          id: z.number().int().openapi({ description: "The role's id" }),
+          name: z.string().openapi({ description: "The role's name" }),
+          key: z.string().nullable().openapi({ description: "A built-in role's key; null for the school's own" }),
+        }),
+      )
+      .openapi({ description: "The roles the user holds here now" }),
+    added: z.array(z.number().int()).openapi({ description: "Role ids given by this call" }),
+    removed: z.array(z.number().int()).openapi({ description: "Role ids taken by this call" }),
   })
   .openapi("UserRoles");
 
@@ -49,6 +57,10 @@ const route = defineRoute({
   access: access.write,
   audit: "user",
   errors: [403, 409, 422],
+  examples: {
+    409: "A record with these values already exists",
+    422: "This is the school's last school admin; give the role to someone else first",
+  },
   request: { params: IdParams, body: jsonBody(Body, "UserRolesSet") },
   responses: { 200: json(Result, "The user's roles in this school now, and what changed") },
 });

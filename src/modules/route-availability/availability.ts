@@ -47,13 +47,13 @@ const Seats = z.number().int().min(0).max(MAX_SEATS);
 const Record = RecordBase.extend({
   routeId: z.number().int().openapi({ example: 1 }),
   routeName: z.string().openapi({ example: "North loop" }),
-  date: z.string().openapi({ example: "2027-03-01" }),
+  date: z.string().openapi({ example: "2027-03-01", description: "The school-local day" }),
   seats: z.number().int().nullable().openapi({ description: "The school's override for the day; null: the vehicle's" }),
   vehicleSeats: z.number().int().openapi({ example: 40 }),
   taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
   version: z.number().int().openapi({ description: "The day's final list version" }),
   printedVersion: z.number().int().nullable().openapi({ description: "The version last downloaded" }),
-  printedAt: z.string().nullable(),
+  printedAt: z.string().nullable().openapi({ description: "When the printed copy was last downloaded; null: never" }),
 });
 
 export const availability = defineResource({
@@ -142,6 +142,16 @@ export const createRouteAvailability = availability.create({
     seats: Seats.nullable().optional().openapi({ description: "The day's seats; omitted or null: the vehicle's" }),
   }),
   errors: [422],
+  examples: {
+    422: [
+      {
+        name: "seats",
+        summary: "Fewer seats than riders",
+        detail: "30 seats are fewer than the 34 riders of North loop on 2027-03-01",
+      },
+      { name: "holiday", summary: "A holiday", detail: "2027-03-01 is a school holiday: no route runs" },
+    ],
+  },
   values: async (ctx, { body }) => {
     const day = await routeDayOf(ctx, body.routeId, body.date);
     const seats = body.seats ?? null;
@@ -155,6 +165,7 @@ const updateRoute = availability.update({
   access: permissions.write,
   input: z.object({ seats: Seats.nullable().openapi({ description: "The day's seats; null: back to the vehicle's" }) }),
   errors: [422],
+  examples: { 422: "30 seats are fewer than the 34 riders of North loop on 2027-03-01" },
   summary: "Change a route's seats for a date (null resets to the vehicle's)",
 });
 
@@ -180,6 +191,7 @@ export const updateRouteAvailabilityOperation = operation(updateRoute.route, upd
 export const deleteRouteAvailability = availability.delete({
   access: permissions.write,
   errors: [409],
+  examples: { 409: "The day has changes (students joining or away): delete them first" },
   // The day's changes hang off the row: removing it would drop them silently.
   check: async (ctx, { id }) => {
     const change = await RouteAvailabilityStudents.select(ctx, { id: routeAvailabilityStudents.id })
@@ -195,17 +207,17 @@ const DayOfRoute = z
     routeId: z.number().int(),
     routeName: z.string(),
     direction: z.enum(["to_school", "home"]),
-    vehicle: z.string(),
+    vehicle: z.string().openapi({ description: "The vehicle's name" }),
     vehicleSeats: z.number().int(),
     availabilityId: z.number().int().nullable().openapi({ description: "The day's row, when it has one" }),
-    override: z.number().int().nullable(),
+    override: z.number().int().nullable().openapi({ description: "The school's seats for the day; null: none" }),
     seats: z.number().int().openapi({ description: "The override, or the vehicle's seats" }),
     riders: z.number().int().openapi({ description: "Riders that day, joining students included" }),
-    taken: z.number().int(),
-    available: z.number().int(),
-    version: z.number().int(),
+    taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
+    available: z.number().int().openapi({ description: "Seats left: seats less riders" }),
+    version: z.number().int().openapi({ description: "The day's final list version" }),
   })
-  .openapi("RouteDay");
+  .openapi("RouteDay", { description: "A route's seats and riders on one day" });
 
 const toDay = (d: RouteDay) => ({
   routeId: d.routeId,
@@ -223,14 +235,18 @@ const toDay = (d: RouteDay) => ({
 
 const SchoolDay = z
   .object({
-    date: z.string(),
+    date: z.string().openapi({ description: "The school-local day" }),
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
     holiday: z.boolean().openapi({ description: "A holiday cycle covers the date: no route runs" }),
     schoolDay: z.boolean().openapi({ description: "The school has school that day (for some level): routes may run" }),
     reason: DayOffReason,
-    routes: z.array(
-      DayOfRoute.openapi({ description: "A route running that day: one of its weekdays, a school day of its levels" }),
-    ),
+    routes: z
+      .array(
+        DayOfRoute.openapi({
+          description: "A route running that day: one of its weekdays, a school day of its levels",
+        }),
+      )
+      .openapi({ description: "Every route that runs that day" }),
   })
   .openapi("RouteAvailabilitySchoolDay");
 
@@ -274,17 +290,19 @@ const RouteRange = z
   .object({
     routeId: z.number().int(),
     routeName: z.string(),
-    days: z.array(
-      z.object({
-        date: z.string(),
-        runs: z
-          .boolean()
-          .openapi({ description: "The route runs that day: one of its weekdays, a school day of its levels" }),
-        holiday: z.boolean(),
-        reason: RouteOffReason,
-        day: DayOfRoute,
-      }),
-    ),
+    days: z
+      .array(
+        z.object({
+          date: z.string().openapi({ description: "The school-local day" }),
+          runs: z
+            .boolean()
+            .openapi({ description: "The route runs that day: one of its weekdays, a school day of its levels" }),
+          holiday: z.boolean().openapi({ description: "A holiday cycle covers the date" }),
+          reason: RouteOffReason,
+          day: DayOfRoute,
+        }),
+      )
+      .openapi({ description: "Each day of the range, in order" }),
   })
   .openapi("RouteAvailabilityRange");
 
@@ -294,6 +312,7 @@ const byRoute = defineRoute({
   tag: "Transport",
   operationId: "getRouteAvailabilityByRoute",
   errors: [422],
+  examples: { 422: "Give `from` and `to` together, without `date`" },
   summary: `A route's seats on a date, or on each date of a range (at most ${MAX_RANGE_DAYS} days)`,
   access: permissions.read,
   module: "transport",

@@ -39,7 +39,7 @@ const Record = RecordBase.extend({
   routeAvailabilityId: z.number().int(),
   routeId: z.number().int(),
   routeName: z.string(),
-  date: z.string().openapi({ example: "2027-03-01" }),
+  date: z.string().openapi({ example: "2027-03-01", description: "The school-local day" }),
   studentId: z.number().int(),
   studentName: z.string().openapi({ example: "Ana Gómez" }),
   kind: z
@@ -47,8 +47,8 @@ const Record = RecordBase.extend({
     .openapi({ description: "join: rides this route that day (takes a seat); away: does not" }),
   stopId: z.number().int().nullable(),
   stopName: z.string().nullable(),
-  reason: z.string().nullable(),
-  confirmed: z.boolean(),
+  reason: z.string().nullable().openapi({ description: "Why, as the school wrote it" }),
+  confirmed: z.boolean().openapi({ description: "Only confirmed changes move seats and the list" }),
   version: z.number().int().openapi({ description: "The list version the change first appears in" }),
 });
 
@@ -133,7 +133,9 @@ const Create = z.object({
   routeId: recordId().openapi({ example: 1 }),
   date: Day,
   studentId: recordId().openapi({ example: 1 }),
-  kind: z.enum(["join", "away"]),
+  kind: z
+    .enum(["join", "away"])
+    .openapi({ description: "join: rides this route that day (takes a seat); away: does not" }),
   stopId: recordId()
     .optional()
     .openapi({ description: "For a join: the stop of the route where the student boards or leaves" }),
@@ -148,6 +150,10 @@ const createRoute = changes.create({
   access: permissions.listWrite,
   input: Create,
   errors: [422],
+  examples: {
+    409: "No seats left on North loop on 2027-03-01",
+    422: "Ana Gómez does not ride North loop on 2027-03-01",
+  },
   summary: "Record a student joining a route on a date (takes a seat) or away from it",
 });
 
@@ -266,9 +272,10 @@ const updateRoute = changes.update({
   input: z.object({
     reason: Reason,
     stopId: recordId().optional().openapi({ description: "A join's stop (a stop of the route)" }),
-    confirmed: z.boolean().optional(),
+    confirmed: z.boolean().optional().openapi({ description: "Only confirmed changes move seats and the list" }),
   }),
   errors: [422],
+  examples: { 422: "Stop 7 is not a stop of North loop" },
   summary: "Change a day's change: its reason, a join's stop, whether it is confirmed",
 });
 

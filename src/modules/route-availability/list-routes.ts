@@ -76,9 +76,9 @@ export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, q
 export const listRouteAvailabilityStudentsByRouteOperation = operation(byRoute, listRouteAvailabilityStudentsByRoute);
 
 const Receiver = z.object({
-  name: z.string(),
+  name: z.string().openapi({ description: "Their name" }),
   relationship: z.string(),
-  kind: z.enum(["guardian", "trusted"]),
+  kind: z.enum(["guardian", "trusted"]).openapi({ description: "A guardian, or an approved trusted person" }),
 });
 const Student = z.object({
   studentId: z.number().int(),
@@ -88,7 +88,9 @@ const Student = z.object({
   stopName: z.string().nullable(),
   stopPosition: z.number().int().nullable(),
   stopTime: z.string().nullable().openapi({ description: "School-local HH:mm" }),
-  status: z.enum(["riding", "away", "joining"]),
+  status: z
+    .enum(["riding", "away", "joining"])
+    .openapi({ description: "riding (as usual), away (not that day) or joining (only that day)" }),
   reason: z.string().nullable().openapi({ description: "Why away or joining" }),
   receivers: z
     .array(Receiver)
@@ -100,30 +102,30 @@ const FinalStatus = z
     routeId: z.number().int(),
     routeName: z.string(),
     direction: z.enum(["to_school", "home"]),
-    vehicle: z.string(),
+    vehicle: z.string().openapi({ description: "The vehicle's name" }),
     driverName: z.string().nullable(),
-    date: z.string(),
+    date: z.string().openapi({ description: "The school-local day" }),
     weekday: z.number().int(),
     runs: z.boolean().openapi({
       description:
         "False on a day that is not a school day of the route's levels, or not one of its weekdays (then no students)",
     }),
-    holiday: z.boolean(),
+    holiday: z.boolean().openapi({ description: "A holiday cycle covers the date" }),
     reason: RouteOffReason,
-    version: z.number().int(),
-    printedVersion: z.number().int().nullable(),
-    seats: z.number().int(),
-    riders: z.number().int(),
-    available: z.number().int(),
-    students: z.array(Student),
+    version: z.number().int().openapi({ description: "The list's version: it grows with each change after a print" }),
+    printedVersion: z.number().int().nullable().openapi({ description: "The version last printed; null: never" }),
+    seats: z.number().int().openapi({ description: "The day's seats (override or vehicle)" }),
+    riders: z.number().int().openapi({ description: "Students riding that day" }),
+    available: z.number().int().openapi({ description: "Seats left" }),
+    students: z.array(Student).openapi({ description: "The riders, in stop order" }),
     changes: z
       .array(
         z.object({
-          version: z.number().int(),
+          version: z.number().int().openapi({ description: "The version the change belongs to" }),
           studentId: z.number().int().nullable(),
           change: z.string().openapi({ description: "added, removed, stop, away, back" }),
-          detail: z.string().nullable(),
-          at: z.string(),
+          detail: z.string().nullable().openapi({ description: "What changed, in words" }),
+          at: z.string().openapi({ description: "When (ISO 8601)" }),
         }),
       )
       .optional()

@@ -48,27 +48,37 @@ export const RouteStudentRecord = RecordBase.extend({
   routeId: z.number().int().openapi({ example: 1 }),
   studentId: z.number().int().openapi({ example: 1 }),
   stopId: z.number().int().openapi({ example: 1 }),
-  student: z.object({
-    id: z.number().int(),
-    firstName: z.string().openapi({ example: "Pablo" }),
-    lastName: z.string().openapi({ example: "Parent" }),
-    idNumber: z.string().nullable().openapi({ example: "S-0042" }),
-    level: z.enum(LEVELS).nullable(),
-  }),
-  route: z.object({
-    id: z.number().int(),
-    name: z.string().openapi({ example: "Route 3 home" }),
-    direction: z.enum(ROUTE_DIRECTIONS),
-  }),
-  stop: z.object({
-    id: z.number().int(),
-    name: z.string().openapi({ example: "Main square" }),
-    time: z.string().openapi({ example: "15:40", description: "School-local HH:mm" }),
-    position: z.number().int().openapi({ description: "1-based order on the route" }),
-  }),
+  student: z
+    .object({
+      id: z.number().int(),
+      firstName: z.string().openapi({ example: "Pablo" }),
+      lastName: z.string().openapi({ example: "Parent" }),
+      idNumber: z.string().nullable().openapi({ example: "S-0042" }),
+      level: z.enum(LEVELS).nullable(),
+    })
+    .openapi({ description: "The student who rides" }),
+  route: z
+    .object({
+      id: z.number().int(),
+      name: z.string().openapi({ example: "Route 3 home", description: "The route's name" }),
+      direction: z.enum(ROUTE_DIRECTIONS),
+    })
+    .openapi({ description: "The route they ride" }),
+  stop: z
+    .object({
+      id: z.number().int(),
+      name: z.string().openapi({ example: "Main square", description: "The stop's name" }),
+      time: z.string().openapi({ example: "15:40", description: "School-local HH:mm" }),
+      position: z.number().int().openapi({ description: "1-based order on the route" }),
+    })
+    .openapi({ description: "The stop where they get on or off" }),
   weekdays: z.array(z.number().int()).openapi({ example: [1, 2, 3, 4, 5], description: "ISO weekdays it rides" }),
   suspension: z
-    .object({ from: Day, until: Day, reason: z.string() })
+    .object({
+      from: Day.openapi({ description: "The first day without riding" }),
+      until: Day.openapi({ description: "The last day without riding" }),
+      reason: z.string().openapi({ description: "Why, as the school wrote it" }),
+    })
     .nullable()
     .openapi({ description: "A suspension (both dates included), or null" }),
 }).openapi({ description: "A student on a route, at a stop, on given weekdays" });

@@ -136,32 +136,30 @@ export const getRouteStudent = resource.get({ access: permissions.read, descript
 // ---------------------------------------------------------------------------- a route's riders
 
 const { route: _route, ...routeFilters } = filters;
+// The route is a query parameter: `/route-student/route/{routeId}` would be ambiguous with `/route-student/{id}/suspend`.
 const byRouteQuery = z.strictObject({
+  routeId: Id.openapi({ example: 1, description: "The route whose riders to list" }),
   ...PageQuery.shape,
   ...Object.fromEntries(Object.entries(routeFilters).map(([k, f]) => [k, f.schema])),
 });
 
 const byRoute = defineRoute({
   method: "get",
-  path: "/api/v1/route-student/route/{routeId}",
+  path: "/api/v1/route-student/route",
   tag: "Transport",
   operationId: "listRouteStudentsByRoute",
   summary: "List a route's riders (paginated), in stop order",
   description: `The list's filters but \`route\` apply. 404 for a route not of this school. ${READ}`,
   access: permissions.read,
   module: "transport",
-  request: {
-    params: z.object({
-      routeId: Id.openapi({ param: { name: "routeId", in: "path" }, example: 1, description: "Route id" }),
-    }),
-    query: byRouteQuery,
-  },
+  examples: { 404: "Route 42 not found" },
+  request: { query: byRouteQuery },
   responses: { 200: json(pageOf(resource.record, "RouteStudentPage"), "A page of the route's riders") },
 });
 
 /** A route's riders in stop order, then by name: one round trip (the page, its total and the route). */
-export async function listByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
-  const { routeId } = params;
+export async function listByRoute(ctx: Ctx, { query }: InputOf<typeof byRoute>) {
+  const { routeId } = query;
   const where = resource.scoped(
     ctx,
     and(eq(routeStudents.routeId, routeId), ...filterConditions(routeFilters, query, ctx)),
@@ -344,6 +342,23 @@ const created = resource.create({
     ...ridersChanged(ctx, rider(ctx, id), "added", null),
   ],
   errors: [422],
+  examples: {
+    409: "Pablo Parent already rides 'North 1 home' (route 3, route student 42) on Monday, Tuesday",
+    422: [
+      {
+        name: "full",
+        summary: "No seat left",
+        detail: "Route 'North 1 home' has no seat left on Monday: its vehicle seats 40",
+      },
+      {
+        name: "weekday",
+        summary: "A weekday the route does not run",
+        detail:
+          "Route 'North 1 home' does not run on Saturday; it runs on Monday, Tuesday, Wednesday, Thursday, Friday",
+      },
+      { name: "stop", summary: "Another route's stop", detail: "Stop 7 is not a stop of route 'North 1 home'" },
+    ],
+  },
   summary: "Put a student on a route, at a stop, on some of its weekdays",
   description:
     "404 for a route, stop or student not of this school (or a deleted student); 422 for a stop not on the route, " +
@@ -413,6 +428,23 @@ const updated = resource.update({
     ...ridersChanged(ctx, rider(ctx, id), body.stopId !== undefined ? "stop" : "added", null),
   ],
   errors: [422],
+  examples: {
+    409: "Pablo Parent already rides 'North 1 home' (route 3, route student 42) on Monday, Tuesday",
+    422: [
+      {
+        name: "full",
+        summary: "No seat left",
+        detail: "Route 'North 1 home' has no seat left on Monday: its vehicle seats 40",
+      },
+      {
+        name: "weekday",
+        summary: "A weekday the route does not run",
+        detail:
+          "Route 'North 1 home' does not run on Saturday; it runs on Monday, Tuesday, Wednesday, Thursday, Friday",
+      },
+      { name: "stop", summary: "Another route's stop", detail: "Stop 7 is not a stop of route 'North 1 home'" },
+    ],
+  },
   summary: "Change a rider's stop or weekdays",
   description:
     "The route and the student stay: to move a student to another route, delete this rider and create one on " +
@@ -483,6 +515,7 @@ export const deleteRouteStudents = operation(
     module: "transport",
     audit: "route-student",
     errors: [409],
+    examples: { 409: "The riders changed while they were being deleted; try again" },
     request: { body: jsonBody(DeleteMany("Route student"), "RouteStudentDeleteMany") },
     responses: { 200: json(Deleted, "The ids deleted") },
   }),

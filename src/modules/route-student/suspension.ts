@@ -42,6 +42,7 @@ const suspendRoute = defineRoute({
   module: "transport",
   audit: "route-student",
   errors: [422],
+  examples: { 422: "The suspension would end on 2026-11-30, before today (2026-12-01)" },
   request: { params: IdParams, body: jsonBody(SuspendBody, "RouteStudentSuspend") },
   responses: { 200: json(resource.record, "The rider, suspended") },
 });
@@ -70,6 +71,7 @@ const cancelRoute = defineRoute({
   module: "transport",
   audit: "route-student",
   errors: [409],
+  examples: { 409: "Route student 42 is not suspended" },
   request: { params: IdParams },
   responses: { 200: json(resource.record, "The rider, no longer suspended") },
 });

@@ -40,8 +40,14 @@ const resource = defineResource({
   scope: "school",
   data: ScheduleConfigurations,
   record: RecordBase.extend({
-    permissionTimeLimit: z.number().int().openapi({ example: 24 }),
-    permissionWeeksInAdvance: z.number().int().openapi({ example: 2 }),
+    permissionTimeLimit: z
+      .number()
+      .int()
+      .openapi({ example: 24, description: "Hours before dismissal by which a change must be asked for" }),
+    permissionWeeksInAdvance: z
+      .number()
+      .int()
+      .openapi({ example: 2, description: "Weeks ahead a parent may ask; fixed permissions are made that far ahead" }),
   }),
   toRecord: (_ctx, row) => ({
     ...timestamps(row),

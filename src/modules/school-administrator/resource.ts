@@ -184,6 +184,7 @@ const createRoute = defineRoute({
   access: role.write,
   audit: "school-administrator",
   errors: [409],
+  examples: { 409: "This user is already an administrator of this school" },
   request: { body: jsonBody(CreateBody, "SchoolAdministratorCreate") },
   responses: { 201: json(resource.record, "The new administrator") },
 });
@@ -219,6 +220,7 @@ const updateRoute = defineRoute({
   access: role.write,
   audit: "school-administrator",
   errors: [409],
+  examples: { 409: "Another user already has this value" },
   request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },
   responses: { 204: noContent },
 });
@@ -263,6 +265,7 @@ const deleteRoute = defineRoute({
   access: role.write,
   audit: "school-administrator",
   errors: [422],
+  examples: { 422: "School administrator 42 is the school's last administrator; add another one first" },
   request: { params: IdParams },
   responses: { 204: noContent },
 });

@@ -49,10 +49,13 @@ export const schoolConfigurationResource = defineResource({
   scope: "school",
   data: SchoolConfigurations,
   record: RecordBase.extend({
-    name: z.string().openapi({ example: "2026-2027" }),
-    startDate: z.iso.date().openapi({ example: "2026-08-24" }),
-    endDate: z.iso.date().openapi({ example: "2027-06-30" }),
-    maxParentsPerFamily: z.number().int().openapi({ example: 2 }),
+    name: z.string().openapi({ example: "2026-2027", description: "The school year's name" }),
+    startDate: z.iso.date().openapi({ example: "2026-08-24", description: "First day of the school year" }),
+    endDate: z.iso.date().openapi({ example: "2027-06-30", description: "Last day of the school year" }),
+    maxParentsPerFamily: z
+      .number()
+      .int()
+      .openapi({ example: 2, description: "How many parents a family may have in this school" }),
     autoConfirmExitPermissions: AutoConfirm,
   }),
   toRecord: (_ctx, row) => ({

@@ -22,20 +22,29 @@ const DEFAULT_TIME_LIMIT = 0;
 
 const SchoolDayAnswer = z
   .object({
-    date: z.string().openapi({ example: "2026-11-27" }),
+    date: z.string().openapi({ example: "2026-11-27", description: "The school-local day" }),
     level: Level,
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
-    timeZone: z.string().openapi({ example: "America/Mexico_City" }),
-    schoolDay: z.boolean(),
+    timeZone: z.string().openapi({ example: "America/Mexico_City", description: "The school's IANA time zone" }),
+    schoolDay: z.boolean().openapi({ description: "Whether the level has school that day" }),
     reason: DayOffReason,
-    entry: z.string().nullable().openapi({ example: "08:00" }),
-    dismissal: z.string().nullable().openapi({ example: "13:00" }),
-    afterSchoolEnd: z.string().nullable(),
+    entry: z
+      .string()
+      .nullable()
+      .openapi({ example: "08:00", description: "Entry, school-local HH:mm; null without school" }),
+    dismissal: z
+      .string()
+      .nullable()
+      .openapi({ example: "13:00", description: "Dismissal, school-local HH:mm; null without school" }),
+    afterSchoolEnd: z
+      .string()
+      .nullable()
+      .openapi({ description: "End of the after-school program, HH:mm; null when there is none" }),
     usualDismissal: z
       .string()
       .nullable()
       .openapi({ description: "The level's most common dismissal", example: "14:30" }),
-    earlyRelease: z.boolean(),
+    earlyRelease: z.boolean().openapi({ description: "Dismissal is earlier than the level's usual one" }),
     deadline: z.string().nullable().openapi({
       example: "2026-11-27T11:00:00-06:00",
       description: "The last moment for exit permission changes that day",
@@ -55,7 +64,7 @@ const route = defineRoute({
       date: z
         .string()
         .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
-        .openapi({ example: "2026-11-27" }),
+        .openapi({ example: "2026-11-27", description: "The school-local day to look at, YYYY-MM-DD" }),
       level: Level,
     }),
   },

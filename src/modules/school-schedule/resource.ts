@@ -43,9 +43,12 @@ const AfterSchoolEnd = LocalTime.nullable().openapi({
 export const SchoolScheduleRecord = RecordBase.extend({
   level: z.enum(LEVELS).openapi({ example: "elementary" }),
   weekday: z.number().int().openapi({ example: 1, description: "ISO weekday: 1 Monday .. 7 Sunday" }),
-  entryTime: z.string().openapi({ example: "08:00" }),
-  dismissalTime: z.string().openapi({ example: "14:30" }),
-  afterSchoolEndTime: z.string().nullable().openapi({ example: "17:00" }),
+  entryTime: z.string().openapi({ example: "08:00", description: "Entry, school-local HH:mm" }),
+  dismissalTime: z.string().openapi({ example: "14:30", description: "Dismissal, school-local HH:mm" }),
+  afterSchoolEndTime: z
+    .string()
+    .nullable()
+    .openapi({ example: "17:00", description: "End of the after-school program, HH:mm; null when there is none" }),
 });
 
 type Times = { entryTime: string; dismissalTime: string; afterSchoolEndTime: string | null };

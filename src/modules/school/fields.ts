@@ -48,7 +48,10 @@ export function readLevels(stored: unknown): Level[] {
 }
 
 export const LevelInfo = z
-  .object({ key: LevelSchema, label: z.string().openapi({ example: "Elementary school" }) })
+  .object({
+    key: LevelSchema,
+    label: z.string().openapi({ example: "Elementary school", description: "The level's name" }),
+  })
   .openapi("SchoolLevel");
 
 export const levelInfo = (levels: readonly Level[]) => levels.map((key) => ({ key, label: LEVEL_LABELS[key] }));

@@ -22,12 +22,12 @@ import { permissions } from "./permissions";
 import { forgetZone } from "./zone";
 
 export const SchoolRecord = RecordBase.extend({
-  name: z.string().openapi({ example: "Northside Demo School" }),
+  name: z.string().openapi({ example: "Northside Demo School", description: "The school's name" }),
   timeZone: z.string().openapi({ example: "America/Mexico_City", description: "IANA time zone" }),
   levels: z
     .array(LevelSchema)
     .openapi({ description: "Levels offered, in order: preschool, elementary, middle, high" }),
-  email: z.string().nullable().openapi({ example: "office@school.example" }),
+  email: z.string().nullable().openapi({ example: "office@school.example", description: "The school's contact email" }),
   phone: z.string().nullable().openapi({ example: "+525555550100", description: "E.164" }),
   logo: z.string().nullable().openapi({
     example: "1/logo/logo-2f1c.png",

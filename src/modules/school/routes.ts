@@ -44,23 +44,37 @@ const count = z.number().int().min(0);
 const Statistics = z
   .object({
     schoolId: z.number().int(),
-    people: z.object({
-      total: count.openapi({ description: "People with at least one role in the school" }),
-      byRole: z.array(
-        z.object({
-          roleId: z.number().int(),
-          key: z.string().nullable().openapi({ description: "A built-in role's key; null for the school's own roles" }),
-          name: z.string(),
-          count,
-        }),
-      ),
-    }),
-    students: z.object({
-      total: count,
-      byLevel: z
-        .object({ preschool: count, elementary: count, middle: count, high: count })
-        .openapi({ description: "Students per level (students have no level yet: 0 each)" }),
-    }),
+    people: z
+      .object({
+        total: count.openapi({ description: "People with at least one role in the school" }),
+        byRole: z
+          .array(
+            z.object({
+              roleId: z.number().int(),
+              key: z
+                .string()
+                .nullable()
+                .openapi({ description: "A built-in role's key; null for the school's own roles" }),
+              name: z.string().openapi({ description: "The role's name" }),
+              count: count.openapi({ description: "People holding it" }),
+            }),
+          )
+          .openapi({ description: "People per role (someone with two roles counts in both)" }),
+      })
+      .openapi({ description: "The school's people" }),
+    students: z
+      .object({
+        total: count.openapi({ description: "Students of the school (not deleted)" }),
+        byLevel: z
+          .object({
+            preschool: count.openapi({ description: "Students in preschool" }),
+            elementary: count.openapi({ description: "Students in elementary school" }),
+            middle: count.openapi({ description: "Students in middle school" }),
+            high: count.openapi({ description: "Students in high school" }),
+          })
+          .openapi({ description: "Students per level (students have no level yet: 0 each)" }),
+      })
+      .openapi({ description: "The school's students" }),
     groups: count.openapi({ description: "Groups (classes); 0 until groups exist" }),
     routes: count.openapi({ description: "Transport routes" }),
   })
@@ -106,6 +120,7 @@ export const createSchoolLogoUrl = operation(
     scope: "platform",
     audit: "school",
     errors: [409],
+    examples: { 409: "School 42 changed while it was being written; try again" },
     request: { params: IdParams, body: jsonBody(LogoUrlBody, "SchoolLogoUrlRequest") },
     responses: { 200: json(LogoUrl, "The logo's key and its presigned URL") },
   }),

@@ -15,7 +15,7 @@ import { Routes } from "../../db/schema/transport";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, notFound, say } from "../../lib/errors";
 import { type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
 import { schoolResource } from "./resource";
@@ -104,7 +104,7 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
   if (input.method === "PUT") {
     // The route declares school.read (enough for a download URL); an upload changes the school.
     if (!ctx.can(permissions.update)) {
-      throw new ApiError(403, `Missing permission ${permissions.update.name} in school ${ctx.schoolId}`);
+      throw new ApiError(403, say.missingPermission(permissions.update.name, ctx.schoolId));
     }
     const contentType = input.contentType ?? "image/png";
     key = `${id}/logo/logo-${crypto.randomUUID()}.${LOGO_TYPES[contentType]}`;

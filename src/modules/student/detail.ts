@@ -13,7 +13,7 @@ import { defineRoute, json, operation } from "../../lib/route";
 import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
 import { columnsAs, contactOf, copyJoin, identity } from "../user/api";
 import { permissions } from "./permissions";
-import { Day, fields, Level, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
+import { Day, fields, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
 import { ownChildField, readerContext } from "./visibility";
 
 const Guardian = z
@@ -24,16 +24,20 @@ const Guardian = z
     firstName: z.string(),
     lastName: z.string(),
     relationship: z.enum(["mother", "father", "guardian", "grandparent", "other"]),
-    canPickUp: z.boolean(),
-    canRequestChanges: z.boolean(),
-    receivesNotifications: z.boolean(),
+    canPickUp: z.boolean().openapi({ description: "May pick the student up" }),
+    canRequestChanges: z.boolean().openapi({ description: "May ask to change how the student goes home" }),
+    receivesNotifications: z.boolean().openapi({ description: "Gets the school's notifications about the student" }),
     restricted: z.boolean().openapi({ description: "The school restricted this guardian (see restriction)" }),
     restriction: z
       .object({
-        reason: z.string().nullable(),
-        documentId: z.number().int().nullable(),
-        from: Day.nullable(),
-        until: Day.nullable(),
+        reason: z.string().nullable().openapi({ description: "Why the school restricted them" }),
+        documentId: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: "A document behind it (a court order), if any" }),
+        from: Day.nullable().openapi({ description: "The first day it holds; null: from always" }),
+        until: Day.nullable().openapi({ description: "The last day it holds; null: until lifted" }),
       })
       .nullable()
       .openapi({ description: "Shown to holders of student.read; null to others or when not restricted" }),
@@ -42,19 +46,20 @@ const Guardian = z
 
 const Detail = StudentRecord.extend({
   family: z
-    .object({ id: z.number().int(), familyNumber: z.string(), name: z.string() })
+    .object({
+      id: z.number().int().openapi({ description: "The family's id" }),
+      familyNumber: z.string(),
+      name: z.string().openapi({ description: "The family's name" }),
+    })
     .nullable()
     .openapi({ description: "The student's family" }),
-  guardians: z.array(Guardian),
-  groups: z.array(
-    z.object({ id: z.number().int(), name: z.string(), level: Level, schoolYear: z.string() }).openapi("StudentGroup"),
-  ),
+  guardians: z.array(Guardian).openapi({ description: "The parents linked to the student, with what each may do" }),
   trustedPeople: z
     .array(
       z
         .object({
           id: z.number().int(),
-          name: z.string(),
+          name: z.string().openapi({ description: "The trusted person's full name" }),
           relationship: z.string(),
           phone: z.string().nullable().openapi({
             description: "Masked without user.contact, except for the student's own parents (and their delegates)",
@@ -91,7 +96,6 @@ const detailFields = {
     string | null
   >`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`,
   guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), g.schoolOf())} WHERE g.student_id = "student"."id")`,
-  groups: sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`,
   trustedPeople: trustedPeopleJson(students.id),
   trustedAddresses: trustedAddressesJson(students.id),
 };
@@ -119,7 +123,6 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
   const staff = ctx.can(permissions.read);
   // The sub-selects build these objects with exactly these keys.
   const guardianRows: GuardianJson[] = JSON.parse(row.guardians);
-  const groups: z.infer<typeof Detail>["groups"] = JSON.parse(row.groups);
   const trustedPeople: ApprovedTrustedPerson[] = JSON.parse(row.trustedPeople);
   const guardianList = guardianRows.map((g) => ({
     id: g.id,
@@ -139,7 +142,6 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     ...toStudent(row),
     family: row.family ? JSON.parse(row.family) : null,
     guardians: guardianList.sort((a, b) => a.id - b.id),
-    groups: groups.sort((a, b) => a.id - b.id),
     // Their own parents call them; anyone else sees the phones with user.contact only.
     trustedPeople: trustedPeople.map((p) => ({
       ...p,

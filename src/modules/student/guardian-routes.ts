@@ -85,6 +85,7 @@ const addRoute = defineRoute({
   access: permissions.write,
   audit: "guardian",
   errors: [409],
+  examples: { 409: "This parent is already a guardian of this student" },
   request: { params: IdParams, body: jsonBody(AddBody, "StudentGuardianCreate") },
   responses: { 201: json(resource.record, "The guardian link") },
 });

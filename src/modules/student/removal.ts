@@ -154,6 +154,7 @@ const restoreRoute = defineRoute({
   access: permissions.write,
   audit: "student",
   errors: [409],
+  examples: { 409: "Student 42 is not deleted" },
   request: { params: IdParams },
   responses: { 200: json(resource.record, "The student, restored") },
 });

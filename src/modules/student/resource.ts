@@ -24,8 +24,24 @@ import { listVisibility, readerContext, visibleTo } from "./visibility";
 
 const STATUSES = ["active", "inactive", "graduated"] as const;
 export const Level = z.enum(LEVELS).openapi({ example: "elementary" });
-const Status = z.enum(STATUSES).openapi({ example: "active" });
+const Status = z
+  .enum(STATUSES)
+  .openapi({ example: "active", description: "active, inactive (not attending) or graduated" });
 export const Day = z.iso.date().openapi({ example: "2018-05-14", description: "YYYY-MM-DD" });
+
+/** A student's groups (classes): what an app shows beside each child, without reading the detail. */
+export const StudentGroups = z
+  .array(
+    z
+      .object({
+        id: z.number().int().openapi({ description: "The group's id" }),
+        name: z.string().openapi({ example: "Primaria 3°A", description: "The group's name" }),
+        level: Level,
+        schoolYear: z.string().openapi({ example: "2026-2027" }),
+      })
+      .openapi("StudentGroup"),
+  )
+  .openapi({ description: "The student's groups (classes), by id" });
 
 export const StudentRecord = RecordBase.extend({
   firstName: z.string().openapi({ example: "Pablo" }),
@@ -40,6 +56,7 @@ export const StudentRecord = RecordBase.extend({
     .datetime()
     .nullable()
     .openapi({ description: "When the student was deleted (only `deleted=true` lists them); null otherwise" }),
+  groups: StudentGroups,
 });
 
 export const fields = {
@@ -55,6 +72,9 @@ export const fields = {
   photo: students.photo,
   familyId: students.familyId,
   deletedAt: students.deletedAt,
+  // A JSON sub-select correlated with the row (group_student_student_idx, then the group by its key):
+  // the page and its students' groups stay one query, so one D1 round trip.
+  groups: sql<string>`(SELECT json_group_array(json_object('id', sg.id, 'name', sg.name, 'level', sg.level, 'schoolYear', sg.school_year)) FROM group_student gs INNER JOIN school_group sg ON sg.id = gs.group_id WHERE gs.student_id = "student"."id")`,
 };
 
 export const toStudent = (row: RowOf<typeof fields>): z.output<typeof StudentRecord> => ({
@@ -68,6 +88,8 @@ export const toStudent = (row: RowOf<typeof fields>): z.output<typeof StudentRec
   photo: row.photo,
   familyId: row.familyId,
   deletedAt: row.deletedAt,
+  // The sub-select builds these objects with exactly these keys.
+  groups: (JSON.parse(row.groups) as z.output<typeof StudentGroups>).sort((a, b) => a.id - b.id),
 });
 
 export const studentResource = defineResource({
@@ -182,6 +204,7 @@ export const createStudent = resource.create({
     "A student belongs to at most one family (familyId). 409 when the id number is taken in the school; 422 for " +
     "a level the school does not offer or a birth date after today.",
   errors: [422],
+  examples: { 422: "The birth date 2031-05-14 is after today" },
 });
 
 export const updateStudent = resource.update({
@@ -205,6 +228,10 @@ export const updateStudent = resource.update({
     "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a " +
     "level the school does not offer or a birth date after today.",
   errors: [422],
+  examples: {
+    409: "Student 42 is already in another family (7); a student in two families is not allowed: take them out of it first",
+    422: "The school does not offer the level high; it offers preschool, elementary, middle",
+  },
 });
 
 const DAY_MS = 24 * 3600 * 1000;

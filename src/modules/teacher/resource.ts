@@ -31,7 +31,7 @@ const Subjects = z
 
 const Record = RecordBase.extend({
   ...PersonRecord,
-  subjects: z.array(z.string()).openapi({ example: ["Math", "Physics"] }),
+  subjects: z.array(z.string()).openapi({ example: ["Math", "Physics"], description: "What they teach" }),
   employeeNumber: z.string().nullable().openapi({ example: "T-0042" }),
 }).openapi({ description: "`id` is the teacher profile's; `userId` the person's" });
 

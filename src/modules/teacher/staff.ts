@@ -419,6 +419,20 @@ export function staffOperations<T extends ProfileTable, Row, Rec, S extends z.Zo
     access: spec.write,
     audit: spec.entity,
     errors: [409],
+    examples: {
+      409: [
+        {
+          name: "held",
+          summary: "They hold the role already",
+          detail: `This person is already ${spec.role === "teacher" ? "a teacher" : "administrative staff"} of this school`,
+        },
+        {
+          name: "employeeNumber",
+          summary: "The employee number is taken",
+          detail: "Employee number E-042 is already used in this school",
+        },
+      ],
+    },
     request: { body: jsonBody(CreateBody, `${Name}Create`) },
     responses: { 201: json(resource.record, spec.create.created) },
   });
@@ -445,6 +459,7 @@ export function staffOperations<T extends ProfileTable, Row, Rec, S extends z.Zo
     access: spec.write,
     audit: spec.entity,
     errors: [409],
+    examples: { 409: "Employee number E-042 is already used in this school" },
     request: { params: IdParams, body: jsonBody(UpdateBody, `${Name}Update`) },
     responses: { 204: noContent },
   });

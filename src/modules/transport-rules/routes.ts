@@ -63,6 +63,7 @@ const replaceRoute = defineRoute({
   module: "transport",
   audit: "transport-rules",
   errors: [409, 413],
+  examples: { 409: "The rules were written by another request just now; try again" },
   request: { body: jsonBody(RulesInput, "TransportationRulesInput") },
   responses: { 204: noContent },
 });

@@ -34,26 +34,32 @@ const Day = z.iso.date().openapi({ example: "2026-11-23", description: "A school
 const Ride = z
   .object({
     routeStudentId: z.number().int().openapi({ example: 1 }),
-    student: z.object({
-      id: z.number().int().openapi({ example: 1 }),
-      firstName: z.string().openapi({ example: "Pablo" }),
-      lastName: z.string().openapi({ example: "Parent" }),
-    }),
-    route: z.object({
-      id: z.number().int().openapi({ example: 1 }),
-      name: z.string().openapi({ example: "North 1 home" }),
-      direction: Direction,
-      weekdays: z.array(Weekday).openapi({ description: "The weekdays the route runs" }),
-    }),
+    student: z
+      .object({
+        id: z.number().int().openapi({ example: 1 }),
+        firstName: z.string().openapi({ example: "Pablo" }),
+        lastName: z.string().openapi({ example: "Parent" }),
+      })
+      .openapi({ description: "The child" }),
+    route: z
+      .object({
+        id: z.number().int().openapi({ example: 1 }),
+        name: z.string().openapi({ example: "North 1 home", description: "The route's name" }),
+        direction: Direction,
+        weekdays: z.array(Weekday).openapi({ description: "The weekdays the route runs" }),
+      })
+      .openapi({ description: "The route the child rides" }),
     weekdays: z.array(Weekday).openapi({ description: "The weekdays the child rides it", example: [1, 3, 5] }),
     stop: RouteStop.nullable().openapi({ description: "Where the child boards (to school) or leaves (home)" }),
     stops: z.array(RouteStop).openapi({ description: "Every stop of the route, in order" }),
-    vehicle: z.object({
-      name: z.string().openapi({ example: "Bus 3" }),
-      plate: z.string().nullable().openapi({ example: "ABC-123" }),
-      driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
-      driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
-    }),
+    vehicle: z
+      .object({
+        name: z.string().openapi({ example: "Bus 3", description: "The vehicle's name" }),
+        plate: z.string().nullable().openapi({ example: "ABC-123" }),
+        driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
+        driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
+      })
+      .openapi({ description: "The vehicle that runs the route, and its driver" }),
     runs: z.boolean().openapi({
       description:
         "Whether the child rides it on the date: the route runs (a school day of its levels, one of its weekdays), the child's weekday, not suspended",
@@ -61,9 +67,9 @@ const Ride = z
     suspended: z.boolean().openapi({ description: "Whether the child's ride is suspended on the date" }),
     suspension: z
       .object({
-        from: Day,
+        from: Day.openapi({ description: "The first day without riding" }),
         until: Day.nullable().openapi({ description: "The last day suspended; null: until the school lifts it" }),
-        reason: z.string().nullable(),
+        reason: z.string().nullable().openapi({ description: "Why, as the school wrote it" }),
       })
       .nullable()
       .openapi({ description: "The suspension that covers the date or comes later, if any" }),
@@ -79,7 +85,7 @@ const FamilyRoutes = z
       .openapi({ description: "Whether the date is in one of the school's holiday cycles (no routes run)" }),
     schoolDay: z.boolean().openapi({ description: "Whether the school has school that day (for some level)" }),
     reason: DayOffReason,
-    data: z.array(Ride),
+    data: z.array(Ride).openapi({ description: "Each ride of the family's children, by child and route" }),
   })
   .openapi("FamilyRoutes");
 

@@ -106,6 +106,25 @@ const created = routeResource.create({
     "404 for a vehicle or trusted address that is not this school's; 422 for a vehicle out of service, a level " +
     "the school does not offer, or a trusted address not approved; 409 for a name the school already has.",
   errors: [404, 422],
+  examples: {
+    422: [
+      {
+        name: "vehicleOut",
+        summary: "The vehicle is out of service",
+        detail: "Vehicle Bus 3 is out of service: a vehicle out of service cannot serve a route that runs",
+      },
+      {
+        name: "seats",
+        summary: "The vehicle has fewer seats than the route's riders",
+        detail: "Vehicle Bus 3 has 30 seats; the route carries 34 riders on Monday",
+      },
+      {
+        name: "level",
+        summary: "A level the school does not offer",
+        detail: "The school does not offer the level high; it offers preschool, elementary, middle",
+      },
+    ],
+  },
 });
 
 const updated = routeResource.update({
@@ -125,6 +144,37 @@ const updated = routeResource.update({
     "a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); " +
     "a new vehicle must be in service and seat the route's busiest weekday (422).",
   errors: [404, 422],
+  examples: {
+    422: [
+      {
+        name: "vehicleOut",
+        summary: "The vehicle is out of service",
+        detail: "Vehicle Bus 3 is out of service: a vehicle out of service cannot serve a route that runs",
+      },
+      {
+        name: "seats",
+        summary: "The vehicle has fewer seats than the route's riders",
+        detail: "Vehicle Bus 3 has 30 seats; the route carries 34 riders on Monday",
+      },
+      {
+        name: "level",
+        summary: "A level the school does not offer",
+        detail: "The school does not offer the level high; it offers preschool, elementary, middle",
+      },
+    ],
+    409: [
+      {
+        name: "weekdays",
+        summary: "A weekday its students ride is dropped",
+        detail: "Route 42 carries 12 riders on Monday: it keeps the weekdays its students ride",
+      },
+      {
+        name: "stop",
+        summary: "A stop with riders is removed",
+        detail: "Stop 7 (Maple & 3rd) has 3 rider(s): move them to another stop before removing it",
+      },
+    ],
+  },
 });
 
 interface Wanted {
@@ -417,6 +467,10 @@ const deleted = defineRoute({
   module: "transport",
   audit: "route",
   errors: [409, 422],
+  examples: {
+    409: "Route 42 has 12 student(s) on it; take them off the route first",
+    422: "Route 42 got students meanwhile; take them off the route first",
+  },
   request: { params: IdParams },
   responses: { 204: noContent },
 });

@@ -36,7 +36,7 @@ export const Weekday = z
 export const Time = z
   .string()
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a school-local time HH:mm")
-  .openapi({ example: "15:40" });
+  .openapi({ example: "15:40", description: "When the bus is at the stop, school-local HH:mm" });
 
 /** ISO weekdays as the stored bit mask (bit d-1) and back. */
 
@@ -44,33 +44,33 @@ export const RouteStop = z
   .object({
     id: z.number().int().openapi({ example: 1 }),
     position: z.number().int().min(1).openapi({ example: 1, description: "1-based order on the route" }),
-    name: z.string().openapi({ example: "Maple & 3rd" }),
+    name: z.string().openapi({ example: "Maple & 3rd", description: "The stop's name" }),
     time: Time,
-    address: z.string().nullable().openapi({ example: "301 Maple Ave" }),
+    address: z.string().nullable().openapi({ example: "301 Maple Ave", description: "Where the stop is, as written" }),
     trustedAddressId: z.number().int().nullable().openapi({ description: "An approved trusted address it serves" }),
   })
-  .openapi("RouteStop");
+  .openapi("RouteStop", { description: "A stop of a route: where and when the bus stops" });
 
 export const VehicleSummary = z
   .object({
     id: z.number().int().openapi({ example: 1 }),
-    name: z.string().openapi({ example: "Bus 3" }),
+    name: z.string().openapi({ example: "Bus 3", description: "The vehicle's name" }),
     plate: z.string().nullable().openapi({ example: "ABC-123" }),
-    seats: z.number().int().openapi({ example: 40 }),
-    status: z.string().openapi({ example: "active" }),
+    seats: z.number().int().openapi({ example: 40, description: "Seats for riders" }),
+    status: z.string().openapi({ example: "active", description: "active, or out_of_service" }),
     driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
     driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
   })
-  .openapi("RouteVehicle");
+  .openapi("RouteVehicle", { description: "The vehicle that runs a route" });
 
 export const RouteRecord = RecordBase.extend({
-  name: z.string().openapi({ example: "North 1 home" }),
+  name: z.string().openapi({ example: "North 1 home", description: "The route's name" }),
   transportId: z.number().int().openapi({ example: 1 }),
   transport: VehicleSummary,
   direction: Direction,
   weekdays: z.array(Weekday).openapi({ example: [1, 2, 3, 4, 5] }),
   levels: z.array(z.enum(LEVELS)).openapi({ example: ["elementary"], description: "Empty: every level" }),
-  stops: z.array(RouteStop),
+  stops: z.array(RouteStop).openapi({ description: "The route's stops, in order" }),
   studentCount: z.number().int().min(0).openapi({ description: "Students on the route (suspended ones too)" }),
 });
 

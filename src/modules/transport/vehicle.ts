@@ -45,7 +45,9 @@ import { permissions } from "./permissions";
 
 export const MAX_SEATS = 100;
 
-const Status = z.enum(TRANSPORT_STATUSES).openapi({ example: "active" });
+const Status = z
+  .enum(TRANSPORT_STATUSES)
+  .openapi({ example: "active", description: "active, or out of service (it may then serve no route)" });
 const Seats = z
   .number()
   .int()
@@ -56,7 +58,7 @@ const Seats = z
 export const TransportRecord = RecordBase.extend({
   name: z.string().openapi({ example: "Bus 3", description: "Its name or number, unique in the school" }),
   plate: z.string().nullable().openapi({ example: "ABC-123" }),
-  seats: z.number().int().openapi({ example: 40 }),
+  seats: z.number().int().openapi({ example: 40, description: "Seats for riders" }),
   driverName: z.string().nullable().openapi({ example: "Dora Driver" }),
   driverPhone: z.string().nullable().openapi({ example: "+15550000005" }),
   driverUserId: z
@@ -174,6 +176,20 @@ const updated = vehicleResource.update({
     "are a 422 naming the day and the counts. `out_of_service` while the vehicle serves a route is a 422 naming " +
     `the routes. ${DRIVER_DOC}`,
   errors: [403, 404, 422],
+  examples: {
+    422: [
+      {
+        name: "seats",
+        summary: "Fewer seats than a route of it carries",
+        detail: "Vehicle Bus 3 cannot have 30 seats: it carries 34 riders on Monday (route North 1 home)",
+      },
+      {
+        name: "outOfService",
+        summary: "Out of service while it serves a route",
+        detail: "Vehicle Bus 3 serves route(s) North 1 home: a vehicle out of service cannot serve a route",
+      },
+    ],
+  },
 });
 
 /** One day's riders of a route of the vehicle: on a weekday, or on a date that has its own seats row. */
@@ -306,4 +322,5 @@ export const deleteTransport = vehicleResource.delete({
     }
   },
   errors: [409],
+  examples: { 409: "Transport 42 serves route(s) North 1 home; delete or move them first" },
 });

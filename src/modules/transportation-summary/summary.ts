@@ -48,37 +48,42 @@ const Day = z
 
 const RouteStop = z
   .object({
-    id: z.number().int(),
-    name: z.string(),
+    id: z.number().int().openapi({ description: "The route's id" }),
+    name: z.string().openapi({ description: "The route's name" }),
     stopId: z.number().int().nullable(),
     stopName: z.string().nullable(),
     stopTime: z.string().nullable().openapi({ description: "School-local HH:mm" }),
   })
-  .openapi("SummaryRoute");
+  .openapi("SummaryRoute", { description: "A route home and the stop where the student leaves it" });
 
 const Collector = z
   .object({
-    kind: z.enum(["guardian", "trusted"]),
+    kind: z.enum(["guardian", "trusted"]).openapi({ description: "A guardian (parent) or an approved trusted person" }),
     id: z.number().int().openapi({ description: "The parent profile, or the trusted person" }),
-    name: z.string(),
+    name: z.string().openapi({ description: "The collector's name" }),
     relationship: z.string().nullable(),
   })
-  .openapi("PickupCollector");
+  .openapi("PickupCollector", { description: "Who collects a child on an auto pickup" });
 
 const PermissionRef = z
   .object({
     id: z.number().int(),
-    kind: z.enum(["route_change", "no_after_school", "auto_pickup", "absence"]),
-    reason: z.string().nullable(),
+    kind: z
+      .enum(["route_change", "no_after_school", "auto_pickup", "absence"])
+      .openapi({ description: "The permission's kind" }),
+    reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
     fixedId: z.number().int().nullable().openapi({ description: "The fixed (weekly) permission it was made from" }),
     route: RouteStop.nullable().openapi({ description: "A route change's route and stop" }),
     trustedAddress: z
-      .object({ id: z.number().int(), address: z.string() })
+      .object({
+        id: z.number().int().openapi({ description: "The trusted address's id" }),
+        address: z.string().openapi({ description: "The address, as one line" }),
+      })
       .nullable()
       .openapi({ description: "A route change to a trusted address" }),
     collector: Collector.nullable().openapi({ description: "Who collects the child on an auto pickup" }),
   })
-  .openapi("SummaryPermission");
+  .openapi("SummaryPermission", { description: "The confirmed permission that changes a student's usual way home" });
 
 const SummaryStudent = z
   .object({
@@ -91,7 +96,9 @@ const SummaryStudent = z
         "route: their usual home route; family: no route that day (collected by the family); else the confirmed permission's kind",
     }),
     route: RouteStop.nullable().openapi({ description: "The route they ride home that day, or null" }),
-    usualRoute: RouteStop.extend({ suspended: z.boolean() })
+    usualRoute: RouteStop.extend({
+      suspended: z.boolean().openapi({ description: "Whether their ride is suspended that day" }),
+    })
       .nullable()
       .openapi({ description: "Their home route on that weekday, whether or not they ride it that day" }),
     permission: PermissionRef.nullable().openapi({
@@ -104,20 +111,20 @@ const SummaryStudent = z
 const Count = z.number().int();
 const Counts = z
   .object({
-    route: Count,
-    family: Count,
-    route_change: Count,
-    auto_pickup: Count,
-    no_after_school: Count,
-    absence: Count,
+    route: Count.openapi({ description: "Students going home on their usual route" }),
+    family: Count.openapi({ description: "Students with no route that day, collected by their family" }),
+    route_change: Count.openapi({ description: "Students on another route or to a trusted address" }),
+    auto_pickup: Count.openapi({ description: "Students collected by a guardian or a trusted person" }),
+    no_after_school: Count.openapi({ description: "Students who skip the after-school program" }),
+    absence: Count.openapi({ description: "Students absent that day" }),
   })
   .openapi("SummaryCounts");
 
 const Summary = pageOf(SummaryStudent, "TransportationSummaryPage").extend({
-  date: z.string(),
+  date: z.string().openapi({ description: "The school-local date summarised" }),
   weekday: z.number().int(),
   schoolDay: z.boolean().openapi({ description: "false on a holiday or a weekday without school: nobody goes home" }),
-  holiday: z.boolean(),
+  holiday: z.boolean().openapi({ description: "Whether the date is in one of the school's holiday cycles" }),
   counts: Counts.openapi({ description: "Students per way, over every student the filters (but `way`) keep" }),
 });
 
@@ -279,21 +286,32 @@ const askerCopy = copyTable("asker_copy");
 const askerName = identity(askerUser.table, askerCopy.table);
 
 const PendingItem = PermissionRef.extend({
-  status: z.enum(["awaiting_family", "pending"]),
-  date: z.string(),
-  student: z.object({
-    id: z.number().int(),
-    firstName: z.string(),
-    lastName: z.string(),
-    level: z.enum(LEVELS).nullable(),
-  }),
+  status: z
+    .enum(["awaiting_family", "pending"])
+    .openapi({ description: "awaiting_family: another family must answer first; pending: the school decides" }),
+  date: z.string().openapi({ description: "The school-local day it is for" }),
+  student: z
+    .object({
+      id: z.number().int(),
+      firstName: z.string(),
+      lastName: z.string(),
+      level: z.enum(LEVELS).nullable(),
+    })
+    .openapi({ description: "The student it is for" }),
   askedBy: z
-    .object({ userId: z.number().int(), name: z.string(), parentId: z.number().int().nullable() })
+    .object({
+      userId: z.number().int(),
+      name: z.string().openapi({ description: "Their name, as the school knows them" }),
+      parentId: z.number().int().nullable(),
+    })
     .nullable()
     .openapi({ description: "Who asked (parentId: the guardian profile they asked as; null for staff)" }),
   askedAt: z.string().openapi({ description: "When it was asked (ISO 8601)" }),
   dismissal: z
-    .object({ local: z.string(), at: z.string() })
+    .object({
+      local: z.string().openapi({ description: "School-local HH:mm" }),
+      at: z.string().openapi({ description: "The same instant in ISO 8601 with the school's offset" }),
+    })
     .nullable()
     .openapi({ description: "The student's level's dismissal that day: when the answer is needed by" }),
 }).openapi("PendingAuthorization");

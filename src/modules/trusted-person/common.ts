@@ -181,7 +181,9 @@ export async function mayAlter<T extends RequestTable>(
   if (barred(link, today) !== null) throw barredProblem({ ...link, parentId }, row.studentId, today);
 }
 
-export const Status = z.enum(TRUSTED_STATUSES).openapi({ example: "pending" });
+export const Status = z
+  .enum(TRUSTED_STATUSES)
+  .openapi({ example: "pending", description: "pending until the school approves or rejects it" });
 
 /** The decision fields of both records. */
 export const decisionFields = {
@@ -193,7 +195,7 @@ export const decisionFields = {
 
 /** `PATCH .../status`: approve or reject a pending request. */
 export const DecisionBody = z.object({
-  status: z.enum(["approved", "rejected"]).openapi({ example: "approved" }),
+  status: z.enum(["approved", "rejected"]).openapi({ example: "approved", description: "The school's decision" }),
   reason: text({ max: 500 }).optional().openapi({ example: "ID checked at the front desk" }),
 });
 

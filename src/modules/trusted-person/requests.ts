@@ -169,6 +169,9 @@ export function defineTrustedRequests<
       "act for (another guardian's is a 403), while the school lets them change the student's way home (422); staff " +
       "for any student of the school.",
     errors: [422],
+    examples: {
+      422: "Parent 7 may not authorise trusted people or addresses for student 42: this guardian may not request changes to the student's way home",
+    },
   });
 
   /**
@@ -194,6 +197,9 @@ export function defineTrustedRequests<
       "Staff change any; a parent (or their delegate) only one they registered (403) while the school lets them " +
       "change the student's way home (422, as for a registration).",
     errors: [422],
+    examples: {
+      422: "Parent 7 may not authorise trusted people or addresses for student 42: this guardian may not request changes to the student's way home",
+    },
   });
 
   const remove = resource.delete({
@@ -204,6 +210,9 @@ export function defineTrustedRequests<
       "school lets them change the student's way home (422, as for a registration).",
     check: (ctx, { id }) => mayAlter(ctx, request, id),
     errors: [422],
+    examples: {
+      422: "Parent 7 may not authorise trusted people or addresses for student 42: this guardian may not request changes to the student's way home",
+    },
   });
 
   const decision = spec.decision;

@@ -23,7 +23,7 @@ import { actingContext } from "./common";
 import { permissions } from "./permissions";
 import { defineTrustedRequests } from "./requests";
 
-const Name = text({ max: 200 }).openapi({ example: "Laura Gomez" });
+const Name = text({ max: 200 }).openapi({ example: "Laura Gomez", description: "The trusted person's full name" });
 const Relationship = text({ max: 50 }).openapi({ example: "aunt", description: "Free text: aunt, neighbour, nanny" });
 
 const trusted = defineTrustedRequests({
@@ -35,8 +35,10 @@ const trusted = defineTrustedRequests({
   tag: "People",
   data: TrustedPeople,
   fields: {
-    name: z.string().openapi({ example: "Laura Gomez" }),
-    relationship: z.string().openapi({ example: "aunt" }),
+    name: z.string().openapi({ example: "Laura Gomez", description: "The trusted person's full name" }),
+    relationship: z
+      .string()
+      .openapi({ example: "aunt", description: "How they are related to the student (free text)" }),
     phone: z.string().openapi({
       example: "+525512345678",
       description:
@@ -67,7 +69,7 @@ const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "app
 
 const UploadBody = z
   .object({
-    kind: z.enum(IMAGE_KINDS).openapi({ example: "photo" }),
+    kind: z.enum(IMAGE_KINDS).openapi({ example: "photo", description: "Which image: the photo or the ID document" }),
     contentType: z
       .enum(IMAGE_TYPES)
       .openapi({ example: "image/jpeg", description: "The upload must send exactly this content-type" }),
@@ -82,8 +84,8 @@ const Signed = z.object(signedUrlFields(SIGNED_URL_SECONDS, "image/jpeg"));
 
 const Upload = Signed.extend({
   id: z.number().int().openapi({ description: "The trusted person" }),
-  kind: z.enum(IMAGE_KINDS),
-  key: z.string().openapi({ example: "1/trusted-people/7/photo" }),
+  kind: z.enum(IMAGE_KINDS).openapi({ description: "Which image: the photo or the ID document" }),
+  key: z.string().openapi({ example: "1/trusted-people/7/photo", description: "The object key the upload stores" }),
 }).openapi("TrustedPersonUpload");
 
 /** The object key of a trusted person's image: under the school's prefix, one per kind. */
@@ -123,6 +125,10 @@ const createTrustedPersonUploadUrl = operation(
     context: actingContext,
     audit: "trusted-person",
     errors: [409, 422],
+    examples: {
+      409: "Trusted person 42 is approved; only a pending request can be changed or decided",
+      422: "Parent 7 may not authorise trusted people or addresses for student 42: this guardian may not request changes to the student's way home",
+    },
     request: { params: IdParams, body: jsonBody(UploadBody, "TrustedPersonUploadRequest") },
     responses: { 200: json(Upload, "The key and its presigned upload URL") },
   }),

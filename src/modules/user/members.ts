@@ -23,7 +23,14 @@ export const Status = z.enum(["invited", "active", "inactive"]).openapi({
 });
 
 export const RoleRef = z
-  .object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })
+  .object({
+    id: z.number().int().openapi({ description: "The role's id" }),
+    key: z
+      .string()
+      .nullable()
+      .openapi({ description: "A built-in role's key (parent, teacher, ...); null for the school's own" }),
+    name: z.string().openapi({ description: "The role's name" }),
+  })
   .openapi("RoleRef", { description: "A role; `key` is set for the built-in ones" });
 
 export const Member = z

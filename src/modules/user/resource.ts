@@ -19,6 +19,7 @@ import { permissionCatalogue } from "..";
 import { Email } from "../school/api";
 import {
   INVITE_COOLDOWN_SECONDS,
+  INVITE_REQUESTS_PER_HOUR,
   inviteInactive,
   inviteToSchool,
   inviteUsers,
@@ -57,8 +58,6 @@ const ListQuery = z.strictObject({
   }),
   ...Filters,
 });
-const ByRoleQuery = z.strictObject({ ...PageQuery.shape, ...Filters });
-
 const filtersOf = (ctx: Ctx, q: { status?: "invited" | "active" | "inactive"; name?: string }) => [
   q.status ? hasStatus(q.status) : undefined,
   q.name ? nameContains(ctx, q.name) : undefined,
@@ -82,30 +81,30 @@ export const listUsers = operation(
   },
 );
 
-const RoleParams = z.object({
-  role: z
-    .string()
-    .pipe(RoleName)
-    .openapi({
-      param: { name: "role", in: "path" },
-      example: "parent",
-      description: "A built-in role key (parent, teacher, staff, school-admin) or a role id",
-    }),
+/** The role asked for (a query parameter: `/user/by-role/{role}` would be ambiguous with `/user/{id}/roles`). */
+const ByRoleQuery = z.strictObject({
+  role: z.string().pipe(RoleName).openapi({
+    example: "parent",
+    description: "A built-in role key (parent, teacher, staff, school-admin) or a role id",
+  }),
+  ...PageQuery.shape,
+  ...Filters,
 });
 
 export const listUsersByRole = operation(
   defineRoute({
     method: "get",
-    path: "/api/v1/user/by-role/{role}",
+    path: "/api/v1/user/by-role",
     tag: TAG,
     operationId: "listUsersByRole",
     summary: "List the current school's people holding a role (paginated); an unknown role is a 404",
     access: user.read,
-    request: { params: RoleParams, query: ByRoleQuery },
+    examples: { 404: "Role 42 not found" },
+    request: { query: ByRoleQuery },
     responses: { 200: json(MemberPage, "A page of the role's people") },
     extensions: { "x-filters": { status: "invited", name: "Ana" }, "x-sort": [] },
   }),
-  async (ctx, { params: { role }, query: q }) => {
+  async (ctx, { query: { role, ...q } }) => {
     // A built-in role, or one of this school's own (read through the index on the school's roles).
     const own = await Roles.select(ctx, { id: roles.id }, "write").where(eq(roles.id, role)).first();
     if (!own && !Object.values(BUILTIN_ROLES).some((r) => r.id === role)) throw notFound("Role", role);
@@ -114,7 +113,14 @@ export const listUsersByRole = operation(
   },
 );
 
-const LanguageList = z.array(z.object({ code: Language, name: z.string() })).openapi("Languages");
+const LanguageList = z
+  .array(
+    z.object({
+      code: Language,
+      name: z.string().openapi({ example: "Español", description: "The language's name, in itself" }),
+    }),
+  )
+  .openapi("Languages");
 
 export const listLanguages = operation(
   defineRoute({
@@ -124,6 +130,7 @@ export const listLanguages = operation(
     operationId: "listLanguages",
     summary: "The languages a user may choose (the app's and the texts' language)",
     access: "public",
+    database: false,
     responses: { 200: json(LanguageList, "The languages") },
   }),
   () => LANGUAGES.map((l) => ({ ...l })),
@@ -131,9 +138,11 @@ export const listLanguages = operation(
 
 const MyPermissions = z
   .object({
-    schoolId: z.number().int(),
-    permissions: z.array(z.string()).openapi({ example: ["user.read", "student.read"] }),
-    roles: z.array(RoleRef),
+    schoolId: z.number().int().openapi({ description: "The current school" }),
+    permissions: z
+      .array(z.string())
+      .openapi({ example: ["user.read", "student.read"], description: "What the user's roles grant here, by name" }),
+    roles: z.array(RoleRef).openapi({ description: "The roles the user holds here" }),
   })
   .openapi("MyPermissions");
 
@@ -170,6 +179,9 @@ export const deleteMe = operation(
     access: "user",
     audit: "user",
     errors: [404, 422],
+    examples: {
+      422: "You are the only administrator of school 1; give another user the school-admin role first",
+    },
     responses: { 204: noContent },
   }),
   async (ctx) => {
@@ -211,7 +223,9 @@ export const updateMe = operation(
 
 const ShareUrl = z
   .object({
-    url: z.url().openapi({ example: "https://app.example.org/join?school=1" }),
+    url: z
+      .url()
+      .openapi({ example: "https://app.example.org/join?school=1", description: "The app link to join the school" }),
     text: z
       .string()
       .openapi({ description: "A ready message to share, naming the school, in the caller's language (es or en)" }),
@@ -246,6 +260,10 @@ export const deleteUsers = operation(
     access: user.write,
     audit: "user",
     errors: [404, 409, 422],
+    examples: {
+      409: "The users changed while they were being removed; try again",
+      422: "You cannot remove yourself from the school; to delete your own account use DELETE /api/v1/user/me",
+    },
     request: { body: jsonBody(DeleteMany("User"), "UserDeleteMultiple") },
     responses: { 200: json(Deleted, "The ids removed") },
   }),
@@ -254,14 +272,18 @@ export const deleteUsers = operation(
 
 const InviteResult = z
   .object({
-    sent: z.number().int(),
-    skipped: z.array(
-      z.object({
-        userId: z.number().int().nullable(),
-        phone: z.string(),
-        reason: z.enum(["inactive", "recently-invited", "delivery-failed"]),
-      }),
-    ),
+    sent: z.number().int().openapi({ description: "People texted" }),
+    skipped: z
+      .array(
+        z.object({
+          userId: z.number().int().nullable().openapi({ description: "The person's user id, if known" }),
+          phone: z.string().openapi({ description: "The number not texted" }),
+          reason: z
+            .enum(["inactive", "recently-invited", "delivery-failed"])
+            .openapi({ description: "Why: an inactive user, texted lately, or the SMS provider refused it" }),
+        }),
+      )
+      .openapi({ description: "People not texted, and why" }),
     remaining: z
       .number()
       .int()
@@ -282,11 +304,18 @@ const inviteRoute = <B extends z.ZodType>(path: string, operationId: string, sum
     access: user.invite,
     audit: "user-invite",
     errors: [404, 429],
+    examples: { 429: `At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour` },
     request: { body: jsonBody(body, name) },
     responses: { 200: json(InviteResult, "Who was texted") },
   });
 
-const InviteSchoolBody = z.strictObject({ phones: z.array(Phone).min(1).max(MAX_RECIPIENTS) });
+const InviteSchoolBody = z.strictObject({
+  phones: z
+    .array(Phone)
+    .min(1)
+    .max(MAX_RECIPIENTS)
+    .openapi({ description: `The numbers to invite, 1 to ${MAX_RECIPIENTS}` }),
+});
 export const inviteSchool = operation(
   inviteRoute(
     "/api/v1/user/invite/school",
@@ -314,7 +343,9 @@ export const inviteInactiveUsers = operation(
   (ctx, { body }) => inviteInactive(ctx, body.role),
 );
 
-const InviteUsersBody = z.strictObject({ userIds: Ids });
+const InviteUsersBody = z.strictObject({
+  userIds: Ids.openapi({ description: `Members of the school to text, 1 to ${MAX_RECIPIENTS}` }),
+});
 export const inviteSomeUsers = operation(
   inviteRoute(
     "/api/v1/user/invite/users",
@@ -349,7 +380,12 @@ export const assignPending = operation(
     },
     responses: {
       200: json(
-        z.object({ assigned: z.array(z.number().int()), remaining: z.number().int() }).openapi("PendingAssigned"),
+        z
+          .object({
+            assigned: z.array(z.number().int()).openapi({ description: "User ids who became parents" }),
+            remaining: z.number().int().openapi({ description: "Pending members left for another call" }),
+          })
+          .openapi("PendingAssigned"),
         "Who became a parent",
       ),
     },
@@ -385,6 +421,7 @@ export const createUser = operation(
     access: user.write,
     audit: "user",
     errors: [403, 404, 409],
+    examples: { 409: "The user with phone +15550000003 is already a member of this school", 404: "Role 42 not found" },
     request: { body: jsonBody(CreateBody, "UserCreate") },
     responses: { 201: json(Member, "The new member") },
   }),
@@ -428,6 +465,10 @@ export const updateUser = operation(
     access: user.write,
     audit: "user",
     errors: [409, 422],
+    examples: {
+      409: "Another user already has this value",
+      422: "User 42 belongs to other schools too: only their own account decides their status",
+    },
     request: { params: IdParams, body: jsonBody(UpdateBody, "UserUpdate") },
     responses: { 204: noContent },
   }),
@@ -447,6 +488,10 @@ export const deleteUser = operation(
     access: user.write,
     audit: "user",
     errors: [409, 422],
+    examples: {
+      409: "The users changed while they were being removed; try again",
+      422: "This would leave the school without an administrator; give another user the school-admin role first",
+    },
     request: { params: IdParams },
     responses: { 204: noContent },
   }),
@@ -456,38 +501,47 @@ export const deleteUser = operation(
   },
 );
 
+const Delegation = z.object({
+  id: z.number().int().openapi({ description: "The delegation's id" }),
+  parentId: z.number().int().openapi({ description: "The parent profile the delegate acts for" }),
+  userId: z.number().int().openapi({ description: "The delegate's user id" }),
+  validFrom: z.string().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
+  validUntil: z.string().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
+});
+
 const Profile = z
   .object({
     user: Member,
     teacher: z
-      .object({ id: z.number().int(), subjects: z.array(z.string()), employeeNumber: z.string().nullable() })
-      .nullable(),
+      .object({
+        id: z.number().int().openapi({ description: "The teacher profile's id" }),
+        subjects: z.array(z.string()).openapi({ description: "What they teach" }),
+        employeeNumber: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({ description: "Their teacher profile here; null if they are no teacher here" }),
     parent: z
-      .object({ id: z.number().int(), familyId: z.number().int().nullable(), relationship: z.string() })
-      .nullable(),
+      .object({
+        id: z.number().int().openapi({ description: "The parent profile's id" }),
+        familyId: z.number().int().nullable(),
+        relationship: z.string(),
+      })
+      .nullable()
+      .openapi({ description: "Their parent profile here; null if they are no parent here" }),
     administrativeStaff: z
-      .object({ id: z.number().int(), position: z.string(), employeeNumber: z.string().nullable() })
-      .nullable(),
-    delegations: z.object({
-      actsFor: z.array(
-        z.object({
-          id: z.number().int(),
-          parentId: z.number().int(),
-          userId: z.number().int(),
-          validFrom: z.string(),
-          validUntil: z.string(),
-        }),
-      ),
-      delegates: z.array(
-        z.object({
-          id: z.number().int(),
-          parentId: z.number().int(),
-          userId: z.number().int(),
-          validFrom: z.string(),
-          validUntil: z.string(),
-        }),
-      ),
-    }),
+      .object({
+        id: z.number().int().openapi({ description: "The staff profile's id" }),
+        position: z.string().openapi({ description: "Their position in the school's office" }),
+        employeeNumber: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({ description: "Their administrative staff profile here; null if they have none" }),
+    delegations: z
+      .object({
+        actsFor: z.array(Delegation).openapi({ description: "The parents this person is a delegate of" }),
+        delegates: z.array(Delegation).openapi({ description: "The delegates acting for this person (a parent)" }),
+      })
+      .openapi({ description: "Delegations in the current school, either way" }),
   })
   .openapi("UserProfile");
 

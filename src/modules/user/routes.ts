@@ -14,13 +14,13 @@ import { copyOf, copyTable, identity } from "./identity";
 
 const ActsFor = z
   .object({
-    delegationId: z.number().int(),
+    delegationId: z.number().int().openapi({ description: "The delegation's id" }),
     parentId: z.number().int().openapi({ description: "The parent profile's id" }),
     userId: z.number().int().openapi({ description: "The parent's user id" }),
-    firstName: z.string(),
-    lastName: z.string(),
-    validFrom: z.string().openapi({ example: "2026-11-23" }),
-    validUntil: z.string().openapi({ example: "2026-11-30" }),
+    firstName: z.string().openapi({ description: "The parent's first name" }),
+    lastName: z.string().openapi({ description: "The parent's last name" }),
+    validFrom: z.string().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
+    validUntil: z.string().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
   })
   .openapi("ActsFor");
 
@@ -28,9 +28,20 @@ const Me = UserSchema.extend({
   schools: z
     .array(
       z.object({
-        id: z.number().int(),
-        name: z.string(),
-        roles: z.array(z.object({ id: z.number().int(), key: z.string().nullable(), name: z.string() })),
+        id: z.number().int().openapi({ description: "The school's id (send it as X-School-Id)" }),
+        name: z.string().openapi({ description: "The school's name" }),
+        roles: z
+          .array(
+            z.object({
+              id: z.number().int().openapi({ description: "The role's id" }),
+              key: z
+                .string()
+                .nullable()
+                .openapi({ description: "A built-in role's key (parent, teacher, ...); null for the school's own" }),
+              name: z.string().openapi({ description: "The role's name" }),
+            }),
+          )
+          .openapi({ description: "The roles the user holds in that school" }),
         actsFor: z.array(ActsFor).openapi({
           description:
             "The parents this user is a delegate of here today (the school's date): while it lasts they act with " +

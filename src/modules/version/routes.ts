@@ -6,20 +6,24 @@ import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 
 const Platform = z.enum(["ios", "android"]);
 const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, "Expected a version like 1.4.0");
-const Range = z.object({ latest: z.string(), minimum: z.string() });
+const Range = z.object({
+  latest: z.string().openapi({ example: "1.4.0", description: "The latest version in the store" }),
+  minimum: z.string().openapi({ example: "1.2.0", description: "The oldest version the API still serves" }),
+});
 
 const Answer = z
   .object({
-    ios: Range,
-    android: Range,
+    ios: Range.openapi({ description: "The iOS app's versions" }),
+    android: Range.openapi({ description: "The Android app's versions" }),
     check: z
       .object({
         platform: Platform,
-        version: z.string(),
+        version: z.string().openapi({ description: "The version asked about" }),
         mustUpdate: z.boolean().openapi({ description: "Older than the minimum supported version" }),
         updateAvailable: z.boolean().openapi({ description: "Older than the latest version" }),
       })
-      .optional(),
+      .optional()
+      .openapi({ description: "The verdict on the version asked about (`platform` and `version` given)" }),
   })
   .openapi("AppVersion");
 
@@ -45,7 +49,7 @@ const version = defineRoute({
   request: {
     query: z.strictObject({
       platform: Platform.optional(),
-      version: Version.optional().openapi({ example: "1.3.0" }),
+      version: Version.optional().openapi({ example: "1.3.0", description: "The app's version, to get a verdict on" }),
     }),
   },
   responses: { 200: json(Answer, "Versions per platform") },

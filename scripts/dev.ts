@@ -1,0 +1,169 @@
+/**
+ * `npm run dev`: local secrets, the migrations and the demo data on the local D1, then `wrangler dev
+ * --env dev` (through scripts/wrangler.ts, so /api/health knows the build). It prints what a person
+ * needs: how many migrations were applied, that the demo data is ready, the URL, the docs page and
+ * the demo phones; wrangler's own tables and JSON results only when a step fails. Arguments reach
+ * wrangler dev (`npm run dev -- --port 9000`, `-- --test-scheduled`).
+ *
+ * `npm run db:setup` runs the same steps without the server (`--setup-only`).
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildDefines } from "./build-info";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0" };
+
+/** The demo's people, as the README's table names them. */
+const DEMO_PHONES: [string, string][] = [
+  ["+15550000001", "platform super-admin"],
+  ["+15550000002", "school admin, Northside (school 1)"],
+  ["+15550000003", "teacher, Northside"],
+  ["+15550000004", "parent of Pablo and Paloma, Northside"],
+  ["+15550000005", "bus driver of Bus 1, Northside"],
+  ["+15550000012", "school admin, Southside (school 2)"],
+];
+
+/** Runs wrangler with its output kept; on failure prints it and leaves with wrangler's code. */
+function wrangler(args: string[], what: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env: QUIET });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("close", (code) => {
+      if (code === 0) return resolve(output);
+      process.stderr.write(`${output}\n${what} failed (wrangler ${args.join(" ")} exited ${code})\n`);
+      process.exit(code ?? 1);
+    });
+  });
+}
+
+async function setup() {
+  if (!existsSync(`${ROOT}.dev.vars`)) {
+    copyFileSync(`${ROOT}.dev.vars.example`, `${ROOT}.dev.vars`);
+    console.log("Created .dev.vars from .dev.vars.example (local development secrets)");
+  }
+  console.log("Preparing the local database: migrations, then the demo data...");
+  const migrated = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], "Migrating");
+  // The names wrangler marks applied (each table it prints repeats them: count each once).
+  const applied = new Set([...migrated.matchAll(/(\d{4}_[\w-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]));
+  console.log(
+    applied.size === 0
+      ? "Migrations: the local database is up to date"
+      : `Migrations: ${applied.size} applied to the local database`,
+  );
+  const seeded = await wrangler(
+    ["d1", "execute", "DB", "--local", "--env", "dev", "--file", "seed/demo.sql"],
+    "Loading the demo data",
+  );
+  const commands = /(\d+) commands? executed/.exec(seeded)?.[1];
+  console.log(
+    `Demo data ready${commands ? ` (${commands} statements, idempotent)` : ""}: two schools, their people and routes`,
+  );
+}
+
+/**
+ * What of wrangler's start-up output misleads, and goes: the second build it always runs when its
+ * file watcher is ready ("The file src changed, restarting build..." though nothing changed), and
+ * its hint to trigger cron with `/cdn-cgi/handler/scheduled`, which answers 500 here (with Workers
+ * Static Assets the entry is the assets router, which has no scheduled handler); the banner below
+ * says what works.
+ */
+/** A line without its terminal colours. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character starts a colour.
+const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "");
+
+export class StartupFilter {
+  private ready = false;
+  private skipping = false;
+  private rebuilt = false;
+
+  /** Whether `shown` (a line, with wrangler's colours) is shown. */
+  keep(shown: string): boolean {
+    const line = plain(shown);
+    if (/Ready on https?:\/\//.test(line)) this.ready = true;
+    if (this.skipping) {
+      // The cron hint ends with its "For more details" line.
+      if (/For more details/.test(line)) this.skipping = false;
+      return false;
+    }
+    if (/Scheduled Workers are not automatically triggered/.test(line)) {
+      this.skipping = true;
+      return false;
+    }
+    if (this.ready) return true;
+    if (/^The file .* changed, restarting build\.\.\.$/.test(line)) {
+      this.rebuilt = true;
+      return false;
+    }
+    // The watcher's rebuild runs the build command a second time.
+    return !(this.rebuilt && /^\[custom build\] Running:/.test(line));
+  }
+}
+
+/** Calls `each` with every complete line of a stream (and the rest when it ends). */
+function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
+  let rest = "";
+  stream.on("data", (chunk: Buffer) => {
+    const parts = (rest + chunk.toString()).split("\n");
+    rest = parts.pop() ?? "";
+    for (const part of parts) each(part);
+  });
+  stream.on("end", () => {
+    if (rest) each(rest);
+  });
+}
+
+/** `wrangler dev`, its output passed on (less what misleads); once it is ready, what to do with it. */
+function serve(args: string[]) {
+  const child = spawn(process.execPath, [WRANGLER, "dev", "--env", "dev", ...args, ...buildDefines(ROOT)], {
+    cwd: ROOT,
+    // Piped, wrangler would drop its colours: keep them for a terminal.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+    stdio: ["inherit", "pipe", "pipe"],
+  });
+  const filter = new StartupFilter();
+  let told = false;
+  const show = (out: NodeJS.WriteStream) => (line: string) => {
+    if (!filter.keep(line)) return;
+    out.write(`${line}\n`);
+    const ready = /Ready on (https?:\/\/[^\s]+)/.exec(plain(line));
+    if (told || !ready?.[1]) return;
+    told = true;
+    const url = ready[1].replace(/\/$/, "");
+    const width = Math.max(...DEMO_PHONES.map(([p]) => p.length));
+    const cron = args.includes("--test-scheduled")
+      ? `curl "${url}/__scheduled?cron=*/5+*+*+*+*"   (the daily one: cron=0+2+*+*+*)`
+      : "restart with `npm run dev -- --test-scheduled`, then GET /__scheduled?cron=*/5+*+*+*+*";
+    console.log(
+      [
+        "",
+        `API        ${url}   (health: ${url}/api/health)`,
+        `Docs       ${url}/api/docs`,
+        `Sign in    npm run -s token -- +15550000002${url.endsWith(":8787") ? "" : `   (with API_URL=${url})`}`,
+        `Cron       ${cron}`,
+        "Demo phones (codes go to the development outbox, GET /api/v1/dev/outbox?to=...):",
+        ...DEMO_PHONES.map(([phone, who]) => `  ${phone.padEnd(width)}  ${who}`),
+        "",
+      ].join("\n"),
+    );
+  };
+  lines(child.stdout, show(process.stdout));
+  lines(child.stderr, show(process.stderr));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  await setup();
+  if (!args.includes("--setup-only")) serve(args);
+}
