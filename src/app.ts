@@ -17,6 +17,7 @@ import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
+import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
@@ -87,7 +88,7 @@ export function createApp(options: AppOptions) {
         d1Calls: 0,
         requestId: id,
         clientAddress: c.req.header("cf-connecting-ip"),
-        acceptLanguage: c.req.header("accept-language"),
+        language: fromAcceptLanguage(c.req.header("accept-language")),
       };
       await withMetrics(metrics, next);
       c.res.headers.set("x-request-id", id);

@@ -5,6 +5,7 @@
  * shared between requests.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Language } from "./language";
 
 export interface RequestMetrics {
   d1Calls: number;
@@ -16,8 +17,13 @@ export interface RequestMetrics {
   schoolId?: number | null;
   /** The client's address (`cf-connecting-ip`), for limits per address. */
   clientAddress?: string;
-  /** The request's `Accept-Language` header (src/lib/language.ts). */
-  acceptLanguage?: string;
+  /**
+   * The language the request is answered in (src/lib/language.ts): the `Accept-Language` header's,
+   * set by the access log; without one, `authorize` sets the caller's or the school's.
+   */
+  language?: Language;
+  /** The current school's language, when `authorize` knows the school (new people default to it). */
+  schoolLanguage?: Language;
   /** The rate limits this request was counted against (src/lib/rate-limit.ts), for its RateLimit headers. */
   limits?: CountedLimit[];
 }

@@ -5,19 +5,23 @@
  * Writing, as a stream: an .xlsx is a zip of a few XML parts, so rows are turned
  * into `<row>` XML and deflated by fflate's streaming zip as they come, and the response starts
  * before the last row is read. Strings are inline (no shared-string table to hold in memory);
- * numbers are numbers; null is an empty cell. One sheet per file.
+ * numbers are numbers; null is an empty cell. One sheet per file. The file's name, the sheet's name,
+ * its header row and any cell that is a message are written in the language of the request
+ * (src/lib/message.ts), the rows read in that language's scope.
  *
  * @example
- * return xlsxResponse("teachers.xlsx", { name: "Teachers", columns: ["Id", "Name"], rows: pages() });
+ * return xlsxResponse(m`teachers.xlsx`, { name: m`Teachers`, columns: [m`Id`, m`Name`], rows: pages() });
  */
 import { Zip, ZipDeflate } from "fflate";
+import { currentLanguage, type Language, withLanguage } from "./language";
+import { Message } from "./message";
 import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
-export type Cell = string | number | boolean | null | undefined;
+export type Cell = string | number | boolean | null | undefined | Message;
 
 export interface Sheet {
-  name: string;
-  columns: readonly string[];
+  name: Message;
+  columns: readonly Message[];
   /** Rows in order; an async iterable lets a caller read the database page by page. */
   rows: Iterable<readonly Cell[]> | AsyncIterable<readonly Cell[]>;
 }
@@ -83,8 +87,12 @@ function rowXml(cells: readonly Cell[], index: number, style = ""): string {
   return `<row r="${r}">${cells.map((v, i) => cellXml(v, `${columnName(i)}${r}`, style)).join("")}</row>`;
 }
 
+/** A row's messages written out in `language`. */
+const cellsIn = (cells: readonly Cell[], language: Language) =>
+  cells.map((c) => (c instanceof Message ? c.render(language) : c));
+
 /** The .xlsx bytes as a stream: the static parts, then the sheet, deflated as its rows arrive. */
-export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
+export function xlsxStream(sheet: Sheet, language: Language = currentLanguage()): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let zip: Zip;
   let data: ZipDeflate;
@@ -99,7 +107,7 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
           if (final) controller.close();
         }
       });
-      for (const [name, xml] of STATIC_PARTS(sheet.name)) {
+      for (const [name, xml] of STATIC_PARTS(sheet.name.render(language))) {
         const part = new ZipDeflate(name, { level: 6 });
         zip.add(part);
         part.push(encoder.encode(xml), true);
@@ -109,7 +117,7 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
       const cols = sheet.columns.map((_, i) => `<col min="${i + 1}" max="${i + 1}" width="20" customWidth="1"/>`);
       data.push(
         encoder.encode(
-          `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols.join("")}</cols><sheetData>${rowXml(sheet.columns, index++, ' s="1"')}`,
+          `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols.join("")}</cols><sheetData>${rowXml(cellsIn(sheet.columns, language), index++, ' s="1"')}`,
         ),
       );
       const source = sheet.rows;
@@ -119,13 +127,15 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
       // About a thousand rows per pull: large enough to deflate well, small enough to stream.
       let xml = "";
       for (let n = 0; n < 1000; n++) {
-        const next = await rows.next();
+        // The stream is pulled outside the request's scope: its rows are read (and their messages
+        // written) in the language the request chose.
+        const next = await withLanguage(language, () => rows.next());
         if (next.done) {
           data.push(encoder.encode(`${xml}</sheetData></worksheet>`), true);
           zip.end();
           return;
         }
-        xml += rowXml(next.value, index++);
+        xml += rowXml(cellsIn(next.value, language), index++);
       }
       data.push(encoder.encode(xml));
     },
@@ -133,14 +143,27 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
 }
 
 /** A download response: the stream, its type, and a file name the browser keeps. */
-export function xlsxResponse(filename: string, sheet: Sheet): Response {
-  return new Response(xlsxStream(sheet), {
+export function xlsxResponse(filename: Message, sheet: Sheet): Response {
+  const language = currentLanguage();
+  return new Response(xlsxStream(sheet, language), {
     headers: {
       "content-type": XLSX_TYPE,
-      "content-disposition": `attachment; filename="${filename.replace(/[^\w.-]/g, "_")}"`,
+      "content-disposition": attachment(filename.render(language)),
+      "content-language": language,
       "cache-control": "no-store",
     },
   });
+}
+
+/** `content-disposition` of a download: an ASCII name, and the name itself (RFC 6266) when it is not ASCII. */
+export function attachment(name: string): string {
+  const ascii = name
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\w.-]/g, "_");
+  return ascii === name
+    ? `attachment; filename="${ascii}"`
+    : `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  *   also carries the school's disabled application modules);
  * - any other school (a super-admin's, or a non-member's) costs one primary-key lookup: a school
  *   that does not exist is a 404 for everyone, an existing one a non-member names is a 403; the
- *   same query reads the school's disabled modules (for super-admins, whose tokens list none);
+ *   same query reads the school's disabled modules (for super-admins, whose tokens list none) and
+ *   its language;
  * - without the header: a member of exactly one school acts in it; a super-admin must name the
  *   school on school-scoped routes (acting "nowhere" would read empty lists and fail writes).
  */
@@ -13,6 +14,7 @@ import type { Context } from "hono";
 import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
+import type { Language } from "../lib/language";
 import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
 import type { Access, Scope } from "./authorize";
@@ -29,9 +31,11 @@ const required = (detail: string) =>
 export interface CurrentSchool {
   id: number;
   disabledModules: string | null;
+  /** The school's language when it was read from the database, null when the token says it. */
+  language: Language | null;
 }
 
-const fromToken = (id: number): CurrentSchool => ({ id, disabledModules: null });
+const fromToken = (id: number): CurrentSchool => ({ id, disabledModules: null, language: null });
 
 export async function currentSchool(
   c: Context<AppEnv>,
@@ -51,13 +55,13 @@ export async function currentSchool(
     const schoolId = Number(header);
     if (Object.hasOwn(memberships, header)) return fromToken(schoolId);
     const [school] = await c.var.deps.db
-      .select({ id: schools.id, disabled: disabledModuleIds(c.var.deps.db, schoolId) })
+      .select({ id: schools.id, language: schools.language, disabled: disabledModuleIds(c.var.deps.db, schoolId) })
       .from(schools)
       .where(eq(schools.id, schoolId))
       .limit(1);
     if (!school) throw notFound("School", schoolId);
     if (!isSuperAdmin) throw new ApiError(403, `You have no role in school ${schoolId}`);
-    return { id: schoolId, disabledModules: moduleSetOf(school.disabled) };
+    return { id: schoolId, disabledModules: moduleSetOf(school.disabled), language: school.language };
   }
 
   const mine = Object.keys(memberships);

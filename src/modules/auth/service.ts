@@ -13,13 +13,23 @@
 import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
-import { RolePermissions, RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
+import {
+  RolePermissions,
+  RoleUsers,
+  rolePermissions,
+  roleUsers,
+  Schools,
+  schools,
+  Users,
+  users,
+} from "../../db/schema/core";
 import { idempotencyKeys, rateLimits } from "../../db/schema/jobs";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { type Language, languageFrom } from "../../lib/language";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
@@ -150,10 +160,17 @@ async function refusal(deps: Deps, phone: string, now: Date) {
  * role's permissions: never more than a parent holds.
  */
 function membershipsQuery(ctx: Ctx, userId: number) {
-  return RoleUsers.everySchool(ctx, (school) => ({ schoolId: school, permissionId: rolePermissions.permissionId }))
+  return RoleUsers.everySchool(ctx, (school) => ({
+    schoolId: school,
+    permissionId: rolePermissions.permissionId,
+    language: schools.language,
+  }))
+    .join(Schools, eq(schools.id, RoleUsers.schoolOf()))
     .leftJoin(RolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
     .where(eq(roleUsers.userId, userId));
 }
+
+type Membership = { schoolId: number; permissionId: number | null; language: Language };
 
 export function schoolBitmaps(rows: { schoolId: number; permissionId: number | null }[]): Record<string, string> {
   // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
@@ -181,7 +198,7 @@ export function toUser(u: UserRow) {
 async function issueTokens(
   deps: Deps,
   user: UserRow,
-  memberships: { schoolId: number; permissionId: number | null }[],
+  memberships: Membership[],
   disabled: { schoolId: number; moduleId: number }[],
   refreshToken: string,
 ) {
@@ -190,6 +207,8 @@ async function issueTokens(
     isSuperAdmin: user.isSuperAdmin,
     schools: schoolBitmaps(memberships),
     disabledModules: bitmapsBySchool(disabled.map((r) => ({ schoolId: r.schoolId, id: r.moduleId }))),
+    language: languageFrom(user.language),
+    schoolLanguages: Object.fromEntries(memberships.map((r) => [String(r.schoolId), r.language])),
   });
   return { accessToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ACCESS_TTL_SECONDS, user: toUser(user) };
 }

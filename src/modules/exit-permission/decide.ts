@@ -22,7 +22,6 @@ import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/tr
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
-import { languageOf } from "../../lib/language";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -119,8 +118,7 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
     if (!now) throw notFound(LABEL, id);
     if (!from.includes(now.status)) throw conflict(`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
-    const lang = languageOf(ctx);
-    const noSeat: RuleFailure = failure("no-seat", lang, {
+    const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
       date: effect.date,

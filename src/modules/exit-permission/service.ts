@@ -11,7 +11,6 @@ import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import type { Language } from "../../lib/language";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
 import { decide, failure, type RuleFailure, type Verdict } from "./rules";
@@ -26,12 +25,12 @@ export interface Evaluated {
 
 /** The snapshot and every rule over each ask: one round trip. */
 export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch) => void) {
-  const { read, language } = await readSnapshot(ctx, asks, extra);
+  const read = await readSnapshot(ctx, asks, extra);
   const evaluated = asks.map((ask): Evaluated => {
     const resolved = resolve(ctx, read, ask);
-    return { resolved, verdict: decide(ask, resolved.snapshot, language) };
+    return { resolved, verdict: decide(ask, resolved.snapshot) };
   });
-  return { read, language, evaluated };
+  return { read, evaluated };
 }
 
 /** The request field a rule is about (a problem's `errors[].path`). */
@@ -106,8 +105,8 @@ export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved) {
 const needsSeat = (r: Resolved) => r.ask.kind === "route_change" && r.target !== null && !r.target.rides;
 
 /** The `no-seat` failure of a route change whose seat went while it was written. */
-function noSeat(r: Resolved, language: Language): RuleFailure {
-  return failure("no-seat", language, {
+function noSeat(r: Resolved): RuleFailure {
+  return failure("no-seat", {
     route: r.snapshot.route?.name,
     routeId: r.target?.routeId,
     date: r.ask.date,
@@ -126,7 +125,6 @@ export type Written = Awaited<ReturnType<typeof exitPermission.find>>;
 export async function writeAsks(
   ctx: Ctx,
   passed: readonly Resolved[],
-  language: Language,
 ): Promise<({ ok: true; record: Written } | { ok: false; failures: RuleFailure[] })[]> {
   if (passed.length === 0) return [];
   const batch = new Batch(ctx);
@@ -142,22 +140,22 @@ export async function writeAsks(
     if (!(err instanceof GuardFailed)) throw err;
     if (passed.length === 1) {
       const [only] = passed;
-      if (only && needsSeat(only)) return [{ ok: false, failures: [noSeat(only, language)] }];
+      if (only && needsSeat(only)) return [{ ok: false, failures: [noSeat(only)] }];
       throw err;
     }
     const out = [];
-    for (const r of passed) out.push(...(await writeAsks(ctx, [r], language)));
+    for (const r of passed) out.push(...(await writeAsks(ctx, [r])));
     return out;
   }
 }
 
 /** One ask through the rules and, when it passes, written: the record (201), or the 422 of every failed rule. */
 export async function askOne(ctx: Ctx, ask: Ask) {
-  const { evaluated, language } = await evaluate(ctx, [ask]);
+  const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
   if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
-  const [written] = await writeAsks(ctx, [one.resolved], language);
+  const [written] = await writeAsks(ctx, [one.resolved]);
   if (!written) throw new Error("nothing written");
   if (!written.ok) throw refusal(written.failures);
   return { ...written.record, warnings: one.verdict.warnings, deadline: one.verdict.deadline };

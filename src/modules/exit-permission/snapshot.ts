@@ -1,8 +1,8 @@
 /**
  * What the rules read, for a set of asks, in ONE D1 batch: the school's zone and holiday cycles
  * around the dates, every schedule of the school (a few rows per level), the schedule and school
- * configurations, the students and all their guardian links, the caller's own parent profile,
- * language and delegations, the routes' days (seats, riders, vehicle, levels), the named stops,
+ * configurations, the students and all their guardian links, the caller's own parent profile
+ * and delegations, the routes' days (seats, riders, vehicle, levels), the named stops,
  * trusted addresses, trusted people and pickup parents, the students' home routes, and their other
  * permissions those days. `resolve` then turns each ask into the rules' `Snapshot` (and the 404s of
  * ids that are not this school's, or a student who is not the caller's).
@@ -33,7 +33,6 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
-import { type Language, languageOf } from "../../lib/language";
 import type { Level } from "../../lib/levels";
 import { calendarDate, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { dayFields, seatsOf } from "../route-availability/api";
@@ -130,7 +129,6 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
         .where(inList(guardians.studentId, studentIds)),
     ),
     me: batch.read(Parents.select(ctx, { id: parents.id }).where(eq(parents.userId, self)).limit(1)),
-    language: batch.read(Users.select(ctx, { language: users.language }).where(eq(users.id, self)).limit(1)),
     delegations: batch.read(
       Delegates.select(ctx, {
         parentUserId: parents.userId,
@@ -210,7 +208,6 @@ async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b:
     students: r.get(q.students),
     links: r.get(q.links),
     me: r.get(q.me)[0]?.id ?? null,
-    language: r.get(q.language)[0]?.language ?? null,
     delegations: r.get(q.delegations),
     routeDays: new Map([...q.routeDays].map(([d, slot]) => [d, r.get(slot)] as const)),
     stops: r.get(q.stops),
@@ -407,7 +404,5 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
 
 /** Reads the snapshot of `asks` (one round trip; `extra` adds the caller's own reads to the batch). */
 export async function readSnapshot(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
-  const read = await readAll(ctx, asks, extra);
-  const language: Language = languageOf(ctx, read.language);
-  return { read, language };
+  return readAll(ctx, asks, extra);
 }
