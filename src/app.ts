@@ -19,6 +19,7 @@ import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
+import { m } from "./lib/message";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { rateLimitHeaders } from "./lib/rate-limit";
@@ -120,7 +121,7 @@ export function createApp(options: AppOptions) {
       bodyLimit({
         maxSize: MAX_BODY_BYTES,
         onError: () => {
-          throw new ApiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+          throw new ApiError(413, m`The request body exceeds ${MAX_BODY_BYTES} bytes`);
         },
       }),
     );

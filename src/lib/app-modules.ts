@@ -13,6 +13,7 @@
 
 import { PermissionSet } from "./access";
 import { ApiError } from "./errors";
+import { m } from "./message";
 
 export interface AppModuleDef {
   readonly id: number;
@@ -46,5 +47,5 @@ export const ModuleSet: typeof PermissionSet = PermissionSet;
 
 /** The 403 of a route whose module the current school has switched off: it names the module. */
 export function moduleDisabled(key: AppModuleKey, schoolId: number) {
-  return new ApiError(403, `The ${key} module is disabled in school ${schoolId}`, { title: "Module disabled" });
+  return new ApiError(403, m`The ${key} module is disabled in school ${schoolId}`, { title: m`Module disabled` });
 }

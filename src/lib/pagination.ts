@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, Column, is, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { m } from "./message";
 import { integerString } from "./params";
 
 export const MAX_PAGE_SIZE = 100;
@@ -116,7 +117,10 @@ export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
         const name = desc ? part.slice(1) : part;
         const column = columns.get(name);
         if (!column) {
-          ctx.addIssue({ code: "custom", message: `Unknown sort field "${name}"; use one of: ${names.join(", ")}` });
+          ctx.addIssue({
+            code: "custom",
+            message: m`Unknown sort field "${name}"; use one of: ${names.join(", ")}`.render(),
+          });
           return z.NEVER;
         }
         out.push({ column, desc });

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { fold } from "./fold";
+import { m, zodMessage } from "./message";
 import { SAFE_TEXT, UNSAFE_TEXT_MESSAGE } from "./text";
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (ch) => `\\${ch}`);
@@ -19,7 +20,7 @@ export const searchTerm = (description: string) =>
     .min(1)
     // A NUL would end the pattern early in SQLite's LIKE; no control character belongs in a search.
     .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
-    .refine((v) => bytes(escapeLike(fold(v))) + 2 <= 50, "Too long to search: at most 48 bytes")
+    .refine((v) => bytes(escapeLike(fold(v))) + 2 <= 50, zodMessage(m`Too long to search: at most 48 bytes`))
     .optional()
     .openapi({ description });
 

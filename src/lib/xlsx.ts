@@ -14,7 +14,7 @@
  */
 import { Zip, ZipDeflate } from "fflate";
 import { currentLanguage, type Language, withLanguage } from "./language";
-import { Message } from "./message";
+import { Message, m } from "./message";
 import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
 export type Cell = string | number | boolean | null | undefined | Message;
@@ -293,7 +293,7 @@ const SHARED_STRINGS = "xl/sharedStrings.xml";
 
 const tooLarge = (what: string, limit: number) =>
   new XlsxError(
-    `${what} unzips to more than ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`}, the most an import reads: split the file`,
+    m`${what} unzips to more than ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`}, the most an import reads: split the file`,
   );
 
 /**
@@ -445,11 +445,11 @@ export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator
 function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<SheetRow> {
   const { maxBytes, maxRows } = limits;
   if (bytes.length > maxBytes) {
-    throw new XlsxError(`The file is ${(bytes.length / MB).toFixed(1)} MB; at most ${maxBytes / MB} MB`);
+    throw new XlsxError(m`The file is ${(bytes.length / MB).toFixed(1)} MB; at most ${maxBytes / MB} MB`);
   }
   const xlsx = openXlsx(bytes, limits);
   const path = firstSheetPath(xlsx.text("xl/workbook.xml"), xlsx.text("xl/_rels/workbook.xml.rels"));
-  if (!xlsx.has(path)) throw new XlsxError("The workbook has no worksheet");
+  if (!xlsx.has(path)) throw new XlsxError(m`The workbook has no worksheet`);
   const shared = sharedStrings(
     xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, `The shared-string table (${SHARED_STRINGS})`),
     limits.maxElementChars,
@@ -458,7 +458,7 @@ function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<S
   let count = 0;
   for (const m of rowElements(sheet(), limits.maxElementChars)) {
     if (hasValue(m[2] ?? "", shared) && ++count > maxRows + 1) {
-      throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
+      throw new XlsxError(m`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
     }
   }
   yield* sheetRows(sheet(), shared, limits.maxElementChars);

@@ -14,6 +14,7 @@ import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../li
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { chooseLanguage } from "../lib/language";
+import { m } from "../lib/message";
 import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../lib/tokens";
 import { currentSchool } from "./current-school";
@@ -27,9 +28,9 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
     if (access === "public") return next();
     const { config, clock } = c.var.deps;
     const match = BEARER.exec(c.req.header("authorization") ?? "");
-    if (!match?.[1]) throw unauthorized("Missing bearer token", "Send `Authorization: Bearer <accessToken>`.");
+    if (!match?.[1]) throw unauthorized(m`Missing bearer token`, m`Send \`Authorization: Bearer <accessToken>\`.`);
     const claims = await verifyAccessToken(config.authSecret, match[1], clock.now());
-    if (!claims) throw unauthorized("Invalid or expired access token", "Refresh it or sign in again.");
+    if (!claims) throw unauthorized(m`Invalid or expired access token`, m`Refresh it or sign in again.`);
 
     // The request's language, settled here once: its header's (set by the access log), else the
     // user's, else the school's (src/lib/language.ts); a token minted before these claims has neither.
@@ -59,7 +60,7 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
       can: (permission) => isSuperAdmin || PermissionSet.has(bitmap, permission.id),
     };
     if (typeof access !== "string" && !principal.can(access)) {
-      throw new ApiError(403, `Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
+      throw new ApiError(403, m`Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
     }
     c.set("principal", principal);
     if (request) {

@@ -15,6 +15,7 @@ import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
 import type { Language } from "../lib/language";
+import { m } from "../lib/message";
 import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
 import type { Access, Scope } from "./authorize";
@@ -22,7 +23,7 @@ import type { Access, Scope } from "./authorize";
 const SCHOOL_ID = /^[1-9]\d{0,9}$/;
 
 const required = (detail: string) =>
-  new ApiError(400, detail, { errors: [{ path: "X-School-Id", message: "Required" }] });
+  new ApiError(400, detail, { errors: [{ path: "X-School-Id", message: m`Required` }] });
 
 /**
  * The current school; `disabledModules` is the set of its disabled module ids (a `ModuleSet`) when
@@ -48,8 +49,8 @@ export async function currentSchool(
   const header = c.req.header("x-school-id");
   if (header !== undefined) {
     if (!SCHOOL_ID.test(header)) {
-      throw new ApiError(400, "X-School-Id must be a positive integer", {
-        errors: [{ path: "X-School-Id", message: "Expected a positive integer" }],
+      throw new ApiError(400, m`X-School-Id must be a positive integer`, {
+        errors: [{ path: "X-School-Id", message: m`Expected a positive integer` }],
       });
     }
     const schoolId = Number(header);
@@ -59,8 +60,8 @@ export async function currentSchool(
       .from(schools)
       .where(eq(schools.id, schoolId))
       .limit(1);
-    if (!school) throw notFound("School", schoolId);
-    if (!isSuperAdmin) throw new ApiError(403, `You have no role in school ${schoolId}`);
+    if (!school) throw notFound(m`School ${schoolId} not found`);
+    if (!isSuperAdmin) throw new ApiError(403, m`You have no role in school ${schoolId}`);
     return { id: schoolId, disabledModules: moduleSetOf(school.disabled), language: school.language };
   }
 
@@ -73,7 +74,7 @@ export async function currentSchool(
     return mine.length === 1 ? fromToken(Number(mine[0])) : null;
   }
   if (mine.length === 1) return fromToken(Number(mine[0]));
-  if (mine.length === 0) throw new ApiError(403, "You have no role in any school");
+  if (mine.length === 0) throw new ApiError(403, m`You have no role in any school`);
   // Even platform data needs a school to know which of the caller's roles apply.
   if (scope === "school" || access !== "member") {
     throw required("X-School-Id header is required: you belong to more than one school");

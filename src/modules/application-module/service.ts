@@ -21,6 +21,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Listing, type PageInput } from "../../lib/pagination";
 import { isBuiltIn } from "./resource";
 
@@ -98,7 +99,7 @@ export async function moduleStatus(ctx: Ctx, key: string) {
   const row = await withState(ApplicationModules.select(ctx, { key: m.key, enabled: enabledExpr }))
     .where(eq(m.key, key))
     .first();
-  if (!row) throw notFound(`Application module ${key}`);
+  if (!row) throw notFound(m`Application module ${key} not found`);
   return { key: row.key, enabled: row.enabled === 1 };
 }
 
@@ -149,7 +150,7 @@ export function initializeStatements(ctx: Ctx) {
  * school was initialised already).
  */
 export async function initializeModules(ctx: Ctx, id: number) {
-  if (id !== schoolOf(ctx)) throw notFound("School", id);
+  if (id !== schoolOf(ctx)) throw notFound(m`School ${id} not found`);
   const [audit, insert] = initializeStatements(ctx);
   const batch = new Batch(ctx).add(audit);
   const inserted = batch.result(insert);
@@ -177,7 +178,8 @@ export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabl
   const found = await ApplicationModules.select(ctx, { id: m.id, key: m.key }).where(inList(m.key, keys)).all();
   const idOf = new Map(found.map((row) => [row.key, row.id]));
   const unknown = keys.filter((key) => !idOf.has(key));
-  if (unknown.length > 0) throw notFound(`Application module${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
+  if (unknown.length > 0)
+    throw notFound(m`Application module${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} not found`);
 
   const batch = new Batch(ctx).add(...initializeStatements(ctx));
   for (const enabled of [true, false]) {

@@ -30,6 +30,7 @@ import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { type Language, languageFrom } from "../../lib/language";
+import { m } from "../../lib/message";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
@@ -85,7 +86,7 @@ export async function verifyPhoneNumber(deps: Deps, phone: string, clientAddress
   );
   const refused = [byNumber, byAddress].filter((h) => h && !h.allowed);
   if (refused.length > 0) {
-    throw tooMany("Too many number checks; try again later", Math.max(...refused.map((h) => h?.retryAfter ?? 1)));
+    throw tooMany(m`Too many number checks; try again later`, Math.max(...refused.map((h) => h?.retryAfter ?? 1)));
   }
   const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
   return { phone, registered: canSignIn(user?.status) };
@@ -144,13 +145,13 @@ async function refusal(deps: Deps, phone: string, now: Date) {
   const latest = recent[0];
   if (latest && cooldown - age(latest) > 0) {
     const wait = cooldown - age(latest);
-    return tooMany(`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
+    return tooMany(m`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
   }
   // The code whose leaving the hour window brings the count under the cap.
   const blocking = recent[codesPerHour - 1];
-  if (blocking) return tooMany(`At most ${codesPerHour} codes per hour for a number`, 3600 - age(blocking));
+  if (blocking) return tooMany(m`At most ${codesPerHour} codes per hour for a number`, 3600 - age(blocking));
   // A concurrent request's failed send removed its row in between: asking again will do.
-  return tooMany("Another code was being sent to this number; try again", 1);
+  return tooMany(m`Another code was being sent to this number; try again`, 1);
 }
 
 /** What an access token says about a user's schools: each role's permissions, per school. */
@@ -243,14 +244,14 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
       // Spent: the remedy is a new code, which may be asked for once the resend cooldown is over.
       const wait =
         deps.config.authLimits.resendCooldownSeconds - (now.getTime() - Date.parse(pending.createdAt)) / 1000;
-      throw tooMany("Too many wrong attempts; request a new code", wait, "Too many attempts");
+      throw tooMany(m`Too many wrong attempts; request a new code`, wait, m`Too many attempts`);
     }
-    throw new ApiError(401, "No valid code for this number; request a new one", { title: "Invalid code" });
+    throw new ApiError(401, m`No valid code for this number; request a new one`, { title: m`Invalid code` });
   }
   const matches = timingSafeEqual(claimed.codeHash, await codeHash(deps, phone, code));
   if (!matches || !user || !canSignIn(user.status)) {
     const left = CODE_MAX_ATTEMPTS - claimed.attempts;
-    throw new ApiError(401, `Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`, { title: "Invalid code" });
+    throw new ApiError(401, m`Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`, { title: m`Invalid code` });
   }
 
   const refreshToken = randomToken();
@@ -293,7 +294,7 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
     await db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refreshToken)));
-    throw new ApiError(401, "This code was already used; request a new one", { title: "Invalid code" });
+    throw new ApiError(401, m`This code was already used; request a new one`, { title: m`Invalid code` });
   }
   const all = [...memberships, ...delegatedMemberships(delegations, now)];
   return issueTokens(deps, { ...user, status: "active" }, all, disabled, refreshToken);
@@ -306,7 +307,7 @@ export async function refresh(ctx: Ctx, presented: string) {
   const hash = await sha256Hex(presented);
   const [row] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).limit(1);
   const invalid = () =>
-    new ApiError(401, "Invalid or expired refresh token; sign in again", { title: "Invalid token" });
+    new ApiError(401, m`Invalid or expired refresh token; sign in again`, { title: m`Invalid token` });
   if (!row) throw invalid();
   if (row.revokedAt) {
     // A rotated token came back: someone holds a copy. End every session of this family.

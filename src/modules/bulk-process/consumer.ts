@@ -39,6 +39,7 @@ const MAX_ERRORS = 200;
 
 export { BULK_QUEUE } from "./queue";
 
+import { m } from "../../lib/message";
 import { BULK_QUEUE } from "./queue";
 
 type Claimed = { id: number; entity: string; documentId: number };
@@ -118,7 +119,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
     // "processing" that no redelivery would ever pick up. The batches already written stay: a
     // second run updates them rather than duplicating them.
     log.error("bulk process stopped", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId, ...errorFields(err) });
-    result = { errors: [{ row: 0, message: "The import stopped unexpectedly; queue it again" }], fatal: true };
+    result = { errors: [{ row: 0, message: m`The import stopped unexpectedly; queue it again` }], fatal: true };
   }
   await finish(ctx, process, result);
 };
@@ -130,22 +131,22 @@ const fileError = (message: string): Outcome => ({ errors: [{ row: 0, message }]
 /** Checks the uploaded file, then imports it. */
 async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): Promise<Outcome> {
   const { deps } = ctx;
-  if (slug === undefined) return fileError(`Document ${process.documentId} not found`);
+  if (slug === undefined) return fileError(m`Document ${process.documentId} not found`);
   // R2 has no POST-policy uploads: the object may never have been uploaded under its key.
   const head = await deps.storage.head(slug);
-  if (!head) return fileError(`Uploaded file ${slug} not found in storage`);
+  if (!head) return fileError(m`Uploaded file ${slug} not found in storage`);
   const { IMPORTS, importPeople } = await import("./people-import");
   const entity = process.entity;
   const isPeopleImport = (e: string): e is keyof typeof IMPORTS => e in IMPORTS;
   if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups" && entity !== "route-students") {
-    return fileError(`No importer for ${entity} yet`);
+    return fileError(m`No importer for ${entity} yet`);
   }
   const { READ_LIMITS } = await import("../../lib/xlsx");
   const tooLarge = (size: number) =>
-    fileError(`The file is ${(size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
+    fileError(m`The file is ${(size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
   if (head.size > READ_LIMITS.maxBytes) return tooLarge(head.size);
   const object = await deps.storage.get(slug);
-  if (!object) return fileError(`Uploaded file ${slug} not found in storage`);
+  if (!object) return fileError(m`Uploaded file ${slug} not found in storage`);
   // The object read, not the one looked at: the key may have been written again in between.
   if (object.size > READ_LIMITS.maxBytes) {
     await object.body.cancel();
@@ -157,7 +158,7 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   if (entity === "route-students") {
     return (await import("./route-student-import")).importRouteStudents(ctx, process.id, bytes);
   }
-  if (!isPeopleImport(entity)) return fileError(`No importer for ${entity} yet`);
+  if (!isPeopleImport(entity)) return fileError(m`No importer for ${entity} yet`);
   return importPeople(ctx, process.id, entity, bytes);
 }
 
@@ -168,7 +169,10 @@ async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   const failed = fatal || (errors.length > 0 && processedRows === 0);
   const listed = errors.length > MAX_ERRORS ? errors.slice(0, MAX_ERRORS) : errors;
   if (listed.length < errors.length) {
-    listed.push({ row: errors[MAX_ERRORS]?.row ?? 0, message: `${errors.length - MAX_ERRORS} more errors not listed` });
+    listed.push({
+      row: errors[MAX_ERRORS]?.row ?? 0,
+      message: m`${errors.length - MAX_ERRORS} more errors not listed`,
+    });
   }
   const set = {
     status: failed ? ("failed" as const) : ("completed" as const),

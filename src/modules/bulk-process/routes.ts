@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { type InputOf, operation } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/api";
 import { documentResource } from "../document/api";
@@ -44,7 +45,7 @@ const isPeopleImport = (entity: Entity): entity is Entity & keyof typeof IMPORTS
 async function mayImport(ctx: Ctx, entity: Entity) {
   const needed = WRITES[entity];
   if (needed && !ctx.can(needed)) {
-    throw forbidden(`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
+    throw forbidden(m`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
   }
   const role = roleGiven(entity);
   if (role) await mayAssign(ctx, [BUILTIN_ROLES[role].id], `import ${entity}, giving`);

@@ -14,6 +14,7 @@ import type { Deps } from "../../deps";
 import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
+import { m } from "../../lib/message";
 import { bulkProcessResource } from "./resource";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
@@ -37,7 +38,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
   } catch (err) {
     log.error("bulk queue send failed", { bulkProcessId: id, schoolId, ...errorFields(err) });
     const now = ctx.deps.clock.now().toISOString();
-    const errors: RowError[] = [{ row: 0, message: "Could not be queued: the bulk queue is unavailable" }];
+    const errors: RowError[] = [{ row: 0, message: m`Could not be queued: the bulk queue is unavailable` }];
     await new Batch(ctx)
       .add(
         ...bulkProcessResource.writes.update(
@@ -53,7 +54,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
       .catch(() => undefined); // Already moved on (the consumer got it after all): nothing to mark.
     throw new ApiError(
       503,
-      `Bulk process ${id} could not be queued and is marked failed; queue it again later with PUT {"status":"queued"}`,
+      m`Bulk process ${id} could not be queued and is marked failed; queue it again later with PUT {"status":"queued"}`,
     );
   }
 }
@@ -64,7 +65,7 @@ export async function requeue(ctx: Ctx, id: number): Promise<void> {
     action: "requeue",
     set: { status: "queued", errors: [], totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
     from: { column: bulkProcesses.status, states: ["failed"] },
-    conflict: (state) => `Bulk process ${id} is ${state}; only a failed process can be queued again`,
+    conflict: (state) => m`Bulk process ${id} is ${state}; only a failed process can be queued again`,
   });
   await enqueue(ctx, id);
 }
@@ -75,7 +76,7 @@ export async function remove(ctx: Ctx, id: number): Promise<void> {
     action: "delete",
     remove: true,
     from: { column: bulkProcesses.status, states: ["queued", "completed", "failed"] },
-    conflict: () => `Bulk process ${id} is processing; delete it once it has finished`,
+    conflict: () => m`Bulk process ${id} is processing; delete it once it has finished`,
   });
 }
 
@@ -94,7 +95,7 @@ export async function sweepBulkProcesses(deps: Deps): Promise<string> {
   const stuckBefore = new Date(now.getTime() - STUCK_AFTER_MINUTES * 60_000).toISOString();
   const receiptsBefore = new Date(now.getTime() - RECEIPTS_KEPT_DAYS * 86_400_000).toISOString();
   const errors: RowError[] = [
-    { row: 0, message: `Stopped without finishing within ${STUCK_AFTER_MINUTES} minutes; queue it again` },
+    { row: 0, message: m`Stopped without finishing within ${STUCK_AFTER_MINUTES} minutes; queue it again` },
   ];
   const stuck = and(eq(bulkProcesses.status, "processing"), lt(bulkProcesses.startedAt, stuckBefore));
   const set = {

@@ -12,6 +12,7 @@
  *   writer sees each batch (checks against the database, then one `batch()`).
  */
 import type { z } from "@hono/zod-openapi";
+import { m } from "../../lib/message";
 import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
 import { type Level, notOfferedMessage } from "../school/api";
 import type { RowError } from "./service";
@@ -89,7 +90,7 @@ export async function importSheet<F extends string, P, V>(
     if (!(err instanceof XlsxError)) throw err;
     return { ...result, fatal: true, errors: [{ row: 0, message: err.message }] };
   }
-  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: "The sheet is empty: no header row" }] };
+  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: m`The sheet is empty: no header row` }] };
 
   // Which file column holds each field, and the header it has there.
   const at = new Map<string, { index: number; label: string }>();
@@ -103,7 +104,7 @@ export async function importSheet<F extends string, P, V>(
     return {
       ...result,
       fatal: true,
-      errors: missing.map((c) => ({ row: header.row, column: c.header, message: `Missing column ${c.header}` })),
+      errors: missing.map((c) => ({ row: header.row, column: c.header, message: m`Missing column ${c.header}` })),
     };
   }
   const labelOf = (field: unknown) =>

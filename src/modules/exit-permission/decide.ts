@@ -22,6 +22,7 @@ import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/tr
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -67,7 +68,7 @@ async function readForDecision(ctx: Ctx, id: number) {
   );
   const results = await batch.commit();
   const [permission] = results.get(row);
-  if (!permission) throw notFound(LABEL, id);
+  if (!permission) throw notFound(m`${LABEL} ${id} not found`);
   const homeRoutes = results
     .get(rides)
     .filter((r) => r.direction === "home" && ridesOn(r, permission.date))
@@ -111,13 +112,13 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
   const after = batch.read(exitPermission.readOne(ctx, id));
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
-    if (!row) throw notFound(LABEL, id);
+    if (!row) throw notFound(m`${LABEL} ${id} not found`);
     return exitPermission.toRecord(ctx, row);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
-    if (!now) throw notFound(LABEL, id);
-    if (!from.includes(now.status)) throw conflict(`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
+    if (!now) throw notFound(m`${LABEL} ${id} not found`);
+    if (!from.includes(now.status)) throw conflict(m`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
     const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
@@ -130,7 +131,7 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
 
 const notIn = (p: Stored, states: readonly string[], what: string) => {
   if (!states.includes(p.status))
-    throw conflict(`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${states.join(" or ")}`);
+    throw conflict(m`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${states.join(" or ")}`);
 };
 
 const decision = (ctx: Ctx, reason: string | null) => ({
@@ -229,7 +230,7 @@ export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<
   const { evaluated } = await evaluate(ctx, [askOf(permission, { familyAccepted: true })]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
-  if (one.resolved.snapshot.asker.as === "collector") throw forbidden("Only the child's family answers this request");
+  if (one.resolved.snapshot.asker.as === "collector") throw forbidden(m`Only the child's family answers this request`);
   if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
   const confirmed = one.resolved.status === "confirmed";
   const set = {
@@ -246,7 +247,7 @@ export const respondExitPermissionOperation = operation(respondRoute, respondExi
 async function mustBeFamily(ctx: Ctx, p: Stored) {
   const { evaluated } = await evaluate(ctx, [askOf(p, { familyAccepted: true })]);
   if (evaluated[0]?.resolved.snapshot.asker.as !== "guardian")
-    throw forbidden("Only the child's family answers this request");
+    throw forbidden(m`Only the child's family answers this request`);
 }
 
 // --- change -----------------------------------------------------------------------------------
@@ -282,7 +283,7 @@ export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<t
   const { id } = params;
   const { permission } = await readForDecision(ctx, id);
   if (!isStaff(ctx) && !isAsker(ctx, permission))
-    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may change it`);
+    throw forbidden(m`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may change it`);
   const open = ["pending", "awaiting_family"] as const;
   notIn(permission, open, "a change");
   const retarget = body.routeId !== undefined || body.stopId !== undefined || body.trustedAddressId !== undefined;
@@ -339,7 +340,7 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
   const { permission } = await readForDecision(ctx, id);
   const staff = isStaff(ctx);
   if (!staff && !isAsker(ctx, permission))
-    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may cancel it`);
+    throw forbidden(m`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may cancel it`);
   const states = staff ? ["awaiting_family", "pending", "confirmed"] : ["awaiting_family", "pending"];
   notIn(permission, states, "cancelling");
   const withdraw = permission.status === "confirmed";

@@ -24,6 +24,7 @@ import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } fr
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { keyFields, keysetRows, type OrderKey, orderTerms } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
@@ -36,7 +37,7 @@ import { permissions } from "./permissions";
 
 const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2027-03-01" });
 
 const filters = {
@@ -50,7 +51,7 @@ const filters = {
 /** A range that ends before it starts is a 400 (not an empty file that hides the typo). */
 function checkRange(q: { from?: string; to?: string }) {
   if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
-    throw badRequest("`from` must not be after `to`", [{ path: "from", message: "Must not be after `to`" }]);
+    throw badRequest(m`\`from\` must not be after \`to\``, [{ path: "from", message: m`Must not be after \`to\`` }]);
   }
 }
 

@@ -23,6 +23,7 @@ import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { badRequest, notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -46,7 +47,7 @@ const Weekdays = z
   )
   .min(1)
   .max(7)
-  .refine((d) => new Set(d).size === d.length, "Each weekday once")
+  .refine((d) => new Set(d).size === d.length, zodMessage(m`Each weekday once`))
   .openapi({ example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
 
 const FixedRecord = RecordBase.extend({
@@ -137,7 +138,7 @@ const DAY_RULES = new Set([
 /** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
 async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
   if (body.fromDate > body.untilDate) {
-    throw badRequest("untilDate is before fromDate", [{ path: "untilDate", message: "Must not be before fromDate" }]);
+    throw badRequest(m`untilDate is before fromDate`, [{ path: "untilDate", message: m`Must not be before fromDate` }]);
   }
   if (
     kind === "route_change" &&
@@ -145,14 +146,14 @@ async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body:
     body.stopId === undefined &&
     body.trustedAddressId === undefined
   )
-    throw badRequest("A route change names a stop or a trusted address", [{ path: "stopId", message: "Required" }]);
+    throw badRequest(m`A route change names a stop or a trusted address`, [{ path: "stopId", message: m`Required` }]);
   const probe: Ask = { ...body, kind, date: body.fromDate };
   const { evaluated } = await evaluate(ctx, [probe]);
   const one = evaluated[0];
   if (!one) throw new Error("no evaluation");
   const failures = one.verdict.failures.filter((f) => !DAY_RULES.has(f.code));
   if (failures.length > 0) throw refusal(failures);
-  if (one.resolved.status === "awaiting_family") throw unprocessable("A fixed permission is for one's own children");
+  if (one.resolved.status === "awaiting_family") throw unprocessable(m`A fixed permission is for one's own children`);
   return {
     studentId: body.studentId,
     kind,
@@ -250,7 +251,7 @@ export async function listGenerated(ctx: Ctx, { params }: InputOf<typeof generat
       .limit(500),
   );
   const results = await batch.commit();
-  if (results.get(fixed).length === 0) throw notFound("Fixed exit permission", params.id);
+  if (results.get(fixed).length === 0) throw notFound(m`Fixed exit permission ${params.id} not found`);
   return results.get(rows).map((r) => exitPermission.toRecord(ctx, r));
 }
 export const listGeneratedOperation = operation(generatedRoute, listGenerated);

@@ -34,6 +34,7 @@ import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
+import { m } from "../../lib/message";
 import { calendarDate, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { dayFields, seatsOf } from "../route-availability/api";
 import { calendarReads, isHoliday } from "../school-schedule/api";
@@ -198,7 +199,7 @@ async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b:
   extra?.(batch);
   const r = await batch.commit();
   const [school] = r.get(q.day.school);
-  if (!school) throw notFound("School", ctx.schoolId ?? 0);
+  if (!school) throw notFound(m`School ${ctx.schoolId ?? 0} not found`);
   return {
     school,
     cycles: r.get(q.day.cycles),
@@ -298,9 +299,9 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
   const timeZone = read.school.timeZone;
   const today = dateIn(timeZone, now);
   const student = read.students.find((s) => s.id === ask.studentId);
-  if (!student) throw notFound("Student", ask.studentId);
+  if (!student) throw notFound(m`Student ${ask.studentId} not found`);
   const asker = askerOf(ctx, read, ask, today);
-  if (!asker) throw notFound("Student", ask.studentId);
+  if (!asker) throw notFound(m`Student ${ask.studentId} not found`);
   const real = calendarDate(ask.date) !== undefined;
   const level: Level | null = student.level;
   const weekday = real ? isoWeekday(ask.date) : 0;
@@ -324,14 +325,14 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
   if (ask.kind === "auto_pickup") {
     if (ask.trustedPersonId !== undefined) {
       const p = read.people.find((x) => x.id === ask.trustedPersonId);
-      if (!p) throw notFound("Trusted person", ask.trustedPersonId);
+      if (!p) throw notFound(m`Trusted person ${ask.trustedPersonId} not found`);
       snapshot.trustedPerson = { id: p.id, approved: p.status === "approved", ofStudent: p.studentId === student.id };
     } else {
       const parentId = ask.pickupParentId ?? read.me;
       if (parentId === null || parentId === undefined)
-        throw badRequest("An auto pickup names who collects: pickupParentId or trustedPersonId");
+        throw badRequest(m`An auto pickup names who collects: pickupParentId or trustedPersonId`);
       if (ask.pickupParentId !== undefined && !read.pickupParents.some((p) => p.id === parentId))
-        throw notFound("Parent", parentId);
+        throw notFound(m`Parent ${parentId} not found`);
       const link = read.links.find((l) => l.studentId === student.id && l.parentId === parentId);
       snapshot.pickup = {
         parentId,
@@ -370,19 +371,19 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
   let stopId = ask.stopId ?? null;
   if (ask.trustedAddressId !== undefined) {
     const a = read.addresses.find((x) => x.id === ask.trustedAddressId);
-    if (!a) throw notFound("Trusted address", ask.trustedAddressId);
+    if (!a) throw notFound(m`Trusted address ${ask.trustedAddressId} not found`);
     snapshot.trustedAddress = { id: a.id, approved: a.status === "approved", ofStudent: a.studentId === ask.studentId };
     stopId = stopId ?? a.routeStopId;
   }
   const stop = stopId === null ? undefined : read.stops.find((s) => s.id === stopId);
-  if (stopId !== null && !stop) throw notFound("Route stop", stopId);
+  if (stopId !== null && !stop) throw notFound(m`Route stop ${stopId} not found`);
   // Another stop of their own route when only a stop is named.
   const routeId = ask.routeId ?? stop?.routeId ?? (ask.trustedAddressId === undefined ? homeRoutes[0] : undefined);
   if (routeId === undefined) return null;
   const day = (read.routeDays.get(ask.date) ?? []).find((d) => d.routeId === routeId);
   if (!day) {
     // The route exists in no day read: not this school's (or the date is not a real one).
-    if (calendarDate(ask.date)) throw notFound("Route", routeId);
+    if (calendarDate(ask.date)) throw notFound(m`Route ${routeId} not found`);
     return null;
   }
   const rides = homeRoutes.includes(routeId);

@@ -10,6 +10,7 @@ import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { fold } from "../../lib/fold";
+import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -159,7 +160,7 @@ const membersRoute = defineRoute({
 /** A family by its number, with its members. */
 export async function familyByNumber(ctx: Ctx, { params }: InputOf<typeof membersRoute>) {
   const row = await resource.select(ctx).where(byNumber(ctx, params.familyNumber)).first();
-  if (!row) throw notFound("Family", params.familyNumber);
+  if (!row) throw notFound(m`Family ${params.familyNumber} not found`);
   return resource.toRecord(ctx, row);
 }
 
@@ -209,7 +210,7 @@ export const familyParentLimit = operation(parentLimitRoute, async (ctx, { param
   const row = await Families.select(ctx, { limit: parentLimit(ctx), parents: parentCount })
     .where(resource.scoped(ctx, eq(families.id, params.id), "read"))
     .first();
-  if (!row) throw notFound("Family", params.id);
+  if (!row) throw notFound(m`Family ${params.id} not found`);
   return { limit: row.limit, parents: row.parents, canAdd: row.parents < row.limit };
 });
 

@@ -23,6 +23,7 @@ import { Guardians, guardians } from "../../db/schema/student";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { actedFor } from "../delegate/api";
@@ -53,8 +54,8 @@ const where = (target: Target): SQL =>
 
 const label = (target: Target) =>
   "invitationId" in target
-    ? notFound("Invitation", target.invitationId)
-    : notFound("Invitation student response", target.studentResponseId);
+    ? notFound(m`Invitation ${target.invitationId} not found`)
+    : notFound(m`Invitation student response ${target.studentResponseId} not found`);
 
 const answerFields = {
   id: invitationStudentResponses.id,
@@ -146,7 +147,7 @@ export async function giveAnswers(
       const seen = await Invitations.select(ctx, { id: invitations.id })
         .where(eq(invitations.id, target.invitationId), visibleInvitation(ctx))
         .first();
-      if (seen) throw forbidden(`You are not a guardian of a child invited by invitation ${target.invitationId}`);
+      if (seen) throw forbidden(m`You are not a guardian of a child invited by invitation ${target.invitationId}`);
     }
     throw label(target);
   }
@@ -162,34 +163,34 @@ export async function giveAnswers(
   const asked = input.studentIds ?? (mode === "first" && pendingOnes.length ? pendingOnes : [...children.keys()]);
   const missing = asked.filter((id) => !children.has(id));
   if (missing.length) {
-    throw notFound(`Invited child${missing.length > 1 ? "ren" : ""} of yours`, missing.join(", "));
+    throw notFound(m`Invited child${missing.length > 1 ? "ren" : ""} of yours ${missing.join(", ")} not found`);
   }
   const chosen = asked.flatMap((id) => children.get(id) ?? []);
   if (first.status !== "open")
-    throw conflict(`Invitation ${first.invitationId} is ${first.status}; it takes no answers`);
+    throw conflict(m`Invitation ${first.invitationId} is ${first.status}; it takes no answers`);
   const now = ctx.deps.clock.now().toISOString();
   if (first.expiresAt !== null && first.expiresAt <= now) {
-    throw conflict(`Invitation ${first.invitationId} expired at ${first.expiresAt}; it takes no answers`);
+    throw conflict(m`Invitation ${first.invitationId} expired at ${first.expiresAt}; it takes no answers`);
   }
   for (const c of chosen) {
     const why = barred(c, input.answer);
     if (why)
       throw unprocessable(
-        `You may not ${input.answer === "accepted" ? "accept" : "decline"} for student ${c.studentId}: ${why}`,
+        m`You may not ${input.answer === "accepted" ? "accept" : "decline"} for student ${c.studentId}: ${why}`,
       );
   }
   if (mode === "first") {
     const answered = chosen.filter((c) => c.answer !== "pending");
     if (answered.length) {
       throw conflict(
-        `Already answered for student${answered.length > 1 ? "s" : ""} ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
+        m`Already answered for student${answered.length > 1 ? "s" : ""} ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
       );
     }
   }
   const made = chosen.filter((c) => input.answer === "declined" && c.exitPermissionId !== null);
   if (made.length) {
     throw conflict(
-      `The acceptance for student ${made[0]?.studentId} made exit permission ${made[0]?.exitPermissionId}; cancel that permission instead`,
+      m`The acceptance for student ${made[0]?.studentId} made exit permission ${made[0]?.exitPermissionId}; cancel that permission instead`,
     );
   }
   // What changes: an answer that differs, or an acceptance the rules refused (asked again).
@@ -244,7 +245,7 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
   } catch (err) {
     if (err instanceof GuardFailed) {
       throw conflict(
-        `Invitation ${invitation.invitationId} changed while answering (answered, closed or expired); read it again`,
+        m`Invitation ${invitation.invitationId} changed while answering (answered, closed or expired); read it again`,
       );
     }
     throw err;
@@ -289,7 +290,7 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
   changing.forEach((c, i) => {
     const result = results[i];
     const set = !result
-      ? { failures: [{ code: "not_asked", message: "The exit permission was not asked" }] }
+      ? { failures: [{ code: "not_asked", message: m`The exit permission was not asked` }] }
       : result.ok
         ? { exitPermissionId: result.id, failures: null }
         : { failures: result.failures };

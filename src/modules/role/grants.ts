@@ -43,6 +43,7 @@ import {
 } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
 export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
@@ -66,7 +67,7 @@ export const isPlatform = (id: number) => (builtIn(id)?.grants.length ?? 1) === 
 export function mayGrant(ctx: Ctx, granted: readonly Granted[]): void {
   const platform = granted.find((p) => isPlatform(p.id));
   if (platform) {
-    throw unprocessable(`Permission ${platform.name} is a platform permission and cannot be in a school's role`);
+    throw unprocessable(m`Permission ${platform.name} is a platform permission and cannot be in a school's role`);
   }
   mayHold(ctx, granted, "grant");
 }
@@ -85,7 +86,7 @@ function holds(ctx: Ctx, permissionId: number): boolean {
 function mayHold(ctx: Ctx, granted: readonly Granted[], verb: string): void {
   const lacking = granted.find((p) => !holds(ctx, p.id));
   if (lacking) {
-    throw forbidden(`You cannot ${verb} permission ${lacking.name}: you do not hold it in school ${ctx.schoolId}`);
+    throw forbidden(m`You cannot ${verb} permission ${lacking.name}: you do not hold it in school ${ctx.schoolId}`);
   }
 }
 
@@ -143,11 +144,11 @@ const isBuiltin = (key: string): key is BuiltinRole => key in BUILTIN_ROLES;
 
 function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
   if (roleIds.includes(SUPER_ADMIN_ROLE)) {
-    throw forbidden("The super-admin role cannot be assigned or removed through the API");
+    throw forbidden(m`The super-admin role cannot be assigned or removed through the API`);
   }
   const refuse = (roleId: number, role: string, permission: string) =>
     forbidden(
-      `You cannot ${verb} role ${role} (${roleId}): it grants ${permission}, which you do not hold in school ${ctx.schoolId}`,
+      m`You cannot ${verb} role ${role} (${roleId}): it grants ${permission}, which you do not hold in school ${ctx.schoolId}`,
     );
   if (ctx.isSuperAdmin || roleIds.length === 0) return decided;
   // Built-in roles grant what the catalogue says (test/access.test.ts checks the database agrees).
@@ -218,13 +219,13 @@ function actingOn(ctx: Ctx, people: People, action: string): Check {
       const [row] = results.get(byRole);
       if (row) {
         throw forbidden(
-          `You cannot ${action} user ${row.userId}: they hold ${row.name} in school ${ctx.schoolId}, which you do not`,
+          m`You cannot ${action} user ${row.userId}: they hold ${row.name} in school ${ctx.schoolId}, which you do not`,
         );
       }
       const [platformAdmin] = results.get(superAdmins);
       if (platformAdmin) {
         throw forbidden(
-          `You cannot ${action} user ${platformAdmin.userId}: they are a platform super-admin, holding every permission, which you do not`,
+          m`You cannot ${action} user ${platformAdmin.userId}: they are a platform super-admin, holding every permission, which you do not`,
         );
       }
     };

@@ -13,6 +13,7 @@ import {
 } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -166,7 +167,7 @@ export async function getRouteFinalStatus(ctx: Ctx, { params, query }: InputOf<t
     since: query.sinceVersion,
   });
   const [list] = read.lists;
-  if (!list) throw notFound("Route", params.routeId);
+  if (!list) throw notFound(m`Route ${params.routeId} not found`);
   return { ...list, ...(read.changes ? { changes: read.changes } : {}) };
 }
 export const getRouteFinalStatusOperation = operation(finalStatus, getRouteFinalStatus);
@@ -189,7 +190,7 @@ export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: I
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { routeId: params.routeId }, date, { print: true });
   const [list] = read.lists;
-  if (!list) throw notFound("Route", params.routeId);
+  if (!list) throw notFound(m`Route ${params.routeId} not found`);
   const empty = list.reason ? `${routeOffMessage(list.reason, list.routeName, date)}.` : "";
   const bytes = await listsPdf(ctx, read.school, date, list.runs ? [list] : [], empty);
   return pdfResponse(bytes, `route-${list.routeId}-${date}.pdf`);

@@ -8,6 +8,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { isTimeZone as computable } from "../../lib/zoned-time";
 
 export { LEVELS, type Level };
@@ -25,7 +26,7 @@ export const LevelsInput = z
   .array(LevelSchema)
   .min(1)
   .max(LEVELS.length)
-  .refine((v) => new Set(v).size === v.length, "Each level at most once")
+  .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
   .openapi({ description: "The levels the school offers (at least one)", example: ["elementary", "middle"] });
 
 /** The stored form: the levels in canonical order, whatever order the client sent. */
@@ -93,7 +94,7 @@ const isTimeZone = (tz: string) => {
 export const TimeZone = z
   .string()
   .max(64)
-  .refine(isTimeZone, "Expected an IANA time zone like America/Mexico_City (or UTC)")
+  .refine(isTimeZone, zodMessage(m`Expected an IANA time zone like America/Mexico_City (or UTC)`))
   .openapi({ example: "America/Mexico_City", description: "IANA time zone: today, dismissal and cut-offs use it" });
 
 export const Email = z.email().max(254).openapi({ example: "office@school.example" });
@@ -104,7 +105,7 @@ const LOGO_KEY = /^([1-9]\d{0,9})\/logo\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const LogoKey = z
   .string()
   .max(120)
-  .regex(LOGO_KEY, "Expected {schoolId}/logo/{file name}")
+  .regex(LOGO_KEY, zodMessage(m`Expected {schoolId}/logo/{file name}`))
   .openapi({ example: "1/logo/logo-2f1c.png", description: "Object key of the logo, under `{schoolId}/logo/`" });
 
 /** Whether a logo key lies under this school's prefix. */

@@ -12,6 +12,7 @@ import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
@@ -73,7 +74,7 @@ export function visibleSchools(ctx: Ctx): SQL | undefined {
 export const schoolResource = defineResource({
   name: "school",
   plural: "schools",
-  label: "School",
+  label: m`School`,
   path: "/api/v1/school",
   tag: "Schools",
   scope: "platform",
@@ -134,7 +135,7 @@ export const updateSchool = schoolResource.update({
     if (input.timeZone !== undefined) forgetZone(id);
     if (input.logo != null && !logoOf(input.logo, id)) {
       const message = `Must start with ${id}/logo/ (this school's logos)`;
-      throw badRequest(`Invalid body: logo: ${message}`, [{ path: "logo", message }]);
+      throw badRequest(m`Invalid body: logo: ${message}`, [{ path: "logo", message }]);
     }
     return levels === undefined ? input : { ...input, levels: storeLevels(levels) };
   },

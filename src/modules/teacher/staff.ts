@@ -33,6 +33,7 @@ import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation, type Tag } from "../../lib/route";
@@ -221,7 +222,7 @@ async function employeeNumberTaken<T extends ProfileTable>(ctx: Ctx, data: Data<
     .select(ctx, { id: data.table.id })
     .where(eq(data.table.employeeNumber, employeeNumber))
     .first();
-  if (taken) throw conflict(`Employee number ${employeeNumber} is already used in this school`);
+  if (taken) throw conflict(m`Employee number ${employeeNumber} is already used in this school`);
 }
 
 /**
@@ -246,7 +247,7 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
     const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
       .where(eq(schoolUsers.userId, input.userId), isNull(schoolUsers.deletedAt))
       .first();
-    if (!member) throw notFound("User", input.userId);
+    if (!member) throw notFound(m`User ${input.userId} not found`);
     userId = input.userId;
     batch.add(...giveRoles(ctx, eq(users.id, userId), [role]));
   } else {
@@ -309,11 +310,11 @@ export async function updateStaff<T extends ProfileTable, Row, Rec>(
     ...(await personEdit(ctx, userId, person)),
   );
   try {
-    await batch.commit({ conflict: `Employee number ${profile.employeeNumber} is already used in this school` });
+    await batch.commit({ conflict: m`Employee number ${profile.employeeNumber} is already used in this school` });
   } catch (err) {
     if (err instanceof GuardFailed) {
       await resource.find(ctx, id); // 404 when it went meanwhile
-      throw conflict(`${resource.config.label} ${id} changed while it was being written; try again`);
+      throw conflict(m`${resource.config.label} ${id} changed while it was being written; try again`);
     }
     throw err;
   }
@@ -346,7 +347,7 @@ export async function removeStaff<T extends ProfileTable, Row, Rec>(
       )
       .commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound(resource.config.label, id);
+    if (err instanceof GuardFailed) throw notFound(m`${resource.config.label} ${id} not found`);
     throw err;
   }
 }

@@ -31,6 +31,7 @@ import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, RecordBase, type Rule, timestamps } from "../../lib/resource";
@@ -70,7 +71,7 @@ export const TransportRecord = RecordBase.extend({
 export const vehicleResource = defineResource({
   name: "transport",
   plural: "transports",
-  label: "Transport",
+  label: m`Transport`,
   path: "/api/v1/transport",
   tag: "Transport",
   scope: "school",
@@ -87,8 +88,7 @@ export const vehicleResource = defineResource({
     driverUserId: row.driverUserId,
     status: row.status,
   }),
-  conflictMessage:
-    "A vehicle with this name already exists in this school (names that differ in case or accents are one)",
+  conflictMessage: m`A vehicle with this name already exists in this school (names that differ in case or accents are one)`,
 });
 
 export const listTransports = vehicleResource.list({
@@ -141,7 +141,7 @@ async function driverStatements(ctx: Ctx, userId: number | null | undefined): Pr
   const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
     .where(eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt))
     .first();
-  if (!member) throw notFound("User", userId);
+  if (!member) throw notFound(m`User ${userId} not found`);
   return giveRoles(ctx, eq(users.id, userId), ["driver"]);
 }
 
@@ -241,7 +241,7 @@ const dayName = (l: DayLoad) => (l.date ? `${l.date} (${WEEKDAY_NAMES[l.weekday 
 function tooFewSeats(name: string, seats: number, over: DayLoad[]) {
   const worst = [...over].sort((a, b) => b.riders - a.riders).slice(0, 3);
   const days = worst.map((l) => `${l.riders} riders on ${dayName(l)} (route ${l.route})`).join("; ");
-  return unprocessable(`Vehicle ${name} cannot have ${seats} seats: it carries ${days}`);
+  return unprocessable(m`Vehicle ${name} cannot have ${seats} seats: it carries ${days}`);
 }
 
 /**
@@ -272,20 +272,19 @@ export async function updateTransport(ctx: Ctx, { params, body }: InputOf<typeof
     if (over.length) throw tooFewSeats(before.name, seats, over);
     rules.push({
       when: seatsHold(ctx, id, seats),
-      message: `Vehicle ${before.name} cannot have ${seats} seats: riders were added meanwhile; try again`,
+      message: m`Vehicle ${before.name} cannot have ${seats} seats: riders were added meanwhile; try again`,
     });
   }
   if (body.status === "out_of_service" && before.status !== "out_of_service") {
     const serving = await servedBy(ctx, id).orderBy(asc(routes.name)).limit(5).all();
     if (serving.length) {
       throw unprocessable(
-        `Vehicle ${before.name} serves route(s) ${serving.map((r) => r.name).join(", ")}: a vehicle out of service ` +
-          "cannot serve a route that runs; move them to another vehicle first",
+        m`Vehicle ${before.name} serves route(s) ${serving.map((r) => r.name).join(", ")}: a vehicle out of service cannot serve a route that runs; move them to another vehicle first`,
       );
     }
     rules.push({
       when: sql`NOT ${Routes.exists(ctx, eq(routes.transportId, id))}`,
-      message: `Vehicle ${before.name} now serves a route; it cannot go out of service`,
+      message: m`Vehicle ${before.name} now serves a route; it cannot go out of service`,
     });
   }
   const also = await driverStatements(ctx, body.driverUserId);
@@ -301,7 +300,7 @@ export const deleteTransport = vehicleResource.delete({
     const serving = await servedBy(ctx, id).orderBy(desc(routes.createdAt)).limit(5).all();
     if (serving.length) {
       throw conflict(
-        `Transport ${id} serves route(s) ${serving.map((r) => r.name).join(", ")}; delete or move them first`,
+        m`Transport ${id} serves route(s) ${serving.map((r) => r.name).join(", ")}; delete or move them first`,
       );
     }
   },

@@ -17,6 +17,7 @@ import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { commit, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { hit } from "../../lib/rate-limit";
 import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
@@ -87,7 +88,7 @@ async function limit(ctx: Ctx) {
     ctx.deps.clock.now(),
   );
   if (!allowed) {
-    throw new ApiError(429, `At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour`, {
+    throw new ApiError(429, m`At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour`, {
       headers: { "retry-after": String(retryAfter) },
     });
   }
@@ -258,6 +259,9 @@ export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise
     .all();
   const found = new Set(rows.map((r) => r.userId));
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  if (missing.length)
+    throw notFound(
+      missing.length === 1 ? m`User ${missing.join(", ")} not found` : m`Users ${missing.join(", ")} not found`,
+    );
   return send(ctx, rows);
 }
