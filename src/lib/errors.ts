@@ -138,7 +138,7 @@ const EXAMPLES: Record<
   400: {
     detail: "Invalid query: pageSize: Too big: expected number to be <=100",
     instance: "/api/v1/permission?pageSize=1000",
-    errors: [{ path: "pageSize", message: m`Too big: expected number to be <=100` }],
+    errors: [{ path: "pageSize", message: "Too big: expected number to be <=100" }],
   },
   401: {
     title: "Invalid or expired access token",
@@ -259,6 +259,9 @@ function invalid(target: string, detail: Message): Message {
       return m`Invalid body: ${detail}`;
   }
 }
+
+/** A 400 for fields a verb found invalid itself (after zod): "Invalid body: path: message; ...". */
+export const invalidBody = (errors: FieldError[]) => badRequest(invalid("json", fieldsDetail(errors)), errors);
 
 export function validationError(error: z.ZodError, target: string): ApiError {
   const errors = fieldErrors(error);

@@ -69,6 +69,14 @@ export function currentLanguage(): Language {
   return request?.language ?? "en";
 }
 
+/**
+ * The language of a text for the caller themself when the request's caller is not signed in (a
+ * sign-in code): the request's header, else `user`'s stored language, else the school's, else English.
+ */
+export function languageFor(user?: string | null, school?: string | null): Language {
+  return chooseLanguage(scope.getStore() ?? currentRequest()?.language, user, school) ?? "en";
+}
+
 /** The current school's language as `authorize` found it (null outside a school-scoped request). */
 export function currentSchoolLanguage(): Language | null {
   return currentRequest()?.schoolLanguage ?? null;

@@ -82,6 +82,11 @@ export const translationOf = (key: string, language: Exclude<Language, "en">): s
 /** Every key of a language's catalogue. */
 export const catalogueKeys = (language: Exclude<Language, "en">): string[] => Object.keys(CATALOGUES[language]);
 
+/** Messages (or values) one after the other with `separator` (punctuation: "; "), each in the language of the whole. */
+export function joinMessages(items: readonly Value[], separator: string): Message {
+  return new Message(["", ...items.slice(1).map(() => separator), ""], items);
+}
+
 /** "a", "a or b", "a, b or c": a list of codes or names, joined in the message's language. */
 export function anyOf(items: readonly Value[]): Message {
   if (items.length <= 1) return new Message(["", ""], [items[0] ?? ""]);
@@ -95,9 +100,7 @@ export function allOf(items: readonly Value[]): Message {
 }
 
 /** Items joined with commas (each rendered in the language of the message that shows them). */
-function joined(items: readonly Value[]): Message {
-  return new Message(["", ...items.slice(1).map(() => ", "), ""], items);
-}
+const joined = (items: readonly Value[]): Message => joinMessages(items, ", ");
 
 /**
  * A zod message of ours, rendered when an input is parsed (so in that request's language):

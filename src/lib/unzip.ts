@@ -10,11 +10,14 @@
  * damaged or cut-short part is an error, never a part read in half.
  */
 import { Inflate } from "fflate";
-import { m } from "./message";
+import { type Message, m } from "./message";
 
 /** A zip the reader refuses: damaged, too large, not a zip. The message is for the user. */
 export class ZipError extends Error {
   override name = "ZipError";
+  constructor(readonly text: Message) {
+    super(text.toString());
+  }
 }
 
 /** One part as the central directory lists it (the local header is read when the part is). */
@@ -38,7 +41,7 @@ const INPUT_CHUNK = 16 * 1024;
 /** The largest piece passed on at once: what the reader decodes and scans at a time. */
 const OUTPUT_CHUNK = 256 * 1024;
 
-const damaged = (detail: string) => new ZipError(m`The file is damaged: ${detail}`);
+const damaged = (detail: Message) => new ZipError(m`The file is damaged: ${detail}`);
 const notZip = () => new ZipError(m`The file is not an .xlsx workbook (it could not be unzipped)`);
 
 const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);

@@ -17,7 +17,10 @@ import { currentLanguage, type Language, withLanguage } from "./language";
 import { Message, m } from "./message";
 import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
-export type Cell = string | number | boolean | null | undefined | Message;
+/** A cell the reader reads. */
+export type ReadCell = string | number | boolean | null | undefined;
+/** A cell the writer writes: a value, or a message written in the request's language. */
+export type Cell = ReadCell | Message;
 
 export interface Sheet {
   name: Message;
@@ -172,6 +175,9 @@ export function attachment(name: string): string {
 /** A file the reader refuses: not an .xlsx, too large, too many rows. The message is for the user. */
 export class XlsxError extends Error {
   override name = "XlsxError";
+  constructor(readonly text: Message) {
+    super(text.toString());
+  }
 }
 
 export interface ReadLimits {
@@ -214,7 +220,7 @@ export const READ_LIMITS = {
 /** One worksheet row: its spreadsheet number (1 is the first) and its cells by column (gaps are null). */
 export interface SheetRow {
   row: number;
-  cells: Cell[];
+  cells: ReadCell[];
 }
 
 const ENTITY: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
@@ -222,8 +228,12 @@ const ENTITY: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', 
 /** XML text to a string: entities, character references and OOXML's `_xHHHH_` escapes. */
 function unescapeXml(s: string): string {
   return s
-    .replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(\w+));/g, (m, hex, dec, name) =>
-      hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : (ENTITY[name] ?? m),
+    .replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(\w+));/g, (entity, hex, dec, name) =>
+      hex
+        ? String.fromCodePoint(parseInt(hex, 16))
+        : dec
+          ? String.fromCodePoint(Number(dec))
+          : (ENTITY[name] ?? entity),
     )
     .replace(/_x([0-9a-fA-F]{4})_/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
 }
@@ -231,8 +241,8 @@ function unescapeXml(s: string): string {
 /** The text of a string item (`<si>` or `<is>`): every `<t>` run, phonetic runs (`<rPh>`) left out. */
 function itemText(xml: string): string {
   let text = "";
-  for (const m of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "").matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) {
-    text += m[1];
+  for (const match of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "").matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) {
+    text += match[1];
   }
   return unescapeXml(text);
 }
@@ -255,7 +265,7 @@ export function columnIndex(ref: string): number {
   return n - 1;
 }
 
-function cellValue(type: string | undefined, inner: string, shared: string[]): Cell {
+function cellValue(type: string | undefined, inner: string, shared: string[]): ReadCell {
   if (type === "inlineStr") return itemText(inner);
   const v = /<v>([\s\S]*?)<\/v>/.exec(inner)?.[1];
   if (v === undefined) return null;
@@ -280,9 +290,9 @@ function firstSheetPath(workbook: string | undefined, rels: string | undefined):
   if (workbook !== undefined && rels !== undefined) {
     const sheet = /<(?:\w+:)?sheet\s[^>]*>/.exec(workbook)?.[0];
     const id = sheet && /\s(?:\w+:)?id="([^"]*)"/.exec(sheet)?.[1];
-    for (const m of rels.matchAll(/<Relationship\s[^>]*>/g)) {
-      if (attr(m[0], "Id") !== id) continue;
-      const target = attr(m[0], "Target") ?? "";
+    for (const match of rels.matchAll(/<Relationship\s[^>]*>/g)) {
+      if (attr(match[0], "Id") !== id) continue;
+      const target = attr(match[0], "Target") ?? "";
       return target.startsWith("/") ? target.slice(1) : `xl/${target.replace(/^\.\//, "")}`;
     }
   }
@@ -291,9 +301,11 @@ function firstSheetPath(workbook: string | undefined, rels: string | undefined):
 
 const SHARED_STRINGS = "xl/sharedStrings.xml";
 
-const tooLarge = (what: string, limit: number) =>
+const tooLarge = (what: Message, limit: number) =>
   new XlsxError(
-    m`${what} unzips to more than ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`}, the most an import reads: split the file`,
+    limit % MB === 0
+      ? m`${what} unzips to more than ${limit / MB} MB, the most an import reads: split the file`
+      : m`${what} unzips to more than ${limit} bytes, the most an import reads: split the file`,
   );
 
 /**
@@ -306,7 +318,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
   const counted = new Map<string, number>();
   let total = 0;
   /** The unzipped bytes of part `name`, in chunks; nothing if the file has no such part. */
-  function* read(name: string, limit: number, what: string): Generator<Uint8Array> {
+  function* read(name: string, limit: number, what: Message): Generator<Uint8Array> {
     const entry = parts.get(name);
     if (!entry) return;
     const before = counted.get(name);
@@ -314,7 +326,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
     const bound = Math.min(limit, room);
     let size = 0;
     for (const chunk of readEntry(bytes, entry, bound, () =>
-      room < limit ? tooLarge("The workbook", limits.maxTotalBytes) : tooLarge(what, limit),
+      room < limit ? tooLarge(m`The workbook`, limits.maxTotalBytes) : tooLarge(what, limit),
     )) {
       size += chunk.length;
       yield chunk;
@@ -329,7 +341,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
     if (!parts.has(name)) return undefined;
     const decoder = new TextDecoder();
     let out = "";
-    for (const chunk of read(name, limits.maxPartBytes, `The part ${name}`))
+    for (const chunk of read(name, limits.maxPartBytes, m`The part ${name}`))
       out += decoder.decode(chunk, { stream: true });
     return out + decoder.decode();
   };
@@ -348,17 +360,17 @@ function* scan<T>(
   opening: RegExp,
   each: (m: RegExpMatchArray) => T | undefined,
   max: number,
-  tooLong: string,
+  tooLong: Message,
 ): Generator<T> {
   const decoder = new TextDecoder();
   let text = "";
   const drain = function* (done: boolean): Generator<T> {
     let end = 0;
-    for (const m of text.matchAll(pattern)) {
-      if (m[0].length > max) throw new XlsxError(tooLong);
-      const out = each(m);
+    for (const match of text.matchAll(pattern)) {
+      if (match[0].length > max) throw new XlsxError(tooLong);
+      const out = each(match);
       if (out !== undefined) yield out;
-      end = (m.index ?? 0) + m[0].length;
+      end = (match.index ?? 0) + match[0].length;
     }
     const rest = text.slice(end);
     const next = rest.search(opening);
@@ -374,14 +386,21 @@ function* scan<T>(
   yield* drain(true);
 }
 
-const tooLong = (what: string, max: number) =>
-  `${what} is longer than ${max.toLocaleString("en")} characters: the file cannot be imported`;
+const tooLong = (what: Message, max: number) =>
+  m`${what} is longer than ${max} characters: the file cannot be imported`;
 
 /** The shared-string table: each `<si>`'s text, in order. */
 function sharedStrings(chunks: Iterable<Uint8Array>, max: number): string[] {
-  const what = `A string of the shared-string table (${SHARED_STRINGS})`;
+  const what = m`A string of the shared-string table (${SHARED_STRINGS})`;
   return [
-    ...scan(chunks, /<si>([\s\S]*?)<\/si>|<si\/>/g, /<si[\s>/]/, (m) => itemText(m[1] ?? ""), max, tooLong(what, max)),
+    ...scan(
+      chunks,
+      /<si>([\s\S]*?)<\/si>|<si\/>/g,
+      /<si[\s>/]/,
+      (match) => itemText(match[1] ?? ""),
+      max,
+      tooLong(what, max),
+    ),
   ];
 }
 
@@ -390,7 +409,7 @@ const CELL = /<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
 
 /** The `<row>` elements of a worksheet's XML, in order: attributes in [1], content in [2]. */
 const rowElements = (chunks: Iterable<Uint8Array>, max: number) =>
-  scan(chunks, ROW, /<row[\s>/]/, (m) => m, max, tooLong("A row of the worksheet", max));
+  scan(chunks, ROW, /<row[\s>/]/, (match) => match, max, tooLong(m`A row of the worksheet`, max));
 
 /** Whether a row's XML has a cell with a value (a row `sheetRows` yields), cheaper than reading it. */
 function hasValue(xml: string, shared: string[]): boolean {
@@ -404,12 +423,12 @@ function hasValue(xml: string, shared: string[]): boolean {
 /** The rows of a worksheet's XML with a value, in order (see `xlsxRows`). */
 function* sheetRows(chunks: Iterable<Uint8Array>, shared: string[], max: number): Generator<SheetRow> {
   let last = 0;
-  for (const m of rowElements(chunks, max)) {
-    const r = Number(attr(m[1] ?? "", "r")) || last + 1;
+  for (const match of rowElements(chunks, max)) {
+    const r = Number(attr(match[1] ?? "", "r")) || last + 1;
     last = r;
-    const cells: Cell[] = [];
+    const cells: ReadCell[] = [];
     let next = 0;
-    for (const c of (m[2] ?? "").matchAll(CELL)) {
+    for (const c of (match[2] ?? "").matchAll(CELL)) {
       const ref = attr(c[1] ?? "", "r");
       const index = ref ? columnIndex(ref) : next;
       next = index + 1;
@@ -438,7 +457,7 @@ export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator
   try {
     yield* readRows(bytes, { ...READ_LIMITS, ...limits });
   } catch (err) {
-    throw err instanceof ZipError ? new XlsxError(err.message) : err;
+    throw err instanceof ZipError ? new XlsxError(err.text) : err;
   }
 }
 
@@ -451,13 +470,13 @@ function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<S
   const path = firstSheetPath(xlsx.text("xl/workbook.xml"), xlsx.text("xl/_rels/workbook.xml.rels"));
   if (!xlsx.has(path)) throw new XlsxError(m`The workbook has no worksheet`);
   const shared = sharedStrings(
-    xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, `The shared-string table (${SHARED_STRINGS})`),
+    xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, m`The shared-string table (${SHARED_STRINGS})`),
     limits.maxElementChars,
   );
-  const sheet = () => xlsx.read(path, limits.maxSheetBytes, `The worksheet (${path})`);
+  const sheet = () => xlsx.read(path, limits.maxSheetBytes, m`The worksheet (${path})`);
   let count = 0;
-  for (const m of rowElements(sheet(), limits.maxElementChars)) {
-    if (hasValue(m[2] ?? "", shared) && ++count > maxRows + 1) {
+  for (const match of rowElements(sheet(), limits.maxElementChars)) {
+    if (hasValue(match[2] ?? "", shared) && ++count > maxRows + 1) {
       throw new XlsxError(m`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
     }
   }

@@ -14,7 +14,7 @@ import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../li
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { chooseLanguage } from "../lib/language";
-import { m } from "../lib/message";
+import { type Message, m } from "../lib/message";
 import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../lib/tokens";
 import { currentSchool } from "./current-school";
@@ -60,7 +60,12 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
       can: (permission) => isSuperAdmin || PermissionSet.has(bitmap, permission.id),
     };
     if (typeof access !== "string" && !principal.can(access)) {
-      throw new ApiError(403, m`Missing permission ${access.name}${schoolId === null ? "" : ` in school ${schoolId}`}`);
+      throw new ApiError(
+        403,
+        schoolId === null
+          ? m`Missing permission ${access.name}`
+          : m`Missing permission ${access.name} in school ${schoolId}`,
+      );
     }
     c.set("principal", principal);
     if (request) {
@@ -71,6 +76,6 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
   };
 }
 
-function unauthorized(title: string, detail: string) {
+function unauthorized(title: Message, detail: Message) {
   return new ApiError(401, detail, { title, headers: { "www-authenticate": 'Bearer realm="api"' } });
 }

@@ -15,14 +15,14 @@ import { schools } from "../db/schema/core";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound } from "../lib/errors";
 import type { Language } from "../lib/language";
-import { m } from "../lib/message";
+import { type Message, m } from "../lib/message";
 import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
 import type { Access, Scope } from "./authorize";
 
 const SCHOOL_ID = /^[1-9]\d{0,9}$/;
 
-const required = (detail: string) =>
+const required = (detail: Message) =>
   new ApiError(400, detail, { errors: [{ path: "X-School-Id", message: m`Required` }] });
 
 /**
@@ -68,7 +68,7 @@ export async function currentSchool(
   const mine = Object.keys(memberships);
   if (isSuperAdmin) {
     if (scope === "school") {
-      throw required("X-School-Id header is required: a super-admin names the school to act in");
+      throw required(m`X-School-Id header is required: a super-admin names the school to act in`);
     }
     // Platform data: a super-admin passes every check, whatever school.
     return mine.length === 1 ? fromToken(Number(mine[0])) : null;
@@ -77,7 +77,7 @@ export async function currentSchool(
   if (mine.length === 0) throw new ApiError(403, m`You have no role in any school`);
   // Even platform data needs a school to know which of the caller's roles apply.
   if (scope === "school" || access !== "member") {
-    throw required("X-School-Id header is required: you belong to more than one school");
+    throw required(m`X-School-Id header is required: you belong to more than one school`);
   }
   return null;
 }

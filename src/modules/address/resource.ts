@@ -10,7 +10,7 @@ import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { badRequest, conflict } from "../../lib/errors";
+import { conflict, invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
@@ -46,8 +46,8 @@ function coordinates(input: { latitude?: number | null; longitude?: number | nul
       : sent.latitude
         ? "longitude"
         : "latitude";
-  const message = "Send latitude and longitude together (both numbers, or both null)";
-  throw badRequest(m`Invalid body: ${path}: ${message}`, [{ path, message }]);
+  const message = m`Send latitude and longitude together (both numbers, or both null)`;
+  throw invalidBody([{ path, message }]);
 }
 
 const { street, city, country, ...optional } = addressFields;

@@ -104,7 +104,7 @@ export const exportAdministrativeUsers = resource.export({
   list: listAdministrativeUsers,
   filename: m`administrative-staff.xlsx`,
   sheet: m`Administrative staff`,
-  columns: staffColumns("Position"),
+  columns: staffColumns(m`Position`),
   cells: (ctx, row) => {
     const r = resource.toRecord(ctx, row);
     return staffCells(r, r.position);

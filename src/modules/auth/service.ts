@@ -29,8 +29,8 @@ import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import { type Language, languageFrom } from "../../lib/language";
-import { m } from "../../lib/message";
+import { type Language, languageFor, languageFrom } from "../../lib/language";
+import { type Message, m } from "../../lib/message";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
@@ -46,16 +46,16 @@ export const PHONE_CHECK_ADDRESS_WINDOW_SECONDS = 10 * 60;
 const iso = (d: Date) => d.toISOString();
 const plus = (d: Date, seconds: number) => new Date(d.getTime() + seconds * 1000);
 
-const tooMany = (detail: string, retryAfter: number, title?: string) =>
+const tooMany = (detail: Message, retryAfter: number, title?: Message) =>
   new ApiError(429, detail, { title, headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) } });
 
 const codeHash = (deps: Deps, phone: string, code: string) => hmacHex(deps.config.authSecret, `${phone}:${code}`);
 
-/** The text of the SMS that carries a code. */
-export const codeMessage = (code: string) => `Your school app code is ${code}. It expires in 10 minutes.`;
+/** The text of the SMS that carries a code (the code is its only run of six digits, in every language). */
+export const codeMessage = (code: string) => m`Your school app code is ${code}. It expires in 10 minutes.`;
 
 /** The code a message from `codeMessage` carries, or null (the development outbox shows it). */
-export const codeInMessage = (body: string) => /\bcode is (\d{6})\b/.exec(body)?.[1] ?? null;
+export const codeInMessage = (body: string) => /(?<!\d)(\d{6})(?!\d)/.exec(body)?.[1] ?? null;
 
 /** Users who may sign in: invited (first sign-in activates them) or active. */
 const canSignIn = (status: string | undefined) => status === "invited" || status === "active";
@@ -100,7 +100,11 @@ export async function sendVerificationCode(deps: Deps, phone: string) {
   const { db, clock } = deps;
   const { resendCooldownSeconds: cooldown, codesPerHour } = deps.config.authLimits;
   const now = clock.now();
-  const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
+  const [user] = await db
+    .select({ status: users.status, language: users.language })
+    .from(users)
+    .where(eq(users.phone, phone))
+    .limit(1);
   const known = canSignIn(user?.status);
   // An unknown number gets a row too (so its limits count), holding a code nobody will see.
   const code = randomDigits(6);
@@ -122,7 +126,8 @@ export async function sendVerificationCode(deps: Deps, phone: string) {
 
   if (known) {
     try {
-      await deps.sms.send(phone, codeMessage(code));
+      // The request's language (Accept-Language), else the number's user's own.
+      await deps.sms.send(phone, codeMessage(code).render(languageFor(user?.language)));
     } catch (err) {
       // Nothing was delivered: the row must not hold a cooldown or count toward the hourly cap,
       // or the 503's "try again shortly" would be answered with a 429.
@@ -251,7 +256,9 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
   const matches = timingSafeEqual(claimed.codeHash, await codeHash(deps, phone, code));
   if (!matches || !user || !canSignIn(user.status)) {
     const left = CODE_MAX_ATTEMPTS - claimed.attempts;
-    throw new ApiError(401, m`Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`, { title: m`Invalid code` });
+    throw new ApiError(401, left === 1 ? m`Wrong code; ${left} attempt left` : m`Wrong code; ${left} attempts left`, {
+      title: m`Invalid code`,
+    });
   }
 
   const refreshToken = randomToken();

@@ -30,19 +30,20 @@ import { Documents, documents } from "../../db/schema/document";
 import { queueReceipts } from "../../db/schema/jobs";
 import { unavailable } from "../../db/transient";
 import { type Ctx, importCtx } from "../../lib/context";
+import { type Language, withLanguage } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
+import { type Message, m } from "../../lib/message";
 import type { Consumer } from "../../lib/module";
-import { BulkMessage, type RowError } from "./service";
+import { BulkMessage, type RowError, storedErrors } from "./service";
 
 /** Errors kept on the process: enough to fix a file, small enough for its row. */
 const MAX_ERRORS = 200;
 
 export { BULK_QUEUE } from "./queue";
 
-import { m } from "../../lib/message";
 import { BULK_QUEUE } from "./queue";
 
-type Claimed = { id: number; entity: string; documentId: number };
+type Claimed = { id: number; entity: string; documentId: number; language: Language };
 
 export const consumeBulkProcess: Consumer = async (deps, message) => {
   const parsed = BulkMessage.safeParse(message.body);
@@ -86,6 +87,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       id: bulkProcesses.id,
       entity: bulkProcesses.entity,
       documentId: bulkProcesses.documentId,
+      language: bulkProcesses.language,
     }),
   );
   const file = batch.read(
@@ -108,9 +110,15 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   }
   if (receipt.length === 0)
     log.info("bulk process resumed", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId });
+  // The report is written in the language of whoever started the process (zod's messages too).
+  await withLanguage(process.language, () => run(ctx, message.id, process, files[0]?.slug));
+};
+
+async function run(ctx: Ctx, messageId: string, process: Claimed, slug: string | undefined) {
+  const bulkProcessId = process.id;
   let result: Outcome;
   try {
-    result = await runImport(ctx, process, files[0]?.slug);
+    result = await runImport(ctx, process, slug);
   } catch (err) {
     // The database is briefly unavailable: thrown, so the queue retries the message, which takes
     // the run up again (above); the process stays processing, neither failed nor lost.
@@ -118,15 +126,15 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
     // Recorded as a failure the user can see and queue again, rather than a process left
     // "processing" that no redelivery would ever pick up. The batches already written stay: a
     // second run updates them rather than duplicating them.
-    log.error("bulk process stopped", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId, ...errorFields(err) });
+    log.error("bulk process stopped", { queue: BULK_QUEUE, messageId, bulkProcessId, ...errorFields(err) });
     result = { errors: [{ row: 0, message: m`The import stopped unexpectedly; queue it again` }], fatal: true };
   }
   await finish(ctx, process, result);
-};
+}
 
 type Outcome = { errors: RowError[]; fatal: boolean; totalRows?: number; processedRows?: number };
 
-const fileError = (message: string): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
+const fileError = (message: Message): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
 
 /** Checks the uploaded file, then imports it. */
 async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): Promise<Outcome> {
@@ -176,7 +184,7 @@ async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   }
   const set = {
     status: failed ? ("failed" as const) : ("completed" as const),
-    errors: listed,
+    errors: storedErrors(listed),
     ...(totalRows !== undefined ? { totalRows, processedRows: processedRows ?? 0 } : {}),
     finishedAt: now,
   };

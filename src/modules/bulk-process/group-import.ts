@@ -18,7 +18,7 @@ import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Level } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { type Message, m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
 import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
@@ -55,7 +55,7 @@ export const GROUP_COLUMNS: Column<Field>[] = [
 
 export const GROUP_EXAMPLE: Cell[] = ["3A", "elementary", "2026-2027", 3, "+52 55 1234 5678", "A-0001, A-0002"];
 
-const list = (max: number, what: string) =>
+const list = (max: number, tooMany: Message) =>
   z
     .string()
     .optional()
@@ -69,7 +69,7 @@ const list = (max: number, what: string) =>
         ),
       ];
       if (items.length > max) {
-        ctx.addIssue({ code: "custom", message: m`At most ${max} ${what}, comma-separated`.render() });
+        ctx.addIssue({ code: "custom", message: tooMany.render() });
         return z.NEVER;
       }
       return items;
@@ -98,7 +98,7 @@ const GroupRow = z.object({
       }
       return n;
     }),
-  teacherPhones: list(MAX_TEACHERS, "teachers").pipe(
+  teacherPhones: list(MAX_TEACHERS, m`At most ${MAX_TEACHERS} teachers, comma-separated`).pipe(
     z.array(z.string()).transform((phones, ctx) => {
       const out: string[] = [];
       for (const p of phones) {
@@ -112,7 +112,7 @@ const GroupRow = z.object({
       return [...new Set(out)];
     }),
   ),
-  studentIdNumbers: list(MAX_STUDENTS, "students"),
+  studentIdNumbers: list(MAX_STUDENTS, m`At most ${MAX_STUDENTS} students, comma-separated`),
 });
 type GroupRow = z.infer<typeof GroupRow>;
 

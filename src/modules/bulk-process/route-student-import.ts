@@ -62,7 +62,7 @@ const RouteStudentRow = z.object({
   weekdays: z.string().transform((v, ctx) => {
     const parsed = parseWeekdays(v);
     if ("error" in parsed) {
-      ctx.addIssue({ code: "custom", message: parsed.error });
+      ctx.addIssue({ code: "custom", message: parsed.error.render() });
       return z.NEVER;
     }
     return parsed.days;
@@ -218,7 +218,7 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
         errors.push({
           row,
           column: "weekdays",
-          message: m`Route ${route.name} does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
+          message: m`Route ${route.name} does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays))}`,
         });
       }
     }

@@ -24,7 +24,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
-import { m, zodMessage } from "../../lib/message";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
@@ -143,7 +143,7 @@ export const getDelegate = resource.get({ access: permissions.read });
 
 const datesInOrder = (v: { validFrom?: string; validUntil?: string }) =>
   v.validFrom === undefined || v.validUntil === undefined || v.validFrom <= v.validUntil;
-const REVERSED = { message: m`validUntil must not be before validFrom`, path: ["validUntil"] };
+const REVERSED = { ...zodMessage(m`validUntil must not be before validFrom`), path: ["validUntil"] };
 
 const CreateBody = z
   .strictObject({
@@ -165,7 +165,7 @@ const CreateBody = z
 const DAY_MS = 24 * 3600 * 1000;
 
 /** A delegate acts with the parent role's permissions: giving, changing or taking that needs them all. */
-const mayDelegate = (ctx: Ctx, verb: string) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
+const mayDelegate = (ctx: Ctx, verb: Message) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
 
 /**
  * A delegation that ended before today would never let anyone act: 422. Today is UTC's, a day
@@ -185,7 +185,7 @@ function notOver(ctx: Ctx, validUntil: string) {
  */
 export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
   notOver(ctx, input.validUntil);
-  await mayDelegate(ctx, "delegate");
+  await mayDelegate(ctx, m`delegate`);
   const manager = ctx.can(parentPermissions.write);
   let parent: { id: number; userId: number } | undefined;
   if (input.parentId !== undefined) parent = await parentOf(ctx, input.parentId, !manager);
@@ -253,7 +253,7 @@ const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUnt
  * change of the other date cannot leave them reversed (that is a 422: read again and retry).
  */
 export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
-  await mayDelegate(ctx, "delegate");
+  await mayDelegate(ctx, m`delegate`);
   const current = await resource.find(ctx, id);
   const from = input.validFrom ?? current.validFrom;
   const until = input.validUntil ?? current.validUntil;
@@ -293,5 +293,5 @@ export const updateDelegateOperation = operation(
 
 export const deleteDelegate = resource.delete({
   access: permissions.write,
-  check: (ctx) => mayDelegate(ctx, "withdraw a delegation of"),
+  check: (ctx) => mayDelegate(ctx, m`withdraw a delegation of`),
 });

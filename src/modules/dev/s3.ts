@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import type { StoredObject } from "../../deps";
 import type { AppEnv } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { m, verbatim } from "../../lib/message";
 import { createRouter } from "../../lib/router";
 import { verifyPresigned } from "../../lib/s3";
 
@@ -35,7 +35,7 @@ async function handle(c: Context<AppEnv>) {
   const { config, storage, clock } = c.var.deps;
   const method = c.req.method;
   const refusal = await verifyPresigned(config.s3, { method, url: c.req.url, headers: c.req.raw.headers }, clock.now());
-  if (refusal) throw new ApiError(403, refusal.message, { title: refusal.code });
+  if (refusal) throw new ApiError(403, refusal.message, { title: verbatim(refusal.code) });
   const { bucket, key } = target(c);
   if (bucket !== config.s3.bucket) throw notFound(m`Bucket ${bucket} not found`);
   if (!key || new TextEncoder().encode(key).length > MAX_KEY_BYTES) {

@@ -12,7 +12,7 @@ import { badRequest, conflict } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { permissions } from "./permissions";
 
 export const MAX_FILE_NAME = 200;
@@ -36,7 +36,7 @@ export const Slug = z
   .refine((v) => !v.includes(".."), zodMessage(m`Must not contain ..`))
   // A file name `.` is a dot segment: URL normalisation drops it, so the URL would sign another key.
   .refine((v) => !v.endsWith("/."), zodMessage(m`The file name must not be .`))
-  .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
+  .regex(SAFE_TEXT, UNSAFE_TEXT)
   .openapi({
     example: "1/documents/report-card-2026.pdf",
     description: "Object key: `{schoolId}/documents/{file name}`, where schoolId is the current school",

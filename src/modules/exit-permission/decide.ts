@@ -22,7 +22,7 @@ import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/tr
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { anyOf, type Message, m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -34,7 +34,7 @@ import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
 
-const LABEL = "Exit permission";
+const LABEL = m`Exit permission`;
 const meta = {
   tag: "Permissions and tasks" as const,
   module: "exit-permissions" as const,
@@ -129,11 +129,12 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
   }
 }
 
-const notIn = (p: Stored, states: readonly string[], what: string) => {
+const notIn = (p: Stored, states: readonly string[], what: Message) => {
   if (!states.includes(p.status))
-    throw conflict(m`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${states.join(" or ")}`);
+    throw conflict(m`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${anyOf(states)}`);
 };
 
+/** Who decided, when, and why: a reason the service writes is kept in the language of the request that decided. */
 const decision = (ctx: Ctx, reason: string | null) => ({
   decidedBy: ctx.userId,
   decidedAt: ctx.deps.clock.now().toISOString(),
@@ -166,7 +167,7 @@ const confirmRoute = defineRoute({
 export async function confirmExitPermission(ctx: Ctx, { params, body }: InputOf<typeof confirmRoute>) {
   const { id } = params;
   const { permission, effect } = await readForDecision(ctx, id);
-  notIn(permission, ["pending"], "a decision");
+  notIn(permission, ["pending"], m`a decision`);
   const pending = eq(exitPermissions.status, "pending");
   const set = { status: body.status, ...decision(ctx, body.reason ?? null) };
   const action = body.status === "confirmed" ? "confirm" : "reject";
@@ -217,11 +218,11 @@ const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
 export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
   const { id } = params;
   const { permission, effect } = await readForDecision(ctx, id);
-  notIn(permission, ["awaiting_family"], "an answer");
+  notIn(permission, ["awaiting_family"], m`an answer`);
   const awaiting = eq(exitPermissions.status, "awaiting_family");
   if (!body.accept) {
     if (!isStaff(ctx)) await mustBeFamily(ctx, permission);
-    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? "Declined by the family") };
+    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? m`Declined by the family`.render()) };
     const batch = new Batch(ctx).add(
       ...ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting }),
     );
@@ -235,7 +236,7 @@ export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<
   const confirmed = one.resolved.status === "confirmed";
   const set = {
     status: confirmed ? ("confirmed" as const) : ("pending" as const),
-    ...(confirmed ? decision(ctx, "Confirmed automatically (the school's setting)") : {}),
+    ...(confirmed ? decision(ctx, m`Confirmed automatically (the school's setting)`.render()) : {}),
   };
   const change = ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting });
   const batch = new Batch(ctx).add(...(confirmed ? confirming(ctx, id, effect, change) : change));
@@ -283,9 +284,9 @@ export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<t
   const { id } = params;
   const { permission } = await readForDecision(ctx, id);
   if (!isStaff(ctx) && !isAsker(ctx, permission))
-    throw forbidden(m`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may change it`);
+    throw forbidden(m`Only who asked for exit permission ${id}, or the school, may change it`);
   const open = ["pending", "awaiting_family"] as const;
-  notIn(permission, open, "a change");
+  notIn(permission, open, m`a change`);
   const retarget = body.routeId !== undefined || body.stopId !== undefined || body.trustedAddressId !== undefined;
   const recollect = body.pickupParentId !== undefined || body.trustedPersonId !== undefined;
   const base = askOf(permission);
@@ -340,9 +341,9 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
   const { permission } = await readForDecision(ctx, id);
   const staff = isStaff(ctx);
   if (!staff && !isAsker(ctx, permission))
-    throw forbidden(m`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may cancel it`);
+    throw forbidden(m`Only who asked for exit permission ${id}, or the school, may cancel it`);
   const states = staff ? ["awaiting_family", "pending", "confirmed"] : ["awaiting_family", "pending"];
-  notIn(permission, states, "cancelling");
+  notIn(permission, states, m`cancelling`);
   const withdraw = permission.status === "confirmed";
   const only: SQL = withdraw
     ? eq(exitPermissions.status, "confirmed")
@@ -353,7 +354,7 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
     ...ExitPermissions.updateOne(
       ctx,
       id,
-      { status: "cancelled", ...(withdraw ? decision(ctx, "Withdrawn by the school") : {}) },
+      { status: "cancelled", ...(withdraw ? decision(ctx, m`Withdrawn by the school`.render()) : {}) },
       { action: withdraw ? "withdraw" : "cancel", where: and(only) },
     ),
   );

@@ -23,7 +23,8 @@ import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { badRequest, notFound, unprocessable } from "../../lib/errors";
-import { m, zodMessage } from "../../lib/message";
+import { withLanguage } from "../../lib/language";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -71,7 +72,7 @@ const FixedRecord = RecordBase.extend({
 const visibleFixed = (ctx: Ctx): SQL | undefined =>
   isStaff(ctx) ? undefined : inList(fixedExitPermissions.studentId, ownStudents(ctx));
 
-function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: string) {
+function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: Message) {
   return defineResource({
     name,
     plural: `${name}s`,
@@ -105,8 +106,8 @@ function fixedResource(kind: "route_change" | "auto_pickup", segment: string, na
   });
 }
 
-const routeChanges = fixedResource("route_change", "route-change", "fixedRouteChange", "Fixed route change");
-const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup", "Fixed auto pickup");
+const routeChanges = fixedResource("route_change", "route-change", "fixedRouteChange", m`Fixed route change`);
+const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup", m`Fixed auto pickup`);
 
 const common = {
   studentId: Id.openapi({ example: 1 }),
@@ -347,10 +348,15 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
 export async function generateFixedExitPermissions(deps: Deps): Promise<string> {
   const today = deps.clock.now().toISOString().slice(0, 10);
   const rows = await deps.db
-    .selectDistinct({ schoolId: FixedExitPermissions.schoolOf() })
+    .selectDistinct({ schoolId: FixedExitPermissions.schoolOf(), language: schools.language })
     .from(fixedExitPermissions)
+    .innerJoin(schools, eq(schools.id, FixedExitPermissions.schoolOf()))
     .where(gte(fixedExitPermissions.untilDate, today));
   let made = 0;
-  for (const { schoolId } of rows) made += await generateFor(jobCtx(deps, "generate-fixed-exit-permissions", schoolId));
+  // A job has no request: what it writes (a decision's reason) is in each school's language.
+  for (const { schoolId, language } of rows) {
+    const job = jobCtx(deps, "generate-fixed-exit-permissions", schoolId);
+    made += await withLanguage(language, () => generateFor(job));
+  }
   return `${made} exit permissions made for ${rows.length} schools`;
 }

@@ -134,6 +134,9 @@ type Text = (facts: Facts) => Message;
 const v = (fact: unknown): Value =>
   fact instanceof Message || fact === null || fact === undefined ? fact : String(fact);
 
+/** A fact as an answer shows it: a message written in the current language. */
+const shownFact = (fact: unknown) => (fact instanceof Message ? fact.render() : fact);
+
 /** Why a date is not a school day (`reason` of `not-school-day`). */
 const NOT_SCHOOL_DAY: Record<string, Message> = {
   holiday: m`a holiday`,
@@ -171,6 +174,16 @@ const MESSAGES: Record<string, Text> = {
 export function failure(code: string, facts: Facts = {}): RuleFailure {
   const message = MESSAGES[code]?.(facts) ?? verbatim(code);
   return { code, message, ...facts };
+}
+
+/** A failure as an answer's schema shows it: its message (and its reason) written in the current language. */
+export function shown(f: RuleFailure) {
+  const { message, reason, ...facts } = f;
+  return {
+    ...facts,
+    message: message.render(),
+    ...(reason === undefined ? {} : { reason: String(shownFact(reason)) }),
+  };
 }
 
 /** Not a guardian of the student: `pickUpRefusal`'s answer an accepted invitation overrides. */

@@ -11,9 +11,10 @@ import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { joinMessages, m } from "../../lib/message";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
-import { decide, failure, type RuleFailure, type Verdict } from "./rules";
+import { decide, failure, type RuleFailure, shown, type Verdict } from "./rules";
 import { type Ask, type Resolved, readSnapshot, resolve } from "./snapshot";
 
 export type { Ask };
@@ -46,7 +47,8 @@ function fieldOf(code: string): string {
 
 /** The 422 that lists every failed rule (`failures`, and each as a field error). */
 export function refusal(failures: readonly RuleFailure[]): ApiError {
-  return new ApiError(422, failures.map((f) => f.message).join("; "), {
+  const messages = failures.map((f) => f.message);
+  return new ApiError(422, joinMessages(messages, "; "), {
     errors: failures.map((f) => ({ path: fieldOf(f.code), message: f.message })),
     members: { failures },
   });
@@ -68,7 +70,8 @@ const nowIso = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 const autoDecision = (ctx: Ctx) => ({
   decidedBy: ctx.userId,
   decidedAt: nowIso(ctx),
-  decisionReason: "Confirmed automatically (the school's setting)",
+  // Kept as text, in the language of the request (or the school's, for the daily job) that decided.
+  decisionReason: m`Confirmed automatically (the school's setting)`.render(),
 });
 
 /** Queues the writes of one ask that passed the rules; answers the slot that reads it back. */
@@ -158,7 +161,7 @@ export async function askOne(ctx: Ctx, ask: Ask) {
   const [written] = await writeAsks(ctx, [one.resolved]);
   if (!written) throw new Error("nothing written");
   if (!written.ok) throw refusal(written.failures);
-  return { ...written.record, warnings: one.verdict.warnings, deadline: one.verdict.deadline };
+  return { ...written.record, warnings: one.verdict.warnings.map(shown), deadline: one.verdict.deadline };
 }
 
 /** The verdict on an ask without writing anything. */
@@ -169,8 +172,8 @@ export async function dryRun(ctx: Ctx, ask: Ask) {
   const { verdict, resolved } = one;
   return {
     ok: verdict.failures.length === 0,
-    failures: verdict.failures,
-    warnings: verdict.warnings,
+    failures: verdict.failures.map(shown),
+    warnings: verdict.warnings.map(shown),
     deadline: verdict.deadline,
     dismissal: verdict.dismissal,
     latest: verdict.latest,

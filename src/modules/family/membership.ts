@@ -54,19 +54,23 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
   const [found] = results.get(family);
   if (familyId !== null && !found) throw notFound(m`Family ${familyId} not found`);
   const current = found?.parents ?? 0;
-  const refuse = (what: string, ids: number[], rows: { id: number; familyId: number | null }[]) => {
+  const refuse = (who: "parent" | "student", ids: number[], rows: { id: number; familyId: number | null }[]) => {
     const missing = ids.find((id) => !rows.some((f) => f.id === id));
-    if (missing !== undefined) throw notFound(m`${what} ${missing} not found`);
+    if (missing !== undefined) {
+      throw notFound(who === "parent" ? m`Parent ${missing} not found` : m`Student ${missing} not found`);
+    }
     const taken = rows.find((f) => f.familyId !== null && f.familyId !== familyId);
     if (taken) {
       throw conflict(
-        m`${what} ${taken.id} is already in another family (${taken.familyId}); a ${what.toLowerCase()} in two families is not allowed: take them out of it first`,
+        who === "parent"
+          ? m`Parent ${taken.id} is already in another family (${taken.familyId}); a parent in two families is not allowed: take them out of it first`
+          : m`Student ${taken.id} is already in another family (${taken.familyId}); a student in two families is not allowed: take them out of it first`,
       );
     }
     return rows.filter((f) => f.familyId === null).map((f) => f.id);
   };
-  const newParents = refuse("Parent", parentIds, results.get(foundParents));
-  const newStudents = refuse("Student", studentIds, results.get(foundStudents));
+  const newParents = refuse("parent", parentIds, results.get(foundParents));
+  const newStudents = refuse("student", studentIds, results.get(foundStudents));
   const limit = results.get(limits)[0]?.limit ?? DEFAULT_PARENT_LIMIT;
   const after = replace && input.parentIds ? parentIds.length : current + newParents.length;
   if (newParents.length && after > limit) {

@@ -15,7 +15,7 @@ import { idList } from "../../lib/params";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { addFamilyParents, createFamily, removeFamily, updateFamily } from "./membership";
 import { permissions } from "./permissions";
 import { parentCount, parentLimit, familyResource as resource, withActing } from "./record";
@@ -132,7 +132,7 @@ const NumberParams = z.object({
     .string()
     .min(1)
     .max(50)
-    .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
+    .regex(SAFE_TEXT, UNSAFE_TEXT)
     .openapi({
       param: { name: "familyNumber", in: "path" },
       example: "F-0001",

@@ -165,10 +165,18 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
   const foundStudents = found.get(studentsRead);
   const missingTeachers = teacherIds.filter((t) => !foundTeachers.some((r) => r.id === t));
   if (missingTeachers.length)
-    throw notFound(m`Teacher${missingTeachers.length > 1 ? "s" : ""} ${missingTeachers.join(", ")} not found`);
+    throw notFound(
+      missingTeachers.length > 1
+        ? m`Teachers ${missingTeachers.join(", ")} not found`
+        : m`Teacher ${missingTeachers.join(", ")} not found`,
+    );
   const missingStudents = studentIds.filter((s) => !foundStudents.some((r) => r.id === s));
   if (missingStudents.length)
-    throw notFound(m`Student${missingStudents.length > 1 ? "s" : ""} ${missingStudents.join(", ")} not found`);
+    throw notFound(
+      missingStudents.length > 1
+        ? m`Students ${missingStudents.join(", ")} not found`
+        : m`Student ${missingStudents.join(", ")} not found`,
+    );
 
   const { db } = ctx.deps;
   const now = ctx.deps.clock.now().toISOString();

@@ -208,7 +208,10 @@ export async function deleteGroups(ctx: Ctx, ids: number[]) {
   const listed = inList(groups.id, ids);
   const found = await Groups.select(ctx, { id: groups.id }, "write").where(listed).all();
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
-  if (missing.length) throw notFound(m`Group${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
+  if (missing.length)
+    throw notFound(
+      missing.length > 1 ? m`Groups ${missing.join(", ")} not found` : m`Group ${missing.join(", ")} not found`,
+    );
   await new Batch(ctx).add(...Groups.delete(ctx, listed)).commit();
 }
 

@@ -23,7 +23,7 @@ import { Guardians, guardians } from "../../db/schema/student";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { actedFor } from "../delegate/api";
@@ -112,11 +112,11 @@ async function answerable(ctx: Ctx, target: Target) {
 type Row = Awaited<ReturnType<typeof answerable>>[number];
 
 /** Why this guardian link may not give `answer` on the invitation's day, or null. */
-function barred(link: Row, answer: AnswerInput["answer"]): string | null {
-  if (!link.canRequestChanges) return "this guardian may not request changes to the student's way home";
+function barred(link: Row, answer: AnswerInput["answer"]): Message | null {
+  if (!link.canRequestChanges) return m`this guardian may not request changes to the student's way home`;
   // A restricted guardian may still decline: declining changes nothing of the child's way home.
   if (answer === "accepted" && restrictedOn({ ...link, canPickUp: true }, link.date))
-    return "the school has restricted this guardian";
+    return m`the school has restricted this guardian`;
   return null;
 }
 
@@ -163,7 +163,11 @@ export async function giveAnswers(
   const asked = input.studentIds ?? (mode === "first" && pendingOnes.length ? pendingOnes : [...children.keys()]);
   const missing = asked.filter((id) => !children.has(id));
   if (missing.length) {
-    throw notFound(m`Invited child${missing.length > 1 ? "ren" : ""} of yours ${missing.join(", ")} not found`);
+    throw notFound(
+      missing.length > 1
+        ? m`Invited children of yours ${missing.join(", ")} not found`
+        : m`Invited child of yours ${missing.join(", ")} not found`,
+    );
   }
   const chosen = asked.flatMap((id) => children.get(id) ?? []);
   if (first.status !== "open")
@@ -176,14 +180,18 @@ export async function giveAnswers(
     const why = barred(c, input.answer);
     if (why)
       throw unprocessable(
-        m`You may not ${input.answer === "accepted" ? "accept" : "decline"} for student ${c.studentId}: ${why}`,
+        input.answer === "accepted"
+          ? m`You may not accept for student ${c.studentId}: ${why}`
+          : m`You may not decline for student ${c.studentId}: ${why}`,
       );
   }
   if (mode === "first") {
     const answered = chosen.filter((c) => c.answer !== "pending");
     if (answered.length) {
       throw conflict(
-        m`Already answered for student${answered.length > 1 ? "s" : ""} ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
+        answered.length > 1
+          ? m`Already answered for students ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`
+          : m`Already answered for student ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
       );
     }
   }
@@ -289,11 +297,12 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
   const record = new Batch(ctx);
   changing.forEach((c, i) => {
     const result = results[i];
+    // Kept on the answer as text: written in the language of the request that decided it.
     const set = !result
-      ? { failures: [{ code: "not_asked", message: m`The exit permission was not asked` }] }
+      ? { failures: [{ code: "not_asked", message: m`The exit permission was not asked`.render() }] }
       : result.ok
         ? { exitPermissionId: result.id, failures: null }
-        : { failures: result.failures };
+        : { failures: result.failures.map((f) => ({ ...f, message: f.message.render() })) };
     record.add(
       ...InvitationStudentResponses.update(
         ctx,

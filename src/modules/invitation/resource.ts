@@ -313,7 +313,10 @@ export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof create
   }
   const read = await inviter(ctx, body.studentIds);
   const missing = body.studentIds.filter((id) => !read.students.some((s) => s.id === id));
-  if (missing.length) throw notFound(m`Student${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
+  if (missing.length)
+    throw notFound(
+      missing.length > 1 ? m`Students ${missing.join(", ")} not found` : m`Student ${missing.join(", ")} not found`,
+    );
   const anyone = ctx.can(permissions.manage) || read.teacher;
   if (!anyone && !read.parent) throw forbidden(m`Only guardians, teachers and staff invite`);
   const own = read.students.filter(
@@ -321,7 +324,9 @@ export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof create
   );
   if (own.length && (goHome || !anyone)) {
     throw unprocessable(
-      m`Student${own.length > 1 ? "s" : ""} ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`,
+      own.length > 1
+        ? m`Students ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`
+        : m`Student ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`,
     );
   }
   if (pickup === "auto_pickup" && !read.parent) {
@@ -399,7 +404,7 @@ const open = { column: invitations.status, states: ["open"] };
 const notOpen =
   ({ id }: { id: number }) =>
   (state: string) =>
-    `Invitation ${id} is ${state}; only an open invitation can be changed`;
+    m`Invitation ${id} is ${state}; only an open invitation can be changed`;
 
 export const updateInvitation = invitation.update({
   access: permissions.write,

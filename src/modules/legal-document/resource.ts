@@ -12,7 +12,7 @@ import { LEGAL_KINDS, LegalDocuments, type LegalKind, legalDocuments } from "../
 import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
 export const MAX_TITLE = 200;
@@ -30,7 +30,12 @@ const MARKDOWN = new RegExp(`^[^${REFUSED}]*$`);
 export const Body = z
   .string()
   .max(MAX_BODY)
-  .regex(MARKDOWN, zodMessage(m`${UNSAFE_TEXT_MESSAGE} (line breaks and tabs are fine)`))
+  .regex(
+    MARKDOWN,
+    zodMessage(
+      m`Must not contain control characters or bidirectional formatting characters (line breaks and tabs are fine)`,
+    ),
+  )
   .refine((v) => v.trim().length > 0, zodMessage(m`Must not be blank`))
   .openapi({
     description: `The text, in Markdown: 1 to ${MAX_BODY} characters`,

@@ -14,11 +14,14 @@ import {
 } from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { Kind, type LegalDocument, toLegalDocument } from "./resource";
 
-const KIND_LABEL: Record<LegalKind, string> = { terms: "terms of service", privacy: "privacy policy" };
+const NONE_PUBLISHED: Record<LegalKind, Message> = {
+  terms: m`No published terms of service yet`,
+  privacy: m`No published privacy policy yet`,
+};
 
 /** The published version of `kind` with the highest number; 404 when none is published yet. */
 export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> {
@@ -26,7 +29,7 @@ export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> 
     .where(eq(legalDocuments.kind, kind), eq(legalDocuments.status, "published"))
     .orderBy(desc(legalDocuments.version))
     .first();
-  if (!row) throw new ApiError(404, m`No published ${KIND_LABEL[kind]} yet`);
+  if (!row) throw new ApiError(404, NONE_PUBLISHED[kind]);
   return toLegalDocument(row);
 }
 

@@ -21,8 +21,13 @@ const Name = z
   .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, zodMessage(m`Expected a dotted lowercase name like report.export`))
   .openapi({ example: "report.export" });
 
-const refuseBuiltin = (id: number, what: string) => {
-  if (id < FIRST_CUSTOM_PERMISSION_ID) throw unprocessable(m`Permission ${id} is built in and cannot be ${what}`);
+const refuseBuiltin = (id: number, what: "renamed" | "deleted") => {
+  if (id >= FIRST_CUSTOM_PERMISSION_ID) return;
+  throw unprocessable(
+    what === "renamed"
+      ? m`Permission ${id} is built in and cannot be renamed`
+      : m`Permission ${id} is built in and cannot be deleted`,
+  );
 };
 
 const resource = defineResource({

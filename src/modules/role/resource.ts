@@ -155,7 +155,10 @@ async function resolvePermissions(ctx: Ctx, refs: readonly (number | string)[]):
     )
     .all();
   const unknown = refs.filter((r) => !found.some((p) => p.id === r || p.name === r));
-  if (unknown.length) throw unprocessable(m`Unknown permission${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`);
+  if (unknown.length)
+    throw unprocessable(
+      unknown.length > 1 ? m`Unknown permissions: ${unknown.join(", ")}` : m`Unknown permission: ${unknown.join(", ")}`,
+    );
   return found;
 }
 
@@ -301,7 +304,7 @@ export const exportRoles = resource.export({
   cells: (_ctx, r) => [
     r.id,
     r.name,
-    r.key !== null ? "Yes" : "No",
+    r.key !== null ? m`Yes` : m`No`,
     toPermissions(r.permissions)
       .map((p) => p.name)
       .join(", "),

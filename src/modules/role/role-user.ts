@@ -159,7 +159,7 @@ export async function changeRole(ctx: Ctx, { params, body }: InputOf<typeof upda
   const { id } = params;
   const before = await resource.find(ctx, id);
   await givable(ctx, [body.roleId]);
-  await mayTake(ctx, [before.roleId, body.roleId], [before.userId], "change");
+  await mayTake(ctx, [before.roleId, body.roleId], [before.userId], m`change`);
   const rule = notLastAdmin(ctx);
   await resource.change(ctx, id, {
     action: "update",
@@ -182,7 +182,7 @@ const deleted = resource.delete({
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
 export async function removeMembership(ctx: Ctx, id: number): Promise<undefined> {
   const before = await resource.find(ctx, id);
-  await mayTake(ctx, [before.roleId], [before.userId], "remove");
+  await mayTake(ctx, [before.roleId], [before.userId], m`remove`);
   await resource.change(ctx, id, {
     action: "delete",
     remove: true,

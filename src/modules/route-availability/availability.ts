@@ -133,7 +133,7 @@ async function routeDayOf(ctx: Ctx, routeId: number, date: string): Promise<Rout
 }
 
 const tooFew = (day: RouteDay, seats: number, date: string) =>
-  `${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
+  m`${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
 
 export const createRouteAvailability = availability.create({
   access: permissions.write,

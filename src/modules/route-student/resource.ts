@@ -30,7 +30,7 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guardCount, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { joinMessages, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany, integerString, recordId } from "../../lib/params";
 import { type Filter, filterConditions } from "../../lib/resource";
@@ -51,7 +51,7 @@ import {
   visibleRoutes,
   Weekdays,
 } from "./record";
-import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
+import { dayList, daysOf, maskOf, weekdayShort } from "./weekdays";
 
 const Id = recordId();
 
@@ -244,7 +244,7 @@ function checkRefs(refs: Refs, ids: { routeId: number; stopId: number; studentId
   const outside = days.filter((d) => (route.weekdays & (1 << (d - 1))) === 0);
   if (outside.length) {
     throw unprocessable(
-      m`Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
+      m`Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays))}`,
     );
   }
   mayRide(route, { ...student, name: `${student.firstName} ${student.lastName}` });
@@ -466,7 +466,9 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     if (gone.length === 0) throw conflict(m`The riders changed while they were being deleted; try again`);
     throw new ApiError(
       404,
-      m`Route student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`,
+      gone.length > 1
+        ? m`Route students ${gone.join(", ")} not found; nothing was deleted`
+        : m`Route student ${gone.join(", ")} not found; nothing was deleted`,
     );
   }
   return ids;
@@ -520,9 +522,7 @@ export const exportRouteStudents = resource.export({
     r.idNumber,
     `${r.firstName} ${r.lastName}`,
     r.level,
-    daysOf(r.weekdays)
-      .map((d) => WEEKDAY_NAMES[d - 1]?.slice(0, 3))
-      .join(", "),
+    joinMessages(daysOf(r.weekdays).map(weekdayShort), ", "),
     r.suspendedFrom,
     r.suspendedUntil,
     r.suspensionReason,

@@ -16,7 +16,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -122,14 +122,15 @@ const CreateBody = z
   })
   .strict()
   .superRefine((v, issue) => {
-    const add = (path: string, message: string) => issue.addIssue({ code: "custom", path: [path], message });
-    if (v.userId === undefined && v.phone === undefined) add("userId", "Send userId, or phone and firstName");
+    const add = (path: string, message: Message) =>
+      issue.addIssue({ code: "custom", path: [path], message: message.render() });
+    if (v.userId === undefined && v.phone === undefined) add("userId", m`Send userId, or phone and firstName`);
     if (v.userId !== undefined) {
       for (const key of ["phone", "firstName", "lastName", "email"] as const) {
-        if (v[key] !== undefined) add(key, "Not with userId: send userId alone, or phone and a name");
+        if (v[key] !== undefined) add(key, m`Not with userId: send userId alone, or phone and a name`);
       }
     } else if (v.phone !== undefined && v.firstName === undefined) {
-      add("firstName", "Required with phone");
+      add("firstName", m`Required with phone`);
     }
   });
 

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Ctx } from "../../lib/context";
-import { badRequest } from "../../lib/errors";
+import { invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
 
 /**
@@ -34,8 +34,8 @@ type Range = { start: string; end: string };
 /** Refuses `end` before `start` as a 400 on the field `endField` (equal is allowed). */
 export function assertOrdered(range: Range, startField: string, endField: string) {
   if (range.end < range.start) {
-    const message = `Must not be before ${startField}`;
-    throw badRequest(m`Invalid body: ${endField}: ${message}`, [{ path: endField, message }]);
+    const message = m`Must not be before ${startField}`;
+    throw invalidBody([{ path: endField, message }]);
   }
 }
 

@@ -9,7 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import type { Ctx } from "../../lib/context";
-import { badRequest, type FieldError } from "../../lib/errors";
+import { type FieldError, invalidBody } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -62,7 +62,7 @@ export function assertTimesInOrder(times: Times) {
     errors.push({ path: "afterSchoolEndTime", message: m`Must be after dismissalTime` });
   }
   if (errors.length > 0) {
-    throw badRequest(m`Invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+    throw invalidBody(errors);
   }
 }
 

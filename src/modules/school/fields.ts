@@ -8,16 +8,16 @@ import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { isTimeZone as computable } from "../../lib/zoned-time";
 
 export { LEVELS, type Level };
 
-export const LEVEL_LABELS: Record<Level, string> = {
-  preschool: "Preschool",
-  elementary: "Elementary school",
-  middle: "Middle school",
-  high: "High school",
+export const LEVEL_LABELS: Record<Level, Message> = {
+  preschool: m`Preschool`,
+  elementary: m`Elementary school`,
+  middle: m`Middle school`,
+  high: m`High school`,
 };
 
 export const LevelSchema = z.enum(LEVELS).openapi({ description: "A school level", example: "elementary" });
@@ -52,7 +52,9 @@ export const LevelInfo = z
   .object({ key: LevelSchema, label: z.string().openapi({ example: "Elementary school" }) })
   .openapi("SchoolLevel");
 
-export const levelInfo = (levels: readonly Level[]) => levels.map((key) => ({ key, label: LEVEL_LABELS[key] }));
+/** The levels with their names, in the request's language. */
+export const levelInfo = (levels: readonly Level[]) =>
+  levels.map((key) => ({ key, label: LEVEL_LABELS[key].render() }));
 
 /**
  * Current IANA names that V8's list (CLDR's identifiers) still spells the old way (it has
@@ -125,7 +127,9 @@ export const LOGO_TYPES: Record<LogoType, string> = {
 
 /** The refusal of a level the school does not offer (API 422s and import row errors say the same). */
 export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
-  `The school does not offer the level ${level}; it offers ${offered.length ? offered.join(", ") : "none yet"}`;
+  offered.length
+    ? m`The school does not offer the level ${level}; it offers ${offered.join(", ")}`
+    : m`The school does not offer the level ${level}; it offers none yet`;
 
 /** The level is one the current school offers, else 422 (one indexed read of the school). */
 export async function assertOffered(ctx: Ctx, level: Level) {

@@ -11,7 +11,7 @@ import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { badRequest } from "../../lib/errors";
+import { invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -134,8 +134,8 @@ export const updateSchool = schoolResource.update({
   values: (_ctx, { id, body: { levels, ...input } }) => {
     if (input.timeZone !== undefined) forgetZone(id);
     if (input.logo != null && !logoOf(input.logo, id)) {
-      const message = `Must start with ${id}/logo/ (this school's logos)`;
-      throw badRequest(m`Invalid body: logo: ${message}`, [{ path: "logo", message }]);
+      const message = m`Must start with ${id}/logo/ (this school's logos)`;
+      throw invalidBody([{ path: "logo", message }]);
     }
     return levels === undefined ? input : { ...input, levels: storeLevels(levels) };
   },

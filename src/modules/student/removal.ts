@@ -51,7 +51,12 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     return ids.filter((id) => !here.has(id));
   };
   const refuse = (gone: number[]) =>
-    new ApiError(404, m`Student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`);
+    new ApiError(
+      404,
+      gone.length > 1
+        ? m`Students ${gone.join(", ")} not found; nothing was deleted`
+        : m`Student ${gone.join(", ")} not found; nothing was deleted`,
+    );
   const before = await missing();
   if (before.length) throw refuse(before);
   const batch = new Batch(ctx);

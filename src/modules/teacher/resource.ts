@@ -9,7 +9,7 @@ import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { contains } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { permissions } from "./permissions";
 import {
   joinPerson,
@@ -80,7 +80,7 @@ const filters = {
     schema: z
       .string()
       .min(1)
-      .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
+      .regex(SAFE_TEXT, UNSAFE_TEXT)
       // The LIKE pattern (the JSON string, LIKE-escaped, between %) within D1's 50 bytes.
       .refine(
         (v) => bytes(likeEscaped(JSON.stringify(v))) + 2 <= 50,
@@ -127,7 +127,7 @@ export const exportTeachers = resource.export({
   list: listTeachers,
   filename: m`teachers.xlsx`,
   sheet: m`Teachers`,
-  columns: staffColumns("Subjects"),
+  columns: staffColumns(m`Subjects`),
   cells: (ctx, row) => {
     const r = resource.toRecord(ctx, row);
     return staffCells(r, r.subjects.join(", "));

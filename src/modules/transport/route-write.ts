@@ -30,7 +30,7 @@ import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { maskOf, WEEKDAY_NAMES } from "../../lib/weekdays";
+import { maskOf, weekdayName } from "../../lib/weekdays";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
 import { Direction, routeResource, Time, Weekday } from "./route";
@@ -211,7 +211,7 @@ function refuse(
     const busiest = [...read.days].sort((a, b) => Number(b.riders) - Number(a.riders))[0];
     if (busiest && Number(busiest.riders) > read.vehicle.seats) {
       throw unprocessable(
-        m`Vehicle ${read.vehicle.name} has ${read.vehicle.seats} seats; the route carries ${busiest.riders} riders on ${WEEKDAY_NAMES[busiest.weekday - 1]}`,
+        m`Vehicle ${read.vehicle.name} has ${read.vehicle.seats} seats; the route carries ${busiest.riders} riders on ${weekdayName(busiest.weekday)}`,
       );
     }
   }
@@ -236,7 +236,7 @@ function refuse(
     const first = dropped[0];
     if (first) {
       throw conflict(
-        m`Route ${want.routeId} carries ${first.riders} riders on ${WEEKDAY_NAMES[first.weekday - 1]}: it keeps the weekdays its students ride`,
+        m`Route ${want.routeId} carries ${first.riders} riders on ${weekdayName(first.weekday)}: it keeps the weekdays its students ride`,
       );
     }
   }

@@ -31,14 +31,14 @@ import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { joinMessages, m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, RecordBase, type Rule, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { WEEKDAY_NAMES } from "../../lib/weekdays";
+import { weekdayName } from "../../lib/weekdays";
 import { isoWeekday } from "../../lib/zoned-time";
 import { mayAssign } from "../role/api";
 import { giveRoles } from "../user/api";
@@ -235,12 +235,15 @@ async function loads(ctx: Ctx, id: number, since: string): Promise<DayLoad[]> {
   return out;
 }
 
-const dayName = (l: DayLoad) => (l.date ? `${l.date} (${WEEKDAY_NAMES[l.weekday - 1]})` : WEEKDAY_NAMES[l.weekday - 1]);
+const dayName = (l: DayLoad) => (l.date ? m`${l.date} (${weekdayName(l.weekday)})` : weekdayName(l.weekday));
 
 /** The 422 of seats below some day's riders, naming the fullest days (at most three). */
 function tooFewSeats(name: string, seats: number, over: DayLoad[]) {
   const worst = [...over].sort((a, b) => b.riders - a.riders).slice(0, 3);
-  const days = worst.map((l) => `${l.riders} riders on ${dayName(l)} (route ${l.route})`).join("; ");
+  const days = joinMessages(
+    worst.map((l) => m`${l.riders} riders on ${dayName(l)} (route ${l.route})`),
+    "; ",
+  );
   return unprocessable(m`Vehicle ${name} cannot have ${seats} seats: it carries ${days}`);
 }
 

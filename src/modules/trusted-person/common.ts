@@ -18,7 +18,7 @@ import type { Data, RecordTable } from "../../db/table";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
@@ -65,11 +65,11 @@ interface GuardianRights {
  * a restriction that ended no longer counts). The one rule of registering, changing, withdrawing and
  * uploading images of a request (`registrant`, `mayAlter`).
  */
-function barred(link: GuardianRights, today: string): string | null {
+function barred(link: GuardianRights, today: string): Message | null {
   if (link.restricted && (link.restrictionUntil === null || link.restrictionUntil >= today)) {
-    return "the school has restricted this guardian (may not pick up)";
+    return m`the school has restricted this guardian (may not pick up)`;
   }
-  return link.canRequestChanges ? null : "this guardian may not request changes to the student's way home";
+  return link.canRequestChanges ? null : m`this guardian may not request changes to the student's way home`;
 }
 
 /** The 422 of a guardian (`parentId`'s link) `barred` for the student today. */
@@ -141,7 +141,7 @@ export type RequestTable = RecordTable & Record<"studentId" | "parentId", SQLite
  */
 export async function mayAlter<T extends RequestTable>(
   ctx: Ctx,
-  request: { data: Data<T>; label: string },
+  request: { data: Data<T>; label: Message },
   id: number,
 ) {
   if (ctx.can(permissions.manage)) return;
@@ -207,8 +207,8 @@ export const decided = (ctx: Ctx, input: z.output<typeof DecisionBody>) => ({
 });
 
 /** The 409 of a decision or change of a request no longer pending. */
-export const notPending = (label: string, id: number) => (state: string) =>
-  `${label} ${id} is ${state}; only a pending request can be changed or decided`;
+export const notPending = (label: Message, id: number) => (state: string) =>
+  m`${label} ${id} is ${state}; only a pending request can be changed or decided`;
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn): Filter<number> => ({

@@ -22,7 +22,7 @@ import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statem
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
 import { mayActOn, mayAssign, usableRole } from "../role/api";
 import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
@@ -134,7 +134,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   // the membership there), then the record read back.
   batch.add(joinSchool(ctx, userId), guard(ctx.deps.db), ...roles);
   const read = batch.read(memberQuery(ctx, userId));
-  const already = `The user with phone ${input.phone} is already a member of this school`;
+  const already = m`The user with phone ${input.phone} is already a member of this school`;
   let row: Parameters<typeof toMember>[0] | undefined;
   try {
     [row] = (await batch.commit({ conflict: already })).get(read);
@@ -175,7 +175,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   await mayActOn(ctx, [id]);
   const { status, language, ...person } = input;
   const extra: SetValues<typeof users> = language !== undefined ? { language } : {};
-  const rules: { when: SQL; message: string }[] = [];
+  const rules: { when: SQL; message: Message }[] = [];
   if (status !== undefined) {
     if (id === ctx.userId) throw unprocessable(m`You cannot change your own status`);
     extra.status =
@@ -212,7 +212,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
       .first();
     if (!row) throw notFound(m`User ${id} not found`);
     const failed = rules.findIndex((_, i) => Reflect.get(row, `rule${i}`) !== 1);
-    if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
+    if (failed >= 0) throw unprocessable(rules[failed]?.message ?? m`Refused by a business rule`);
     throw conflict(m`User ${id} changed while it was being written; try again`);
   }
 }
@@ -275,11 +275,11 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
       missing.length === 1 ? m`User ${missing.join(", ")} not found` : m`Users ${missing.join(", ")} not found`,
     );
   // Taking every role they hold here: the caller must hold all that those roles grant.
-  await mayActOn(ctx, ids, "remove");
+  await mayActOn(ctx, ids, m`remove`);
 
   const at = now(ctx);
   const school = schoolOf(ctx);
-  const lastAdmin = `This would leave the school without an administrator; give another user the school-admin role first`;
+  const lastAdmin = m`This would leave the school without an administrator; give another user the school-admin role first`;
   const keeps = keepsAnAdmin(ctx, ids);
   const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
   const theirRoles = inList(roleUsers.userId, ids);
