@@ -34,7 +34,6 @@ import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
 
-const LABEL = m`Exit permission`;
 const meta = {
   tag: "Permissions and tasks" as const,
   module: "exit-permissions" as const,
@@ -68,7 +67,7 @@ async function readForDecision(ctx: Ctx, id: number) {
   );
   const results = await batch.commit();
   const [permission] = results.get(row);
-  if (!permission) throw notFound(m`${LABEL} ${id} not found`);
+  if (!permission) throw notFound(m`Exit permission ${id} not found`);
   const homeRoutes = results
     .get(rides)
     .filter((r) => r.direction === "home" && ridesOn(r, permission.date))
@@ -112,13 +111,13 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
   const after = batch.read(exitPermission.readOne(ctx, id));
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
-    if (!row) throw notFound(m`${LABEL} ${id} not found`);
+    if (!row) throw notFound(m`Exit permission ${id} not found`);
     return exitPermission.toRecord(ctx, row);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
-    if (!now) throw notFound(m`${LABEL} ${id} not found`);
-    if (!from.includes(now.status)) throw conflict(m`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
+    if (!now) throw notFound(m`Exit permission ${id} not found`);
+    if (!from.includes(now.status)) throw conflict(m`Exit permission ${id} is ${now.status}; it was decided meanwhile`);
     const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
@@ -131,7 +130,7 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
 
 const notIn = (p: Stored, states: readonly string[], what: Message) => {
   if (!states.includes(p.status))
-    throw conflict(m`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${anyOf(states)}`);
+    throw conflict(m`Exit permission ${p.id} is ${p.status}; ${what} needs it to be ${anyOf(states)}`);
 };
 
 /** Who decided, when, and why: a reason the service writes is kept in the language of the request that decided. */

@@ -119,7 +119,7 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
       .first();
     if (!row) throw notFound(m`School ${id} not found`);
-    if (row.logo === null) throw notFound(m`School ${id} has no logo; upload one with method PUT not found`);
+    if (row.logo === null) throw notFound(m`School ${id} has no logo; upload one with method PUT`);
     key = row.logo;
   }
   const contentType = input.method === "PUT" ? input.contentType : undefined;
