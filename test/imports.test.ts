@@ -13,7 +13,7 @@ import { teachers } from "../src/db/schema/teacher";
 import { schoolUsers } from "../src/db/schema/user";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
-import { m, verbatim } from "../src/lib/message";
+import { verbatim } from "../src/lib/message";
 import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { auditShapeProblems } from "./audit-shape";

@@ -69,6 +69,20 @@ export function m(strings: TemplateStringsArray, ...values: Value[]): Message {
   return new Message(strings, values);
 }
 
+/** How each language writes numbers (grouping): Mexico's Spanish, like the school's dates and levels. */
+const NUMBER_LOCALES: Record<Language, string> = { en: "en", es: "es-MX" };
+
+/** A large number written the way the language writes it (4,194,304); ids and codes stay plain values. */
+class Amount extends Message {
+  constructor(readonly amount: number) {
+    super(["", ""], [String(amount)]);
+  }
+  override render(language: Language = currentLanguage()): string {
+    return this.amount.toLocaleString(NUMBER_LOCALES[language]);
+  }
+}
+export const amount = (n: number): Message => new Amount(n);
+
 /** A text that is data, not a sentence of ours (a zod message already in the current language, a name). */
 export const verbatim = (text: string): Message => new Message(["", ""], [text]);
 
@@ -108,6 +122,11 @@ const joined = (items: readonly Value[]): Message => joinMessages(items, ", ");
  * `z.string().min(1, zodMessage(m`Required`))`.
  */
 export const zodMessage = (message: Message) => ({ error: () => message.render() });
+
+/** A custom issue of a zod refinement or transform, written in the language of the parse. */
+export function addIssue(ctx: z.RefinementCtx, message: Message, path?: (string | number)[]) {
+  ctx.addIssue({ code: "custom", message: message.render(), ...(path ? { path } : {}) });
+}
 
 // zod's own messages, per parse: the locale of the language current when an input is parsed (the
 // request's), not a global switch. Only the es and en locales are in the bundle (src/lib/zod-locales.ts).

@@ -15,8 +15,14 @@ import { type Message, m } from "./message";
 /** A zip the reader refuses: damaged, too large, not a zip. The message is for the user. */
 export class ZipError extends Error {
   override name = "ZipError";
-  constructor(readonly text: Message) {
+  readonly #text: Message;
+  constructor(text: Message) {
     super(text.toString());
+    this.#text = text;
+  }
+  /** The message, to write in the reader's language. */
+  get text(): Message {
+    return this.#text;
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import { Zip, ZipDeflate } from "fflate";
 import { currentLanguage, type Language, withLanguage } from "./language";
-import { Message, m } from "./message";
+import { amount, Message, m } from "./message";
 import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
 /** A cell the reader reads. */
@@ -175,8 +175,15 @@ export function attachment(name: string): string {
 /** A file the reader refuses: not an .xlsx, too large, too many rows. The message is for the user. */
 export class XlsxError extends Error {
   override name = "XlsxError";
-  constructor(readonly text: Message) {
+  // Private: an error compares by its name and message (English), as before it carried a message.
+  readonly #text: Message;
+  constructor(text: Message) {
     super(text.toString());
+    this.#text = text;
+  }
+  /** The message, to write in the reader's language. */
+  get text(): Message {
+    return this.#text;
   }
 }
 
@@ -387,7 +394,7 @@ function* scan<T>(
 }
 
 const tooLong = (what: Message, max: number) =>
-  m`${what} is longer than ${max} characters: the file cannot be imported`;
+  m`${what} is longer than ${amount(max)} characters: the file cannot be imported`;
 
 /** The shared-string table: each `<si>`'s text, in order. */
 function sharedStrings(chunks: Iterable<Uint8Array>, max: number): string[] {

@@ -28,7 +28,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { addIssue, m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
 import { type Cell, excelDate } from "../../lib/xlsx";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
@@ -42,7 +42,6 @@ export const FAMILY_ROLE = "parent" as const;
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 type Relationship = (typeof RELATIONSHIPS)[number];
 const relationshipOf = (v: unknown): Relationship | null => RELATIONSHIPS.find((r) => r === v) ?? null;
-
 const RELATIONSHIP_NAMES: Record<string, Relationship> = {
   mother: "mother",
   mom: "mother",
@@ -85,10 +84,7 @@ const optional = (max: number) =>
 export const phoneField = z.string().transform((value, ctx) => {
   const phone = normalizePhone(value);
   if (phone === null) {
-    ctx.addIssue({
-      code: "custom",
-      message: m`Not a phone number with its country code (like +52 55 1234 5678)`.render(),
-    });
+    addIssue(ctx, m`Not a phone number with its country code (like +52 55 1234 5678)`);
     return z.NEVER;
   }
   return phone;
@@ -98,12 +94,12 @@ export const phoneField = z.string().transform((value, ctx) => {
 export const levelField = (required: boolean) =>
   optional(40).transform((v, ctx) => {
     if (v === undefined) {
-      if (required) ctx.addIssue({ code: "custom", message: m`Required`.render() });
+      if (required) addIssue(ctx, m`Required`);
       return required ? z.NEVER : undefined;
     }
     const level = LEVEL_NAMES[norm(v)];
     if (!level) {
-      ctx.addIssue({ code: "custom", message: m`Expected one of ${LEVELS.join(", ")}`.render() });
+      addIssue(ctx, m`Expected one of ${LEVELS.join(", ")}`);
       return z.NEVER;
     }
     return level;
@@ -120,7 +116,7 @@ const dateField = optional(20).transform((v, ctx) => {
     if (m) date = `${m[3]}-${m[2]?.padStart(2, "0")}-${m[1]?.padStart(2, "0")}`;
   }
   if (!date || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
-    ctx.addIssue({ code: "custom", message: m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`.render() });
+    addIssue(ctx, m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`);
     return z.NEVER;
   }
   return date;
@@ -130,7 +126,7 @@ const relationshipField = optional(40).transform((v, ctx) => {
   if (v === undefined) return undefined;
   const r = RELATIONSHIP_NAMES[norm(v)];
   if (!r) {
-    ctx.addIssue({ code: "custom", message: m`Expected one of ${RELATIONSHIPS.join(", ")}`.render() });
+    addIssue(ctx, m`Expected one of ${RELATIONSHIPS.join(", ")}`);
     return z.NEVER;
   }
   return r;
@@ -233,15 +229,11 @@ const FamilyRow = z
     for (const n of [1, 2]) {
       const given = ["FirstName", "LastName", "Relationship"].find((k) => row[`parent${n}${k}`] !== undefined);
       if (row[`parent${n}Phone`] === undefined && given) {
-        ctx.addIssue({
-          code: "custom",
-          path: [`parent${n}Phone`],
-          message: m`Required with parent ${n}'s other cells`.render(),
-        });
+        addIssue(ctx, m`Required with parent ${n}'s other cells`, [`parent${n}Phone`]);
       }
     }
     if (row.parent1Phone !== undefined && row.parent1Phone === row.parent2Phone) {
-      ctx.addIssue({ code: "custom", path: ["parent2Phone"], message: m`The same phone as parent 1`.render() });
+      addIssue(ctx, m`The same phone as parent 1`, ["parent2Phone"]);
     }
   });
 type FamilyRow = z.infer<typeof FamilyRow>;

@@ -170,7 +170,10 @@ const CreateBody = z.strictObject({
   lastName: LastName.optional(),
   email: Email.nullable().optional(),
   relationship: Relationship,
-  language: z.enum(["es", "en"]).optional().openapi({ description: "A new user's app language (default es)" }),
+  language: z
+    .enum(["es", "en"])
+    .optional()
+    .openapi({ description: "A new user's app language (default: the school's)" }),
 });
 
 /**

@@ -12,6 +12,7 @@ import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
+import { LANGUAGES } from "../../lib/language";
 import { m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -22,9 +23,17 @@ import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLeve
 import { permissions } from "./permissions";
 import { forgetZone } from "./zone";
 
+/** The school's language (src/lib/language.ts): its people's default, and the answers' when no one names one. */
+const SchoolLanguage = z.enum(LANGUAGES).openapi({
+  example: "es",
+  description:
+    "The language of answers to its members when neither the request (Accept-Language) nor the user names one, and of new people it adds; default es. Members' tokens carry it from their next refresh",
+});
+
 export const SchoolRecord = RecordBase.extend({
   name: z.string().openapi({ example: "Northside Demo School" }),
   timeZone: z.string().openapi({ example: "America/Mexico_City", description: "IANA time zone" }),
+  language: SchoolLanguage,
   levels: z
     .array(LevelSchema)
     .openapi({ description: "Levels offered, in order: preschool, elementary, middle, high" }),
@@ -56,6 +65,7 @@ export function toSchool(row: SchoolRow): School {
     ...timestamps(row),
     name: row.name,
     timeZone: row.timeZone,
+    language: row.language,
     levels: readLevels(row.levels),
     email: row.email,
     phone: row.phone,
@@ -110,6 +120,7 @@ export const createSchool = schoolResource.create({
   input: z.object({
     name: Name,
     timeZone: TimeZone,
+    language: SchoolLanguage.optional(),
     levels: LevelsInput,
     email: Email.nullable().optional(),
     phone: Phone.nullable().optional(),
@@ -126,6 +137,7 @@ export const updateSchool = schoolResource.update({
   input: z.object({
     name: Name.optional(),
     timeZone: TimeZone.optional(),
+    language: SchoolLanguage.optional(),
     levels: LevelsInput.optional(),
     email: Email.nullable().optional(),
     phone: Phone.nullable().optional(),

@@ -172,7 +172,9 @@ export function createBody<S extends z.ZodRawShape>(profile: S) {
       firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
       lastName: LastName.optional(),
       email: Email.nullable().optional(),
-      language: Language.optional().openapi({ description: "With phone: a new user's language (default es)" }),
+      language: Language.optional().openapi({
+        description: "With phone: a new user's language (default: the school's)",
+      }),
       ...profile,
     })
     .superRefine((v: Record<string, unknown>, issue) => {
