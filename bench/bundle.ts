@@ -35,11 +35,13 @@ export const BUDGETS = {
    * transport (three modules, 39 operations at ~0.7 KiB each, the PDF writer 3.5 KiB: 262.0 ->
    * 290.3 KiB; pdf-lib alone would have been 178 KiB), 296 KiB until the afternoon (exit
    * permissions with the rules engine, invitations, the day's summary: 46 operations, ~103 KiB raw;
-   * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB since. At ~0.75 KiB gzip per
-   * operation the ~110 operations still to come pass the 400 KiB ceiling: their route definitions
-   * will have to load with their modules, not with the Worker.
+   * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB until messages in two languages
+   * (the Spanish catalogue, 57 KiB raw / ~16 KiB gzip alone, zod's es locale 1.6 KiB, the messages'
+   * call sites: 328.3 -> 347.7 KiB), 352 KiB since. At ~0.75 KiB gzip per operation the ~110
+   * operations still to come pass the 400 KiB ceiling: their route definitions will have to load
+   * with their modules, not with the Worker.
    */
-  gzipBytes: 332 * 1024,
+  gzipBytes: 352 * 1024,
   /** The ceiling for the full API (~300 operations) and for any entry, the libSQL one included. */
   ceilingGzipBytes: 400 * 1024,
   /**

@@ -77,9 +77,16 @@ export const forbidden = (detail: Message) => new ApiError(403, detail);
 export const ProblemSchema = z
   .object({
     type: z.enum(PROBLEM_TYPES).openapi({ description: "The kind of problem; one per status (docs/errors.md)" }),
-    title: z.string().openapi({ description: "A short summary of the problem type (some errors say more)" }),
+    title: z
+      .string()
+      .openapi({
+        description: "A short summary of the problem type (some errors say more), in the request's language",
+      }),
     status: z.number().int().openapi({ description: "The HTTP status code, repeated" }),
-    detail: z.string().openapi({ description: "What went wrong with this request" }),
+    detail: z.string().openapi({
+      description:
+        "What went wrong with this request, in the request's language (Accept-Language es or en, else the caller's, else the school's; content-language says which)",
+    }),
     instance: z.string().openapi({ description: "The path and query of the request" }),
     requestId: z.string().optional().openapi({ description: "Quote it when reporting a problem" }),
     errors: z
