@@ -201,7 +201,10 @@ export function createApp(options: AppOptions) {
           version: "1.0.0",
           description:
             "Schools, families, classes, transport and the daily exit permissions. Errors are RFC 9457 problem details. " +
-            "Sign in with POST /api/v1/auth/send-verification-code then /api/v1/auth/verify-code.",
+            "Sign in with POST /api/v1/auth/send-verification-code then /api/v1/auth/verify-code. " +
+            "Every text an answer carries for people (problem titles, details and field messages, labels, file names and " +
+            "headers) is in Spanish or English: Accept-Language (es, en), else the signed-in user's language, else the " +
+            "school's; content-language says which.",
         },
         servers: [{ url: "/", description: "This server" }],
         tags: [...TAGS].filter((t) => options.development || t.name !== "Development"),
