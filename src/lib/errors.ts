@@ -77,11 +77,9 @@ export const forbidden = (detail: Message) => new ApiError(403, detail);
 export const ProblemSchema = z
   .object({
     type: z.enum(PROBLEM_TYPES).openapi({ description: "The kind of problem; one per status (docs/errors.md)" }),
-    title: z
-      .string()
-      .openapi({
-        description: "A short summary of the problem type (some errors say more), in the request's language",
-      }),
+    title: z.string().openapi({
+      description: "A short summary of the problem type (some errors say more), in the request's language",
+    }),
     status: z.number().int().openapi({ description: "The HTTP status code, repeated" }),
     detail: z.string().openapi({
       description:

@@ -77,6 +77,14 @@ export function languageFor(user?: string | null, school?: string | null): Langu
   return chooseLanguage(scope.getStore() ?? currentRequest()?.language, user, school) ?? "en";
 }
 
+/**
+ * The language of the current request, or of `userLanguage` when the request names none (kept for
+ * code written before `currentLanguage`, which already counts the user's and the school's).
+ */
+export function languageOf(_ctx: unknown, userLanguage?: string | null): Language {
+  return chooseLanguage(scope.getStore() ?? currentRequest()?.language, userLanguage, undefined) ?? "en";
+}
+
 /** The current school's language as `authorize` found it (null outside a school-scoped request). */
 export function currentSchoolLanguage(): Language | null {
   return currentRequest()?.schoolLanguage ?? null;
