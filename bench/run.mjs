@@ -811,6 +811,24 @@ function endpoints({ token, parent, documentId, runId, students, transport, noti
       }),
     },
     {
+      // The same verdict answered in Spanish: its warnings' messages read from the catalogue.
+      key: "exit-permission-dry-run-es",
+      label: "POST /api/v1/exit-permission/dry-run, Accept-Language: es (the verdict's messages in Spanish)",
+      optional: true,
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/exit-permission/dry-run",
+        headers: { ...auth, "content-type": "application/json", "accept-language": "es" },
+        body: JSON.stringify({
+          kind: "route_change",
+          studentId: transport.studentId,
+          date: LIST_DATE,
+          routeId: transport.routeId,
+          stopId: transport.stopId,
+        }),
+      }),
+    },
+    {
       // Staff asking for a rider: the rules over one snapshot (one read), then one batch of the
       // permission and its audit row. LIST_DATE is beyond the weeks ahead: for staff a warning.
       key: "exit-permission-create",

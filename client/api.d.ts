@@ -5006,11 +5006,11 @@ export interface components {
              * @enum {string}
              */
             type: "/problems/validation-error" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/business-rule" | "/problems/rate-limited" | "/problems/internal-error" | "/problems/unavailable";
-            /** @description A short summary of the problem type (some errors say more) */
+            /** @description A short summary of the problem type (some errors say more), in the request's language */
             title: string;
             /** @description The HTTP status code, repeated */
             status: number;
-            /** @description What went wrong with this request */
+            /** @description What went wrong with this request, in the request's language (Accept-Language es or en, else the caller's, else the school's; content-language says which) */
             detail: string;
             /** @description The path and query of the request */
             instance: string;
@@ -5978,6 +5978,12 @@ export interface components {
              * @example America/Mexico_City
              */
             timeZone: string;
+            /**
+             * @description The language of answers to its members when neither the request (Accept-Language) nor the user names one, and of new people it adds; default es. Members' tokens carry it from their next refresh
+             * @example es
+             * @enum {string}
+             */
+            language: "es" | "en";
             /** @description Levels offered, in order: preschool, elementary, middle, high */
             levels: ("preschool" | "elementary" | "middle" | "high")[];
             /**
@@ -6052,6 +6058,12 @@ export interface components {
              */
             timeZone: string;
             /**
+             * @description The language of answers to its members when neither the request (Accept-Language) nor the user names one, and of new people it adds; default es. Members' tokens carry it from their next refresh
+             * @example es
+             * @enum {string}
+             */
+            language?: "es" | "en";
+            /**
              * @description The levels the school offers (at least one)
              * @example [
              *       "elementary",
@@ -6082,6 +6094,12 @@ export interface components {
              * @example America/Mexico_City
              */
             timeZone?: string;
+            /**
+             * @description The language of answers to its members when neither the request (Accept-Language) nor the user names one, and of new people it adds; default es. Members' tokens carry it from their next refresh
+             * @example es
+             * @enum {string}
+             */
+            language?: "es" | "en";
             /**
              * @description The levels the school offers (at least one)
              * @example [
@@ -6541,7 +6559,7 @@ export interface components {
              */
             email?: string | null;
             /**
-             * @description With phone: a new user's language (default es)
+             * @description With phone: a new user's language (default: the school's)
              * @enum {string}
              */
             language?: "es" | "en";
@@ -6699,7 +6717,7 @@ export interface components {
              */
             email?: string | null;
             /**
-             * @description With phone: a new user's language (default es)
+             * @description With phone: a new user's language (default: the school's)
              * @enum {string}
              */
             language?: "es" | "en";
@@ -6845,7 +6863,7 @@ export interface components {
              */
             relationship: "mother" | "father" | "guardian" | "grandparent" | "other";
             /**
-             * @description A new user's app language (default es)
+             * @description A new user's app language (default: the school's)
              * @enum {string}
              */
             language?: "es" | "en";

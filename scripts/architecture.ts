@@ -12,6 +12,11 @@
  *   `schoolId` column used in a module, or `school_id` in SQL text.
  * - `cycles`: import cycles among src files (runtime imports; `import type` does not count).
  * - `longFiles`: src files over 600 lines.
+ * - `plainMessages`: a plain string (a literal or an untagged template) given to the error helpers
+ *   (`badRequest`, `notFound`, `conflict`, `unprocessable`, `forbidden`, `new ApiError`) or to
+ *   `verbatim`: every text the service writes is a message, `` m`...` `` (src/lib/message.ts), with
+ *   its Spanish in the catalogue. (The helpers take a `Message`, so the type checker refuses most;
+ *   this also catches `verbatim("English")`, which would slip a sentence past the catalogue.)
  *
  * `npm run -s architecture` prints the figures; test/node/architecture.test.ts holds them.
  */
@@ -67,7 +72,19 @@ export interface Report {
   tenantConditions: Finding[];
   cycles: string[][];
   longFiles: Finding[];
+  plainMessages: Finding[];
 }
+
+/** The error helpers and the argument that is their message. */
+const MESSAGE_ARGUMENT: Record<string, number> = {
+  badRequest: 0,
+  notFound: 0,
+  conflict: 0,
+  unprocessable: 0,
+  forbidden: 0,
+  ApiError: 1,
+  verbatim: 0,
+};
 
 export function analyse(): Report {
   const files = walk(SRC);
@@ -81,6 +98,7 @@ export function analyse(): Report {
     tenantConditions: [],
     cycles: [],
     longFiles: [],
+    plainMessages: [],
   };
   const graph = new Map<string, string[]>();
 
@@ -118,6 +136,18 @@ export function analyse(): Report {
         }
       }
       if (node.kind === ts.SyntaxKind.AnyKeyword) report.anys.push(finding(node));
+      if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && ts.isIdentifier(node.expression)) {
+        const at = MESSAGE_ARGUMENT[node.expression.text];
+        const arg = at === undefined ? undefined : node.arguments?.[at];
+        if (
+          arg &&
+          (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg) || ts.isTemplateExpression(arg)) &&
+          // verbatim("") (no text of ours) is data.
+          /\p{L}/u.test(arg.getText(source))
+        ) {
+          report.plainMessages.push(finding(node));
+        }
+      }
       if (!inDataLayer) {
         if (
           ts.isPropertyAccessExpression(node) &&
@@ -224,6 +254,7 @@ if (isMain) {
   line("tenant conditions", r.tenantConditions);
   line("import cycles", r.cycles);
   line(`files over ${MAX_LINES} lines`, r.longFiles);
+  line("plain-string messages", r.plainMessages);
   if (verbose) {
     for (const [name, items] of Object.entries(r)) {
       if (!Array.isArray(items) || !items.length) continue;

@@ -1,9 +1,11 @@
 -- Demo data for local development and tests. Idempotent: fixed ids, fixed timestamps and
 -- INSERT OR IGNORE, so running it twice changes nothing. Sign in as any of these numbers through the dev outbox.
 -- Searched columns carry their search copy (`*_search`: lower case, no accents; src/lib/fold.ts).
-INSERT OR IGNORE INTO school (id, name, name_search, time_zone, created_at, updated_at) VALUES
-  (1, 'Northside Demo School', 'northside demo school', 'America/Mexico_City', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
-  (2, 'Southside Demo School', 'southside demo school', 'America/New_York', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+-- Northside speaks Spanish, Southside English (a request without Accept-Language, from a token that names no
+-- user language, is answered in its school's language: docs/domain.md#languages).
+INSERT OR IGNORE INTO school (id, name, name_search, time_zone, language, created_at, updated_at) VALUES
+  (1, 'Northside Demo School', 'northside demo school', 'America/Mexico_City', 'es', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
+  (2, 'Southside Demo School', 'southside demo school', 'America/New_York', 'en', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
 
 INSERT OR IGNORE INTO user (id, phone, first_name, last_name, first_name_search, last_name_search, email, status, is_super_admin, created_at, updated_at) VALUES
   (1, '+15550000001', 'Sam', 'Super', 'sam', 'super', 'super@example.test', 'active', 1, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),

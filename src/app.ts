@@ -17,7 +17,9 @@ import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
+import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
+import { m } from "./lib/message";
 import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { describeFields } from "./lib/openapi-fields";
@@ -89,7 +91,7 @@ export function createApp(options: AppOptions) {
         d1Calls: 0,
         requestId: id,
         clientAddress: c.req.header("cf-connecting-ip"),
-        acceptLanguage: c.req.header("accept-language"),
+        language: fromAcceptLanguage(c.req.header("accept-language")),
         origin: new URL(c.req.url).origin,
       };
       await withMetrics(metrics, next);
@@ -132,7 +134,7 @@ export function createApp(options: AppOptions) {
       bodyLimit({
         maxSize: MAX_BODY_BYTES,
         onError: () => {
-          throw new ApiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+          throw new ApiError(413, m`The request body exceeds ${MAX_BODY_BYTES} bytes`);
         },
       }),
     );
@@ -212,7 +214,10 @@ export function createApp(options: AppOptions) {
           version: "1.0.0",
           description:
             "Schools, families, classes, transport and the daily exit permissions. Errors are RFC 9457 problem details. " +
-            "Sign in with POST /api/v1/auth/send-verification-code then /api/v1/auth/verify-code.",
+            "Sign in with POST /api/v1/auth/send-verification-code then /api/v1/auth/verify-code. " +
+            "Every text an answer carries for people (problem titles, details and field messages, labels, file names and " +
+            "headers) is in Spanish or English: Accept-Language (es, en), else the signed-in user's language, else the " +
+            "school's; content-language says which.",
         },
         servers: [{ url: "/", description: "This server" }],
         tags: [...TAGS].filter((t) => options.development || t.name !== "Development"),

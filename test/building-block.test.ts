@@ -7,6 +7,7 @@ import { BulkProcesses, bulkProcesses } from "../src/db/schema/bulk-process";
 import { documents } from "../src/db/schema/document";
 import { queueReceipts } from "../src/db/schema/jobs";
 import { withSearch } from "../src/db/search";
+import { m } from "../src/lib/message";
 import { defineResource, RecordBase, timestamps } from "../src/lib/resource";
 import { permissions } from "../src/modules/bulk-process/permissions";
 import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
@@ -14,7 +15,7 @@ import { countingTestApp, makeTestApp, problem, type TestApp } from "./helpers";
 const probe = defineResource({
   name: "probeProcess",
   plural: "probeProcesses",
-  label: "Probe process",
+  label: m`Probe process`,
   path: "/test/probe-process",
   tag: "Operations",
   scope: "school",
@@ -29,7 +30,7 @@ const cancel = probe.action({
   access: permissions.write,
   from: { column: bulkProcesses.status, states: ["queued"] },
   rules: () => [
-    { when: sql`${bulkProcesses.totalRows} < 10`, message: "A process of 10 rows or more cannot be cancelled" },
+    { when: sql`${bulkProcesses.totalRows} < 10`, message: m`A process of 10 rows or more cannot be cancelled` },
   ],
   set: () => ({ status: "failed" as const }),
   also: (ctx, { id }) => [

@@ -23,6 +23,7 @@ import { teachers } from "../src/db/schema/teacher";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
+import { verbatim } from "../src/lib/message";
 import { xlsxStream } from "../src/lib/xlsx";
 import { FIXTURES, type Fixture } from "./fixtures";
 import { DEMO, failingD1, makeTestApp, problem } from "./helpers";
@@ -322,8 +323,8 @@ describe("the bulk queue consumer", () => {
     const bytes = new Uint8Array(
       await new Response(
         xlsxStream({
-          name: "Sheet",
-          columns: COLUMNS,
+          name: verbatim("Sheet"),
+          columns: COLUMNS.map(verbatim),
           rows: phones.map((p, i) => [p, `Teacher${i}`, "Hiccup", null, null, "Art", null]),
         }),
       ).arrayBuffer(),

@@ -14,6 +14,7 @@ import { cronHistory } from "../src/db/schema/jobs";
 import { handleQueue } from "../src/jobs/queue";
 import { runScheduled } from "../src/jobs/scheduled";
 import { conflict } from "../src/lib/errors";
+import { m } from "../src/lib/message";
 import { defineRoute, json, operation } from "../src/lib/route";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
@@ -180,7 +181,7 @@ describe("the test harness", () => {
         responses: { 200: json(z.object({}), "Never") },
       }),
       () => {
-        throw conflict("Not declared");
+        throw conflict(m`Not declared`);
       },
     );
     await expect(p.request("/test/undeclared")).rejects.toThrow(

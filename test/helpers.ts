@@ -136,15 +136,29 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     return code;
   }
 
-  /** Mints an access token directly: for callers with exactly the permissions a test needs. */
-  async function token(userId: number, schools: Record<number, string[] | "all">, superAdmin = false) {
+  /**
+   * Mints an access token directly: for callers with exactly the permissions a test needs. It says
+   * the user speaks `language` (English unless told), as a token from sign-in says the user's own:
+   * without Accept-Language, answers are in it (test/languages.test.ts mints tokens without it).
+   */
+  async function token(
+    userId: number,
+    schools: Record<number, string[] | "all">,
+    superAdmin = false,
+    language: "es" | "en" = "en",
+  ) {
     const encoded = Object.fromEntries(
       Object.entries(schools).map(([id, perms]) => [
         id,
         PermissionSet.encode((perms === "all" ? PERMISSION_NAMES : perms).map(permissionId)),
       ]),
     );
-    return signAccessToken(config.authSecret, clock.now(), { userId, isSuperAdmin: superAdmin, schools: encoded });
+    return signAccessToken(config.authSecret, clock.now(), {
+      userId,
+      isSuperAdmin: superAdmin,
+      schools: encoded,
+      language,
+    });
   }
 
   return { app, deps, clock, db, request, signIn, lastCode, token };

@@ -14,12 +14,14 @@ import { parents } from "../src/db/schema/parent";
 import { guardians, students } from "../src/db/schema/student";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { verbatim } from "../src/lib/message";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { auditShapeProblems } from "./audit-shape";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
-const xlsx = (columns: string[], rows: Cell[][]) => bytesOf(xlsxStream({ name: "Sheet", columns, rows }));
+const xlsx = (columns: string[], rows: Cell[][]) =>
+  bytesOf(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows }));
 
 const sent: { bulkProcessId: number; schoolId: number }[] = [];
 const recordingQueue: QueueProducer = {

@@ -13,6 +13,7 @@ import { teachers } from "../src/db/schema/teacher";
 import { schoolUsers } from "../src/db/schema/user";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { verbatim } from "../src/lib/message";
 import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { auditShapeProblems } from "./audit-shape";
@@ -20,7 +21,8 @@ import { OPENPYXL_TEACHERS } from "./fixtures/openpyxl-teachers";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
-const xlsx = (columns: string[], rows: Cell[][]) => bytesOf(xlsxStream({ name: "Sheet", columns, rows }));
+const xlsx = (columns: string[], rows: Cell[][]) =>
+  bytesOf(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows }));
 
 /** A workbook written by hand: shared strings with rich text runs and a phonetic run, gaps. */
 function handMade(): Uint8Array {
@@ -212,7 +214,7 @@ describe("the .xlsx reader", () => {
     );
     const rows = xlsxRows(bytes, { maxRows: 10 });
     expect(() => rows.next()).toThrow(
-      new XlsxError("The sheet has more than 10 rows; split it into files of at most 10"),
+      new XlsxError(verbatim("The sheet has more than 10 rows; split it into files of at most 10")),
     );
   });
 
@@ -222,7 +224,9 @@ describe("the .xlsx reader", () => {
     expect(said(file, SST).size).toBeGreaterThan(200 * MB);
     expect(() => readXlsx(file)).toThrow(
       new XlsxError(
-        `The shared-string table (xl/sharedStrings.xml) unzips to more than ${READ_LIMITS.maxSharedStringsBytes / MB} MB, the most an import reads: split the file`,
+        verbatim(
+          `The shared-string table (xl/sharedStrings.xml) unzips to more than ${READ_LIMITS.maxSharedStringsBytes / MB} MB, the most an import reads: split the file`,
+        ),
       ),
     );
   });
@@ -235,7 +239,9 @@ describe("the .xlsx reader", () => {
     for (const size of [0, 1000, READ_LIMITS.maxSharedStringsBytes - 6 * MB]) {
       expect(() => readXlsx(lie(file, SST, { size, compressedSize: half }))).toThrow(
         new XlsxError(
-          `The file is damaged: xl/sharedStrings.xml unzips to more than the ${size} bytes its zip header says`,
+          verbatim(
+            `The file is damaged: xl/sharedStrings.xml unzips to more than the ${size} bytes its zip header says`,
+          ),
         ),
       );
     }

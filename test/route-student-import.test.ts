@@ -11,6 +11,7 @@ import { auditLog } from "../src/db/schema/audit-log";
 import { routeStudentDays, routeStudents } from "../src/db/schema/transport";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
+import { verbatim } from "../src/lib/message";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { parseWeekdays } from "../src/modules/route-student/api";
 import { auditShapeProblems } from "./audit-shape";
@@ -32,7 +33,9 @@ const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
 
 const COLUMNS = ["Route", "Stop", "Student id number", "Weekdays"];
 const xlsx = async (rows: Cell[][], columns = COLUMNS) =>
-  new Uint8Array(await new Response(xlsxStream({ name: "Riders", columns, rows })).arrayBuffer());
+  new Uint8Array(
+    await new Response(xlsxStream({ name: verbatim("Riders"), columns: columns.map(verbatim), rows })).arrayBuffer(),
+  );
 
 type Process = {
   id: number;

@@ -112,20 +112,21 @@ describe("create and read", () => {
   });
 
   it("share URL: the message is in the caller's language and names the school", async () => {
-    const textFor = async (userId: number) => {
-      const token = await t.token(userId, { [NORTH]: [] });
+    // The caller's language as their token carries it (sign-in writes the user's own).
+    const textFor = async (user: { id: number; language: "es" | "en" }) => {
+      const token = await t.token(user.id, { [NORTH]: [] }, false, user.language);
       const res = await t.request("/api/v1/user/share-url", { token, school: NORTH });
       expect(res.status).toBe(200);
       return (await res.json()) as { url: string; text: string };
     };
     const es = await member({ language: "es" });
     const en = await member({ language: "en" });
-    const spanish = await textFor(es.id);
+    const spanish = await textFor({ id: es.id, language: "es" });
     expect(spanish.text).toContain("Northside Demo School");
     expect(spanish.text).toContain(spanish.url);
     expect(spanish.text).toMatch(/app/);
     expect(spanish.text).not.toMatch(/^Join/);
-    const english = await textFor(en.id);
+    const english = await textFor({ id: en.id, language: "en" });
     expect(english.text).toMatch(/^Join Northside Demo School/);
     expect(english.text).not.toEqual(spanish.text);
   });
@@ -218,7 +219,8 @@ describe("delete my account", () => {
     // The access token still verifies, but /me knows the account is gone.
     const me = await t.request("/api/v1/user/me", { token: session.accessToken });
     expect(me.status).toBe(401);
-    expect((await problem(me)).detail).toContain("deleted");
+    // In the person's language: a new person speaks the school's (Northside's: Spanish).
+    expect((await problem(me)).detail).toBe("Esta cuenta se eliminó: vuelva a iniciar sesión para empezar una nueva.");
     const [row] = await t.db.select().from(users).where(eq(users.id, m.id));
     expect(row).toMatchObject({ phone: `deleted:${m.id}`, firstName: "", email: null, status: "inactive" });
     expect(row?.deletedAt).not.toBeNull();

@@ -12,6 +12,7 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { conflict } from "../lib/errors";
+import { type Message, m } from "../lib/message";
 import type { Db } from "./client";
 
 export type Statement = BatchItem<"sqlite">;
@@ -71,9 +72,9 @@ export function insertedId(table: SQLiteTable) {
 
 export interface CommitMessages {
   /** The 409 when a unique index refuses the write. */
-  conflict?: string;
+  conflict?: Message;
   /** The 409 when a foreign key refuses it. */
-  reference?: string;
+  reference?: Message;
 }
 
 /** Runs the statements as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
@@ -86,10 +87,10 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
     return await ctx.deps.db.batch(statements);
   } catch (err) {
     if (isGuardFailure(err)) throw new GuardFailed();
-    if (isUniqueViolation(err)) throw conflict(messages.conflict ?? "A record with these values already exists");
+    if (isUniqueViolation(err)) throw conflict(messages.conflict ?? m`A record with these values already exists`);
     if (isForeignKeyViolation(err)) {
       throw conflict(
-        messages.reference ?? "The change refers to a record that no longer exists, or one that is still referenced",
+        messages.reference ?? m`The change refers to a record that no longer exists, or one that is still referenced`,
       );
     }
     throw err;

@@ -13,6 +13,7 @@
 
 import { PermissionSet } from "./access";
 import { ApiError, say } from "./errors";
+import { m } from "./message";
 
 export interface AppModuleDef {
   readonly id: number;
@@ -46,5 +47,5 @@ export const ModuleSet: typeof PermissionSet = PermissionSet;
 
 /** The 403 of a route whose module the current school has switched off: it names the module. */
 export function moduleDisabled(key: AppModuleKey, schoolId: number) {
-  return new ApiError(403, say.moduleDisabled(key, schoolId), { title: "Module disabled" });
+  return new ApiError(403, say.moduleDisabled(key, schoolId), { title: m`Module disabled` });
 }

@@ -2,28 +2,34 @@
  * The one error path. Services throw `ApiError`; the app's `onError` and the validation hook turn
  * every failure into RFC 9457 problem details (`application/problem+json`). Error responses are
  * declared once here and spread into each route's OpenAPI definition by `defineRoute`.
+ *
+ * A problem's title, detail and field messages are messages (src/lib/message.ts), never plain
+ * strings: `problemResponse` writes them in the request's language (and says which in
+ * `content-language`).
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ConfigError } from "../config";
 import { unavailable } from "../db/transient";
+import { currentLanguage } from "./language";
 import { errorFields, log } from "./log";
+import { anyOf, Message, m, verbatim } from "./message";
 
 export const PROBLEMS = {
-  400: { type: "validation-error", title: "Invalid request" },
-  401: { type: "unauthorized", title: "Authentication required" },
-  403: { type: "forbidden", title: "Not allowed" },
-  404: { type: "not-found", title: "Not found" },
-  405: { type: "method-not-allowed", title: "Method not allowed" },
-  409: { type: "conflict", title: "Conflict" },
-  412: { type: "precondition-failed", title: "Precondition failed" },
-  413: { type: "payload-too-large", title: "Payload too large" },
-  415: { type: "unsupported-media-type", title: "Unsupported media type" },
-  422: { type: "business-rule", title: "Request refused by a business rule" },
-  429: { type: "rate-limited", title: "Too many requests" },
-  500: { type: "internal-error", title: "Internal server error" },
-  503: { type: "unavailable", title: "Service unavailable" },
+  400: { type: "validation-error", title: m`Invalid request` },
+  401: { type: "unauthorized", title: m`Authentication required` },
+  403: { type: "forbidden", title: m`Not allowed` },
+  404: { type: "not-found", title: m`Not found` },
+  405: { type: "method-not-allowed", title: m`Method not allowed` },
+  409: { type: "conflict", title: m`Conflict` },
+  412: { type: "precondition-failed", title: m`Precondition failed` },
+  413: { type: "payload-too-large", title: m`Payload too large` },
+  415: { type: "unsupported-media-type", title: m`Unsupported media type` },
+  422: { type: "business-rule", title: m`Request refused by a business rule` },
+  429: { type: "rate-limited", title: m`Too many requests` },
+  500: { type: "internal-error", title: m`Internal server error` },
+  503: { type: "unavailable", title: m`Service unavailable` },
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEMS;
@@ -39,38 +45,46 @@ export const isProblemStatus = (status: number): status is ProblemStatus => Obje
 const [firstType, ...otherTypes] = Object.keys(PROBLEMS).map(Number).filter(isProblemStatus).map(problemType);
 export const PROBLEM_TYPES: [ProblemType, ...ProblemType[]] = [firstType ?? problemType(400), ...otherTypes];
 
-export type FieldError = { path: string; message: string };
+export type FieldError = { path: string; message: Message };
 
 export class ApiError extends Error {
   constructor(
     readonly status: ProblemStatus,
-    readonly detail: string,
+    readonly detail: Message,
     readonly options: {
       errors?: FieldError[];
       headers?: Record<string, string>;
-      title?: string;
-      /** Further members of the problem (RFC 9457 extension members): a refusal's failed rules. */
+      title?: Message;
+      /**
+       * Further members of the problem (RFC 9457 extension members): a refusal's failed rules. A
+       * message among them is written in the request's language too.
+       */
       members?: Record<string, unknown>;
     } = {},
   ) {
-    super(detail);
+    super(detail.toString());
     this.name = "ApiError";
   }
 }
 
-/** Shorthands for the errors services throw most. */
-export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError(400, detail, { errors });
-export const notFound = (what: string, id?: number | string) => new ApiError(404, say.notFound(what, id));
-export const conflict = (detail: string) => new ApiError(409, detail);
-export const unprocessable = (detail: string) => new ApiError(422, detail);
-export const forbidden = (detail: string) => new ApiError(403, detail);
+/** Shorthands for the errors services throw most: `throw notFound(m`Student ${id} not found`)`. */
+export const badRequest = (detail: Message, errors?: FieldError[]) => new ApiError(400, detail, { errors });
+export const notFound = (detail: Message) => new ApiError(404, detail);
+export const conflict = (detail: Message) => new ApiError(409, detail);
+export const unprocessable = (detail: Message) => new ApiError(422, detail);
+export const forbidden = (detail: Message) => new ApiError(403, detail);
 
 export const ProblemSchema = z
   .object({
     type: z.enum(PROBLEM_TYPES).openapi({ description: "The kind of problem; one per status (docs/errors.md)" }),
-    title: z.string().openapi({ description: "A short summary of the problem type (some errors say more)" }),
+    title: z.string().openapi({
+      description: "A short summary of the problem type (some errors say more), in the request's language",
+    }),
     status: z.number().int().openapi({ description: "The HTTP status code, repeated" }),
-    detail: z.string().openapi({ description: "What went wrong with this request" }),
+    detail: z.string().openapi({
+      description:
+        "What went wrong with this request, in the request's language (Accept-Language es or en, else the caller's, else the school's; content-language says which)",
+    }),
     instance: z.string().openapi({ description: "The path and query of the request" }),
     requestId: z.string().optional().openapi({ description: "Quote it when reporting a problem" }),
     errors: z
@@ -133,36 +147,39 @@ const RETRY_AFTER_UNAVAILABLE = {
 
 /**
  * What the shared checks say, in one place: the middleware and the building block answer with
- * these, and the OpenAPI document's examples are made from the same functions, so an example is
- * what the API really answers.
+ * these, and the OpenAPI document's examples are made from the same functions (rendered in
+ * English, the document's language), so an example is what the API really answers.
  */
 export const say = {
   missingPermission: (permission: string, schoolId: number | null) =>
-    `Missing permission ${permission}${schoolId === null ? "" : ` in school ${schoolId}`}`,
-  noRoleIn: (schoolId: number) => `You have no role in school ${schoolId}`,
-  noRoleAnywhere: "You have no role in any school",
-  moduleDisabled: (module: string, schoolId: number) => `The ${module} module is disabled in school ${schoolId}`,
-  notFound: (what: string, id?: number | string) =>
-    id === undefined ? `${what} not found` : `${what} ${id} not found`,
+    schoolId === null ? m`Missing permission ${permission}` : m`Missing permission ${permission} in school ${schoolId}`,
+  noRoleIn: (schoolId: number) => m`You have no role in school ${schoolId}`,
+  noRoleAnywhere: m`You have no role in any school`,
+  moduleDisabled: (module: string, schoolId: number) => m`The ${module} module is disabled in school ${schoolId}`,
+  /**
+   * The document's 404 of a record its path names (a label and an id, English): each verb throws
+   * its own whole sentence (`` notFound(m`Student ${id} not found`) ``), which reads the same in English.
+   */
+  notFound: (what: string, id?: number | string) => (id === undefined ? `${what} not found` : `${what} ${id} not found`),
   /** A guarded change from a state the action does not start from. */
-  wrongState: (label: string, id: number, state: string, action: string, states: readonly string[]) =>
-    `${label} ${id} is ${state}; ${action} needs it to be ${states.join(" or ")}`,
+  wrongState: (label: Message, id: number, state: string, action: string, states: readonly string[]) =>
+    m`${label} ${id} is ${state}; ${action} needs it to be ${anyOf(states)}`,
   /** `If-Match` naming a version that is no longer current. */
-  changedSinceRead: (label: string, id: number) =>
-    `${label} ${id} changed since it was read (If-Match); read it again and reapply the change`,
-  idempotencyReused: "This Idempotency-Key was used with another request; use a new key for a new request",
-  idempotencyRunning: "A request with this Idempotency-Key is still running; retry in a moment",
+  changedSinceRead: (label: Message, id: number) =>
+    m`${label} ${id} changed since it was read (If-Match); read it again and reapply the change`,
+  idempotencyReused: m`This Idempotency-Key was used with another request; use a new key for a new request`,
+  idempotencyRunning: m`A request with this Idempotency-Key is still running; retry in a moment`,
 } as const;
 
-/** One example of an error answer in the OpenAPI document. */
+/** One example of an error answer in the OpenAPI document (messages are rendered in English). */
 export interface ProblemCase {
   /** The example's key and one-line summary (several cases of one status each get one). */
   name?: string;
   summary?: string;
-  detail: string;
+  detail: string | Message;
   instance?: string;
-  title?: string;
-  errors?: FieldError[];
+  title?: string | Message;
+  errors?: { path: string; message: string | Message }[];
   /** Further members of the problem (a refusal's `failures`). */
   members?: Record<string, unknown>;
 }
@@ -183,7 +200,7 @@ const EXAMPLES: Record<ProblemStatus, ProblemCase & { instance: string }> = {
   404: { detail: say.notFound("Document", 42), instance: "/api/v1/documents/42" },
   405: { detail: "Method not allowed", instance: "/api/v1/version" },
   409: { detail: "Permission already exists", instance: "/api/v1/permission" },
-  412: { detail: say.changedSinceRead("Document", 42), instance: "/api/v1/documents/42" },
+  412: { detail: say.changedSinceRead(m`Document`, 42), instance: "/api/v1/documents/42" },
   413: { detail: "The request body exceeds 1048576 bytes", instance: "/api/v1/documents" },
   415: { detail: "Send the body as application/json", instance: "/api/v1/documents" },
   422: { detail: "Permission 3 is built in and cannot be renamed", instance: "/api/v1/permission/3" },
@@ -209,12 +226,12 @@ function problemOf(status: ProblemStatus, { title, errors, detail, instance, mem
   return {
     ...members,
     type: problemType(status),
-    title: title ?? PROBLEMS[status].title,
+    title: title === undefined ? PROBLEMS[status].title.render("en") : String(title),
     status,
-    detail,
+    detail: String(detail),
     instance: instance ?? EXAMPLES[status].instance,
     requestId: EXAMPLE_REQUEST_ID,
-    ...(errors ? { errors } : {}),
+    ...(errors ? { errors: errors.map((e) => ({ path: e.path, message: String(e.message) })) } : {}),
   };
 }
 
@@ -282,22 +299,62 @@ export function errorResponses(
   );
 }
 
-/** Turns a zod error into field errors with dotted paths (`address.street`, `items.2.name`). */
+/**
+ * Turns a zod error into field errors with dotted paths (`address.street`, `items.2.name`). zod
+ * wrote its messages in the language of the parse (src/lib/message.ts): they are kept verbatim.
+ */
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     if (issue.code === "unrecognized_keys") {
-      return { path: issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(", "), message: "Unknown field" };
+      return { path: issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(", "), message: m`Unknown field` };
     }
-    return { path, message: issue.message };
+    return { path, message: verbatim(issue.message) };
   });
 }
 
-export function validationError(error: z.ZodError, where: string): ApiError {
-  const errors = fieldErrors(error);
-  const detail = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
-  return new ApiError(400, `Invalid ${where}: ${detail}`, { errors });
+/** "path: message; path: message", each message in the language of the answer. */
+export function fieldsDetail(errors: readonly FieldError[]): Message {
+  const parts = [""];
+  const values: (string | Message)[] = [];
+  for (const [i, e] of errors.entries()) {
+    if (i > 0) parts[parts.length - 1] += "; ";
+    if (e.path) {
+      values.push(e.path);
+      parts.push(": ");
+    }
+    values.push(e.message);
+    parts.push("");
+  }
+  return new Message(parts, values);
 }
+
+/** What the validation hook says, by the part of the request zod refused (hono's validation targets). */
+function invalid(target: string, detail: Message): Message {
+  switch (target) {
+    case "query":
+      return m`Invalid query: ${detail}`;
+    case "param":
+      return m`Invalid path parameter: ${detail}`;
+    case "header":
+      return m`Invalid header: ${detail}`;
+    default:
+      return m`Invalid body: ${detail}`;
+  }
+}
+
+/** A 400 for fields a verb found invalid itself (after zod): "Invalid body: path: message; ...". */
+export const invalidBody = (errors: FieldError[]) => badRequest(invalid("json", fieldsDetail(errors)), errors);
+
+export function validationError(error: z.ZodError, target: string): ApiError {
+  const errors = fieldErrors(error);
+  return new ApiError(400, invalid(target, fieldsDetail(errors)), { errors });
+}
+
+/** Hono's own refusals (its validators' parse of a body), in our words. */
+const HONO_MESSAGES: Record<string, Message> = {
+  "Malformed JSON in request body": m`Malformed JSON in request body`,
+};
 
 /** Renders any thrown value as problem+json. Unknown errors become a 500 that reveals nothing. */
 /** The request's id, when the access log gave it one (a bare context has none). */
@@ -308,10 +365,10 @@ function requestIdOf(c: Context): string | undefined {
 
 export function problemResponse(c: Context, err: unknown): Response {
   let status: ProblemStatus = 500;
-  let detail = "An unexpected error occurred. Quote the request id when reporting it.";
+  let detail = m`An unexpected error occurred. Quote the request id when reporting it.`;
   let errors: FieldError[] | undefined;
   let headers: Record<string, string> = {};
-  let title: string | undefined;
+  let title: Message | undefined;
   let members: Record<string, unknown> = {};
   const down = unavailable(err);
   if (err instanceof ApiError) {
@@ -322,11 +379,11 @@ export function problemResponse(c: Context, err: unknown): Response {
     members = err.options.members ?? {};
   } else if (err instanceof HTTPException && isProblemStatus(err.status) && err.status < 500) {
     status = err.status;
-    detail = err.message || PROBLEMS[status].title;
+    detail = err.message ? (HONO_MESSAGES[err.message] ?? verbatim(err.message)) : PROBLEMS[status].title;
   } else if (down) {
     // A database hiccup the data layer could not wait out (src/db/transient.ts): not a bug.
     status = 503;
-    detail = `The database is briefly unavailable; try again in ${down.retryAfterSeconds} seconds. Quote the request id if it persists.`;
+    detail = m`The database is briefly unavailable; try again in ${down.retryAfterSeconds} seconds. Quote the request id if it persists.`;
     headers = { "retry-after": String(down.retryAfterSeconds) };
     log.error("database unavailable", {
       requestId: c.get("requestId"),
@@ -340,7 +397,7 @@ export function problemResponse(c: Context, err: unknown): Response {
     if (config) {
       // The Worker refuses to serve: the log names every setting at fault, the answer reveals nothing.
       status = 503;
-      detail = "The service is not configured correctly and refuses to serve. Quote the request id when reporting it.";
+      detail = m`The service is not configured correctly and refuses to serve. Quote the request id when reporting it.`;
     }
     log.error(config ? "configuration refused" : "unhandled error", {
       requestId: c.get("requestId"),
@@ -351,18 +408,19 @@ export function problemResponse(c: Context, err: unknown): Response {
     });
   }
   const url = new URL(c.req.url);
+  const language = currentLanguage();
   const body = {
     ...members,
     type: problemType(status),
-    title: title ?? PROBLEMS[status].title,
+    title: (title ?? PROBLEMS[status].title).render(language),
     status,
-    detail,
+    detail: detail.render(language),
     instance: url.pathname + url.search,
     requestId: requestIdOf(c),
-    ...(errors ? { errors } : {}),
+    ...(errors ? { errors: errors.map((e) => ({ path: e.path, message: e.message.render(language) })) } : {}),
   };
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/problem+json", ...headers },
+    headers: { "content-type": "application/problem+json", "content-language": language, ...headers },
   });
 }

@@ -5,6 +5,7 @@
  * shared between requests.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Language } from "./language";
 
 export interface RequestMetrics {
   d1Calls: number;
@@ -18,8 +19,13 @@ export interface RequestMetrics {
   clientAddress?: string;
   /** The origin the request was made to (`https://api.example.org`): links the API hands out (a calendar feed's). */
   origin?: string;
-  /** The request's `Accept-Language` header (src/lib/language.ts). */
-  acceptLanguage?: string;
+  /**
+   * The language the request is answered in (src/lib/language.ts): the `Accept-Language` header's,
+   * set by the access log; without one, `authorize` sets the caller's or the school's.
+   */
+  language?: Language;
+  /** The current school's language, when `authorize` knows the school (new people default to it). */
+  schoolLanguage?: Language;
   /** The rate limits this request was counted against (src/lib/rate-limit.ts), for its RateLimit headers. */
   limits?: CountedLimit[];
 }

@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, Column, is, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { m } from "./message";
 import { integerString } from "./params";
 
 export const MAX_PAGE_SIZE = 100;
@@ -128,11 +129,12 @@ export function sortParam<F extends string>(fields: Record<F, SQLiteColumn>) {
         const out: { column: SQLiteColumn; desc: boolean }[] = [];
         for (const key of value ?? []) {
           const desc = key.startsWith("-");
-          const column = columns.get(desc ? key.slice(1) : key);
+          const name = desc ? key.slice(1) : key;
+          const column = columns.get(name);
           if (!column) {
             ctx.addIssue({
               code: "custom",
-              message: `Unknown sort field "${desc ? key.slice(1) : key}"; use one of: ${names.join(", ")}`,
+              message: m`Unknown sort field "${name}"; use one of: ${names.join(", ")}`.render(),
             });
             return z.NEVER;
           }

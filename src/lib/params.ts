@@ -1,5 +1,6 @@
 /** Integers that arrive as strings (path and query parameters). */
 import { z } from "@hono/zod-openapi";
+import { m, zodMessage } from "./message";
 
 const DIGITS = /^-?\d{1,16}$/;
 
@@ -22,7 +23,7 @@ export const idList = ({ min = 1, max = 100, what = "Record" }: { min?: number; 
     .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
     .min(min)
     .max(max)
-    .refine((ids) => new Set(ids).size === ids.length, "Each id at most once")
+    .refine((ids) => new Set(ids).size === ids.length, zodMessage(m`Each id at most once`))
     .openapi({ example: [3, 4], description: `${what} ids of this school, ${min} to ${max}, each once` });
 
 /** The body of every "delete several": `{ ids }`, all or none. */

@@ -15,6 +15,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { m } from "./message";
 
 /** The E.164 form of a phone number, or null when it is not a possible number. */
 export function normalizePhone(input: string): string | null {
@@ -41,7 +42,7 @@ export const Phone = z
     if (phone === null) {
       ctx.addIssue({
         code: "custom",
-        message: "Expected a phone number with its country code, like +15550000001 or +52 55 1234 5678",
+        message: m`Expected a phone number with its country code, like +15550000001 or +52 55 1234 5678`.render(),
       });
       return z.NEVER;
     }

@@ -20,6 +20,7 @@ import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
 import { errorResponses, type ProblemCase, type ProblemStatus, say } from "./errors";
+import { Message } from "./message";
 import { etagOf } from "./etag";
 import { Listing, type Page } from "./pagination";
 
@@ -136,7 +137,9 @@ export const guardOf = (route: ApiRoute): RouteGuard => route[GUARD];
 export const unexampledOf = (route: ApiRoute): readonly ProblemStatus[] => route[UNEXAMPLED];
 
 /** What an operation says for a status of its own: a detail, or whole cases. */
-export type ProblemExamples = { readonly [S in ProblemStatus]?: string | ProblemCase | readonly ProblemCase[] };
+export type ProblemExamples = {
+  readonly [S in ProblemStatus]?: string | Message | ProblemCase | readonly ProblemCase[];
+};
 
 type RouteMeta = {
   tag: Tag;
@@ -161,7 +164,7 @@ type RouteMeta = {
    * `{id}` is named after the path segment before it (`exit-permission` -> "Exit permission") and
    * an `{xId}` after `x` (`routeId` -> "Route").
    */
-  labels?: Record<string, string>;
+  labels?: Record<string, string | Message>;
   /**
    * Whether the operation reads or writes the database (default true): if so it may answer 503
    * with `retry-after` when the database is briefly unavailable (src/db/transient.ts). `false`
@@ -305,7 +308,7 @@ function problemCases(route: {
   request: RouteConfig["request"];
   idempotent: boolean;
   examples: ProblemExamples;
-  labels: Record<string, string>;
+  labels: Record<string, string | Message>;
 }): Partial<Record<ProblemStatus, ProblemCase[]>> {
   const { path, access, module, request, examples, labels } = route;
   const instance = path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID));
@@ -316,15 +319,22 @@ function problemCases(route: {
   for (const [code, given] of Object.entries(examples)) {
     const status = Number(code) as ProblemStatus;
     const list: readonly ProblemCase[] =
-      typeof given === "string" ? [{ detail: given }] : Array.isArray(given) ? given : [given as ProblemCase];
+      typeof given === "string" || given instanceof Message
+        ? [{ detail: given }]
+        : Array.isArray(given)
+          ? given
+          : [given as ProblemCase];
     // An unnamed case is the operation's own: named so, and summarised by what it says.
     add(
       status,
-      ...list.map((c, i) => ({
-        name: c.name ?? (i === 0 ? "operation" : `operation${i + 1}`),
-        summary: c.summary ?? (c.detail.length > 90 ? `${c.detail.slice(0, 87)}...` : c.detail),
-        ...c,
-      })),
+      ...list.map((c, i) => {
+        const detail = String(c.detail);
+        return {
+          ...c,
+          name: c.name ?? (i === 0 ? "operation" : `operation${i + 1}`),
+          summary: c.summary ?? (detail.length > 90 ? `${detail.slice(0, 87)}...` : detail),
+        };
+      }),
     );
   }
   const school = access !== "public" && access !== "user";
@@ -389,8 +399,9 @@ function problemCases(route: {
   const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "").reverse();
   for (const param of params) {
     const segment = path.split("/").at(path.split("/").indexOf(`{${param}}`) - 1) ?? param;
+    const given = labels[param];
     const label =
-      labels[param] ??
+      (given === undefined ? undefined : String(given)) ??
       (param === "id" ? labelOf(segment) : param.endsWith("Id") ? labelOf(param.slice(0, -2)) : undefined);
     if (label)
       add(404, {

@@ -6,13 +6,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
 import { validationError } from "./errors";
 
-const TARGETS = new Map([
-  ["json", "body"],
-  ["query", "query"],
-  ["param", "path parameter"],
-  ["header", "header"],
-]);
-
 /**
  * @example
  * const router = createRouter();
@@ -21,7 +14,7 @@ const TARGETS = new Map([
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error, TARGETS.get(result.target) ?? result.target);
+      if (!result.success) throw validationError(result.error, result.target);
     },
   });
 }

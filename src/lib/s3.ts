@@ -7,6 +7,7 @@
 import { AwsClient } from "aws4fetch";
 import type { Config } from "../config";
 import { timingSafeEqual } from "./crypto";
+import { type Message, m } from "./message";
 
 export interface SignedUrl {
   url: string;
@@ -64,7 +65,7 @@ const QUERY_AUTH = ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-
 /** Why a presigned request is refused, named like S3's error codes. */
 export interface Refusal {
   code: "AuthorizationQueryParametersError" | "InvalidAccessKeyId" | "AccessDenied" | "SignatureDoesNotMatch";
-  message: string;
+  message: Message;
 }
 
 /**
@@ -81,43 +82,43 @@ export async function verifyPresigned(
 ): Promise<Refusal | null> {
   const url = new URL(request.url);
   const q = url.searchParams;
-  const refuse = (code: Refusal["code"], message: string): Refusal => ({ code, message });
+  const refuse = (code: Refusal["code"], message: Message): Refusal => ({ code, message });
   if ([...QUERY_AUTH, "X-Amz-Signature"].some((name) => q.getAll(name).length !== 1)) {
     return refuse(
       "AuthorizationQueryParametersError",
-      `A presigned URL carries ${QUERY_AUTH.join(", ")} and X-Amz-Signature once each`,
+      m`A presigned URL carries ${QUERY_AUTH.join(", ")} and X-Amz-Signature once each`,
     );
   }
   const param = (name: string) => q.get(name) ?? "";
   if (param("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256") {
-    return refuse("AuthorizationQueryParametersError", "X-Amz-Algorithm must be AWS4-HMAC-SHA256");
+    return refuse("AuthorizationQueryParametersError", m`X-Amz-Algorithm must be AWS4-HMAC-SHA256`);
   }
   const date = param("X-Amz-Date");
   const d = AMZ_DATE.exec(date);
-  if (!d) return refuse("AuthorizationQueryParametersError", "X-Amz-Date must be like 20261123T150000Z");
+  if (!d) return refuse("AuthorizationQueryParametersError", m`X-Amz-Date must be like 20261123T150000Z`);
   const signedAt = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]), Number(d[4]), Number(d[5]), Number(d[6]));
   const expires = param("X-Amz-Expires");
   const seconds = /^\d{1,7}$/.test(expires) ? Number(expires) : 0;
   if (seconds < 1 || seconds > MAX_EXPIRES_SECONDS) {
-    return refuse("AuthorizationQueryParametersError", `X-Amz-Expires must be 1 to ${MAX_EXPIRES_SECONDS} seconds`);
+    return refuse("AuthorizationQueryParametersError", m`X-Amz-Expires must be 1 to ${MAX_EXPIRES_SECONDS} seconds`);
   }
   const [accessKeyId, ...scope] = param("X-Amz-Credential").split("/");
   if (!timingSafeEqual(accessKeyId ?? "", s3.accessKeyId)) {
-    return refuse("InvalidAccessKeyId", "The access key id in X-Amz-Credential is not known here");
+    return refuse("InvalidAccessKeyId", m`The access key id in X-Amz-Credential is not known here`);
   }
   if (scope.join("/") !== `${date.slice(0, 8)}/${s3.region}/s3/aws4_request`) {
     return refuse(
       "AuthorizationQueryParametersError",
-      `X-Amz-Credential must be scoped to its date/${s3.region}/s3/aws4_request`,
+      m`X-Amz-Credential must be scoped to its date/${s3.region}/s3/aws4_request`,
     );
   }
-  if (now.getTime() < signedAt - MAX_SKEW_MS) return refuse("AccessDenied", "Request is not yet valid");
-  if (now.getTime() >= signedAt + seconds * 1000) return refuse("AccessDenied", "Request has expired");
+  if (now.getTime() < signedAt - MAX_SKEW_MS) return refuse("AccessDenied", m`Request is not yet valid`);
+  if (now.getTime() >= signedAt + seconds * 1000) return refuse("AccessDenied", m`Request has expired`);
   const signedHeaders = param("X-Amz-SignedHeaders").split(";");
   if (!signedHeaders.includes("host"))
-    return refuse("AuthorizationQueryParametersError", "X-Amz-SignedHeaders must include host");
+    return refuse("AuthorizationQueryParametersError", m`X-Amz-SignedHeaders must include host`);
   if (request.method === "PUT" && !signedHeaders.includes("content-type")) {
-    return refuse("AccessDenied", "An upload URL must sign its content-type");
+    return refuse("AccessDenied", m`An upload URL must sign its content-type`);
   }
 
   // Recompute: the same URL without its signature, the signed headers with the values received.
@@ -135,7 +136,7 @@ export async function verifyPresigned(
   if (!timingSafeEqual(signature, param("X-Amz-Signature"))) {
     return refuse(
       "SignatureDoesNotMatch",
-      "The signature does not match the request: check the method, the URL and the content-type sent",
+      m`The signature does not match the request: check the method, the URL and the content-type sent`,
     );
   }
   return null;

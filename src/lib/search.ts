@@ -7,7 +7,8 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { fold } from "./fold";
-import { SAFE_TEXT, UNSAFE_TEXT_MESSAGE } from "./text";
+import { m, zodMessage } from "./message";
+import { SAFE_TEXT, UNSAFE_TEXT } from "./text";
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 const bytes = (v: string) => new TextEncoder().encode(v).length;
@@ -18,8 +19,8 @@ export const searchTerm = (description: string) =>
     .string()
     .min(1)
     // A NUL would end the pattern early in SQLite's LIKE; no control character belongs in a search.
-    .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
-    .refine((v) => bytes(escapeLike(fold(v))) + 2 <= 50, "Too long to search: at most 48 bytes")
+    .regex(SAFE_TEXT, UNSAFE_TEXT)
+    .refine((v) => bytes(escapeLike(fold(v))) + 2 <= 50, zodMessage(m`Too long to search: at most 48 bytes`))
     .optional()
     .openapi({ description });
 

@@ -3,6 +3,7 @@
  * people's images): one definition, so every signed-URL route reads alike. Signing: ./s3.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { m } from "./message";
 
 /** The fields of every presigned-URL answer (with what the URL is for, per route). */
 export const signedUrlFields = (seconds: number, contentType = "image/png") => ({
@@ -35,10 +36,10 @@ export function imageUrlBody<T extends string>(types: readonly [T, ...T[]], noun
     .strict()
     .superRefine((v, issue) => {
       if (v.method === "PUT" && v.contentType === undefined) {
-        issue.addIssue({ code: "custom", path: ["contentType"], message: "Required to upload (method PUT)" });
+        issue.addIssue({ code: "custom", path: ["contentType"], message: m`Required to upload (method PUT)`.render() });
       }
       if (v.method === "GET" && v.contentType !== undefined) {
-        issue.addIssue({ code: "custom", path: ["contentType"], message: "Only for uploads (method PUT)" });
+        issue.addIssue({ code: "custom", path: ["contentType"], message: m`Only for uploads (method PUT)`.render() });
       }
     });
 }

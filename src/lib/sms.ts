@@ -7,6 +7,7 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { devOutbox } from "../db/schema/dev";
 import { ApiError } from "./errors";
+import { m } from "./message";
 
 export interface SmsProvider {
   send(to: string, body: string): Promise<void>;
@@ -39,7 +40,7 @@ export function twilioSms(config: {
       });
       if (!res.ok) {
         console.error(JSON.stringify({ level: "error", sms: "twilio", status: res.status, body: await res.text() }));
-        throw new ApiError(503, "The SMS provider is unavailable; try again shortly");
+        throw new ApiError(503, m`The SMS provider is unavailable; try again shortly`);
       }
     },
   };

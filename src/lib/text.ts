@@ -5,6 +5,7 @@
  * have no place in it.
  */
 import { z } from "@hono/zod-openapi";
+import { m, zodMessage } from "./message";
 
 /** C0 controls, DEL, C1 controls. */
 const CONTROL = "\\u0000-\\u001f\\u007f-\\u009f";
@@ -15,7 +16,8 @@ const BIDI = "\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c";
 export const SAFE_TEXT = new RegExp(`^[^${CONTROL}${BIDI}]*$`);
 const UNSAFE = new RegExp(`[${CONTROL}${BIDI}]`);
 
-export const UNSAFE_TEXT_MESSAGE = "Must not contain control characters or bidirectional formatting characters";
+/** zod's refusal of unsafe text (`.regex(SAFE_TEXT, UNSAFE_TEXT)`), in the language of the parse. */
+export const UNSAFE_TEXT = zodMessage(m`Must not contain control characters or bidirectional formatting characters`);
 
 /** The first control or bidi formatting character of `value`, as `U+202E at 4`, or undefined. */
 export function unsafeCharacter(value: string): string | undefined {
@@ -41,7 +43,10 @@ export function text({ max, min = 1 }: { max: number; min?: number }) {
       .normalize("NFC")
       .min(min)
       .max(max)
-      .regex(SAFE_TEXT, { error: (issue) => `${UNSAFE_TEXT_MESSAGE} (${unsafeCharacter(String(issue.input))})` })
+      .regex(SAFE_TEXT, {
+        error: (issue) =>
+          m`Must not contain control characters or bidirectional formatting characters (${unsafeCharacter(String(issue.input))})`.render(),
+      })
       .openapi({ description: `Text of ${min} to ${max} characters, without control or bidi formatting characters` })
   );
 }
@@ -61,6 +66,11 @@ export function paragraphs({ max, min = 1 }: { max: number; min?: number }) {
     .normalize("NFC")
     .min(min)
     .max(max)
-    .regex(PARAGRAPHS, `${UNSAFE_TEXT_MESSAGE} (line breaks and tabs are fine)`)
+    .regex(
+      PARAGRAPHS,
+      zodMessage(
+        m`Must not contain control characters or bidirectional formatting characters (line breaks and tabs are fine)`,
+      ),
+    )
     .openapi({ description: `Text of ${min} to ${max} characters; line breaks allowed` });
 }

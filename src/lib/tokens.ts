@@ -1,11 +1,13 @@
 /**
  * Access tokens: short-lived HS256 JWTs that carry who the caller is and, per school, the bitmap
  * of permission ids their roles grant (see `PermissionSet`) and the set of application modules the
- * school has disabled (`ModuleSet`). Authorising a request therefore needs no database round trip;
+ * school has disabled (`ModuleSet`), and the languages of the user and of each school (the language a
+ * request is answered in without an `Accept-Language`). Authorising a request therefore needs no database round trip;
  * role changes and module toggles take effect at the next refresh (at most ACCESS_TTL).
  */
 import { sign, verify } from "hono/jwt";
 import { z } from "zod";
+import { LANGUAGES, type Language } from "./language";
 
 export const ACCESS_TTL_SECONDS = 10 * 60;
 
@@ -17,6 +19,10 @@ export interface AccessClaims {
   sch: Record<string, string>;
   /** schoolId -> bitmap of the built-in application modules it has disabled; only schools with some. */
   off?: Record<string, string>;
+  /** The user's own language (src/lib/language.ts); absent from tokens minted before it was carried. */
+  lng?: Language;
+  /** schoolId -> the school's language, for each school of `sch`. */
+  sl?: Record<string, Language>;
   typ: "access";
   iat: number;
   exp: number;
@@ -27,6 +33,8 @@ const Claims = z.object({
   sa: z.literal(1).optional(),
   sch: z.record(z.string().regex(/^[1-9]\d*$/), z.string()),
   off: z.record(z.string().regex(/^[1-9]\d*$/), z.string()).optional(),
+  lng: z.enum(LANGUAGES).optional(),
+  sl: z.record(z.string().regex(/^[1-9]\d*$/), z.enum(LANGUAGES)).optional(),
   typ: z.literal("access"),
   iat: z.number(),
   exp: z.number(),
@@ -40,6 +48,8 @@ export async function signAccessToken(
     isSuperAdmin: boolean;
     schools: Record<string, string>;
     disabledModules?: Record<string, string>;
+    language?: Language;
+    schoolLanguages?: Record<string, Language>;
   },
 ): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
@@ -50,6 +60,8 @@ export async function signAccessToken(
     ...(claims.disabledModules && Object.keys(claims.disabledModules).length > 0
       ? { off: claims.disabledModules }
       : {}),
+    ...(claims.language ? { lng: claims.language } : {}),
+    ...(claims.schoolLanguages && Object.keys(claims.schoolLanguages).length > 0 ? { sl: claims.schoolLanguages } : {}),
     typ: "access",
     iat,
     exp: iat + ACCESS_TTL_SECONDS,

@@ -10,10 +10,20 @@
  * damaged or cut-short part is an error, never a part read in half.
  */
 import { Inflate } from "fflate";
+import { type Message, m } from "./message";
 
 /** A zip the reader refuses: damaged, too large, not a zip. The message is for the user. */
 export class ZipError extends Error {
   override name = "ZipError";
+  readonly #text: Message;
+  constructor(text: Message) {
+    super(text.toString());
+    this.#text = text;
+  }
+  /** The message, to write in the reader's language. */
+  get text(): Message {
+    return this.#text;
+  }
 }
 
 /** One part as the central directory lists it (the local header is read when the part is). */
@@ -37,8 +47,8 @@ const INPUT_CHUNK = 16 * 1024;
 /** The largest piece passed on at once: what the reader decodes and scans at a time. */
 const OUTPUT_CHUNK = 256 * 1024;
 
-const damaged = (detail: string) => new ZipError(`The file is damaged: ${detail}`);
-const notZip = () => new ZipError("The file is not an .xlsx workbook (it could not be unzipped)");
+const damaged = (detail: Message) => new ZipError(m`The file is damaged: ${detail}`);
+const notZip = () => new ZipError(m`The file is not an .xlsx workbook (it could not be unzipped)`);
 
 const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
 /** Little-endian fields; reading past the end is a zip that is not one. */
@@ -146,25 +156,25 @@ export type TooLarge = (limit: number) => Error;
  */
 export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooLarge: TooLarge): Generator<Uint8Array> {
   const { name } = entry;
-  if (entry.flags & 1) throw new ZipError(`The file is encrypted (${name}); save it without a password`);
+  if (entry.flags & 1) throw new ZipError(m`The file is encrypted (${name}); save it without a password`);
   if (entry.method !== 0 && entry.method !== 8) {
-    throw new ZipError(`${name} uses a compression method .xlsx files do not use (${entry.method})`);
+    throw new ZipError(m`${name} uses a compression method .xlsx files do not use (${entry.method})`);
   }
   // The headers may refuse a part (it says it is too large), never admit one.
   if (entry.size > limit) throw tooLarge(limit);
   const local = entry.localOffset;
-  if (local + 30 > zip.length || u32(zip, local) !== 0x04034b50) throw damaged(`${name} has no local header`);
+  if (local + 30 > zip.length || u32(zip, local) !== 0x04034b50) throw damaged(m`${name} has no local header`);
   // Without a data descriptor (flag bit 3) the local header carries the sizes and CRC as well, and
   // they must be the central directory's (0xFFFFFFFF: zip64 sizes in its extra field).
   if (!(u16(zip, local + 6) & 8)) {
     const localSize = u32(zip, local + 22);
     if (u32(zip, local + 14) !== entry.crc || (localSize !== entry.size && localSize !== 0xffffffff)) {
-      throw damaged(`${name}'s local header and central directory disagree`);
+      throw damaged(m`${name}'s local header and central directory disagree`);
     }
   }
   const start = local + 30 + u16(zip, local + 26) + u16(zip, local + 28);
   const stop = start + entry.compressedSize;
-  if (stop > zip.length) throw damaged(`${name} is cut short`);
+  if (stop > zip.length) throw damaged(m`${name} is cut short`);
   const data = zip.subarray(start, stop);
 
   const table = crcTable();
@@ -176,7 +186,7 @@ export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooL
    */
   const take = (chunks: Uint8Array[]): Uint8Array[] => {
     for (const chunk of chunks) total += chunk.length;
-    if (total > entry.size) throw damaged(`${name} unzips to more than the ${entry.size} bytes its zip header says`);
+    if (total > entry.size) throw damaged(m`${name} unzips to more than the ${entry.size} bytes its zip header says`);
     const pieces: Uint8Array[] = [];
     for (const chunk of chunks) {
       crc = crc32(table, crc, chunk);
@@ -199,14 +209,14 @@ export function* readEntry(zip: Uint8Array, entry: ZipEntry, limit: number, tooL
       } catch (err) {
         // fflate's error code 0: the data ends before the deflate stream does; others: invalid data.
         const code = err instanceof Error && "code" in err ? err.code : undefined;
-        throw damaged(code === 0 ? `${name} is cut short` : `${name} is corrupt (it cannot be inflated)`);
+        throw damaged(code === 0 ? m`${name} is cut short` : m`${name} is corrupt (it cannot be inflated)`);
       }
       yield* take(out.splice(0));
       if (end >= data.length) break;
     }
   }
   if (total !== entry.size) {
-    throw damaged(`${name} unzips to ${total} bytes, not the ${entry.size} its zip header says`);
+    throw damaged(m`${name} unzips to ${total} bytes, not the ${entry.size} its zip header says`);
   }
-  if (~crc >>> 0 !== entry.crc) throw damaged(`${name} fails its checksum (CRC-32)`);
+  if (~crc >>> 0 !== entry.crc) throw damaged(m`${name} fails its checksum (CRC-32)`);
 }

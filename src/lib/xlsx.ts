@@ -5,19 +5,26 @@
  * Writing, as a stream: an .xlsx is a zip of a few XML parts, so rows are turned
  * into `<row>` XML and deflated by fflate's streaming zip as they come, and the response starts
  * before the last row is read. Strings are inline (no shared-string table to hold in memory);
- * numbers are numbers; null is an empty cell. One sheet per file.
+ * numbers are numbers; null is an empty cell. One sheet per file. The file's name, the sheet's name,
+ * its header row and any cell that is a message are written in the language of the request
+ * (src/lib/message.ts), the rows read in that language's scope.
  *
  * @example
- * return xlsxResponse("teachers.xlsx", { name: "Teachers", columns: ["Id", "Name"], rows: pages() });
+ * return xlsxResponse(m`teachers.xlsx`, { name: m`Teachers`, columns: [m`Id`, m`Name`], rows: pages() });
  */
 import { Zip, ZipDeflate } from "fflate";
+import { currentLanguage, type Language, withLanguage } from "./language";
+import { amount, Message, m } from "./message";
 import { readEntry, type ZipEntry, ZipError, zipEntries } from "./unzip";
 
-export type Cell = string | number | boolean | null | undefined;
+/** A cell the reader reads. */
+export type ReadCell = string | number | boolean | null | undefined;
+/** A cell the writer writes: a value, or a message written in the request's language. */
+export type Cell = ReadCell | Message;
 
 export interface Sheet {
-  name: string;
-  columns: readonly string[];
+  name: Message;
+  columns: readonly Message[];
   /** Rows in order; an async iterable lets a caller read the database page by page. */
   rows: Iterable<readonly Cell[]> | AsyncIterable<readonly Cell[]>;
 }
@@ -83,8 +90,12 @@ function rowXml(cells: readonly Cell[], index: number, style = ""): string {
   return `<row r="${r}">${cells.map((v, i) => cellXml(v, `${columnName(i)}${r}`, style)).join("")}</row>`;
 }
 
+/** A row's messages written out in `language`. */
+const cellsIn = (cells: readonly Cell[], language: Language) =>
+  cells.map((c) => (c instanceof Message ? c.render(language) : c));
+
 /** The .xlsx bytes as a stream: the static parts, then the sheet, deflated as its rows arrive. */
-export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
+export function xlsxStream(sheet: Sheet, language: Language = currentLanguage()): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let zip: Zip;
   let data: ZipDeflate;
@@ -99,7 +110,7 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
           if (final) controller.close();
         }
       });
-      for (const [name, xml] of STATIC_PARTS(sheet.name)) {
+      for (const [name, xml] of STATIC_PARTS(sheet.name.render(language))) {
         const part = new ZipDeflate(name, { level: 6 });
         zip.add(part);
         part.push(encoder.encode(xml), true);
@@ -109,7 +120,7 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
       const cols = sheet.columns.map((_, i) => `<col min="${i + 1}" max="${i + 1}" width="20" customWidth="1"/>`);
       data.push(
         encoder.encode(
-          `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols.join("")}</cols><sheetData>${rowXml(sheet.columns, index++, ' s="1"')}`,
+          `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols.join("")}</cols><sheetData>${rowXml(cellsIn(sheet.columns, language), index++, ' s="1"')}`,
         ),
       );
       const source = sheet.rows;
@@ -119,13 +130,15 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
       // About a thousand rows per pull: large enough to deflate well, small enough to stream.
       let xml = "";
       for (let n = 0; n < 1000; n++) {
-        const next = await rows.next();
+        // The stream is pulled outside the request's scope: its rows are read (and their messages
+        // written) in the language the request chose.
+        const next = await withLanguage(language, () => rows.next());
         if (next.done) {
           data.push(encoder.encode(`${xml}</sheetData></worksheet>`), true);
           zip.end();
           return;
         }
-        xml += rowXml(next.value, index++);
+        xml += rowXml(cellsIn(next.value, language), index++);
       }
       data.push(encoder.encode(xml));
     },
@@ -133,14 +146,27 @@ export function xlsxStream(sheet: Sheet): ReadableStream<Uint8Array> {
 }
 
 /** A download response: the stream, its type, and a file name the browser keeps. */
-export function xlsxResponse(filename: string, sheet: Sheet): Response {
-  return new Response(xlsxStream(sheet), {
+export function xlsxResponse(filename: Message, sheet: Sheet): Response {
+  const language = currentLanguage();
+  return new Response(xlsxStream(sheet, language), {
     headers: {
       "content-type": XLSX_TYPE,
-      "content-disposition": `attachment; filename="${filename.replace(/[^\w.-]/g, "_")}"`,
+      "content-disposition": attachment(filename.render(language)),
+      "content-language": language,
       "cache-control": "no-store",
     },
   });
+}
+
+/** `content-disposition` of a download: an ASCII name, and the name itself (RFC 6266) when it is not ASCII. */
+export function attachment(name: string): string {
+  const ascii = name
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\w.-]/g, "_");
+  return ascii === name
+    ? `attachment; filename="${ascii}"`
+    : `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,6 +175,16 @@ export function xlsxResponse(filename: string, sheet: Sheet): Response {
 /** A file the reader refuses: not an .xlsx, too large, too many rows. The message is for the user. */
 export class XlsxError extends Error {
   override name = "XlsxError";
+  // Private: an error compares by its name and message (English), as before it carried a message.
+  readonly #text: Message;
+  constructor(text: Message) {
+    super(text.toString());
+    this.#text = text;
+  }
+  /** The message, to write in the reader's language. */
+  get text(): Message {
+    return this.#text;
+  }
 }
 
 export interface ReadLimits {
@@ -191,7 +227,7 @@ export const READ_LIMITS = {
 /** One worksheet row: its spreadsheet number (1 is the first) and its cells by column (gaps are null). */
 export interface SheetRow {
   row: number;
-  cells: Cell[];
+  cells: ReadCell[];
 }
 
 const ENTITY: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
@@ -199,8 +235,12 @@ const ENTITY: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', 
 /** XML text to a string: entities, character references and OOXML's `_xHHHH_` escapes. */
 function unescapeXml(s: string): string {
   return s
-    .replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(\w+));/g, (m, hex, dec, name) =>
-      hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : (ENTITY[name] ?? m),
+    .replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(\w+));/g, (entity, hex, dec, name) =>
+      hex
+        ? String.fromCodePoint(parseInt(hex, 16))
+        : dec
+          ? String.fromCodePoint(Number(dec))
+          : (ENTITY[name] ?? entity),
     )
     .replace(/_x([0-9a-fA-F]{4})_/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
 }
@@ -208,8 +248,8 @@ function unescapeXml(s: string): string {
 /** The text of a string item (`<si>` or `<is>`): every `<t>` run, phonetic runs (`<rPh>`) left out. */
 function itemText(xml: string): string {
   let text = "";
-  for (const m of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "").matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) {
-    text += m[1];
+  for (const match of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "").matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) {
+    text += match[1];
   }
   return unescapeXml(text);
 }
@@ -232,7 +272,7 @@ export function columnIndex(ref: string): number {
   return n - 1;
 }
 
-function cellValue(type: string | undefined, inner: string, shared: string[]): Cell {
+function cellValue(type: string | undefined, inner: string, shared: string[]): ReadCell {
   if (type === "inlineStr") return itemText(inner);
   const v = /<v>([\s\S]*?)<\/v>/.exec(inner)?.[1];
   if (v === undefined) return null;
@@ -257,9 +297,9 @@ function firstSheetPath(workbook: string | undefined, rels: string | undefined):
   if (workbook !== undefined && rels !== undefined) {
     const sheet = /<(?:\w+:)?sheet\s[^>]*>/.exec(workbook)?.[0];
     const id = sheet && /\s(?:\w+:)?id="([^"]*)"/.exec(sheet)?.[1];
-    for (const m of rels.matchAll(/<Relationship\s[^>]*>/g)) {
-      if (attr(m[0], "Id") !== id) continue;
-      const target = attr(m[0], "Target") ?? "";
+    for (const match of rels.matchAll(/<Relationship\s[^>]*>/g)) {
+      if (attr(match[0], "Id") !== id) continue;
+      const target = attr(match[0], "Target") ?? "";
       return target.startsWith("/") ? target.slice(1) : `xl/${target.replace(/^\.\//, "")}`;
     }
   }
@@ -268,9 +308,11 @@ function firstSheetPath(workbook: string | undefined, rels: string | undefined):
 
 const SHARED_STRINGS = "xl/sharedStrings.xml";
 
-const tooLarge = (what: string, limit: number) =>
+const tooLarge = (what: Message, limit: number) =>
   new XlsxError(
-    `${what} unzips to more than ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`}, the most an import reads: split the file`,
+    limit % MB === 0
+      ? m`${what} unzips to more than ${limit / MB} MB, the most an import reads: split the file`
+      : m`${what} unzips to more than ${limit} bytes, the most an import reads: split the file`,
   );
 
 /**
@@ -283,7 +325,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
   const counted = new Map<string, number>();
   let total = 0;
   /** The unzipped bytes of part `name`, in chunks; nothing if the file has no such part. */
-  function* read(name: string, limit: number, what: string): Generator<Uint8Array> {
+  function* read(name: string, limit: number, what: Message): Generator<Uint8Array> {
     const entry = parts.get(name);
     if (!entry) return;
     const before = counted.get(name);
@@ -291,7 +333,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
     const bound = Math.min(limit, room);
     let size = 0;
     for (const chunk of readEntry(bytes, entry, bound, () =>
-      room < limit ? tooLarge("The workbook", limits.maxTotalBytes) : tooLarge(what, limit),
+      room < limit ? tooLarge(m`The workbook`, limits.maxTotalBytes) : tooLarge(what, limit),
     )) {
       size += chunk.length;
       yield chunk;
@@ -306,7 +348,7 @@ function openXlsx(bytes: Uint8Array, limits: Required<ReadLimits>) {
     if (!parts.has(name)) return undefined;
     const decoder = new TextDecoder();
     let out = "";
-    for (const chunk of read(name, limits.maxPartBytes, `The part ${name}`))
+    for (const chunk of read(name, limits.maxPartBytes, m`The part ${name}`))
       out += decoder.decode(chunk, { stream: true });
     return out + decoder.decode();
   };
@@ -325,17 +367,17 @@ function* scan<T>(
   opening: RegExp,
   each: (m: RegExpMatchArray) => T | undefined,
   max: number,
-  tooLong: string,
+  tooLong: Message,
 ): Generator<T> {
   const decoder = new TextDecoder();
   let text = "";
   const drain = function* (done: boolean): Generator<T> {
     let end = 0;
-    for (const m of text.matchAll(pattern)) {
-      if (m[0].length > max) throw new XlsxError(tooLong);
-      const out = each(m);
+    for (const match of text.matchAll(pattern)) {
+      if (match[0].length > max) throw new XlsxError(tooLong);
+      const out = each(match);
       if (out !== undefined) yield out;
-      end = (m.index ?? 0) + m[0].length;
+      end = (match.index ?? 0) + match[0].length;
     }
     const rest = text.slice(end);
     const next = rest.search(opening);
@@ -351,14 +393,21 @@ function* scan<T>(
   yield* drain(true);
 }
 
-const tooLong = (what: string, max: number) =>
-  `${what} is longer than ${max.toLocaleString("en")} characters: the file cannot be imported`;
+const tooLong = (what: Message, max: number) =>
+  m`${what} is longer than ${amount(max)} characters: the file cannot be imported`;
 
 /** The shared-string table: each `<si>`'s text, in order. */
 function sharedStrings(chunks: Iterable<Uint8Array>, max: number): string[] {
-  const what = `A string of the shared-string table (${SHARED_STRINGS})`;
+  const what = m`A string of the shared-string table (${SHARED_STRINGS})`;
   return [
-    ...scan(chunks, /<si>([\s\S]*?)<\/si>|<si\/>/g, /<si[\s>/]/, (m) => itemText(m[1] ?? ""), max, tooLong(what, max)),
+    ...scan(
+      chunks,
+      /<si>([\s\S]*?)<\/si>|<si\/>/g,
+      /<si[\s>/]/,
+      (match) => itemText(match[1] ?? ""),
+      max,
+      tooLong(what, max),
+    ),
   ];
 }
 
@@ -367,7 +416,7 @@ const CELL = /<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
 
 /** The `<row>` elements of a worksheet's XML, in order: attributes in [1], content in [2]. */
 const rowElements = (chunks: Iterable<Uint8Array>, max: number) =>
-  scan(chunks, ROW, /<row[\s>/]/, (m) => m, max, tooLong("A row of the worksheet", max));
+  scan(chunks, ROW, /<row[\s>/]/, (match) => match, max, tooLong(m`A row of the worksheet`, max));
 
 /** Whether a row's XML has a cell with a value (a row `sheetRows` yields), cheaper than reading it. */
 function hasValue(xml: string, shared: string[]): boolean {
@@ -381,12 +430,12 @@ function hasValue(xml: string, shared: string[]): boolean {
 /** The rows of a worksheet's XML with a value, in order (see `xlsxRows`). */
 function* sheetRows(chunks: Iterable<Uint8Array>, shared: string[], max: number): Generator<SheetRow> {
   let last = 0;
-  for (const m of rowElements(chunks, max)) {
-    const r = Number(attr(m[1] ?? "", "r")) || last + 1;
+  for (const match of rowElements(chunks, max)) {
+    const r = Number(attr(match[1] ?? "", "r")) || last + 1;
     last = r;
-    const cells: Cell[] = [];
+    const cells: ReadCell[] = [];
     let next = 0;
-    for (const c of (m[2] ?? "").matchAll(CELL)) {
+    for (const c of (match[2] ?? "").matchAll(CELL)) {
       const ref = attr(c[1] ?? "", "r");
       const index = ref ? columnIndex(ref) : next;
       next = index + 1;
@@ -415,27 +464,27 @@ export function* xlsxRows(bytes: Uint8Array, limits: ReadLimits = {}): Generator
   try {
     yield* readRows(bytes, { ...READ_LIMITS, ...limits });
   } catch (err) {
-    throw err instanceof ZipError ? new XlsxError(err.message) : err;
+    throw err instanceof ZipError ? new XlsxError(err.text) : err;
   }
 }
 
 function* readRows(bytes: Uint8Array, limits: Required<ReadLimits>): Generator<SheetRow> {
   const { maxBytes, maxRows } = limits;
   if (bytes.length > maxBytes) {
-    throw new XlsxError(`The file is ${(bytes.length / MB).toFixed(1)} MB; at most ${maxBytes / MB} MB`);
+    throw new XlsxError(m`The file is ${(bytes.length / MB).toFixed(1)} MB; at most ${maxBytes / MB} MB`);
   }
   const xlsx = openXlsx(bytes, limits);
   const path = firstSheetPath(xlsx.text("xl/workbook.xml"), xlsx.text("xl/_rels/workbook.xml.rels"));
-  if (!xlsx.has(path)) throw new XlsxError("The workbook has no worksheet");
+  if (!xlsx.has(path)) throw new XlsxError(m`The workbook has no worksheet`);
   const shared = sharedStrings(
-    xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, `The shared-string table (${SHARED_STRINGS})`),
+    xlsx.read(SHARED_STRINGS, limits.maxSharedStringsBytes, m`The shared-string table (${SHARED_STRINGS})`),
     limits.maxElementChars,
   );
-  const sheet = () => xlsx.read(path, limits.maxSheetBytes, `The worksheet (${path})`);
+  const sheet = () => xlsx.read(path, limits.maxSheetBytes, m`The worksheet (${path})`);
   let count = 0;
-  for (const m of rowElements(sheet(), limits.maxElementChars)) {
-    if (hasValue(m[2] ?? "", shared) && ++count > maxRows + 1) {
-      throw new XlsxError(`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
+  for (const match of rowElements(sheet(), limits.maxElementChars)) {
+    if (hasValue(match[2] ?? "", shared) && ++count > maxRows + 1) {
+      throw new XlsxError(m`The sheet has more than ${maxRows} rows; split it into files of at most ${maxRows}`);
     }
   }
   yield* sheetRows(sheet(), shared, limits.maxElementChars);

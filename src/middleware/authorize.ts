@@ -5,13 +5,16 @@
  * declared permission, before any input is parsed or any handler runs. None of it costs a D1
  * round trip for a member: the token carries, per school, the permission bitmap and the set of
  * disabled modules; a school the token does not list is looked up once (current-school.ts), its
- * disabled modules in the same query.
+ * disabled modules and language in the same query. It also settles the language the request is
+ * answered in, when its header names none: the user's, else the school's (src/lib/language.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { type Access, PermissionSet, type Scope } from "../lib/access";
 import { APP_MODULES, type AppModuleKey, ModuleSet, moduleDisabled } from "../lib/app-modules";
 import type { AppEnv, Principal } from "../lib/context";
 import { ApiError, say } from "../lib/errors";
+import { chooseLanguage } from "../lib/language";
+import { type Message, m } from "../lib/message";
 import { currentRequest } from "../lib/metrics";
 import { verifyAccessToken } from "../lib/tokens";
 import { currentSchool } from "./current-school";
@@ -25,14 +28,23 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
     if (access === "public") return next();
     const { config, clock } = c.var.deps;
     const match = BEARER.exec(c.req.header("authorization") ?? "");
-    if (!match?.[1]) throw unauthorized("Missing bearer token", "Send `Authorization: Bearer <accessToken>`.");
+    if (!match?.[1]) throw unauthorized(m`Missing bearer token`, m`Send \`Authorization: Bearer <accessToken>\`.`);
     const claims = await verifyAccessToken(config.authSecret, match[1], clock.now());
-    if (!claims) throw unauthorized("Invalid or expired access token", "Refresh it or sign in again.");
+    if (!claims) throw unauthorized(m`Invalid or expired access token`, m`Refresh it or sign in again.`);
+
+    // The request's language, settled here once: its header's (set by the access log), else the
+    // user's, else the school's (src/lib/language.ts); a token minted before these claims has neither.
+    const request = currentRequest();
+    if (request) request.language = chooseLanguage(request.language, claims.lng, undefined);
 
     const isSuperAdmin = claims.sa === 1;
     const memberships = claims.sch;
     const school = access === "user" ? null : await currentSchool(c, claims, access, scope);
     const schoolId = school?.id ?? null;
+    if (request && schoolId !== null) {
+      request.schoolLanguage = school?.language ?? claims.sl?.[String(schoolId)];
+      request.language = chooseLanguage(request.language, undefined, request.schoolLanguage);
+    }
 
     if (module && schoolId !== null) {
       // Read from the school lookup when there was one, else from the token (as of its issue).
@@ -51,7 +63,6 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
       throw new ApiError(403, say.missingPermission(access.name, schoolId));
     }
     c.set("principal", principal);
-    const request = currentRequest();
     if (request) {
       request.userId = principal.userId;
       request.schoolId = principal.schoolId;
@@ -60,6 +71,6 @@ export function authorize(access: Access, scope: Scope, module?: AppModuleKey): 
   };
 }
 
-function unauthorized(title: string, detail: string) {
+function unauthorized(title: Message, detail: Message) {
   return new ApiError(401, detail, { title, headers: { "www-authenticate": 'Bearer realm="api"' } });
 }

@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { m } from "../lib/message";
 
 export const CORS_POLICY = {
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
@@ -28,7 +29,7 @@ export const browserCors: MiddlewareHandler<AppEnv> = async function browserCors
   const { origins, loopback } = c.var.deps.config.cors;
   if (origins.includes(origin) || (loopback && LOOPBACK.test(origin))) return allowedOrigin(c, next);
   if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
-    throw new ApiError(403, "This origin may not call the API from a browser (not in CORS_ORIGINS)");
+    throw new ApiError(403, m`This origin may not call the API from a browser (not in CORS_ORIGINS)`);
   }
   await next();
   // The answer depends on the origin: a cache must not hand it to an allowed one.

@@ -15,6 +15,7 @@ import { idempotencyKeys } from "../db/schema/jobs";
 import type { AppEnv } from "../lib/context";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError, say } from "../lib/errors";
+import { m } from "../lib/message";
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 /** Printable ASCII, as Stripe's and the IETF draft's keys are. */
@@ -28,8 +29,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
   const userId = c.var.principal?.userId;
   if (key === undefined || userId === undefined) return next();
   if (!KEY.test(key)) {
-    throw new ApiError(400, "Idempotency-Key must be 1 to 255 printable ASCII characters", {
-      title: "Invalid Idempotency-Key",
+    throw new ApiError(400, m`Idempotency-Key must be 1 to 255 printable ASCII characters`, {
+      title: m`Invalid Idempotency-Key`,
     });
   }
   const { db, clock } = c.var.deps;
@@ -93,13 +94,13 @@ async function replay(c: Parameters<typeof idempotency>[0], userId: number, key:
     .limit(1);
   if (row && row.fingerprint !== fingerprint) {
     throw new ApiError(422, say.idempotencyReused, {
-      title: "Idempotency-Key reused",
+      title: m`Idempotency-Key reused`,
     });
   }
   // Still running, or just freed by a failure: either way, a retry in a moment runs or replays.
   if (row?.status !== "done" || row.responseStatus === null) {
     throw new ApiError(409, say.idempotencyRunning, {
-      title: "Request in progress",
+      title: m`Request in progress`,
       headers: { "retry-after": "1" },
     });
   }

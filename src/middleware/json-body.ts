@@ -11,6 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { m } from "../lib/message";
 import type { RouteTable } from "../lib/route-table";
 
 const JSON_MEDIA_TYPE = /^application\/json[ \t]*(?:;[ \t]*charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?$/i;
@@ -22,13 +23,13 @@ export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppEnv> {
     const table = routes();
     if (!matchedRoutes(c).some((r) => table.takesJson(r.method, r.path))) return next();
     if (!JSON_MEDIA_TYPE.test(contentType)) {
-      throw new ApiError(415, "Send the body as content-type: application/json (UTF-8; charset=utf-8 or no charset)");
+      throw new ApiError(415, m`Send the body as content-type: application/json (UTF-8; charset=utf-8 or no charset)`);
     }
     const bytes = await c.req.arrayBuffer(); // cached: the validator parses the same bytes
     try {
       new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     } catch {
-      throw new ApiError(400, "The request body is not valid UTF-8");
+      throw new ApiError(400, m`The request body is not valid UTF-8`);
     }
     return next();
   };

@@ -34,6 +34,9 @@ describe("the code's shape", () => {
     expect(where(report.assertionsWithoutReason)).toEqual([]);
     expect(report.assertions.length, where(report.assertions).join("\n")).toBeLessThanOrEqual(MAX_ASSERTIONS);
   });
+  it("passes no plain string to the error helpers or verbatim: every text is a message (m`...`)", () => {
+    expect(where(report.plainMessages)).toEqual([]);
+  });
   it(`has no source file over ${MAX_LINES} lines`, () => {
     expect(where(report.longFiles)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * The Worker bundle a deploy uploads (`wrangler deploy --dry-run`, with wrangler.toml's minify and
  * [alias]): its size and start-up within budget (bench/bundle.ts, docs/performance.md), only zod's
- * English locale in it and its messages unchanged, no libSQL client in the default (D1) entry, and
+ * English and Spanish locales in it and its messages unchanged (in both languages), no libSQL client in the default (D1) entry, and
  * the libSQL entry working in workerd against a libSQL server.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -55,9 +55,9 @@ describe("the default (D1) Worker bundle", () => {
     expect(d1Bundle.gzip).toBeLessThanOrEqual(BUDGETS.ceilingGzipBytes);
   });
 
-  it("carries zod's English locale only, and no libSQL client", () => {
+  it("carries zod's English and Spanish locales only, and no libSQL client", () => {
     const locales = fromPackage(d1Bundle, "zod").filter((i) => i.includes("/locales/"));
-    expect(locales.map((i) => i.replace(/.*\/locales\//, ""))).toEqual(["en.js"]);
+    expect(locales.map((i) => i.replace(/.*\/locales\//, "")).sort()).toEqual(["en.js", "es.js"]);
     expect(d1Bundle.inputs).toContain("src/lib/zod-locales.ts");
     expect(fromPackage(d1Bundle, "@libsql")).toEqual([]);
     expect(d1Bundle.inputs.filter((i) => i.includes("libsql"))).toEqual([]);
@@ -93,7 +93,8 @@ describe("the default (D1) Worker bundle", () => {
         body: JSON.stringify({ phone: 5, extra: true }),
       },
     ];
-    for (const { path, ...init } of requests) {
+    const spanish = requests.map(({ headers, ...r }) => ({ ...r, headers: { ...headers, "accept-language": "es" } }));
+    for (const { path, ...init } of [...requests, ...spanish]) {
       // Each answer read in full before the next request (one body stream open at a time).
       const built = await mf.dispatchFetch(`http://localhost${path}`, init);
       expect(built.status).toBe(400);
@@ -108,6 +109,10 @@ describe("the default (D1) Worker bundle", () => {
       detail: string;
     };
     expect(version.detail).toBe('Invalid query: platform: Invalid option: expected one of "ios"|"android"');
+    const versionEs = await mf.dispatchFetch("http://localhost/api/v1/version?platform=web", {
+      headers: { "accept-language": "es" },
+    });
+    expect(((await versionEs.json()) as { detail: string }).detail).toMatch(/^Consulta no válida: platform: /);
   });
 
   it("refuses LIBSQL_URL (503) with a message that names the libSQL entry", async () => {

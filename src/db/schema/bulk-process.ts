@@ -27,6 +27,13 @@ export const bulkProcesses = sqliteTable(
       .notNull()
       .default([]),
     createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    /**
+     * The language `errors` are written in: the one the process was created in (src/lib/language.ts),
+     * so the consumer and the sweep report to that person in their language. Older rows: English.
+     */
+    language: text("language", { enum: ["es", "en"] })
+      .notNull()
+      .default("en"),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
   },

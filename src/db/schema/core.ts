@@ -49,6 +49,13 @@ export const schools = searchable(
       ...record,
       name: text("name").notNull(),
       timeZone: text("time_zone").notNull().default("UTC"),
+      /**
+       * The language of the school's messages when neither the request nor the caller names one, and
+       * of the people it adds (src/lib/language.ts). Spanish by default: as new people already were.
+       */
+      language: text("language", { enum: ["es", "en"] })
+        .notNull()
+        .default("es"),
       levels: text("levels", { mode: "json" }).$type<string[]>().notNull().default([]),
       email: text("email"),
       phone: text("phone"),

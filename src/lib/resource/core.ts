@@ -14,6 +14,7 @@ import { type CommitMessages, GuardFailed, guard, inList, type Statement } from 
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
 import { ApiError, conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
+import { anyOf, m } from "../message";
 import { recordId } from "../params";
 import type { ContextLoader, ProblemExamples, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
@@ -57,12 +58,12 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   const Names = pascal(config.plural);
   const record = config.record.openapi(Name);
   const messages: CommitMessages = {
-    conflict: config.conflictMessage ?? `${label} already exists`,
-    reference: `${label} refers to a record that no longer exists`,
+    conflict: config.conflictMessage ?? m`${label} already exists`,
+    reference: m`${label} refers to a record that no longer exists`,
   };
   const stillReferenced = (id: number): CommitMessages => ({
     ...messages,
-    reference: `${label} ${id} is still referenced by other records`,
+    reference: m`${label} ${id} is still referenced by other records`,
   });
 
   const ParentParams = parent
@@ -70,7 +71,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
         [parent.param]: recordId().openapi({
           param: { name: parent.param, in: "path" },
           example: 1,
-          description: `${parent.label} id`,
+          description: `${parent.label.toString()} id`,
         }),
       })
     : undefined;
@@ -119,7 +120,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     const row = await select(ctx)
       .where(scoped(ctx, eq(table.id, id), "read", parentId))
       .first();
-    if (!row) throw notFound(label, id);
+    if (!row) throw notFound(m`${label} ${id} not found`);
     return toRecord(ctx, row);
   }
 
@@ -141,9 +142,9 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
       .first();
     if (!row) {
       if (parent && parentId !== null && !(await parentQuery(ctx, parentId)?.first())) {
-        throw notFound(parent.label, parentId);
+        throw notFound(m`${parent.label} ${parentId} not found`);
       }
-      throw notFound(label, id);
+      throw notFound(m`${label} ${id} not found`);
     }
     if (diagnose?.from && !diagnose.from.states.includes(String(row.state))) {
       throw conflict(
@@ -154,9 +155,9 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     const failed = diagnose?.rules?.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
     const rule = failed >= 0 ? diagnose?.rules?.[failed] : undefined;
     if (rule?.status === 412) throw new ApiError(412, rule.message);
-    if (failed >= 0) throw unprocessable(rule?.message ?? "Refused by a business rule");
+    if (failed >= 0) throw unprocessable(rule?.message ?? m`Refused by a business rule`);
     // It matched now: it changed between the write and this read. The caller may retry.
-    throw conflict(`${label} ${id} changed while it was being written; try again`);
+    throw conflict(m`${label} ${id} changed while it was being written; try again`);
   }
 
   /** Commits a batch about record `id`; a failed guard becomes the 404 / 409 / 422 that explains it. */
@@ -215,7 +216,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
 
   async function changeAndRead(ctx: Ctx, id: number, spec: Change<T>): Promise<z.output<R>> {
     const record = await changed(ctx, id, spec, true);
-    if (!record) throw notFound(label, id);
+    if (!record) throw notFound(m`${label} ${id} not found`);
     return record;
   }
 

@@ -11,6 +11,7 @@ import type { RecordTable } from "../../db/table";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { notFound } from "../errors";
+import { Message, m } from "../message";
 import {
   keyFields,
   keysetRows,
@@ -60,11 +61,11 @@ export interface ExportSpec<V extends Fields, E extends Fields> extends Meta {
   access: Access;
   /** The list whose query the export takes: its filters and `sort` (paging accepted and ignored). */
   list: ListQuery;
-  /** The file's name (`teachers.xlsx`), or the caller's (`roles-school-1.xlsx`). */
-  filename: string | ((ctx: Ctx) => string);
-  /** The sheet's name and header row. */
-  sheet: string;
-  columns: readonly string[];
+  /** The file's name (`` m`teachers.xlsx` ``), or the caller's (`` m`roles-school-${id}.xlsx` ``). */
+  filename: Message | ((ctx: Ctx) => Message);
+  /** The sheet's name and header row (in the request's language). */
+  sheet: Message;
+  columns: readonly Message[];
   /** The 200 response's description. */
   file: string;
   /** Fields the file adds to the resource's view (a family's name), for this caller, with their joins. */
@@ -149,8 +150,10 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       const parentRow = parentId !== null ? core.parentQuery(ctx, parentId) : undefined;
       const found = parentRow ? batch.read(parentRow) : undefined;
       const results = await batch.commit();
-      if (found && results.get(found).length === 0)
-        throw notFound(config.parent?.label ?? config.label, parentId ?? undefined);
+      if (found && results.get(found).length === 0) {
+        const label = config.parent?.label ?? config.label;
+        throw notFound(parentId === null ? m`${label} not found` : m`${label} ${parentId} not found`);
+      }
       const data = results.get(rows).map((row) => core.toRecord(ctx, row));
       return new Listing(data, results.get(total)[0]?.n ?? 0, page);
     }
@@ -224,7 +227,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
 
     /** The download for this caller (a module that reads its caller its own way calls it). */
     const respond = (ctx: Ctx, input: object): Response =>
-      xlsxResponse(typeof spec.filename === "string" ? spec.filename : spec.filename(ctx), {
+      xlsxResponse(spec.filename instanceof Message ? spec.filename : spec.filename(ctx), {
         name: spec.sheet,
         columns: spec.columns,
         rows: rows(ctx, input),

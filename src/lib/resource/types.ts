@@ -10,6 +10,7 @@ import type { Data, RecordTable } from "../../db/table";
 import type { Scope } from "../access";
 import type { AppModuleKey } from "../app-modules";
 import type { Ctx } from "../context";
+import type { Message } from "../message";
 import { recordId } from "../params";
 import type { ContextLoader, Tag } from "../route";
 
@@ -66,7 +67,7 @@ export type Filters = Record<string, Filter<unknown>>;
 export interface Parent {
   /** The path parameter: `schoolConfigurationId`. */
   param: string;
-  label: string;
+  label: Message;
   data: Data<RecordTable>;
   /** The child's column that points at the parent. */
   column: SQLiteColumn;
@@ -76,8 +77,11 @@ export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V 
   /** Singular and plural in camelCase: they make the operationIds (`listDocuments`, `getDocument`). */
   name: string;
   plural: string;
-  /** Human label for messages: "Document". */
-  label: string;
+  /**
+   * The record's name in messages (`` m`Document` ``): "Document 42 not found". Its English also
+   * names the operations in the OpenAPI document.
+   */
+  label: Message;
   /** The collection path; for a nested resource it contains the parent's `{param}`. */
   path: string;
   tag: Tag;
@@ -105,7 +109,7 @@ export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V 
    */
   visibleTo?: (ctx: Ctx, access: "read" | "write") => SQL | undefined;
   /** The 409 message when a unique index refuses a write. */
-  conflictMessage?: string;
+  conflictMessage?: Message;
   parent?: Parent;
   /** What every operation's context needs read first (who the caller acts for). */
   context?: ContextLoader;
@@ -117,7 +121,7 @@ export type Join = <Row>(query: Query<Row>) => Query<Row>;
 /** A condition the row must meet for a change, else 422 with `message`. */
 export interface Rule {
   when: SQL;
-  message: string;
+  message: Message;
   /** The refusal's status (default 422, a business rule; 412 for an If-Match precondition). */
   status?: 412 | 422;
 }
@@ -129,7 +133,7 @@ export interface Guards {
   /** Business rules over the row, else 422. */
   rules?: Rule[];
   /** The 409's detail for the state the record is in (default: names the states `action` needs). */
-  conflict?: (state: string) => string;
+  conflict?: (state: string) => Message;
 }
 
 export type { Fields, RowOf };

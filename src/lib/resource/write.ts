@@ -14,6 +14,7 @@ import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { ApiError, notFound, say } from "../errors";
 import { etagMatches, etagOfJson } from "../etag";
+import { type Message, m, zodMessage } from "../message";
 import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
 import type { Meta, ResourceCore } from "./core";
 import { IfMatchHeaders, type Rule } from "./types";
@@ -47,7 +48,7 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
   /** The states the record may be in to be updated (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
-  conflict?: (input: { id: number }) => (state: string) => string;
+  conflict?: (input: { id: number }) => (state: string) => Message;
 }
 
 export interface DeleteSpec extends Meta {
@@ -60,7 +61,7 @@ export interface DeleteSpec extends Meta {
   /** The states the record may be in to be deleted (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
-  conflict?: (input: { id: number }) => (state: string) => string;
+  conflict?: (input: { id: number }) => (state: string) => Message;
 }
 
 type BodyOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
@@ -78,7 +79,7 @@ export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undef
   /** Business rules over the row, else 422. */
   rules?: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => Rule[];
   /** The 409's detail for the state the record is in (default: names the states the action needs). */
-  conflict?: (input: { id: number }) => (state: string) => string;
+  conflict?: (input: { id: number }) => (state: string) => Message;
   /** The change. */
   set: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => SetValues<T> | Promise<SetValues<T>>;
   also?: (ctx: Ctx, input: Written<BodyOf<I>>) => Statement[];
@@ -89,9 +90,10 @@ const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as C;
 
 /** An update body must change something: `{}` is a 400, not a silent 204. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
-  return schema.refine((v) => Object.values(v).some((x) => x !== undefined), {
-    message: "Send at least one field to update",
-  });
+  return schema.refine(
+    (v) => Object.values(v).some((x) => x !== undefined),
+    zodMessage(m`Send at least one field to update`),
+  );
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -103,15 +105,15 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
   core: ResourceCore<T, R, V>,
 ) {
   const { config, Name, record, ItemParams, ParentParams } = core;
-  const label = config.label.toLowerCase();
+  const label = config.label.toString().toLowerCase();
   const itemPath = `${config.path}/{id}`;
 
   /** The 409 of a change from a state it does not start from, as the document's example. */
   function wrongState(
     from: { column: SQLiteColumn; states: readonly string[] },
     action: string,
-    conflict?: (input: { id: number }) => (state: string) => string,
-  ): string {
+    conflict?: (input: { id: number }) => (state: string) => Message,
+  ): Message {
     const state = core.otherState(from.column, from.states);
     return (
       conflict?.({ id: EXAMPLE_ID })(state) ?? say.wrongState(config.label, EXAMPLE_ID, state, action, from.states)
@@ -149,7 +151,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     async function run(ctx: Ctx, input: { body: z.output<C>; params?: object }): Promise<z.output<R>> {
       const parentId = core.parentOf(input.params);
       if (parentId !== null && !(await core.parentQuery(ctx, parentId)?.first())) {
-        throw notFound(config.parent?.label ?? "Parent", parentId);
+        throw notFound(m`${config.parent?.label ?? m`Parent`} ${parentId} not found`);
       }
       const values = spec.values ? await spec.values(ctx, { body: input.body, parentId }) : input.body;
       const id = core.data.insertedId();

@@ -4,6 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { addresses } from "../../db/schema/address";
+import { m, zodMessage } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 
@@ -19,8 +20,8 @@ const isCountry = (code: string) => {
 
 export const Country = z
   .string()
-  .regex(/^[A-Z]{2}$/, "Expected an ISO 3166-1 alpha-2 country code in capitals, like MX")
-  .refine(isCountry, "Not an ISO 3166-1 alpha-2 country code")
+  .regex(/^[A-Z]{2}$/, zodMessage(m`Expected an ISO 3166-1 alpha-2 country code in capitals, like MX`))
+  .refine(isCountry, zodMessage(m`Not an ISO 3166-1 alpha-2 country code`))
   .openapi({ example: "MX", description: "ISO 3166-1 alpha-2 country code" });
 
 const optionalText = (max: number, example: string) => text({ max }).nullable().optional().openapi({ example });
@@ -35,7 +36,10 @@ export const addressFields = {
   postalCode: z
     .string()
     .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$/, "Expected a postal code of letters, digits, spaces and dashes")
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$/,
+      zodMessage(m`Expected a postal code of letters, digits, spaces and dashes`),
+    )
     .nullable()
     .optional()
     .openapi({ example: "03940" }),

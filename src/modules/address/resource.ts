@@ -10,7 +10,8 @@ import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { badRequest, conflict } from "../../lib/errors";
+import { conflict, invalidBody } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineResource, IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
@@ -20,7 +21,7 @@ import { AddressRecord, addressFields, toAddress } from "./record";
 export const addressResource = defineResource({
   name: "address",
   plural: "addresses",
-  label: "Address",
+  label: m`Address`,
   path: "/api/v1/address",
   tag: "Schools",
   scope: "school",
@@ -45,8 +46,8 @@ function coordinates(input: { latitude?: number | null; longitude?: number | nul
       : sent.latitude
         ? "longitude"
         : "latitude";
-  const message = "Send latitude and longitude together (both numbers, or both null)";
-  throw badRequest(`Invalid body: ${path}: ${message}`, [{ path, message }]);
+  const message = m`Send latitude and longitude together (both numbers, or both null)`;
+  throw invalidBody([{ path, message }]);
 }
 
 const { street, city, country, ...optional } = addressFields;
@@ -114,7 +115,7 @@ export async function removeAddress(ctx: Ctx, { params: { id } }: InputOf<typeof
     if (!(err instanceof GuardFailed)) throw err;
     await addressResource.find(ctx, id); // 404 when it is not (or no longer) here
     throw conflict(
-      `Address ${id} is the school's address; point the school at another address (PUT /api/v1/school/{id}/address) first`,
+      m`Address ${id} is the school's address; point the school at another address (PUT /api/v1/school/{id}/address) first`,
     );
   }
 }

@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import type { Ctx } from "../../lib/context";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -33,7 +34,7 @@ const Record = RecordBase.extend({
 export const administrativeUserResource = defineResource({
   name: "administrativeUser",
   plural: "administrativeUsers",
-  label: "Administrative user",
+  label: m`Administrative user`,
   path: "/api/v1/administrative-user",
   tag: "People",
   scope: "school",
@@ -57,7 +58,7 @@ export const administrativeUserResource = defineResource({
     employeeNumber: row.employeeNumber,
   }),
   visibleTo: (ctx) => notRemovedHere(ctx, administrativeUsers),
-  conflictMessage: "This person is already administrative staff of this school, or the employee number is taken",
+  conflictMessage: m`This person is already administrative staff of this school, or the employee number is taken`,
 });
 
 const resource = administrativeUserResource;
@@ -101,9 +102,9 @@ export const deleteAdministrativeUser = staff.delete;
 export const exportAdministrativeUsers = resource.export({
   access: permissions.read,
   list: listAdministrativeUsers,
-  filename: "administrative-staff.xlsx",
-  sheet: "Administrative staff",
-  columns: staffColumns("Position"),
+  filename: m`administrative-staff.xlsx`,
+  sheet: m`Administrative staff`,
+  columns: staffColumns(m`Position`),
   cells: (ctx, row) => {
     const r = resource.toRecord(ctx, row);
     return staffCells(r, r.position);

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { ApplicationModules, applicationModules } from "../../db/schema/application-module";
 import { FIRST_CUSTOM_MODULE_ID } from "../../lib/app-modules";
 import { unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -17,7 +18,7 @@ import { permissions } from "./permissions";
 export const ModuleKey = z
   .string()
   .max(40)
-  .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "Expected a lowercase kebab-case key like lost-articles")
+  .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, zodMessage(m`Expected a lowercase kebab-case key like lost-articles`))
   .openapi({ example: "lost-articles", description: "The module's key, lowercase kebab-case, as routes name it" });
 
 const Name = text({ max: 100 }).openapi({
@@ -41,7 +42,7 @@ export const isBuiltIn = (id: number) => id < FIRST_CUSTOM_MODULE_ID;
 export const catalogue = defineResource({
   name: "applicationModule",
   plural: "applicationModules",
-  label: "Application module",
+  label: m`Application module`,
   path: "/api/v1/application-module",
   tag: "Schools",
   scope: "platform",
@@ -54,7 +55,7 @@ export const catalogue = defineResource({
     description: row.description,
     builtIn: isBuiltIn(row.id),
   }),
-  conflictMessage: "An application module with this key already exists",
+  conflictMessage: m`An application module with this key already exists`,
 });
 
 export const listApplicationModules = catalogue.list({
@@ -90,7 +91,7 @@ export const deleteApplicationModule = catalogue.delete({
   check: async (ctx, { id }) => {
     if (!isBuiltIn(id)) return;
     await catalogue.find(ctx, id); // 404 for an id no module has
-    throw unprocessable(`Application module ${id} is built in and cannot be deleted`);
+    throw unprocessable(m`Application module ${id} is built in and cannot be deleted`);
   },
   errors: [422],
   examples: { 422: "Application module 42 is built in and cannot be deleted" },

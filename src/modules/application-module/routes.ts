@@ -8,6 +8,7 @@
  * module registers these operations first so its router does too.
  */
 import { z } from "@hono/zod-openapi";
+import { m, zodMessage } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -62,7 +63,7 @@ const BulkToggle = z
       )
       .min(1)
       .max(MAX_BULK)
-      .refine((items) => new Set(items.map((i) => i.key)).size === items.length, "Name each module once")
+      .refine((items) => new Set(items.map((i) => i.key)).size === items.length, zodMessage(m`Name each module once`))
       .openapi({ description: "The modules to switch, each once" }),
   })
   .openapi({

@@ -13,7 +13,7 @@ import { Batch } from "../../db/batch";
 import type { Query } from "../../db/query";
 import {
   ApplicationModules,
-  applicationModules as m,
+  applicationModules as am,
   SchoolModules,
   schoolModules as s,
 } from "../../db/schema/application-module";
@@ -21,23 +21,24 @@ import { Schools, schools } from "../../db/schema/core";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Listing, type PageInput } from "../../lib/pagination";
 import { isBuiltIn } from "./resource";
 
 /** A catalogue module with the current school's state row of it, if any (the join adds the school). */
-const withState = <Row>(query: Query<Row>) => query.leftJoin(SchoolModules, eq(s.moduleId, m.id));
+const withState = <Row>(query: Query<Row>) => query.leftJoin(SchoolModules, eq(s.moduleId, am.id));
 
 /** Enabled unless the school's row says otherwise. */
 const enabledExpr = sql<number>`coalesce(${s.enabled}, 1)`;
 
 /** The fields of a module as the school sees it, each under its own alias (D1 batches map by name). */
 const schoolFields = {
-  id: m.id,
-  createdAt: m.createdAt,
-  updatedAt: m.updatedAt,
-  key: m.key,
-  name: m.name,
-  description: m.description,
+  id: am.id,
+  createdAt: am.createdAt,
+  updatedAt: am.updatedAt,
+  key: am.key,
+  name: am.name,
+  description: am.description,
   enabled: enabledExpr,
   // Null where the school has no state row (a left join).
   statusUpdatedAt: sql<string | null>`${s.updatedAt}`,
@@ -79,12 +80,12 @@ export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?:
   const rows = batch.read(
     withState(ApplicationModules.select(ctx, schoolFields))
       .where(where)
-      .orderBy(asc(m.key))
+      .orderBy(asc(am.key))
       .limit(input.pageSize)
       .offset((input.page - 1) * input.pageSize),
   );
   const total = batch.read(
-    withState(ApplicationModules.select(ctx, { id: m.id }))
+    withState(ApplicationModules.select(ctx, { id: am.id }))
       .where(where)
       .count(),
   );
@@ -95,10 +96,10 @@ export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?:
 
 /** Whether the current school has the module `key` enabled; 404 for a key the catalogue lacks. */
 export async function moduleStatus(ctx: Ctx, key: string) {
-  const row = await withState(ApplicationModules.select(ctx, { key: m.key, enabled: enabledExpr }))
-    .where(eq(m.key, key))
+  const row = await withState(ApplicationModules.select(ctx, { key: am.key, enabled: enabledExpr }))
+    .where(eq(am.key, key))
     .first();
-  if (!row) throw notFound(`Application module ${key}`);
+  if (!row) throw notFound(m`Application module ${key} not found`);
   return { key: row.key, enabled: row.enabled === 1 };
 }
 
@@ -112,8 +113,8 @@ export function initializeStatements(ctx: Ctx) {
   const { db } = ctx.deps;
   const schoolId = schoolOf(ctx);
   const now = ctx.deps.clock.now().toISOString();
-  const lacking = notExists(SchoolModules.select(ctx, { one: sql`1` }).where(eq(s.moduleId, m.id)));
-  const missingKeys = db.select({ key: m.key }).from(m).where(lacking).orderBy(asc(m.key));
+  const lacking = notExists(SchoolModules.select(ctx, { one: sql`1` }).where(eq(s.moduleId, am.id)));
+  const missingKeys = db.select({ key: am.key }).from(am).where(lacking).orderBy(asc(am.key));
   // The audit row of initialising a school's modules: its record is the school.
   const audit = Schools.auditAction(
     ctx,
@@ -130,11 +131,11 @@ export function initializeStatements(ctx: Ctx) {
           createdAt: sql<string>`${now}`.as("created_at"),
           updatedAt: sql<string>`${now}`.as("updated_at"),
           schoolId: SchoolModules.insertedSchool(ctx),
-          moduleId: m.id,
+          moduleId: am.id,
           enabled: sql<number>`1`.as("enabled"),
           updatedBy: sql<number | null>`NULL`.as("updated_by"),
         })
-        .from(m)
+        .from(am)
         // The WHERE also keeps SQLite from reading ON CONFLICT as a join constraint.
         .where(lacking),
     )
@@ -149,11 +150,11 @@ export function initializeStatements(ctx: Ctx) {
  * school was initialised already).
  */
 export async function initializeModules(ctx: Ctx, id: number) {
-  if (id !== schoolOf(ctx)) throw notFound("School", id);
+  if (id !== schoolOf(ctx)) throw notFound(m`School ${id} not found`);
   const [audit, insert] = initializeStatements(ctx);
   const batch = new Batch(ctx).add(audit);
   const inserted = batch.result(insert);
-  const catalogue = batch.read(ApplicationModules.select(ctx, { id: m.id, key: m.key }));
+  const catalogue = batch.read(ApplicationModules.select(ctx, { id: am.id, key: am.key }));
   const results = await batch.commit();
   const [created, catalogueKeys] = [results.get(inserted), results.get(catalogue)];
   const keyOf = new Map(catalogueKeys.map((row) => [row.id, row.key]));
@@ -174,10 +175,15 @@ export async function initializeModules(ctx: Ctx, id: number) {
  */
 export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabled: boolean }[]) {
   const keys = [...new Set(wanted.map((w) => w.key))];
-  const found = await ApplicationModules.select(ctx, { id: m.id, key: m.key }).where(inList(m.key, keys)).all();
+  const found = await ApplicationModules.select(ctx, { id: am.id, key: am.key }).where(inList(am.key, keys)).all();
   const idOf = new Map(found.map((row) => [row.key, row.id]));
   const unknown = keys.filter((key) => !idOf.has(key));
-  if (unknown.length > 0) throw notFound(`Application module${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
+  if (unknown.length > 0)
+    throw notFound(
+      unknown.length > 1
+        ? m`Application modules ${unknown.join(", ")} not found`
+        : m`Application module ${unknown.join(", ")} not found`,
+    );
 
   const batch = new Batch(ctx).add(...initializeStatements(ctx));
   for (const enabled of [true, false]) {

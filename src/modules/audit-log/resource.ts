@@ -11,6 +11,7 @@ import { auditLog } from "../../db/schema/audit-log";
 import { AuditLog } from "../../db/schema/audit-trail";
 import { Users, users } from "../../db/schema/core";
 import { joinTable } from "../../db/table";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { UtcDateTime } from "../school-configuration/api";
 import { copyOf, copyTable, identity } from "../user/api";
@@ -33,7 +34,7 @@ const ActorRef = z
   .max(80)
   .regex(
     /^(user:[1-9]\d{0,15}|import:[1-9]\d{0,15}|job:[a-z][a-z0-9-]{0,60})$/,
-    "Expected user:<id>, import:<id> or job:<name>",
+    zodMessage(m`Expected user:<id>, import:<id> or job:<name>`),
   )
   .optional()
   .openapi({
@@ -45,13 +46,13 @@ const ActorRef = z
 const RecordRef = z
   .string()
   .max(80)
-  .regex(/^[a-z][a-z0-9-]{0,40}:[1-9]\d{0,15}$/, "Expected <entity>:<id>, like document:5")
+  .regex(/^[a-z][a-z0-9-]{0,40}:[1-9]\d{0,15}$/, zodMessage(m`Expected <entity>:<id>, like document:5`))
   .optional()
   .openapi({ description: "Only changes of this record: `<entity>:<id>`", example: "document:5" });
 
 const Entity = z
   .string()
-  .regex(/^[a-z][a-z0-9-]{0,40}$/, "Expected an entity name like document")
+  .regex(/^[a-z][a-z0-9-]{0,40}$/, zodMessage(m`Expected an entity name like document`))
   .optional()
   .openapi({ description: "Only changes of this kind of record", example: "document" });
 
@@ -83,7 +84,7 @@ const actorName = identity(users, actorCopy.table);
 const resource = defineResource({
   name: "auditLog",
   plural: "auditLogs",
-  label: "Audit log entry",
+  label: m`Audit log entry`,
   path: "/api/v1/audit-log",
   tag: "Operations",
   scope: "platform",

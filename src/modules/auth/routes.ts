@@ -1,5 +1,6 @@
 /** Auth: sign in by verification code, refresh with rotation, sign out. */
 import { z } from "@hono/zod-openapi";
+import { m, zodMessage } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { Phone } from "../../lib/phone";
 import { RecordBase } from "../../lib/resource";
@@ -82,7 +83,7 @@ const verifyCode = defineRoute({
         phone: Phone,
         code: z
           .string()
-          .regex(/^\d{6}$/, "Expected 6 digits")
+          .regex(/^\d{6}$/, zodMessage(m`Expected 6 digits`))
           .openapi({ example: "123456", description: "The 6 digits of the SMS" }),
       }),
       "VerifyCodeRequest",

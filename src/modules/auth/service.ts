@@ -13,13 +13,24 @@
 import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
-import { RolePermissions, RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
+import {
+  RolePermissions,
+  RoleUsers,
+  rolePermissions,
+  roleUsers,
+  Schools,
+  schools,
+  Users,
+  users,
+} from "../../db/schema/core";
 import { idempotencyKeys, rateLimits } from "../../db/schema/jobs";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { hmacHex, randomDigits, randomToken, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { type Language, languageFor, languageFrom } from "../../lib/language";
+import { type Message, m } from "../../lib/message";
 import { addressKey, hitAll } from "../../lib/rate-limit";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
@@ -35,16 +46,16 @@ export const PHONE_CHECK_ADDRESS_WINDOW_SECONDS = 10 * 60;
 const iso = (d: Date) => d.toISOString();
 const plus = (d: Date, seconds: number) => new Date(d.getTime() + seconds * 1000);
 
-const tooMany = (detail: string, retryAfter: number, title?: string) =>
+const tooMany = (detail: Message, retryAfter: number, title?: Message) =>
   new ApiError(429, detail, { title, headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) } });
 
 const codeHash = (deps: Deps, phone: string, code: string) => hmacHex(deps.config.authSecret, `${phone}:${code}`);
 
-/** The text of the SMS that carries a code. */
-export const codeMessage = (code: string) => `Your school app code is ${code}. It expires in 10 minutes.`;
+/** The text of the SMS that carries a code (the code is its only run of six digits, in every language). */
+export const codeMessage = (code: string) => m`Your school app code is ${code}. It expires in 10 minutes.`;
 
 /** The code a message from `codeMessage` carries, or null (the development outbox shows it). */
-export const codeInMessage = (body: string) => /\bcode is (\d{6})\b/.exec(body)?.[1] ?? null;
+export const codeInMessage = (body: string) => /(?<!\d)(\d{6})(?!\d)/.exec(body)?.[1] ?? null;
 
 /** Users who may sign in: invited (first sign-in activates them) or active. */
 const canSignIn = (status: string | undefined) => status === "invited" || status === "active";
@@ -75,7 +86,7 @@ export async function verifyPhoneNumber(deps: Deps, phone: string, clientAddress
   );
   const refused = [byNumber, byAddress].filter((h) => h && !h.allowed);
   if (refused.length > 0) {
-    throw tooMany("Too many number checks; try again later", Math.max(...refused.map((h) => h?.retryAfter ?? 1)));
+    throw tooMany(m`Too many number checks; try again later`, Math.max(...refused.map((h) => h?.retryAfter ?? 1)));
   }
   const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
   return { phone, registered: canSignIn(user?.status) };
@@ -89,7 +100,11 @@ export async function sendVerificationCode(deps: Deps, phone: string) {
   const { db, clock } = deps;
   const { resendCooldownSeconds: cooldown, codesPerHour } = deps.config.authLimits;
   const now = clock.now();
-  const [user] = await db.select({ status: users.status }).from(users).where(eq(users.phone, phone)).limit(1);
+  const [user] = await db
+    .select({ status: users.status, language: users.language })
+    .from(users)
+    .where(eq(users.phone, phone))
+    .limit(1);
   const known = canSignIn(user?.status);
   // An unknown number gets a row too (so its limits count), holding a code nobody will see.
   const code = randomDigits(6);
@@ -111,7 +126,8 @@ export async function sendVerificationCode(deps: Deps, phone: string) {
 
   if (known) {
     try {
-      await deps.sms.send(phone, codeMessage(code));
+      // The request's language (Accept-Language), else the number's user's own.
+      await deps.sms.send(phone, codeMessage(code).render(languageFor(user?.language)));
     } catch (err) {
       // Nothing was delivered: the row must not hold a cooldown or count toward the hourly cap,
       // or the 503's "try again shortly" would be answered with a 429.
@@ -134,13 +150,13 @@ async function refusal(deps: Deps, phone: string, now: Date) {
   const latest = recent[0];
   if (latest && cooldown - age(latest) > 0) {
     const wait = cooldown - age(latest);
-    return tooMany(`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
+    return tooMany(m`Wait ${Math.ceil(wait)} s before asking for another code`, wait);
   }
   // The code whose leaving the hour window brings the count under the cap.
   const blocking = recent[codesPerHour - 1];
-  if (blocking) return tooMany(`At most ${codesPerHour} codes per hour for a number`, 3600 - age(blocking));
+  if (blocking) return tooMany(m`At most ${codesPerHour} codes per hour for a number`, 3600 - age(blocking));
   // A concurrent request's failed send removed its row in between: asking again will do.
-  return tooMany("Another code was being sent to this number; try again", 1);
+  return tooMany(m`Another code was being sent to this number; try again`, 1);
 }
 
 /** What an access token says about a user's schools: each role's permissions, per school. */
@@ -150,10 +166,17 @@ async function refusal(deps: Deps, phone: string, now: Date) {
  * role's permissions: never more than a parent holds.
  */
 function membershipsQuery(ctx: Ctx, userId: number) {
-  return RoleUsers.everySchool(ctx, (school) => ({ schoolId: school, permissionId: rolePermissions.permissionId }))
+  return RoleUsers.everySchool(ctx, (school) => ({
+    schoolId: school,
+    permissionId: rolePermissions.permissionId,
+    language: schools.language,
+  }))
+    .join(Schools, eq(schools.id, RoleUsers.schoolOf()))
     .leftJoin(RolePermissions, eq(rolePermissions.roleId, roleUsers.roleId))
     .where(eq(roleUsers.userId, userId));
 }
+
+type Membership = { schoolId: number; permissionId: number | null; language: Language };
 
 export function schoolBitmaps(rows: { schoolId: number; permissionId: number | null }[]): Record<string, string> {
   // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
@@ -181,7 +204,7 @@ export function toUser(u: UserRow) {
 async function issueTokens(
   deps: Deps,
   user: UserRow,
-  memberships: { schoolId: number; permissionId: number | null }[],
+  memberships: Membership[],
   disabled: { schoolId: number; moduleId: number }[],
   refreshToken: string,
 ) {
@@ -190,6 +213,8 @@ async function issueTokens(
     isSuperAdmin: user.isSuperAdmin,
     schools: schoolBitmaps(memberships),
     disabledModules: bitmapsBySchool(disabled.map((r) => ({ schoolId: r.schoolId, id: r.moduleId }))),
+    language: languageFrom(user.language),
+    schoolLanguages: Object.fromEntries(memberships.map((r) => [String(r.schoolId), r.language])),
   });
   return { accessToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ACCESS_TTL_SECONDS, user: toUser(user) };
 }
@@ -224,14 +249,16 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
       // Spent: the remedy is a new code, which may be asked for once the resend cooldown is over.
       const wait =
         deps.config.authLimits.resendCooldownSeconds - (now.getTime() - Date.parse(pending.createdAt)) / 1000;
-      throw tooMany("Too many wrong attempts; request a new code", wait, "Too many attempts");
+      throw tooMany(m`Too many wrong attempts; request a new code`, wait, m`Too many attempts`);
     }
-    throw new ApiError(401, "No valid code for this number; request a new one", { title: "Invalid code" });
+    throw new ApiError(401, m`No valid code for this number; request a new one`, { title: m`Invalid code` });
   }
   const matches = timingSafeEqual(claimed.codeHash, await codeHash(deps, phone, code));
   if (!matches || !user || !canSignIn(user.status)) {
     const left = CODE_MAX_ATTEMPTS - claimed.attempts;
-    throw new ApiError(401, `Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`, { title: "Invalid code" });
+    throw new ApiError(401, left === 1 ? m`Wrong code; ${left} attempt left` : m`Wrong code; ${left} attempts left`, {
+      title: m`Invalid code`,
+    });
   }
 
   const refreshToken = randomToken();
@@ -274,7 +301,7 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
     await db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refreshToken)));
-    throw new ApiError(401, "This code was already used; request a new one", { title: "Invalid code" });
+    throw new ApiError(401, m`This code was already used; request a new one`, { title: m`Invalid code` });
   }
   const all = [...memberships, ...delegatedMemberships(delegations, now)];
   return issueTokens(deps, { ...user, status: "active" }, all, disabled, refreshToken);
@@ -287,7 +314,7 @@ export async function refresh(ctx: Ctx, presented: string) {
   const hash = await sha256Hex(presented);
   const [row] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).limit(1);
   const invalid = () =>
-    new ApiError(401, "Invalid or expired refresh token; sign in again", { title: "Invalid token" });
+    new ApiError(401, m`Invalid or expired refresh token; sign in again`, { title: m`Invalid token` });
   if (!row) throw invalid();
   if (row.revokedAt) {
     // A rotated token came back: someone holds a copy. End every session of this family.

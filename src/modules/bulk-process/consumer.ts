@@ -30,9 +30,11 @@ import { Documents, documents } from "../../db/schema/document";
 import { queueReceipts } from "../../db/schema/jobs";
 import { unavailable } from "../../db/transient";
 import { type Ctx, importCtx } from "../../lib/context";
+import { type Language, withLanguage } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
+import { type Message, m } from "../../lib/message";
 import type { Consumer } from "../../lib/module";
-import { BulkMessage, type RowError } from "./service";
+import { BulkMessage, type RowError, storedErrors } from "./service";
 
 /** Errors kept on the process: enough to fix a file, small enough for its row. */
 const MAX_ERRORS = 200;
@@ -41,7 +43,7 @@ export { BULK_QUEUE } from "./queue";
 
 import { BULK_QUEUE } from "./queue";
 
-type Claimed = { id: number; entity: string; documentId: number };
+type Claimed = { id: number; entity: string; documentId: number; language: Language };
 
 export const consumeBulkProcess: Consumer = async (deps, message) => {
   const parsed = BulkMessage.safeParse(message.body);
@@ -85,6 +87,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       id: bulkProcesses.id,
       entity: bulkProcesses.entity,
       documentId: bulkProcesses.documentId,
+      language: bulkProcesses.language,
     }),
   );
   const file = batch.read(
@@ -107,9 +110,15 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   }
   if (receipt.length === 0)
     log.info("bulk process resumed", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId });
+  // The report is written in the language of whoever started the process (zod's messages too).
+  await withLanguage(process.language, () => run(ctx, message.id, process, files[0]?.slug));
+};
+
+async function run(ctx: Ctx, messageId: string, process: Claimed, slug: string | undefined) {
+  const bulkProcessId = process.id;
   let result: Outcome;
   try {
-    result = await runImport(ctx, process, files[0]?.slug);
+    result = await runImport(ctx, process, slug);
   } catch (err) {
     // The database is briefly unavailable: thrown, so the queue retries the message, which takes
     // the run up again (above); the process stays processing, neither failed nor lost.
@@ -117,35 +126,35 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
     // Recorded as a failure the user can see and queue again, rather than a process left
     // "processing" that no redelivery would ever pick up. The batches already written stay: a
     // second run updates them rather than duplicating them.
-    log.error("bulk process stopped", { queue: BULK_QUEUE, messageId: message.id, bulkProcessId, ...errorFields(err) });
-    result = { errors: [{ row: 0, message: "The import stopped unexpectedly; queue it again" }], fatal: true };
+    log.error("bulk process stopped", { queue: BULK_QUEUE, messageId, bulkProcessId, ...errorFields(err) });
+    result = { errors: [{ row: 0, message: m`The import stopped unexpectedly; queue it again` }], fatal: true };
   }
   await finish(ctx, process, result);
-};
+}
 
 type Outcome = { errors: RowError[]; fatal: boolean; totalRows?: number; processedRows?: number };
 
-const fileError = (message: string): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
+const fileError = (message: Message): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
 
 /** Checks the uploaded file, then imports it. */
 async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): Promise<Outcome> {
   const { deps } = ctx;
-  if (slug === undefined) return fileError(`Document ${process.documentId} not found`);
+  if (slug === undefined) return fileError(m`Document ${process.documentId} not found`);
   // R2 has no POST-policy uploads: the object may never have been uploaded under its key.
   const head = await deps.storage.head(slug);
-  if (!head) return fileError(`Uploaded file ${slug} not found in storage`);
+  if (!head) return fileError(m`Uploaded file ${slug} not found in storage`);
   const { IMPORTS, importPeople } = await import("./people-import");
   const entity = process.entity;
   const isPeopleImport = (e: string): e is keyof typeof IMPORTS => e in IMPORTS;
   if (!(entity in IMPORTS) && entity !== "families" && entity !== "groups" && entity !== "route-students") {
-    return fileError(`No importer for ${entity} yet`);
+    return fileError(m`No importer for ${entity} yet`);
   }
   const { READ_LIMITS } = await import("../../lib/xlsx");
   const tooLarge = (size: number) =>
-    fileError(`The file is ${(size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
+    fileError(m`The file is ${(size / 1048576).toFixed(1)} MB; at most ${READ_LIMITS.maxBytes / 1048576} MB`);
   if (head.size > READ_LIMITS.maxBytes) return tooLarge(head.size);
   const object = await deps.storage.get(slug);
-  if (!object) return fileError(`Uploaded file ${slug} not found in storage`);
+  if (!object) return fileError(m`Uploaded file ${slug} not found in storage`);
   // The object read, not the one looked at: the key may have been written again in between.
   if (object.size > READ_LIMITS.maxBytes) {
     await object.body.cancel();
@@ -157,7 +166,7 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
   if (entity === "route-students") {
     return (await import("./route-student-import")).importRouteStudents(ctx, process.id, bytes);
   }
-  if (!isPeopleImport(entity)) return fileError(`No importer for ${entity} yet`);
+  if (!isPeopleImport(entity)) return fileError(m`No importer for ${entity} yet`);
   return importPeople(ctx, process.id, entity, bytes);
 }
 
@@ -168,11 +177,14 @@ async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
   const failed = fatal || (errors.length > 0 && processedRows === 0);
   const listed = errors.length > MAX_ERRORS ? errors.slice(0, MAX_ERRORS) : errors;
   if (listed.length < errors.length) {
-    listed.push({ row: errors[MAX_ERRORS]?.row ?? 0, message: `${errors.length - MAX_ERRORS} more errors not listed` });
+    listed.push({
+      row: errors[MAX_ERRORS]?.row ?? 0,
+      message: m`${errors.length - MAX_ERRORS} more errors not listed`,
+    });
   }
   const set = {
     status: failed ? ("failed" as const) : ("completed" as const),
-    errors: listed,
+    errors: storedErrors(listed),
     ...(totalRows !== undefined ? { totalRows, processedRows: processedRows ?? 0 } : {}),
     finishedAt: now,
   };

@@ -28,6 +28,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
+import { addIssue, m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
 import { type Cell, excelDate } from "../../lib/xlsx";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
@@ -41,7 +42,6 @@ export const FAMILY_ROLE = "parent" as const;
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 type Relationship = (typeof RELATIONSHIPS)[number];
 const relationshipOf = (v: unknown): Relationship | null => RELATIONSHIPS.find((r) => r === v) ?? null;
-
 const RELATIONSHIP_NAMES: Record<string, Relationship> = {
   mother: "mother",
   mom: "mother",
@@ -84,7 +84,7 @@ const optional = (max: number) =>
 export const phoneField = z.string().transform((value, ctx) => {
   const phone = normalizePhone(value);
   if (phone === null) {
-    ctx.addIssue({ code: "custom", message: "Not a phone number with its country code (like +52 55 1234 5678)" });
+    addIssue(ctx, m`Not a phone number with its country code (like +52 55 1234 5678)`);
     return z.NEVER;
   }
   return phone;
@@ -94,12 +94,12 @@ export const phoneField = z.string().transform((value, ctx) => {
 export const levelField = (required: boolean) =>
   optional(40).transform((v, ctx) => {
     if (v === undefined) {
-      if (required) ctx.addIssue({ code: "custom", message: "Required" });
+      if (required) addIssue(ctx, m`Required`);
       return required ? z.NEVER : undefined;
     }
     const level = LEVEL_NAMES[norm(v)];
     if (!level) {
-      ctx.addIssue({ code: "custom", message: `Expected one of ${LEVELS.join(", ")}` });
+      addIssue(ctx, m`Expected one of ${LEVELS.join(", ")}`);
       return z.NEVER;
     }
     return level;
@@ -116,7 +116,7 @@ const dateField = optional(20).transform((v, ctx) => {
     if (m) date = `${m[3]}-${m[2]?.padStart(2, "0")}-${m[1]?.padStart(2, "0")}`;
   }
   if (!date || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
-    ctx.addIssue({ code: "custom", message: "Not a date (YYYY-MM-DD or DD/MM/YYYY)" });
+    addIssue(ctx, m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`);
     return z.NEVER;
   }
   return date;
@@ -126,7 +126,7 @@ const relationshipField = optional(40).transform((v, ctx) => {
   if (v === undefined) return undefined;
   const r = RELATIONSHIP_NAMES[norm(v)];
   if (!r) {
-    ctx.addIssue({ code: "custom", message: `Expected one of ${RELATIONSHIPS.join(", ")}` });
+    addIssue(ctx, m`Expected one of ${RELATIONSHIPS.join(", ")}`);
     return z.NEVER;
   }
   return r;
@@ -147,22 +147,22 @@ const parentColumns = (n: 1 | 2): Column<Field>[] => {
   return [
     {
       field: `parent${n}Phone`,
-      header: `Parent ${n} phone`,
+      header: m`Parent ${n} phone`,
       names: [`parent${n}phone`, ...es.map((w) => `telefono${w}`), ...es.map((w) => `celular${w}`)],
     },
     {
       field: `parent${n}FirstName`,
-      header: `Parent ${n} first name`,
+      header: m`Parent ${n} first name`,
       names: [`parent${n}firstname`, `parent${n}name`, ...es.map((w) => `nombre${w}`)],
     },
     {
       field: `parent${n}LastName`,
-      header: `Parent ${n} last name`,
+      header: m`Parent ${n} last name`,
       names: [`parent${n}lastname`, ...es.map((w) => `apellido${w}`), ...es.map((w) => `apellidos${w}`)],
     },
     {
       field: `parent${n}Relationship`,
-      header: `Parent ${n} relationship`,
+      header: m`Parent ${n} relationship`,
       names: [`parent${n}relationship`, ...es.map((w) => `parentesco${w}`)],
     },
   ];
@@ -171,36 +171,36 @@ const parentColumns = (n: 1 | 2): Column<Field>[] => {
 export const FAMILY_COLUMNS: Column<Field>[] = [
   {
     field: "familyNumber",
-    header: "Family number",
+    header: m`Family number`,
     names: ["familynumber", "family", "numerodefamilia", "numerofamilia", "nofamilia", "familia"],
     required: true,
   },
   {
     field: "familyName",
-    header: "Family name",
+    header: m`Family name`,
     names: ["familyname", "nombredefamilia", "nombrefamilia"],
     required: true,
   },
   {
     field: "studentIdNumber",
-    header: "Student id number",
+    header: m`Student id number`,
     names: ["studentidnumber", "studentid", "idnumber", "matricula", "matriculaalumno", "numerodealumno"],
     required: true,
   },
   {
     field: "studentFirstName",
-    header: "Student first name",
+    header: m`Student first name`,
     names: ["studentfirstname", "studentname", "nombrealumno", "nombredelalumno", "nombreestudiante"],
     required: true,
   },
   {
     field: "studentLastName",
-    header: "Student last name",
+    header: m`Student last name`,
     names: ["studentlastname", "apellidoalumno", "apellidosalumno", "apellidosdelalumno", "apellidosestudiante"],
     required: true,
   },
-  { field: "level", header: "Level", names: ["level", "nivel"] },
-  { field: "birthDate", header: "Birth date", names: ["birthdate", "dateofbirth", "fechadenacimiento", "nacimiento"] },
+  { field: "level", header: m`Level`, names: ["level", "nivel"] },
+  { field: "birthDate", header: m`Birth date`, names: ["birthdate", "dateofbirth", "fechadenacimiento", "nacimiento"] },
   ...parentColumns(1),
   ...parentColumns(2),
 ];
@@ -214,11 +214,11 @@ const parentShape = (n: 1 | 2) => ({
 
 const FamilyRow = z
   .object({
-    familyNumber: text(50).min(1, "Required"),
-    familyName: text(200).min(1, "Required"),
-    studentIdNumber: text(40).min(1, "Required"),
-    studentFirstName: text(100).min(1, "Required"),
-    studentLastName: text(100).min(1, "Required"),
+    familyNumber: text(50).min(1, zodMessage(m`Required`)),
+    familyName: text(200).min(1, zodMessage(m`Required`)),
+    studentIdNumber: text(40).min(1, zodMessage(m`Required`)),
+    studentFirstName: text(100).min(1, zodMessage(m`Required`)),
+    studentLastName: text(100).min(1, zodMessage(m`Required`)),
     level: levelField(false),
     birthDate: dateField,
     ...parentShape(1),
@@ -229,11 +229,11 @@ const FamilyRow = z
     for (const n of [1, 2]) {
       const given = ["FirstName", "LastName", "Relationship"].find((k) => row[`parent${n}${k}`] !== undefined);
       if (row[`parent${n}Phone`] === undefined && given) {
-        ctx.addIssue({ code: "custom", path: [`parent${n}Phone`], message: `Required with parent ${n}'s other cells` });
+        addIssue(ctx, m`Required with parent ${n}'s other cells`, [`parent${n}Phone`]);
       }
     }
     if (row.parent1Phone !== undefined && row.parent1Phone === row.parent2Phone) {
-      ctx.addIssue({ code: "custom", path: ["parent2Phone"], message: "The same phone as parent 1" });
+      addIssue(ctx, m`The same phone as parent 1`, ["parent2Phone"]);
     }
   });
 type FamilyRow = z.infer<typeof FamilyRow>;
@@ -280,7 +280,7 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
           {
             row,
             column: "studentIdNumber",
-            message: `Student ${v.studentIdNumber} is already in an earlier row of the file`,
+            message: m`Student ${v.studentIdNumber} is already in an earlier row of the file`,
           },
         ];
       }
@@ -295,7 +295,7 @@ export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Ar
           errors.push({
             row,
             column: `parent${n}Phone`,
-            message: `${phone} is in family ${other} in an earlier row; a parent is in one family`,
+            message: m`${phone} is in family ${other} in an earlier row; a parent is in one family`,
           });
         }
         parents.push([
@@ -402,7 +402,7 @@ async function writeBatch(
       errors.push({
         row: r.row,
         column: "studentIdNumber",
-        message: `Student ${idNumber} is already in another family (${student.family}); a student is in one family`,
+        message: m`Student ${idNumber} is already in another family (${student.family}); a student is in one family`,
       });
     }
     const members = new Set(state.familyParents.get(key) ?? []);
@@ -410,18 +410,18 @@ async function writeBatch(
       const column = `parent${i + 1}Phone`;
       const person = people.get(phone);
       const family = state.parentFamily.get(phone) ?? person?.family;
-      if (person?.deleted) errors.push({ row: r.row, column, message: `${phone} belongs to a deleted account` });
+      if (person?.deleted) errors.push({ row: r.row, column, message: m`${phone} belongs to a deleted account` });
       else if (!person && !parentRowsSeen.has(phone) && (!parents[i]?.[1] || !parents[i]?.[2])) {
         errors.push({
           row: r.row,
           column,
-          message: `A new person: parent ${i + 1}'s first and last name are required`,
+          message: m`A new person: parent ${i + 1}'s first and last name are required`,
         });
       } else if (family && fold(family) !== key) {
         errors.push({
           row: r.row,
           column,
-          message: `${phone} is already in another family (${family}); a parent is in one family`,
+          message: m`${phone} is already in another family (${family}); a parent is in one family`,
         });
       } else if (!members.has(phone)) {
         members.add(phone);
@@ -429,7 +429,7 @@ async function writeBatch(
           errors.push({
             row: r.row,
             column,
-            message: `This school allows at most ${limit} parents per family; family ${number} would have ${members.size}`,
+            message: m`This school allows at most ${limit} parents per family; family ${number} would have ${members.size}`,
           });
         }
       }

@@ -18,6 +18,7 @@ import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Level } from "../../lib/levels";
+import { type Message, m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
 import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
@@ -31,30 +32,30 @@ const MAX_STUDENTS = 200;
 type Field = "name" | "level" | "schoolYear" | "grade" | "teacherPhones" | "studentIdNumbers";
 
 export const GROUP_COLUMNS: Column<Field>[] = [
-  { field: "name", header: "Name", names: ["name", "group", "groupname", "nombre", "grupo"], required: true },
-  { field: "level", header: "Level", names: ["level", "nivel"], required: true },
+  { field: "name", header: m`Name`, names: ["name", "group", "groupname", "nombre", "grupo"], required: true },
+  { field: "level", header: m`Level`, names: ["level", "nivel"], required: true },
   {
     field: "schoolYear",
-    header: "School year",
+    header: m`School year`,
     names: ["schoolyear", "year", "cicloescolar", "ciclo", "anoescolar"],
     required: true,
   },
-  { field: "grade", header: "Grade", names: ["grade", "grado"] },
+  { field: "grade", header: m`Grade`, names: ["grade", "grado"] },
   {
     field: "teacherPhones",
-    header: "Teacher phones",
+    header: m`Teacher phones`,
     names: ["teacherphones", "teachers", "telefonosdocentes", "telefonosmaestros", "maestros", "docentes"],
   },
   {
     field: "studentIdNumbers",
-    header: "Student id numbers",
+    header: m`Student id numbers`,
     names: ["studentidnumbers", "students", "matriculas", "alumnos", "estudiantes"],
   },
 ];
 
 export const GROUP_EXAMPLE: Cell[] = ["3A", "elementary", "2026-2027", 3, "+52 55 1234 5678", "A-0001, A-0002"];
 
-const list = (max: number, what: string) =>
+const list = (max: number, tooMany: Message) =>
   z
     .string()
     .optional()
@@ -68,21 +69,21 @@ const list = (max: number, what: string) =>
         ),
       ];
       if (items.length > max) {
-        ctx.addIssue({ code: "custom", message: `At most ${max} ${what}, comma-separated` });
+        ctx.addIssue({ code: "custom", message: tooMany.render() });
         return z.NEVER;
       }
       return items;
     });
 
 const GroupRow = z.object({
-  name: z.string().trim().min(1, "Required").max(100),
+  name: z.string().trim().min(1, zodMessage(m`Required`)).max(100),
   level: levelField(true),
   schoolYear: z
     .string()
     .trim()
     .refine(
       (y) => /^\d{4}-\d{4}$/.test(y) && Number(y.slice(5)) === Number(y.slice(0, 4)) + 1,
-      "Expected a school year like 2026-2027",
+      zodMessage(m`Expected a school year like 2026-2027`),
     ),
   grade: z
     .string()
@@ -92,18 +93,18 @@ const GroupRow = z.object({
       if (v === undefined || v === "") return undefined;
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 12) {
-        ctx.addIssue({ code: "custom", message: "Expected a whole number from 1 to 12" });
+        ctx.addIssue({ code: "custom", message: m`Expected a whole number from 1 to 12`.render() });
         return z.NEVER;
       }
       return n;
     }),
-  teacherPhones: list(MAX_TEACHERS, "teachers").pipe(
+  teacherPhones: list(MAX_TEACHERS, m`At most ${MAX_TEACHERS} teachers, comma-separated`).pipe(
     z.array(z.string()).transform((phones, ctx) => {
       const out: string[] = [];
       for (const p of phones) {
         const parsed = phoneField.safeParse(p);
         if (!parsed.success) {
-          ctx.addIssue({ code: "custom", message: `${p} is not a phone number with its country code` });
+          ctx.addIssue({ code: "custom", message: m`${p} is not a phone number with its country code`.render() });
           return z.NEVER;
         }
         out.push(parsed.data);
@@ -111,7 +112,7 @@ const GroupRow = z.object({
       return [...new Set(out)];
     }),
   ),
-  studentIdNumbers: list(MAX_STUDENTS, "students"),
+  studentIdNumbers: list(MAX_STUDENTS, m`At most ${MAX_STUDENTS} students, comma-separated`),
 });
 type GroupRow = z.infer<typeof GroupRow>;
 
@@ -132,13 +133,13 @@ export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Arra
           {
             row,
             column: "name",
-            message: `Group ${v.name} of ${v.schoolYear} is already in an earlier row of the file`,
+            message: m`Group ${v.name} of ${v.schoolYear} is already in an earlier row of the file`,
           },
         ];
       }
       // Required by the schema (levelField(true) refuses a missing level): this narrows its type.
       const level = v.level;
-      if (level === undefined) return [{ row, column: "level", message: "Required" }];
+      if (level === undefined) return [{ row, column: "level", message: m`Required` }];
       seen.add(key);
       return {
         values: [v.name, level, v.schoolYear, v.grade ?? null, v.teacherPhones, v.studentIdNumbers],
@@ -189,7 +190,7 @@ async function writeBatch(
       errors.push({
         row: r.row,
         column: "teacherPhones",
-        message: `Not teachers of this school: ${unknownTeachers.join(", ")}`,
+        message: m`Not teachers of this school: ${unknownTeachers.join(", ")}`,
       });
     }
     const unknownStudents = ids.filter((id) => !students.has(id));
@@ -197,7 +198,7 @@ async function writeBatch(
       errors.push({
         row: r.row,
         column: "studentIdNumbers",
-        message: `No student of this school has the id number ${unknownStudents.join(", ")}`,
+        message: m`No student of this school has the id number ${unknownStudents.join(", ")}`,
       });
     }
     if (errors.length) for (const e of errors) addError(e);

@@ -31,6 +31,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
+import { m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
 import type { Cell } from "../../lib/xlsx";
 import { addPeople, knownBy, peopleByPhone } from "../user/api";
@@ -44,18 +45,18 @@ type Field = "phone" | "firstName" | "lastName" | "email" | "language" | "subjec
 const PERSON: Column<Field>[] = [
   {
     field: "phone",
-    header: "Phone",
+    header: m`Phone`,
     names: ["phone", "phonenumber", "mobile", "telefono", "celular", "movil"],
     required: true,
   },
-  { field: "firstName", header: "First name", names: ["firstname", "name", "nombre", "nombres"], required: true },
-  { field: "lastName", header: "Last name", names: ["lastname", "surname", "apellido", "apellidos"], required: true },
-  { field: "email", header: "Email", names: ["email", "mail", "correo", "correoelectronico"] },
-  { field: "language", header: "Language", names: ["language", "idioma"] },
+  { field: "firstName", header: m`First name`, names: ["firstname", "name", "nombre", "nombres"], required: true },
+  { field: "lastName", header: m`Last name`, names: ["lastname", "surname", "apellido", "apellidos"], required: true },
+  { field: "email", header: m`Email`, names: ["email", "mail", "correo", "correoelectronico"] },
+  { field: "language", header: m`Language`, names: ["language", "idioma"] },
 ];
 const EMPLOYEE: Column<Field> = {
   field: "employeeNumber",
-  header: "Employee number",
+  header: m`Employee number`,
   names: ["employeenumber", "employeeno", "numerodeempleado", "numeroempleado", "noempleado"],
 };
 
@@ -78,19 +79,22 @@ const personFields = {
   phone: z.string().transform((value, ctx) => {
     const phone = normalizePhone(value);
     if (phone === null) {
-      ctx.addIssue({ code: "custom", message: "Not a phone number with its country code (like +52 55 1234 5678)" });
+      ctx.addIssue({
+        code: "custom",
+        message: m`Not a phone number with its country code (like +52 55 1234 5678)`.render(),
+      });
       return z.NEVER;
     }
     return phone;
   }),
-  firstName: text(100).min(1, "Required"),
-  lastName: text(100).min(1, "Required"),
-  email: optional(254).pipe(z.email("Not an email address").optional()),
+  firstName: text(100).min(1, zodMessage(m`Required`)),
+  lastName: text(100).min(1, zodMessage(m`Required`)),
+  email: optional(254).pipe(z.email(zodMessage(m`Not an email address`)).optional()),
   language: optional(20).transform((v, ctx) => {
     if (v === undefined) return undefined;
     const language = LANGUAGES[norm(v)];
     if (!language) {
-      ctx.addIssue({ code: "custom", message: "Expected es or en" });
+      ctx.addIssue({ code: "custom", message: m`Expected es or en`.render() });
       return z.NEVER;
     }
     return language;
@@ -117,7 +121,7 @@ export const IMPORTS = {
     entity: "teacher",
     columns: [
       ...PERSON,
-      { field: "subjects", header: "Subjects", names: ["subjects", "subject", "materias", "asignaturas"] },
+      { field: "subjects", header: m`Subjects`, names: ["subjects", "subject", "materias", "asignaturas"] },
       EMPLOYEE,
     ],
     schema: z.object({
@@ -126,7 +130,10 @@ export const IMPORTS = {
         if (v === undefined) return undefined;
         const list = [...new Set(v.split(/[,;]/).map((s) => s.trim()))].filter(Boolean);
         if (list.length > 30 || list.some((s) => s.length > 60)) {
-          ctx.addIssue({ code: "custom", message: "At most 30 subjects of at most 60 characters, comma-separated" });
+          ctx.addIssue({
+            code: "custom",
+            message: m`At most 30 subjects of at most 60 characters, comma-separated`.render(),
+          });
           return z.NEVER;
         }
         return JSON.stringify(list);
@@ -141,7 +148,7 @@ export const IMPORTS = {
     entity: "administrative-user",
     columns: [
       ...PERSON,
-      { field: "position", header: "Position", names: ["position", "jobtitle", "title", "puesto", "cargo"] },
+      { field: "position", header: m`Position`, names: ["position", "jobtitle", "title", "puesto", "cargo"] },
       EMPLOYEE,
     ],
     schema: z.object({ ...personFields, position: optional(100) }),
@@ -175,7 +182,7 @@ export async function importPeople(
     schema: spec.schema as z.ZodType<Record<string, string | undefined> & { phone: string }>,
     accept: (v, row) => {
       if (phones.has(v.phone)) {
-        return [{ row, column: "phone", message: `${v.phone} is already in an earlier row of the file` }];
+        return [{ row, column: "phone", message: m`${v.phone} is already in an earlier row of the file` }];
       }
       phones.add(v.phone);
       if (v.employeeNumber !== undefined) {
@@ -184,7 +191,7 @@ export async function importPeople(
             {
               row,
               column: "employeeNumber",
-              message: `Employee number ${v.employeeNumber} is already in an earlier row of the file`,
+              message: m`Employee number ${v.employeeNumber} is already in an earlier row of the file`,
             },
           ];
         }
@@ -252,12 +259,12 @@ async function writeBatch(
   for (const r of batch) {
     const [phone, , , , , , number] = r.values;
     if (knownByPhone.get(phone)?.deleted) {
-      addError({ row: r.row, column: "phone", message: `${phone} belongs to a deleted account` });
+      addError({ row: r.row, column: "phone", message: m`${phone} belongs to a deleted account` });
     } else if (number !== null && takenBy.has(number) && takenBy.get(number) !== phone) {
       addError({
         row: r.row,
         column: "employeeNumber",
-        message: `Employee number ${number} belongs to another person in the school`,
+        message: m`Employee number ${number} belongs to another person in the school`,
       });
     } else ok.push(r);
   }

@@ -9,6 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
@@ -35,7 +36,7 @@ function parseErrors(stored: unknown): z.infer<typeof RowErrorSchema>[] {
 export const bulkProcessResource = defineResource({
   name: "bulkProcess",
   plural: "bulkProcesses",
-  label: "Bulk process",
+  label: m`Bulk process`,
   path: "/api/v1/bulk-process",
   tag: "Operations",
   scope: "school",

@@ -31,6 +31,7 @@ import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";
+import { m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
 import { ridersChanged } from "../route-availability/api";
 import { dayList, daysOf, maskOf, parseWeekdays, seatsHold } from "../route-student/api";
@@ -41,27 +42,27 @@ import { type Column, type FieldError, type ImportResult, importSheet, type Read
 type Field = "route" | "stop" | "studentIdNumber" | "weekdays";
 
 export const ROUTE_STUDENT_COLUMNS: Column<Field>[] = [
-  { field: "route", header: "Route", names: ["route", "routename", "ruta", "nombredelaruta"], required: true },
-  { field: "stop", header: "Stop", names: ["stop", "stopname", "parada", "nombredelaparada"], required: true },
+  { field: "route", header: m`Route`, names: ["route", "routename", "ruta", "nombredelaruta"], required: true },
+  { field: "stop", header: m`Stop`, names: ["stop", "stopname", "parada", "nombredelaparada"], required: true },
   {
     field: "studentIdNumber",
-    header: "Student id number",
+    header: m`Student id number`,
     names: ["studentidnumber", "idnumber", "student", "matricula", "alumno", "estudiante"],
     required: true,
   },
-  { field: "weekdays", header: "Weekdays", names: ["weekdays", "days", "dias", "diasdelasemana"], required: true },
+  { field: "weekdays", header: m`Weekdays`, names: ["weekdays", "days", "dias", "diasdelasemana"], required: true },
 ];
 
 export const ROUTE_STUDENT_EXAMPLE: Cell[] = ["Route 3 home", "Main square", "S-0042", "Mon, Tue, Thu"];
 
 const RouteStudentRow = z.object({
-  route: z.string().trim().min(1, "Required").max(100),
-  stop: z.string().trim().min(1, "Required").max(100),
-  studentIdNumber: z.string().trim().min(1, "Required").max(50),
+  route: z.string().trim().min(1, zodMessage(m`Required`)).max(100),
+  stop: z.string().trim().min(1, zodMessage(m`Required`)).max(100),
+  studentIdNumber: z.string().trim().min(1, zodMessage(m`Required`)).max(50),
   weekdays: z.string().transform((v, ctx) => {
     const parsed = parseWeekdays(v);
     if ("error" in parsed) {
-      ctx.addIssue({ code: "custom", message: parsed.error });
+      ctx.addIssue({ code: "custom", message: parsed.error.render() });
       return z.NEVER;
     }
     return parsed.days;
@@ -85,7 +86,7 @@ export async function importRouteStudents(ctx: Ctx, processId: number, bytes: Ui
           {
             row,
             column: "studentIdNumber",
-            message: `Student ${v.studentIdNumber} is on route ${v.route} in an earlier row of the file`,
+            message: m`Student ${v.studentIdNumber} is on route ${v.route} in an earlier row of the file`,
           },
         ];
       }
@@ -195,12 +196,12 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
     const route = known.routes.get(fold(routeName));
     const student = known.students.get(idNumber);
     const errors: FieldError[] = [];
-    if (!route) errors.push({ row, column: "route", message: `No route named ${routeName} in this school` });
+    if (!route) errors.push({ row, column: "route", message: m`No route named ${routeName} in this school` });
     if (!student) {
       errors.push({
         row,
         column: "studentIdNumber",
-        message: `No student of this school has the id number ${idNumber}`,
+        message: m`No student of this school has the id number ${idNumber}`,
       });
     }
     const stop =
@@ -210,14 +211,14 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
           s.routeId === route.id &&
           (fold(s.name) === fold(stopText) || (/^\d+$/.test(stopText) && s.position === Number(stopText))),
       );
-    if (route && !stop) errors.push({ row, column: "stop", message: `Route ${route.name} has no stop ${stopText}` });
+    if (route && !stop) errors.push({ row, column: "stop", message: m`Route ${route.name} has no stop ${stopText}` });
     if (route) {
       const outside = days.filter((d) => (route.weekdays & (1 << (d - 1))) === 0);
       if (outside.length) {
         errors.push({
           row,
           column: "weekdays",
-          message: `Route ${route.name} does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
+          message: m`Route ${route.name} does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays))}`,
         });
       }
     }
@@ -234,7 +235,7 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
         errors.push({
           row,
           column: "weekdays",
-          message: `${student.firstName} ${student.lastName} already rides '${first.routeName}' (route ${first.routeId}) on ${dayList(on)}`,
+          message: m`${student.firstName} ${student.lastName} already rides '${first.routeName}' (route ${first.routeId}) on ${dayList(on)}`,
         });
       }
     }
@@ -247,7 +248,7 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
         errors.push({
           row,
           column: "weekdays",
-          message: `Route ${route.name} has no seat left on ${dayList(full)}: its vehicle seats ${route.seats}`,
+          message: m`Route ${route.name} has no seat left on ${dayList(full)}: its vehicle seats ${route.seats}`,
         });
       }
     }

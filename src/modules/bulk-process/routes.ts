@@ -6,6 +6,8 @@ import { z } from "@hono/zod-openapi";
 import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
+import { currentLanguage } from "../../lib/language";
+import { m } from "../../lib/message";
 import { type InputOf, operation } from "../../lib/route";
 import { permissions as administrativeUser } from "../administrative-user/api";
 import { documentResource } from "../document/api";
@@ -44,10 +46,10 @@ const isPeopleImport = (entity: Entity): entity is Entity & keyof typeof IMPORTS
 async function mayImport(ctx: Ctx, entity: Entity) {
   const needed = WRITES[entity];
   if (needed && !ctx.can(needed)) {
-    throw forbidden(`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
+    throw forbidden(m`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
   }
   const role = roleGiven(entity);
-  if (role) await mayAssign(ctx, [BUILTIN_ROLES[role].id], `import ${entity}, giving`);
+  if (role) await mayAssign(ctx, [BUILTIN_ROLES[role].id], m`import ${entity}, giving`);
 }
 
 export const create = bulkProcessResource.create({
@@ -65,7 +67,14 @@ export const create = bulkProcessResource.create({
     await mayImport(ctx, body.entity);
     // Another school's document answers 404 like a missing one.
     await documentResource.find(ctx, body.documentId);
-    return { entity: body.entity, documentId: body.documentId, status: "queued", createdBy: ctx.userId };
+    // Its report (row errors) is written in the language of whoever starts it.
+    return {
+      entity: body.entity,
+      documentId: body.documentId,
+      status: "queued",
+      createdBy: ctx.userId,
+      language: currentLanguage(),
+    };
   },
   errors: [404, 503],
   examples: { 404: "Document 42 not found" },

@@ -4,7 +4,7 @@
  * state change is a guarded write with its audit row.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
@@ -13,7 +13,9 @@ import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
+import type { Language } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
+import { type Message, m } from "../../lib/message";
 import { bulkProcessResource } from "./resource";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
@@ -24,7 +26,13 @@ export const BulkMessage = z.strictObject({
 export type BulkMessage = z.infer<typeof BulkMessage>;
 
 /** A problem with the file (row 0), or with one row and, where known, one column (its header in the file). */
-export type RowError = { row: number; column?: string; message: string };
+export type RowError = { row: number; column?: string; message: Message };
+
+/**
+ * Row errors as the process keeps them: text in the language of whoever started it (the consumer
+ * and the sweep run in that language, src/lib/language.ts), read back as written.
+ */
+export const storedErrors = (errors: readonly RowError[]) => errors.map((e) => ({ ...e, message: e.message.render() }));
 
 /**
  * Sends the process to the bulk queue. The row is written first, so a failed send leaves it
@@ -37,7 +45,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
   } catch (err) {
     log.error("bulk queue send failed", { bulkProcessId: id, schoolId, ...errorFields(err) });
     const now = ctx.deps.clock.now().toISOString();
-    const errors: RowError[] = [{ row: 0, message: "Could not be queued: the bulk queue is unavailable" }];
+    const errors = storedErrors([{ row: 0, message: m`Could not be queued: the bulk queue is unavailable` }]);
     await new Batch(ctx)
       .add(
         ...bulkProcessResource.writes.update(
@@ -53,7 +61,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
       .catch(() => undefined); // Already moved on (the consumer got it after all): nothing to mark.
     throw new ApiError(
       503,
-      `Bulk process ${id} could not be queued and is marked failed; queue it again later with PUT {"status":"queued"}`,
+      m`Bulk process ${id} could not be queued and is marked failed; queue it again later with PUT {"status":"queued"}`,
     );
   }
 }
@@ -64,7 +72,7 @@ export async function requeue(ctx: Ctx, id: number): Promise<void> {
     action: "requeue",
     set: { status: "queued", errors: [], totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
     from: { column: bulkProcesses.status, states: ["failed"] },
-    conflict: (state) => `Bulk process ${id} is ${state}; only a failed process can be queued again`,
+    conflict: (state) => m`Bulk process ${id} is ${state}; only a failed process can be queued again`,
   });
   await enqueue(ctx, id);
 }
@@ -75,7 +83,7 @@ export async function remove(ctx: Ctx, id: number): Promise<void> {
     action: "delete",
     remove: true,
     from: { column: bulkProcesses.status, states: ["queued", "completed", "failed"] },
-    conflict: () => `Bulk process ${id} is processing; delete it once it has finished`,
+    conflict: () => m`Bulk process ${id} is processing; delete it once it has finished`,
   });
 }
 
@@ -93,9 +101,10 @@ export async function sweepBulkProcesses(deps: Deps): Promise<string> {
   const now = deps.clock.now();
   const stuckBefore = new Date(now.getTime() - STUCK_AFTER_MINUTES * 60_000).toISOString();
   const receiptsBefore = new Date(now.getTime() - RECEIPTS_KEPT_DAYS * 86_400_000).toISOString();
-  const errors: RowError[] = [
-    { row: 0, message: `Stopped without finishing within ${STUCK_AFTER_MINUTES} minutes; queue it again` },
-  ];
+  // The job has no request: the error is written in each process's own language.
+  const stopped = m`Stopped without finishing within ${STUCK_AFTER_MINUTES} minutes; queue it again`;
+  const errorsIn = (language: Language) => JSON.stringify([{ row: 0, message: stopped.render(language) }]);
+  const errors = sql`CASE ${bulkProcesses.language} WHEN 'es' THEN ${errorsIn("es")} ELSE ${errorsIn("en")} END`;
   const stuck = and(eq(bulkProcesses.status, "processing"), lt(bulkProcesses.startedAt, stuckBefore));
   const set = {
     status: "failed" as const,

@@ -6,13 +6,17 @@
  * parameter read with `json_each`: D1 allows 100 bound parameters and 100 KB per statement).
  *
  * - The first worksheet's first row is the header; columns are found by name, case, accents,
- *   spaces and punctuation ignored. Unknown columns are ignored; a missing required column fails
- *   the file (row 1). A required cell left empty reads as "" so that its error says "Required".
+ *   spaces and punctuation ignored: the header in every language the service speaks (a template
+ *   downloaded in Spanish imports as well as one in English), and the aliases a column lists.
+ *   Unknown columns are ignored; a missing required column fails the file (row 1). A required cell
+ *   left empty reads as "" so that its error says "Required".
  * - `accept` sees each parsed row in file order (checks against earlier rows of the file); the
  *   writer sees each batch (checks against the database, then one `batch()`).
  */
 import type { z } from "@hono/zod-openapi";
-import { type Cell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
+import { LANGUAGES } from "../../lib/language";
+import { type Message, m, verbatim } from "../../lib/message";
+import { type ReadCell, type SheetRow, XlsxError, xlsxRows } from "../../lib/xlsx";
 import { type Level, notOfferedMessage } from "../school/api";
 import type { RowError } from "./service";
 
@@ -22,9 +26,9 @@ export const BATCH_JSON_BYTES = 80_000;
 
 export interface Column<F extends string = string> {
   field: F;
-  /** The template's header. */
-  header: string;
-  /** Normalised header names accepted (see `norm`). */
+  /** The template's header (in the language of the download); a file may name it in any language. */
+  header: Message;
+  /** Further normalised header names accepted (see `norm`): aliases people write. */
   names: string[];
   required?: boolean;
 }
@@ -37,7 +41,7 @@ export const norm = (s: string) =>
     .replace(/[^a-z0-9]/g, "");
 
 /** A cell as the text a column is checked as: numbers (a phone typed as a number) without exponent. */
-export function cellText(cell: Cell): string | undefined {
+export function cellText(cell: ReadCell): string | undefined {
   if (cell === null || cell === undefined) return undefined;
   if (typeof cell === "number") return Number.isInteger(cell) ? BigInt(cell).toString() : String(cell);
   if (typeof cell === "boolean") return cell ? "TRUE" : "FALSE";
@@ -56,7 +60,10 @@ export interface ImportResult {
 export type Ready<V> = { row: number; values: V };
 
 /** A row error whose `column` is a field name (turned into the file's header by `importSheet`). */
-export type FieldError = { row: number; column?: string; message: string };
+export type FieldError = { row: number; column?: string; message: Message };
+
+/** The names a column is found by: its header in every language, and its aliases (normalised). */
+const namesOf = (column: Column) => new Set([...LANGUAGES.map((l) => norm(column.header.render(l))), ...column.names]);
 
 /** A row's level the school does not offer. */
 export const notOffered = (row: number, level: Level, offered: readonly Level[]): FieldError => ({
@@ -87,15 +94,16 @@ export async function importSheet<F extends string, P, V>(
     header = rows.next().value ?? undefined;
   } catch (err) {
     if (!(err instanceof XlsxError)) throw err;
-    return { ...result, fatal: true, errors: [{ row: 0, message: err.message }] };
+    return { ...result, fatal: true, errors: [{ row: 0, message: err.text }] };
   }
-  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: "The sheet is empty: no header row" }] };
+  if (!header) return { ...result, fatal: true, errors: [{ row: 1, message: m`The sheet is empty: no header row` }] };
 
   // Which file column holds each field, and the header it has there.
   const at = new Map<string, { index: number; label: string }>();
+  const names = new Map(spec.columns.map((c) => [c, namesOf(c)]));
   header.cells.forEach((cell, index) => {
     const label = cellText(cell)?.trim() ?? "";
-    const column = spec.columns.find((c) => c.names.includes(norm(label)));
+    const column = spec.columns.find((c) => names.get(c)?.has(norm(label)));
     if (column && !at.has(column.field)) at.set(column.field, { index, label });
   });
   const missing = spec.columns.filter((c) => c.required && !at.has(c.field));
@@ -103,11 +111,15 @@ export async function importSheet<F extends string, P, V>(
     return {
       ...result,
       fatal: true,
-      errors: missing.map((c) => ({ row: header.row, column: c.header, message: `Missing column ${c.header}` })),
+      errors: missing.map((c) => ({
+        row: header.row,
+        column: c.header.render(),
+        message: m`Missing column ${c.header}`,
+      })),
     };
   }
   const labelOf = (field: unknown) =>
-    at.get(String(field))?.label ?? spec.columns.find((c) => c.field === field)?.header ?? String(field);
+    at.get(String(field))?.label ?? spec.columns.find((c) => c.field === field)?.header.render() ?? String(field);
   const addError = (e: FieldError) => {
     result.errors.push(e.column === undefined ? e : { ...e, column: labelOf(e.column) });
   };
@@ -133,7 +145,7 @@ export async function importSheet<F extends string, P, V>(
       const parsed = spec.schema.safeParse(input);
       if (!parsed.success) {
         for (const issue of parsed.error.issues)
-          addError({ row, column: String(issue.path[0]), message: issue.message });
+          addError({ row, column: String(issue.path[0]), message: verbatim(issue.message) });
         continue;
       }
       const accepted = spec.accept(parsed.data, row);
@@ -150,7 +162,7 @@ export async function importSheet<F extends string, P, V>(
   } catch (err) {
     if (!(err instanceof XlsxError)) throw err;
     result.fatal = true;
-    result.errors.push({ row: 0, message: err.message });
+    result.errors.push({ row: 0, message: err.text });
   }
   result.errors.sort((a, b) => a.row - b.row);
   return result;

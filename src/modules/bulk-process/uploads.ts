@@ -15,6 +15,7 @@
  * and one example row.
  */
 import { z } from "@hono/zod-openapi";
+import { type Message, m } from "../../lib/message";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
 import { FAMILY_COLUMNS, FAMILY_EXAMPLE } from "./family-import";
@@ -132,11 +133,20 @@ const template = defineRoute({
   },
 });
 
+/** Each template's file and sheet name (in the language of the download). */
+const TEMPLATE_NAMES: Record<TemplateEntity, { file: Message; sheet: Message }> = {
+  teachers: { file: m`teachers-template.xlsx`, sheet: m`Teachers` },
+  "administrative-staff": { file: m`administrative-staff-template.xlsx`, sheet: m`Administrative staff` },
+  families: { file: m`families-template.xlsx`, sheet: m`Families` },
+  groups: { file: m`groups-template.xlsx`, sheet: m`Groups` },
+  "route-students": { file: m`route-students-template.xlsx`, sheet: m`Route students` },
+};
+
 export const getBulkProcessTemplate = operation(template, (_ctx, { params }) => {
   const { entity } = params;
   const spec = TEMPLATES[entity];
-  return xlsxResponse(`${entity}-template.xlsx`, {
-    name: entity,
+  return xlsxResponse(TEMPLATE_NAMES[entity].file, {
+    name: TEMPLATE_NAMES[entity].sheet,
     columns: spec.columns.map((col) => col.header),
     rows: [spec.example],
   });

@@ -9,6 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { CronHistory, cronHistory } from "../../db/schema/jobs";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
@@ -16,7 +17,7 @@ import { permissions } from "./permissions";
 const resource = defineResource({
   name: "cronHistory",
   plural: "cronHistories",
-  label: "Cron run",
+  label: m`Cron run`,
   path: "/api/v1/cron-history",
   tag: "Operations",
   scope: "platform",
@@ -48,7 +49,7 @@ export const listCronHistories = resource.list({
     job: {
       schema: z
         .string()
-        .regex(/^[a-z][a-z0-9-]{0,60}$/, "Expected a job name like sweep-bulk-processes")
+        .regex(/^[a-z][a-z0-9-]{0,60}$/, zodMessage(m`Expected a job name like sweep-bulk-processes`))
         .optional()
         .openapi({ description: "Only runs of this job" }),
       where: (_ctx, v: string) => eq(cronHistory.job, v),

@@ -43,6 +43,7 @@ export function delegationsQuery(deps: Deps, userId: number) {
     .select({
       schoolId: Delegates.schoolOf(),
       timeZone: schools.timeZone,
+      language: schools.language,
       validFrom: delegates.validFrom,
       validUntil: delegates.validUntil,
       permissionId: rolePermissions.permissionId,
@@ -62,11 +63,20 @@ export function validToday(row: { timeZone: string; validFrom: string; validUnti
 }
 
 /** The memberships a user's delegations give at `now`: the parent role's permissions per school. */
-export function delegatedMemberships(
-  rows: { schoolId: number; timeZone: string; validFrom: string; validUntil: string; permissionId: number | null }[],
+export function delegatedMemberships<L extends string>(
+  rows: {
+    schoolId: number;
+    timeZone: string;
+    language: L;
+    validFrom: string;
+    validUntil: string;
+    permissionId: number | null;
+  }[],
   now: Date,
-): { schoolId: number; permissionId: number | null }[] {
-  return rows.filter((r) => validToday(r, now)).map((r) => ({ schoolId: r.schoolId, permissionId: r.permissionId }));
+): { schoolId: number; permissionId: number | null; language: L }[] {
+  return rows
+    .filter((r) => validToday(r, now))
+    .map((r) => ({ schoolId: r.schoolId, permissionId: r.permissionId, language: r.language }));
 }
 
 /**

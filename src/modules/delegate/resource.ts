@@ -24,6 +24,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
@@ -37,7 +38,7 @@ import { permissions } from "./permissions";
 
 const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" });
 
 const Record = RecordBase.extend({
@@ -81,7 +82,7 @@ const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
 export const delegateResource = defineResource({
   name: "delegate",
   plural: "delegates",
-  label: "Delegate",
+  label: m`Delegate`,
   path: "/api/v1/delegate",
   tag: "People",
   scope: "school",
@@ -113,7 +114,7 @@ export const delegateResource = defineResource({
     validUntil: row.validUntil,
   }),
   visibleTo,
-  conflictMessage: "This person is already a delegate of this parent",
+  conflictMessage: m`This person is already a delegate of this parent`,
 });
 
 const resource = delegateResource;
@@ -142,7 +143,7 @@ export const getDelegate = resource.get({ access: permissions.read });
 
 const datesInOrder = (v: { validFrom?: string; validUntil?: string }) =>
   v.validFrom === undefined || v.validUntil === undefined || v.validFrom <= v.validUntil;
-const REVERSED = { message: "validUntil must not be before validFrom", path: ["validUntil"] };
+const REVERSED = { ...zodMessage(m`validUntil must not be before validFrom`), path: ["validUntil"] };
 
 const CreateBody = z
   .strictObject({
@@ -164,7 +165,7 @@ const CreateBody = z
 const DAY_MS = 24 * 3600 * 1000;
 
 /** A delegate acts with the parent role's permissions: giving, changing or taking that needs them all. */
-const mayDelegate = (ctx: Ctx, verb: string) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
+const mayDelegate = (ctx: Ctx, verb: Message) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
 
 /**
  * A delegation that ended before today would never let anyone act: 422. Today is UTC's, a day
@@ -173,7 +174,7 @@ const mayDelegate = (ctx: Ctx, verb: string) => mayAssign(ctx, [BUILTIN_ROLES.pa
 function notOver(ctx: Ctx, validUntil: string) {
   const earliest = new Date(ctx.deps.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
   if (validUntil < earliest)
-    throw unprocessable(`validUntil ${validUntil} has passed: the delegation would never start`);
+    throw unprocessable(m`validUntil ${validUntil} has passed: the delegation would never start`);
 }
 
 /**
@@ -184,7 +185,7 @@ function notOver(ctx: Ctx, validUntil: string) {
  */
 export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
   notOver(ctx, input.validUntil);
-  await mayDelegate(ctx, "delegate");
+  await mayDelegate(ctx, m`delegate`);
   const manager = ctx.can(parentPermissions.write);
   let parent: { id: number; userId: number } | undefined;
   if (input.parentId !== undefined) parent = await parentOf(ctx, input.parentId, !manager);
@@ -192,12 +193,12 @@ export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>
     parent = await ownParent(ctx);
     if (!parent) {
       throw unprocessable(
-        "Send parentId: staff name delegates for a parent, a parent for themself; a delegate cannot name delegates",
+        m`Send parentId: staff name delegates for a parent, a parent for themself; a delegate cannot name delegates`,
       );
     }
   }
   const { userId, statements } = await addPerson(ctx, input);
-  if (userId === parent.userId) throw unprocessable("A parent cannot be their own delegate");
+  if (userId === parent.userId) throw unprocessable(m`A parent cannot be their own delegate`);
   const at = ctx.deps.clock.now().toISOString();
   const school = schoolOf(ctx);
   // A new person's id is known only inside the batch (an SQL expression), which the accessor's
@@ -263,13 +264,13 @@ const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUnt
  * change of the other date cannot leave them reversed (that is a 422: read again and retry).
  */
 export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
-  await mayDelegate(ctx, "delegate");
+  await mayDelegate(ctx, m`delegate`);
   const current = await resource.find(ctx, id);
   const from = input.validFrom ?? current.validFrom;
   const until = input.validUntil ?? current.validUntil;
   if (from > until) {
-    throw badRequest("Invalid body: validUntil must not be before validFrom", [
-      { path: input.validUntil ? "validUntil" : "validFrom", message: "validUntil must not be before validFrom" },
+    throw badRequest(m`Invalid body: validUntil must not be before validFrom`, [
+      { path: input.validUntil ? "validUntil" : "validFrom", message: m`validUntil must not be before validFrom` },
     ]);
   }
   if (input.validUntil !== undefined) notOver(ctx, input.validUntil);
@@ -277,7 +278,7 @@ export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof
   await resource.change(ctx, id, {
     action: "update",
     set: { validFrom: from, validUntil: until },
-    rules: [{ when: unchanged, message: "The delegate's dates changed meanwhile; read them again" }],
+    rules: [{ when: unchanged, message: m`The delegate's dates changed meanwhile; read them again` }],
   });
 }
 
@@ -318,5 +319,5 @@ export const updateDelegateOperation = operation(
 
 export const deleteDelegate = resource.delete({
   access: permissions.write,
-  check: (ctx) => mayDelegate(ctx, "withdraw a delegation of"),
+  check: (ctx) => mayDelegate(ctx, m`withdraw a delegation of`),
 });

@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import type { StoredObject } from "../../deps";
 import type { AppEnv } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m, verbatim } from "../../lib/message";
 import { createRouter } from "../../lib/router";
 import { verifyPresigned } from "../../lib/s3";
 
@@ -26,7 +27,7 @@ function target(c: Context<AppEnv>) {
     const [bucket, ...key] = segments.map(decodeURIComponent);
     return { bucket: bucket ?? "", key: key.join("/") };
   } catch {
-    throw new ApiError(400, "The path is not valid percent-encoding");
+    throw new ApiError(400, m`The path is not valid percent-encoding`);
   }
 }
 
@@ -34,11 +35,11 @@ async function handle(c: Context<AppEnv>) {
   const { config, storage, clock } = c.var.deps;
   const method = c.req.method;
   const refusal = await verifyPresigned(config.s3, { method, url: c.req.url, headers: c.req.raw.headers }, clock.now());
-  if (refusal) throw new ApiError(403, refusal.message, { title: refusal.code });
+  if (refusal) throw new ApiError(403, refusal.message, { title: verbatim(refusal.code) });
   const { bucket, key } = target(c);
-  if (bucket !== config.s3.bucket) throw notFound(`Bucket ${bucket}`);
+  if (bucket !== config.s3.bucket) throw notFound(m`Bucket ${bucket} not found`);
   if (!key || new TextEncoder().encode(key).length > MAX_KEY_BYTES) {
-    throw new ApiError(400, `A key is 1 to ${MAX_KEY_BYTES} bytes`);
+    throw new ApiError(400, m`A key is 1 to ${MAX_KEY_BYTES} bytes`);
   }
 
   if (method === "PUT") {
@@ -56,11 +57,11 @@ async function handle(c: Context<AppEnv>) {
   });
   if (method === "HEAD") {
     const object = await storage.head(key);
-    if (!object) throw notFound(`Object ${key}`);
+    if (!object) throw notFound(m`Object ${key} not found`);
     return c.body(null, 200, head(object));
   }
   const object = await storage.get(key);
-  if (!object) throw notFound(`Object ${key}`);
+  if (!object) throw notFound(m`Object ${key} not found`);
   return c.body(object.body, 200, head(object));
 }
 

@@ -19,6 +19,7 @@ import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -28,7 +29,7 @@ const Token = z
   .string()
   .min(1)
   .max(4096)
-  .regex(/^\S+$/, "Must not contain whitespace")
+  .regex(/^\S+$/, zodMessage(m`Must not contain whitespace`))
   .openapi({ description: "The push-messaging token of the device (FCM or APNs)", example: "fcm:APA91bH-example" });
 
 const Platform = z.enum(["ios", "android", "web"]).openapi({ example: "ios" });
@@ -51,7 +52,7 @@ function visibleTo(ctx: Ctx, access: "read" | "write") {
 const resource = defineResource({
   name: "deviceToken",
   plural: "deviceTokens",
-  label: "Device token",
+  label: m`Device token`,
   path: "/api/v1/device-token",
   tag: "Communication",
   scope: "school",
@@ -70,7 +71,7 @@ const resource = defineResource({
     platform: row.platform,
   }),
   visibleTo,
-  conflictMessage: "This token was registered by another request just now; register it again",
+  conflictMessage: m`This token was registered by another request just now; register it again`,
 });
 
 export const listDeviceTokens = resource.list({

@@ -9,9 +9,10 @@ import { eq } from "drizzle-orm";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Documents, documents } from "../../db/schema/document";
 import { badRequest, conflict } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { permissions } from "./permissions";
 
 export const MAX_FILE_NAME = 200;
@@ -28,12 +29,14 @@ export const Slug = z
   .max(MAX_FILE_NAME + 25)
   .regex(
     SLUG,
-    `Expected {schoolId}/documents/{file name}: a file name of 1 to ${MAX_FILE_NAME} characters without /, \\ or control characters`,
+    zodMessage(
+      m`Expected {schoolId}/documents/{file name}: a file name of 1 to ${MAX_FILE_NAME} characters without /, \\ or control characters`,
+    ),
   )
-  .refine((v) => !v.includes(".."), "Must not contain ..")
+  .refine((v) => !v.includes(".."), zodMessage(m`Must not contain ..`))
   // A file name `.` is a dot segment: URL normalisation drops it, so the URL would sign another key.
-  .refine((v) => !v.endsWith("/."), "The file name must not be .")
-  .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
+  .refine((v) => !v.endsWith("/."), zodMessage(m`The file name must not be .`))
+  .regex(SAFE_TEXT, UNSAFE_TEXT)
   .openapi({
     example: "1/documents/report-card-2026.pdf",
     description: "Object key: `{schoolId}/documents/{file name}`, where schoolId is the current school",
@@ -48,8 +51,8 @@ export const DocumentName = text({ max: MAX_FILE_NAME }).openapi({
 export function ownSlug(slug: string, schoolId: number | null) {
   const prefix = `${schoolId}/documents/`;
   if (schoolId === null || !slug.startsWith(prefix)) {
-    throw badRequest(`Invalid body: slug must start with ${prefix}`, [
-      { path: "slug", message: `Must start with ${prefix} (the current school's documents)` },
+    throw badRequest(m`Invalid body: slug must start with ${prefix}`, [
+      { path: "slug", message: m`Must start with ${prefix} (the current school's documents)` },
     ]);
   }
 }
@@ -78,7 +81,7 @@ export const toDocument = (row: typeof documents.$inferSelect): z.infer<typeof D
 export const documentResource = defineResource({
   name: "document",
   plural: "documents",
-  label: "Document",
+  label: m`Document`,
   path: "/api/v1/documents",
   tag: "Documents",
   scope: "school",
@@ -86,7 +89,7 @@ export const documentResource = defineResource({
   data: Documents,
   record: DocumentRecord,
   toRecord: (_ctx, row) => toDocument(row),
-  conflictMessage: "A document with this slug already exists in this school",
+  conflictMessage: m`A document with this slug already exists in this school`,
 });
 
 export const listDocuments = documentResource.list({
@@ -130,7 +133,7 @@ export const deleteDocument = documentResource.delete({
     const used = await BulkProcesses.select(ctx, { id: bulkProcesses.id })
       .where(eq(bulkProcesses.documentId, id))
       .first();
-    if (used) throw conflict(`Document ${id} is the file of bulk process ${used.id}; delete that first`);
+    if (used) throw conflict(m`Document ${id} is the file of bulk process ${used.id}; delete that first`);
   },
   errors: [409],
   examples: { 409: "Document 42 is the file of bulk process 7; delete that first" },

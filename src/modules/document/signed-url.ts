@@ -10,6 +10,7 @@ import { Batch } from "../../db/batch";
 import { Documents, documents } from "../../db/schema/document";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { permissions } from "./permissions";
@@ -24,14 +25,14 @@ const MediaType = z
   .max(255)
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/,
-    "Expected a media type like application/pdf",
+    zodMessage(m`Expected a media type like application/pdf`),
   )
   .openapi({ example: "application/pdf" });
 
 const EntityParams = z.object({
   entity: z
     .string()
-    .regex(/^[a-z][a-z0-9-]{0,39}$/, "Expected a lowercase kebab-case word like documents")
+    .regex(/^[a-z][a-z0-9-]{0,39}$/, zodMessage(m`Expected a lowercase kebab-case word like documents`))
     .openapi({
       param: { name: "entity", in: "path" },
       example: "documents",
@@ -61,7 +62,7 @@ export async function signDocumentUrl(ctx: Ctx, { params, body }: InputOf<typeof
   const { clock, signer } = ctx.deps;
   // The route declares document.read (enough for GET); an upload also needs document.write.
   if (body.method === "PUT" && !ctx.can(permissions.write)) {
-    throw new ApiError(403, `Missing permission document.write in school ${ctx.schoolId}`);
+    throw new ApiError(403, m`Missing permission document.write in school ${ctx.schoolId}`);
   }
   ownSlug(body.slug, ctx.schoolId);
   const now = clock.now();
@@ -76,10 +77,10 @@ export async function signDocumentUrl(ctx: Ctx, { params, body }: InputOf<typeof
     const written = batch.read(Documents.select(ctx).where(eq(documents.slug, body.slug)));
     const results = found
       ? await documentResource.commit(ctx, found.id, batch)
-      : await batch.commit({ conflict: "This document was created by another request just now; ask again" });
+      : await batch.commit({ conflict: m`This document was created by another request just now; ask again` });
     row = results.get(written)[0];
   }
-  if (!row) throw notFound(`Document ${body.slug}`);
+  if (!row) throw notFound(m`Document ${body.slug} not found`);
 
   const signed = await signer.sign({
     key: row.slug,

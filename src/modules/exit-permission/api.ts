@@ -5,6 +5,7 @@
  */
 import type { ExitPermissionKind, ExitPermissionStatus } from "../../db/schema/exit-permission";
 import type { Ctx } from "../../lib/context";
+import type { Message } from "../../lib/message";
 
 export interface ExitPermissionAsk {
   studentId: number;
@@ -24,10 +25,10 @@ export interface ExitPermissionAsk {
   invitationId?: number;
 }
 
-/** One failed rule: a stable code, a message in the caller's language, and the facts behind it. */
+/** One failed rule: a stable code, a message (in the language of the answer), and the facts behind it. */
 export interface RuleFailure {
   code: string;
-  message: string;
+  message: Message;
   [fact: string]: unknown;
 }
 
@@ -40,9 +41,9 @@ export type AskResult = { ok: true; id: number; status: ExitPermissionStatus } |
  */
 export async function askExitPermissions(ctx: Ctx, asks: readonly ExitPermissionAsk[]): Promise<AskResult[]> {
   const { evaluate, writeAsks } = await import("./service");
-  const { evaluated, language } = await evaluate(ctx, asks);
+  const { evaluated } = await evaluate(ctx, asks);
   const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
-  const written = await writeAsks(ctx, passed, language);
+  const written = await writeAsks(ctx, passed);
   let next = 0;
   return evaluated.map((e): AskResult => {
     if (e.verdict.failures.length > 0) return { ok: false, failures: e.verdict.failures };

@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
@@ -42,7 +43,7 @@ const routeRefined = <T extends z.ZodObject>(o: T) =>
   o.refine((v: Targets) => namesTarget(v), { message: TARGET_MESSAGE, path: ["stopId"] });
 const pickupRefined = <T extends z.ZodObject>(o: T) =>
   o.refine((v: { pickupParentId?: number; trustedPersonId?: number }) => !(v.pickupParentId && v.trustedPersonId), {
-    message: "Name one collector: pickupParentId or trustedPersonId",
+    ...zodMessage(m`Name one collector: pickupParentId or trustedPersonId`),
     path: ["trustedPersonId"],
   });
 

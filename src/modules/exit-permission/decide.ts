@@ -22,7 +22,7 @@ import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/tr
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
-import { languageOf } from "../../lib/language";
+import { anyOf, type Message, m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -34,7 +34,6 @@ import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
 
-const LABEL = "Exit permission";
 const meta = {
   tag: "Permissions and tasks" as const,
   module: "exit-permissions" as const,
@@ -68,7 +67,7 @@ async function readForDecision(ctx: Ctx, id: number) {
   );
   const results = await batch.commit();
   const [permission] = results.get(row);
-  if (!permission) throw notFound(LABEL, id);
+  if (!permission) throw notFound(m`Exit permission ${id} not found`);
   const homeRoutes = results
     .get(rides)
     .filter((r) => r.direction === "home" && ridesOn(r, permission.date))
@@ -112,15 +111,14 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
   const after = batch.read(exitPermission.readOne(ctx, id));
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
-    if (!row) throw notFound(LABEL, id);
+    if (!row) throw notFound(m`Exit permission ${id} not found`);
     return exitPermission.toRecord(ctx, row);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
-    if (!now) throw notFound(LABEL, id);
-    if (!from.includes(now.status)) throw conflict(`${LABEL} ${id} is ${now.status}; it was decided meanwhile`);
-    const lang = languageOf(ctx);
-    const noSeat: RuleFailure = failure("no-seat", lang, {
+    if (!now) throw notFound(m`Exit permission ${id} not found`);
+    if (!from.includes(now.status)) throw conflict(m`Exit permission ${id} is ${now.status}; it was decided meanwhile`);
+    const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
       date: effect.date,
@@ -130,11 +128,12 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
   }
 }
 
-const notIn = (p: Stored, states: readonly string[], what: string) => {
+const notIn = (p: Stored, states: readonly string[], what: Message) => {
   if (!states.includes(p.status))
-    throw conflict(`${LABEL} ${p.id} is ${p.status}; ${what} needs it to be ${states.join(" or ")}`);
+    throw conflict(m`Exit permission ${p.id} is ${p.status}; ${what} needs it to be ${anyOf(states)}`);
 };
 
+/** Who decided, when, and why: a reason the service writes is kept in the language of the request that decided. */
 const decision = (ctx: Ctx, reason: string | null) => ({
   decidedBy: ctx.userId,
   decidedAt: ctx.deps.clock.now().toISOString(),
@@ -179,7 +178,7 @@ const confirmRoute = defineRoute({
 export async function confirmExitPermission(ctx: Ctx, { params, body }: InputOf<typeof confirmRoute>) {
   const { id } = params;
   const { permission, effect } = await readForDecision(ctx, id);
-  notIn(permission, ["pending"], "a decision");
+  notIn(permission, ["pending"], m`a decision`);
   const pending = eq(exitPermissions.status, "pending");
   const set = { status: body.status, ...decision(ctx, body.reason ?? null) };
   const action = body.status === "confirmed" ? "confirm" : "reject";
@@ -236,11 +235,11 @@ const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
 export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
   const { id } = params;
   const { permission, effect } = await readForDecision(ctx, id);
-  notIn(permission, ["awaiting_family"], "an answer");
+  notIn(permission, ["awaiting_family"], m`an answer`);
   const awaiting = eq(exitPermissions.status, "awaiting_family");
   if (!body.accept) {
     if (!isStaff(ctx)) await mustBeFamily(ctx, permission);
-    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? "Declined by the family") };
+    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? m`Declined by the family`.render()) };
     const batch = new Batch(ctx).add(
       ...ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting }),
     );
@@ -249,12 +248,12 @@ export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<
   const { evaluated } = await evaluate(ctx, [askOf(permission, { familyAccepted: true })]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
-  if (one.resolved.snapshot.asker.as === "collector") throw forbidden("Only the child's family answers this request");
+  if (one.resolved.snapshot.asker.as === "collector") throw forbidden(m`Only the child's family answers this request`);
   if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
   const confirmed = one.resolved.status === "confirmed";
   const set = {
     status: confirmed ? ("confirmed" as const) : ("pending" as const),
-    ...(confirmed ? decision(ctx, "Confirmed automatically (the school's setting)") : {}),
+    ...(confirmed ? decision(ctx, m`Confirmed automatically (the school's setting)`.render()) : {}),
   };
   const change = ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting });
   const batch = new Batch(ctx).add(...(confirmed ? confirming(ctx, id, effect, change) : change));
@@ -266,7 +265,7 @@ export const respondExitPermissionOperation = operation(respondRoute, respondExi
 async function mustBeFamily(ctx: Ctx, p: Stored) {
   const { evaluated } = await evaluate(ctx, [askOf(p, { familyAccepted: true })]);
   if (evaluated[0]?.resolved.snapshot.asker.as !== "guardian")
-    throw forbidden("Only the child's family answers this request");
+    throw forbidden(m`Only the child's family answers this request`);
 }
 
 // --- change -----------------------------------------------------------------------------------
@@ -306,9 +305,9 @@ export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<t
   const { id } = params;
   const { permission } = await readForDecision(ctx, id);
   if (!isStaff(ctx) && !isAsker(ctx, permission))
-    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may change it`);
+    throw forbidden(m`Only who asked for exit permission ${id}, or the school, may change it`);
   const open = ["pending", "awaiting_family"] as const;
-  notIn(permission, open, "a change");
+  notIn(permission, open, m`a change`);
   const retarget = body.routeId !== undefined || body.stopId !== undefined || body.trustedAddressId !== undefined;
   const recollect = body.pickupParentId !== undefined || body.trustedPersonId !== undefined;
   const base = askOf(permission);
@@ -366,9 +365,9 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
   const { permission } = await readForDecision(ctx, id);
   const staff = isStaff(ctx);
   if (!staff && !isAsker(ctx, permission))
-    throw forbidden(`Only who asked for ${LABEL.toLowerCase()} ${id}, or the school, may cancel it`);
+    throw forbidden(m`Only who asked for exit permission ${id}, or the school, may cancel it`);
   const states = staff ? ["awaiting_family", "pending", "confirmed"] : ["awaiting_family", "pending"];
-  notIn(permission, states, "cancelling");
+  notIn(permission, states, m`cancelling`);
   const withdraw = permission.status === "confirmed";
   const only: SQL = withdraw
     ? eq(exitPermissions.status, "confirmed")
@@ -379,7 +378,7 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
     ...ExitPermissions.updateOne(
       ctx,
       id,
-      { status: "cancelled", ...(withdraw ? decision(ctx, "Withdrawn by the school") : {}) },
+      { status: "cancelled", ...(withdraw ? decision(ctx, m`Withdrawn by the school`.render()) : {}) },
       { action: withdraw ? "withdraw" : "cancel", where: and(only) },
     ),
   );

@@ -24,6 +24,7 @@ import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } fr
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { keyFields, keysetRows, type OrderKey, orderTerms } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
@@ -36,7 +37,7 @@ import { permissions } from "./permissions";
 
 const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2027-03-01" });
 
 const filters = {
@@ -50,7 +51,7 @@ const filters = {
 /** A range that ends before it starts is a 400 (not an empty file that hides the typo). */
 function checkRange(q: { from?: string; to?: string }) {
   if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
-    throw badRequest("`from` must not be after `to`", [{ path: "from", message: "Must not be after `to`" }]);
+    throw badRequest(m`\`from\` must not be after \`to\``, [{ path: "from", message: m`Must not be after \`to\`` }]);
   }
 }
 
@@ -150,11 +151,11 @@ async function* rowsOf(ctx: Ctx, q: Query): AsyncGenerator<Row> {
   yield* keysetRows(ORDER, read);
 }
 
-const KIND_NAMES: Record<string, string> = {
-  route_change: "Route change",
-  no_after_school: "No after-school",
-  auto_pickup: "Pickup",
-  absence: "Absence",
+const KIND_NAMES: Record<string, Message> = {
+  route_change: m`Route change`,
+  no_after_school: m`No after-school`,
+  auto_pickup: m`Pickup`,
+  absence: m`Absence`,
 };
 
 const name = (first: string | null, last: string | null) => `${first ?? ""} ${last ?? ""}`.trim() || null;
@@ -180,23 +181,23 @@ const downloadRoute = defineRoute({
 });
 
 const COLUMNS = [
-  "Id",
-  "Date",
-  "Student id number",
-  "Student",
-  "Level",
-  "Kind",
-  "Status",
-  "Route",
-  "Stop",
-  "Trusted address",
-  "Collected by",
-  "Reason",
-  "Asked by",
-  "Asked at",
-  "Decided at",
-  "Decision reason",
-  "Fixed permission",
+  m`Id`,
+  m`Date`,
+  m`Student id number`,
+  m`Student`,
+  m`Level`,
+  m`Kind`,
+  m`Status`,
+  m`Route`,
+  m`Stop`,
+  m`Trusted address`,
+  m`Collected by`,
+  m`Reason`,
+  m`Asked by`,
+  m`Asked at`,
+  m`Decided at`,
+  m`Decision reason`,
+  m`Fixed permission`,
 ];
 
 async function* cells(ctx: Ctx, q: Query): AsyncGenerator<Cell[]> {
@@ -227,8 +228,8 @@ export const downloadExitPermissionsOperation = operation(
   downloadRoute,
   (ctx, { query }: InputOf<typeof downloadRoute>) => {
     checkRange(query);
-    return xlsxResponse("exit-permissions.xlsx", {
-      name: "Exit permissions",
+    return xlsxResponse(m`exit-permissions.xlsx`, {
+      name: m`Exit permissions`,
       columns: COLUMNS,
       rows: cells(ctx, query),
     });
@@ -250,23 +251,23 @@ const routeChangeRoute = defineRoute({
 });
 
 const ROUTE_CHANGE_COLUMNS = [
-  "Id",
-  "Date",
-  "Student id number",
-  "Student",
-  "Level",
-  "Status",
-  "From route",
-  "From stop",
-  "From stop time",
-  "To route",
-  "To stop",
-  "To stop time",
-  "To trusted address",
-  "Reason",
-  "Asked by",
-  "Asked at",
-  "Decided at",
+  m`Id`,
+  m`Date`,
+  m`Student id number`,
+  m`Student`,
+  m`Level`,
+  m`Status`,
+  m`From route`,
+  m`From stop`,
+  m`From stop time`,
+  m`To route`,
+  m`To stop`,
+  m`To stop time`,
+  m`To trusted address`,
+  m`Reason`,
+  m`Asked by`,
+  m`Asked at`,
+  m`Decided at`,
 ];
 
 async function* routeChangeCells(ctx: Ctx, q: Query): AsyncGenerator<Cell[]> {
@@ -297,8 +298,8 @@ export const downloadRouteChangesOperation = operation(
   routeChangeRoute,
   (ctx, { query }: InputOf<typeof routeChangeRoute>) => {
     checkRange(query);
-    return xlsxResponse("route-changes.xlsx", {
-      name: "Route changes",
+    return xlsxResponse(m`route-changes.xlsx`, {
+      name: m`Route changes`,
       columns: ROUTE_CHANGE_COLUMNS,
       rows: routeChangeCells(ctx, query),
     });

@@ -23,6 +23,8 @@ import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { badRequest, notFound, unprocessable } from "../../lib/errors";
+import { withLanguage } from "../../lib/language";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -47,7 +49,7 @@ const Weekdays = z
   )
   .min(1)
   .max(7)
-  .refine((d) => new Set(d).size === d.length, "Each weekday once")
+  .refine((d) => new Set(d).size === d.length, zodMessage(m`Each weekday once`))
   .openapi({ example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
 
 const FixedRecord = RecordBase.extend({
@@ -73,7 +75,7 @@ const FixedRecord = RecordBase.extend({
 const visibleFixed = (ctx: Ctx): SQL | undefined =>
   isStaff(ctx) ? undefined : inList(fixedExitPermissions.studentId, ownStudents(ctx));
 
-function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: string) {
+function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: Message) {
   return defineResource({
     name,
     plural: `${name}s`,
@@ -107,8 +109,8 @@ function fixedResource(kind: "route_change" | "auto_pickup", segment: string, na
   });
 }
 
-const routeChanges = fixedResource("route_change", "route-change", "fixedRouteChange", "Fixed route change");
-const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup", "Fixed auto pickup");
+const routeChanges = fixedResource("route_change", "route-change", "fixedRouteChange", m`Fixed route change`);
+const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup", m`Fixed auto pickup`);
 
 const common = {
   studentId: Id.openapi({ example: 1 }),
@@ -140,7 +142,7 @@ const DAY_RULES = new Set([
 /** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
 async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
   if (body.fromDate > body.untilDate) {
-    throw badRequest("untilDate is before fromDate", [{ path: "untilDate", message: "Must not be before fromDate" }]);
+    throw badRequest(m`untilDate is before fromDate`, [{ path: "untilDate", message: m`Must not be before fromDate` }]);
   }
   if (
     kind === "route_change" &&
@@ -148,14 +150,14 @@ async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body:
     body.stopId === undefined &&
     body.trustedAddressId === undefined
   )
-    throw badRequest("A route change names a stop or a trusted address", [{ path: "stopId", message: "Required" }]);
+    throw badRequest(m`A route change names a stop or a trusted address`, [{ path: "stopId", message: m`Required` }]);
   const probe: Ask = { ...body, kind, date: body.fromDate };
   const { evaluated } = await evaluate(ctx, [probe]);
   const one = evaluated[0];
   if (!one) throw new Error("no evaluation");
   const failures = one.verdict.failures.filter((f) => !DAY_RULES.has(f.code));
   if (failures.length > 0) throw refusal(failures);
-  if (one.resolved.status === "awaiting_family") throw unprocessable("A fixed permission is for one's own children");
+  if (one.resolved.status === "awaiting_family") throw unprocessable(m`A fixed permission is for one's own children`);
   return {
     studentId: body.studentId,
     kind,
@@ -272,7 +274,7 @@ export async function listGenerated(ctx: Ctx, { query }: InputOf<typeof generate
       .limit(500),
   );
   const results = await batch.commit();
-  if (results.get(fixed).length === 0) throw notFound("Fixed exit permission", params.id);
+  if (results.get(fixed).length === 0) throw notFound(m`Fixed exit permission ${params.id} not found`);
   return results.get(rows).map((r) => exitPermission.toRecord(ctx, r));
 }
 export const listGeneratedOperation = operation(generatedRoute, listGenerated);
@@ -368,10 +370,15 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
 export async function generateFixedExitPermissions(deps: Deps): Promise<string> {
   const today = deps.clock.now().toISOString().slice(0, 10);
   const rows = await deps.db
-    .selectDistinct({ schoolId: FixedExitPermissions.schoolOf() })
+    .selectDistinct({ schoolId: FixedExitPermissions.schoolOf(), language: schools.language })
     .from(fixedExitPermissions)
+    .innerJoin(schools, eq(schools.id, FixedExitPermissions.schoolOf()))
     .where(gte(fixedExitPermissions.untilDate, today));
   let made = 0;
-  for (const { schoolId } of rows) made += await generateFor(jobCtx(deps, "generate-fixed-exit-permissions", schoolId));
+  // A job has no request: what it writes (a decision's reason) is in each school's language.
+  for (const { schoolId, language } of rows) {
+    const job = jobCtx(deps, "generate-fixed-exit-permissions", schoolId);
+    made += await withLanguage(language, () => generateFor(job));
+  }
   return `${made} exit permissions made for ${rows.length} schools`;
 }

@@ -21,6 +21,7 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -37,7 +38,7 @@ const Slug = z
   .string()
   .min(8)
   .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, "Letters, digits, - and _")
+  .regex(/^[A-Za-z0-9_-]+$/, zodMessage(m`Letters, digits, - and _`))
   .openapi({ example: "b1946ac92492d2347c6235b4d2611184" });
 
 const Jwk = z
@@ -144,7 +145,7 @@ function passRow(ctx: Ctx, slug: string) {
 }
 
 /** The same 404 for every refusal: nothing tells a pending pass from an unknown link. */
-const noPass = () => notFound("Pickup pass");
+const noPass = () => notFound(m`Pickup pass not found`);
 
 export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
@@ -156,7 +157,7 @@ export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof 
     now,
   );
   if (!limited.allowed) {
-    throw new ApiError(429, "Too many pass lookups; try again later", {
+    throw new ApiError(429, m`Too many pass lookups; try again later`, {
       headers: { "retry-after": String(limited.retryAfter) },
     });
   }

@@ -20,6 +20,7 @@ import { RouteStops, Routes, routeStops, routes } from "../../db/schema/transpor
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -65,11 +66,11 @@ export const TOO_LATE = {
 /** A school-local date: the shape is checked here, whether it is a real date by the rules (422 `invalid-date`). */
 export const DateText = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a date, YYYY-MM-DD")
+  .regex(/^\d{4}-\d{2}-\d{2}$/, zodMessage(m`Must be a date, YYYY-MM-DD`))
   .openapi({ example: "2026-11-27", description: "School-local date, YYYY-MM-DD" });
 const DayFilter = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .optional();
 
 const idOrNull = () => z.number().int().nullable();
@@ -123,7 +124,7 @@ export function visible(ctx: Ctx): SQL | undefined {
 export const exitPermission = defineResource({
   name: "exitPermission",
   plural: "exitPermissions",
-  label: "Exit permission",
+  label: m`Exit permission`,
   path: "/api/v1/exit-permission",
   tag: "Permissions and tasks",
   scope: "school",
@@ -169,7 +170,7 @@ export const exitPermission = defineResource({
   toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
   visibleTo: visible,
   context: actingContext,
-  conflictMessage: "The student already has a confirmed exit permission that day",
+  conflictMessage: m`The student already has a confirmed exit permission that day`,
 });
 
 const filters = {

@@ -2,20 +2,21 @@
  * The rules of an exit permission: PURE functions over one snapshot of what they need (the school's
  * day, the student's schedule, the caller's link to the student, the target route, trusted people
  * and addresses). `./snapshot.ts` reads it in one round trip; `decide` answers every failed rule,
- * never just the first, each `{ code, message, ...facts }` with its message in the caller's
- * language.
+ * never just the first, each `{ code, message, ...facts }` with its message in the language of the
+ * answer (src/lib/message.ts).
  *
  * Staff (`exit-permission.manage`) record what a family said by phone: for them `too-late` and
  * `too-far` are warnings, not failures (kept in the answer); every other rule holds for everyone.
  */
 import type { ExitPermissionKind } from "../../db/schema/exit-permission";
-import type { Language } from "../../lib/language";
 import type { Level } from "../../lib/levels";
+import { Message, m, type Value, verbatim } from "../../lib/message";
 import { addDays, calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
 
 export interface RuleFailure {
   code: string;
-  message: string;
+  /** Rendered in the language of the answer (a message in a JSON body is). */
+  message: Message;
   [fact: string]: unknown;
 }
 
@@ -127,105 +128,92 @@ export interface Verdict {
 }
 
 type Facts = Record<string, unknown>;
-type Message = (facts: Facts) => string;
+type Text = (facts: Facts) => Message;
 
-const MESSAGES: Record<string, Record<Language, Message>> = {
-  "invalid-date": {
-    en: (f) => `${f.date} is not a calendar date`,
-    es: (f) => `${f.date} no es una fecha válida`,
-  },
-  "past-date": {
-    en: (f) => `${f.date} has passed (the school's today is ${f.today})`,
-    es: (f) => `${f.date} ya pasó (hoy en la escuela es ${f.today})`,
-  },
-  "too-far": {
-    en: (f) => `${f.date} is too far ahead: changes may be asked up to ${f.latest}`,
-    es: (f) => `${f.date} está demasiado lejos: los cambios se piden hasta el ${f.latest}`,
-  },
-  "not-school-day": {
-    en: (f) =>
-      `${f.date} is not a school day (${f.reason === "holiday" ? "a holiday" : f.reason === "weekend" ? "a weekend" : "no schedule for the student's level"})`,
-    es: (f) =>
-      `${f.date} no es día de clases (${f.reason === "holiday" ? "vacaciones" : f.reason === "weekend" ? "fin de semana" : "no hay horario para el nivel del alumno"})`,
-  },
-  "too-late": {
-    en: (f) => `Too late: changes for ${f.date} had to arrive by ${f.deadline} (dismissal ${f.dismissal})`,
-    es: (f) =>
-      `Demasiado tarde: los cambios para el ${f.date} debían llegar antes de ${f.deadline} (salida ${f.dismissal})`,
-  },
-  "route-not-running": {
-    en: (f) => `Route ${f.route} does not run on ${f.date}`,
-    es: (f) => `La ruta ${f.route} no circula el ${f.date}`,
-  },
-  "route-not-home": {
-    en: (f) => `Route ${f.route} goes to school, not home`,
-    es: (f) => `La ruta ${f.route} va a la escuela, no a casa`,
-  },
-  "route-not-for-level": {
-    en: (f) => `Route ${f.route} serves ${f.levels}; the student is ${f.level ?? "of no level"}`,
-    es: (f) => `La ruta ${f.route} atiende ${f.levels}; el alumno es de ${f.level ?? "ningún nivel"}`,
-  },
-  "vehicle-out-of-service": {
-    en: (f) => `The vehicle of route ${f.route} is out of service`,
-    es: (f) => `El vehículo de la ruta ${f.route} está fuera de servicio`,
-  },
-  "stop-not-on-route": {
-    en: (f) => `Stop ${f.stopId} is not a stop of route ${f.route}`,
-    es: (f) => `La parada ${f.stopId} no es de la ruta ${f.route}`,
-  },
-  "no-seat": {
-    en: (f) => `No seat left on route ${f.route} on ${f.date} (${f.seats} seats)`,
-    es: (f) => `No quedan lugares en la ruta ${f.route} el ${f.date} (${f.seats} lugares)`,
-  },
-  "trusted-address-not-approved": {
-    en: (f) => `Trusted address ${f.trustedAddressId} is not an approved address of this student`,
-    es: (f) => `El domicilio de confianza ${f.trustedAddressId} no está aprobado para este alumno`,
-  },
-  "pickup-not-allowed": {
-    en: (f) => `Parent ${f.pickupParentId} may not pick the student up on ${f.date}: ${f.reason}`,
-    es: (f) => `El padre o madre ${f.pickupParentId} no puede recoger al alumno el ${f.date}: ${f.reason}`,
-  },
-  "trusted-person-not-approved": {
-    en: (f) => `Trusted person ${f.trustedPersonId} is not an approved trusted person of this student`,
-    es: (f) => `La persona de confianza ${f.trustedPersonId} no está aprobada para este alumno`,
-  },
-  "may-not-ask": {
-    en: (f) => `You may not ask changes for this student: ${f.reason}`,
-    es: (f) => `No puede pedir cambios para este alumno: ${f.reason}`,
-  },
+/** A fact as a message's value: data stays data (dates, names, ids); a message stays a message. */
+const v = (fact: unknown): Value =>
+  fact instanceof Message || fact === null || fact === undefined ? fact : String(fact);
+
+/** A fact as an answer shows it: a message written in the current language. */
+const shownFact = (fact: unknown) => (fact instanceof Message ? fact.render() : fact);
+
+/** Why a date is not a school day (`reason` of `not-school-day`). */
+const NOT_SCHOOL_DAY: Record<string, Message> = {
+  holiday: m`a holiday`,
+  weekend: m`a weekend`,
+  "no-schedule": m`no schedule for the student's level`,
 };
 
-/** A failure with its message in `lang`. */
-export function failure(code: string, lang: Language, facts: Facts = {}): RuleFailure {
-  const message = MESSAGES[code]?.[lang]?.(facts) ?? code;
+/** Each rule's message, in English; the catalogue has its Spanish (src/lib/messages/es.json). */
+const MESSAGES: Record<string, Text> = {
+  "invalid-date": (f) => m`${v(f.date)} is not a calendar date`,
+  "past-date": (f) => m`${v(f.date)} has passed (the school's today is ${v(f.today)})`,
+  "too-far": (f) => m`${v(f.date)} is too far ahead: changes may be asked up to ${v(f.latest)}`,
+  "not-school-day": (f) => m`${v(f.date)} is not a school day (${NOT_SCHOOL_DAY[String(f.reason)] ?? v(f.reason)})`,
+  "too-late": (f) =>
+    m`Too late: changes for ${v(f.date)} had to arrive by ${v(f.deadline)} (dismissal ${v(f.dismissal)})`,
+  "route-not-running": (f) => m`Route ${v(f.route)} does not run on ${v(f.date)}`,
+  "route-not-home": (f) => m`Route ${v(f.route)} goes to school, not home`,
+  "route-not-for-level": (f) =>
+    f.level === null || f.level === undefined
+      ? m`Route ${v(f.route)} serves ${v(f.levels)}; the student is of no level`
+      : m`Route ${v(f.route)} serves ${v(f.levels)}; the student is ${v(f.level)}`,
+  "vehicle-out-of-service": (f) => m`The vehicle of route ${v(f.route)} is out of service`,
+  "stop-not-on-route": (f) => m`Stop ${v(f.stopId)} is not a stop of route ${v(f.route)}`,
+  "no-seat": (f) => m`No seat left on route ${v(f.route)} on ${v(f.date)} (${v(f.seats)} seats)`,
+  "trusted-address-not-approved": (f) =>
+    m`Trusted address ${v(f.trustedAddressId)} is not an approved address of this student`,
+  "pickup-not-allowed": (f) =>
+    m`Parent ${v(f.pickupParentId)} may not pick the student up on ${v(f.date)}: ${v(f.reason)}`,
+  "trusted-person-not-approved": (f) =>
+    m`Trusted person ${v(f.trustedPersonId)} is not an approved trusted person of this student`,
+  "may-not-ask": (f) => m`You may not ask changes for this student: ${v(f.reason)}`,
+};
+
+/** A failure with its message (written in the language of the answer). */
+export function failure(code: string, facts: Facts = {}): RuleFailure {
+  const message = MESSAGES[code]?.(facts) ?? verbatim(code);
   return { code, message, ...facts };
 }
 
+/** A failure as an answer's schema shows it: its message (and its reason) written in the current language. */
+export function shown(f: RuleFailure) {
+  const { message, reason, ...facts } = f;
+  return {
+    ...facts,
+    message: message.render(),
+    ...(reason === undefined ? {} : { reason: String(shownFact(reason)) }),
+  };
+}
+
+/** Not a guardian of the student: `pickUpRefusal`'s answer an accepted invitation overrides. */
+export const NOT_A_GUARDIAN = m`not a guardian`;
+
 /** Why a guardian may not pick up on `date`, or null. */
-export function pickUpRefusal(link: Link | undefined, date: string): string | null {
-  if (!link) return "not a guardian";
+export function pickUpRefusal(link: Link | undefined, date: string): Message | null {
+  if (!link) return NOT_A_GUARDIAN;
   if (restrictedOn(link, date))
-    return link.restrictionUntil ? `restricted until ${link.restrictionUntil}` : "restricted";
-  return link.canPickUp ? null : "may not pick up";
+    return link.restrictionUntil ? m`restricted until ${link.restrictionUntil}` : m`restricted`;
+  return link.canPickUp ? null : m`may not pick up`;
 }
 
 /** The date rules: a real date, not past, not too far, a school day, in time. */
-function dateRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict): boolean {
+function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
   const staff = s.asker.as === "staff";
   const { date } = ask;
   if (!calendarDate(date)) {
-    out.failures.push(failure("invalid-date", lang, { date }));
+    out.failures.push(failure("invalid-date", { date }));
     return false;
   }
-  if (date < s.today) out.failures.push(failure("past-date", lang, { date, today: s.today }));
+  if (date < s.today) out.failures.push(failure("past-date", { date, today: s.today }));
   const latest = addDays(s.today, s.permissionWeeksInAdvance * 7);
   out.latest = latest;
-  if (date > latest) (staff ? out.warnings : out.failures).push(failure("too-far", lang, { date, latest }));
+  if (date > latest) (staff ? out.warnings : out.failures).push(failure("too-far", { date, latest }));
   const weekday = isoWeekday(date);
-  if (s.holiday) out.failures.push(failure("not-school-day", lang, { date, reason: "holiday" }));
+  if (s.holiday) out.failures.push(failure("not-school-day", { date, reason: "holiday" }));
   else if (!s.schedule) {
     const reason = weekday >= 6 ? "weekend" : "no-schedule";
-    out.failures.push(failure("not-school-day", lang, { date, reason, level: s.level }));
+    out.failures.push(failure("not-school-day", { date, reason, level: s.level }));
   }
   if (s.schedule) {
     const deadline = changeDeadline(date, s.schedule.dismissal, s.timeZone, s.permissionTimeLimit);
@@ -233,7 +221,7 @@ function dateRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict): boo
     out.dismissal = s.schedule.dismissal;
     if (date >= s.today && s.now.getTime() > Date.parse(deadline)) {
       (staff ? out.warnings : out.failures).push(
-        failure("too-late", lang, { date, deadline, dismissal: s.schedule.dismissal }),
+        failure("too-late", { date, deadline, dismissal: s.schedule.dismissal }),
       );
     }
   }
@@ -241,63 +229,63 @@ function dateRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict): boo
 }
 
 /** Who asks: a guardian must be allowed to request changes and not restricted that day. */
-function askerRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+function askerRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
   const a = s.asker;
   if (a.as === "delegate-outside") {
     out.failures.push(
-      failure("may-not-ask", lang, {
-        reason: `your delegation runs from ${a.validFrom} to ${a.validUntil}`,
+      failure("may-not-ask", {
+        reason: m`your delegation runs from ${a.validFrom} to ${a.validUntil}`,
         validFrom: a.validFrom,
         validUntil: a.validUntil,
       }),
     );
   } else if (a.as === "guardian") {
     if (restrictedOn(a.link, ask.date))
-      out.failures.push(failure("may-not-ask", lang, { reason: "restricted by the school" }));
+      out.failures.push(failure("may-not-ask", { reason: m`restricted by the school` }));
     else if (!a.link.canRequestChanges)
-      out.failures.push(failure("may-not-ask", lang, { reason: "this guardian may not request changes" }));
+      out.failures.push(failure("may-not-ask", { reason: m`this guardian may not request changes` }));
   }
 }
 
-function routeRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+function routeRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
   if (s.trustedAddress && !(s.trustedAddress.approved && s.trustedAddress.ofStudent)) {
-    out.failures.push(failure("trusted-address-not-approved", lang, { trustedAddressId: s.trustedAddress.id }));
+    out.failures.push(failure("trusted-address-not-approved", { trustedAddressId: s.trustedAddress.id }));
   }
   const r = s.route;
   if (!r) return;
   const facts = { route: r.name, routeId: r.id, date: ask.date };
   if (calendarDate(ask.date) && (r.weekdays & (1 << (isoWeekday(ask.date) - 1))) === 0)
-    out.failures.push(failure("route-not-running", lang, facts));
-  if (r.direction !== "home") out.failures.push(failure("route-not-home", lang, facts));
+    out.failures.push(failure("route-not-running", facts));
+  if (r.direction !== "home") out.failures.push(failure("route-not-home", facts));
   if (r.levels.length > 0 && (s.level === null || !r.levels.includes(s.level)))
-    out.failures.push(failure("route-not-for-level", lang, { ...facts, levels: r.levels.join(", "), level: s.level }));
-  if (!r.vehicleActive) out.failures.push(failure("vehicle-out-of-service", lang, facts));
-  if (s.stop && !s.stop.onRoute) out.failures.push(failure("stop-not-on-route", lang, { ...facts, stopId: s.stop.id }));
+    out.failures.push(failure("route-not-for-level", { ...facts, levels: r.levels.join(", "), level: s.level }));
+  if (!r.vehicleActive) out.failures.push(failure("vehicle-out-of-service", facts));
+  if (s.stop && !s.stop.onRoute) out.failures.push(failure("stop-not-on-route", { ...facts, stopId: s.stop.id }));
   if (!r.rides && r.available <= 0)
-    out.failures.push(failure("no-seat", lang, { ...facts, seats: r.seats, available: r.available }));
+    out.failures.push(failure("no-seat", { ...facts, seats: r.seats, available: r.available }));
 }
 
-function pickupRules(ask: RuleAsk, s: Snapshot, lang: Language, out: Verdict) {
+function pickupRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
   const p = s.pickup;
   // An invited collector (their family accepted) is no guardian: that alone does not refuse them;
   // a guardian's own link (may not pick up, restricted) always counts.
   if (p && !(p.self && s.asker.as === "collector")) {
     const refused = pickUpRefusal(p.link, ask.date);
-    const reason = refused === "not a guardian" && p.invited ? null : refused;
+    const reason = refused === NOT_A_GUARDIAN && p.invited ? null : refused;
     if (reason)
-      out.failures.push(failure("pickup-not-allowed", lang, { date: ask.date, reason, pickupParentId: p.parentId }));
+      out.failures.push(failure("pickup-not-allowed", { date: ask.date, reason, pickupParentId: p.parentId }));
   }
   if (s.trustedPerson && !(s.trustedPerson.approved && s.trustedPerson.ofStudent)) {
-    out.failures.push(failure("trusted-person-not-approved", lang, { trustedPersonId: s.trustedPerson.id }));
+    out.failures.push(failure("trusted-person-not-approved", { trustedPersonId: s.trustedPerson.id }));
   }
 }
 
 /** Every rule over one ask: the failures (none: it may be written), warnings, and the day's deadline. */
-export function decide(ask: RuleAsk, s: Snapshot, lang: Language): Verdict {
+export function decide(ask: RuleAsk, s: Snapshot): Verdict {
   const out: Verdict = { failures: [], warnings: [], deadline: null, dismissal: null, latest: null };
-  const real = dateRules(ask, s, lang, out);
-  askerRules(ask, s, lang, out);
-  if (real && ask.kind === "route_change") routeRules(ask, s, lang, out);
-  if (ask.kind === "auto_pickup") pickupRules(ask, s, lang, out);
+  const real = dateRules(ask, s, out);
+  askerRules(ask, s, out);
+  if (real && ask.kind === "route_change") routeRules(ask, s, out);
+  if (ask.kind === "auto_pickup") pickupRules(ask, s, out);
   return out;
 }

@@ -11,10 +11,10 @@ import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import type { Language } from "../../lib/language";
+import { joinMessages, m } from "../../lib/message";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
-import { decide, failure, type RuleFailure, type Verdict } from "./rules";
+import { decide, failure, type RuleFailure, shown, type Verdict } from "./rules";
 import { type Ask, type Resolved, readSnapshot, resolve } from "./snapshot";
 
 export type { Ask };
@@ -26,12 +26,12 @@ export interface Evaluated {
 
 /** The snapshot and every rule over each ask: one round trip. */
 export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch) => void) {
-  const { read, language } = await readSnapshot(ctx, asks, extra);
+  const read = await readSnapshot(ctx, asks, extra);
   const evaluated = asks.map((ask): Evaluated => {
     const resolved = resolve(ctx, read, ask);
-    return { resolved, verdict: decide(ask, resolved.snapshot, language) };
+    return { resolved, verdict: decide(ask, resolved.snapshot) };
   });
-  return { read, language, evaluated };
+  return { read, evaluated };
 }
 
 /** The request field a rule is about (a problem's `errors[].path`). */
@@ -47,7 +47,8 @@ function fieldOf(code: string): string {
 
 /** The 422 that lists every failed rule (`failures`, and each as a field error). */
 export function refusal(failures: readonly RuleFailure[]): ApiError {
-  return new ApiError(422, failures.map((f) => f.message).join("; "), {
+  const messages = failures.map((f) => f.message);
+  return new ApiError(422, joinMessages(messages, "; "), {
     errors: failures.map((f) => ({ path: fieldOf(f.code), message: f.message })),
     members: { failures },
   });
@@ -69,7 +70,8 @@ const nowIso = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 const autoDecision = (ctx: Ctx) => ({
   decidedBy: ctx.userId,
   decidedAt: nowIso(ctx),
-  decisionReason: "Confirmed automatically (the school's setting)",
+  // Kept as text, in the language of the request (or the school's, for the daily job) that decided.
+  decisionReason: m`Confirmed automatically (the school's setting)`.render(),
 });
 
 /** Queues the writes of one ask that passed the rules; answers the slot that reads it back. */
@@ -106,8 +108,8 @@ export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved) {
 const needsSeat = (r: Resolved) => r.ask.kind === "route_change" && r.target !== null && !r.target.rides;
 
 /** The `no-seat` failure of a route change whose seat went while it was written. */
-function noSeat(r: Resolved, language: Language): RuleFailure {
-  return failure("no-seat", language, {
+function noSeat(r: Resolved): RuleFailure {
+  return failure("no-seat", {
     route: r.snapshot.route?.name,
     routeId: r.target?.routeId,
     date: r.ask.date,
@@ -126,7 +128,6 @@ export type Written = Awaited<ReturnType<typeof exitPermission.find>>;
 export async function writeAsks(
   ctx: Ctx,
   passed: readonly Resolved[],
-  language: Language,
 ): Promise<({ ok: true; record: Written } | { ok: false; failures: RuleFailure[] })[]> {
   if (passed.length === 0) return [];
   const batch = new Batch(ctx);
@@ -142,25 +143,25 @@ export async function writeAsks(
     if (!(err instanceof GuardFailed)) throw err;
     if (passed.length === 1) {
       const [only] = passed;
-      if (only && needsSeat(only)) return [{ ok: false, failures: [noSeat(only, language)] }];
+      if (only && needsSeat(only)) return [{ ok: false, failures: [noSeat(only)] }];
       throw err;
     }
     const out = [];
-    for (const r of passed) out.push(...(await writeAsks(ctx, [r], language)));
+    for (const r of passed) out.push(...(await writeAsks(ctx, [r])));
     return out;
   }
 }
 
 /** One ask through the rules and, when it passes, written: the record (201), or the 422 of every failed rule. */
 export async function askOne(ctx: Ctx, ask: Ask) {
-  const { evaluated, language } = await evaluate(ctx, [ask]);
+  const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
   if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
-  const [written] = await writeAsks(ctx, [one.resolved], language);
+  const [written] = await writeAsks(ctx, [one.resolved]);
   if (!written) throw new Error("nothing written");
   if (!written.ok) throw refusal(written.failures);
-  return { ...written.record, warnings: one.verdict.warnings, deadline: one.verdict.deadline };
+  return { ...written.record, warnings: one.verdict.warnings.map(shown), deadline: one.verdict.deadline };
 }
 
 /** The verdict on an ask without writing anything. */
@@ -171,8 +172,8 @@ export async function dryRun(ctx: Ctx, ask: Ask) {
   const { verdict, resolved } = one;
   return {
     ok: verdict.failures.length === 0,
-    failures: verdict.failures,
-    warnings: verdict.warnings,
+    failures: verdict.failures.map(shown),
+    warnings: verdict.warnings.map(shown),
     deadline: verdict.deadline,
     dismissal: verdict.dismissal,
     latest: verdict.latest,

@@ -1,8 +1,8 @@
 /**
  * What the rules read, for a set of asks, in ONE D1 batch: the school's zone and holiday cycles
  * around the dates, every schedule of the school (a few rows per level), the schedule and school
- * configurations, the students and all their guardian links, the caller's own parent profile,
- * language and delegations, the routes' days (seats, riders, vehicle, levels), the named stops,
+ * configurations, the students and all their guardian links, the caller's own parent profile
+ * and delegations, the routes' days (seats, riders, vehicle, levels), the named stops,
  * trusted addresses, trusted people and pickup parents, the students' home routes, and their other
  * permissions those days. `resolve` then turns each ask into the rules' `Snapshot` (and the 404s of
  * ids that are not this school's, or a student who is not the caller's).
@@ -33,8 +33,8 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
-import { type Language, languageOf } from "../../lib/language";
 import type { Level } from "../../lib/levels";
+import { m } from "../../lib/message";
 import { calendarDate, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { dayFields, seatsOf } from "../route-availability/api";
 import { calendarReads, isHoliday } from "../school-schedule/api";
@@ -130,7 +130,6 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
         .where(inList(guardians.studentId, studentIds)),
     ),
     me: batch.read(Parents.select(ctx, { id: parents.id }).where(eq(parents.userId, self)).limit(1)),
-    language: batch.read(Users.select(ctx, { language: users.language }).where(eq(users.id, self)).limit(1)),
     delegations: batch.read(
       Delegates.select(ctx, {
         parentUserId: parents.userId,
@@ -200,7 +199,7 @@ async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b:
   extra?.(batch);
   const r = await batch.commit();
   const [school] = r.get(q.day.school);
-  if (!school) throw notFound("School", ctx.schoolId ?? 0);
+  if (!school) throw notFound(m`School ${ctx.schoolId ?? 0} not found`);
   return {
     school,
     cycles: r.get(q.day.cycles),
@@ -210,7 +209,6 @@ async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b:
     students: r.get(q.students),
     links: r.get(q.links),
     me: r.get(q.me)[0]?.id ?? null,
-    language: r.get(q.language)[0]?.language ?? null,
     delegations: r.get(q.delegations),
     routeDays: new Map([...q.routeDays].map(([d, slot]) => [d, r.get(slot)] as const)),
     stops: r.get(q.stops),
@@ -301,9 +299,9 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
   const timeZone = read.school.timeZone;
   const today = dateIn(timeZone, now);
   const student = read.students.find((s) => s.id === ask.studentId);
-  if (!student) throw notFound("Student", ask.studentId);
+  if (!student) throw notFound(m`Student ${ask.studentId} not found`);
   const asker = askerOf(ctx, read, ask, today);
-  if (!asker) throw notFound("Student", ask.studentId);
+  if (!asker) throw notFound(m`Student ${ask.studentId} not found`);
   const real = calendarDate(ask.date) !== undefined;
   const level: Level | null = student.level;
   const weekday = real ? isoWeekday(ask.date) : 0;
@@ -327,14 +325,14 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
   if (ask.kind === "auto_pickup") {
     if (ask.trustedPersonId !== undefined) {
       const p = read.people.find((x) => x.id === ask.trustedPersonId);
-      if (!p) throw notFound("Trusted person", ask.trustedPersonId);
+      if (!p) throw notFound(m`Trusted person ${ask.trustedPersonId} not found`);
       snapshot.trustedPerson = { id: p.id, approved: p.status === "approved", ofStudent: p.studentId === student.id };
     } else {
       const parentId = ask.pickupParentId ?? read.me;
       if (parentId === null || parentId === undefined)
-        throw badRequest("An auto pickup names who collects: pickupParentId or trustedPersonId");
+        throw badRequest(m`An auto pickup names who collects: pickupParentId or trustedPersonId`);
       if (ask.pickupParentId !== undefined && !read.pickupParents.some((p) => p.id === parentId))
-        throw notFound("Parent", parentId);
+        throw notFound(m`Parent ${parentId} not found`);
       const link = read.links.find((l) => l.studentId === student.id && l.parentId === parentId);
       snapshot.pickup = {
         parentId,
@@ -373,19 +371,19 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
   let stopId = ask.stopId ?? null;
   if (ask.trustedAddressId !== undefined) {
     const a = read.addresses.find((x) => x.id === ask.trustedAddressId);
-    if (!a) throw notFound("Trusted address", ask.trustedAddressId);
+    if (!a) throw notFound(m`Trusted address ${ask.trustedAddressId} not found`);
     snapshot.trustedAddress = { id: a.id, approved: a.status === "approved", ofStudent: a.studentId === ask.studentId };
     stopId = stopId ?? a.routeStopId;
   }
   const stop = stopId === null ? undefined : read.stops.find((s) => s.id === stopId);
-  if (stopId !== null && !stop) throw notFound("Route stop", stopId);
+  if (stopId !== null && !stop) throw notFound(m`Route stop ${stopId} not found`);
   // Another stop of their own route when only a stop is named.
   const routeId = ask.routeId ?? stop?.routeId ?? (ask.trustedAddressId === undefined ? homeRoutes[0] : undefined);
   if (routeId === undefined) return null;
   const day = (read.routeDays.get(ask.date) ?? []).find((d) => d.routeId === routeId);
   if (!day) {
     // The route exists in no day read: not this school's (or the date is not a real one).
-    if (calendarDate(ask.date)) throw notFound("Route", routeId);
+    if (calendarDate(ask.date)) throw notFound(m`Route ${routeId} not found`);
     return null;
   }
   const rides = homeRoutes.includes(routeId);
@@ -407,7 +405,5 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
 
 /** Reads the snapshot of `asks` (one round trip; `extra` adds the caller's own reads to the batch). */
 export async function readSnapshot(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
-  const read = await readAll(ctx, asks, extra);
-  const language: Language = languageOf(ctx, read.language);
-  return { read, language };
+  return readAll(ctx, asks, extra);
 }

@@ -18,6 +18,7 @@ import { Students, students } from "../../db/schema/student";
 import { GuardFailed, guardCount, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { DEFAULT_PARENT_LIMIT, parentCount, parentLimit, familyResource as resource } from "./record";
 
 type Members = { parentIds?: number[]; studentIds?: number[] };
@@ -51,26 +52,29 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
   const limits = batch.result(ctx.deps.db.select({ limit: parentLimit(ctx) }).from(sql`(SELECT 1)`));
   const results = await batch.commit();
   const [found] = results.get(family);
-  if (familyId !== null && !found) throw notFound("Family", familyId);
+  if (familyId !== null && !found) throw notFound(m`Family ${familyId} not found`);
   const current = found?.parents ?? 0;
-  const refuse = (what: string, ids: number[], rows: { id: number; familyId: number | null }[]) => {
+  const refuse = (who: "parent" | "student", ids: number[], rows: { id: number; familyId: number | null }[]) => {
     const missing = ids.find((id) => !rows.some((f) => f.id === id));
-    if (missing !== undefined) throw notFound(what, missing);
+    if (missing !== undefined) {
+      throw notFound(who === "parent" ? m`Parent ${missing} not found` : m`Student ${missing} not found`);
+    }
     const taken = rows.find((f) => f.familyId !== null && f.familyId !== familyId);
     if (taken) {
       throw conflict(
-        `${what} ${taken.id} is already in another family (${taken.familyId}); ` +
-          `a ${what.toLowerCase()} in two families is not allowed: take them out of it first`,
+        who === "parent"
+          ? m`Parent ${taken.id} is already in another family (${taken.familyId}); a parent in two families is not allowed: take them out of it first`
+          : m`Student ${taken.id} is already in another family (${taken.familyId}); a student in two families is not allowed: take them out of it first`,
       );
     }
     return rows.filter((f) => f.familyId === null).map((f) => f.id);
   };
-  const newParents = refuse("Parent", parentIds, results.get(foundParents));
-  const newStudents = refuse("Student", studentIds, results.get(foundStudents));
+  const newParents = refuse("parent", parentIds, results.get(foundParents));
+  const newStudents = refuse("student", studentIds, results.get(foundStudents));
   const limit = results.get(limits)[0]?.limit ?? DEFAULT_PARENT_LIMIT;
   const after = replace && input.parentIds ? parentIds.length : current + newParents.length;
   if (newParents.length && after > limit) {
-    throw unprocessable(`This school allows at most ${limit} parents per family; the family would have ${after}`);
+    throw unprocessable(m`This school allows at most ${limit} parents per family; the family would have ${after}`);
   }
   return { newParents, newStudents };
 }
@@ -143,7 +147,7 @@ async function commitFamily(
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     await plan(ctx, familyId, input, replace);
-    throw conflict("The family's members changed while it was being written; try again");
+    throw conflict(m`The family's members changed while it was being written; try again`);
   }
 }
 

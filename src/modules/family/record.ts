@@ -15,6 +15,7 @@ import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/scho
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { actingFor } from "../delegate/api";
 import { columnsAs, copyJoin, identity } from "../user/api";
@@ -105,7 +106,7 @@ export async function withActing(ctx: Ctx): Promise<Ctx> {
 export const familyResource = defineResource({
   name: "family",
   plural: "families",
-  label: "Family",
+  label: m`Family`,
   path: "/api/v1/family",
   tag: "People",
   scope: "school",
@@ -128,8 +129,7 @@ export const familyResource = defineResource({
   },
   visibleTo,
   context: withActing,
-  conflictMessage:
-    "A family with this family number already exists in this school (numbers that differ only in case or accents are the same)",
+  conflictMessage: m`A family with this family number already exists in this school (numbers that differ only in case or accents are the same)`,
 });
 
 /** The parent limit of the school year in effect today: the latest begun, else the first to come, else 2. */

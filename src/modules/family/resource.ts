@@ -10,11 +10,12 @@ import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { fold } from "../../lib/fold";
+import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { addFamilyParents, createFamily, removeFamily, updateFamily } from "./membership";
 import { permissions } from "./permissions";
 import { parentCount, parentLimit, familyResource as resource, withActing } from "./record";
@@ -162,7 +163,7 @@ export const deleteFamily = operation(deleteRoute, async (ctx, { params }) => {
 
 /** The family number asked for (a query parameter: `/family/members/{familyNumber}` would be ambiguous with `/family/{id}/parent-limit`). */
 const NumberQuery = z.strictObject({
-  familyNumber: z.string().min(1).max(50).regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE).openapi({
+  familyNumber: z.string().min(1).max(50).regex(SAFE_TEXT, UNSAFE_TEXT).openapi({
     example: "F-0001",
     description: "A family number, whatever its case or accents (f-0001 is F-0001)",
   }),
@@ -189,7 +190,7 @@ const membersRoute = defineRoute({
 /** A family by its number, with its members. */
 export async function familyByNumber(ctx: Ctx, { query }: InputOf<typeof membersRoute>) {
   const row = await resource.select(ctx).where(byNumber(ctx, query.familyNumber)).first();
-  if (!row) throw notFound("Family", query.familyNumber);
+  if (!row) throw notFound(m`Family ${query.familyNumber} not found`);
   return resource.toRecord(ctx, row);
 }
 
@@ -246,7 +247,7 @@ export const familyParentLimit = operation(parentLimitRoute, async (ctx, { param
   const row = await Families.select(ctx, { limit: parentLimit(ctx), parents: parentCount })
     .where(resource.scoped(ctx, eq(families.id, params.id), "read"))
     .first();
-  if (!row) throw notFound("Family", params.id);
+  if (!row) throw notFound(m`Family ${params.id} not found`);
   return { limit: row.limit, parents: row.parents, canAdd: row.parents < row.limit };
 });
 

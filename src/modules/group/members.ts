@@ -15,6 +15,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { text } from "../../lib/text";
@@ -29,7 +30,7 @@ const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** The group is one of this school's, else 404. */
 async function groupHere(ctx: Ctx, groupId: number) {
   const row = await Groups.find(ctx, groupId, { id: groups.id });
-  if (!row) throw notFound("Group", groupId);
+  if (!row) throw notFound(m`Group ${groupId} not found`);
 }
 
 // ---- group-teacher ---------------------------------------------------------------------------
@@ -50,7 +51,7 @@ const teacherName = identity(users, teacherCopy.table);
 export const groupTeacherResource = defineResource({
   name: "groupTeacher",
   plural: "groupTeachers",
-  label: "Group teacher",
+  label: m`Group teacher`,
   path: "/api/v1/group-teacher",
   tag: "Groups",
   scope: "school",
@@ -77,7 +78,7 @@ export const groupTeacherResource = defineResource({
   },
   toRecord: (_ctx, row) => ({ ...row }),
   visibleTo: (ctx, access) => groupVisible(ctx, groupTeachers.groupId, access),
-  conflictMessage: "This teacher already teaches this group",
+  conflictMessage: m`This teacher already teaches this group`,
 });
 
 const Subject = text({ max: 50 }).openapi({ example: "Math" });
@@ -106,7 +107,7 @@ async function teacherHere(ctx: Ctx, teacherId: number) {
   const row = await Teachers.select(ctx, { id: teachers.id })
     .where(eq(teachers.id, teacherId), notRemoved(teachers))
     .first();
-  if (!row) throw notFound("Teacher", teacherId);
+  if (!row) throw notFound(m`Teacher ${teacherId} not found`);
 }
 
 export const createGroupTeacher = groupTeacherResource.create({
@@ -147,7 +148,7 @@ const GroupStudentRecord = RecordBase.extend({
 export const groupStudentResource = defineResource({
   name: "groupStudent",
   plural: "groupStudents",
-  label: "Group student",
+  label: m`Group student`,
   path: "/api/v1/group-student",
   tag: "Groups",
   scope: "school",
@@ -173,7 +174,7 @@ export const groupStudentResource = defineResource({
       groupVisible(ctx, groupStudents.groupId, access),
       sql`EXISTS (SELECT 1 FROM "student" "live" WHERE "live"."id" = "group_student"."student_id" AND "live"."deleted_at" IS NULL)`,
     ),
-  conflictMessage: "This student is already in this group",
+  conflictMessage: m`This student is already in this group`,
 });
 
 export const listGroupStudents = groupStudentResource.list({
@@ -201,7 +202,7 @@ async function studentHere(ctx: Ctx, studentId: number) {
   const row = await Students.select(ctx, { id: students.id })
     .where(eq(students.id, studentId), isNull(students.deletedAt))
     .first();
-  if (!row) throw notFound("Student", studentId);
+  if (!row) throw notFound(m`Student ${studentId} not found`);
 }
 
 export const createGroupStudent = groupStudentResource.create({

@@ -13,6 +13,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -79,7 +80,7 @@ export async function participants(ctx: Ctx, id: number) {
       .orderBy(asc(groupStudents.groupId), asc(groupStudents.studentId)),
   );
   const results = await batch.commit();
-  if (!results.get(group)[0]) throw notFound("Group", id);
+  if (!results.get(group)[0]) throw notFound(m`Group ${id} not found`);
   return { teachers: results.get(teacherRows), students: results.get(studentRows) };
 }
 
@@ -166,10 +167,18 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
   const foundStudents = found.get(studentsRead);
   const missingTeachers = teacherIds.filter((t) => !foundTeachers.some((r) => r.id === t));
   if (missingTeachers.length)
-    throw notFound(`Teacher${missingTeachers.length > 1 ? "s" : ""} ${missingTeachers.join(", ")}`);
+    throw notFound(
+      missingTeachers.length > 1
+        ? m`Teachers ${missingTeachers.join(", ")} not found`
+        : m`Teacher ${missingTeachers.join(", ")} not found`,
+    );
   const missingStudents = studentIds.filter((s) => !foundStudents.some((r) => r.id === s));
   if (missingStudents.length)
-    throw notFound(`Student${missingStudents.length > 1 ? "s" : ""} ${missingStudents.join(", ")}`);
+    throw notFound(
+      missingStudents.length > 1
+        ? m`Students ${missingStudents.join(", ")} not found`
+        : m`Student ${missingStudents.join(", ")} not found`,
+    );
 
   const { db } = ctx.deps;
   const now = ctx.deps.clock.now().toISOString();

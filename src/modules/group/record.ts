@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { Groups, GroupTeachers, groups } from "../../db/schema/group";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { LEVELS } from "../school/api";
 import { columnsAs, copyJoin, identity } from "../user/api";
@@ -79,7 +80,7 @@ export function toGroup(row: RowOf<typeof fields>): z.infer<typeof GroupRecord> 
 export const groupResource = defineResource({
   name: "group",
   plural: "groups",
-  label: "Group",
+  label: m`Group`,
   path: "/api/v1/group",
   tag: "Groups",
   scope: "school",
@@ -88,6 +89,5 @@ export const groupResource = defineResource({
   view: { fields },
   toRecord: (_ctx, row) => toGroup(row),
   visibleTo: (ctx, access) => groupVisible(ctx, groups.id, access),
-  conflictMessage:
-    "A group with this name already exists in this school year (names that differ only in case or accents are the same)",
+  conflictMessage: m`A group with this name already exists in this school year (names that differ only in case or accents are the same)`,
 });

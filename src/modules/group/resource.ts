@@ -12,6 +12,7 @@ import { Groups, groups } from "../../db/schema/group";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { Deleted, DeleteMany, idFilter } from "../../lib/params";
 import { type Filter, IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
@@ -34,8 +35,8 @@ const Name = text({ max: 100 }).openapi({
 });
 const SchoolYear = z
   .string()
-  .regex(/^\d{4}-\d{4}$/, "Expected a school year like 2026-2027")
-  .refine((v) => Number(v.slice(5)) === Number(v.slice(0, 4)) + 1, "The second year follows the first")
+  .regex(/^\d{4}-\d{4}$/, zodMessage(m`Expected a school year like 2026-2027`))
+  .refine((v) => Number(v.slice(5)) === Number(v.slice(0, 4)) + 1, zodMessage(m`The second year follows the first`))
   .openapi({ example: "2026-2027" });
 const Grade = z.number().int().min(1).max(12).openapi({ example: 3, description: "Grade within the level, 1 to 12" });
 const LevelInput = z
@@ -218,7 +219,10 @@ export async function deleteGroups(ctx: Ctx, ids: number[]) {
   const listed = inList(groups.id, ids);
   const found = await Groups.select(ctx, { id: groups.id }, "write").where(listed).all();
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
-  if (missing.length) throw notFound(`Group${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
+  if (missing.length)
+    throw notFound(
+      missing.length > 1 ? m`Groups ${missing.join(", ")} not found` : m`Group ${missing.join(", ")} not found`,
+    );
   await new Batch(ctx).add(...Groups.delete(ctx, listed)).commit();
 }
 
@@ -281,8 +285,8 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
     const group = ctx.can(permissions.read)
       ? await resource.find(ctx, id)
       : (await myGroups(ctx)).data.find((g) => g.id === id);
-    if (!group) throw notFound("Group", id);
-    if (group.image === null) throw new ApiError(404, `Group ${id} has no image; upload one with method PUT`);
+    if (!group) throw notFound(m`Group ${id} not found`);
+    if (group.image === null) throw new ApiError(404, m`Group ${id} has no image; upload one with method PUT`);
     key = group.image;
   }
   const contentType = input.method === "PUT" ? input.contentType : undefined;

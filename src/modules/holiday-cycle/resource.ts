@@ -9,6 +9,7 @@ import { eq, gte, lte } from "drizzle-orm";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { SchoolConfigurations } from "../../db/schema/school-configuration";
 import type { Ctx } from "../../lib/context";
+import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import {
@@ -54,7 +55,7 @@ const toRecord = (row: typeof schoolHolidayCycles.$inferSelect) => ({
 export const holidayCycleResource = defineResource({
   name: "schoolHolidayCycle",
   plural: "schoolHolidayCycles",
-  label: "School holiday cycle",
+  label: m`School holiday cycle`,
   path: "/api/v1/school-holiday-cycle",
   tag: "Schools",
   scope: "school",
@@ -127,7 +128,7 @@ export const deleteSchoolHolidayCycle = holidayCycleResource.delete({ access: pe
 const cyclesOfYear = defineResource({
   name: "schoolConfigurationHolidayCycle",
   plural: "schoolConfigurationHolidayCycles",
-  label: "School holiday cycle",
+  label: m`School holiday cycle`,
   path: "/api/v1/school-configuration/{schoolConfigurationId}/school-holiday-cycle",
   tag: "Schools",
   scope: "school",
@@ -136,7 +137,7 @@ const cyclesOfYear = defineResource({
   toRecord: (_ctx, row) => toRecord(row),
   parent: {
     param: "schoolConfigurationId",
-    label: "School configuration",
+    label: m`School configuration`,
     data: SchoolConfigurations,
     column: schoolHolidayCycles.schoolConfigurationId,
   },

@@ -23,6 +23,7 @@ import { Guardians, guardians } from "../../db/schema/student";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { actedFor } from "../delegate/api";
@@ -53,8 +54,8 @@ const where = (target: Target): SQL =>
 
 const label = (target: Target) =>
   "invitationId" in target
-    ? notFound("Invitation", target.invitationId)
-    : notFound("Invitation student response", target.studentResponseId);
+    ? notFound(m`Invitation ${target.invitationId} not found`)
+    : notFound(m`Invitation student response ${target.studentResponseId} not found`);
 
 const answerFields = {
   id: invitationStudentResponses.id,
@@ -111,11 +112,11 @@ async function answerable(ctx: Ctx, target: Target) {
 type Row = Awaited<ReturnType<typeof answerable>>[number];
 
 /** Why this guardian link may not give `answer` on the invitation's day, or null. */
-function barred(link: Row, answer: AnswerInput["answer"]): string | null {
-  if (!link.canRequestChanges) return "this guardian may not request changes to the student's way home";
+function barred(link: Row, answer: AnswerInput["answer"]): Message | null {
+  if (!link.canRequestChanges) return m`this guardian may not request changes to the student's way home`;
   // A restricted guardian may still decline: declining changes nothing of the child's way home.
   if (answer === "accepted" && restrictedOn({ ...link, canPickUp: true }, link.date))
-    return "the school has restricted this guardian";
+    return m`the school has restricted this guardian`;
   return null;
 }
 
@@ -146,7 +147,7 @@ export async function giveAnswers(
       const seen = await Invitations.select(ctx, { id: invitations.id })
         .where(eq(invitations.id, target.invitationId), visibleInvitation(ctx))
         .first();
-      if (seen) throw forbidden(`You are not a guardian of a child invited by invitation ${target.invitationId}`);
+      if (seen) throw forbidden(m`You are not a guardian of a child invited by invitation ${target.invitationId}`);
     }
     throw label(target);
   }
@@ -162,34 +163,42 @@ export async function giveAnswers(
   const asked = input.studentIds ?? (mode === "first" && pendingOnes.length ? pendingOnes : [...children.keys()]);
   const missing = asked.filter((id) => !children.has(id));
   if (missing.length) {
-    throw notFound(`Invited child${missing.length > 1 ? "ren" : ""} of yours`, missing.join(", "));
+    throw notFound(
+      missing.length > 1
+        ? m`Invited children of yours ${missing.join(", ")} not found`
+        : m`Invited child of yours ${missing.join(", ")} not found`,
+    );
   }
   const chosen = asked.flatMap((id) => children.get(id) ?? []);
   if (first.status !== "open")
-    throw conflict(`Invitation ${first.invitationId} is ${first.status}; it takes no answers`);
+    throw conflict(m`Invitation ${first.invitationId} is ${first.status}; it takes no answers`);
   const now = ctx.deps.clock.now().toISOString();
   if (first.expiresAt !== null && first.expiresAt <= now) {
-    throw conflict(`Invitation ${first.invitationId} expired at ${first.expiresAt}; it takes no answers`);
+    throw conflict(m`Invitation ${first.invitationId} expired at ${first.expiresAt}; it takes no answers`);
   }
   for (const c of chosen) {
     const why = barred(c, input.answer);
     if (why)
       throw unprocessable(
-        `You may not ${input.answer === "accepted" ? "accept" : "decline"} for student ${c.studentId}: ${why}`,
+        input.answer === "accepted"
+          ? m`You may not accept for student ${c.studentId}: ${why}`
+          : m`You may not decline for student ${c.studentId}: ${why}`,
       );
   }
   if (mode === "first") {
     const answered = chosen.filter((c) => c.answer !== "pending");
     if (answered.length) {
       throw conflict(
-        `Already answered for student${answered.length > 1 ? "s" : ""} ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
+        answered.length > 1
+          ? m`Already answered for students ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`
+          : m`Already answered for student ${answered.map((c) => c.studentId).join(", ")}; change an answer with PUT`,
       );
     }
   }
   const made = chosen.filter((c) => input.answer === "declined" && c.exitPermissionId !== null);
   if (made.length) {
     throw conflict(
-      `The acceptance for student ${made[0]?.studentId} made exit permission ${made[0]?.exitPermissionId}; cancel that permission instead`,
+      m`The acceptance for student ${made[0]?.studentId} made exit permission ${made[0]?.exitPermissionId}; cancel that permission instead`,
     );
   }
   // What changes: an answer that differs, or an acceptance the rules refused (asked again).
@@ -244,7 +253,7 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
   } catch (err) {
     if (err instanceof GuardFailed) {
       throw conflict(
-        `Invitation ${invitation.invitationId} changed while answering (answered, closed or expired); read it again`,
+        m`Invitation ${invitation.invitationId} changed while answering (answered, closed or expired); read it again`,
       );
     }
     throw err;
@@ -288,11 +297,12 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
   const record = new Batch(ctx);
   changing.forEach((c, i) => {
     const result = results[i];
+    // Kept on the answer as text: written in the language of the request that decided it.
     const set = !result
-      ? { failures: [{ code: "not_asked", message: "The exit permission was not asked" }] }
+      ? { failures: [{ code: "not_asked", message: m`The exit permission was not asked`.render() }] }
       : result.ok
         ? { exitPermissionId: result.id, failures: null }
-        : { failures: result.failures };
+        : { failures: result.failures.map((f) => ({ ...f, message: f.message.render() })) };
     record.add(
       ...InvitationStudentResponses.update(
         ctx,

@@ -23,6 +23,7 @@ import { RouteStops, routeStops } from "../../db/schema/transport";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idList } from "../../lib/params";
 import { defineResource, type Filters, filterConditions, IdParams } from "../../lib/resource";
@@ -57,7 +58,7 @@ const ExpiresAt = z.iso.datetime({ offset: true }).openapi({
 export const invitation = defineResource({
   name: "invitation",
   plural: "invitations",
-  label: "Invitation",
+  label: m`Invitation`,
   path: "/api/v1/invitation",
   tag: "Communication",
   scope: "school",
@@ -68,7 +69,7 @@ export const invitation = defineResource({
   toRecord: (_ctx, row) => toInvitation(row),
   visibleTo: (ctx) => visibleInvitation(ctx),
   context: actingContext,
-  conflictMessage: "This child is already invited",
+  conflictMessage: m`This child is already invited`,
 });
 
 // ---- Lists --------------------------------------------------------------------------------------
@@ -177,22 +178,22 @@ export const exportInvitations = invitation.export({
     // A file of one's own: staff every invitation, anyone else those they created.
     visibleTo: (ctx) => (ctx.can(permissions.manage) ? undefined : createdByMe(ctx)),
   },
-  filename: "invitations.xlsx",
-  sheet: "Invitations",
+  filename: m`invitations.xlsx`,
+  sheet: m`Invitations`,
   file: "An .xlsx of invitations with the count of answers",
   description: "invitation.manage: every invitation of the school; anyone else those they created. The list's filters.",
   columns: [
-    "Id",
-    "Kind",
-    "Title",
-    "Date",
-    "Status",
-    "Expires at",
-    "Invited",
-    "Accepted",
-    "Declined",
-    "Pending",
-    "Created at",
+    m`Id`,
+    m`Kind`,
+    m`Title`,
+    m`Date`,
+    m`Status`,
+    m`Expires at`,
+    m`Invited`,
+    m`Accepted`,
+    m`Declined`,
+    m`Pending`,
+    m`Created at`,
   ],
   cells: (_ctx, row) => {
     const r = toInvitation(row);
@@ -304,9 +305,9 @@ export function expiry(ctx: Ctx, date: string, timeZone: string, given: string |
   const end = endOf(date, timeZone);
   if (given === undefined || given === null) return end.toISOString();
   const at = new Date(given);
-  if (at.getTime() <= ctx.deps.clock.now().getTime()) throw unprocessable("expiresAt must be in the future");
+  if (at.getTime() <= ctx.deps.clock.now().getTime()) throw unprocessable(m`expiresAt must be in the future`);
   if (at.getTime() > end.getTime()) {
-    throw unprocessable(`expiresAt must not be after the end of ${date} at the school (${end.toISOString()})`);
+    throw unprocessable(m`expiresAt must not be after the end of ${date} at the school (${end.toISOString()})`);
   }
   return at.toISOString();
 }
@@ -314,43 +315,48 @@ export function expiry(ctx: Ctx, date: string, timeZone: string, given: string |
 export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof created.route>) {
   const goHome = body.kind === "go_home";
   if (!goHome && (body.pickup || body.routeId || body.stopId)) {
-    throw unprocessable("pickup, routeId and stopId are for go_home invitations only");
+    throw unprocessable(m`pickup, routeId and stopId are for go_home invitations only`);
   }
   const pickup = goHome ? (body.pickup ?? "auto_pickup") : null;
   if (pickup === "route_change" && (!body.routeId || !body.stopId)) {
-    throw unprocessable("A route_change invitation names routeId and stopId");
+    throw unprocessable(m`A route_change invitation names routeId and stopId`);
   }
   if (pickup === "auto_pickup" && (body.routeId || body.stopId)) {
-    throw unprocessable("An auto_pickup invitation names no route: the inviting guardian collects");
+    throw unprocessable(m`An auto_pickup invitation names no route: the inviting guardian collects`);
   }
   const read = await inviter(ctx, body.studentIds);
   const missing = body.studentIds.filter((id) => !read.students.some((s) => s.id === id));
-  if (missing.length) throw notFound(`Student${missing.length > 1 ? "s" : ""}`, missing.join(", "));
+  if (missing.length)
+    throw notFound(
+      missing.length > 1 ? m`Students ${missing.join(", ")} not found` : m`Student ${missing.join(", ")} not found`,
+    );
   const anyone = ctx.can(permissions.manage) || read.teacher;
-  if (!anyone && !read.parent) throw forbidden("Only guardians, teachers and staff invite");
+  if (!anyone && !read.parent) throw forbidden(m`Only guardians, teachers and staff invite`);
   const own = read.students.filter(
     (s) => s.own === 1 || (read.parent?.familyId != null && s.familyId === read.parent.familyId),
   );
   if (own.length && (goHome || !anyone)) {
     throw unprocessable(
-      `Student${own.length > 1 ? "s" : ""} ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`,
+      own.length > 1
+        ? m`Students ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`
+        : m`Student ${own.map((s) => s.id).join(", ")}: a guardian invites other families' children, not their own`,
     );
   }
   if (pickup === "auto_pickup" && !read.parent) {
     throw unprocessable(
-      "Only a guardian collects invited children (auto_pickup): invite as a guardian, or name a route",
+      m`Only a guardian collects invited children (auto_pickup): invite as a guardian, or name a route`,
     );
   }
   if (pickup === "route_change") {
     const stop = await RouteStops.select(ctx, { routeId: routeStops.routeId })
       .where(eq(routeStops.id, body.stopId ?? 0))
       .first();
-    if (!stop) throw notFound("Stop", body.stopId);
+    if (!stop) throw notFound(m`Stop ${body.stopId} not found`);
     if (stop.routeId !== body.routeId)
-      throw unprocessable(`Stop ${body.stopId} is not a stop of route ${body.routeId}`);
+      throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${body.routeId}`);
   }
   const today = dateIn(read.timeZone, ctx.deps.clock.now());
-  if (body.date < today) throw unprocessable(`${body.date} is past (today is ${today} at the school)`);
+  if (body.date < today) throw unprocessable(m`${body.date} is past (today is ${today} at the school)`);
   const expiresAt = expiry(ctx, body.date, read.timeZone, body.expiresAt);
   // A guardian invites as their profile; staff and teachers as themselves (a teacher who is also a
   // guardian takes children home as the guardian).
@@ -402,8 +408,8 @@ export async function mayChange(ctx: Ctx, id: number) {
     .join(Schools, eq(schools.id, schoolOf(ctx)))
     .where(eq(invitations.id, id), visibleInvitation(ctx))
     .first();
-  if (!row) throw notFound("Invitation", id);
-  if (row.mine !== 1) throw forbidden(`Invitation ${id} is not yours: only its creator or the school changes it`);
+  if (!row) throw notFound(m`Invitation ${id} not found`);
+  if (row.mine !== 1) throw forbidden(m`Invitation ${id} is not yours: only its creator or the school changes it`);
   return row;
 }
 
@@ -411,7 +417,7 @@ const open = { column: invitations.status, states: ["open"] };
 const notOpen =
   ({ id }: { id: number }) =>
   (state: string) =>
-    `Invitation ${id} is ${state}; only an open invitation can be changed`;
+    m`Invitation ${id} is ${state}; only an open invitation can be changed`;
 
 export const updateInvitation = invitation.update({
   access: permissions.write,
@@ -438,7 +444,7 @@ export const deleteInvitation = invitation.delete({
   check: async (ctx, { id }) => {
     const row = await mayChange(ctx, id);
     if (row.accepted > 0) {
-      throw conflict(`Invitation ${id} has accepted answers; cancel it instead (PATCH .../status), which keeps them`);
+      throw conflict(m`Invitation ${id} has accepted answers; cancel it instead (PATCH .../status), which keeps them`);
     }
   },
   summary: "Delete an invitation nobody accepted",

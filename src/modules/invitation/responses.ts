@@ -23,6 +23,7 @@ import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
 import { defineResource, type Filters } from "../../lib/resource";
@@ -108,7 +109,7 @@ export async function listInvitationResponses(ctx: Ctx, { params, query }: Input
         read: Invitations.select(ctx, { id: invitations.id })
           .where(eq(invitations.id, params.id), visibleInvitation(ctx))
           .limit(1),
-        missing: () => notFound("Invitation", params.id),
+        missing: () => notFound(m`Invitation ${params.id} not found`),
       },
     },
     query,
@@ -131,7 +132,7 @@ export const listInvitationResponsesOperation = operation(responsesRoute, listIn
 export const studentResponse = defineResource({
   name: "invitationStudentResponse",
   plural: "invitationStudentResponses",
-  label: "Invitation student response",
+  label: m`Invitation student response`,
   path: "/api/v1/invitation-student-response",
   tag: "Communication",
   scope: "school",
@@ -141,7 +142,7 @@ export const studentResponse = defineResource({
   toRecord: (_ctx, row) => toStudentResponse(row),
   visibleTo: (ctx) => visibleStudentResponse(ctx),
   context: actingContext,
-  conflictMessage: "This child is already invited",
+  conflictMessage: m`This child is already invited`,
 });
 
 const Id = recordId();
@@ -212,7 +213,7 @@ export async function listStudentResponsesOfResponse(ctx: Ctx, { params, query }
         read: InvitationResponses.select(ctx, { id: invitationResponses.id })
           .where(eq(invitationResponses.id, params.responseId), visibleResponse(ctx))
           .limit(1),
-        missing: () => notFound("Invitation response", params.responseId),
+        missing: () => notFound(m`Invitation response ${params.responseId} not found`),
       },
     },
     query,
@@ -242,7 +243,7 @@ const createStudentResponse = studentResponse.create({
 export async function addInvitedChild(ctx: Ctx, { body }: InputOf<typeof createStudentResponse.route>) {
   const invitation = await mayChange(ctx, body.invitationId);
   if (invitation.status !== "open")
-    throw conflict(`Invitation ${body.invitationId} is ${invitation.status}; only an open invitation can be changed`);
+    throw conflict(m`Invitation ${body.invitationId} is ${invitation.status}; only an open invitation can be changed`);
   const batch = new Batch(ctx);
   const kid = batch.read(
     Students.select(ctx, {
@@ -270,12 +271,12 @@ export async function addInvitedChild(ctx: Ctx, { body }: InputOf<typeof createS
   );
   const r = await batch.commit();
   const student = r.get(kid)[0];
-  if (!student) throw notFound("Student", body.studentId);
+  if (!student) throw notFound(m`Student ${body.studentId} not found`);
   const anyone = ctx.can(permissions.manage) || r.get(teacher).length > 0 || r.get(guardian).length === 0;
   const ownFamily = student.inviterFamily !== null && student.familyId === student.inviterFamily;
   if (student.own === 1 || ownFamily) {
     if (invitation.kind === "go_home" || !anyone) {
-      throw unprocessable(`Student ${body.studentId}: a guardian invites other families' children, not their own`);
+      throw unprocessable(m`Student ${body.studentId}: a guardian invites other families' children, not their own`);
     }
   }
   const existing =
@@ -339,7 +340,7 @@ export async function withdrawInvitedChild(ctx: Ctx, { params }: InputOf<typeof 
   })
     .where(eq(invitationStudentResponses.id, id), visibleStudentResponse(ctx))
     .first();
-  if (!row) throw notFound("Invitation student response", id);
+  if (!row) throw notFound(m`Invitation student response ${id} not found`);
   await mayChange(ctx, row.invitationId);
   const pending = { column: invitationStudentResponses.answer, states: ["pending"] };
   const batch = new Batch(ctx).add(
@@ -363,7 +364,7 @@ export async function withdrawInvitedChild(ctx: Ctx, { params }: InputOf<typeof 
       action: "delete",
       from: pending,
       conflict: (state) =>
-        `The child of invitation student response ${id} answered (${state}); the answer stays on record`,
+        m`The child of invitation student response ${id} answered (${state}); the answer stays on record`,
     },
   });
 }

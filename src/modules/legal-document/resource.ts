@@ -10,8 +10,9 @@ import { z } from "@hono/zod-openapi";
 import { eq, gt, notExists, sql } from "drizzle-orm";
 import { LEGAL_KINDS, LegalDocuments, type LegalKind, legalDocuments } from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 
 export const MAX_TITLE = 200;
@@ -29,8 +30,13 @@ const MARKDOWN = new RegExp(`^[^${REFUSED}]*$`);
 export const Body = z
   .string()
   .max(MAX_BODY)
-  .regex(MARKDOWN, `${UNSAFE_TEXT_MESSAGE} (line breaks and tabs are fine)`)
-  .refine((v) => v.trim().length > 0, "Must not be blank")
+  .regex(
+    MARKDOWN,
+    zodMessage(
+      m`Must not contain control characters or bidirectional formatting characters (line breaks and tabs are fine)`,
+    ),
+  )
+  .refine((v) => v.trim().length > 0, zodMessage(m`Must not be blank`))
   .openapi({
     description: `The text, in Markdown: 1 to ${MAX_BODY} characters`,
     example: "# Terms of service\n\nBy using the app you agree to...",
@@ -72,7 +78,7 @@ function visibleTo(ctx: Ctx, access: "read" | "write") {
 export const legalDocumentResource = defineResource({
   name: "legalDocument",
   plural: "legalDocuments",
-  label: "Legal document",
+  label: m`Legal document`,
   path: "/api/v1/legal-document",
   tag: "Documents",
   scope: "platform",
@@ -80,7 +86,7 @@ export const legalDocumentResource = defineResource({
   record: LegalDocumentRecord,
   toRecord: (_ctx, row) => toLegalDocument(row),
   visibleTo,
-  conflictMessage: "Another version of this kind was created at the same time; try again",
+  conflictMessage: m`Another version of this kind was created at the same time; try again`,
 });
 
 export const listLegalDocuments = legalDocumentResource.list({
@@ -145,7 +151,7 @@ export const publishLegalDocument = legalDocumentResource.action({
   rules: (ctx) => [
     {
       when: noNewerPublished(ctx),
-      message: "A newer version of this kind is already published; create a new version instead",
+      message: m`A newer version of this kind is already published; create a new version instead`,
     },
   ],
   set: (ctx) => ({ status: "published", publishedAt: ctx.deps.clock.now().toISOString() }),

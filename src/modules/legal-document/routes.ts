@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { legalDocuments } from "../../db/schema/legal-document";
+import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { permissions } from "./permissions";
@@ -12,12 +13,14 @@ import { Kind, LegalDocumentUpdate, legalDocumentResource } from "./resource";
 import { AcceptanceRecord, accept, latest } from "./service";
 
 /** The guards of a change only a draft may take (a published version: 409; users may have accepted it). */
-const draftOnly = (action: string) => ({
+const draftOnly = (action: "update" | "delete") => ({
   from: { column: legalDocuments.status, states: ["draft"] },
   conflict:
     ({ id }: { id: number }) =>
     () =>
-      `Legal document ${id} is published: a published version cannot be ${action}d; create a new version instead`,
+      action === "update"
+        ? m`Legal document ${id} is published: a published version cannot be updated; create a new version instead`
+        : m`Legal document ${id} is published: a published version cannot be deleted; create a new version instead`,
 });
 
 export const updateLegalDocument = legalDocumentResource.update({

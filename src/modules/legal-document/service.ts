@@ -14,10 +14,14 @@ import {
 } from "../../db/schema/legal-document";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { Kind, type LegalDocument, toLegalDocument } from "./resource";
 
-const KIND_LABEL: Record<LegalKind, string> = { terms: "terms of service", privacy: "privacy policy" };
+const NONE_PUBLISHED: Record<LegalKind, Message> = {
+  terms: m`No published terms of service yet`,
+  privacy: m`No published privacy policy yet`,
+};
 
 /** The published version of `kind` with the highest number; 404 when none is published yet. */
 export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> {
@@ -25,7 +29,7 @@ export async function latest(ctx: Ctx, kind: LegalKind): Promise<LegalDocument> 
     .where(eq(legalDocuments.kind, kind), eq(legalDocuments.status, "published"))
     .orderBy(desc(legalDocuments.version))
     .first();
-  if (!row) throw new ApiError(404, `No published ${KIND_LABEL[kind]} yet`);
+  if (!row) throw new ApiError(404, NONE_PUBLISHED[kind]);
   return toLegalDocument(row);
 }
 
@@ -79,9 +83,9 @@ export async function accept(ctx: Ctx, id: number): Promise<Acceptance> {
   const found = await reads.commit();
   const [doc] = found.get(docSlot);
   const [existing] = found.get(existingSlot);
-  if (!doc) throw notFound("Legal document", id);
+  if (!doc) throw notFound(m`Legal document ${id} not found`);
   if (doc.status !== "published") {
-    throw conflict(`Legal document ${id} is a draft; only a published version can be accepted`);
+    throw conflict(m`Legal document ${id} is a draft; only a published version can be accepted`);
   }
   if (existing) return toAcceptance(existing, doc);
 
@@ -92,7 +96,7 @@ export async function accept(ctx: Ctx, id: number): Promise<Acceptance> {
     const batch = new Batch(ctx);
     const inserted = batch.result(insert);
     batch.add(audit);
-    const [created] = (await batch.commit({ conflict: "accepted by another request just now" })).get(inserted);
+    const [created] = (await batch.commit({ conflict: m`accepted by another request just now` })).get(inserted);
     if (!created) throw new Error("the acceptance was not returned");
     return toAcceptance(created, doc);
   } catch (err) {

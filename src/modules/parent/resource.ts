@@ -26,6 +26,7 @@ import { guard } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
@@ -97,7 +98,7 @@ const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
 export const parentResource = defineResource({
   name: "parent",
   plural: "parents",
-  label: "Parent",
+  label: m`Parent`,
   path: "/api/v1/parent",
   tag: "People",
   scope: "school",
@@ -118,7 +119,7 @@ export const parentResource = defineResource({
     status: row.status,
   }),
   visibleTo,
-  conflictMessage: "This person is already a parent in this school",
+  conflictMessage: m`This person is already a parent in this school`,
 });
 
 const resource = parentResource;
@@ -169,7 +170,10 @@ const CreateBody = z.strictObject({
   lastName: LastName.optional(),
   email: Email.nullable().optional(),
   relationship: Relationship,
-  language: z.enum(["es", "en"]).optional().openapi({ description: "A new user's app language (default es)" }),
+  language: z
+    .enum(["es", "en"])
+    .optional()
+    .openapi({ description: "A new user's app language (default: the school's)" }),
 });
 
 /**
@@ -303,19 +307,19 @@ export const deleteParentOperation = operation(deleteRoute, async (ctx, { params
 export const exportParents = resource.export({
   access: permissions.read,
   list: listParents,
-  filename: "parents.xlsx",
-  sheet: "Parents",
+  filename: m`parents.xlsx`,
+  sheet: m`Parents`,
   columns: [
-    "Id",
-    "User id",
-    "First name",
-    "Last name",
-    "Phone",
-    "Email",
-    "Relationship",
-    "Family id",
-    "Status",
-    "Created at",
+    m`Id`,
+    m`User id`,
+    m`First name`,
+    m`Last name`,
+    m`Phone`,
+    m`Email`,
+    m`Relationship`,
+    m`Family id`,
+    m`Status`,
+    m`Created at`,
   ],
   cells: (ctx, r) => {
     const { phone, email } = parentContact(ctx, r.userId, { phone: r.phone, email: r.email });
@@ -342,6 +346,6 @@ export async function parentOf(ctx: Ctx, id: number, onlyOwn: boolean) {
   const row = await Parents.select(ctx, { id: parents.id, userId: parents.userId })
     .where(eq(parents.id, id), onlyOwn ? eq(parents.userId, ctx.userId ?? 0) : undefined)
     .first();
-  if (!row) throw notFound("Parent", id);
+  if (!row) throw notFound(m`Parent ${id} not found`);
   return row;
 }

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { Permissions, permissions as table } from "../../db/schema/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { containsAscii, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
@@ -17,19 +18,24 @@ export { FIRST_CUSTOM_PERMISSION_ID };
 const Name = z
   .string()
   .max(100)
-  .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, "Expected a dotted lowercase name like report.export")
+  .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, zodMessage(m`Expected a dotted lowercase name like report.export`))
   .openapi({ example: "report.export", description: "The permission's name: dotted lowercase, unique" });
 
 const Description = text({ max: 500, min: 0 }).openapi({ description: "What it allows" });
 
-const refuseBuiltin = (id: number, what: string) => {
-  if (id < FIRST_CUSTOM_PERMISSION_ID) throw unprocessable(`Permission ${id} is built in and cannot be ${what}`);
+const refuseBuiltin = (id: number, what: "renamed" | "deleted") => {
+  if (id >= FIRST_CUSTOM_PERMISSION_ID) return;
+  throw unprocessable(
+    what === "renamed"
+      ? m`Permission ${id} is built in and cannot be renamed`
+      : m`Permission ${id} is built in and cannot be deleted`,
+  );
 };
 
 const resource = defineResource({
   name: "permission",
   plural: "permissions",
-  label: "Permission",
+  label: m`Permission`,
   path: "/api/v1/permission",
   tag: "Permissions and tasks",
   scope: "platform",
@@ -47,7 +53,7 @@ const resource = defineResource({
     description: row.description,
     builtIn: row.id < FIRST_CUSTOM_PERMISSION_ID,
   }),
-  conflictMessage: "A permission with this name already exists",
+  conflictMessage: m`A permission with this name already exists`,
 });
 
 export const listPermissions = resource.list({

@@ -43,6 +43,7 @@ import {
 } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 
 export const SUPER_ADMIN_ROLE = BUILTIN_ROLES["super-admin"].id;
 export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
@@ -66,9 +67,9 @@ export const isPlatform = (id: number) => (builtIn(id)?.grants.length ?? 1) === 
 export function mayGrant(ctx: Ctx, granted: readonly Granted[]): void {
   const platform = granted.find((p) => isPlatform(p.id));
   if (platform) {
-    throw unprocessable(`Permission ${platform.name} is a platform permission and cannot be in a school's role`);
+    throw unprocessable(m`Permission ${platform.name} is a platform permission and cannot be in a school's role`);
   }
-  mayHold(ctx, granted, "grant");
+  mayHold(ctx, granted, m`grant`);
 }
 
 /**
@@ -82,10 +83,10 @@ function holds(ctx: Ctx, permissionId: number): boolean {
 }
 
 /** Refuses when the caller lacks one of the permissions (403 naming the first). */
-function mayHold(ctx: Ctx, granted: readonly Granted[], verb: string): void {
+function mayHold(ctx: Ctx, granted: readonly Granted[], verb: Message): void {
   const lacking = granted.find((p) => !holds(ctx, p.id));
   if (lacking) {
-    throw forbidden(`You cannot ${verb} permission ${lacking.name}: you do not hold it in school ${ctx.schoolId}`);
+    throw forbidden(m`You cannot ${verb} permission ${lacking.name}: you do not hold it in school ${ctx.schoolId}`);
   }
 }
 
@@ -94,7 +95,7 @@ function mayHold(ctx: Ctx, granted: readonly Granted[], verb: string): void {
  * always (403), any role with a permission the caller does not hold (403 naming it and the role).
  * A built-in role's permissions are the catalogue's (no query); custom roles' are read in one query.
  */
-export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb = "assign"): Promise<void> {
+export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb: Message = m`assign`): Promise<void> {
   await judge(ctx, [assigning(ctx, roleIds, verb)]);
 }
 
@@ -107,7 +108,7 @@ export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb = "as
  * One round trip for all of them; people who are not members here hold nothing here (the route's
  * own 404 follows).
  */
-export async function mayActOn(ctx: Ctx, people: People, action = "change"): Promise<void> {
+export async function mayActOn(ctx: Ctx, people: People, action: Message = m`change`): Promise<void> {
   await judge(ctx, [actingOn(ctx, people, action)]);
 }
 
@@ -118,7 +119,12 @@ export type People = readonly number[] | SQL;
  * Taking or changing roles of people: `mayAssign` for the roles and `mayActOn` for the people,
  * read in one round trip.
  */
-export async function mayTake(ctx: Ctx, roleIds: readonly number[], people: People, verb = "remove"): Promise<void> {
+export async function mayTake(
+  ctx: Ctx,
+  roleIds: readonly number[],
+  people: People,
+  verb: Message = m`remove`,
+): Promise<void> {
   await judge(ctx, [assigning(ctx, roleIds, verb), actingOn(ctx, people, verb)]);
 }
 
@@ -141,13 +147,13 @@ const builtInKey = (roleId: number): BuiltinRole | undefined => {
 };
 const isBuiltin = (key: string): key is BuiltinRole => key in BUILTIN_ROLES;
 
-function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
+function assigning(ctx: Ctx, roleIds: readonly number[], verb: Message): Check {
   if (roleIds.includes(SUPER_ADMIN_ROLE)) {
-    throw forbidden("The super-admin role cannot be assigned or removed through the API");
+    throw forbidden(m`The super-admin role cannot be assigned or removed through the API`);
   }
   const refuse = (roleId: number, role: string, permission: string) =>
     forbidden(
-      `You cannot ${verb} role ${role} (${roleId}): it grants ${permission}, which you do not hold in school ${ctx.schoolId}`,
+      m`You cannot ${verb} role ${role} (${roleId}): it grants ${permission}, which you do not hold in school ${ctx.schoolId}`,
     );
   if (ctx.isSuperAdmin || roleIds.length === 0) return decided;
   // Built-in roles grant what the catalogue says (test/access.test.ts checks the database agrees).
@@ -178,7 +184,7 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: string): Check {
   };
 }
 
-function actingOn(ctx: Ctx, people: People, action: string): Check {
+function actingOn(ctx: Ctx, people: People, action: Message): Check {
   if (ctx.isSuperAdmin) return decided;
   let among: (column: typeof roleUsers.userId | typeof users.id) => SQL;
   if (isSubquery(people)) {
@@ -218,13 +224,13 @@ function actingOn(ctx: Ctx, people: People, action: string): Check {
       const [row] = results.get(byRole);
       if (row) {
         throw forbidden(
-          `You cannot ${action} user ${row.userId}: they hold ${row.name} in school ${ctx.schoolId}, which you do not`,
+          m`You cannot ${action} user ${row.userId}: they hold ${row.name} in school ${ctx.schoolId}, which you do not`,
         );
       }
       const [platformAdmin] = results.get(superAdmins);
       if (platformAdmin) {
         throw forbidden(
-          `You cannot ${action} user ${platformAdmin.userId}: they are a platform super-admin, holding every permission, which you do not`,
+          m`You cannot ${action} user ${platformAdmin.userId}: they are a platform super-admin, holding every permission, which you do not`,
         );
       }
     };

@@ -22,6 +22,7 @@ import {
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
@@ -56,7 +57,7 @@ const toPermissions = (raw: string | null): Granted[] =>
 export const roleResource = defineResource({
   name: "role",
   plural: "roles",
-  label: "Role",
+  label: m`Role`,
   path: "/api/v1/role",
   tag: "People",
   scope: "school",
@@ -81,7 +82,7 @@ export const roleResource = defineResource({
     builtIn: row.key !== null,
     permissions: toPermissions(row.permissions),
   }),
-  conflictMessage: "A role with this name already exists in this school",
+  conflictMessage: m`A role with this name already exists in this school`,
 });
 
 const resource = roleResource;
@@ -160,14 +161,17 @@ async function resolvePermissions(ctx: Ctx, refs: readonly (number | string)[]):
     )
     .all();
   const unknown = refs.filter((r) => !found.some((p) => p.id === r || p.name === r));
-  if (unknown.length) throw unprocessable(`Unknown permission${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`);
+  if (unknown.length)
+    throw unprocessable(
+      unknown.length > 1 ? m`Unknown permissions: ${unknown.join(", ")}` : m`Unknown permission: ${unknown.join(", ")}`,
+    );
   return found;
 }
 
 /** A custom role may not take a built-in role's name (which the unique index cannot see). */
 const BUILTIN_NAMES = ["super admin", "school admin", "administrative staff", "teacher", "parent"];
 function refuseBuiltinName(name: string) {
-  if (BUILTIN_NAMES.includes(name.trim().toLowerCase())) throw conflict(`${name} is the name of a built-in role`);
+  if (BUILTIN_NAMES.includes(name.trim().toLowerCase())) throw conflict(m`${name} is the name of a built-in role`);
 }
 
 const namesJson = (granted: readonly Granted[]) => JSON.stringify(granted.map((p) => p.name).sort());
@@ -216,7 +220,7 @@ export const createRoleOperation = operation(created.route, createRole);
 /** Refuses writes to a built-in role (422); another school's role or an unknown one is a 404. */
 async function customRole(ctx: Ctx, id: number) {
   const record = await resource.find(ctx, id);
-  if (record.builtIn) throw unprocessable(`Role ${id} (${record.name}) is built in and cannot be changed or deleted`);
+  if (record.builtIn) throw unprocessable(m`Role ${id} (${record.name}) is built in and cannot be changed or deleted`);
   return record;
 }
 
@@ -286,12 +290,12 @@ export async function deleteRole(ctx: Ctx, { params }: InputOf<typeof deleted.ro
     await resource.change(ctx, id, {
       action: "delete",
       remove: true,
-      rules: [{ when: held, message: "held" }],
+      rules: [{ when: held, message: m`held` }],
     });
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 422) throw err;
     const n = await RoleUsers.select(ctx, { id: roleUsers.id }).where(eq(roleUsers.roleId, id)).count().first();
-    throw conflict(`Role ${id} is still held by ${n?.n ?? 0} user(s); take it from them first`);
+    throw conflict(m`Role ${id} is still held by ${n?.n ?? 0} user(s); take it from them first`);
   }
 }
 
@@ -300,9 +304,9 @@ export const deleteRoleOperation = operation(deleted.route, deleteRole);
 export const exportRoles = resource.export({
   access: access.read,
   list: listRoles,
-  filename: (ctx) => `roles-school-${ctx.schoolId}.xlsx`,
-  sheet: "Roles",
-  columns: ["Id", "Name", "Built-in", "Permissions", "Users"],
+  filename: (ctx) => m`roles-school-${ctx.schoolId}.xlsx`,
+  sheet: m`Roles`,
+  columns: [m`Id`, m`Name`, m`Built-in`, m`Permissions`, m`Users`],
   extra: {
     // How many users hold each role in this school.
     fields: (ctx) => ({
@@ -312,7 +316,7 @@ export const exportRoles = resource.export({
   cells: (_ctx, r) => [
     r.id,
     r.name,
-    r.key !== null ? "Yes" : "No",
+    r.key !== null ? m`Yes` : m`No`,
     toPermissions(r.permissions)
       .map((p) => p.name)
       .join(", "),

@@ -15,6 +15,7 @@ import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -38,7 +39,7 @@ const named = identity(users, namedCopy.table);
 export const roleUserResource = defineResource({
   name: "roleUser",
   plural: "roleUsers",
-  label: "Role membership",
+  label: m`Role membership`,
   path: "/api/v1/role-user",
   tag: "People",
   scope: "school",
@@ -63,7 +64,7 @@ export const roleUserResource = defineResource({
         .join(namedCopy, eq(namedCopy.table.userId, roleUsers.userId), "left"),
   },
   toRecord: (_ctx, row) => ({ ...row }),
-  conflictMessage: "The user already holds this role in this school",
+  conflictMessage: m`The user already holds this role in this school`,
 });
 
 const resource = roleUserResource;
@@ -97,14 +98,14 @@ export async function member(ctx: Ctx, userId: number) {
   const row = await SchoolUsers.select(ctx, { id: schoolUsers.id })
     .where(eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt))
     .first();
-  if (!row) throw notFound("User", userId);
+  if (!row) throw notFound(m`User ${userId} not found`);
 }
 
 /** The roles the school may give (built-in or its own) among `ids`; a missing one is a 404. */
 export async function givable(ctx: Ctx, ids: readonly number[]) {
   const found = await Roles.select(ctx, { id: roles.id }).where(inList(roles.id, ids)).all();
   const missing = ids.find((id) => !found.some((r) => r.id === id));
-  if (missing !== undefined) throw notFound("Role", missing);
+  if (missing !== undefined) throw notFound(m`Role ${missing} not found`);
 }
 
 const others = RoleUsers.alias("other_admin");
@@ -118,7 +119,7 @@ export function notLastAdmin(ctx: Ctx): Rule {
   );
   return {
     when: sql`(${ne(roleUsers.roleId, SCHOOL_ADMIN_ROLE)} or ${another})`,
-    message: "This is the school's last school admin; give the role to someone else first",
+    message: m`This is the school's last school admin; give the role to someone else first`,
   };
 }
 
@@ -159,7 +160,7 @@ export async function changeRole(ctx: Ctx, { params, body }: InputOf<typeof upda
   const { id } = params;
   const before = await resource.find(ctx, id);
   await givable(ctx, [body.roleId]);
-  await mayTake(ctx, [before.roleId, body.roleId], [before.userId], "change");
+  await mayTake(ctx, [before.roleId, body.roleId], [before.userId], m`change`);
   const rule = notLastAdmin(ctx);
   await resource.change(ctx, id, {
     action: "update",
@@ -183,7 +184,7 @@ const deleted = resource.delete({
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
 export async function removeMembership(ctx: Ctx, id: number): Promise<undefined> {
   const before = await resource.find(ctx, id);
-  await mayTake(ctx, [before.roleId], [before.userId], "remove");
+  await mayTake(ctx, [before.roleId], [before.userId], m`remove`);
   await resource.change(ctx, id, {
     action: "delete",
     remove: true,
@@ -219,7 +220,7 @@ export async function removeRole(ctx: Ctx, { query }: InputOf<typeof removeRoleF
   const row = await RoleUsers.select(ctx, { id: roleUsers.id })
     .where(eq(roleUsers.userId, userId), eq(roleUsers.roleId, roleId))
     .first();
-  if (!row) throw new ApiError(404, `User ${userId} does not hold role ${roleId} in this school`);
+  if (!row) throw new ApiError(404, m`User ${userId} does not hold role ${roleId} in this school`);
   await removeMembership(ctx, row.id);
 }
 

@@ -12,6 +12,7 @@ import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schem
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { giveRole, takenRoleAudits } from "../user/api";
@@ -74,7 +75,7 @@ export async function setUserRoles(ctx: Ctx, { params, body }: InputOf<typeof ro
     .all();
   const added = wanted.filter((r) => !held.some((h) => h.roleId === r));
   const removed = held.filter((h) => !wanted.includes(h.roleId));
-  await mayTake(ctx, [...added, ...removed.map((r) => r.roleId)], removed.length ? [userId] : [], "assign or remove");
+  await mayTake(ctx, [...added, ...removed.map((r) => r.roleId)], removed.length ? [userId] : [], m`assign or remove`);
 
   const ids = (list: readonly number[]) => JSON.stringify([...list].sort((a, b) => a - b));
   const batch = new Batch(ctx).add(

@@ -19,6 +19,7 @@ import {
 } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -59,7 +60,7 @@ const Record = RecordBase.extend({
 export const availability = defineResource({
   name: "routeAvailability",
   plural: "routeAvailabilities",
-  label: "Route availability",
+  label: m`Route availability`,
   path: "/api/v1/route-availability",
   tag: "Transport",
   scope: "school",
@@ -88,7 +89,7 @@ export const availability = defineResource({
   },
   toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
   visibleTo: (ctx) => drivenBy(ctx, routeAvailabilities.routeId),
-  conflictMessage: "The route already has an availability for this date",
+  conflictMessage: m`The route already has an availability for this date`,
 });
 
 const window = {
@@ -126,13 +127,13 @@ export const getRouteAvailability = availability.get({ access: permissions.read 
 async function routeDayOf(ctx: Ctx, routeId: number, date: string): Promise<RouteDay> {
   const read = await withSchoolDay(ctx, date, (b) => b.read(routeDays(ctx, date, eq(routes.id, routeId))));
   const [day] = read.results.get(read.slots);
-  if (!day) throw notFound("Route", routeId);
+  if (!day) throw notFound(m`Route ${routeId} not found`);
   assertRuns(read.calendar, day, date);
   return day;
 }
 
 const tooFew = (day: RouteDay, seats: number, date: string) =>
-  `${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
+  m`${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
 
 export const createRouteAvailability = availability.create({
   access: permissions.write,
@@ -197,7 +198,7 @@ export const deleteRouteAvailability = availability.delete({
     const change = await RouteAvailabilityStudents.select(ctx, { id: routeAvailabilityStudents.id })
       .where(eq(routeAvailabilityStudents.routeAvailabilityId, id))
       .first();
-    if (change) throw conflict("The day has changes (students joining or away): delete them first");
+    if (change) throw conflict(m`The day has changes (students joining or away): delete them first`);
   },
   summary: "Delete a route's day (its seats go back to the vehicle's)",
 });
@@ -330,13 +331,13 @@ const byRoute = defineRoute({
 /** The dates asked for: one date, or a range of at most MAX_RANGE_DAYS. */
 async function datesOf(ctx: Ctx, q: { date?: string; from?: string; to?: string }): Promise<string[]> {
   if (q.from || q.to) {
-    if (!q.from || !q.to || q.date) throw unprocessable("Give `from` and `to` together, without `date`");
+    if (!q.from || !q.to || q.date) throw unprocessable(m`Give \`from\` and \`to\` together, without \`date\``);
     const dates: string[] = [];
     for (let d = q.from; d <= q.to; d = addDays(d, 1)) {
       dates.push(d);
-      if (dates.length > MAX_RANGE_DAYS) throw unprocessable(`A range is at most ${MAX_RANGE_DAYS} days`);
+      if (dates.length > MAX_RANGE_DAYS) throw unprocessable(m`A range is at most ${MAX_RANGE_DAYS} days`);
     }
-    if (dates.length === 0) throw unprocessable("`from` is after `to`");
+    if (dates.length === 0) throw unprocessable(m`\`from\` is after \`to\``);
     return dates;
   }
   return [q.date ?? (await schoolToday(ctx))];
@@ -353,12 +354,12 @@ export async function getRouteAvailabilityByRoute(ctx: Ctx, { params, query }: I
   const days = dates.map((date, i) => {
     const slot = read.slots[i];
     const [row] = slot ? read.results.get(slot) : [];
-    if (!row) throw notFound("Route", params.routeId);
+    if (!row) throw notFound(m`Route ${params.routeId} not found`);
     const why = routeOff(date, read.calendar, row);
     return { date, runs: why === null, holiday: why === "holiday", reason: why, day: toDay(row) };
   });
   const head = days[0]?.day;
-  if (!head) throw notFound("Route", params.routeId);
+  if (!head) throw notFound(m`Route ${params.routeId} not found`);
   return { routeId: head.routeId, routeName: head.routeName, days };
 }
 export const getRouteAvailabilityByRouteOperation = operation(byRoute, getRouteAvailabilityByRoute);

@@ -26,6 +26,7 @@ import {
 import { GuardFailed, guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
@@ -55,7 +56,7 @@ const Record = RecordBase.extend({
 export const changes = defineResource({
   name: "routeAvailabilityStudent",
   plural: "routeAvailabilityStudents",
-  label: "Route availability student",
+  label: m`Route availability student`,
   path: "/api/v1/route-availability-student",
   tag: "Transport",
   scope: "school",
@@ -93,7 +94,7 @@ export const changes = defineResource({
     const driven = drivenBy(ctx, routeAvailabilities.routeId);
     return driven && ofDays(ctx, driven);
   },
-  conflictMessage: "The student already has a change on this route and date",
+  conflictMessage: m`The student already has a change on this route and date`,
 });
 
 /** Changes of the route days meeting `where` (a subquery of day ids: the count reads no join). */
@@ -185,8 +186,8 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
   }));
   const [day] = read.results.get(read.slots.day);
   const [student] = read.results.get(read.slots.student);
-  if (!day) throw notFound("Route", routeId);
-  if (!student) throw notFound("Student", studentId);
+  if (!day) throw notFound(m`Route ${routeId} not found`);
+  if (!student) throw notFound(m`Student ${studentId} not found`);
   assertRuns(read.calendar, day, date);
   const [stop] = read.results.get(read.slots.stop);
   const rides = read.results.get(read.slots.rides).length > 0;
@@ -220,7 +221,7 @@ export const freeSeat = (ctx: Ctx, dayId: number) =>
     "free-seat",
   );
 
-const noSeats = (day: RouteDay, date: string) => conflict(`No seats left on ${day.routeName} on ${date}`);
+const noSeats = (day: RouteDay, date: string) => conflict(m`No seats left on ${day.routeName} on ${date}`);
 
 export async function createRouteAvailabilityStudent(ctx: Ctx, { body }: InputOf<typeof createRoute.route>) {
   const { routeId, date, studentId, kind } = body;
@@ -229,11 +230,11 @@ export async function createRouteAvailabilityStudent(ctx: Ctx, { body }: InputOf
     // Joining for a day is riding: the rule every rider write keeps.
     mayRide({ name: day.routeName, levels }, student);
     if (body.stopId === undefined)
-      throw unprocessable("A join needs the stop (stopId) where the student boards or leaves");
-    if (!stop) throw unprocessable(`Stop ${body.stopId} is not a stop of ${day.routeName}`);
-    if (rides) throw conflict(`${student.name} already rides ${day.routeName} on ${date}`);
+      throw unprocessable(m`A join needs the stop (stopId) where the student boards or leaves`);
+    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of ${day.routeName}`);
+    if (rides) throw conflict(m`${student.name} already rides ${day.routeName} on ${date}`);
   } else if (!rides) {
-    throw unprocessable(`${student.name} does not ride ${day.routeName} on ${date}`);
+    throw unprocessable(m`${student.name} does not ride ${day.routeName} on ${date}`);
   }
   const confirmed = body.confirmed ?? true;
   const dayId = await dayRow(ctx, routeId, date);
@@ -255,7 +256,7 @@ export async function createRouteAvailabilityStudent(ctx: Ctx, { body }: InputOf
   if (confirmed) batch.add(listChange(ctx, dayId, studentId, kind === "join" ? "added" : "away", body.reason ?? null));
   const created = batch.read(changes.readOne(ctx, id));
   try {
-    const [row] = (await batch.commit({ conflict: "The student already has a change on this route and date" })).get(
+    const [row] = (await batch.commit({ conflict: m`The student already has a change on this route and date` })).get(
       created,
     );
     if (!row) throw new Error("the created change was not read back");
@@ -283,8 +284,8 @@ export async function updateRouteAvailabilityStudent(ctx: Ctx, { params, body }:
   const row = await changes.find(ctx, params.id);
   const { day, stop } = await readForChange(ctx, row.routeId, row.date, row.studentId, body.stopId);
   if (body.stopId !== undefined) {
-    if (row.kind !== "join") throw unprocessable("Only a join has a stop");
-    if (!stop) throw unprocessable(`Stop ${body.stopId} is not a stop of ${day.routeName}`);
+    if (row.kind !== "join") throw unprocessable(m`Only a join has a stop`);
+    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of ${day.routeName}`);
   }
   const confirming = body.confirmed === true && !row.confirmed;
   const unconfirming = body.confirmed === false && row.confirmed;

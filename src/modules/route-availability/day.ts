@@ -25,6 +25,7 @@ import {
 } from "../../db/schema/transport";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 import { type Calendar, calendarOf, calendarReads, dayOff, routeOff, routeOffMessage } from "../school-schedule/api";
 import { routeVisible, schoolToday } from "../transport/api";
@@ -33,7 +34,7 @@ export { schoolToday };
 
 export const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2027-03-01", description: "A school-local calendar date, YYYY-MM-DD" });
 
 /** A date: a value, or a column of the row (a list of days). */
@@ -134,7 +135,7 @@ export async function withSchoolDays<T>(ctx: Ctx, first: string, last: string, r
   const slots = reads(batch);
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound("School", schoolOf(ctx));
+  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
   return { school, calendar, results, slots };
 }
 

@@ -13,6 +13,7 @@ import {
 } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m, verbatim } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -168,7 +169,7 @@ export async function getRouteFinalStatus(ctx: Ctx, { params, query }: InputOf<t
     since: query.sinceVersion,
   });
   const [list] = read.lists;
-  if (!list) throw notFound("Route", params.routeId);
+  if (!list) throw notFound(m`Route ${params.routeId} not found`);
   return { ...list, ...(read.changes ? { changes: read.changes } : {}) };
 }
 export const getRouteFinalStatusOperation = operation(finalStatus, getRouteFinalStatus);
@@ -191,10 +192,10 @@ export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: I
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { routeId: params.routeId }, date, { print: true });
   const [list] = read.lists;
-  if (!list) throw notFound("Route", params.routeId);
-  const empty = list.reason ? `${routeOffMessage(list.reason, list.routeName, date)}.` : "";
+  if (!list) throw notFound(m`Route ${params.routeId} not found`);
+  const empty = list.reason ? m`${routeOffMessage(list.reason, list.routeName, date)}.` : verbatim("");
   const bytes = await listsPdf(ctx, read.school, date, list.runs ? [list] : [], empty);
-  return pdfResponse(bytes, `route-${list.routeId}-${date}.pdf`);
+  return pdfResponse(bytes, m`route-${list.routeId}-${date}.pdf`);
 }
 export const downloadRouteFinalStatusPdfOperation = operation(routePdf, downloadRouteFinalStatusPdf);
 
@@ -215,11 +216,11 @@ export async function downloadAllRoutesFinalStatusPdf(ctx: Ctx, { query }: Input
   const read = await readFinalLists(ctx, { running: true }, date, { print: true });
   const empty =
     read.off === "holiday"
-      ? `${date} is a school holiday: no route runs.`
+      ? m`${date} is a school holiday: no route runs.`
       : read.off
-        ? `${date} is not a school day: no route runs.`
-        : `No route runs on ${date}.`;
+        ? m`${date} is not a school day: no route runs.`
+        : m`No route runs on ${date}.`;
   const bytes = await listsPdf(ctx, read.school, date, read.lists, empty);
-  return pdfResponse(bytes, `routes-${date}.pdf`);
+  return pdfResponse(bytes, m`routes-${date}.pdf`);
 }
 export const downloadAllRoutesFinalStatusPdfOperation = operation(allPdf, downloadAllRoutesFinalStatusPdf);

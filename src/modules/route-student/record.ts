@@ -21,6 +21,7 @@ import {
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { routeVisible } from "../transport/api";
 import { daysOf } from "./weekdays";
@@ -36,7 +37,7 @@ export const Weekdays = z
   )
   .min(1)
   .max(7)
-  .refine((days) => new Set(days).size === days.length, "Each weekday at most once")
+  .refine((days) => new Set(days).size === days.length, zodMessage(m`Each weekday at most once`))
   .openapi({
     example: [1, 2, 3, 4, 5],
     description: "ISO weekdays (1 Monday .. 7 Sunday), each once, within the route's",
@@ -127,7 +128,7 @@ export function visibleRoutes(ctx: Ctx) {
 export const resource = defineResource({
   name: "routeStudent",
   plural: "routeStudents",
-  label: "Route student",
+  label: m`Route student`,
   path: "/api/v1/route-student",
   tag: "Transport",
   scope: "school",
@@ -163,7 +164,7 @@ export const resource = defineResource({
         : null,
   }),
   visibleTo: riderVisible,
-  conflictMessage: "This student is already on this route",
+  conflictMessage: m`This student is already on this route`,
 });
 
 /**

@@ -30,6 +30,7 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guardCount, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import { joinMessages, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany, integerString, recordId } from "../../lib/params";
 import { type Filter, filterConditions } from "../../lib/resource";
@@ -50,7 +51,7 @@ import {
   visibleRoutes,
   Weekdays,
 } from "./record";
-import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "./weekdays";
+import { dayList, daysOf, maskOf, weekdayShort } from "./weekdays";
 
 const Id = recordId();
 
@@ -181,7 +182,7 @@ export async function listByRoute(ctx: Ctx, { query }: InputOf<typeof byRoute>) 
   const visibleRoute = visible ? inList(routes.id, visible) : undefined;
   const route = batch.read(Routes.select(ctx, { id: routes.id }).where(eq(routes.id, routeId), visibleRoute).limit(1));
   const results = await batch.commit();
-  if (results.get(route).length === 0) throw notFound("Route", routeId);
+  if (results.get(route).length === 0) throw notFound(m`Route ${routeId} not found`);
   const data = results.get(rows).map((row) => resource.toRecord(ctx, row));
   return new Listing(data, results.get(total)[0]?.n ?? 0, query);
 }
@@ -234,14 +235,14 @@ type Refs = Awaited<ReturnType<typeof references>>;
 /** The rules of a rider's route, stop, student and weekdays (see the file's comment). */
 function checkRefs(refs: Refs, ids: { routeId: number; stopId: number; studentId: number }, days: number[]) {
   const { route, stop, student } = refs;
-  if (!route) throw notFound("Route", ids.routeId);
-  if (!student) throw notFound("Student", ids.studentId);
-  if (!stop) throw notFound("Stop", ids.stopId);
-  if (stop.routeId !== route.id) throw unprocessable(`Stop ${stop.id} is not a stop of route '${route.name}'`);
+  if (!route) throw notFound(m`Route ${ids.routeId} not found`);
+  if (!student) throw notFound(m`Student ${ids.studentId} not found`);
+  if (!stop) throw notFound(m`Stop ${ids.stopId} not found`);
+  if (stop.routeId !== route.id) throw unprocessable(m`Stop ${stop.id} is not a stop of route '${route.name}'`);
   const outside = days.filter((d) => (route.weekdays & (1 << (d - 1))) === 0);
   if (outside.length) {
     throw unprocessable(
-      `Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays)) || "no day"}`,
+      m`Route '${route.name}' does not run on ${dayList(outside)}; it runs on ${dayList(daysOf(route.weekdays))}`,
     );
   }
   mayRide(route, { ...student, name: `${student.firstName} ${student.lastName}` });
@@ -279,7 +280,7 @@ async function whyTaken(
   if (first) {
     const on = taken.filter((r) => r.id === first.id).map((r) => r.weekday);
     return conflict(
-      `${name} already rides '${first.routeName}' (route ${first.routeId}, route student ${first.id}) on ${dayList(on)}`,
+      m`${name} already rides '${first.routeName}' (route ${first.routeId}, route student ${first.id}) on ${dayList(on)}`,
     );
   }
   const same = await RouteStudents.select(ctx, { id: routeStudents.id })
@@ -287,7 +288,7 @@ async function whyTaken(
     .first();
   if (same && same.id !== rider.self) {
     return conflict(
-      `${name} is already on this route (route student ${same.id}); change its stop or weekdays with PUT /api/v1/route-student/${same.id}`,
+      m`${name} is already on this route (route student ${same.id}); change its stop or weekdays with PUT /api/v1/route-student/${same.id}`,
     );
   }
   return undefined;
@@ -318,7 +319,7 @@ async function naming<T>(
     const route = await fullDays(ctx, asked.routeId, asked.days);
     if (!route?.full.length) return undefined;
     return unprocessable(
-      `Route '${route.name}' has no seat left on ${dayList(route.full)}: its vehicle seats ${route.seats}`,
+      m`Route '${route.name}' has no seat left on ${dayList(route.full)}: its vehicle seats ${route.seats}`,
     );
   }
 }
@@ -399,7 +400,7 @@ async function riderForWrite(ctx: Ctx, id: number) {
       lastName: students.lastName,
     })
     .first();
-  if (!row) throw notFound("Route student", id);
+  if (!row) throw notFound(m`Route student ${id} not found`);
   return row;
 }
 
@@ -494,10 +495,12 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
       (await RouteStudents.select(ctx, { id: routeStudents.id }).where(where).all()).map((r) => r.id),
     );
     const gone = ids.filter((id) => !here.has(id));
-    if (gone.length === 0) throw conflict("The riders changed while they were being deleted; try again");
+    if (gone.length === 0) throw conflict(m`The riders changed while they were being deleted; try again`);
     throw new ApiError(
       404,
-      `Route student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`,
+      gone.length > 1
+        ? m`Route students ${gone.join(", ")} not found; nothing was deleted`
+        : m`Route student ${gone.join(", ")} not found; nothing was deleted`,
     );
   }
   return ids;
@@ -527,21 +530,21 @@ export const deleteRouteStudents = operation(
 export const exportRouteStudents = resource.export({
   access: permissions.read,
   list: listRouteStudents,
-  filename: "route-students.xlsx",
-  sheet: "Route students",
+  filename: m`route-students.xlsx`,
+  sheet: m`Route students`,
   columns: [
-    "Id",
-    "Route",
-    "Direction",
-    "Stop",
-    "Stop time",
-    "Student id number",
-    "Student",
-    "Level",
-    "Weekdays",
-    "Suspended from",
-    "Suspended until",
-    "Suspension reason",
+    m`Id`,
+    m`Route`,
+    m`Direction`,
+    m`Stop`,
+    m`Stop time`,
+    m`Student id number`,
+    m`Student`,
+    m`Level`,
+    m`Weekdays`,
+    m`Suspended from`,
+    m`Suspended until`,
+    m`Suspension reason`,
   ],
   cells: (_ctx, r) => [
     r.id,
@@ -552,9 +555,7 @@ export const exportRouteStudents = resource.export({
     r.idNumber,
     `${r.firstName} ${r.lastName}`,
     r.level,
-    daysOf(r.weekdays)
-      .map((d) => WEEKDAY_NAMES[d - 1]?.slice(0, 3))
-      .join(", "),
+    joinMessages(daysOf(r.weekdays).map(weekdayShort), ", "),
     r.suspendedFrom,
     r.suspendedUntil,
     r.suspensionReason,

@@ -11,6 +11,7 @@ import { routeStudents } from "../../db/schema/transport";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -27,7 +28,10 @@ const SuspendBody = z
     until: Day.openapi({ example: "2026-12-12", description: "Last day suspended (YYYY-MM-DD), not before `from`" }),
     reason: text({ max: 500 }).openapi({ example: "Broken leg" }),
   })
-  .refine((b) => b.until >= b.from, { path: ["until"], message: "The suspension must not end before it starts" });
+  .refine((b) => b.until >= b.from, {
+    path: ["until"],
+    ...zodMessage(m`The suspension must not end before it starts`),
+  });
 
 const suspendRoute = defineRoute({
   method: "put",
@@ -49,7 +53,7 @@ const suspendRoute = defineRoute({
 
 export async function suspend(ctx: Ctx, { params, body }: InputOf<typeof suspendRoute>) {
   const today = await schoolToday(ctx);
-  if (body.until < today) throw unprocessable(`The suspension would end on ${body.until}, before today (${today})`);
+  if (body.until < today) throw unprocessable(m`The suspension would end on ${body.until}, before today (${today})`);
   return resource.changeAndRead(ctx, params.id, {
     action: "suspend",
     set: { suspendedFrom: body.from, suspendedUntil: body.until, suspensionReason: body.reason },
@@ -94,7 +98,7 @@ export async function cancelSuspension(ctx: Ctx, { params }: InputOf<typeof canc
   const after = batch.read(resource.readOne(ctx, id));
   try {
     const [row] = (await batch.commit()).get(after);
-    if (!row) throw notFound("Route student", id);
+    if (!row) throw notFound(m`Route student ${id} not found`);
     return resource.toRecord(ctx, row);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
@@ -102,8 +106,8 @@ export async function cancelSuspension(ctx: Ctx, { params }: InputOf<typeof canc
       .select(ctx, "write")
       .where(resource.scoped(ctx, eq(routeStudents.id, id), "write"))
       .first();
-    if (!here) throw notFound("Route student", id);
-    throw conflict(`Route student ${id} is not suspended`);
+    if (!here) throw notFound(m`Route student ${id} not found`);
+    throw conflict(m`Route student ${id} is not suspended`);
   }
 }
 

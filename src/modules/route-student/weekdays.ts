@@ -3,9 +3,10 @@
  * Spanish "lun, mié", "lunes a viernes". Case, accents and spaces do not matter.
  */
 import { fold } from "../../lib/fold";
-import { dayList, daysOf, maskOf, WEEKDAY_NAMES } from "../../lib/weekdays";
+import { type Message, m } from "../../lib/message";
+import { dayList, daysOf, maskOf, WEEKDAY_NAMES, weekdayShort } from "../../lib/weekdays";
 
-export { dayList, daysOf, maskOf, WEEKDAY_NAMES };
+export { dayList, daysOf, maskOf, WEEKDAY_NAMES, weekdayShort };
 
 /** The first three letters of each weekday's name, English then Spanish (ISO order). */
 const NAMES: Record<string, number> = {
@@ -37,21 +38,21 @@ function weekday(token: string): number | undefined {
 }
 
 /** The weekdays a cell names, in order and each once; or the part it could not read. */
-export function parseWeekdays(cell: string): { days: number[] } | { error: string } {
+export function parseWeekdays(cell: string): { days: number[] } | { error: Message } {
   const text = fold(cell)
     .replace(/\s+(a|to|al|hasta)\s+/g, "-")
     .replace(/\s*-\s*/g, "-")
     .trim();
   const days = new Set<number>();
   const parts = text.split(/[,;/&\s]+/).filter((p) => p && p !== "y" && p !== "and" && p !== "e");
-  if (parts.length === 0) return { error: "Required" };
+  if (parts.length === 0) return { error: m`Required` };
   for (const part of parts) {
     const range = part.split("-").filter(Boolean);
     const [from, to] = range.map((p) => weekday(p));
     if (range.length === 1 && from !== undefined) days.add(from);
     else if (range.length === 2 && from !== undefined && to !== undefined && from <= to) {
       for (let d = from; d <= to; d++) days.add(d);
-    } else return { error: `Cannot read '${part}' as a weekday: write Mon, Tue (or 1, 2; or lun, mar)` };
+    } else return { error: m`Cannot read '${part}' as a weekday: write Mon, Tue (or 1, 2; or lun, mar)` };
   }
   return { days: [...days].sort((a, b) => a - b) };
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ScheduleConfigurations } from "../../db/schema/schedule-configuration";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
@@ -34,7 +35,7 @@ const WeeksInAdvance = z
 const resource = defineResource({
   name: "scheduleConfiguration",
   plural: "scheduleConfigurations",
-  label: "Schedule configuration",
+  label: m`Schedule configuration`,
   path: "/api/v1/schedule-configuration",
   tag: "Schools",
   scope: "school",
@@ -54,7 +55,7 @@ const resource = defineResource({
     permissionTimeLimit: row.permissionTimeLimit,
     permissionWeeksInAdvance: row.permissionWeeksInAdvance,
   }),
-  conflictMessage: "The current school already has a schedule configuration: update it with PUT",
+  conflictMessage: m`The current school already has a schedule configuration: update it with PUT`,
 });
 
 export const listScheduleConfigurations = resource.list({

@@ -16,6 +16,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -57,7 +58,7 @@ const Administrators = RoleUsers.as("school-administrator");
 export const schoolAdministratorResource = defineResource({
   name: "schoolAdministrator",
   plural: "schoolAdministrators",
-  label: "School administrator",
+  label: m`School administrator`,
   path: "/api/v1/school-administrator",
   tag: "People",
   scope: "school",
@@ -89,7 +90,7 @@ export const schoolAdministratorResource = defineResource({
   }),
   // Only the school-admin role's memberships are this resource (role_user_school_idx serves it).
   visibleTo: () => eq(roleUsers.roleId, SCHOOL_ADMIN),
-  conflictMessage: "This user is already an administrator of this school",
+  conflictMessage: m`This user is already an administrator of this school`,
 });
 
 const resource = schoolAdministratorResource;
@@ -121,14 +122,15 @@ const CreateBody = z
   })
   .strict()
   .superRefine((v, issue) => {
-    const add = (path: string, message: string) => issue.addIssue({ code: "custom", path: [path], message });
-    if (v.userId === undefined && v.phone === undefined) add("userId", "Send userId, or phone and firstName");
+    const add = (path: string, message: Message) =>
+      issue.addIssue({ code: "custom", path: [path], message: message.render() });
+    if (v.userId === undefined && v.phone === undefined) add("userId", m`Send userId, or phone and firstName`);
     if (v.userId !== undefined) {
       for (const key of ["phone", "firstName", "lastName", "email"] as const) {
-        if (v[key] !== undefined) add(key, "Not with userId: send userId alone, or phone and a name");
+        if (v[key] !== undefined) add(key, m`Not with userId: send userId alone, or phone and a name`);
       }
     } else if (v.phone !== undefined && v.firstName === undefined) {
-      add("firstName", "Required with phone");
+      add("firstName", m`Required with phone`);
     }
   });
 
@@ -147,7 +149,7 @@ export async function createAdministrator(ctx: Ctx, input: CreateInput) {
     await mayAssign(ctx, [SCHOOL_ADMIN]);
     // Someone of this school: another school's people are not this school's to see (404).
     const member = await RoleUsers.select(ctx, { id: roleUsers.id }).where(eq(roleUsers.userId, input.userId)).first();
-    if (!member) throw notFound("User", input.userId);
+    if (!member) throw notFound(m`User ${input.userId} not found`);
     batch.add(...giveRoles(ctx, eq(users.id, input.userId), [SCHOOL_ADMIN], held));
   } else {
     // The body takes no language: a new user gets the column's.
@@ -250,7 +252,7 @@ export async function removeAdministrator(ctx: Ctx, id: number) {
     rules: [
       {
         when: another,
-        message: `School administrator ${id} is the school's last administrator; add another one first`,
+        message: m`School administrator ${id} is the school's last administrator; add another one first`,
       },
     ],
   });

@@ -5,7 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Ctx } from "../../lib/context";
-import { badRequest } from "../../lib/errors";
+import { invalidBody } from "../../lib/errors";
+import { m } from "../../lib/message";
 
 /**
  * An ISO 8601 date-time with `Z` or an offset, normalised to UTC `toISOString()` so stored values
@@ -16,7 +17,7 @@ export const UtcDateTime = z.iso
   .transform((v, ctx) => {
     const utc = new Date(v).toISOString();
     if (!/^\d{4}-/.test(utc)) {
-      ctx.addIssue({ code: "custom", message: "Out of range: the UTC year must be 0000 to 9999" });
+      ctx.addIssue({ code: "custom", message: m`Out of range: the UTC year must be 0000 to 9999`.render() });
       return z.NEVER;
     }
     return utc;
@@ -33,8 +34,8 @@ type Range = { start: string; end: string };
 /** Refuses `end` before `start` as a 400 on the field `endField` (equal is allowed). */
 export function assertOrdered(range: Range, startField: string, endField: string) {
   if (range.end < range.start) {
-    const message = `Must not be before ${startField}`;
-    throw badRequest(`Invalid body: ${endField}: ${message}`, [{ path: endField, message }]);
+    const message = m`Must not be before ${startField}`;
+    throw invalidBody([{ path: endField, message }]);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
@@ -43,7 +44,7 @@ const Update = z.object({
 export const schoolConfigurationResource = defineResource({
   name: "schoolConfiguration",
   plural: "schoolConfigurations",
-  label: "School configuration",
+  label: m`School configuration`,
   path: "/api/v1/school-configuration",
   tag: "Schools",
   scope: "school",

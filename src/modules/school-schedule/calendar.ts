@@ -20,6 +20,7 @@ import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holida
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { type Ctx, schoolOf } from "../../lib/context";
 import type { Level } from "../../lib/levels";
+import { type Message, m } from "../../lib/message";
 import { addDays, isoWeekday, zonedInstant } from "../../lib/zoned-time";
 
 /** Why a date is not a school day. */
@@ -146,14 +147,14 @@ export function routeOff(
 }
 
 /** A sentence for a route that does not run: the 422 of a write on that day, the empty list's reason. */
-export function routeOffMessage(why: RouteOff, routeName: string, date: string): string {
+export function routeOffMessage(why: RouteOff, routeName: string, date: string): Message {
   switch (why) {
     case "holiday":
-      return `${date} is a school holiday: no route runs`;
+      return m`${date} is a school holiday: no route runs`;
     case "weekend":
     case "no-schedule":
-      return `${date} is not a school day for the levels route ${routeName} serves: it does not run`;
+      return m`${date} is not a school day for the levels route ${routeName} serves: it does not run`;
     case "not-running":
-      return `Route ${routeName} does not run on ${date} (weekday ${isoWeekday(date)})`;
+      return m`Route ${routeName} does not run on ${date} (weekday ${isoWeekday(date)})`;
   }
 }

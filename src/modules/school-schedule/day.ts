@@ -10,6 +10,7 @@ import { Batch } from "../../db/batch";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 import { changeDeadline } from "../exit-permission/api";
@@ -63,7 +64,7 @@ const route = defineRoute({
     query: z.strictObject({
       date: z
         .string()
-        .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+        .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
         .openapi({ example: "2026-11-27", description: "The school-local day to look at, YYYY-MM-DD" }),
       level: Level,
     }),
@@ -87,7 +88,7 @@ export async function getSchoolDay(ctx: Ctx, { query }: InputOf<typeof route>) {
   );
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound("School", ctx.schoolId ?? 0);
+  if (!school) throw notFound(m`School ${ctx.schoolId ?? 0} not found`);
   const weekday = isoWeekday(date);
   const rows = calendar.schedules.filter((r) => r.level === level);
   const today = rows.find((r) => r.weekday === weekday);

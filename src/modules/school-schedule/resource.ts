@@ -9,7 +9,8 @@ import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import type { Ctx } from "../../lib/context";
-import { badRequest, type FieldError } from "../../lib/errors";
+import { type FieldError, invalidBody } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { LevelSchema } from "../school/api";
@@ -18,7 +19,7 @@ import { permissions } from "./permissions";
 /** A school-local time of day, `HH:mm` from 00:00 to 23:59. */
 export const LocalTime = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a time HH:mm from 00:00 to 23:59")
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`Expected a time HH:mm from 00:00 to 23:59`))
   .openapi({ example: "08:00", description: "School-local time of day, HH:mm (00:00-23:59)" });
 
 export const Level = LevelSchema;
@@ -58,20 +59,20 @@ export function assertTimesInOrder(times: Times) {
   const errors: FieldError[] = [];
   // HH:mm with leading zeros compares as text in time order.
   if (times.dismissalTime <= times.entryTime) {
-    errors.push({ path: "dismissalTime", message: "Must be after entryTime" });
+    errors.push({ path: "dismissalTime", message: m`Must be after entryTime` });
   }
   if (times.afterSchoolEndTime !== null && times.afterSchoolEndTime <= times.dismissalTime) {
-    errors.push({ path: "afterSchoolEndTime", message: "Must be after dismissalTime" });
+    errors.push({ path: "afterSchoolEndTime", message: m`Must be after dismissalTime` });
   }
   if (errors.length > 0) {
-    throw badRequest(`Invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+    throw invalidBody(errors);
   }
 }
 
 export const scheduleResource = defineResource({
   name: "schoolSchedule",
   plural: "schoolSchedules",
-  label: "School schedule",
+  label: m`School schedule`,
   path: "/api/v1/school-schedule",
   tag: "Schools",
   scope: "school",
@@ -85,7 +86,7 @@ export const scheduleResource = defineResource({
     dismissalTime: row.dismissalTime,
     afterSchoolEndTime: row.afterSchoolEndTime,
   }),
-  conflictMessage: "The current school already has a schedule for this level and weekday: update it with PUT",
+  conflictMessage: m`The current school already has a schedule for this level and weekday: update it with PUT`,
 });
 
 export const listSchoolSchedules = scheduleResource.list({

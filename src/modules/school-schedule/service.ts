@@ -10,6 +10,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { type Level, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
 
 export interface ScheduledTime {
@@ -48,7 +49,7 @@ export async function scheduleOn(ctx: Ctx, level: Level, date: string): Promise<
   const results = await batch.commit();
   const [school] = results.get(zone);
   const [row] = results.get(schedule);
-  if (!school) throw notFound("School", schoolId);
+  if (!school) throw notFound(m`School ${schoolId} not found`);
   if (!row) return null;
   const at = (local: string): ScheduledTime => ({
     local,

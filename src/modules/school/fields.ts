@@ -8,15 +8,16 @@ import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { isTimeZone as computable } from "../../lib/zoned-time";
 
 export { LEVELS, type Level };
 
-export const LEVEL_LABELS: Record<Level, string> = {
-  preschool: "Preschool",
-  elementary: "Elementary school",
-  middle: "Middle school",
-  high: "High school",
+export const LEVEL_LABELS: Record<Level, Message> = {
+  preschool: m`Preschool`,
+  elementary: m`Elementary school`,
+  middle: m`Middle school`,
+  high: m`High school`,
 };
 
 export const LevelSchema = z.enum(LEVELS).openapi({ description: "A school level", example: "elementary" });
@@ -25,7 +26,7 @@ export const LevelsInput = z
   .array(LevelSchema)
   .min(1)
   .max(LEVELS.length)
-  .refine((v) => new Set(v).size === v.length, "Each level at most once")
+  .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
   .openapi({ description: "The levels the school offers (at least one)", example: ["elementary", "middle"] });
 
 /** The stored form: the levels in canonical order, whatever order the client sent. */
@@ -54,7 +55,9 @@ export const LevelInfo = z
   })
   .openapi("SchoolLevel");
 
-export const levelInfo = (levels: readonly Level[]) => levels.map((key) => ({ key, label: LEVEL_LABELS[key] }));
+/** The levels with their names, in the request's language. */
+export const levelInfo = (levels: readonly Level[]) =>
+  levels.map((key) => ({ key, label: LEVEL_LABELS[key].render() }));
 
 /**
  * Current IANA names that V8's list (CLDR's identifiers) still spells the old way (it has
@@ -96,7 +99,7 @@ const isTimeZone = (tz: string) => {
 export const TimeZone = z
   .string()
   .max(64)
-  .refine(isTimeZone, "Expected an IANA time zone like America/Mexico_City (or UTC)")
+  .refine(isTimeZone, zodMessage(m`Expected an IANA time zone like America/Mexico_City (or UTC)`))
   .openapi({ example: "America/Mexico_City", description: "IANA time zone: today, dismissal and cut-offs use it" });
 
 export const Email = z.email().max(254).openapi({ example: "office@school.example" });
@@ -107,7 +110,7 @@ const LOGO_KEY = /^([1-9]\d{0,9})\/logo\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const LogoKey = z
   .string()
   .max(120)
-  .regex(LOGO_KEY, "Expected {schoolId}/logo/{file name}")
+  .regex(LOGO_KEY, zodMessage(m`Expected {schoolId}/logo/{file name}`))
   .openapi({ example: "1/logo/logo-2f1c.png", description: "Object key of the logo, under `{schoolId}/logo/`" });
 
 /** Whether a logo key lies under this school's prefix. */
@@ -127,7 +130,9 @@ export const LOGO_TYPES: Record<LogoType, string> = {
 
 /** The refusal of a level the school does not offer (API 422s and import row errors say the same). */
 export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
-  `The school does not offer the level ${level}; it offers ${offered.length ? offered.join(", ") : "none yet"}`;
+  offered.length
+    ? m`The school does not offer the level ${level}; it offers ${offered.join(", ")}`
+    : m`The school does not offer the level ${level}; it offers none yet`;
 
 /** The level is one the current school offers, else 422 (one indexed read of the school). */
 export async function assertOffered(ctx: Ctx, level: Level) {

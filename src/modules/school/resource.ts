@@ -11,7 +11,9 @@ import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { badRequest } from "../../lib/errors";
+import { invalidBody } from "../../lib/errors";
+import { LANGUAGES } from "../../lib/language";
+import { m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
@@ -21,9 +23,17 @@ import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLeve
 import { permissions } from "./permissions";
 import { forgetZone } from "./zone";
 
+/** The school's language (src/lib/language.ts): its people's default, and the answers' when no one names one. */
+const SchoolLanguage = z.enum(LANGUAGES).openapi({
+  example: "es",
+  description:
+    "The language of answers to its members when neither the request (Accept-Language) nor the user names one, and of new people it adds; default es. Members' tokens carry it from their next refresh",
+});
+
 export const SchoolRecord = RecordBase.extend({
   name: z.string().openapi({ example: "Northside Demo School", description: "The school's name" }),
   timeZone: z.string().openapi({ example: "America/Mexico_City", description: "IANA time zone" }),
+  language: SchoolLanguage,
   levels: z
     .array(LevelSchema)
     .openapi({ description: "Levels offered, in order: preschool, elementary, middle, high" }),
@@ -55,6 +65,7 @@ export function toSchool(row: SchoolRow): School {
     ...timestamps(row),
     name: row.name,
     timeZone: row.timeZone,
+    language: row.language,
     levels: readLevels(row.levels),
     email: row.email,
     phone: row.phone,
@@ -73,7 +84,7 @@ export function visibleSchools(ctx: Ctx): SQL | undefined {
 export const schoolResource = defineResource({
   name: "school",
   plural: "schools",
-  label: "School",
+  label: m`School`,
   path: "/api/v1/school",
   tag: "Schools",
   scope: "platform",
@@ -109,6 +120,7 @@ export const createSchool = schoolResource.create({
   input: z.object({
     name: Name,
     timeZone: TimeZone,
+    language: SchoolLanguage.optional(),
     levels: LevelsInput,
     email: Email.nullable().optional(),
     phone: Phone.nullable().optional(),
@@ -125,6 +137,7 @@ export const updateSchool = schoolResource.update({
   input: z.object({
     name: Name.optional(),
     timeZone: TimeZone.optional(),
+    language: SchoolLanguage.optional(),
     levels: LevelsInput.optional(),
     email: Email.nullable().optional(),
     phone: Phone.nullable().optional(),
@@ -133,8 +146,8 @@ export const updateSchool = schoolResource.update({
   values: (_ctx, { id, body: { levels, ...input } }) => {
     if (input.timeZone !== undefined) forgetZone(id);
     if (input.logo != null && !logoOf(input.logo, id)) {
-      const message = `Must start with ${id}/logo/ (this school's logos)`;
-      throw badRequest(`Invalid body: logo: ${message}`, [{ path: "logo", message }]);
+      const message = m`Must start with ${id}/logo/ (this school's logos)`;
+      throw invalidBody([{ path: "logo", message }]);
     }
     return levels === undefined ? input : { ...input, levels: storeLevels(levels) };
   },

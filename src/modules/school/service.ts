@@ -16,6 +16,7 @@ import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
 import { permissions } from "./permissions";
 import { schoolResource } from "./resource";
@@ -26,7 +27,7 @@ export const LOGO_URL_SECONDS = 5 * 60;
 /** The levels of the school the caller acts in. */
 export async function currentLevels(ctx: Ctx) {
   const row = await Schools.find(ctx, schoolOf(ctx), { levels: schools.levels });
-  if (!row) throw notFound("School", ctx.schoolId ?? undefined);
+  if (!row) throw notFound(m`School ${ctx.schoolId ?? undefined} not found`);
   return levelInfo(readLevels(row.levels));
 }
 
@@ -73,7 +74,7 @@ export async function statistics(ctx: Ctx, id: number) {
   const levels = results.get(perLevel);
   const [classes] = results.get(groupCount);
   const [transport] = results.get(routeCount);
-  if (!school) throw notFound("School", id);
+  if (!school) throw notFound(m`School ${id} not found`);
   const byLevel: Record<Level, number> = { preschool: 0, elementary: 0, middle: 0, high: 0 };
   for (const row of levels) if (row.level) byLevel[row.level] = row.total;
   return {
@@ -117,8 +118,8 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
     const row = await Schools.select(ctx, { logo: schools.logo })
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
       .first();
-    if (!row) throw notFound("School", id);
-    if (row.logo === null) throw notFound(`School ${id} has no logo; upload one with method PUT`);
+    if (!row) throw notFound(m`School ${id} not found`);
+    if (row.logo === null) throw notFound(m`School ${id} has no logo; upload one with method PUT`);
     key = row.logo;
   }
   const contentType = input.method === "PUT" ? input.contentType : undefined;
@@ -144,7 +145,7 @@ export async function setAddress(ctx: Ctx, id: number, addressId: number | null)
     const school = await Schools.select(ctx, { id: schools.id }, "write")
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "write"))
       .first();
-    throw school ? notFound("Address", addressId ?? undefined) : notFound("School", id);
+    throw school ? notFound(m`Address ${addressId ?? undefined} not found`) : notFound(m`School ${id} not found`);
   }
 }
 

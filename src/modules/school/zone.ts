@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { Schools, schools } from "../../db/schema/core";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 
 const KEEP_MS = 60_000;
 const kept = new Map<number, { zone: string; until: number }>();
@@ -18,7 +19,7 @@ export async function schoolZone(ctx: Ctx): Promise<string> {
   const hit = kept.get(id);
   if (hit && hit.until > now) return hit.zone;
   const row = await Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, id)).first();
-  if (!row) throw notFound("School", id);
+  if (!row) throw notFound(m`School ${id} not found`);
   kept.set(id, { zone: row.timeZone, until: now + KEEP_MS });
   return row.timeZone;
 }

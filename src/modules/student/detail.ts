@@ -8,6 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { Guardians, Students, students } from "../../db/schema/student";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
@@ -119,7 +120,7 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
   const row = await Students.select(ctx, { ...detailFields, ownChild: ownChildField(ctx) })
     .where(studentResource.scoped(ctx, eq(students.id, id), "read"))
     .first();
-  if (!row) throw notFound("Student", id);
+  if (!row) throw notFound(m`Student ${id} not found`);
   const staff = ctx.can(permissions.read);
   // The sub-selects build these objects with exactly these keys.
   const guardianRows: GuardianJson[] = JSON.parse(row.guardians);

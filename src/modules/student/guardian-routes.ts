@@ -13,6 +13,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, Students, students } from "../../db/schema/student";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -40,7 +41,7 @@ const Record = RecordBase.extend({
 export const guardianResource = defineResource({
   name: "studentGuardian",
   plural: "studentGuardians",
-  label: "Guardian",
+  label: m`Guardian`,
   path: "/api/v1/student-guardian",
   tag: "People",
   scope: "school",
@@ -60,7 +61,7 @@ export const guardianResource = defineResource({
     restrictionFrom: row.restrictionFrom,
     restrictionUntil: row.restrictionUntil,
   }),
-  conflictMessage: "This parent is already a guardian of this student",
+  conflictMessage: m`This parent is already a guardian of this student`,
 });
 const resource = guardianResource;
 
@@ -103,9 +104,9 @@ export async function addGuardianTo(ctx: Ctx, { params, body }: InputOf<typeof a
       .limit(1),
   );
   const found = await reads.commit();
-  if (!found.get(student)[0]) throw notFound("Student", studentId);
+  if (!found.get(student)[0]) throw notFound(m`Student ${studentId} not found`);
   const [own] = found.get(parent);
-  if (!own) throw notFound("Parent", body.parentId);
+  if (!own) throw notFound(m`Parent ${body.parentId} not found`);
   const { parentId, relationship, ...capabilities } = body;
   const batch = new Batch(ctx).add(
     ...resource.writes.insert(ctx, {
@@ -148,12 +149,16 @@ const RestrictionBody = z
     until: Day.optional().openapi({ description: "Last day it holds (inclusive); none: until cleared" }),
   })
   .superRefine((v, issue) => {
-    if (v.restricted && !v.reason) issue.addIssue({ code: "custom", path: ["reason"], message: "Required" });
+    if (v.restricted && !v.reason) issue.addIssue({ code: "custom", path: ["reason"], message: m`Required`.render() });
     if (!v.restricted && (v.reason ?? v.documentId ?? v.from ?? v.until) !== undefined) {
-      issue.addIssue({ code: "custom", path: ["restricted"], message: "Clearing a restriction takes no other field" });
+      issue.addIssue({
+        code: "custom",
+        path: ["restricted"],
+        message: m`Clearing a restriction takes no other field`.render(),
+      });
     }
     if (v.from && v.until && v.from > v.until) {
-      issue.addIssue({ code: "custom", path: ["until"], message: "Must not be before from" });
+      issue.addIssue({ code: "custom", path: ["until"], message: m`Must not be before from`.render() });
     }
   });
 
@@ -175,10 +180,10 @@ export const restrictGuardian = resource.action({
         restrictionUntil: null,
       };
     }
-    if (input.from && input.until && input.from > input.until) throw badRequest("until must not be before from");
+    if (input.from && input.until && input.from > input.until) throw badRequest(m`until must not be before from`);
     if (input.documentId !== undefined) {
       const doc = await Documents.find(ctx, input.documentId, { id: documents.id });
-      if (!doc) throw notFound("Document", input.documentId);
+      if (!doc) throw notFound(m`Document ${input.documentId} not found`);
     }
     return {
       restricted: true,

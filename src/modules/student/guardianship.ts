@@ -10,12 +10,13 @@ import { eq, isNull, sql } from "drizzle-orm";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import type { Ctx } from "../../lib/context";
+import { m } from "../../lib/message";
 
 export type PickUp =
   | { allowed: true }
   | {
       allowed: false;
-      /** "not a student of this school", "not a guardian", "may not pick up", "restricted", "restricted until YYYY-MM-DD". */
+      /** Why not, in the language of the request: "not a guardian", "may not pick up", "restricted until YYYY-MM-DD". */
       reason: string;
     };
 
@@ -36,15 +37,15 @@ export function restrictedOn(link: GuardianLink, date: string): boolean {
 
 /** The decision for one guardian link (or none) on `date`. */
 export function pickUpDecision(link: GuardianLink | undefined, date: string): PickUp {
-  if (!link) return { allowed: false, reason: "not a guardian" };
+  if (!link) return { allowed: false, reason: m`not a guardian`.render() };
   // The school's restriction first: it is the reason staff must see at the door.
   if (restrictedOn(link, date)) {
     return {
       allowed: false,
-      reason: link.restrictionUntil ? `restricted until ${link.restrictionUntil}` : "restricted",
+      reason: (link.restrictionUntil ? m`restricted until ${link.restrictionUntil}` : m`restricted`).render(),
     };
   }
-  if (!link.canPickUp) return { allowed: false, reason: "may not pick up" };
+  if (!link.canPickUp) return { allowed: false, reason: m`may not pick up`.render() };
   return { allowed: true };
 }
 
@@ -70,7 +71,7 @@ export async function mayPickUp(ctx: Ctx, input: Who & { studentId: number; date
     .leftJoin(Guardians, sql`${eq(guardians.studentId, students.id)} AND ${eq(guardians.parentId, parent)}`)
     .where(eq(students.id, input.studentId), isNull(students.deletedAt))
     .first();
-  if (!row) return { allowed: false, reason: "not a student of this school" };
+  if (!row) return { allowed: false, reason: m`not a student of this school`.render() };
   if (row.guardianId === null) return pickUpDecision(undefined, input.date);
   return pickUpDecision(
     {

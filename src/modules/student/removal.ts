@@ -9,6 +9,7 @@ import { Students, students } from "../../db/schema/student";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
@@ -50,7 +51,12 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     return ids.filter((id) => !here.has(id));
   };
   const refuse = (gone: number[]) =>
-    new ApiError(404, `Student${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found; nothing was deleted`);
+    new ApiError(
+      404,
+      gone.length > 1
+        ? m`Students ${gone.join(", ")} not found; nothing was deleted`
+        : m`Student ${gone.join(", ")} not found; nothing was deleted`,
+    );
   const before = await missing();
   if (before.length) throw refuse(before);
   const batch = new Batch(ctx);
@@ -111,11 +117,11 @@ async function restoreRefusal(ctx: Ctx, id: number): Promise<ApiError | undefine
   })
     .where(eq(students.id, id))
     .first();
-  if (!row) return notFound("Student", id);
-  if (row.deletedAt === null) return conflict(`Student ${id} is not deleted`);
+  if (!row) return notFound(m`Student ${id} not found`);
+  if (row.deletedAt === null) return conflict(m`Student ${id} is not deleted`);
   if (row.holder !== null) {
     return conflict(
-      `Student ${row.holder} now has the id number ${row.idNumber}; change or delete that student's id number first`,
+      m`Student ${row.holder} now has the id number ${row.idNumber}; change or delete that student's id number first`,
     );
   }
   return undefined;
@@ -131,7 +137,7 @@ export async function restoreStudent(ctx: Ctx, id: number) {
   const restored = batch.read(resource.readOne(ctx, id));
   try {
     const [row] = (await batch.commit()).get(restored);
-    if (!row) throw notFound("Student", id);
+    if (!row) throw notFound(m`Student ${id} not found`);
     return resource.toRecord(ctx, row);
   } catch (err) {
     // Changed since the read (restored meanwhile, or its number taken): the read again says how.

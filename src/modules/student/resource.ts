@@ -14,6 +14,7 @@ import { RouteStudents, routeStudents } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
+import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { containsName, searchTerm } from "../../lib/search";
@@ -95,7 +96,7 @@ export const toStudent = (row: RowOf<typeof fields>): z.output<typeof StudentRec
 export const studentResource = defineResource({
   name: "student",
   plural: "students",
-  label: "Student",
+  label: m`Student`,
   path: "/api/v1/student",
   tag: "People",
   scope: "school",
@@ -104,7 +105,7 @@ export const studentResource = defineResource({
   view: { fields },
   toRecord: (_ctx, row) => toStudent(row),
   visibleTo,
-  conflictMessage: "Another student of this school has this id number",
+  conflictMessage: m`Another student of this school has this id number`,
 });
 export const resource = studentResource;
 
@@ -182,7 +183,7 @@ const IdNumber = text({ max: 50 }).openapi({ example: "S-0042", description: "Un
 async function checkFamily(ctx: Ctx, familyId: number | null | undefined) {
   if (familyId === null || familyId === undefined) return;
   const found = await Families.find(ctx, familyId, { id: families.id });
-  if (!found) throw notFound("Family", familyId);
+  if (!found) throw notFound(m`Family ${familyId} not found`);
 }
 
 export const createStudent = resource.create({
@@ -246,7 +247,7 @@ async function checkInput(
 ) {
   const latest = new Date(ctx.deps.clock.now().getTime() + DAY_MS).toISOString().slice(0, 10);
   if (input.birthDate && input.birthDate > latest) {
-    throw unprocessable(`The birth date ${input.birthDate} is after today`);
+    throw unprocessable(m`The birth date ${input.birthDate} is after today`);
   }
   await Promise.all([checkFamily(ctx, input.familyId), input.level ? assertOffered(ctx, input.level) : undefined]);
 }
@@ -256,11 +257,10 @@ async function notInAnotherFamily(ctx: Ctx, id: number, familyId: number) {
   const row = await Students.select(ctx, { familyId: students.familyId }, "write")
     .where(resource.scoped(ctx, eq(students.id, id), "write"))
     .first();
-  if (!row) throw notFound("Student", id);
+  if (!row) throw notFound(m`Student ${id} not found`);
   if (row.familyId !== null && row.familyId !== familyId) {
     throw conflict(
-      `Student ${id} is already in another family (${row.familyId}); a student in two families is not allowed: ` +
-        "take them out of it first",
+      m`Student ${id} is already in another family (${row.familyId}); a student in two families is not allowed: take them out of it first`,
     );
   }
 }
@@ -271,19 +271,19 @@ export const exportStudents = resource.export({
   access: "member",
   context: readerContext,
   list: listStudents,
-  filename: "students.xlsx",
-  sheet: "Students",
+  filename: m`students.xlsx`,
+  sheet: m`Students`,
   columns: [
-    "Id",
-    "First name",
-    "Last name",
-    "Id number",
-    "Level",
-    "Birth date",
-    "Status",
-    "Family number",
-    "Family",
-    "Created at",
+    m`Id`,
+    m`First name`,
+    m`Last name`,
+    m`Id number`,
+    m`Level`,
+    m`Birth date`,
+    m`Status`,
+    m`Family number`,
+    m`Family`,
+    m`Created at`,
   ],
   extra: {
     fields: () => ({ familyNumber: families.familyNumber, familyName: families.name }),

@@ -6,9 +6,10 @@
 import { z } from "@hono/zod-openapi";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { contains } from "../../lib/search";
-import { SAFE_TEXT, text, UNSAFE_TEXT_MESSAGE } from "../../lib/text";
+import { SAFE_TEXT, text, UNSAFE_TEXT } from "../../lib/text";
 import { permissions } from "./permissions";
 import {
   joinPerson,
@@ -26,7 +27,7 @@ const Subject = text({ max: 50 }).openapi({ example: "Math" });
 const Subjects = z
   .array(Subject)
   .max(20)
-  .refine((s) => new Set(s).size === s.length, "Each subject once")
+  .refine((s) => new Set(s).size === s.length, zodMessage(m`Each subject once`))
   .openapi({ description: "Up to 20 subjects of at most 50 characters, each once", example: ["Math", "Physics"] });
 
 const Record = RecordBase.extend({
@@ -44,7 +45,7 @@ const parseSubjects = (stored: unknown): string[] => (Array.isArray(stored) ? st
 export const teacherResource = defineResource({
   name: "teacher",
   plural: "teachers",
-  label: "Teacher",
+  label: m`Teacher`,
   path: "/api/v1/teacher",
   tag: "People",
   scope: "school",
@@ -68,7 +69,7 @@ export const teacherResource = defineResource({
     employeeNumber: row.employeeNumber,
   }),
   visibleTo: (ctx) => notRemovedHere(ctx, teachers),
-  conflictMessage: "This person is already a teacher of this school, or the employee number is taken",
+  conflictMessage: m`This person is already a teacher of this school, or the employee number is taken`,
 });
 
 const resource = teacherResource;
@@ -79,9 +80,12 @@ const filters = {
     schema: z
       .string()
       .min(1)
-      .regex(SAFE_TEXT, UNSAFE_TEXT_MESSAGE)
+      .regex(SAFE_TEXT, UNSAFE_TEXT)
       // The LIKE pattern (the JSON string, LIKE-escaped, between %) within D1's 50 bytes.
-      .refine((v) => bytes(likeEscaped(JSON.stringify(v))) + 2 <= 50, "Too long to search: at most 46 bytes")
+      .refine(
+        (v) => bytes(likeEscaped(JSON.stringify(v))) + 2 <= 50,
+        zodMessage(m`Too long to search: at most 46 bytes`),
+      )
       .optional()
       .openapi({ description: "A subject the teacher teaches (the whole subject; ASCII letters in any case)" }),
     // The stored JSON array holds each subject as a JSON string: `"Math"` matches Math, never Mathematics.
@@ -121,9 +125,9 @@ export const deleteTeacher = staff.delete;
 export const exportTeachers = resource.export({
   access: permissions.read,
   list: listTeachers,
-  filename: "teachers.xlsx",
-  sheet: "Teachers",
-  columns: staffColumns("Subjects"),
+  filename: m`teachers.xlsx`,
+  sheet: m`Teachers`,
+  columns: staffColumns(m`Subjects`),
   cells: (ctx, row) => {
     const r = resource.toRecord(ctx, row);
     return staffCells(r, r.subjects.join(", "));

@@ -33,6 +33,7 @@ import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation, type Tag } from "../../lib/route";
@@ -171,18 +172,21 @@ export function createBody<S extends z.ZodRawShape>(profile: S) {
       firstName: FirstName.optional().openapi({ description: "With phone: the new user's first name (required)" }),
       lastName: LastName.optional(),
       email: Email.nullable().optional(),
-      language: Language.optional().openapi({ description: "With phone: a new user's language (default es)" }),
+      language: Language.optional().openapi({
+        description: "With phone: a new user's language (default: the school's)",
+      }),
       ...profile,
     })
     .superRefine((v: Record<string, unknown>, issue) => {
-      const add = (path: string, message: string) => issue.addIssue({ code: "custom", path: [path], message });
-      if (v.userId === undefined && v.phone === undefined) add("userId", "Send userId, or phone and firstName");
+      const add = (path: string, message: Message) =>
+        issue.addIssue({ code: "custom", path: [path], message: message.render() });
+      if (v.userId === undefined && v.phone === undefined) add("userId", m`Send userId, or phone and firstName`);
       if (v.userId !== undefined) {
         for (const key of ["phone", "firstName", "lastName", "email", "language"]) {
-          if (v[key] !== undefined) add(key, "Not with userId: send userId alone, or phone and a name");
+          if (v[key] !== undefined) add(key, m`Not with userId: send userId alone, or phone and a name`);
         }
       } else if (v.phone !== undefined && v.firstName === undefined) {
-        add("firstName", "Required with phone");
+        add("firstName", m`Required with phone`);
       }
     });
 }
@@ -205,7 +209,7 @@ export interface PersonInput {
 
 /** What the shared verbs need of a staff resource (a `defineResource` result). */
 export interface StaffResource<T extends ProfileTable, Row, Rec> {
-  config: { name: string; label: string; path: string; tag: Tag; data: Data<T> };
+  config: { name: string; label: Message; path: string; tag: Tag; data: Data<T> };
   record: z.ZodType<Rec>;
   find(ctx: Ctx, id: number): Promise<{ userId: number }>;
   readOne(ctx: Ctx, id: number | SQL<number>): Query<Row>;
@@ -221,7 +225,7 @@ async function employeeNumberTaken<T extends ProfileTable>(ctx: Ctx, data: Data<
     .select(ctx, { id: data.table.id })
     .where(eq(data.table.employeeNumber, employeeNumber))
     .first();
-  if (taken) throw conflict(`Employee number ${employeeNumber} is already used in this school`);
+  if (taken) throw conflict(m`Employee number ${employeeNumber} is already used in this school`);
 }
 
 /**
@@ -237,7 +241,10 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
 ): Promise<Rec> {
   const { data } = resource.config;
   const table = data.table;
-  const already = `This person is already ${role === "teacher" ? "a teacher" : "administrative staff"} of this school`;
+  const already =
+    role === "teacher"
+      ? m`This person is already a teacher of this school`
+      : m`This person is already administrative staff of this school`;
   let userId: number | SQL<number>;
   const batch = new Batch(ctx);
   if (input.userId !== undefined) {
@@ -246,7 +253,7 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
     const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
       .where(eq(schoolUsers.userId, input.userId), isNull(schoolUsers.deletedAt))
       .first();
-    if (!member) throw notFound("User", input.userId);
+    if (!member) throw notFound(m`User ${input.userId} not found`);
     userId = input.userId;
     batch.add(...giveRoles(ctx, eq(users.id, userId), [role]));
   } else {
@@ -309,11 +316,13 @@ export async function updateStaff<T extends ProfileTable, Row, Rec>(
     ...(await personEdit(ctx, userId, person)),
   );
   try {
-    await batch.commit({ conflict: `Employee number ${profile.employeeNumber} is already used in this school` });
+    await batch.commit({
+      conflict: m`Employee number ${String(profile.employeeNumber)} is already used in this school`,
+    });
   } catch (err) {
     if (err instanceof GuardFailed) {
       await resource.find(ctx, id); // 404 when it went meanwhile
-      throw conflict(`${resource.config.label} ${id} changed while it was being written; try again`);
+      throw conflict(m`${resource.config.label} ${id} changed while it was being written; try again`);
     }
     throw err;
   }
@@ -346,7 +355,7 @@ export async function removeStaff<T extends ProfileTable, Row, Rec>(
       )
       .commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound(resource.config.label, id);
+    if (err instanceof GuardFailed) throw notFound(m`${resource.config.label} ${id} not found`);
     throw err;
   }
 }
@@ -489,18 +498,18 @@ export function staffOperations<T extends ProfileTable, Row, Rec, S extends z.Zo
 }
 
 /** The export's columns of a staff profile: the person's, then the profile's field and employee number. */
-export const staffColumns = (header: string) => [
-  "Id",
-  "User id",
-  "First name",
-  "Last name",
-  "Phone",
-  "Email",
-  "Status",
-  "Language",
+export const staffColumns = (header: Message) => [
+  m`Id`,
+  m`User id`,
+  m`First name`,
+  m`Last name`,
+  m`Phone`,
+  m`Email`,
+  m`Status`,
+  m`Language`,
   header,
-  "Employee number",
-  "Created at",
+  m`Employee number`,
+  m`Created at`,
 ];
 
 /** One export row of a staff record (`fieldCell` its own field's cell). */

@@ -8,6 +8,7 @@ import { Batch } from "../../db/batch";
 import { TransportationRules, transportationRules } from "../../db/schema/transport-rules";
 import type { Ctx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineResource } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
 import { permissions } from "./permissions";
@@ -33,7 +34,7 @@ const RulesInput = z.strictObject({
 const rules = defineResource({
   name: "transportationRules",
   plural: "transportationRules",
-  label: "Transportation rules",
+  label: m`Transportation rules`,
   path,
   tag: "Transport",
   scope: "school",
@@ -78,7 +79,7 @@ export async function readRules(ctx: Ctx) {
 export async function replaceRules(ctx: Ctx, content: string) {
   const bytes = new TextEncoder().encode(content).length;
   if (bytes > MAX_CONTENT_BYTES) {
-    throw new ApiError(413, `content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);
+    throw new ApiError(413, m`content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);
   }
   const existing = await TransportationRules.select(ctx, { id: transportationRules.id }).first();
   const values = { content, updatedBy: ctx.userId };
@@ -87,7 +88,7 @@ export async function replaceRules(ctx: Ctx, content: string) {
   } else {
     await new Batch(ctx)
       .add(...rules.writes.insert(ctx, values))
-      .commit({ conflict: "The rules were written by another request just now; try again" });
+      .commit({ conflict: m`The rules were written by another request just now; try again` });
   }
 }
 

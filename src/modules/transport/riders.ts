@@ -5,6 +5,7 @@
  */
 import { unprocessable } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
+import { type Message, m } from "../../lib/message";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 
 export interface RouteLevels {
@@ -20,11 +21,14 @@ export interface Candidate {
 }
 
 /** Why `student` may not ride `route`, or undefined when they may. */
-export function whyNotRider(route: RouteLevels, student: Candidate): string | undefined {
+export function whyNotRider(route: RouteLevels, student: Candidate): Message | undefined {
   if (student.status !== "active")
-    return `Student ${student.id} is ${student.status}; only active students ride routes`;
+    return m`Student ${student.id} is ${student.status}; only active students ride routes`;
   if (route.levels.length > 0 && (student.level === null || !route.levels.includes(student.level))) {
-    return `Route '${route.name}' serves ${route.levels.join(", ")}; ${student.name} is ${student.level ?? "of no level"}`;
+    const levels = route.levels.join(", ");
+    return student.level === null
+      ? m`Route '${route.name}' serves ${levels}; ${student.name} is of no level`
+      : m`Route '${route.name}' serves ${levels}; ${student.name} is ${student.level}`;
   }
   return undefined;
 }

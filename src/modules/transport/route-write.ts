@@ -26,10 +26,11 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { maskOf, WEEKDAY_NAMES } from "../../lib/weekdays";
+import { maskOf, weekdayName } from "../../lib/weekdays";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
 import { Direction, routeResource, Time, Weekday } from "./route";
@@ -40,13 +41,13 @@ const Weekdays = z
   .array(Weekday)
   .min(1)
   .max(7)
-  .refine((v) => new Set(v).size === v.length, "Each weekday at most once")
+  .refine((v) => new Set(v).size === v.length, zodMessage(m`Each weekday at most once`))
   .openapi({ example: [1, 2, 3, 4, 5], description: "The ISO weekdays it runs (1 Monday .. 7 Sunday)" });
 
 const Levels = z
   .array(z.enum(LEVELS))
   .max(LEVELS.length)
-  .refine((v) => new Set(v).size === v.length, "Each level at most once")
+  .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
   .openapi({ example: ["elementary"], description: "Levels of the school it serves; empty or absent: every level" });
 
 const StopInput = z
@@ -75,14 +76,14 @@ const Stops = z
   .min(1)
   .max(MAX_STOPS)
   .refine((stops) => stops.every((s, i) => i === 0 || (stops[i - 1]?.time ?? "") <= s.time), {
-    message: "Stops are in route order: each stop's time is at or after the previous one's",
+    ...zodMessage(m`Stops are in route order: each stop's time is at or after the previous one's`),
   })
   .refine(
     (stops) => {
       const ids = stops.flatMap((s) => (s.id === undefined ? [] : [s.id]));
       return new Set(ids).size === ids.length;
     },
-    { message: "Each stop id at most once" },
+    { ...zodMessage(m`Each stop id at most once`) },
   )
   .openapi({ description: `The stops in order, 1 to ${MAX_STOPS}` });
 
@@ -251,17 +252,16 @@ function refuse(
   before?: { direction: string; weekdays: readonly number[] },
 ) {
   if (want.transportId !== undefined) {
-    if (!read.vehicle) throw notFound("Transport", want.transportId);
+    if (!read.vehicle) throw notFound(m`Transport ${want.transportId} not found`);
     if (read.vehicle.status !== "active") {
       throw unprocessable(
-        `Vehicle ${read.vehicle.name} is out of service: a vehicle out of service cannot serve a route that runs`,
+        m`Vehicle ${read.vehicle.name} is out of service: a vehicle out of service cannot serve a route that runs`,
       );
     }
     const busiest = [...read.days].sort((a, b) => Number(b.riders) - Number(a.riders))[0];
     if (busiest && Number(busiest.riders) > read.vehicle.seats) {
       throw unprocessable(
-        `Vehicle ${read.vehicle.name} has ${read.vehicle.seats} seats; the route carries ${busiest.riders} riders on ` +
-          `${WEEKDAY_NAMES[busiest.weekday - 1]}`,
+        m`Vehicle ${read.vehicle.name} has ${read.vehicle.seats} seats; the route carries ${busiest.riders} riders on ${weekdayName(busiest.weekday)}`,
       );
     }
   }
@@ -272,34 +272,33 @@ function refuse(
     const id = stop.trustedAddressId;
     if (!id) continue;
     const found = read.trusted.find((t) => t.id === id);
-    if (!found) throw notFound("Trusted address", id);
+    if (!found) throw notFound(m`Trusted address ${id} not found`);
     if (found.status !== "approved")
-      throw unprocessable(`Trusted address ${id} is ${found.status}; a stop serves an approved one`);
+      throw unprocessable(m`Trusted address ${id} is ${found.status}; a stop serves an approved one`);
   }
   if (want.routeId === undefined || !before) return;
   const riders = read.days.reduce((n, d) => Math.max(n, Number(d.riders)), 0);
   if (want.direction !== undefined && want.direction !== before.direction && riders > 0) {
-    throw conflict(`Route ${want.routeId} has riders: it cannot change direction (take them off the route first)`);
+    throw conflict(m`Route ${want.routeId} has riders: it cannot change direction (take them off the route first)`);
   }
   if (want.weekdays) {
     const dropped = read.days.filter((d) => !want.weekdays?.includes(d.weekday) && Number(d.riders) > 0);
     const first = dropped[0];
     if (first) {
       throw conflict(
-        `Route ${want.routeId} carries ${first.riders} riders on ${WEEKDAY_NAMES[first.weekday - 1]}: ` +
-          "it keeps the weekdays its students ride",
+        m`Route ${want.routeId} carries ${first.riders} riders on ${weekdayName(first.weekday)}: it keeps the weekdays its students ride`,
       );
     }
   }
   if (want.stops) {
     const known = new Set(read.stops.map((s) => s.id));
     const unknown = want.stops.find((s) => s.id !== undefined && !known.has(s.id));
-    if (unknown?.id !== undefined) throw unprocessable(`Stop ${unknown.id} is not a stop of route ${want.routeId}`);
+    if (unknown?.id !== undefined) throw unprocessable(m`Stop ${unknown.id} is not a stop of route ${want.routeId}`);
     const kept = new Set(want.stops.flatMap((s) => (s.id === undefined ? [] : [s.id])));
     const removed = read.stops.find((s) => !kept.has(s.id) && Number(s.riders) > 0);
     if (removed) {
       throw conflict(
-        `Stop ${removed.id} (${removed.name}) has ${removed.riders} rider(s): move them to another stop before removing it`,
+        m`Stop ${removed.id} (${removed.name}) has ${removed.riders} rider(s): move them to another stop before removing it`,
       );
     }
   }
@@ -413,7 +412,7 @@ export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.rou
     .add(...stillActive(ctx, body.transportId));
   const read = batch.read(routeResource.readOne(ctx, id));
   const results = await batch.commit(routeResource.messages).catch((err: unknown) => {
-    if (err instanceof GuardFailed) throw unprocessable(`Vehicle ${body.transportId} went out of service meanwhile`);
+    if (err instanceof GuardFailed) throw unprocessable(m`Vehicle ${body.transportId} went out of service meanwhile`);
     throw err;
   });
   const [row] = results.get(read);
@@ -447,7 +446,7 @@ export async function updateRoute(ctx: Ctx, { params, body }: InputOf<typeof upd
   await routeResource.commit(ctx, id, batch, {
     messages: {
       ...routeResource.messages,
-      reference: `Route ${id} changed while it was being written (a stop got riders); try again`,
+      reference: m`Route ${id} changed while it was being written (a stop got riders); try again`,
     },
   });
 }
@@ -483,7 +482,7 @@ export async function deleteRoute(ctx: Ctx, { params }: InputOf<typeof deleted>)
   const { id } = params;
   const record = await routeResource.find(ctx, id);
   if (record.studentCount > 0) {
-    throw conflict(`Route ${id} has ${record.studentCount} student(s) on it; take them off the route first`);
+    throw conflict(m`Route ${id} has ${record.studentCount} student(s) on it; take them off the route first`);
   }
   await routeResource.change(ctx, id, {
     action: "delete",
@@ -492,7 +491,7 @@ export async function deleteRoute(ctx: Ctx, { params }: InputOf<typeof deleted>)
     rules: [
       {
         when: sql`NOT ${RouteStudents.exists(ctx, eq(routeStudents.routeId, id))}`,
-        message: `Route ${id} got students meanwhile; take them off the route first`,
+        message: m`Route ${id} got students meanwhile; take them off the route first`,
       },
     ],
   });

@@ -17,6 +17,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { LEVELS, type Level } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
@@ -35,7 +36,7 @@ export const Weekday = z
   .openapi({ example: 1, description: "ISO weekday, 1 Monday .. 7 Sunday" });
 export const Time = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a school-local time HH:mm")
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`Expected a school-local time HH:mm`))
   .openapi({ example: "15:40", description: "When the bus is at the stop, school-local HH:mm" });
 
 /** ISO weekdays as the stored bit mask (bit d-1) and back. */
@@ -132,7 +133,7 @@ export function toRoute(row: RowOf<typeof fields>): RouteOut {
 export const routeResource = defineResource({
   name: "route",
   plural: "routes",
-  label: "Route",
+  label: m`Route`,
   path: "/api/v1/route",
   tag: "Transport",
   scope: "school",
@@ -142,8 +143,7 @@ export const routeResource = defineResource({
   view: { fields, join: (q) => q.join(Transports, eq(transports.id, routes.transportId)) },
   toRecord: (_ctx, row) => toRoute(row),
   visibleTo: (ctx) => routeVisible(ctx, routes.transportId),
-  conflictMessage:
-    "A route with this name already exists in this school (names that differ in case or accents are one)",
+  conflictMessage: m`A route with this name already exists in this school (names that differ in case or accents are one)`,
 });
 
 export const listRoutes = routeResource.list({

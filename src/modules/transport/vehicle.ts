@@ -31,13 +31,14 @@ import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { joinMessages, m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, RecordBase, type Rule, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { WEEKDAY_NAMES } from "../../lib/weekdays";
+import { weekdayName } from "../../lib/weekdays";
 import { isoWeekday } from "../../lib/zoned-time";
 import { mayAssign } from "../role/api";
 import { giveRoles } from "../user/api";
@@ -72,7 +73,7 @@ export const TransportRecord = RecordBase.extend({
 export const vehicleResource = defineResource({
   name: "transport",
   plural: "transports",
-  label: "Transport",
+  label: m`Transport`,
   path: "/api/v1/transport",
   tag: "Transport",
   scope: "school",
@@ -89,8 +90,7 @@ export const vehicleResource = defineResource({
     driverUserId: row.driverUserId,
     status: row.status,
   }),
-  conflictMessage:
-    "A vehicle with this name already exists in this school (names that differ in case or accents are one)",
+  conflictMessage: m`A vehicle with this name already exists in this school (names that differ in case or accents are one)`,
 });
 
 export const listTransports = vehicleResource.list({
@@ -143,7 +143,7 @@ async function driverStatements(ctx: Ctx, userId: number | null | undefined): Pr
   const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
     .where(eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt))
     .first();
-  if (!member) throw notFound("User", userId);
+  if (!member) throw notFound(m`User ${userId} not found`);
   return giveRoles(ctx, eq(users.id, userId), ["driver"]);
 }
 
@@ -251,13 +251,16 @@ async function loads(ctx: Ctx, id: number, since: string): Promise<DayLoad[]> {
   return out;
 }
 
-const dayName = (l: DayLoad) => (l.date ? `${l.date} (${WEEKDAY_NAMES[l.weekday - 1]})` : WEEKDAY_NAMES[l.weekday - 1]);
+const dayName = (l: DayLoad) => (l.date ? m`${l.date} (${weekdayName(l.weekday)})` : weekdayName(l.weekday));
 
 /** The 422 of seats below some day's riders, naming the fullest days (at most three). */
 function tooFewSeats(name: string, seats: number, over: DayLoad[]) {
   const worst = [...over].sort((a, b) => b.riders - a.riders).slice(0, 3);
-  const days = worst.map((l) => `${l.riders} riders on ${dayName(l)} (route ${l.route})`).join("; ");
-  return unprocessable(`Vehicle ${name} cannot have ${seats} seats: it carries ${days}`);
+  const days = joinMessages(
+    worst.map((l) => m`${l.riders} riders on ${dayName(l)} (route ${l.route})`),
+    "; ",
+  );
+  return unprocessable(m`Vehicle ${name} cannot have ${seats} seats: it carries ${days}`);
 }
 
 /**
@@ -288,20 +291,19 @@ export async function updateTransport(ctx: Ctx, { params, body }: InputOf<typeof
     if (over.length) throw tooFewSeats(before.name, seats, over);
     rules.push({
       when: seatsHold(ctx, id, seats),
-      message: `Vehicle ${before.name} cannot have ${seats} seats: riders were added meanwhile; try again`,
+      message: m`Vehicle ${before.name} cannot have ${seats} seats: riders were added meanwhile; try again`,
     });
   }
   if (body.status === "out_of_service" && before.status !== "out_of_service") {
     const serving = await servedBy(ctx, id).orderBy(asc(routes.name)).limit(5).all();
     if (serving.length) {
       throw unprocessable(
-        `Vehicle ${before.name} serves route(s) ${serving.map((r) => r.name).join(", ")}: a vehicle out of service ` +
-          "cannot serve a route that runs; move them to another vehicle first",
+        m`Vehicle ${before.name} serves route(s) ${serving.map((r) => r.name).join(", ")}: a vehicle out of service cannot serve a route that runs; move them to another vehicle first`,
       );
     }
     rules.push({
       when: sql`NOT ${Routes.exists(ctx, eq(routes.transportId, id))}`,
-      message: `Vehicle ${before.name} now serves a route; it cannot go out of service`,
+      message: m`Vehicle ${before.name} now serves a route; it cannot go out of service`,
     });
   }
   const also = await driverStatements(ctx, body.driverUserId);
@@ -317,7 +319,7 @@ export const deleteTransport = vehicleResource.delete({
     const serving = await servedBy(ctx, id).orderBy(desc(routes.createdAt)).limit(5).all();
     if (serving.length) {
       throw conflict(
-        `Transport ${id} serves route(s) ${serving.map((r) => r.name).join(", ")}; delete or move them first`,
+        m`Transport ${id} serves route(s) ${serving.map((r) => r.name).join(", ")}; delete or move them first`,
       );
     }
   },

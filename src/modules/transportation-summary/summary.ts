@@ -16,6 +16,7 @@ import { Students, students } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { Listing, type PageInput, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -43,7 +44,7 @@ import {
 
 const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, "Must be a calendar date, YYYY-MM-DD")
+  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2027-03-01", description: "A school-local date, YYYY-MM-DD; default the school's today" });
 
 const RouteStop = z
@@ -219,7 +220,7 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
       : { each: batch.read(studentDays(ctx, date, countFields(date)).where(...filters)) };
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound("School", schoolOf(ctx));
+  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
   // The school's calendar (any level): a holiday, a weekend, or a weekday no schedule names is no school.
   const off = dayOff(date, calendar);
   const holiday = off === "holiday";
@@ -366,7 +367,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
   const total = batch.read(ExitPermissions.select(ctx).where(where).count());
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound("School", schoolOf(ctx));
+  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
   const weekday = isoWeekday(date);
   const dismissal = new Map(calendar.schedules.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   const data = results.get(rows).flatMap((r) => {

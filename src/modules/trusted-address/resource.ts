@@ -7,6 +7,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TrustedAddresses } from "../../db/schema/trusted-address";
+import { m } from "../../lib/message";
 import { type Address, AddressRecord, addressFields, toAddress } from "../address/api";
 import { defineTrustedRequests, RecordId } from "../trusted-person/api";
 
@@ -17,7 +18,7 @@ const ownAddress = ({ id: _, createdAt: _c, updatedAt: _u, ...address }: Address
 const trusted = defineTrustedRequests({
   name: "trustedAddress",
   plural: "trustedAddresses",
-  label: "Trusted address",
+  label: m`Trusted address`,
   pluralLabel: "trusted addresses",
   path: "/api/v1/trusted-address",
   tag: "Transport",

@@ -18,6 +18,7 @@ import type { Data, RecordTable } from "../../db/table";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
@@ -64,17 +65,17 @@ interface GuardianRights {
  * a restriction that ended no longer counts). The one rule of registering, changing, withdrawing and
  * uploading images of a request (`registrant`, `mayAlter`).
  */
-function barred(link: GuardianRights, today: string): string | null {
+function barred(link: GuardianRights, today: string): Message | null {
   if (link.restricted && (link.restrictionUntil === null || link.restrictionUntil >= today)) {
-    return "the school has restricted this guardian (may not pick up)";
+    return m`the school has restricted this guardian (may not pick up)`;
   }
-  return link.canRequestChanges ? null : "this guardian may not request changes to the student's way home";
+  return link.canRequestChanges ? null : m`this guardian may not request changes to the student's way home`;
 }
 
 /** The 422 of a guardian (`parentId`'s link) `barred` for the student today. */
 const barredProblem = (link: GuardianRights & { parentId: number }, studentId: number, today: string) =>
   unprocessable(
-    `Parent ${link.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(link, today)}`,
+    m`Parent ${link.parentId} may not authorise trusted people or addresses for student ${studentId}: ${barred(link, today)}`,
   );
 
 /**
@@ -94,9 +95,9 @@ export async function registrant(ctx: Ctx, studentId: number, parentId?: number)
       .leftJoin(Guardians, sql`${eq(guardians.studentId, students.id)} AND ${eq(guardians.parentId, parentId ?? 0)}`)
       .where(...student)
       .first();
-    if (!row) throw notFound("Student", studentId);
+    if (!row) throw notFound(m`Student ${studentId} not found`);
     if (parentId === undefined) return null;
-    if (row.guardian === null) throw unprocessable(`Parent ${parentId} is not a guardian of student ${studentId}`);
+    if (row.guardian === null) throw unprocessable(m`Parent ${parentId} is not a guardian of student ${studentId}`);
     return parentId;
   }
   const ids = actedUsers(ctx);
@@ -115,11 +116,11 @@ export async function registrant(ctx: Ctx, studentId: number, parentId?: number)
     // The caller's own profile first, then a parent they act for.
     .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`))
     .all();
-  if (!rows[0]) throw notFound("Student", studentId);
+  if (!rows[0]) throw notFound(m`Student ${studentId} not found`);
   const named = parentId === undefined ? rows : rows.filter((r) => r.parentId === parentId);
   const first = named[0];
   if (!first)
-    throw forbidden(`Parent ${parentId} is not you or a parent you act for: a parent registers in their own name`);
+    throw forbidden(m`Parent ${parentId} is not you or a parent you act for: a parent registers in their own name`);
   const today = dateIn(first.timeZone, ctx.deps.clock.now());
   const allowed = named.find((r) => barred(r, today) === null);
   if (!allowed) throw barredProblem(first, studentId, today);
@@ -140,7 +141,7 @@ export type RequestTable = RecordTable & Record<"studentId" | "parentId", SQLite
  */
 export async function mayAlter<T extends RequestTable>(
   ctx: Ctx,
-  request: { data: Data<T>; label: string },
+  request: { data: Data<T>; label: Message },
   id: number,
 ) {
   if (ctx.can(permissions.manage)) return;
@@ -162,13 +163,13 @@ export async function mayAlter<T extends RequestTable>(
     .leftJoin(Parents, eq(parents.id, guardians.parentId))
     .where(eq(table.id, id), visibleThrough(table.studentId)(ctx))
     .first();
-  if (!row) throw notFound(label, id);
+  if (!row) throw notFound(m`${label} ${id} not found`);
   const { parentId, userId } = row;
   if (parentId === null || userId === null || !actedUsers(ctx).includes(userId)) {
     throw forbidden(
       parentId === null
-        ? `${label} ${id} was registered by the school; only the school may change or withdraw it`
-        : `${label} ${id} was registered by another guardian; only they or the school may change or withdraw it`,
+        ? m`${label} ${id} was registered by the school; only the school may change or withdraw it`
+        : m`${label} ${id} was registered by another guardian; only they or the school may change or withdraw it`,
     );
   }
   // A left-joined link that is absent reads as nulls: no right to request changes.
@@ -208,8 +209,8 @@ export const decided = (ctx: Ctx, input: z.output<typeof DecisionBody>) => ({
 });
 
 /** The 409 of a decision or change of a request no longer pending. */
-export const notPending = (label: string, id: number) => (state: string) =>
-  `${label} ${id} is ${state}; only a pending request can be changed or decided`;
+export const notPending = (label: Message, id: number) => (state: string) =>
+  m`${label} ${id} is ${state}; only a pending request can be changed or decided`;
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn): Filter<number> => ({

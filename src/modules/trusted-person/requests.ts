@@ -98,7 +98,7 @@ export function defineTrustedRequests<
 >(spec: TrustedSpec<T, F, C, U, D>) {
   const { data, label } = spec;
   const table = data.table;
-  const singular = label.toLowerCase();
+  const singular = label.toString().toLowerCase();
   // Typed as a record schema of any fields: the module's own fields are checked by its `toRecord`.
   const RecordSchema: z.ZodObject = RecordBase.extend({
     studentId: z.number().int().openapi({ example: 1 }),

@@ -11,6 +11,7 @@ import { eq } from "drizzle-orm";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
@@ -29,7 +30,7 @@ const Relationship = text({ max: 50 }).openapi({ example: "aunt", description: "
 const trusted = defineTrustedRequests({
   name: "trustedPerson",
   plural: "trustedPeople",
-  label: "Trusted person",
+  label: m`Trusted person`,
   pluralLabel: "trusted people",
   path: "/api/v1/trusted-person",
   tag: "People",
@@ -76,7 +77,7 @@ const UploadBody = z
   })
   .strict()
   .refine((v) => v.kind !== "photo" || v.contentType.startsWith("image/"), {
-    message: "A photo is an image",
+    ...zodMessage(m`A photo is an image`),
     path: ["contentType"],
   });
 
@@ -148,7 +149,7 @@ export async function signDownloads(ctx: Ctx, id: number) {
   const person = await TrustedPeople.select(ctx, { photo: trustedPeople.photo, idDocument: trustedPeople.idDocument })
     .where(resource.scoped(ctx, eq(trustedPeople.id, id), "read"))
     .first();
-  if (!person) throw notFound("Trusted person", id);
+  if (!person) throw notFound(m`Trusted person ${id} not found`);
   const now = ctx.deps.clock.now();
   const sign = (key: string | null): Promise<SignedUrl> | null =>
     key === null ? null : ctx.deps.signer.sign({ key, method: "GET", expiresIn: SIGNED_URL_SECONDS, now });

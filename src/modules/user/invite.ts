@@ -17,6 +17,8 @@ import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { commit, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { languageFrom } from "../../lib/language";
+import { m } from "../../lib/message";
 import { hit } from "../../lib/rate-limit";
 import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
@@ -46,36 +48,27 @@ export const shareUrl = (ctx: Ctx) => {
   return url.toString();
 };
 
-/** The message to share the link with, in `language`, naming the school. */
-export const shareText = (language: string, school: string, url: string) =>
-  language === "en" ? `Join ${school} in the app: ${url}` : `Únete a ${school} en la app: ${url}`;
+/** The message to share the link with, naming the school. */
+export const shareText = (school: string, url: string) => m`Join ${school} in the app: ${url}`;
 
 /**
- * The link to join the current school and a message to share it with, in the caller's language:
- * the caller's language and the school's name in one round trip.
+ * The link to join the current school and a message to share it with, in the request's language
+ * (src/lib/language.ts: the caller's own without Accept-Language): the school's name in one read.
  */
 export async function shareLink(ctx: Ctx) {
   const { db } = ctx.deps;
-  const [[me], [school]] = await db.batch([
-    db
-      .select({ language: users.language })
-      .from(users)
-      .where(eq(users.id, ctx.userId ?? 0))
-      .limit(1),
-    db
-      .select({ name: schools.name })
-      .from(schools)
-      .where(eq(schools.id, schoolOf(ctx)))
-      .limit(1),
-  ]);
+  const [school] = await db
+    .select({ name: schools.name })
+    .from(schools)
+    .where(eq(schools.id, schoolOf(ctx)))
+    .limit(1);
   const url = shareUrl(ctx);
-  return { url, text: shareText(me?.language ?? "es", school?.name ?? "", url) };
+  return { url, text: shareText(school?.name ?? "", url).render() };
 }
 
-export const inviteText = (language: string, school: string, url: string) =>
-  language === "en"
-    ? `${school} invites you to its app. Sign in with this phone number: ${url}`
-    : `${school} te invita a su app. Entra con este número de teléfono: ${url}`;
+/** The SMS that invites someone: written in their own language, not the sender's. */
+export const inviteText = (school: string, url: string) =>
+  m`${school} invites you to its app. Sign in with this phone number: ${url}`;
 
 /** Counts the request against the school's limit: 429 with retry-after when it is used up. */
 async function limit(ctx: Ctx) {
@@ -87,7 +80,7 @@ async function limit(ctx: Ctx) {
     ctx.deps.clock.now(),
   );
   if (!allowed) {
-    throw new ApiError(429, `At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour`, {
+    throw new ApiError(429, m`At most ${INVITE_REQUESTS_PER_HOUR} invitation requests per school per hour`, {
       headers: { "retry-after": String(retryAfter) },
     });
   }
@@ -158,7 +151,7 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
       continue;
     }
     try {
-      await ctx.deps.sms.send(c.phone, inviteText(c.language, name, url));
+      await ctx.deps.sms.send(c.phone, inviteText(name, url).render(languageFrom(c.language) ?? "en"));
       sent++;
     } catch {
       skipped.push({ userId: c.userId, phone: c.phone, reason: "delivery-failed" });
@@ -258,6 +251,9 @@ export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise
     .all();
   const found = new Set(rows.map((r) => r.userId));
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  if (missing.length)
+    throw notFound(
+      missing.length === 1 ? m`User ${missing.join(", ")} not found` : m`Users ${missing.join(", ")} not found`,
+    );
   return send(ctx, rows);
 }

@@ -10,6 +10,7 @@ import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
 import { identity, nameContains as nameOfPerson } from "./identity";
 
@@ -56,10 +57,13 @@ export type MemberRecord = z.infer<typeof Member>;
 export const RoleName = z
   .string()
   .max(20)
-  .regex(/^([1-9]\d{0,9}|[a-z-]{1,20})$/, "A built-in role key (parent, teacher, staff, school-admin) or a role id")
+  .regex(
+    /^([1-9]\d{0,9}|[a-z-]{1,20})$/,
+    zodMessage(m`A built-in role key (parent, teacher, staff, school-admin) or a role id`),
+  )
   .refine(
     (v) => /^\d/.test(v) || v in BUILTIN_ROLES,
-    "Unknown role key; use parent, teacher, staff, school-admin or a role id",
+    zodMessage(m`Unknown role key; use parent, teacher, staff, school-admin or a role id`),
   )
   .transform((v) =>
     /^\d/.test(v) ? Number(v) : (Object.entries(BUILTIN_ROLES).find(([key]) => key === v)?.[1].id ?? 0),

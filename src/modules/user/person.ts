@@ -26,6 +26,7 @@ import { inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { fold } from "../../lib/fold";
+import { currentSchoolLanguage } from "../../lib/language";
 import { mayActOn, mayAssign } from "../role/api";
 import { editPerson } from "./identity";
 
@@ -162,7 +163,8 @@ export function addPeople(
   }
 
   if (fresh.length) {
-    const language = options.language === undefined ? "es" : options.language;
+    // A new person speaks the school's language unless told otherwise (an import, without a request: es).
+    const language = options.language === undefined ? (currentSchoolLanguage() ?? "es") : options.language;
     // [phone, firstName, lastName, email, language, folded first name, folded last name]
     const rows = JSON.stringify(
       fresh.map((p) => {

@@ -9,6 +9,7 @@ import { Roles, roles } from "../../db/schema/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { Phone } from "../../lib/phone";
@@ -107,7 +108,7 @@ export const listUsersByRole = operation(
   async (ctx, { query: { role, ...q } }) => {
     // A built-in role, or one of this school's own (read through the index on the school's roles).
     const own = await Roles.select(ctx, { id: roles.id }, "write").where(eq(roles.id, role)).first();
-    if (!own && !Object.values(BUILTIN_ROLES).some((r) => r.id === role)) throw notFound("Role", role);
+    if (!own && !Object.values(BUILTIN_ROLES).some((r) => r.id === role)) throw notFound(m`Role ${role} not found`);
     const where = [holdsRole(ctx, role), ...filtersOf(ctx, q)];
     return listMembers(ctx, { page: q.page, pageSize: q.pageSize, where });
   },

@@ -6,6 +6,7 @@ import { Delegates, delegates } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineRoute, json, operation } from "../../lib/route";
 import { toUser, UserSchema } from "../auth/api";
 import { delegationsAround, validToday } from "../delegate/api";
@@ -117,10 +118,10 @@ export async function currentUser(ctx: Ctx) {
       .where(delegationsAround(userId, now)),
     mustAcceptQuery(db, userId),
   ]);
-  if (!user) throw notFound("User", userId);
+  if (!user) throw notFound(m`User ${userId} not found`);
   if (user.deletedAt !== null) {
-    throw new ApiError(401, "This account has been deleted: sign in again to start a new one.", {
-      title: "Account deleted",
+    throw new ApiError(401, m`This account has been deleted: sign in again to start a new one.`, {
+      title: m`Account deleted`,
       headers: { "www-authenticate": 'Bearer realm="api"' },
     });
   }

@@ -22,6 +22,7 @@ import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statem
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
 import { mayActOn, mayAssign, usableRole } from "../role/api";
 import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
@@ -65,7 +66,7 @@ export async function listMembers(ctx: Ctx, input: ListInput): Promise<Listing<M
 
 export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
   const row = await memberQuery(ctx, id).first();
-  if (!row) throw notFound("User", id);
+  if (!row) throw notFound(m`User ${id} not found`);
   return toMember(row, ctx);
 }
 
@@ -78,7 +79,10 @@ export async function checkRoles(ctx: Ctx, ids: readonly number[]) {
     .where(and(inList(roles.id, ids), usableRole(ctx)));
   const known = new Set(found.map((r) => r.id));
   const missing = ids.filter((id) => !known.has(id));
-  if (missing.length) throw notFound(missing.length === 1 ? "Role" : "Roles", missing.join(", "));
+  if (missing.length)
+    throw notFound(
+      missing.length === 1 ? m`Role ${missing.join(", ")} not found` : m`Roles ${missing.join(", ")} not found`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -130,7 +134,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   // the membership there), then the record read back.
   batch.add(joinSchool(ctx, userId), guard(ctx.deps.db), ...roles);
   const read = batch.read(memberQuery(ctx, userId));
-  const already = `The user with phone ${input.phone} is already a member of this school`;
+  const already = m`The user with phone ${input.phone} is already a member of this school`;
   let row: Parameters<typeof toMember>[0] | undefined;
   try {
     [row] = (await batch.commit({ conflict: already })).get(read);
@@ -171,9 +175,9 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
   await mayActOn(ctx, [id]);
   const { status, language, ...person } = input;
   const extra: SetValues<typeof users> = language !== undefined ? { language } : {};
-  const rules: { when: SQL; message: string }[] = [];
+  const rules: { when: SQL; message: Message }[] = [];
   if (status !== undefined) {
-    if (id === ctx.userId) throw unprocessable("You cannot change your own status");
+    if (id === ctx.userId) throw unprocessable(m`You cannot change your own status`);
     extra.status =
       status === "active"
         ? sql`CASE WHEN ${users.status} = 'invited' THEN 'invited' ELSE 'active' END`
@@ -181,9 +185,9 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     rules.push(
       {
         when: sql`NOT ${memberElsewhere(ctx, id)}`,
-        message: `User ${id} belongs to other schools too: only their own account decides their status`,
+        message: m`User ${id} belongs to other schools too: only their own account decides their status`,
       },
-      { when: sql`${users.isSuperAdmin} = 0`, message: `User ${id} is a platform administrator` },
+      { when: sql`${users.isSuperAdmin} = 0`, message: m`User ${id} is a platform administrator` },
     );
   }
   const where = and(isMemberHere(ctx, id), ...rules.map((r) => r.when));
@@ -197,7 +201,7 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     );
   }
   try {
-    await batch.commit({ conflict: "Another user already has this value" });
+    await batch.commit({ conflict: m`Another user already has this value` });
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const checks: Record<string, SQL<number>> = Object.fromEntries(
@@ -206,10 +210,10 @@ export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
     const row = await Users.select(ctx, { id: users.id, ...checks })
       .where(eq(users.id, id), isMemberHere(ctx, id))
       .first();
-    if (!row) throw notFound("User", id);
+    if (!row) throw notFound(m`User ${id} not found`);
     const failed = rules.findIndex((_, i) => Reflect.get(row, `rule${i}`) !== 1);
-    if (failed >= 0) throw unprocessable(rules[failed]?.message ?? "Refused");
-    throw conflict(`User ${id} changed while it was being written; try again`);
+    if (failed >= 0) throw unprocessable(rules[failed]?.message ?? m`Refused by a business rule`);
+    throw conflict(m`User ${id} changed while it was being written; try again`);
   }
 }
 
@@ -226,7 +230,7 @@ export async function updateMyself(
   try {
     await new Batch(ctx).add(...editOwnIdentity(ctx, id, set, isNull(users.deletedAt))).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound("User", id);
+    if (err instanceof GuardFailed) throw notFound(m`User ${id} not found`);
     throw err;
   }
 }
@@ -261,18 +265,21 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
   const ids = [...new Set(requested)];
   if (ctx.userId !== null && ids.includes(ctx.userId)) {
     throw unprocessable(
-      "You cannot remove yourself from the school; to delete your own account use DELETE /api/v1/user/me",
+      m`You cannot remove yourself from the school; to delete your own account use DELETE /api/v1/user/me`,
     );
   }
   const members = await membersAmong(ctx, ids);
   const missing = ids.filter((id) => !members.has(id));
-  if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+  if (missing.length)
+    throw notFound(
+      missing.length === 1 ? m`User ${missing.join(", ")} not found` : m`Users ${missing.join(", ")} not found`,
+    );
   // Taking every role they hold here: the caller must hold all that those roles grant.
-  await mayActOn(ctx, ids, "remove");
+  await mayActOn(ctx, ids, m`remove`);
 
   const at = now(ctx);
   const school = schoolOf(ctx);
-  const lastAdmin = `This would leave the school without an administrator; give another user the school-admin role first`;
+  const lastAdmin = m`This would leave the school without an administrator; give another user the school-admin role first`;
   const keeps = keepsAnAdmin(ctx, ids);
   const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
   const theirRoles = inList(roleUsers.userId, ids);
@@ -296,12 +303,13 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
     // Why: someone removed meanwhile (404), or the last administrator (422).
     const now = await membersAmong(ctx, ids);
     const gone = ids.filter((id) => !now.has(id));
-    if (gone.length) throw notFound(gone.length === 1 ? "User" : "Users", gone.join(", "));
+    if (gone.length)
+      throw notFound(gone.length === 1 ? m`User ${gone.join(", ")} not found` : m`Users ${gone.join(", ")} not found`);
     const row = await Schools.select(ctx, { ok: sql<number>`CASE WHEN ${keeps} THEN 1 ELSE 0 END` })
       .where(eq(schools.id, school))
       .first();
     if (row?.ok !== 1) throw unprocessable(lastAdmin);
-    throw conflict("The users changed while they were being removed; try again");
+    throw conflict(m`The users changed while they were being removed; try again`);
   }
   return ids;
 }
@@ -380,10 +388,10 @@ export async function deleteMyAccount(ctx: Ctx) {
       .where(and(mine, eq(roleUsers.roleId, SCHOOL_ADMIN), sql`NOT ${otherAdmin}`));
     if (sole.length) {
       throw unprocessable(
-        `You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
+        m`You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
       );
     }
-    throw notFound("User", id);
+    throw notFound(m`User ${id} not found`);
   }
 }
 
@@ -425,7 +433,7 @@ export async function profileOf(ctx: Ctx, id: number) {
   );
   const results = await batch.commit();
   const [row] = results.get(member);
-  if (!row) throw notFound("User", id);
+  if (!row) throw notFound(m`User ${id} not found`);
   const [t] = results.get(teacher);
   const [p] = results.get(parent);
   const [s] = results.get(staff);
@@ -457,7 +465,10 @@ export async function assignPendingToParents(ctx: Ctx, only?: readonly number[])
   if (only?.length) {
     const members = await membersAmong(ctx, only);
     const missing = only.filter((id) => !members.has(id));
-    if (missing.length) throw notFound(missing.length === 1 ? "User" : "Users", missing.join(", "));
+    if (missing.length)
+      throw notFound(
+        missing.length === 1 ? m`User ${missing.join(", ")} not found` : m`Users ${missing.join(", ")} not found`,
+      );
   }
   const noRole = and(
     sql`NOT ${RoleUsers.exists(ctx, eq(roleUsers.userId, schoolUsers.userId))}`,

@@ -2,10 +2,11 @@
 import { z } from "@hono/zod-openapi";
 import type { Ctx } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 
 const Platform = z.enum(["ios", "android"]);
-const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, "Expected a version like 1.4.0");
+const Version = z.string().regex(/^\d+(\.\d+){0,2}$/, zodMessage(m`Expected a version like 1.4.0`));
 const Range = z.object({
   latest: z.string().openapi({ example: "1.4.0", description: "The latest version in the store" }),
   minimum: z.string().openapi({ example: "1.2.0", description: "The oldest version the API still serves" }),
@@ -60,8 +61,8 @@ export function appVersion(ctx: Ctx, { query }: InputOf<typeof version>) {
   const { platform, version: current } = query;
   const versions = ctx.deps.config.appVersions;
   if ((platform === undefined) !== (current === undefined)) {
-    throw badRequest("Send platform and version together", [
-      { path: platform === undefined ? "platform" : "version", message: "Required with the other" },
+    throw badRequest(m`Send platform and version together`, [
+      { path: platform === undefined ? "platform" : "version", message: m`Required with the other` },
     ]);
   }
   const range = platform && current ? versions[platform] : undefined;

@@ -1,0 +1,392 @@
+/**
+ * A school that speaks Spanish: the same requests answered in Spanish and in English (a 404, a 409,
+ * a 422 with its fields, a validation 400 in zod's own Spanish, a 403 naming the permission, the
+ * sign-in SMS in the development outbox, an Excel export's headers, sheet and file name, an import's
+ * row errors), two languages in one isolate at once, and how the language is chosen without
+ * `Accept-Language`: the user's (the token's `lng`), else the school's (`sl`), else English; new
+ * people take the school's language.
+ */
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { eq } from "drizzle-orm";
+import { strFromU8, unzipSync } from "fflate";
+import { beforeAll, describe, expect, it } from "vitest";
+import { schools, users } from "../src/db/schema/core";
+import worker from "../src/index";
+import { PermissionSet } from "../src/lib/access";
+import { verbatim } from "../src/lib/message";
+import { signAccessToken } from "../src/lib/tokens";
+import { readXlsx, xlsxStream } from "../src/lib/xlsx";
+import { fixturePhone, readJson } from "./fixture-kit";
+import { makeFamily, parentToken } from "./fixtures/modules/exit-permission";
+import { DEMO, makeTestApp, PERMISSION_NAMES, permissionId } from "./helpers";
+
+const NORTH = 1;
+const SOUTH = 2;
+const sent: unknown[] = [];
+const t = makeTestApp({
+  queues: {
+    push: env.PUSH_QUEUE,
+    bulk: {
+      send: async (body) => {
+        sent.push(body);
+      },
+      sendBatch: async () => {},
+    },
+  },
+});
+
+type Problem = {
+  title: string;
+  detail: string;
+  errors?: { path: string; message: string }[];
+  failures?: { code: string; message: string; reason?: unknown }[];
+};
+
+const es = { "accept-language": "es-MX,es;q=0.9,en;q=0.5" };
+const en = { "accept-language": "en-US" };
+
+async function problemOf(res: Response) {
+  expect(res.headers.get("content-type")).toContain("application/problem+json");
+  return { status: res.status, language: res.headers.get("content-language"), ...(await readJson<Problem>(res)) };
+}
+
+/** A token as the app mints it from today on: the user's language, and each school's. */
+const tokenWith = (userId: number, claims: { language?: "es" | "en"; schoolLanguages?: Record<string, "es" | "en"> }) =>
+  signAccessToken(t.deps.config.authSecret, t.clock.now(), {
+    userId,
+    isSuperAdmin: false,
+    schools: { [NORTH]: PermissionSet.encode(PERMISSION_NAMES.map(permissionId)) },
+    ...claims,
+  });
+
+let admin: string;
+beforeAll(async () => {
+  admin = await t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+});
+
+describe("the same request, in Spanish and in English", () => {
+  it("a 404", async () => {
+    const ask = (headers: Record<string, string>) =>
+      t.request("/api/v1/family/999999", { token: admin, school: NORTH, headers });
+    const spanish = await problemOf(await ask(es));
+    expect(spanish).toMatchObject({ status: 404, language: "es", title: "No encontrado" });
+    expect(spanish.detail).toBe("Familia 999999 no existe");
+    const english = await problemOf(await ask(en));
+    expect(english).toMatchObject({
+      status: 404,
+      language: "en",
+      title: "Not found",
+      detail: "Family 999999 not found",
+    });
+  });
+
+  it("a 409", async () => {
+    const superAdmin = await t.token(DEMO.superAdmin.id, {}, true);
+    const create = (headers: Record<string, string>) =>
+      t.request("/api/v1/permission", {
+        method: "POST",
+        token: superAdmin,
+        body: { name: "student.read", description: "taken" },
+        headers,
+      });
+    const spanish = await problemOf(await create(es));
+    expect(spanish).toMatchObject({
+      status: 409,
+      title: "Conflicto",
+      detail: "Ya existe un permiso con este nombre",
+    });
+    const english = await problemOf(await create(en));
+    expect(english).toMatchObject({ title: "Conflict", detail: "A permission with this name already exists" });
+  });
+
+  it("a 422 with its fields: every failed rule, each message in the request's language", async () => {
+    const family = await makeFamily(t, NORTH);
+    const token = await parentToken(t, family, NORTH);
+    // A Saturday, too far ahead.
+    const ask = (headers: Record<string, string>) =>
+      t.request("/api/v1/exit-permission/absence", {
+        method: "POST",
+        token,
+        school: NORTH,
+        body: { studentId: family.studentId, date: "2027-06-05" },
+        headers,
+      });
+    const spanish = await problemOf(await ask(es));
+    expect(spanish.status).toBe(422);
+    expect(spanish.title).toBe("Solicitud rechazada por una regla de negocio");
+    const weekend = "2027-06-05 no es día de clases (fin de semana)";
+    expect(spanish.errors).toContainEqual({ path: "date", message: weekend });
+    expect(spanish.failures?.find((f) => f.code === "not-school-day")?.message).toBe(weekend);
+    expect(spanish.detail).toContain(weekend);
+    const english = await problemOf(await ask(en));
+    expect(english.errors).toContainEqual({ path: "date", message: "2027-06-05 is not a school day (a weekend)" });
+    expect(english.title).toBe("Request refused by a business rule");
+  });
+
+  it("a validation 400 in zod's own Spanish, our field messages too", async () => {
+    const spanish = await problemOf(await t.request("/api/v1/version?platform=web&version=1.0.0", { headers: es }));
+    expect(spanish).toMatchObject({ status: 400, title: "Solicitud no válida" });
+    expect(spanish.errors?.[0]?.path).toBe("platform");
+    // zod's Spanish locale: "Opción inválida: se esperaba una de ..."
+    expect(spanish.errors?.[0]?.message).toMatch(/^Opción inválida: se esperaba una de/);
+    expect(spanish.detail).toBe(`Consulta no válida: platform: ${spanish.errors?.[0]?.message}`);
+    const english = await problemOf(await t.request("/api/v1/version?platform=web&version=1.0.0", { headers: en }));
+    expect(english.detail).toBe('Invalid query: platform: Invalid option: expected one of "ios"|"android"');
+
+    const unknown = await problemOf(
+      await t.request("/api/v1/auth/send-verification-code", {
+        method: "POST",
+        body: { phone: "+15550000002", extra: 1 },
+        headers: es,
+      }),
+    );
+    expect(unknown.errors).toContainEqual({ path: "extra", message: "Campo desconocido" });
+  });
+
+  it("two requests in one isolate at once, each in its own language (no global switch)", async () => {
+    const ask = (headers: Record<string, string>) =>
+      t.request("/api/v1/version?platform=web&version=1.0.0", { headers });
+    const answers = await Promise.all(
+      [ask(es), ask(en), ask(es), ask(en), ask(es), ask(en)].map((p) => p.then(problemOf)),
+    );
+    for (const [i, a] of answers.entries()) {
+      if (i % 2 === 0) expect(a.detail).toMatch(/^Consulta no válida: platform: Opción inválida/);
+      else expect(a.detail).toMatch(/^Invalid query: platform: Invalid option/);
+    }
+  });
+
+  it("a 403 naming the permission", async () => {
+    const teacher = await t.token(DEMO.northTeacher.id, { [NORTH]: [] });
+    const ask = (headers: Record<string, string>) =>
+      t.request("/api/v1/permission", { token: teacher, school: NORTH, headers });
+    const spanish = await problemOf(await ask(es));
+    expect(spanish).toMatchObject({
+      status: 403,
+      title: "No permitido",
+      detail: "Falta el permiso permission.read en la escuela 1",
+    });
+    const english = await problemOf(await ask(en));
+    expect(english.detail).toBe("Missing permission permission.read in school 1");
+  });
+
+  it("the sign-in SMS in the development outbox, whose code the outbox still reads", async () => {
+    const outbox = async (phone: string) => {
+      const res = await t.request(`/api/v1/dev/outbox?to=${encodeURIComponent(phone)}`);
+      return (await readJson<{ data: { body: string; code: string | null }[] }>(res)).data[0];
+    };
+    const send = (phone: string, headers: Record<string, string> = {}) =>
+      t.request("/api/v1/auth/send-verification-code", { method: "POST", body: { phone }, headers });
+
+    expect((await send(DEMO.northAdmin.phone, es)).status).toBe(202);
+    const spanish = await outbox(DEMO.northAdmin.phone);
+    expect(spanish?.body).toMatch(/^Su código de la app escolar es \d{6}\. Vence en 10 minutos\.$/);
+    expect(spanish?.code).toMatch(/^\d{6}$/);
+    expect(spanish?.body).toContain(spanish?.code ?? "none");
+
+    t.clock.advance(61);
+    expect((await send(DEMO.northAdmin.phone, en)).status).toBe(202);
+    expect((await outbox(DEMO.northAdmin.phone))?.body).toMatch(
+      /^Your school app code is \d{6}\. It expires in 10 minutes\.$/,
+    );
+
+    // No header: the number's own user's language (this demo teacher speaks Spanish).
+    const [spanishUser] = await t.db.select({ phone: users.phone }).from(users).where(eq(users.id, 1001));
+    if (!spanishUser) throw new Error("no demo user 1001");
+    t.clock.advance(61);
+    expect((await send(spanishUser.phone)).status).toBe(202);
+    expect((await outbox(spanishUser.phone))?.body).toMatch(/^Su código/);
+  });
+
+  it("an Excel export: its sheet, headers and file name; its cells' data unchanged", async () => {
+    const download = async (headers: Record<string, string>) => {
+      const res = await t.request("/api/v1/student/export", { token: admin, school: NORTH, headers });
+      expect(res.status).toBe(200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const workbook = strFromU8(unzipSync(bytes)["xl/workbook.xml"] ?? new Uint8Array());
+      return {
+        disposition: res.headers.get("content-disposition"),
+        language: res.headers.get("content-language"),
+        sheet: /<sheet name="([^"]*)"/.exec(workbook)?.[1],
+        rows: readXlsx(bytes),
+      };
+    };
+    const spanish = await download(es);
+    expect(spanish).toMatchObject({
+      disposition: 'attachment; filename="alumnos.xlsx"',
+      language: "es",
+      sheet: "Alumnos",
+    });
+    expect(spanish.rows[0]).toEqual([
+      "Id",
+      "Nombre",
+      "Apellidos",
+      "Matrícula",
+      "Nivel",
+      "Fecha de nacimiento",
+      "Estado",
+      "Número de familia",
+      "Familia",
+      "Fecha de creación",
+    ]);
+    const english = await download(en);
+    expect(english).toMatchObject({ disposition: 'attachment; filename="students.xlsx"', sheet: "Students" });
+    expect(english.rows[0]?.slice(0, 4)).toEqual(["Id", "First name", "Last name", "Id number"]);
+    expect(spanish.rows.slice(1)).toEqual(english.rows.slice(1));
+  });
+
+  it("a JSON answer's texts: the levels' names", async () => {
+    const levels = async (headers: Record<string, string>) =>
+      readJson<{ key: string; label: string }[]>(await t.request("/api/v1/school/levels", { token: admin, headers }));
+    expect((await levels(es)).map((l) => l.label)).toEqual(["Preescolar", "Primaria", "Secundaria", "Preparatoria"]);
+    expect((await levels(en)).map((l) => l.label)).toEqual([
+      "Preschool",
+      "Elementary school",
+      "Middle school",
+      "High school",
+    ]);
+  });
+});
+
+describe("an import's report, in the language of whoever started it", () => {
+  /** Uploads a teachers file, starts the import in `headers`'s language, runs the consumer. */
+  async function importTeachers(headers: Record<string, string>, columns: string[]) {
+    const slug = `1/documents/teachers-${Math.random().toString(36).slice(2)}.xlsx`;
+    const doc = await t.request("/api/v1/documents", {
+      method: "POST",
+      token: admin,
+      school: NORTH,
+      body: { name: "Teachers", slug },
+    });
+    expect(doc.status).toBe(201);
+    const rows = [["not a phone", "Ana", "Ruiz", null, "es", null, null]];
+    const file = xlsxStream({ name: verbatim("Hoja"), columns: columns.map(verbatim), rows });
+    await env.DOCUMENTS.put(slug, new Uint8Array(await new Response(file).arrayBuffer()));
+    const started = await t.request("/api/v1/teacher/upload-file", {
+      method: "POST",
+      token: admin,
+      school: NORTH,
+      body: { documentId: (await readJson<{ id: number }>(doc)).id },
+      headers,
+    });
+    expect(started.status).toBe(201);
+    const { id } = await readJson<{ id: number }>(started);
+    const batch = createMessageBatch("school-bulk", [
+      { id: `lang-${id}`, body: sent.at(-1), timestamp: new Date(), attempts: 1 },
+    ]);
+    const ctx = createExecutionContext();
+    await (worker as ExportedHandler<Env>).queue?.(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    // Read back in the other language: the report stays as it was written.
+    const read = await t.request(`/api/v1/bulk-process/${id}`, { token: admin, school: NORTH, headers: en });
+    return readJson<{ status: string; errors: { row: number; column?: string; message: string }[] }>(read);
+  }
+
+  it("finds the columns by their Spanish headers and reports in Spanish; in English when started in English", async () => {
+    const spanishHeaders = [
+      "Teléfono",
+      "Nombre",
+      "Apellidos",
+      "Correo electrónico",
+      "Idioma",
+      "Materias",
+      "Número de empleado",
+    ];
+    const spanish = await importTeachers(es, spanishHeaders);
+    expect(spanish.errors).toEqual([
+      {
+        row: 2,
+        column: "Teléfono",
+        message: "No es un número de teléfono con su código de país (como +52 55 1234 5678)",
+      },
+    ]);
+    const englishHeaders = ["Phone", "First name", "Last name", "Email", "Language", "Subjects", "Employee number"];
+    const english = await importTeachers(en, englishHeaders);
+    expect(english.errors).toEqual([
+      { row: 2, column: "Phone", message: "Not a phone number with its country code (like +52 55 1234 5678)" },
+    ]);
+  });
+});
+
+describe("without Accept-Language", () => {
+  const ask = (token: string, school = NORTH) => t.request("/api/v1/family/999999", { token, school });
+
+  it("the user's language (the token's lng claim), before the school's", async () => {
+    const spanishUser = await tokenWith(DEMO.northAdmin.id, { language: "es", schoolLanguages: { [NORTH]: "en" } });
+    expect((await problemOf(await ask(spanishUser))).detail).toBe("Familia 999999 no existe");
+    const englishUser = await tokenWith(DEMO.northAdmin.id, { language: "en", schoolLanguages: { [NORTH]: "es" } });
+    expect((await problemOf(await ask(englishUser))).detail).toBe("Family 999999 not found");
+    // The header still wins over both.
+    const res = await t.request("/api/v1/family/999999", { token: spanishUser, school: NORTH, headers: en });
+    expect((await problemOf(res)).detail).toBe("Family 999999 not found");
+  });
+
+  it("signing in carries the user's language and each school's in the token", async () => {
+    const [user] = await t.db.select({ phone: users.phone }).from(users).where(eq(users.id, 1001));
+    if (!user) throw new Error("no demo user 1001");
+    const session = await t.signIn(user.phone);
+    const claims = JSON.parse(atob(session.accessToken.split(".")[1]?.replace(/-/g, "+").replace(/_/g, "/") ?? ""));
+    expect(claims).toMatchObject({ lng: "es", sl: { [NORTH]: "es" } });
+    expect((await problemOf(await ask(session.accessToken))).language).toBe("es");
+  });
+
+  it("else the school's language (the token's sl claim for the school acted in)", async () => {
+    const token = await tokenWith(DEMO.northAdmin.id, { schoolLanguages: { [NORTH]: "es" } });
+    expect((await problemOf(await ask(token))).detail).toBe("Familia 999999 no existe");
+    const english = await tokenWith(DEMO.northAdmin.id, { schoolLanguages: { [NORTH]: "en" } });
+    expect((await problemOf(await ask(english))).detail).toBe("Family 999999 not found");
+  });
+
+  it("a school a super-admin acts in: its language read with the school's lookup", async () => {
+    // A token without the user's language (minted before it was carried), so the school's counts.
+    const superAdmin = await signAccessToken(t.deps.config.authSecret, t.clock.now(), {
+      userId: DEMO.superAdmin.id,
+      isSuperAdmin: true,
+      schools: {},
+    });
+    expect((await problemOf(await ask(superAdmin, NORTH))).language).toBe("es");
+    expect((await problemOf(await ask(superAdmin, SOUTH))).language).toBe("en");
+  });
+
+  it("else English: a token minted before the claims existed", async () => {
+    const old = await tokenWith(DEMO.northAdmin.id, {});
+    expect((await problemOf(await ask(old))).detail).toBe("Family 999999 not found");
+  });
+
+  it("new people take the school's language; the school's own can be changed", async () => {
+    const add = async (school: number, token: string) => {
+      const phone = fixturePhone();
+      const res = await t.request("/api/v1/user", {
+        method: "POST",
+        token,
+        school,
+        body: { phone, firstName: "Nueva", lastName: "Persona" },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const [row] = await t.db.select({ language: users.language }).from(users).where(eq(users.phone, phone));
+      return row?.language;
+    };
+    const north = await tokenWith(DEMO.northAdmin.id, { schoolLanguages: { [NORTH]: "es" } });
+    expect(await add(NORTH, north)).toBe("es");
+    const south = await signAccessToken(t.deps.config.authSecret, t.clock.now(), {
+      userId: DEMO.southAdmin.id,
+      isSuperAdmin: false,
+      schools: { [SOUTH]: PermissionSet.encode(PERMISSION_NAMES.map(permissionId)) },
+      schoolLanguages: { [SOUTH]: "en" },
+    });
+    expect(await add(SOUTH, south)).toBe("en");
+
+    const update = await t.request(`/api/v1/school/${SOUTH}`, {
+      method: "PUT",
+      token: south,
+      school: SOUTH,
+      body: { language: "es" },
+    });
+    expect(update.status).toBe(204);
+    const [row] = await t.db.select({ language: schools.language }).from(schools).where(eq(schools.id, SOUTH));
+    expect(row?.language).toBe("es");
+    const school = await readJson<{ language: string }>(
+      await t.request(`/api/v1/school/${SOUTH}`, { token: south, school: SOUTH }),
+    );
+    expect(school.language).toBe("es");
+  });
+});
