@@ -10,6 +10,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { verbatim } from "../src/lib/message";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
 
 export const SAMPLE_TEACHERS_FILE = fileURLToPath(new URL("../docs/samples/teachers.xlsx", import.meta.url));
@@ -43,7 +44,11 @@ if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
   } else {
     const bytes = new Uint8Array(
       await new Response(
-        xlsxStream({ name: "Teachers", columns: SAMPLE_TEACHER_COLUMNS, rows: SAMPLE_TEACHER_ROWS }),
+        xlsxStream({
+          name: verbatim("Teachers"),
+          columns: SAMPLE_TEACHER_COLUMNS.map((c) => verbatim(c)),
+          rows: SAMPLE_TEACHER_ROWS,
+        }),
       ).arrayBuffer(),
     );
     writeFileSync(SAMPLE_TEACHERS_FILE, bytes);

@@ -273,6 +273,7 @@ export function loadConfig(env: object): Config {
     const own: Issue[] = parsed.success
       ? []
       : parsed.error.issues.map((i) => ({ setting: i.path.join("."), message: i.message }));
+    // The Worker's env is an object of vars and secrets by name (its interface has no index signature).
     const issues = [...own, ...crossChecks(env as Record<string, unknown>, new Set(own.map((i) => i.setting)))];
     if (!parsed.success || issues.length > 0) {
       const fields = issues

@@ -160,7 +160,8 @@ export const say = {
    * The document's 404 of a record its path names (a label and an id, English): each verb throws
    * its own whole sentence (`` notFound(m`Student ${id} not found`) ``), which reads the same in English.
    */
-  notFound: (what: string, id?: number | string) => (id === undefined ? `${what} not found` : `${what} ${id} not found`),
+  notFound: (what: string, id?: number | string) =>
+    id === undefined ? `${what} not found` : `${what} ${id} not found`,
   /** A guarded change from a state the action does not start from. */
   wrongState: (label: Message, id: number, state: string, action: string, states: readonly string[]) =>
     m`${label} ${id} is ${state}; ${action} needs it to be ${anyOf(states)}`,
@@ -189,7 +190,7 @@ const EXAMPLES: Record<ProblemStatus, ProblemCase & { instance: string }> = {
   400: {
     detail: "Invalid query: pageSize: Too big: expected number to be <=100",
     instance: "/api/v1/permission?pageSize=1000",
-    errors: [{ path: "pageSize", message: "Too big: expected number to be <=100" }],
+    errors: [{ path: "pageSize", message: m`Too big: expected number to be <=100` }],
   },
   401: {
     title: "Invalid or expired access token",

@@ -19,9 +19,9 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
-import { errorResponses, type ProblemCase, type ProblemStatus, say } from "./errors";
-import { Message } from "./message";
+import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
 import { etagOf } from "./etag";
+import { Message, m } from "./message";
 import { Listing, type Page } from "./pagination";
 
 /** One tag per functional area of the product (plus Auth and Development): how the docs page groups operations. */
@@ -317,13 +317,10 @@ function problemCases(route: {
     cases[status] = [...(cases[status] ?? []), ...more.map((c) => ({ instance, ...c }))];
   };
   for (const [code, given] of Object.entries(examples)) {
-    const status = Number(code) as ProblemStatus;
+    const status = Number(code);
+    if (!isProblemStatus(status) || given === undefined) continue;
     const list: readonly ProblemCase[] =
-      typeof given === "string" || given instanceof Message
-        ? [{ detail: given }]
-        : Array.isArray(given)
-          ? given
-          : [given as ProblemCase];
+      typeof given === "string" || given instanceof Message ? [{ detail: given }] : "detail" in given ? [given] : given;
     // An unnamed case is the operation's own: named so, and summarised by what it says.
     add(
       status,
@@ -345,7 +342,7 @@ function problemCases(route: {
       name: "unknownField",
       summary: "A field the body does not have (bodies are strict: nothing can be mass-assigned)",
       detail: "Invalid body: schoolId: Unknown field",
-      errors: [{ path: "schoolId", message: "Unknown field" }],
+      errors: [{ path: "schoolId", message: m`Unknown field` }],
     });
   } else if (/\{id\}/.test(path)) {
     const message = "Invalid input: expected number, received string";
@@ -356,7 +353,13 @@ function problemCases(route: {
       instance: path.replace("{id}", "abc").replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
       errors: [{ path: "id", message }],
     });
-  } else if (request?.query && "shape" in request.query && "pageSize" in (request.query.shape as object)) {
+  } else if (
+    request?.query &&
+    "shape" in request.query &&
+    typeof request.query.shape === "object" &&
+    request.query.shape !== null &&
+    "pageSize" in request.query.shape
+  ) {
     const message = "Too big: expected number to be <=100";
     add(400, {
       name: "pageSize",
@@ -370,7 +373,7 @@ function problemCases(route: {
       name: "schoolHeader",
       summary: "An X-School-Id that is not a positive integer",
       detail: "X-School-Id must be a positive integer",
-      errors: [{ path: "X-School-Id", message: "Expected a positive integer" }],
+      errors: [{ path: "X-School-Id", message: m`Expected a positive integer` }],
     });
   }
 

@@ -14,7 +14,7 @@ import { type CommitMessages, GuardFailed, guard, inList, type Statement } from 
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
 import { ApiError, conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
-import { anyOf, m } from "../message";
+import { m } from "../message";
 import { recordId } from "../params";
 import type { ContextLoader, ProblemExamples, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";

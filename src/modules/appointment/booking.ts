@@ -30,6 +30,7 @@ import { TaskRecipients, taskRecipients } from "../../db/schema/task";
 import { abortIf, columnList, GuardFailed, guard, guardCount } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { idFilter, idList } from "../../lib/params";
 import { defineResource, type Filters, IdParams, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -93,7 +94,7 @@ const withSlots = (ctx: Ctx) =>
 export const appointment = defineResource({
   name: "appointment",
   plural: "appointments",
-  label: "Appointment",
+  label: m`Appointment`,
   path: "/api/v1/time-slot/appointment",
   tag: "Permissions and tasks",
   scope: "school",
@@ -262,24 +263,25 @@ type SlotRow = Snapshot["slots"][number];
 /** The visit's slots in time order, checked: one session, one day, consecutive, a teacher each. */
 function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
   const missing = slotIds.filter((id) => !snapshot.slots.some((s) => s.id === id));
-  if (missing.length) throw notFound(`Time slot${missing.length > 1 ? "s" : ""}`, missing.join(", "));
+  if (missing.length) throw notFound(m`Time slot${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
   const slots = [...snapshot.slots].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
   const [first, ...rest] = slots;
-  if (!first) throw notFound("Time slot", slotIds[0]);
-  if (rest.some((s) => s.sessionId !== first.sessionId)) throw unprocessable("The slots of a visit are of one session");
-  if (rest.some((s) => s.date !== first.date)) throw unprocessable("The slots of a visit are on one day");
+  if (!first) throw notFound(m`Time slot ${slotIds[0]} not found`);
+  if (rest.some((s) => s.sessionId !== first.sessionId))
+    throw unprocessable(m`The slots of a visit are of one session`);
+  if (rest.some((s) => s.date !== first.date)) throw unprocessable(m`The slots of a visit are on one day`);
   const teachers = slots.map((s) => s.teacherId ?? 0);
   if (slots.length > 1 && new Set(teachers).size !== teachers.length) {
-    throw unprocessable("The slots of a visit are with different teachers, one slot each");
+    throw unprocessable(m`The slots of a visit are with different teachers, one slot each`);
   }
   slots.forEach((s, i) => {
     const before = slots[i - 1];
     if (!before) return;
     const gap = (Date.parse(s.startsAt) - Date.parse(before.endsAt)) / 60_000;
-    if (gap < 0) throw unprocessable(`Slots ${before.id} and ${s.id} overlap`);
+    if (gap < 0) throw unprocessable(m`Slots ${before.id} and ${s.id} overlap`);
     if (gap > MAX_GAP_MINUTES) {
       throw unprocessable(
-        `Slots ${before.id} and ${s.id} are ${gap} minutes apart: a visit's slots are consecutive (at most ${MAX_GAP_MINUTES})`,
+        m`Slots ${before.id} and ${s.id} are ${gap} minutes apart: a visit's slots are consecutive (at most ${MAX_GAP_MINUTES})`,
       );
     }
   });
@@ -291,29 +293,29 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const snapshot = await bookingSnapshot(ctx, slotIds, body.studentId);
   const slots = visitOf(snapshot, slotIds);
   const student = snapshot.student;
-  if (!student) throw notFound("Student", body.studentId);
+  if (!student) throw notFound(m`Student ${body.studentId} not found`);
   // A family books for its own children (a delegate for the parent's); another child is not theirs to see.
   let bookedFor: number | null = null;
   if (snapshot.acted !== null) {
     const through = snapshot.guardians.filter((u) => snapshot.acted?.includes(u));
-    if (through.length === 0) throw notFound("Student", body.studentId);
+    if (through.length === 0) throw notFound(m`Student ${body.studentId} not found`);
     bookedFor = through.includes(ctx.userId ?? 0) ? null : (through[0] ?? null);
   }
   const [first] = slots;
-  if (!first) throw notFound("Time slot", params.id);
+  if (!first) throw notFound(m`Time slot ${params.id} not found`);
   if (first.status !== "published")
-    throw conflict(`Session ${first.sessionId} is not published: its slots are not bookable yet`);
+    throw conflict(m`Session ${first.sessionId} is not published: its slots are not bookable yet`);
   const now = ctx.deps.clock.now();
   const past = slots.find((s) => Date.parse(s.startsAt) <= now.getTime());
-  if (past) throw unprocessable(`Slot ${past.id} (${past.date} ${past.start}) has started or is past`);
+  if (past) throw unprocessable(m`Slot ${past.id} (${past.date} ${past.start}) has started or is past`);
   if (isHoliday(first.date, snapshot.school.timeZone, snapshot.cycles)) {
-    throw unprocessable(`${first.date} is a holiday at the school: no appointments`);
+    throw unprocessable(m`${first.date} is a holiday at the school: no appointments`);
   }
   if (first.forChildren === 1 && first.invited !== 1) {
-    throw unprocessable(`Student ${body.studentId}'s family did not receive this session's task`);
+    throw unprocessable(m`Student ${body.studentId}'s family did not receive this session's task`);
   }
   const full = slots.find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(`Slot ${full.id} (${full.date} ${full.start}) is full`);
+  if (full) throw unprocessable(m`Slot ${full.id} (${full.date} ${full.start}) is full`);
 
   // Named after its first slot too: unique either way, and a replay with another slot is another visit.
   const visit = `${first.id}-${crypto.randomUUID()}`;
@@ -403,7 +405,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const back = batch.read(withSlots(ctx).where(eq(appointments.visit, visit)).orderBy(sql`${timeSlots.startsAt} asc`));
   let rows: AppointmentRow[];
   try {
-    rows = (await batch.commit({ conflict: `Student ${student.id} has one of these slots already` })).get(back);
+    rows = (await batch.commit({ conflict: m`Student ${student.id} has one of these slots already` })).get(back);
   } catch (err) {
     if (err instanceof GuardFailed) return refuseBooking(ctx, ids, first.sessionId, family);
     throw err;
@@ -446,16 +448,16 @@ async function refuseBooking(
   );
   const r = await batch.commit();
   const full = r.get(slots).find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(`Slot ${full.id} is full: another family took the last place`);
+  if (full) throw unprocessable(m`Slot ${full.id} is full: another family took the last place`);
   const [session] = r.get(limit);
-  if (session && session.status !== "published") throw conflict(`Session ${sessionId} is not published`);
+  if (session && session.status !== "published") throw conflict(m`Session ${sessionId} is not published`);
   const held = r.get(visits)[0]?.n ?? 0;
   if (session && held >= session.limit) {
     throw unprocessable(
-      `The family holds ${held} booking${held > 1 ? "s" : ""} in this session already (at most ${session.limit}): cancel one to book another`,
+      m`The family holds ${held} booking${held > 1 ? "s" : ""} in this session already (at most ${session.limit}): cancel one to book another`,
     );
   }
-  throw conflict("The slots changed while booking; try again");
+  throw conflict(m`The slots changed while booking; try again`);
 }
 export const createAppointmentOperation = operation(bookRoute, createAppointment);
 
@@ -509,13 +511,13 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   );
   const r = await read.commit();
   const [a] = r.get(found);
-  if (!a) throw notFound("Appointment", params.id);
-  if (a.status !== "booked") throw conflict(`Appointment ${params.id} is cancelled already`);
+  if (!a) throw notFound(m`Appointment ${params.id} not found`);
+  if (a.status !== "booked") throw conflict(m`Appointment ${params.id} is cancelled already`);
   const now = ctx.deps.clock.now();
   const cutOff = Date.parse(a.startsAt) - a.cancelHours * 3_600_000;
   if (!ctx.can(permissions.manage) && now.getTime() > cutOff) {
     throw unprocessable(
-      `Too late to cancel: families cancel up to ${a.cancelHours} hours before (${new Date(cutOff).toISOString()}); call the school`,
+      m`Too late to cancel: families cancel up to ${a.cancelHours} hours before (${new Date(cutOff).toISOString()}); call the school`,
     );
   }
   const at = now.toISOString();
@@ -561,13 +563,13 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   try {
     rows = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(`Appointment ${params.id} was cancelled meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(m`Appointment ${params.id} was cancelled meanwhile`);
     throw err;
   }
   await sending.dispatch();
   const visit = rows.map(toAppointment);
   const mine = visit.find((v) => v.id === params.id);
-  if (!mine) throw notFound("Appointment", params.id);
+  if (!mine) throw notFound(m`Appointment ${params.id} not found`);
   return {
     ...mine,
     appointments: visit,

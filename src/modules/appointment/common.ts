@@ -14,6 +14,7 @@ import { Guardians, guardians } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { m, zodMessage } from "../../lib/message";
 import { RecordBase } from "../../lib/resource";
 import { actedFor, actingFor } from "../delegate/api";
 import { copyJoin } from "../user/api";
@@ -61,7 +62,7 @@ export const visibleAppointment = (ctx: Ctx): SQL | undefined =>
 export const Day = z.iso.date().openapi({ example: "2027-03-12", description: "School-local YYYY-MM-DD" });
 export const Time = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected a school-local time HH:mm, 00:00 to 23:59")
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`Expected a school-local time HH:mm, 00:00 to 23:59`))
   .openapi({ example: "16:00", description: "School-local HH:mm" });
 
 export const SessionRecord = RecordBase.extend({

@@ -24,6 +24,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { addIssue, m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
@@ -57,7 +58,7 @@ const Windows = z
   .max(MAX_WINDOWS)
   .superRefine((windows, issue) => {
     for (const p of windowProblems(windows.map((w) => ({ ...w, teacherId: w.teacherId ?? null })))) {
-      issue.addIssue({ code: "custom", path: p.path, message: p.message });
+      addIssue(issue, p.message, p.path);
     }
   })
   .openapi({ description: `The day's windows (1-${MAX_WINDOWS}); a teacher's do not overlap` });
@@ -74,7 +75,7 @@ const slotCount = sql<number>`(SELECT count(*) FROM appointment_slot s WHERE s.d
 export const day = defineResource({
   name: "sessionDay",
   plural: "sessionDays",
-  label: "Session day",
+  label: m`Session day`,
   path: "/api/v1/session-day",
   tag: "Permissions and tasks",
   scope: "school",
@@ -90,7 +91,7 @@ export const day = defineResource({
     slots: row.slots,
   }),
   visibleTo: (ctx) => inVisibleSession(ctx, sessionDays.sessionId),
-  conflictMessage: "The session already has this day",
+  conflictMessage: m`The session already has this day`,
 });
 
 const filters = {
@@ -131,14 +132,14 @@ async function checked(ctx: Ctx, sessionId: number, date: string | undefined, wi
     ? batch.read(Teachers.select(ctx, { id: teachers.id }).where(inList(teachers.id, ids)))
     : undefined;
   const r = await batch.commit();
-  if (r.get(found).length === 0) throw notFound("Session", sessionId);
+  if (r.get(found).length === 0) throw notFound(m`Session ${sessionId} not found`);
   const missing = ids.filter((id) => !(known ? r.get(known) : []).some((t) => t.id === id));
-  if (missing.length) throw notFound(`Teacher${missing.length > 1 ? "s" : ""}`, missing.join(", "));
+  if (missing.length) throw notFound(m`Teacher${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
   if (date && school) {
     const { calendar } = calendarOf(r, school);
     const today = dateIn(calendar.timeZone, ctx.deps.clock.now());
-    if (date < today) throw unprocessable(`${date} is past (today is ${today} at the school)`);
-    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(`${date} is a holiday at the school`);
+    if (date < today) throw unprocessable(m`${date} is past (today is ${today} at the school)`);
+    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(m`${date} is a holiday at the school`);
   }
 }
 
@@ -189,10 +190,10 @@ export const updateSessionDay = day.update({
   input: z.object({ date: Day.optional(), windows: Windows.optional() }),
   values: async (ctx, { id, body }) => {
     const current = await SessionDays.find(ctx, id, { sessionId: sessionDays.sessionId, date: sessionDays.date });
-    if (!current) throw notFound("Session day", id);
+    if (!current) throw notFound(m`Session day ${id} not found`);
     const moved = body.date !== undefined && body.date !== current.date;
     if (moved && (await hasBookings(ctx, id))) {
-      throw conflict(`Session day ${id} has booked slots: cancel them before moving it to another date`);
+      throw conflict(m`Session day ${id} has booked slots: cancel them before moving it to another date`);
     }
     const windows = body.windows ? windowsOf(body.windows) : undefined;
     await checked(ctx, current.sessionId, moved ? body.date : undefined, windows);
@@ -217,7 +218,7 @@ export const updateSessionDay = day.update({
 export const deleteSessionDay = day.delete({
   access: permissions.manage,
   check: async (ctx, { id }) => {
-    if (await hasBookings(ctx, id)) throw conflict(`Session day ${id} has booked slots: cancel them first`);
+    if (await hasBookings(ctx, id)) throw conflict(m`Session day ${id} has booked slots: cancel them first`);
   },
   before: (ctx, { id }) => [abortIfBooked(ctx, id)],
   summary: "Delete a session day without bookings (its slots go with it)",

@@ -6,6 +6,7 @@
  * it holds four; each slot keeps its instants and the local times its wall clocks show.
  */
 import type { Window } from "../../db/schema/appointment";
+import { type Message, m } from "../../lib/message";
 import { timeIn, zonedInstant } from "../../lib/zoned-time";
 
 export interface PlannedSlot {
@@ -68,11 +69,11 @@ export const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Numbe
  * Why a day's windows are not valid, as field errors: a window that does not end after it starts,
  * two windows of the same teacher (or both of nobody) that overlap.
  */
-export function windowProblems(windows: readonly Window[]): { path: (string | number)[]; message: string }[] {
-  const problems: { path: (string | number)[]; message: string }[] = [];
+export function windowProblems(windows: readonly Window[]): { path: (string | number)[]; message: Message }[] {
+  const problems: { path: (string | number)[]; message: Message }[] = [];
   windows.forEach((w, i) => {
     if (minutesOf(w.end) <= minutesOf(w.start)) {
-      problems.push({ path: [i, "end"], message: `Window ${i + 1} ends (${w.end}) before it starts (${w.start})` });
+      problems.push({ path: [i, "end"], message: m`Window ${i + 1} ends (${w.end}) before it starts (${w.start})` });
     }
   });
   for (let i = 0; i < windows.length; i++) {
@@ -81,10 +82,12 @@ export function windowProblems(windows: readonly Window[]): { path: (string | nu
       const b = windows[j];
       if (!a || !b || (a.teacherId ?? null) !== (b.teacherId ?? null)) continue;
       if (minutesOf(a.start) < minutesOf(b.end) && minutesOf(b.start) < minutesOf(a.end)) {
-        const who = a.teacherId === null ? "without a teacher" : `of teacher ${a.teacherId}`;
         problems.push({
           path: [j, "start"],
-          message: `Windows ${i + 1} (${a.start}-${a.end}) and ${j + 1} (${b.start}-${b.end}) ${who} overlap`,
+          message:
+            a.teacherId === null
+              ? m`Windows ${i + 1} (${a.start}-${a.end}) and ${j + 1} (${b.start}-${b.end}) without a teacher overlap`
+              : m`Windows ${i + 1} (${a.start}-${a.end}) and ${j + 1} (${b.start}-${b.end}) of teacher ${a.teacherId} overlap`,
         });
       }
     }

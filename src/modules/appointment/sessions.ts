@@ -22,6 +22,7 @@ import { Tasks, tasks } from "../../db/schema/task";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, timestamps } from "../../lib/resource";
@@ -83,7 +84,7 @@ export const session = defineResource({
   // Not "session": the sign-in's answer is the document's `Session` schema.
   name: "appointmentSession",
   plural: "appointmentSessions",
-  label: "Session",
+  label: m`Session`,
   path: "/api/v1/session",
   tag: "Permissions and tasks",
   scope: "school",
@@ -93,7 +94,7 @@ export const session = defineResource({
   view: { fields: { ...columnsOf(sessions), counts: sessionCounts } },
   toRecord: (_ctx, row) => toSession(row),
   visibleTo: (ctx) => visibleSession(ctx),
-  conflictMessage: "This task already has a session",
+  conflictMessage: m`This task already has a session`,
 });
 
 const filters = {
@@ -144,7 +145,7 @@ export const createSession = session.create({
   }),
   values: async (ctx, { body }) => {
     const t = await Tasks.select(ctx, { title: tasks.title }).where(eq(tasks.id, body.taskId)).first();
-    if (!t) throw notFound("Task", body.taskId);
+    if (!t) throw notFound(m`Task ${body.taskId} not found`);
     return {
       taskId: body.taskId,
       title: body.title ?? t.title,
@@ -210,9 +211,9 @@ export async function deleteSession(ctx: Ctx, { params }: InputOf<typeof deleteR
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (await Sessions.find(ctx, params.id, { id: sessions.id })) {
-      throw conflict(`Session ${params.id} has live bookings: cancel them first`);
+      throw conflict(m`Session ${params.id} has live bookings: cancel them first`);
     }
-    throw notFound("Session", params.id);
+    throw notFound(m`Session ${params.id} not found`);
   }
 }
 export const deleteSessionOperation = operation(deleteRoute, deleteSession);
@@ -247,10 +248,10 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
   const results = await batch.commit();
   const [found] = results.get(t);
   const [own] = results.get(s);
-  if (!found) throw notFound("Task", body.taskId);
+  if (!found) throw notFound(m`Task ${body.taskId} not found`);
   if (found.status !== "draft" || own?.status === "published") {
     throw conflict(
-      `Task ${body.taskId} was sent already: delete it with a reason (POST /api/v1/pending/${body.taskId}/delete)`,
+      m`Task ${body.taskId} was sent already: delete it with a reason (POST /api/v1/pending/${body.taskId}/delete)`,
     );
   }
   const write = new Batch(ctx);
@@ -261,7 +262,7 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
     await write.commit();
   } catch (err) {
     if (err instanceof GuardFailed)
-      throw conflict(`Task ${body.taskId} changed (sent or deleted) meanwhile; read it again`);
+      throw conflict(m`Task ${body.taskId} changed (sent or deleted) meanwhile; read it again`);
     throw err;
   }
 }
@@ -331,7 +332,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   const school = read.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
   const results = await read.commit();
   const [found] = results.get(s);
-  if (!found) throw notFound("Session", params.id);
+  if (!found) throw notFound(m`Session ${params.id} not found`);
   const plan = {
     slotMinutes: body.slotMinutes ?? found.slotMinutes,
     breakMinutes: body.breakMinutes ?? found.breakMinutes,
@@ -347,13 +348,13 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   const booked = removed.filter((e) => e.booked > 0);
   if (booked.length) {
     throw conflict(
-      `Booked slots would be removed: ${booked.map((b) => `${b.date} ${b.start} (slot ${b.id})`).join(", ")}; cancel their bookings or keep their windows`,
+      m`Booked slots would be removed: ${booked.map((b) => `${b.date} ${b.start} (slot ${b.id})`).join(", ")}; cancel their bookings or keep their windows`,
     );
   }
   const over = kept.filter((k) => k.booked > plan.capacity);
   if (over.length) {
     throw conflict(
-      `Slots have more bookings than capacity ${plan.capacity}: ${over.map((o) => `slot ${o.id} (${o.booked})`).join(", ")}`,
+      m`Slots have more bookings than capacity ${plan.capacity}: ${over.map((o) => `slot ${o.id} (${o.booked})`).join(", ")}`,
     );
   }
   const now = ctx.deps.clock.now().toISOString();
@@ -419,7 +420,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
     await batch.commit();
   } catch (err) {
     if (err instanceof GuardFailed)
-      throw conflict(`Session ${params.id}'s slots changed meanwhile (a booking); try again`);
+      throw conflict(m`Session ${params.id}'s slots changed meanwhile (a booking); try again`);
     throw err;
   }
   return {
@@ -464,10 +465,10 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   );
   const results = await read.commit();
   const [found] = results.get(s);
-  if (!found) throw notFound("Session", params.id);
-  if (found.status !== "draft") throw conflict(`Session ${params.id} is ${found.status} already`);
+  if (!found) throw notFound(m`Session ${params.id} not found`);
+  if (found.status !== "draft") throw conflict(m`Session ${params.id} is ${found.status} already`);
   if (found.ahead === 0)
-    throw unprocessable(`Session ${params.id} has no slot ahead: add days and generate slots first`);
+    throw unprocessable(m`Session ${params.id} has no slot ahead: add days and generate slots first`);
   const who = whoOf(await recipientsOf(ctx, found.taskId).all());
   const sending = notifyAll(
     ctx,
@@ -496,10 +497,10 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   try {
     [row] = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(`Session ${params.id} was published (or deleted) meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(m`Session ${params.id} was published (or deleted) meanwhile`);
     throw err;
   }
-  if (!row) throw notFound("Session", params.id);
+  if (!row) throw notFound(m`Session ${params.id} not found`);
   await sending.dispatch();
   return toSession(row);
 }

@@ -14,6 +14,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { GuardFailed } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, nonEmpty, timestamps } from "../../lib/resource";
@@ -26,7 +27,7 @@ import { permissions } from "./permissions";
 export const slot = defineResource({
   name: "timeSlot",
   plural: "timeSlots",
-  label: "Time slot",
+  label: m`Time slot`,
   path: "/api/v1/time-slot",
   tag: "Permissions and tasks",
   scope: "school",
@@ -110,8 +111,8 @@ async function onDay(ctx: Ctx, dayId: number, teacherId: number | null | undefin
     : undefined;
   const r = await batch.commit();
   const [day] = r.get(d);
-  if (!day) throw notFound("Session day", dayId);
-  if (teacher && r.get(teacher).length === 0) throw notFound("Teacher", teacherId ?? undefined);
+  if (!day) throw notFound(m`Session day ${dayId} not found`);
+  if (teacher && r.get(teacher).length === 0) throw notFound(m`Teacher ${teacherId ?? undefined} not found`);
   const timeZone = r.get(school)[0]?.timeZone ?? "UTC";
   return { ...day, timeZone };
 }
@@ -121,7 +122,7 @@ function timesOf(date: string, start: string, end: string, timeZone: string) {
   const startsAt = zonedInstant(date, start, timeZone);
   const endsAt = zonedInstant(date, end, timeZone);
   if (endsAt.getTime() <= startsAt.getTime()) {
-    throw unprocessable(`The slot ends (${end}) before it starts (${start}) on ${date} at the school`);
+    throw unprocessable(m`The slot ends (${end}) before it starts (${start}) on ${date} at the school`);
   }
   return {
     start: timeIn(timeZone, startsAt),
@@ -149,7 +150,7 @@ async function refuseOverlap(
     )
     .first();
   if (other)
-    throw unprocessable(`It overlaps slot ${other.id} (${other.start}-${other.end}) of the same teacher that day`);
+    throw unprocessable(m`It overlaps slot ${other.id} (${other.start}-${other.end}) of the same teacher that day`);
 }
 
 const endsAfterStart = (v: { start?: string; end?: string }) =>
@@ -165,7 +166,7 @@ export const createTimeSlot = slot.create({
       teacherId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
       capacity: z.number().int().min(1).max(50).optional().openapi({ description: "Default: the session's" }),
     })
-    .refine(endsAfterStart, { path: ["end"], message: "Must be after start" }),
+    .refine(endsAfterStart, { path: ["end"], ...zodMessage(m`Must be after start`) }),
   values: async (ctx, { body }) => {
     const day = await onDay(ctx, body.sessionDayId, body.teacherId);
     const times = timesOf(day.date, body.start, body.end, day.timeZone);
@@ -197,7 +198,7 @@ const UpdateBody = nonEmpty(
       capacity: z.number().int().min(1).max(50).optional(),
     })
     .strict(),
-).refine(endsAfterStart, { path: ["end"], message: "Must be after start" });
+).refine(endsAfterStart, { path: ["end"], ...zodMessage(m`Must be after start`) });
 
 const updateRoute = defineRoute({
   method: "put",
@@ -217,11 +218,11 @@ const updateRoute = defineRoute({
 
 export async function updateTimeSlot(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
   const current = await TimeSlots.find(ctx, params.id);
-  if (!current) throw notFound("Time slot", params.id);
+  if (!current) throw notFound(m`Time slot ${params.id} not found`);
   const moves = body.start !== undefined || body.end !== undefined || body.teacherId !== undefined;
-  if (moves && current.booked > 0) throw conflict(`Time slot ${params.id} is booked: its times and teacher stay`);
+  if (moves && current.booked > 0) throw conflict(m`Time slot ${params.id} is booked: its times and teacher stay`);
   if (body.capacity !== undefined && body.capacity < current.booked) {
-    throw unprocessable(`Time slot ${params.id} has ${current.booked} bookings: capacity at least ${current.booked}`);
+    throw unprocessable(m`Time slot ${params.id} has ${current.booked} bookings: capacity at least ${current.booked}`);
   }
   let set: Partial<typeof timeSlots.$inferInsert> = {};
   if (moves) {
@@ -239,7 +240,7 @@ export async function updateTimeSlot(ctx: Ctx, { params, body }: InputOf<typeof 
   try {
     await new Batch(ctx).add(...TimeSlots.updateOne(ctx, params.id, set, { where: and(...guards) })).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(`Time slot ${params.id} was booked meanwhile; read it again`);
+    if (err instanceof GuardFailed) throw conflict(m`Time slot ${params.id} was booked meanwhile; read it again`);
     throw err;
   }
 }
@@ -266,9 +267,9 @@ export async function deleteTimeSlot(ctx: Ctx, { params }: InputOf<typeof delete
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (await TimeSlots.find(ctx, params.id, { id: timeSlots.id })) {
-      throw conflict(`Time slot ${params.id} is booked: cancel its bookings first`);
+      throw conflict(m`Time slot ${params.id} is booked: cancel its bookings first`);
     }
-    throw notFound("Time slot", params.id);
+    throw notFound(m`Time slot ${params.id} not found`);
   }
 }
 export const deleteTimeSlotOperation = operation(deleteRoute, deleteTimeSlot);

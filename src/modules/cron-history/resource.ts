@@ -70,18 +70,18 @@ const Ended = z
   .openapi({ description: "A run that ended (running is the dispatcher's alone)" });
 const JobName = z
   .string()
-  .regex(/^[a-z][a-z0-9-]{0,60}$/, "Expected a job name like sweep-bulk-processes")
+  .regex(/^[a-z][a-z0-9-]{0,60}$/, zodMessage(m`Expected a job name like sweep-bulk-processes`))
   .openapi({ example: "sweep-bulk-processes" });
 const Cron = z
   .string()
-  .regex(/^[0-9*,/ -]{9,60}$/, "Expected a cron expression like */5 * * * *")
+  .regex(/^[0-9*,/ -]{9,60}$/, zodMessage(m`Expected a cron expression like */5 * * * *`))
   .openapi({ example: "*/5 * * * *" });
 /** Not running: the dispatcher owns a running row until it ends. */
 const ended = { column: cronHistory.status, states: ["completed", "failed"] } as const;
 const whileRunning =
   ({ id }: { id: number }) =>
   () =>
-    `Cron run ${id} is running; only the dispatcher ends it`;
+    m`Cron run ${id} is running; only the dispatcher ends it`;
 
 export const createCronHistory = resource.create({
   access: permissions.write,

@@ -11,6 +11,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
@@ -29,7 +30,7 @@ async function withTeachers(ctx: Ctx, id: number) {
   const teachers = batch.read(teachersOfEvent(ctx, id));
   const r = await batch.commit();
   const found = r.get(row)[0];
-  if (!found) throw notFound("Event", id);
+  if (!found) throw notFound(m`Event ${id} not found`);
   return { record: toEvent(found), teacherUsers: r.get(teachers).map((t) => t.userId) };
 }
 
@@ -65,8 +66,8 @@ export async function remindEvent(ctx: Ctx, { params }: InputOf<typeof remindRou
     action: "remind",
     set: { remindedAt: now },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => `Event ${params.id} is ${state}; only a scheduled event is reminded`,
-    rules: [{ when: gt(events.startsAt, now), message: `Event ${params.id} has started: it is too late to remind` }],
+    conflict: (state) => m`Event ${params.id} is ${state}; only a scheduled event is reminded`,
+    rules: [{ when: gt(events.startsAt, now), message: m`Event ${params.id} has started: it is too late to remind` }],
     also: sending.statements,
   });
   await sending.dispatch();
@@ -119,7 +120,7 @@ export async function deleteEventWithReason(ctx: Ctx, { params, body }: InputOf<
       sequence: sql`${events.sequence} + 1`,
     },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => `Event ${params.id} is ${state} already`,
+    conflict: (state) => m`Event ${params.id} is ${state} already`,
     also: [
       ...EventReminders.update(
         ctx,
@@ -173,14 +174,14 @@ export async function createEventSignedUrl(ctx: Ctx, { params, body }: InputOf<t
   let key: string;
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, `Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
     }
     const contentType = body.contentType ?? "image/png";
     key = `${schoolOf(ctx)}/events/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
     await event.commit(ctx, id, new Batch(ctx).add(...event.writes.update(ctx, id, { image: key }, "image")));
   } else {
     const found = await event.find(ctx, id);
-    if (found.image === null) throw new ApiError(404, `Event ${id} has no image; upload one with method PUT`);
+    if (found.image === null) throw new ApiError(404, m`Event ${id} has no image; upload one with method PUT`);
     key = found.image;
   }
   const signed = await ctx.deps.signer.sign({
@@ -201,7 +202,7 @@ const PUBLIC_LOOKUPS_PER_MINUTE = 60;
 
 const Slug = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{8,64}$/, "An event's public key")
+  .regex(/^[A-Za-z0-9_-]{8,64}$/, zodMessage(m`An event's public key`))
   .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
 
 const PublicEvent = z
@@ -249,7 +250,7 @@ export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof public
     now,
   );
   if (!limited.allowed) {
-    throw new ApiError(429, "Too many event lookups; try again later", {
+    throw new ApiError(429, m`Too many event lookups; try again later`, {
       headers: { "retry-after": String(limited.retryAfter) },
     });
   }
@@ -273,7 +274,7 @@ export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof public
     .where(eq(events.slug, params.slug))
     .first();
   // A school without a state row for the module has it enabled.
-  if (!row || row.enabled === false) throw notFound("Event");
+  if (!row || row.enabled === false) throw notFound(m`Event not found`);
   const image = row.image
     ? await ctx.deps.signer.sign({ key: row.image, method: "GET", expiresIn: IMAGE_URL_SECONDS, now })
     : null;

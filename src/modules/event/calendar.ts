@@ -31,6 +31,7 @@ import { randomToken, timingSafeEqual } from "../../lib/crypto";
 import { ApiError, badRequest, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type CalendarEvent, calendarText } from "../../lib/ical";
 import { languageOf } from "../../lib/language";
+import { m } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -95,7 +96,7 @@ const ownFamilies = (ctx: Ctx) => Parents.pick(ctx, parents.familyId, eq(parents
 export const calendarFeed = defineResource({
   name: "calendarFeed",
   plural: "calendarFeeds",
-  label: "Calendar feed",
+  label: m`Calendar feed`,
   path: "/api/v1/event-calendar",
   tag: "Communication",
   scope: "school",
@@ -105,7 +106,7 @@ export const calendarFeed = defineResource({
   toRecord: toFeed,
   // Staff: every feed of the school; a parent: their family's.
   visibleTo: (ctx) => (ctx.can(permissions.manage) ? undefined : inList(calendarFeeds.familyId, ownFamilies(ctx))),
-  conflictMessage: "This calendar feed exists: rotate it (PATCH .../rotate) or delete it",
+  conflictMessage: m`This calendar feed exists: rotate it (PATCH .../rotate) or delete it`,
 });
 
 export const createCalendarFeedOperation = calendarFeed.create({
@@ -145,10 +146,10 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
   const r = await batch.commit();
   let familyId: number | null = null;
   if (body.kind === "school") {
-    if (!staff) throw forbidden(`Missing permission ${permissions.manage.name} in school ${schoolOf(ctx)}`);
+    if (!staff) throw forbidden(m`Missing permission ${permissions.manage.name} in school ${schoolOf(ctx)}`);
     if (body.familyId !== undefined) {
-      throw badRequest("Invalid body: familyId: only for a family's feed", [
-        { path: "familyId", message: "Only for a family's feed (kind family)" },
+      throw badRequest(m`Invalid body: familyId: only for a family's feed`, [
+        { path: "familyId", message: m`Only for a family's feed (kind family)` },
       ]);
     }
   } else {
@@ -156,12 +157,12 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
     if (body.familyId !== undefined) {
       const exists = named ? r.get(named).length > 0 : false;
       // A family that is not the caller's is not there for a parent (404), as any other record.
-      if (!exists || (!staff && own !== body.familyId)) throw notFound("Family", body.familyId);
+      if (!exists || (!staff && own !== body.familyId)) throw notFound(m`Family ${body.familyId} not found`);
       familyId = body.familyId;
     } else if (own !== null) familyId = own;
     else {
       throw unprocessable(
-        staff ? "Name the family (familyId) whose feed to make" : "A family's feed is for the parents of a family",
+        staff ? m`Name the family (familyId) whose feed to make` : m`A family's feed is for the parents of a family`,
       );
     }
   }
@@ -234,7 +235,7 @@ const TEXTS = {
 };
 
 const tooMany = (retryAfter: number, what: string) =>
-  new ApiError(429, `Too many ${what}; try again later`, { headers: { "retry-after": String(retryAfter) } });
+  new ApiError(429, m`Too many ${what}; try again later`, { headers: { "retry-after": String(retryAfter) } });
 
 export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof feedRoute>): Promise<Response> {
   const now = ctx.deps.clock.now();
@@ -266,9 +267,9 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
       now,
     );
     if (!miss.allowed) throw tooMany(miss.retryAfter, "unknown calendar links");
-    throw notFound("Calendar feed");
+    throw notFound(m`Calendar feed not found`);
   }
-  if (row.enabled === false) throw notFound("Calendar feed");
+  if (row.enabled === false) throw notFound(m`Calendar feed not found`);
   const limited = await hit(ctx.deps.db, `calendar-feed:${row.id}`, FETCHES_PER_HOUR, 3600, now);
   if (!limited.allowed) throw tooMany(limited.retryAfter, "fetches of this calendar");
 

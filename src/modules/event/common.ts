@@ -32,6 +32,7 @@ import { inList, jsonValues } from "../../db/write";
 import { APP_MODULES } from "../../lib/app-modules";
 import type { Ctx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 import { delegationsAround } from "../delegate/api";
@@ -44,8 +45,8 @@ const LOCAL = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):([0-5]\d)$/;
 /** A school-local date-time `YYYY-MM-DDTHH:mm` (no offset: the school's zone says when it is). */
 export const LocalDateTime = z
   .string()
-  .regex(LOCAL, "Expected a school-local date and time like 2026-12-05T10:00")
-  .refine((v) => calendarDate(v.slice(0, 10)) !== undefined, "Not a calendar date")
+  .regex(LOCAL, zodMessage(m`Expected a school-local date and time like 2026-12-05T10:00`))
+  .refine((v) => calendarDate(v.slice(0, 10)) !== undefined, zodMessage(m`Not a calendar date`))
   .openapi({ example: "2026-12-05T10:00", description: "School-local date and time, YYYY-MM-DDTHH:mm" });
 
 /** The date and the time of a local date-time. */

@@ -24,6 +24,7 @@ import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
 import { eventNotice, LEADS, noticeAudience, teachersOfEvent, toEvent } from "./common";
@@ -43,7 +44,7 @@ const ReminderRecord = RecordBase.extend({
 export const eventReminder = defineResource({
   name: "eventReminder",
   plural: "eventReminders",
-  label: "Event reminder",
+  label: m`Event reminder`,
   path: "/api/v1/event-reminder",
   tag: "Communication",
   scope: "school",
@@ -60,7 +61,7 @@ export const eventReminder = defineResource({
     recipientCount: row.recipientCount,
     createdBy: row.createdBy,
   }),
-  conflictMessage: "The event already has a reminder at that time before its start",
+  conflictMessage: m`The event already has a reminder at that time before its start`,
 });
 
 /** At most 30 days before the start. */
@@ -71,11 +72,11 @@ async function reminderValues(ctx: Ctx, body: { eventId: number; minutesBefore: 
   const row = await Events.select(ctx, { status: events.status, startsAt: events.startsAt })
     .where(eq(events.id, body.eventId))
     .first();
-  if (!row) throw notFound("Event", body.eventId);
-  if (row.status !== "scheduled") throw conflict(`Event ${body.eventId} is ${row.status}: nobody is reminded of it`);
+  if (!row) throw notFound(m`Event ${body.eventId} not found`);
+  if (row.status !== "scheduled") throw conflict(m`Event ${body.eventId} is ${row.status}: nobody is reminded of it`);
   const sendAt = new Date(Date.parse(row.startsAt) - body.minutesBefore * 60_000);
   if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
-    throw unprocessable(`${body.minutesBefore} minutes before the start is already past (${sendAt.toISOString()})`);
+    throw unprocessable(m`${body.minutesBefore} minutes before the start is already past (${sendAt.toISOString()})`);
   }
   return {
     eventId: body.eventId,
@@ -112,7 +113,7 @@ export const deleteEventReminder = eventReminder.delete({
   conflict:
     ({ id }) =>
     (state) =>
-      `Event reminder ${id} is ${state}; only a scheduled reminder is removed`,
+      m`Event reminder ${id} is ${state}; only a scheduled reminder is removed`,
   summary: "Remove a scheduled event reminder",
   errors: [409],
 });

@@ -23,6 +23,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { Listing, type OrderKey, orderTerms, PageQuery, pageOf, sortOrder, sortParam } from "../../lib/pagination";
 import { idFilter, idList } from "../../lib/params";
 import { defineResource, type Filters, filterConditions } from "../../lib/resource";
@@ -32,7 +33,7 @@ import { paragraphs, text } from "../../lib/text";
 import { zonedInstant } from "../../lib/zoned-time";
 import { actedForBy, actingFor, delegationsHere } from "../delegate/api";
 import { notify, type Sending } from "../notification/api";
-import { readLevels } from "../school/api";
+import { notOfferedMessage, readLevels } from "../school/api";
 import {
   type AudienceOf,
   addDays,
@@ -59,7 +60,7 @@ async function actingContext(ctx: Ctx): Promise<Ctx> {
 export const event = defineResource({
   name: "event",
   plural: "events",
-  label: "Event",
+  label: m`Event`,
   path: "/api/v1/event",
   tag: "Communication",
   scope: "school",
@@ -201,7 +202,7 @@ const audienceFields = {
     .array(z.enum(LEVELS))
     .min(1)
     .max(LEVELS.length)
-    .refine((v) => new Set(v).size === v.length, "Each level at most once")
+    .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
     .optional()
     .openapi({ example: ["elementary"], description: "Levels the school offers" }),
   groupIds: idList({ max: MAX_GROUPS, what: "Group" }).optional(),
@@ -240,13 +241,13 @@ function audienceOfBody(body: { forSchool?: boolean; levels?: Level[]; groupIds?
   if (body.forSchool && (levels.length || groupIds.length)) {
     errors.push({
       path: "forSchool",
-      message: "The whole school includes every level and group: send one or the other",
+      message: m`The whole school includes every level and group: send one or the other`,
     });
   }
   if (!body.forSchool && !levels.length && !groupIds.length) {
-    errors.push({ path: "forSchool", message: "Name the audience: forSchool, levels or groupIds" });
+    errors.push({ path: "forSchool", message: m`Name the audience: forSchool, levels or groupIds` });
   }
-  if (errors.length) throw new ApiError(400, `Invalid body: ${errors.map((e) => e.message).join("; ")}`, { errors });
+  if (errors.length) throw new ApiError(400, m`Invalid body: ${errors.map((e) => e.message).join("; ")}`, { errors });
   return { forSchool: body.forSchool === true, levels, groupIds };
 }
 
@@ -254,11 +255,11 @@ function audienceOfBody(body: { forSchool?: boolean; levels?: Level[]; groupIds?
 function checkTimes(start: string, end: string, startsAt: Date, endsAt: Date) {
   const message =
     endsAt.getTime() <= startsAt.getTime()
-      ? `must be after the start (${start})`
+      ? m`The end (${end}) must be after the start (${start})`
       : endsAt.getTime() - startsAt.getTime() > MAX_EVENT_DAYS * 86_400_000
-        ? `must be at most ${MAX_EVENT_DAYS} days after the start`
+        ? m`The end (${end}) must be at most ${MAX_EVENT_DAYS} days after the start`
         : undefined;
-  if (message) throw new ApiError(400, `Invalid body: end (${end}) ${message}`, { errors: [{ path: "end", message }] });
+  if (message) throw new ApiError(400, m`Invalid body: end: ${message}`, { errors: [{ path: "end", message }] });
 }
 
 /** The instant of a school-local date-time. */
@@ -282,17 +283,21 @@ async function prepare(ctx: Ctx, audience: AudienceOf | undefined) {
   const teachers = audience && !audience.forSchool ? batch.read(teachersOf(ctx, audience)) : undefined;
   const r = await batch.commit();
   const row = r.get(school)[0];
-  if (!row) throw notFound("School", schoolOf(ctx));
+  if (!row) throw notFound(m`School ${schoolOf(ctx)} not found`);
   if (audience && found) {
     const ids = new Set(r.get(found).map((g) => g.id));
     const missing = audience.groupIds.filter((id) => !ids.has(id));
-    if (missing.length) throw notFound(`Group${missing.length > 1 ? "s" : ""}`, missing.join(", "));
+    if (missing.length)
+      throw notFound(
+        missing.length > 1 ? m`Groups ${missing.join(", ")} not found` : m`Group ${missing.join(", ")} not found`,
+      );
   }
   const offered = readLevels(row.levels);
   const refused = audience?.levels.filter((l) => !offered.includes(l)) ?? [];
-  if (refused.length) {
-    const message = `The school does not offer ${refused.join(", ")}; it offers ${offered.join(", ") || "none yet"}`;
-    throw new ApiError(400, `Invalid body: levels: ${message}`, { errors: [{ path: "levels", message }] });
+  const [first] = refused;
+  if (first) {
+    const message = notOfferedMessage(first, offered);
+    throw new ApiError(400, m`Invalid body: levels: ${message}`, { errors: [{ path: "levels", message }] });
   }
   return { timeZone: row.timeZone, teacherUsers: teachers ? r.get(teachers).map((t) => t.userId) : [] };
 }
@@ -375,7 +380,7 @@ const updated = event.update({
   conflict:
     ({ id }) =>
     (state) =>
-      `Event ${id} is ${state}; a cancelled event does not change`,
+      m`Event ${id} is ${state}; a cancelled event does not change`,
   summary: "Change an event",
   description:
     "The fields sent. Start and end are checked together, the stored one with the one sent (the end after the " +

@@ -14,6 +14,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
@@ -24,11 +25,25 @@ import { schoolZone } from "../school/api";
 import { permissions } from "./permissions";
 import { LostArticleRecord, lostArticle } from "./resource";
 
-const wrongState =
-  (action: string, needs: string) =>
-  ({ id }: { id: number }) =>
-  (state: string) =>
-    `Lost article ${id} is ${state}; ${action} needs it to be ${needs}`;
+/** The 409 of each action on an article in another state: a whole sentence each, for translation. */
+const wrongState = {
+  claim:
+    ({ id }: { id: number }) =>
+    (state: string) =>
+      m`Lost article ${id} is ${state}; only a found article (not claimed, delivered or donated) can be claimed`,
+  cancelClaim:
+    ({ id }: { id: number }) =>
+    (state: string) =>
+      m`Lost article ${id} is ${state}; only a claimed article's claim can be cancelled`,
+  deliver:
+    ({ id }: { id: number }) =>
+    (state: string) =>
+      m`Lost article ${id} is ${state}; only a found or claimed article can be delivered`,
+  donate:
+    ({ id }: { id: number }) =>
+    (state: string) =>
+      m`Lost article ${id} is ${state}; only a found article can be donated (a claimed article waits for its owner)`,
+};
 
 /** The scheduled reminders of an article, skipped: it left the states they were for. */
 const skipReminders = (ctx: Ctx, id: number) =>
@@ -60,7 +75,7 @@ async function ownChild(ctx: Ctx, studentId: number | undefined) {
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(eq(guardians.studentId, studentId), eq(parents.userId, ctx.userId ?? 0))
     .first();
-  if (!row) throw notFound("Student", studentId);
+  if (!row) throw notFound(m`Student ${studentId} not found`);
 }
 
 export const claimLostArticle = lostArticle.action({
@@ -68,7 +83,7 @@ export const claimLostArticle = lostArticle.action({
   access: permissions.claim,
   input: ClaimBody,
   from: { column: lostArticles.status, states: ["found"] },
-  conflict: wrongState("a claim", "found (not claimed, delivered or donated)"),
+  conflict: wrongState.claim,
   summary: "Claim a found article (a parent)",
   description:
     "The caller says it is theirs (optionally which child's: a child of another family is a 404). Only a found " +
@@ -88,7 +103,7 @@ export const cancelLostArticleClaim = lostArticle.action({
   name: "cancel-claim",
   access: permissions.read,
   from: { column: lostArticles.status, states: ["claimed"] },
-  conflict: wrongState("cancelling a claim", "claimed"),
+  conflict: wrongState.cancelClaim,
   summary: "Cancel a claim: the article is found again",
   description: "The claimant, or staff for any claim (anyone else: 422). An article not claimed is a 409.",
   rules: (ctx) =>
@@ -97,7 +112,7 @@ export const cancelLostArticleClaim = lostArticle.action({
       : [
           {
             when: eq(lostArticles.claimedBy, ctx.userId ?? 0),
-            message: "Only the claimant or staff cancel a claim",
+            message: m`Only the claimant or staff cancel a claim`,
           },
         ],
   set: () => ({ status: "found", claimedBy: null, claimedAt: null, claimedForStudentId: null }),
@@ -118,7 +133,7 @@ export const deliverLostArticle = lostArticle.action({
     })
     .strict(),
   from: { column: lostArticles.status, states: ["found", "claimed"] },
-  conflict: wrongState("delivering", "found or claimed"),
+  conflict: wrongState.deliver,
   summary: "Mark a lost article delivered, recording who received it",
   description: "From claimed (or found: a child recognised it at the desk). Delivered or donated already: 409.",
   set: (ctx, { body }) => ({
@@ -155,11 +170,11 @@ export async function donateLostArticle(ctx: Ctx, { params }: InputOf<typeof don
     action: "donate",
     set: { status: "donated", donatedAt: now.toISOString(), donatedBy: ctx.userId },
     from: { column: lostArticles.status, states: ["found"] },
-    conflict: wrongState("donating", "found (a claimed article waits for its owner)")({ id: params.id }),
+    conflict: wrongState.donate({ id: params.id }),
     rules: [
       {
         when: lte(lostArticles.donateAfter, today),
-        message: `Lost article ${params.id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
+        message: m`Lost article ${params.id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
       },
     ],
     also: skipReminders(ctx, params.id),
@@ -202,9 +217,11 @@ export async function remindLostArticle(ctx: Ctx, { params }: InputOf<typeof rem
     action: "remind",
     set: { remindedAt: now },
     from: { column: lostArticles.status, states: ["claimed"] },
-    conflict: (state) => `Lost article ${params.id} is ${state}; only a claimed article has someone to remind`,
+    conflict: (state) => m`Lost article ${params.id} is ${state}; only a claimed article has someone to remind`,
     // The claimant told is the one read: a claim cancelled and made by another meanwhile is a 422 to retry.
-    rules: [{ when: eq(lostArticles.claimedBy, article.claimedBy ?? 0), message: "Claimed by someone else meanwhile" }],
+    rules: [
+      { when: eq(lostArticles.claimedBy, article.claimedBy ?? 0), message: m`Claimed by someone else meanwhile` },
+    ],
     also: sending?.statements ?? [],
   });
   await sending?.dispatch();
@@ -261,7 +278,7 @@ export async function createLostArticleSignedUrl(ctx: Ctx, { params, body }: Inp
   let key: string;
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, `Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
     }
     const contentType = body.contentType ?? "image/jpeg";
     key = `${schoolOf(ctx)}/lost-articles/${id}/photo-${crypto.randomUUID()}.${PHOTO_TYPES[contentType]}`;
@@ -272,7 +289,7 @@ export async function createLostArticleSignedUrl(ctx: Ctx, { params, body }: Inp
     );
   } else {
     const found = await lostArticle.find(ctx, id);
-    if (found.photo === null) throw new ApiError(404, `Lost article ${id} has no photo; upload one with method PUT`);
+    if (found.photo === null) throw new ApiError(404, m`Lost article ${id} has no photo; upload one with method PUT`);
     key = found.photo;
   }
   const signed = await ctx.deps.signer.sign({

@@ -26,6 +26,7 @@ import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
 import { pickUpNotice } from "./actions";
@@ -34,7 +35,7 @@ import { REMINDER_TIME, reminderInstant } from "./resource";
 
 const Time = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Expected HH:mm")
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`Expected HH:mm`))
   .openapi({ example: "08:00", description: "School-local HH:mm" });
 
 const ReminderRecord = RecordBase.extend({
@@ -51,7 +52,7 @@ const ReminderRecord = RecordBase.extend({
 export const lostArticleReminder = defineResource({
   name: "lostArticleReminder",
   plural: "lostArticleReminders",
-  label: "Lost article reminder",
+  label: m`Lost article reminder`,
   path: "/api/v1/lost-article-reminder",
   tag: "Communication",
   scope: "school",
@@ -69,7 +70,7 @@ export const lostArticleReminder = defineResource({
     recipientCount: row.recipientCount,
     createdBy: row.createdBy,
   }),
-  conflictMessage: "The article already has a reminder that many days before its donation date",
+  conflictMessage: m`The article already has a reminder that many days before its donation date`,
 });
 
 const MAX_DAYS = 60;
@@ -96,15 +97,15 @@ export const createLostArticleReminderOperation = lostArticleReminder.create({
     const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
     const r = await batch.commit();
     const row = r.get(article)[0];
-    if (!row) throw notFound("Lost article", body.lostArticleId);
+    if (!row) throw notFound(m`Lost article ${body.lostArticleId} not found`);
     if (row.status !== "found" && row.status !== "claimed") {
-      throw conflict(`Lost article ${body.lostArticleId} is ${row.status}: there is nothing to remind of`);
+      throw conflict(m`Lost article ${body.lostArticleId} is ${row.status}: there is nothing to remind of`);
     }
     const time = body.time ?? REMINDER_TIME;
     const sendAt = reminderInstant(row.donateAfter, body.daysBefore, time, r.get(school)[0]?.timeZone ?? "UTC");
     if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
       throw unprocessable(
-        `${body.daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
+        m`${body.daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
       );
     }
     return {
@@ -131,7 +132,7 @@ export const deleteLostArticleReminder = lostArticleReminder.delete({
   conflict:
     ({ id }) =>
     (state) =>
-      `Lost article reminder ${id} is ${state}; only a scheduled reminder is removed`,
+      m`Lost article reminder ${id} is ${state}; only a scheduled reminder is removed`,
   summary: "Remove a scheduled lost article reminder",
   errors: [409],
 });

@@ -26,8 +26,8 @@ import {
 import type { Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
-import { fromAcceptLanguage } from "../../lib/language";
-import { currentRequest } from "../../lib/metrics";
+import { currentLanguage } from "../../lib/language";
+import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
@@ -68,8 +68,8 @@ export const NEXT: Record<LostArticleStatus, LostArticleStatus[]> = {
 };
 
 const Names = z.object({ en: z.string(), es: z.string() });
-/** The request's language for the names (its Accept-Language), else English: the app may pick from `names`. */
-const requestLanguage = () => fromAcceptLanguage(currentRequest()?.acceptLanguage) ?? "en";
+/** The request's language for the names (src/lib/language.ts): the app may pick from `names`. */
+const requestLanguage = currentLanguage;
 
 const categoriesRoute = defineRoute({
   method: "get",
@@ -218,7 +218,7 @@ export function toArticle(ctx: Ctx, row: ArticleRow): LostArticleRecordOf {
 export const lostArticle = defineResource({
   name: "lostArticle",
   plural: "lostArticles",
-  label: "Lost article",
+  label: m`Lost article`,
   path: "/api/v1/lost-article",
   tag: "Communication",
   scope: "school",
@@ -332,10 +332,10 @@ export async function schoolToday(ctx: Ctx) {
 /** Found on or before today; the donation date not before the day it was found (400 naming the field). */
 function checkDates(foundOn: string, donateAfter: string, today: string) {
   const errors: FieldError[] = [];
-  if (foundOn > today) errors.push({ path: "foundOn", message: `must not be after today (${today})` });
-  if (donateAfter < foundOn) errors.push({ path: "donateAfter", message: `must not be before foundOn (${foundOn})` });
+  if (foundOn > today) errors.push({ path: "foundOn", message: m`must not be after today (${today})` });
+  if (donateAfter < foundOn) errors.push({ path: "donateAfter", message: m`must not be before foundOn (${foundOn})` });
   if (errors.length) {
-    throw new ApiError(400, `Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, { errors });
+    throw new ApiError(400, m`Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, { errors });
   }
 }
 
@@ -398,7 +398,7 @@ const updated = lostArticle.update({
   conflict:
     ({ id }) =>
     (state) =>
-      `Lost article ${id} is ${state}: its record is closed`,
+      m`Lost article ${id} is ${state}: its record is closed`,
   values: async (ctx, { id, body }) => {
     if (body.foundOn !== undefined || body.donateAfter !== undefined) {
       const batch = new Batch(ctx);
@@ -419,7 +419,7 @@ const updated = lostArticle.update({
       );
       const r = await batch.commit();
       const current = r.get(row)[0];
-      if (!current) throw notFound("Lost article", id);
+      if (!current) throw notFound(m`Lost article ${id} not found`);
       const timeZone = r.get(school)[0]?.timeZone ?? "UTC";
       const donateAfter = body.donateAfter ?? current.donateAfter;
       checkDates(body.foundOn ?? current.foundOn, donateAfter, dateIn(timeZone, ctx.deps.clock.now()));

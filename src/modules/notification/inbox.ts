@@ -30,6 +30,7 @@ import { guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { languageOf } from "../../lib/language";
+import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -160,7 +161,7 @@ const getRoute = defineRoute({
 
 async function findMine(ctx: Ctx, id: number): Promise<InboxNotification> {
   const row = await inbox(ctx).where(eq(copy.notificationId, id)).first();
-  if (!row) throw notFound("Notification", id);
+  if (!row) throw notFound(m`Notification ${id} not found`);
   return toRecord(ctx, row);
 }
 
@@ -177,7 +178,7 @@ export async function getNotification(ctx: Ctx, { params }: InputOf<typeof getRo
   const row = results.get(own)[0];
   if (row) return toRecord(ctx, row);
   const n = results.get(sent)[0];
-  if (!n) throw notFound("Notification", params.id);
+  if (!n) throw notFound(m`Notification ${params.id} not found`);
   return toRecord(ctx, { ...n, readAt: null, language: null });
 }
 
@@ -309,7 +310,7 @@ async function commitGuarded(ctx: Ctx, id: number, statements: ReturnType<typeof
   try {
     await new Batch(ctx).add(...statements, guard(ctx.deps.db)).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound("Notification", id);
+    if (err instanceof GuardFailed) throw notFound(m`Notification ${id} not found`);
     throw err;
   }
 }

@@ -17,6 +17,7 @@ import { NotificationPreferences, notificationPreferences } from "../../db/schem
 import type { InsertValues } from "../../db/table";
 import type { Ctx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 
@@ -48,11 +49,11 @@ function perCategory<V>(make: (k: CategoryKey) => V): Record<CategoryKey, V> {
 
 const Time = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "A time of day HH:mm")
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`A time of day HH:mm`))
   .openapi({ example: "21:00" });
 const QuietHours = z
   .strictObject({ start: Time, end: Time.openapi({ example: "07:00" }) })
-  .refine((q) => q.start !== q.end, "start and end must differ")
+  .refine((q) => q.start !== q.end, zodMessage(m`start and end must differ`))
   .openapi({ description: "Pushes wait from start until end (the school's time zone; past midnight allowed)" });
 
 const ChannelsRecord = z.object({ push: z.boolean(), inbox: z.boolean() });
@@ -108,7 +109,7 @@ const own = (ctx: Ctx) => eq(p.userId, ctx.userId ?? 0);
 const resource = defineResource({
   name: "notificationPreference",
   plural: "notificationPreferences",
-  label: "Notification preference",
+  label: m`Notification preference`,
   path: "/api/v1/notification-preference",
   tag: "Communication",
   scope: "school",
@@ -118,7 +119,7 @@ const resource = defineResource({
   toRecord,
   // Writes: the caller's own. Reads too, but a super-admin (platform support) reads any of the school's.
   visibleTo: (ctx, access) => (access === "read" && ctx.isSuperAdmin ? undefined : own(ctx)),
-  conflictMessage: "You have notification preferences in this school already; update them",
+  conflictMessage: m`You have notification preferences in this school already; update them`,
 });
 
 const mineRoute = defineRoute({

@@ -28,6 +28,7 @@ import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
+import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { roleTopic, schoolTopic } from "../../lib/push";
 import { IdParams } from "../../lib/resource";
@@ -39,7 +40,9 @@ const PER_CALL = 1000;
 
 function unavailable(err: unknown) {
   log.error("push provider unavailable", errorFields(err));
-  return new ApiError(503, "The push provider is unavailable; try again shortly", { headers: { "retry-after": "30" } });
+  return new ApiError(503, m`The push provider is unavailable; try again shortly`, {
+    headers: { "retry-after": "30" },
+  });
 }
 
 /** Subscribes or unsubscribes `tokens` in calls of `PER_CALL`; answers the tokens the provider refused. */
@@ -86,7 +89,7 @@ const syncRoute = defineRoute({
 export async function syncPushProviderRole(ctx: Ctx, { body }: InputOf<typeof syncRoute>) {
   const school = schoolOf(ctx);
   const role = await Roles.select(ctx, { id: roles.id }).where(eq(roles.id, body.roleId)).first();
-  if (!role) throw notFound("Role", body.roleId);
+  if (!role) throw notFound(m`Role ${body.roleId} not found`);
   const topic = roleTopic(school, role.id);
   const batch = new Batch(ctx);
   // The devices of the role's members in the school, and the devices the topic has now.
@@ -267,7 +270,7 @@ export async function getPushProviderUser(ctx: Ctx, { params }: InputOf<typeof u
       .orderBy(sql`${deviceTokens.id}`),
   );
   const results = await batch.commit();
-  if (results.get(member).length === 0) throw notFound("User", params.id);
+  if (results.get(member).length === 0) throw notFound(m`User ${params.id} not found`);
   let listed: {
     id: number;
     platform: "ios" | "android" | "web";

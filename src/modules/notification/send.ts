@@ -19,6 +19,7 @@ import { jsonValues } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
 import { IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -32,7 +33,7 @@ const About = z
   .strictObject({
     entity: z
       .string()
-      .regex(/^[a-z][a-z-]{0,39}$/, "An entity name like event or lost-article")
+      .regex(/^[a-z][a-z-]{0,39}$/, zodMessage(m`An entity name like event or lost-article`))
       .openapi({ example: "event" }),
     id: recordId().openapi({ type: "integer", example: 3 }),
   })
@@ -58,7 +59,7 @@ const SendBody = z
       .array(z.enum(LEVELS))
       .min(1)
       .max(LEVELS.length)
-      .refine((l) => new Set(l).size === l.length, "Each level at most once")
+      .refine((l) => new Set(l).size === l.length, zodMessage(m`Each level at most once`))
       .optional()
       .openapi({ description: "The guardians of the school's students of these levels", example: ["elementary"] }),
     guardiansOf: idList({ max: 1000, what: "Student" })
@@ -68,7 +69,7 @@ const SendBody = z
   })
   .refine(
     (b) => b.users || b.roles || b.groups || b.levels || b.guardiansOf || b.school,
-    "Name who it is for: users, roles, groups, levels, guardiansOf or school",
+    zodMessage(m`Name who it is for: users, roles, groups, levels, guardiansOf or school`),
   );
 
 export const SentNotification = RecordBase.extend({
@@ -119,7 +120,7 @@ async function checkAudience(ctx: Ctx, audience: Audience) {
     .first();
   for (const [what] of asked) {
     const missing = found?.[what];
-    if (missing !== null && missing !== undefined) throw notFound(what, Number(missing));
+    if (missing !== null && missing !== undefined) throw notFound(m`${what} ${Number(missing)} not found`);
   }
 }
 
@@ -186,7 +187,7 @@ export async function sendGroupNotification(ctx: Ctx, { params, body }: InputOf<
   // Staff reach every group; a teacher, the groups they teach (another is a 404, as they cannot see it).
   const visible = ctx.can(permissions.send) ? undefined : teaches(ctx, groups.id);
   const group = await Groups.select(ctx, { id: groups.id }).where(eq(groups.id, params.id), visible).first();
-  if (!group) throw notFound("Group", params.id);
+  if (!group) throw notFound(m`Group ${params.id} not found`);
   return send(ctx, body, { groups: [params.id] });
 }
 

@@ -28,6 +28,7 @@ import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { ApiError, forbidden } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
+import { m } from "../../lib/message";
 import { defineRoute, type InputOf, jsonBody, noContent, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 
@@ -61,7 +62,7 @@ const route = defineRoute({
 
 export async function resetData(ctx: Ctx, _input: InputOf<typeof route>) {
   if (!ctx.deps.config.resetDataEnabled) {
-    throw forbidden("The data reset is disabled: it runs only where RESET_DATA_ENABLED=true (never in production)");
+    throw forbidden(m`The data reset is disabled: it runs only where RESET_DATA_ENABLED=true (never in production)`);
   }
   const { db } = ctx.deps;
   // The provider's topics first: a failure there leaves the data as it was (run it again).
@@ -77,7 +78,7 @@ export async function resetData(ctx: Ctx, _input: InputOf<typeof route>) {
     }
   } catch (err) {
     log.error("push provider unavailable during the data reset", errorFields(err));
-    throw new ApiError(503, "The push provider is unavailable; nothing was removed, try again shortly", {
+    throw new ApiError(503, m`The push provider is unavailable; nothing was removed, try again shortly`, {
       headers: { "retry-after": "30" },
     });
   }

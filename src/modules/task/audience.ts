@@ -22,6 +22,7 @@ import { columnList, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
+import { m, zodMessage } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { type Audience, type Notice, notify } from "../notification/api";
 
@@ -40,7 +41,7 @@ export const audienceFields = {
     .array(z.enum(LEVELS))
     .min(1)
     .max(LEVELS.length)
-    .refine((v) => new Set(v).size === v.length, "Each level at most once")
+    .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
     .optional()
     .openapi({ example: ["elementary"], description: "Levels: the families of their active students" }),
   roleIds: idList({ max: 20, what: "Role" })
@@ -127,7 +128,7 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
   const studentRows = kids ? r.get(kids) : [];
   const missing = (what: string, asked: number[], found: number[]) => {
     const gone = asked.filter((id) => !found.includes(id));
-    if (gone.length) throw notFound(`${what}${gone.length > 1 ? "s" : ""}`, gone.join(", "));
+    if (gone.length) throw notFound(m`${what}${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found`);
   };
   missing(
     "Student",
@@ -141,7 +142,7 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
   const users = [...new Set([...named, ...(holders ? r.get(holders).map((h) => h.userId) : [])])].sort((x, y) => x - y);
   if (studentRows.length + users.length === 0) {
     throw unprocessable(
-      "The audience reaches nobody: its groups and levels have no active students, its roles no holders",
+      m`The audience reaches nobody: its groups and levels have no active students, its roles no holders`,
     );
   }
   return { students: studentRows, users, timeZone: r.get(school)[0]?.timeZone ?? "UTC" };

@@ -17,6 +17,7 @@ import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } fr
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { type Filters, filterConditions, IdParams } from "../../lib/resource";
@@ -136,7 +137,7 @@ function oneCopy(ctx: Ctx, recipientId: number) {
 const readOne = async (ctx: Ctx, batch: Batch, recipientId: number): Promise<Copy> => {
   const slot = batch.read(oneCopy(ctx, recipientId));
   const [row] = (await batch.commit()).get(slot);
-  if (!row) throw notFound("Task copy", recipientId);
+  if (!row) throw notFound(m`Task copy ${recipientId} not found`);
   return toCopy({ ...row, archived: row.archived === 1 });
 };
 
@@ -201,15 +202,15 @@ async function targetOf(ctx: Ctx, taskId: number, query: z.output<typeof ActionQ
   if (found.length === 0) {
     const [other] = any ? results.get(any) : [];
     if (other) return { ...other, through: [] };
-    if (query.recipientId !== undefined) throw notFound(`Recipient ${query.recipientId} of task`, taskId);
-    if (query.studentId !== undefined) throw notFound(`Task ${taskId} for student`, query.studentId);
-    throw notFound("Task", taskId);
+    if (query.recipientId !== undefined) throw notFound(m`Recipient ${query.recipientId} of task ${taskId} not found`);
+    if (query.studentId !== undefined) throw notFound(m`Task ${taskId} for student ${query.studentId} not found`);
+    throw notFound(m`Task ${taskId} not found`);
   }
   const [only, ...more] = found;
-  if (!only) throw notFound("Task", taskId);
+  if (!only) throw notFound(m`Task ${taskId} not found`);
   if (more.length) {
     throw unprocessable(
-      `You have ${found.length} copies of task ${taskId} (students ${found.map((f) => f.studentId ?? "-").join(", ")}): name studentId`,
+      m`You have ${found.length} copies of task ${taskId} (students ${found.map((f) => f.studentId ?? "-").join(", ")}): name studentId`,
     );
   }
   return only;
@@ -262,7 +263,7 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
     case "revert-completion":
       if (t.appointmentId !== null) {
         throw conflict(
-          `Task ${taskId} ${whose(t)} was completed by booking appointment ${t.appointmentId}: cancel the appointment instead`,
+          m`Task ${taskId} ${whose(t)} was completed by booking appointment ${t.appointmentId}: cancel the appointment instead`,
         );
       }
       batch.add(
@@ -280,7 +281,7 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
     case "archive":
     case "unarchive": {
       if (t.through.length === 0) {
-        throw unprocessable(`Archiving is each person's own folder: task ${taskId} ${whose(t)} has no copy of yours`);
+        throw unprocessable(m`Archiving is each person's own folder: task ${taskId} ${whose(t)} has no copy of yours`);
       }
       const to = action === "archive";
       const theirs = and(
@@ -306,9 +307,9 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (action === "complete") {
-      throw conflict(`Task ${taskId} ${whose(t)} is already completed; read it again`);
+      throw conflict(m`Task ${taskId} ${whose(t)} is already completed; read it again`);
     }
-    throw conflict(`Task ${taskId} ${whose(t)} is not completed (or its completion changed); read it again`);
+    throw conflict(m`Task ${taskId} ${whose(t)} is not completed (or its completion changed); read it again`);
   }
 }
 

@@ -24,6 +24,7 @@ import { GuardFailed, guard, type Statement } from "../../db/write";
 import { APP_MODULES } from "../../lib/app-modules";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
@@ -136,7 +137,7 @@ export async function getTaskDetail(ctx: Ctx, { params }: InputOf<typeof detailR
   );
   const results = await batch.commit();
   const [found] = results.get(row);
-  if (!found) throw notFound("Task", params.id);
+  if (!found) throw notFound(m`Task ${params.id} not found`);
   return {
     ...toTask(ctx, found),
     recipients: results.get(recipients).map((r) => {
@@ -235,8 +236,8 @@ export async function sendTaskReminder(ctx: Ctx, { params }: InputOf<typeof remi
   const pending = batch.read(recipientsOf(ctx, params.id, true));
   const results = await batch.commit();
   const [t] = results.get(row);
-  if (!t) throw notFound("Task", params.id);
-  if (t.status !== "published") throw conflict(`Task ${params.id} is held for its session (draft): nobody has it yet`);
+  if (!t) throw notFound(m`Task ${params.id} not found`);
+  if (t.status !== "published") throw conflict(m`Task ${params.id} is held for its session (draft): nobody has it yet`);
   const who = whoOf(results.get(pending));
   const reminded = who.studentIds.length + who.userIds.length;
   if (reminded === 0) return { taskId: t.id, reminded };
@@ -244,7 +245,7 @@ export async function sendTaskReminder(ctx: Ctx, { params }: InputOf<typeof remi
   try {
     await new Batch(ctx).add(...statements).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound("Task", params.id);
+    if (err instanceof GuardFailed) throw notFound(m`Task ${params.id} not found`);
     throw err;
   }
   await sending.dispatch();
@@ -305,11 +306,11 @@ export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<t
   );
   const results = await batch.commit();
   const [t] = results.get(row);
-  if (!t) throw notFound("Task", params.id);
+  if (!t) throw notFound(m`Task ${params.id} not found`);
   const live = results.get(booked)[0]?.n ?? 0;
   if (live > 0) {
     throw conflict(
-      `Task ${params.id}'s session has ${live} booked appointment${live > 1 ? "s" : ""}: cancel them first`,
+      m`Task ${params.id}'s session has ${live} booked appointment${live > 1 ? "s" : ""}: cancel them first`,
     );
   }
   const notices: Notice[] =
@@ -327,7 +328,7 @@ export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<t
   try {
     await new Batch(ctx).add(...sending.statements, ...deleteStatements(ctx, params.id, body.reason)).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw notFound("Task", params.id);
+    if (err instanceof GuardFailed) throw notFound(m`Task ${params.id} not found`);
     throw err;
   }
   await sending.dispatch();
@@ -358,7 +359,7 @@ const EXTENSIONS: Record<(typeof TYPE_NAMES)[number], string> = {
 };
 
 const FileName = text({ max: 200 })
-  .refine((v) => !/[/\\]/.test(v), "A file name, without / or \\")
+  .refine((v) => !/[/\\]/.test(v), zodMessage(m`A file name, without / or \\`))
   .openapi({ example: "field-trip-permission.pdf" });
 
 const AttachmentUrlBody = z
@@ -374,10 +375,10 @@ const AttachmentUrlBody = z
   .superRefine((v, issue) => {
     for (const field of ["contentType", "name"] as const) {
       if (v.method === "PUT" && v[field] === undefined) {
-        issue.addIssue({ code: "custom", path: [field], message: "Required to upload (method PUT)" });
+        issue.addIssue({ code: "custom", path: [field], message: m`Required to upload (method PUT)`.render() });
       }
       if (v.method === "GET" && v[field] !== undefined) {
-        issue.addIssue({ code: "custom", path: [field], message: "Only for uploads (method PUT)" });
+        issue.addIssue({ code: "custom", path: [field], message: m`Only for uploads (method PUT)`.render() });
       }
     }
   });
@@ -414,7 +415,7 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
   let attachment: { name: string; contentType: string };
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, `Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
     }
     const contentType = body.contentType ?? "application/pdf";
     attachment = { name: body.name ?? "attachment", contentType };
@@ -439,9 +440,9 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
     })
       .where(eq(tasks.id, params.id), visibleTask(ctx))
       .first();
-    if (!row) throw notFound("Task", params.id);
+    if (!row) throw notFound(m`Task ${params.id} not found`);
     if (row.key === null || row.name === null) {
-      throw new ApiError(404, `Task ${params.id} has no attachment; upload one with method PUT`);
+      throw new ApiError(404, m`Task ${params.id} has no attachment; upload one with method PUT`);
     }
     key = row.key;
     attachment = { name: row.name, contentType: row.contentType ?? "application/octet-stream" };
@@ -461,7 +462,7 @@ export const createTaskSignedUrlOperation = operation(signedUrlRoute, createTask
 
 const Slug = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{8,64}$/, "A task's public key")
+  .regex(/^[A-Za-z0-9_-]{8,64}$/, zodMessage(m`A task's public key`))
   .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
 
 const PublicTask = z
@@ -508,7 +509,7 @@ export async function getPublicTask(ctx: Ctx, { params }: InputOf<typeof publicR
     )
     .where(eq(tasks.slug, params.slug))
     .first();
-  if (row?.status !== "published" || row.enabled === false) throw notFound("Task");
+  if (row?.status !== "published" || row.enabled === false) throw notFound(m`Task not found`);
   return {
     title: row.title,
     description: row.description,

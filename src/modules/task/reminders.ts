@@ -16,6 +16,7 @@ import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { recipientsOf, whoOf } from "./audience";
 import { reminderOf } from "./manage";
@@ -33,7 +34,7 @@ const ReminderRecord = RecordBase.extend({
 const reminder = defineResource({
   name: "pendingReminder",
   plural: "pendingReminders",
-  label: "Task reminder",
+  label: m`Task reminder`,
   path: "/api/v1/pending-reminder",
   tag: "Permissions and tasks",
   scope: "school",
@@ -66,14 +67,14 @@ export const createPendingReminder = reminder.create({
   }),
   values: async (ctx, { body }) => {
     const t = await Tasks.select(ctx, { status: tasks.status }).where(eq(tasks.id, body.taskId)).first();
-    if (!t) throw notFound("Task", body.taskId);
+    if (!t) throw notFound(m`Task ${body.taskId} not found`);
     if (t.status !== "published")
-      throw conflict(`Task ${body.taskId} is held for its session (draft): nobody has it yet`);
+      throw conflict(m`Task ${body.taskId} is held for its session (draft): nobody has it yet`);
     const at = new Date(body.sendAt);
     const now = ctx.deps.clock.now();
-    if (at.getTime() <= now.getTime()) throw unprocessable("sendAt must be in the future");
+    if (at.getTime() <= now.getTime()) throw unprocessable(m`sendAt must be in the future`);
     if (at.getTime() > now.getTime() + MAX_DAYS_AHEAD * 86_400_000) {
-      throw unprocessable(`sendAt must be at most ${MAX_DAYS_AHEAD} days ahead`);
+      throw unprocessable(m`sendAt must be at most ${MAX_DAYS_AHEAD} days ahead`);
     }
     return { taskId: body.taskId, sendAt: at.toISOString(), status: "scheduled", createdBy: ctx.userId };
   },

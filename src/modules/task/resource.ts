@@ -13,6 +13,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
+import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams } from "../../lib/resource";
@@ -53,7 +54,7 @@ export const countsJson = sql<string>`(SELECT json_object('recipients', count(*)
 export const task = defineResource({
   name: "task",
   plural: "tasks",
-  label: "Task",
+  label: m`Task`,
   path: "/api/v1/pending",
   tag: "Permissions and tasks",
   scope: "school",
@@ -165,7 +166,7 @@ export async function getTask(ctx: Ctx, { params }: InputOf<typeof getRoute>) {
   const mine = batch.read(copies(ctx).where(eq(taskInbox.taskId, params.id)).orderBy(sql`${taskInbox.id} asc`));
   const results = await batch.commit();
   const [found] = results.get(row);
-  if (!found) throw notFound("Task", params.id);
+  if (!found) throw notFound(m`Task ${params.id} not found`);
   const seen = new Set<number>();
   const own = results.get(mine).filter((c) => !seen.has(c.id) && seen.add(c.id));
   return { ...toTask(ctx, found), copies: own.map(toCopy) };
@@ -191,7 +192,7 @@ const CreateBody = z
       issue.addIssue({
         code: "custom",
         path: ["studentIds"],
-        message: "Name an audience: studentIds, groupIds, levels, roleIds or userIds",
+        message: m`Name an audience: studentIds, groupIds, levels, roleIds or userIds`.render(),
       });
     }
   });
@@ -220,7 +221,7 @@ export async function createTask(ctx: Ctx, { body }: InputOf<typeof createRoute>
   const resolved = await resolveAudience(ctx, audience);
   if (body.dueDate !== undefined) {
     const today = dateIn(resolved.timeZone, ctx.deps.clock.now());
-    if (body.dueDate < today) throw unprocessable(`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
+    if (body.dueDate < today) throw unprocessable(m`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
   }
   const now = ctx.deps.clock.now().toISOString();
   const held = body.requiresAppointment;
@@ -255,7 +256,7 @@ export async function createTask(ctx: Ctx, { body }: InputOf<typeof createRoute>
   );
   batch.add(...sending.statements);
   const back = batch.read(task.readOne(ctx, id));
-  const [row] = (await batch.commit({ conflict: "This task was sent twice at once; read the list" })).get(back);
+  const [row] = (await batch.commit({ conflict: m`This task was sent twice at once; read the list` })).get(back);
   if (!row) throw new Error("task: the created row was not read back");
   await sending.dispatch();
   return toTask(ctx, row);
@@ -277,7 +278,7 @@ export const updateTask = task.update({
     if (body.dueDate) {
       const today = await schoolToday(ctx);
       if (body.dueDate < today)
-        throw unprocessable(`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
+        throw unprocessable(m`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
     }
     return {
       ...(body.title !== undefined ? { title: body.title } : {}),
