@@ -47,8 +47,9 @@ async function sendTo(t: TestApp, push: PushQueue, users: number[], body: object
   return ((await res.json()) as { id: number }).id;
 }
 
-const as = async (t: TestApp, user: number, school = NORTH) => ({
-  token: await t.token(user, { [school]: [] }),
+/** The member's token; `language` is theirs, as a token from sign-in carries it (the `lng` claim). */
+const as = async (t: TestApp, user: number, school = NORTH, language: "es" | "en" = "en") => ({
+  token: await t.token(user, { [school]: [] }, false, language),
   school,
 });
 
@@ -100,7 +101,7 @@ describe("the inbox", () => {
     const id = row?.id ?? 0;
     const get = async (headers: Record<string, string> = {}) =>
       (await (
-        await t.request(`/api/v1/notification/${id}`, { ...(await as(t, es)), headers })
+        await t.request(`/api/v1/notification/${id}`, { ...(await as(t, es, NORTH, "es")), headers })
       ).json()) as Inbox["data"][number];
     expect(await get()).toMatchObject({
       title: "Una nueva tarea",
@@ -109,7 +110,9 @@ describe("the inbox", () => {
     });
     expect(await get({ "accept-language": "en-US" })).toMatchObject({ title: "A new task" });
     const staff = await sendTo(t, push, [es], { title: "Reunión", body: "Hoy" });
-    expect((await (await t.request(`/api/v1/notification/${staff}`, await as(t, es))).json()) as object).toMatchObject({
+    expect(
+      (await (await t.request(`/api/v1/notification/${staff}`, await as(t, es, NORTH, "es"))).json()) as object,
+    ).toMatchObject({
       title: "Reunión",
       body: "Hoy",
     });

@@ -2,7 +2,8 @@
  * A school that speaks Spanish: the same requests answered in Spanish and in English (a 404, a 409,
  * a 422 with its fields, a validation 400 in zod's own Spanish, a 403 naming the permission, the
  * sign-in SMS in the development outbox, an Excel export's headers, sheet and file name, an import's
- * row errors), two languages in one isolate at once, and how the language is chosen without
+ * row errors; a lost article's 409 and an appointment's refusal, modules converted after they were
+ * written), two languages in one isolate at once, and how the language is chosen without
  * `Accept-Language`: the user's (the token's `lng`), else the school's (`sl`), else English; new
  * people take the school's language.
  */
@@ -18,6 +19,7 @@ import { signAccessToken } from "../src/lib/tokens";
 import { readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { fixturePhone, readJson } from "./fixture-kit";
 import { makeFamily, parentToken } from "./fixtures/modules/exit-permission";
+import { makeArticle } from "./fixtures/modules/lost-article";
 import { DEMO, makeTestApp, PERMISSION_NAMES, permissionId } from "./helpers";
 
 const NORTH = 1;
@@ -244,6 +246,79 @@ describe("the same request, in Spanish and in English", () => {
       "Middle school",
       "High school",
     ]);
+  });
+});
+
+describe("the modules written before messages, in Spanish", () => {
+  it("a lost article's claim on a claimed article: a 409 in each language", async () => {
+    const id = await makeArticle(t, NORTH);
+    const claim = (headers: Record<string, string>) =>
+      t.request(`/api/v1/lost-article/${id}/claim`, {
+        method: "PATCH",
+        token: admin,
+        school: NORTH,
+        body: {},
+        headers,
+      });
+    expect((await claim(en)).status).toBe(200);
+    const spanish = await problemOf(await claim(es));
+    expect(spanish).toMatchObject({
+      status: 409,
+      language: "es",
+      title: "Conflicto",
+      detail: `El objeto perdido ${id} está en estado claimed; solo se puede reclamar un objeto encontrado (no reclamado, entregado ni donado)`,
+    });
+    const english = await problemOf(await claim(en));
+    expect(english.detail).toBe(
+      `Lost article ${id} is claimed; only a found article (not claimed, delivered or donated) can be claimed`,
+    );
+  });
+
+  it("an appointment refused: one booking per family, in the singular", async () => {
+    const family = await makeFamily(t, NORTH);
+    const post = async (path: string, body: unknown, method = "POST") => {
+      const res = await t.request(path, { method, token: admin, school: NORTH, body });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+      return readJson<{ id: number }>(res);
+    };
+    const task = await post("/api/v1/pending", {
+      title: "Entrevistas con docentes",
+      requiresAppointment: true,
+      studentIds: [family.studentId],
+    });
+    const session = await post("/api/v1/session", { taskId: task.id, slotMinutes: 15, bookingsPerFamily: 1 });
+    // A Wednesday after the test clock's Monday: two slots, 10:00 and 10:15.
+    await post("/api/v1/session-day", {
+      sessionId: session.id,
+      date: "2026-12-02",
+      windows: [{ start: "10:00", end: "10:30" }],
+    });
+    await post(`/api/v1/session/${session.id}/slots`, {}, "PUT");
+    await post(`/api/v1/session/${session.id}/publish`, undefined, "PUT");
+    const slots = await readJson<{ data: { id: number }[] }>(
+      await t.request(`/api/v1/time-slot?sessionId=${session.id}`, { token: admin, school: NORTH }),
+    );
+    const [first, second] = slots.data;
+    if (!first || !second) throw new Error("two slots expected");
+    const book = (slotId: number, headers: Record<string, string>) =>
+      t.request(`/api/v1/time-slot/${slotId}/appointment`, {
+        method: "POST",
+        token: admin,
+        school: NORTH,
+        body: { studentId: family.studentId },
+        headers,
+      });
+    expect((await book(first.id, en)).status).toBe(201);
+    const spanish = await problemOf(await book(second.id, es));
+    expect(spanish).toMatchObject({
+      status: 422,
+      language: "es",
+      detail: "La familia ya tiene 1 reserva en esta sesión de citas (como máximo 1): cancele una para reservar otra",
+    });
+    const english = await problemOf(await book(second.id, en));
+    expect(english.detail).toBe(
+      "The family holds 1 booking in this session already (at most 1): cancel one to book another",
+    );
   });
 });
 

@@ -190,7 +190,7 @@ const EXAMPLES: Record<ProblemStatus, ProblemCase & { instance: string }> = {
   400: {
     detail: "Invalid query: pageSize: Too big: expected number to be <=100",
     instance: "/api/v1/permission?pageSize=1000",
-    errors: [{ path: "pageSize", message: m`Too big: expected number to be <=100` }],
+    errors: [{ path: "pageSize", message: "Too big: expected number to be <=100" }],
   },
   401: {
     title: "Invalid or expired access token",

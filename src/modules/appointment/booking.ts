@@ -263,7 +263,10 @@ type SlotRow = Snapshot["slots"][number];
 /** The visit's slots in time order, checked: one session, one day, consecutive, a teacher each. */
 function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
   const missing = slotIds.filter((id) => !snapshot.slots.some((s) => s.id === id));
-  if (missing.length) throw notFound(m`Time slot${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
+  if (missing.length) {
+    const ids = missing.join(", ");
+    throw notFound(missing.length > 1 ? m`Time slots ${ids} not found` : m`Time slot ${ids} not found`);
+  }
   const slots = [...snapshot.slots].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
   const [first, ...rest] = slots;
   if (!first) throw notFound(m`Time slot ${slotIds[0]} not found`);
@@ -454,7 +457,9 @@ async function refuseBooking(
   const held = r.get(visits)[0]?.n ?? 0;
   if (session && held >= session.limit) {
     throw unprocessable(
-      m`The family holds ${held} booking${held > 1 ? "s" : ""} in this session already (at most ${session.limit}): cancel one to book another`,
+      held === 1
+        ? m`The family holds ${held} booking in this session already (at most ${session.limit}): cancel one to book another`
+        : m`The family holds ${held} bookings in this session already (at most ${session.limit}): cancel one to book another`,
     );
   }
   throw conflict(m`The slots changed while booking; try again`);
@@ -516,8 +521,11 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   const now = ctx.deps.clock.now();
   const cutOff = Date.parse(a.startsAt) - a.cancelHours * 3_600_000;
   if (!ctx.can(permissions.manage) && now.getTime() > cutOff) {
+    const until = new Date(cutOff).toISOString();
     throw unprocessable(
-      m`Too late to cancel: families cancel up to ${a.cancelHours} hours before (${new Date(cutOff).toISOString()}); call the school`,
+      a.cancelHours === 1
+        ? m`Too late to cancel: families cancel up to ${a.cancelHours} hour before (${until}); call the school`
+        : m`Too late to cancel: families cancel up to ${a.cancelHours} hours before (${until}); call the school`,
     );
   }
   const at = now.toISOString();

@@ -134,7 +134,10 @@ async function checked(ctx: Ctx, sessionId: number, date: string | undefined, wi
   const r = await batch.commit();
   if (r.get(found).length === 0) throw notFound(m`Session ${sessionId} not found`);
   const missing = ids.filter((id) => !(known ? r.get(known) : []).some((t) => t.id === id));
-  if (missing.length) throw notFound(m`Teacher${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not found`);
+  if (missing.length) {
+    const ids = missing.join(", ");
+    throw notFound(missing.length > 1 ? m`Teachers ${ids} not found` : m`Teacher ${ids} not found`);
+  }
   if (date && school) {
     const { calendar } = calendarOf(r, school);
     const today = dateIn(calendar.timeZone, ctx.deps.clock.now());

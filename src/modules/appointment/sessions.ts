@@ -22,7 +22,7 @@ import { Tasks, tasks } from "../../db/schema/task";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { joinMessages, m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, timestamps } from "../../lib/resource";
@@ -347,15 +347,19 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   const kept = existing.filter((e) => wanted.has(slotKey(e)));
   const booked = removed.filter((e) => e.booked > 0);
   if (booked.length) {
-    throw conflict(
-      m`Booked slots would be removed: ${booked.map((b) => `${b.date} ${b.start} (slot ${b.id})`).join(", ")}; cancel their bookings or keep their windows`,
+    const which = joinMessages(
+      booked.map((b) => m`${b.date} ${b.start} (slot ${b.id})`),
+      ", ",
     );
+    throw conflict(m`Booked slots would be removed: ${which}; cancel their bookings or keep their windows`);
   }
   const over = kept.filter((k) => k.booked > plan.capacity);
   if (over.length) {
-    throw conflict(
-      m`Slots have more bookings than capacity ${plan.capacity}: ${over.map((o) => `slot ${o.id} (${o.booked})`).join(", ")}`,
+    const which = joinMessages(
+      over.map((o) => m`slot ${o.id} (${o.booked})`),
+      ", ",
     );
+    throw conflict(m`Slots have more bookings than capacity ${plan.capacity}: ${which}`);
   }
   const now = ctx.deps.clock.now().toISOString();
   const given = (["slotMinutes", "breakMinutes", "capacity"] as const).filter((k) => body[k] !== undefined);
@@ -475,7 +479,7 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
     toRecipients(
       {
         category: "tasks",
-        title: { en: "Book your appointment", es: "Reserva tu cita" },
+        title: { en: "Book your appointment", es: "Reserve su cita" },
         body: found.title,
         about: { entity: "session", id: params.id },
       },

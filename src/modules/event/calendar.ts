@@ -28,10 +28,10 @@ import { Students, students } from "../../db/schema/student";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken, timingSafeEqual } from "../../lib/crypto";
-import { ApiError, badRequest, forbidden, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, forbidden, invalidBody, notFound, unprocessable } from "../../lib/errors";
 import { type CalendarEvent, calendarText } from "../../lib/ical";
 import { languageOf } from "../../lib/language";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -148,9 +148,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
   if (body.kind === "school") {
     if (!staff) throw forbidden(m`Missing permission ${permissions.manage.name} in school ${schoolOf(ctx)}`);
     if (body.familyId !== undefined) {
-      throw badRequest(m`Invalid body: familyId: only for a family's feed`, [
-        { path: "familyId", message: m`Only for a family's feed (kind family)` },
-      ]);
+      throw invalidBody([{ path: "familyId", message: m`Only for a family's feed (kind family)` }]);
     }
   } else {
     const own = r.get(mine)[0]?.familyId ?? null;
@@ -228,14 +226,8 @@ const feedRoute = defineRoute({
   },
 });
 
-const TEXTS = {
-  holidays: { en: "No school (holidays)", es: "Sin clases (vacaciones)" },
-  cancelled: { en: "Cancelled", es: "Cancelado" },
-  family: { en: "family", es: "familia" },
-};
-
-const tooMany = (retryAfter: number, what: string) =>
-  new ApiError(429, m`Too many ${what}; try again later`, { headers: { "retry-after": String(retryAfter) } });
+const tooMany = (retryAfter: number, message: Message) =>
+  new ApiError(429, message, { headers: { "retry-after": String(retryAfter) } });
 
 export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof feedRoute>): Promise<Response> {
   const now = ctx.deps.clock.now();
@@ -266,12 +258,12 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
       60,
       now,
     );
-    if (!miss.allowed) throw tooMany(miss.retryAfter, "unknown calendar links");
+    if (!miss.allowed) throw tooMany(miss.retryAfter, m`Too many unknown calendar links; try again later`);
     throw notFound(m`Calendar feed not found`);
   }
   if (row.enabled === false) throw notFound(m`Calendar feed not found`);
   const limited = await hit(ctx.deps.db, `calendar-feed:${row.id}`, FETCHES_PER_HOUR, 3600, now);
-  if (!limited.allowed) throw tooMany(limited.retryAfter, "fetches of this calendar");
+  if (!limited.allowed) throw tooMany(limited.retryAfter, m`Too many fetches of this calendar; try again later`);
 
   // The feed's school is the current school of what follows: its accessors scope every read to it.
   const here: Ctx = { ...ctx, schoolId: row.schoolId };
@@ -313,7 +305,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
         uid: uid("event", e.id),
         start: new Date(e.startsAt),
         end: new Date(e.endsAt),
-        summary: e.status === "cancelled" ? `${TEXTS.cancelled[lang]}: ${e.title}` : e.title,
+        summary: e.status === "cancelled" ? m`Cancelled: ${e.title}`.render(lang) : e.title,
         description: e.description ?? undefined,
         location: e.place ?? undefined,
         status: e.status === "cancelled" ? "CANCELLED" : "CONFIRMED",
@@ -328,7 +320,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
       return {
         uid: uid("holiday", c.id),
         allDay: { start: first, end: addDays(last, 1) },
-        summary: TEXTS.holidays[lang],
+        summary: m`No school (holidays)`.render(lang),
         lastModified: new Date(c.updatedAt),
       };
     }),
@@ -338,7 +330,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
     method: "PUBLISH",
     timeZone: row.timeZone,
     stamp: now,
-    name: row.familyId === null ? row.schoolName : `${row.schoolName} (${TEXTS.family[lang]})`,
+    name: row.familyId === null ? row.schoolName : m`${row.schoolName} (family)`.render(lang),
     refreshMinutes: REFRESH_MINUTES,
     events: calendarEvents,
   });

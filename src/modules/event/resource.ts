@@ -21,7 +21,7 @@ import { Groups, groups } from "../../db/schema/group";
 import { inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
-import { ApiError, type FieldError, notFound } from "../../lib/errors";
+import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
 import { Listing, type OrderKey, orderTerms, PageQuery, pageOf, sortOrder, sortParam } from "../../lib/pagination";
@@ -247,7 +247,7 @@ function audienceOfBody(body: { forSchool?: boolean; levels?: Level[]; groupIds?
   if (!body.forSchool && !levels.length && !groupIds.length) {
     errors.push({ path: "forSchool", message: m`Name the audience: forSchool, levels or groupIds` });
   }
-  if (errors.length) throw new ApiError(400, m`Invalid body: ${errors.map((e) => e.message).join("; ")}`, { errors });
+  if (errors.length) throw invalidBody(errors);
   return { forSchool: body.forSchool === true, levels, groupIds };
 }
 
@@ -259,7 +259,7 @@ function checkTimes(start: string, end: string, startsAt: Date, endsAt: Date) {
       : endsAt.getTime() - startsAt.getTime() > MAX_EVENT_DAYS * 86_400_000
         ? m`The end (${end}) must be at most ${MAX_EVENT_DAYS} days after the start`
         : undefined;
-  if (message) throw new ApiError(400, m`Invalid body: end: ${message}`, { errors: [{ path: "end", message }] });
+  if (message) throw invalidBody([{ path: "end", message }]);
 }
 
 /** The instant of a school-local date-time. */
@@ -297,7 +297,7 @@ async function prepare(ctx: Ctx, audience: AudienceOf | undefined) {
   const [first] = refused;
   if (first) {
     const message = notOfferedMessage(first, offered);
-    throw new ApiError(400, m`Invalid body: levels: ${message}`, { errors: [{ path: "levels", message }] });
+    throw invalidBody([{ path: "levels", message }]);
   }
   return { timeZone: row.timeZone, teacherUsers: teachers ? r.get(teachers).map((t) => t.userId) : [] };
 }

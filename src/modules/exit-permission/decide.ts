@@ -156,8 +156,8 @@ const confirmRoute = defineRoute({
       name: "noSeat",
       summary: "The seat it needed went meanwhile",
       detail: "No seat left on route 3 on 2026-11-27 (40 seats)",
-      errors: [{ path: "routeId", message: m`No seat left on route 3 on 2026-11-27 (40 seats)` }],
-      members: { failures: [{ code: "no-seat", message: m`No seat left on route 3 on 2026-11-27 (40 seats)` }] },
+      errors: [{ path: "routeId", message: "No seat left on route 3 on 2026-11-27 (40 seats)" }],
+      members: { failures: [{ code: "no-seat", message: "No seat left on route 3 on 2026-11-27 (40 seats)" }] },
     },
   },
   request: {

@@ -48,14 +48,14 @@ export const TOO_LATE = {
   errors: [
     {
       path: "date",
-      message: m`Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)`,
+      message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
     },
   ],
   members: {
     failures: [
       {
         code: "too-late",
-        message: m`Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)`,
+        message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
         date: "2026-11-27",
         deadline: "2026-11-27T13:00:00-06:00",
         dismissal: "15:00",

@@ -235,7 +235,7 @@ export function pickUpNotice(article: { name: string; donateAfter: string }) {
     title: { en: `Lost and found: ${article.name}`, es: `Objetos perdidos: ${article.name}` },
     body: {
       en: `The article you claimed waits for you at the school. Please pick it up before ${article.donateAfter}.`,
-      es: `El objeto que reclamaste te espera en la escuela. Recógelo antes del ${article.donateAfter}.`,
+      es: `El objeto que usted reclamó le espera en la escuela. Recójalo antes del ${article.donateAfter}.`,
     },
   };
 }

@@ -104,8 +104,11 @@ export const createLostArticleReminderOperation = lostArticleReminder.create({
     const time = body.time ?? REMINDER_TIME;
     const sendAt = reminderInstant(row.donateAfter, body.daysBefore, time, r.get(school)[0]?.timeZone ?? "UTC");
     if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
+      const { daysBefore } = body;
       throw unprocessable(
-        m`${body.daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
+        daysBefore === 1
+          ? m`${daysBefore} day before the donation date (${row.donateAfter}) at ${time} is already past`
+          : m`${daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
       );
     }
     return {
@@ -163,15 +166,18 @@ export async function sendDueLostArticleReminders(deps: Deps): Promise<string> {
 
 /** "Is this yours?" to the school's parents, in both languages. */
 function unclaimedNotice(article: { name: string; donateAfter: string; foundPlace: string | null }) {
-  const where = article.foundPlace
-    ? { en: ` in ${article.foundPlace}`, es: ` en ${article.foundPlace}` }
-    : { en: "", es: "" };
+  const { foundPlace, donateAfter } = article;
   return {
-    title: { en: `Is it yours? ${article.name}`, es: `¿Es tuyo? ${article.name}` },
-    body: {
-      en: `Found${where.en} and not claimed yet: it will be donated on ${article.donateAfter}. Claim it in the app.`,
-      es: `Encontrado${where.es} y sin reclamar: se donará el ${article.donateAfter}. Reclámalo en la app.`,
-    },
+    title: { en: `Is it yours? ${article.name}`, es: `¿Es suyo? ${article.name}` },
+    body: foundPlace
+      ? {
+          en: `Found in ${foundPlace} and not claimed yet: it will be donated on ${donateAfter}. Claim it in the app.`,
+          es: `Se encontró en ${foundPlace} y nadie lo ha reclamado: se donará el ${donateAfter}. Reclámelo en la app.`,
+        }
+      : {
+          en: `Found and not claimed yet: it will be donated on ${donateAfter}. Claim it in the app.`,
+          es: `Se encontró y nadie lo ha reclamado: se donará el ${donateAfter}. Reclámelo en la app.`,
+        },
   };
 }
 

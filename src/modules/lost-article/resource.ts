@@ -25,7 +25,7 @@ import {
 } from "../../db/schema/lost-article";
 import type { Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, type FieldError, notFound } from "../../lib/errors";
+import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -332,11 +332,9 @@ export async function schoolToday(ctx: Ctx) {
 /** Found on or before today; the donation date not before the day it was found (400 naming the field). */
 function checkDates(foundOn: string, donateAfter: string, today: string) {
   const errors: FieldError[] = [];
-  if (foundOn > today) errors.push({ path: "foundOn", message: m`must not be after today (${today})` });
-  if (donateAfter < foundOn) errors.push({ path: "donateAfter", message: m`must not be before foundOn (${foundOn})` });
-  if (errors.length) {
-    throw new ApiError(400, m`Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, { errors });
-  }
+  if (foundOn > today) errors.push({ path: "foundOn", message: m`Must not be after today (${today})` });
+  if (donateAfter < foundOn) errors.push({ path: "donateAfter", message: m`Must not be before foundOn (${foundOn})` });
+  if (errors.length) throw invalidBody(errors);
 }
 
 const created = lostArticle.create({

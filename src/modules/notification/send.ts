@@ -19,7 +19,7 @@ import { jsonValues } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { type Message as MessageText, m, zodMessage } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
 import { IdParams, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -105,11 +105,16 @@ const firstUnknown = (ids: readonly number[], known: { getSQL(): SQL }) =>
 
 /** 404 naming the first group, role, student or member of the audience the school does not have. */
 async function checkAudience(ctx: Ctx, audience: Audience) {
-  const checks: [string, readonly number[] | undefined, { getSQL(): SQL }][] = [
-    ["Group", audience.groups, Groups.pick(ctx, groups.id)],
-    ["Role", audience.roles, Roles.pick(ctx, roles.id)],
-    ["Student", audience.guardiansOf, Students.pick(ctx, students.id, isNull(students.deletedAt))],
-    ["User", audience.users, RoleUsers.pick(ctx, roleUsers.userId)],
+  const checks: [string, readonly number[] | undefined, { getSQL(): SQL }, (id: number) => MessageText][] = [
+    ["Group", audience.groups, Groups.pick(ctx, groups.id), (id) => m`Group ${id} not found`],
+    ["Role", audience.roles, Roles.pick(ctx, roles.id), (id) => m`Role ${id} not found`],
+    [
+      "Student",
+      audience.guardiansOf,
+      Students.pick(ctx, students.id, isNull(students.deletedAt)),
+      (id) => m`Student ${id} not found`,
+    ],
+    ["User", audience.users, RoleUsers.pick(ctx, roleUsers.userId), (id) => m`User ${id} not found`],
   ];
   const asked = checks.filter(([, ids]) => ids && ids.length > 0);
   if (asked.length === 0) return;
@@ -118,9 +123,9 @@ async function checkAudience(ctx: Ctx, audience: Audience) {
   const found = await Schools.select(ctx, fields)
     .where(eq(schools.id, schoolOf(ctx)))
     .first();
-  for (const [what] of asked) {
+  for (const [what, , , notFoundMessage] of asked) {
     const missing = found?.[what];
-    if (missing !== null && missing !== undefined) throw notFound(m`${what} ${Number(missing)} not found`);
+    if (missing !== null && missing !== undefined) throw notFound(notFoundMessage(Number(missing)));
   }
 }
 

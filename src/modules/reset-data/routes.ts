@@ -28,14 +28,14 @@ import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { ApiError, forbidden } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
-import { m } from "../../lib/message";
+import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, jsonBody, noContent, operation } from "../../lib/route";
 import { permissions } from "./permissions";
 
 export const CONFIRMATION = "DELETE ALL DATA";
 
 const ResetBody = z.strictObject({
-  confirm: z.literal(CONFIRMATION, { error: `Type the confirmation phrase exactly: ${CONFIRMATION}` }).openapi({
+  confirm: z.literal(CONFIRMATION, zodMessage(m`Type the confirmation phrase exactly: ${CONFIRMATION}`)).openapi({
     description: "The confirmation phrase, exactly",
     example: CONFIRMATION,
   }),

@@ -22,7 +22,7 @@ import { columnList, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { type Message, m, zodMessage } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { type Audience, type Notice, notify } from "../notification/api";
 
@@ -126,19 +126,37 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
     : undefined;
   const r = await batch.commit();
   const studentRows = kids ? r.get(kids) : [];
-  const missing = (what: string, asked: number[], found: number[]) => {
+  /** 404 naming the ids asked for and not found: one message for one, another for several. */
+  const missing = (asked: number[], found: number[], one: (id: number) => Message, many: (ids: string) => Message) => {
     const gone = asked.filter((id) => !found.includes(id));
-    if (gone.length) throw notFound(m`${what}${gone.length > 1 ? "s" : ""} ${gone.join(", ")} not found`);
+    const [first] = gone;
+    if (first !== undefined) throw notFound(gone.length > 1 ? many(gone.join(", ")) : one(first));
   };
   missing(
-    "Student",
     a.studentIds,
     studentRows.map((s) => s.id),
+    (id) => m`Student ${id} not found`,
+    (ids) => m`Students ${ids} not found`,
   );
-  missing("Group", a.groupIds, foundGroups ? r.get(foundGroups).map((g) => g.id) : []);
-  missing("Role", a.roleIds, foundRoles ? r.get(foundRoles).map((g) => g.id) : []);
-  const named = members ? r.get(members).map((m) => m.userId) : [];
-  missing("User", a.userIds, named);
+  missing(
+    a.groupIds,
+    foundGroups ? r.get(foundGroups).map((g) => g.id) : [],
+    (id) => m`Group ${id} not found`,
+    (ids) => m`Groups ${ids} not found`,
+  );
+  missing(
+    a.roleIds,
+    foundRoles ? r.get(foundRoles).map((g) => g.id) : [],
+    (id) => m`Role ${id} not found`,
+    (ids) => m`Roles ${ids} not found`,
+  );
+  const named = members ? r.get(members).map((u) => u.userId) : [];
+  missing(
+    a.userIds,
+    named,
+    (id) => m`User ${id} not found`,
+    (ids) => m`Users ${ids} not found`,
+  );
   const users = [...new Set([...named, ...(holders ? r.get(holders).map((h) => h.userId) : [])])].sort((x, y) => x - y);
   if (studentRows.length + users.length === 0) {
     throw unprocessable(

@@ -17,7 +17,7 @@ import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } fr
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { type Filters, filterConditions, IdParams } from "../../lib/resource";
@@ -222,7 +222,9 @@ type Action = "viewed" | "complete" | "revert-completion" | "archive" | "unarchi
 const completedFor = (ctx: Ctx, t: Target) =>
   t.through.length === 0 || t.through.includes(ctx.userId ?? 0) ? null : (t.through[0] ?? null);
 
-const whose = (t: Target) => (t.studentId !== null ? `for student ${t.studentId}` : "for you");
+/** A sentence about the copy: a child's copy names the student ("for student 7"), one's own says "for you". */
+const aboutCopy = (t: Target, forStudent: (studentId: number) => Message, forYou: Message) =>
+  t.studentId !== null ? forStudent(t.studentId) : forYou;
 
 /** The verb of every copy action: one read to find the copy, then one batch (the change, its audit rows, the copy read back). */
 export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>, action: Action) {
@@ -262,8 +264,14 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
       break;
     case "revert-completion":
       if (t.appointmentId !== null) {
+        const appointmentId = t.appointmentId;
         throw conflict(
-          m`Task ${taskId} ${whose(t)} was completed by booking appointment ${t.appointmentId}: cancel the appointment instead`,
+          aboutCopy(
+            t,
+            (student) =>
+              m`Task ${taskId} for student ${student} was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
+            m`Task ${taskId} for you was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
+          ),
         );
       }
       batch.add(
@@ -281,7 +289,15 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
     case "archive":
     case "unarchive": {
       if (t.through.length === 0) {
-        throw unprocessable(m`Archiving is each person's own folder: task ${taskId} ${whose(t)} has no copy of yours`);
+        throw unprocessable(
+          aboutCopy(
+            t,
+            (student) =>
+              m`Archiving is each person's own folder: task ${taskId} for student ${student} has no copy of yours`,
+            // A person's own copy, and the caller is not that person (staff acting on it): no "for you" here.
+            m`Archiving is each person's own folder: task ${taskId} has no copy of yours`,
+          ),
+        );
       }
       const to = action === "archive";
       const theirs = and(
@@ -307,9 +323,22 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (action === "complete") {
-      throw conflict(m`Task ${taskId} ${whose(t)} is already completed; read it again`);
+      throw conflict(
+        aboutCopy(
+          t,
+          (student) => m`Task ${taskId} for student ${student} is already completed; read it again`,
+          m`Task ${taskId} for you is already completed; read it again`,
+        ),
+      );
     }
-    throw conflict(m`Task ${taskId} ${whose(t)} is not completed (or its completion changed); read it again`);
+    throw conflict(
+      aboutCopy(
+        t,
+        (student) =>
+          m`Task ${taskId} for student ${student} is not completed (or its completion changed); read it again`,
+        m`Task ${taskId} for you is not completed (or its completion changed); read it again`,
+      ),
+    );
   }
 }
 

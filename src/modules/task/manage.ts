@@ -310,7 +310,9 @@ export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<t
   const live = results.get(booked)[0]?.n ?? 0;
   if (live > 0) {
     throw conflict(
-      m`Task ${params.id}'s session has ${live} booked appointment${live > 1 ? "s" : ""}: cancel them first`,
+      live === 1
+        ? m`Task ${params.id}'s session has ${live} booked appointment: cancel it first`
+        : m`Task ${params.id}'s session has ${live} booked appointments: cancel them first`,
     );
   }
   const notices: Notice[] =
