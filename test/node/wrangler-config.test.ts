@@ -59,7 +59,8 @@ describe("wrangler.toml", () => {
     const { stdout } = await promisify(execFile)(
       `${ROOT}/node_modules/.bin/wrangler`,
       ["deploy", "--dry-run", "--env=", "--outdir", outdir],
-      { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } },
+      // WRANGLER_LOG: the bindings table is wrangler's info output (vitest.config.ts quiets it to warn).
+      { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", WRANGLER_LOG: "log" } },
     ).finally(() => rmSync(outdir, { recursive: true, force: true }));
     expect(stdout).toContain('env.ENVIRONMENT ("production")');
     expect(stdout).toContain('env.SMS_PROVIDER ("twilio")');
