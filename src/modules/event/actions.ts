@@ -202,7 +202,7 @@ const PUBLIC_LOOKUPS_PER_MINUTE = 60;
 const Slug = z
   .string()
   .regex(/^[A-Za-z0-9_-]{8,64}$/, "An event's public key")
-  .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
+  .openapi({ example: "q3Kx9Zb0LmN4pR7sT1vW2A", description: "The event's public key: its record's `slug`" });
 
 const PublicEvent = z
   .object({
@@ -225,7 +225,8 @@ const PublicEvent = z
 
 const publicRoute = defineRoute({
   method: "get",
-  path: "/api/v1/event/public/{slug}",
+  // The slug is a query parameter: `/event/public/{slug}` would be ambiguous with `/event/{id}/remind`.
+  path: "/api/v1/event/public",
   tag: "Communication",
   operationId: "getPublicEvent",
   summary: "An event's public page by its slug (no sign-in): what, when and where",
@@ -235,11 +236,11 @@ const publicRoute = defineRoute({
     `${PUBLIC_LOOKUPS_PER_MINUTE} lookups a minute per client address, then 429.`,
   access: "public",
   errors: [404, 429],
-  request: { params: z.object({ slug: Slug }) },
+  request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicEvent, "The event's public page") },
 });
 
-export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+export async function getPublicEvent(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
   const limited = await hit(
     ctx.deps.db,
@@ -270,7 +271,7 @@ export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof public
   }))
     .join(Schools, eq(schools.id, school))
     .join(...moduleState(school))
-    .where(eq(events.slug, params.slug))
+    .where(eq(events.slug, query.slug))
     .first();
   // A school without a state row for the module has it enabled.
   if (!row || row.enabled === false) throw notFound("Event");

@@ -1,6 +1,6 @@
 /**
  * Calendar feeds (`/api/v1/event-calendar`): an iCalendar file (RFC 5545, src/lib/ical.ts) a phone
- * subscribes to without a bearer header, at `GET /api/v1/event-calendar/feed/{token}`.
+ * subscribes to without a bearer header, at `GET /api/v1/event-calendar/feed?token=`.
  *
  * - The school's feed (staff make it; for a page everyone may see): the events for the whole school
  *   and the school's holidays.
@@ -65,16 +65,18 @@ const FeedRecord = RecordBase.extend({
   kind: z.enum(["school", "family"]).openapi({ example: "family" }),
   familyId: z.number().int().nullable(),
   language: z.enum(["es", "en"]).openapi({ description: "The language of the texts the service writes in it" }),
-  path: z
-    .string()
-    .openapi({ example: `${FEED_PATH}/12.3qY...`, description: "The feed's path (its token is the secret)" }),
+  path: z.string().openapi({
+    example: `${FEED_PATH}?token=12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU`,
+    description: "The feed's path and query (its token is the secret)",
+  }),
   url: z.string().openapi({ description: "The feed's URL on the origin it was asked on" }),
   webcal: z.string().openapi({ description: "The same URL as webcal://, which phones open to subscribe" }),
   createdBy: z.number().int().nullable(),
 });
 
 function toFeed(ctx: Ctx, row: typeof calendarFeeds.$inferSelect) {
-  const path = `${FEED_PATH}/${tokenOf(ctx.deps.config.authSecret, row)}`;
+  // The token's characters (digits, base64url and a dot) need no escaping in a query.
+  const path = `${FEED_PATH}?token=${tokenOf(ctx.deps.config.authSecret, row)}`;
   const origin = currentRequest()?.origin ?? "";
   const url = `${origin}${path}`;
   return {
@@ -198,7 +200,8 @@ export const deleteCalendarFeed = calendarFeed.delete({
 
 const feedRoute = defineRoute({
   method: "get",
-  path: `${FEED_PATH}/{token}`,
+  // The token is a query parameter: `/event-calendar/feed/{token}` would be ambiguous with `/event-calendar/{id}/rotate`.
+  path: FEED_PATH,
   tag: "Communication",
   operationId: "getCalendarFeedFile",
   summary: "A calendar feed (iCalendar, text/calendar) by its secret link: no sign-in",
@@ -210,11 +213,12 @@ const feedRoute = defineRoute({
   access: "public",
   errors: [404, 429],
   request: {
-    params: z.object({
-      token: z
-        .string()
-        .max(80)
-        .openapi({ param: { name: "token", in: "path" }, example: "12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU" }),
+    // Lenient, as every public route's query: a calendar app that adds a parameter of its own still gets the feed.
+    query: z.object({
+      token: z.string().max(80).openapi({
+        example: "12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU",
+        description: "The feed's secret: as its record's `url` carries it",
+      }),
     }),
   },
   responses: {
@@ -236,9 +240,9 @@ const TEXTS = {
 const tooMany = (retryAfter: number, what: string) =>
   new ApiError(429, `Too many ${what}; try again later`, { headers: { "retry-after": String(retryAfter) } });
 
-export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof feedRoute>): Promise<Response> {
+export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof feedRoute>): Promise<Response> {
   const now = ctx.deps.clock.now();
-  const match = TOKEN.exec(params.token);
+  const match = TOKEN.exec(query.token);
   const school = CalendarFeeds.schoolOf();
   const row = match
     ? await CalendarFeeds.everySchool(ctx, () => ({
@@ -256,7 +260,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
         .where(eq(calendarFeeds.id, Number(match[1])))
         .first()
     : undefined;
-  const valid = row && match && timingSafeEqual(tokenOf(ctx.deps.config.authSecret, row), params.token);
+  const valid = row && match && timingSafeEqual(tokenOf(ctx.deps.config.authSecret, row), query.token);
   if (!row || !valid) {
     const miss = await hit(
       ctx.deps.db,

@@ -76,7 +76,7 @@ export const EventRecord = RecordBase.extend({
   forSchool: z.boolean().openapi({ description: "For every member of the school" }),
   levels: z.array(z.enum(LEVELS)).openapi({ example: ["elementary"], description: "Levels it is for" }),
   groupIds: z.array(z.number().int()).openapi({ example: [3], description: "Groups it is for" }),
-  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/event/public/{slug}" }),
+  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/event/public?slug=" }),
   image: z.string().nullable().openapi({ description: "The image's object key (download it with the signed URL)" }),
   status: z.enum(EVENT_STATUSES).openapi({ example: "scheduled" }),
   sequence: z.number().int().openapi({ description: "One more on every change (iCalendar SEQUENCE)" }),

@@ -91,7 +91,7 @@ export const TaskRecord = RecordBase.extend({
   }),
   publishedAt: z.iso.datetime().nullable(),
   remindedAt: z.iso.datetime().nullable().openapi({ description: "When the last reminder was sent" }),
-  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public/{slug}" }),
+  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public?slug=" }),
   createdBy: z.number().int().nullable(),
   audience: Audience.nullable().openapi({ description: "Whom it was sent to (task.manage only; null otherwise)" }),
   counts: Counts.nullable().openapi({ description: "The recipients' states (task.manage only; null otherwise)" }),

@@ -462,7 +462,7 @@ export const createTaskSignedUrlOperation = operation(signedUrlRoute, createTask
 const Slug = z
   .string()
   .regex(/^[A-Za-z0-9_-]{8,64}$/, "A task's public key")
-  .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
+  .openapi({ example: "q3Kx9Zb0LmN4pR7sT1vW2A", description: "The task's public key: its record's `slug`" });
 
 const PublicTask = z
   .object({
@@ -476,7 +476,8 @@ const PublicTask = z
 
 const publicRoute = defineRoute({
   method: "get",
-  path: "/api/v1/pending/public/{slug}",
+  // The slug is a query parameter: `/pending/public/{slug}` would be ambiguous with `/pending/{id}/complete`.
+  path: "/api/v1/pending/public",
   tag: "Permissions and tasks",
   operationId: "getPublicTask",
   summary: "A task's public page by its slug (no sign-in): its text only",
@@ -484,11 +485,12 @@ const publicRoute = defineRoute({
     "The title, description and due date of a published task, and its school's name; never its recipients or their " +
     "states. A draft, an unknown slug, or a school with the tasks module disabled: 404.",
   access: "public",
-  request: { params: z.object({ slug: Slug }) },
+  errors: [404],
+  request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicTask, "The task's text") },
 });
 
-export async function getPublicTask(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+export async function getPublicTask(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
   const school = Tasks.schoolOf();
   const row = await Tasks.everySchool(ctx, () => ({
     title: tasks.title,
@@ -506,7 +508,7 @@ export async function getPublicTask(ctx: Ctx, { params }: InputOf<typeof publicR
       and(SchoolModules.ofSchool(school), eq(schoolModules.moduleId, APP_MODULES.tasks.id)) ?? sql`1`,
       "left",
     )
-    .where(eq(tasks.slug, params.slug))
+    .where(eq(tasks.slug, query.slug))
     .first();
   if (row?.status !== "published" || row.enabled === false) throw notFound("Task");
   return {
