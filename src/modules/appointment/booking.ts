@@ -123,7 +123,7 @@ const filters = {
     example: "1",
   },
   status: {
-    schema: z.enum(["booked", "cancelled"]).optional(),
+    schema: z.enum(["booked", "cancelled"]).optional().openapi({ description: "Only booked, or only cancelled ones" }),
     where: (_ctx: Ctx, v: "booked" | "cancelled") => eq(appointments.status, v),
     example: "booked",
   },

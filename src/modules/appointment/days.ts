@@ -65,7 +65,9 @@ const Windows = z
 const DayRecord = RecordBase.extend({
   sessionId: z.number().int(),
   date: Day,
-  windows: z.array(z.object({ start: Time, end: Time, teacherId: z.number().int().nullable() })),
+  windows: z
+    .array(z.object({ start: Time, end: Time, teacherId: z.number().int().nullable() }))
+    .openapi({ description: "The day's windows slots are generated in: school-local times, and whose they are" }),
   slots: z.number().int().openapi({ description: "Its generated slots" }),
 });
 

@@ -281,9 +281,12 @@ const Generated = z
   .object({
     sessionId: z.number().int(),
     total: z.number().int().openapi({ example: 48, description: "Slots the session has now" }),
-    created: z.number().int(),
+    created: z.number().int().openapi({ description: "Slots this call added" }),
     kept: z.number().int().openapi({ description: "Slots already there (their bookings stay)" }),
-    removed: z.number().int(),
+    removed: z
+      .number()
+      .int()
+      .openapi({ description: "Slots the days' windows no longer hold, removed (never a booked one: that is a 409)" }),
   })
   .openapi("SessionSlotsGenerated");
 

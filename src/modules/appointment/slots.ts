@@ -194,7 +194,13 @@ const UpdateBody = nonEmpty(
       start: Time.optional(),
       end: Time.optional(),
       teacherId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
-      capacity: z.number().int().min(1).max(50).optional(),
+      capacity: z
+        .number()
+        .int()
+        .min(1)
+        .max(50)
+        .optional()
+        .openapi({ description: "Families per slot (1-50), never below its bookings" }),
     })
     .strict(),
 ).refine(endsAfterStart, { path: ["end"], message: "Must be after start" });

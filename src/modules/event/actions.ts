@@ -206,22 +206,26 @@ const Slug = z
 
 const PublicEvent = z
   .object({
-    title: z.string(),
-    description: z.string().nullable(),
-    place: z.string().nullable(),
+    title: z.string().openapi({ description: "What the event is" }),
+    description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+    place: z.string().nullable().openapi({ description: "Where it happens; null if not said" }),
     start: z.string().openapi({ example: "2026-12-05T10:00", description: "School-local start" }),
     end: z.string().openapi({ example: "2026-12-05T13:00", description: "School-local end" }),
-    timeZone: z.string(),
-    startsAt: z.iso.datetime(),
-    endsAt: z.iso.datetime(),
-    status: z.enum(["scheduled", "cancelled"]),
+    timeZone: z
+      .string()
+      .openapi({ example: "America/Mexico_City", description: "The school's IANA zone of start and end" }),
+    startsAt: z.iso.datetime().openapi({ description: "The start as an instant (UTC)" }),
+    endsAt: z.iso.datetime().openapi({ description: "The end as an instant (UTC)" }),
+    status: z.enum(["scheduled", "cancelled"]).openapi({ description: "scheduled, or cancelled (called off)" }),
     imageUrl: z
       .string()
       .nullable()
       .openapi({ description: `A presigned GET of the image (${IMAGE_URL_SECONDS} s), or null` }),
-    school: z.object({ name: z.string() }),
+    school: z
+      .object({ name: z.string().openapi({ description: "The school's name" }) })
+      .openapi({ description: "The school that holds the event" }),
   })
-  .openapi("PublicEvent");
+  .openapi("PublicEvent", { description: "What anyone with the link may know of an event" });
 
 const publicRoute = defineRoute({
   method: "get",

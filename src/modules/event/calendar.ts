@@ -61,9 +61,14 @@ const TOKEN = /^([1-9]\d{0,14})\.([A-Za-z0-9_-]{43})$/;
 
 // ---- The feed records -----------------------------------------------------------------------------
 
+/** What a feed's kind means (its record and its create). */
+const FEED_KIND =
+  "school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also " +
+  "its children's levels and groups)";
+
 const FeedRecord = RecordBase.extend({
-  kind: z.enum(["school", "family"]).openapi({ example: "family" }),
-  familyId: z.number().int().nullable(),
+  kind: z.enum(["school", "family"]).openapi({ example: "family", description: FEED_KIND }),
+  familyId: z.number().int().nullable().openapi({ description: "The family whose feed it is; null for the school's" }),
   language: z.enum(["es", "en"]).openapi({ description: "The language of the texts the service writes in it" }),
   path: z.string().openapi({
     example: `${FEED_PATH}?token=12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU`,
@@ -113,7 +118,7 @@ export const calendarFeed = defineResource({
 export const createCalendarFeedOperation = calendarFeed.create({
   access: permissions.read,
   input: z.object({
-    kind: z.enum(["school", "family"]).openapi({ example: "family" }),
+    kind: z.enum(["school", "family"]).openapi({ example: "family", description: FEED_KIND }),
     familyId: z
       .number()
       .int()

@@ -56,18 +56,23 @@ export const MAX_EVENT_DAYS = 31;
 
 // ---- The record -----------------------------------------------------------------------------------
 
+/** What a reminder's status means (its record and the event's list of reminders). */
+export const REMINDER_STATUS_TEXT =
+  "scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started " +
+  "when it came due";
+
 export const Reminder = z.object({
   id: z.number().int(),
-  minutesBefore: z.number().int().openapi({ example: 1440 }),
-  sendAt: z.iso.datetime(),
-  status: z.enum(REMINDER_STATUSES),
+  minutesBefore: z.number().int().openapi({ example: 1440, description: "Minutes before the event's start" }),
+  sendAt: z.iso.datetime().openapi({ description: "When it goes out (UTC): the start less minutesBefore" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
 });
 
 export const EventRecord = RecordBase.extend({
-  title: z.string().openapi({ example: "Winter festival" }),
-  description: z.string().nullable(),
-  place: z.string().nullable().openapi({ example: "Main yard" }),
+  title: z.string().openapi({ example: "Winter festival", description: "What the event is, as its audience reads it" }),
+  description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+  place: z.string().nullable().openapi({ example: "Main yard", description: "Where it happens; null if not said" }),
   start: z.string().openapi({ example: "2026-12-05T10:00", description: "School-local start" }),
   end: z.string().openapi({ example: "2026-12-05T13:00", description: "School-local end" }),
   timeZone: z.string().openapi({ example: "America/Mexico_City", description: "The zone of start and end" }),
@@ -78,7 +83,10 @@ export const EventRecord = RecordBase.extend({
   groupIds: z.array(z.number().int()).openapi({ example: [3], description: "Groups it is for" }),
   slug: z.string().openapi({ description: "The public page's key: GET /api/v1/event/public?slug=" }),
   image: z.string().nullable().openapi({ description: "The image's object key (download it with the signed URL)" }),
-  status: z.enum(EVENT_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(EVENT_STATUSES).openapi({
+    example: "scheduled",
+    description: "scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)",
+  }),
   sequence: z.number().int().openapi({ description: "One more on every change (iCalendar SEQUENCE)" }),
   createdBy: z.number().int().nullable(),
   remindedAt: z.iso.datetime().nullable().openapi({ description: "When the audience was last reminded now" }),

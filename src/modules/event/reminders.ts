@@ -26,15 +26,15 @@ import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
-import { eventNotice, LEADS, noticeAudience, teachersOfEvent, toEvent } from "./common";
+import { eventNotice, LEADS, noticeAudience, REMINDER_STATUS_TEXT, teachersOfEvent, toEvent } from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
 const ReminderRecord = RecordBase.extend({
   eventId: z.number().int(),
-  minutesBefore: z.number().int().openapi({ example: 1440 }),
+  minutesBefore: z.number().int().openapi({ example: 1440, description: "Minutes before the event's start" }),
   sendAt: z.iso.datetime().openapi({ description: "The event's start less minutesBefore (moves with the start)" }),
-  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled", description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
   recipientCount: z.number().int().nullable().openapi({ description: "People it was addressed to when sent" }),
   createdBy: z.number().int().nullable(),

@@ -30,7 +30,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
 import { pickUpNotice } from "./actions";
 import { permissions } from "./permissions";
-import { REMINDER_TIME, reminderInstant } from "./resource";
+import { REMINDER_STATUS_TEXT, REMINDER_TIME, reminderInstant } from "./resource";
 
 const Time = z
   .string()
@@ -39,12 +39,16 @@ const Time = z
 
 const ReminderRecord = RecordBase.extend({
   lostArticleId: z.number().int(),
-  daysBefore: z.number().int().openapi({ example: 3 }),
-  time: z.string().openapi({ example: "08:00" }),
+  daysBefore: z.number().int().openapi({ example: 3, description: "Days before the donation date: 0 is that day" }),
+  time: z.string().openapi({ example: "08:00", description: "School-local HH:mm it goes out at" }),
   sendAt: z.iso.datetime().openapi({ description: "daysBefore the donation date at time (moves with that date)" }),
-  status: z.enum(LOST_REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(LOST_REMINDER_STATUSES).openapi({ example: "scheduled", description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
-  recipientCount: z.number().int().nullable(),
+  recipientCount: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "People it was addressed to when sent; null until then" }),
   createdBy: z.number().int().nullable(),
 });
 

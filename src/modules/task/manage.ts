@@ -31,28 +31,45 @@ import { paragraphs, text } from "../../lib/text";
 import type { Notice } from "../notification/api";
 import { copyJoin } from "../user/api";
 import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
-import { Attachment, actingContext, Day, TaskRecord, toTask, visibleTask } from "./common";
+import { Attachment, actingContext, COPY_STATUS_TEXT, Day, TaskRecord, toTask, visibleTask } from "./common";
 import { permissions } from "./permissions";
 import { task } from "./resource";
 
 // ---- The detail ---------------------------------------------------------------------------------
 
 const Person = z.object({ firstName: z.string(), lastName: z.string() });
+/** What a scheduled reminder's status means. */
+export const TASK_REMINDER_STATUS_TEXT =
+  "scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; " +
+  "cancelled: the task was not published when it came due";
 
 const RecipientRecord = z
   .object({
     id: z.number().int(),
-    studentId: z.number().int().nullable(),
-    student: Person.nullable(),
-    familyId: z.number().int().nullable(),
+    studentId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The student whose family it is (null: a named user)" }),
+    student: Person.nullable().openapi({ description: "The student's name; null for a named user" }),
+    familyId: z.number().int().nullable().openapi({ description: "The student's family; null for a named user" }),
     userId: z.number().int().nullable().openapi({ description: "A named user (null: a student's family)" }),
-    user: Person.nullable(),
-    status: z.enum(COPY_STATUSES),
-    viewedAt: z.iso.datetime().nullable(),
-    viewedBy: z.number().int().nullable(),
-    completedAt: z.iso.datetime().nullable(),
-    completedBy: z.number().int().nullable(),
-    completedByName: z.string().nullable().openapi({ example: "Ana García" }),
+    user: Person.nullable().openapi({
+      description: "The named user's name, as this school knows them; null for a family",
+    }),
+    status: z.enum(COPY_STATUSES).openapi({ description: COPY_STATUS_TEXT }),
+    viewedAt: z.iso.datetime().nullable().openapi({ description: "When it was first opened (UTC); null while new" }),
+    viewedBy: z.number().int().nullable().openapi({ description: "Who opened it first; null while new" }),
+    completedAt: z.iso.datetime().nullable().openapi({ description: "When it was completed (UTC); null until then" }),
+    completedBy: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Who completed it (a guardian, a delegate, staff); null until then" }),
+    completedByName: z
+      .string()
+      .nullable()
+      .openapi({ example: "Ana García", description: "That person's name, as this school knows them" }),
     completedFor: z.number().int().nullable().openapi({ description: "The parent a delegate completed it for" }),
     appointmentId: z.number().int().nullable(),
     people: z.number().int().openapi({ description: "The people it reached (guardians, or the user)" }),
@@ -62,10 +79,14 @@ const RecipientRecord = z
 const ReminderRecord = z
   .object({
     id: z.number().int(),
-    sendAt: z.iso.datetime(),
-    status: z.enum(["scheduled", "sent", "cancelled"]),
+    sendAt: z.iso.datetime().openapi({ description: "When it goes out (UTC)" }),
+    status: z.enum(["scheduled", "sent", "cancelled"]).openapi({ description: TASK_REMINDER_STATUS_TEXT }),
     sentAt: z.iso.datetime().nullable(),
-    sentCount: z.number().int().nullable(),
+    sentCount: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Recipients it reminded when it was sent; null until then" }),
   })
   .openapi("TaskReminderState");
 
@@ -466,13 +487,15 @@ const Slug = z
 
 const PublicTask = z
   .object({
-    title: z.string(),
-    description: z.string().nullable(),
-    dueDate: Day.nullable(),
-    requiresAppointment: z.boolean(),
-    school: z.object({ name: z.string() }),
+    title: z.string().openapi({ description: "What families are asked to do" }),
+    description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+    dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
+    requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment (in the app)" }),
+    school: z
+      .object({ name: z.string().openapi({ description: "The school's name" }) })
+      .openapi({ description: "The school that sent it" }),
   })
-  .openapi("PublicTask");
+  .openapi("PublicTask", { description: "What anyone with the link may know of a task" });
 
 const publicRoute = defineRoute({
   method: "get",

@@ -18,13 +18,13 @@ import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { recipientsOf, whoOf } from "./audience";
-import { reminderOf } from "./manage";
+import { reminderOf, TASK_REMINDER_STATUS_TEXT } from "./manage";
 import { permissions } from "./permissions";
 
 const ReminderRecord = RecordBase.extend({
   taskId: z.number().int(),
-  sendAt: z.iso.datetime().openapi({ example: "2026-12-02T14:00:00.000Z" }),
-  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  sendAt: z.iso.datetime().openapi({ example: "2026-12-02T14:00:00.000Z", description: "When it goes out (UTC)" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled", description: TASK_REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
   sentCount: z.number().int().nullable().openapi({ description: "Recipients it reminded when it was sent" }),
   createdBy: z.number().int().nullable(),
