@@ -37,7 +37,7 @@ import { text } from "../../lib/text";
 import { actedForBy, delegationsHere } from "../delegate/api";
 import { isHoliday } from "../school-schedule/api";
 import { bookingCompletes, bookingsCancelled, notifyAll, toRecipients } from "../task/api";
-import { AppointmentRecord, actingContext, visibleAppointment } from "./common";
+import { AppointmentRecord, actingContext, appointmentSays, visibleAppointment } from "./common";
 import { inviteOf } from "./ical";
 import { permissions } from "./permissions";
 
@@ -156,6 +156,9 @@ const BookBody = z
   })
   .strict();
 
+/** The slot the booking examples name. */
+const SLOT = { id: 42, date: "2027-03-12", start: "16:00" };
+
 const Booking = AppointmentRecord.extend({
   appointments: z.array(AppointmentRecord).openapi({ description: "Every appointment of the visit, in time order" }),
   ics: z.string().openapi({ description: "An iCalendar (RFC 5545) invite of the visit, in the school's time zone" }),
@@ -177,6 +180,35 @@ const bookRoute = defineRoute({
   module: "appointments",
   audit: "appointment",
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "notPublished", summary: "A slot of a session not published", detail: appointmentSays.notBookable(3) },
+      { name: "hasSlot", summary: "The child has one of these slots already", detail: appointmentSays.hasSlot(2001) },
+      { name: "raced", summary: "The slots changed while booking", detail: appointmentSays.bookingRaced },
+    ],
+    422: [
+      { name: "full", summary: "A full slot", detail: appointmentSays.slotFull(SLOT) },
+      { name: "taken", summary: "Another family took the last place meanwhile", detail: appointmentSays.slotTaken(42) },
+      {
+        name: "familyLimit",
+        summary: "The family holds its bookings in the session",
+        detail: appointmentSays.familyLimit(1, 1),
+      },
+      { name: "past", summary: "A slot that has started", detail: appointmentSays.slotPast(SLOT) },
+      { name: "holiday", summary: "A holiday at the school", detail: appointmentSays.holiday(SLOT.date) },
+      {
+        name: "notInvited",
+        summary: "A child the session's task was not sent to",
+        detail: appointmentSays.notInvited(2001),
+      },
+      {
+        name: "gap",
+        summary: "A visit's slots not consecutive",
+        detail: appointmentSays.visitGap(42, 44, 45, MAX_GAP_MINUTES),
+      },
+      { name: "teachers", summary: "Two slots of one teacher in a visit", detail: appointmentSays.visitTeachers },
+    ],
+  },
   request: { params: IdParams, body: jsonBody(BookBody, "AppointmentCreate") },
   responses: { 201: json(Booking, "The appointment booked") },
 });
@@ -266,22 +298,18 @@ function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
   const slots = [...snapshot.slots].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
   const [first, ...rest] = slots;
   if (!first) throw notFound("Time slot", slotIds[0]);
-  if (rest.some((s) => s.sessionId !== first.sessionId)) throw unprocessable("The slots of a visit are of one session");
-  if (rest.some((s) => s.date !== first.date)) throw unprocessable("The slots of a visit are on one day");
+  if (rest.some((s) => s.sessionId !== first.sessionId)) throw unprocessable(appointmentSays.visitSessions);
+  if (rest.some((s) => s.date !== first.date)) throw unprocessable(appointmentSays.visitDays);
   const teachers = slots.map((s) => s.teacherId ?? 0);
   if (slots.length > 1 && new Set(teachers).size !== teachers.length) {
-    throw unprocessable("The slots of a visit are with different teachers, one slot each");
+    throw unprocessable(appointmentSays.visitTeachers);
   }
   slots.forEach((s, i) => {
     const before = slots[i - 1];
     if (!before) return;
     const gap = (Date.parse(s.startsAt) - Date.parse(before.endsAt)) / 60_000;
-    if (gap < 0) throw unprocessable(`Slots ${before.id} and ${s.id} overlap`);
-    if (gap > MAX_GAP_MINUTES) {
-      throw unprocessable(
-        `Slots ${before.id} and ${s.id} are ${gap} minutes apart: a visit's slots are consecutive (at most ${MAX_GAP_MINUTES})`,
-      );
-    }
+    if (gap < 0) throw unprocessable(appointmentSays.visitOverlap(before.id, s.id));
+    if (gap > MAX_GAP_MINUTES) throw unprocessable(appointmentSays.visitGap(before.id, s.id, gap, MAX_GAP_MINUTES));
   });
   return slots;
 }
@@ -301,19 +329,18 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   }
   const [first] = slots;
   if (!first) throw notFound("Time slot", params.id);
-  if (first.status !== "published")
-    throw conflict(`Session ${first.sessionId} is not published: its slots are not bookable yet`);
+  if (first.status !== "published") throw conflict(appointmentSays.notBookable(first.sessionId));
   const now = ctx.deps.clock.now();
   const past = slots.find((s) => Date.parse(s.startsAt) <= now.getTime());
-  if (past) throw unprocessable(`Slot ${past.id} (${past.date} ${past.start}) has started or is past`);
+  if (past) throw unprocessable(appointmentSays.slotPast(past));
   if (isHoliday(first.date, snapshot.school.timeZone, snapshot.cycles)) {
-    throw unprocessable(`${first.date} is a holiday at the school: no appointments`);
+    throw unprocessable(appointmentSays.holiday(first.date));
   }
   if (first.forChildren === 1 && first.invited !== 1) {
-    throw unprocessable(`Student ${body.studentId}'s family did not receive this session's task`);
+    throw unprocessable(appointmentSays.notInvited(body.studentId));
   }
   const full = slots.find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(`Slot ${full.id} (${full.date} ${full.start}) is full`);
+  if (full) throw unprocessable(appointmentSays.slotFull(full));
 
   // Named after its first slot too: unique either way, and a replay with another slot is another visit.
   const visit = `${first.id}-${crypto.randomUUID()}`;
@@ -403,7 +430,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const back = batch.read(withSlots(ctx).where(eq(appointments.visit, visit)).orderBy(sql`${timeSlots.startsAt} asc`));
   let rows: AppointmentRow[];
   try {
-    rows = (await batch.commit({ conflict: `Student ${student.id} has one of these slots already` })).get(back);
+    rows = (await batch.commit({ conflict: appointmentSays.hasSlot(student.id) })).get(back);
   } catch (err) {
     if (err instanceof GuardFailed) return refuseBooking(ctx, ids, first.sessionId, family);
     throw err;
@@ -446,16 +473,12 @@ async function refuseBooking(
   );
   const r = await batch.commit();
   const full = r.get(slots).find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(`Slot ${full.id} is full: another family took the last place`);
+  if (full) throw unprocessable(appointmentSays.slotTaken(full.id));
   const [session] = r.get(limit);
-  if (session && session.status !== "published") throw conflict(`Session ${sessionId} is not published`);
+  if (session && session.status !== "published") throw conflict(appointmentSays.sessionNotPublished(sessionId));
   const held = r.get(visits)[0]?.n ?? 0;
-  if (session && held >= session.limit) {
-    throw unprocessable(
-      `The family holds ${held} booking${held > 1 ? "s" : ""} in this session already (at most ${session.limit}): cancel one to book another`,
-    );
-  }
-  throw conflict("The slots changed while booking; try again");
+  if (session && held >= session.limit) throw unprocessable(appointmentSays.familyLimit(held, session.limit));
+  throw conflict(appointmentSays.bookingRaced);
 }
 export const createAppointmentOperation = operation(bookRoute, createAppointment);
 
@@ -477,6 +500,17 @@ const cancelRoute = defineRoute({
   audit: "appointment",
   context: actingContext,
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "cancelled", summary: "Cancelled already", detail: appointmentSays.cancelledAlready(42) },
+      {
+        name: "raced",
+        summary: "Cancelled meanwhile (by the other guardian, or staff)",
+        detail: appointmentSays.cancelledMeanwhile(42),
+      },
+    ],
+    422: appointmentSays.tooLateToCancel(24, "2027-03-11T22:00:00.000Z"),
+  },
   request: { params: IdParams },
   responses: { 200: json(Booking, "The appointment, cancelled") },
 });
@@ -510,13 +544,11 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   const r = await read.commit();
   const [a] = r.get(found);
   if (!a) throw notFound("Appointment", params.id);
-  if (a.status !== "booked") throw conflict(`Appointment ${params.id} is cancelled already`);
+  if (a.status !== "booked") throw conflict(appointmentSays.cancelledAlready(params.id));
   const now = ctx.deps.clock.now();
   const cutOff = Date.parse(a.startsAt) - a.cancelHours * 3_600_000;
   if (!ctx.can(permissions.manage) && now.getTime() > cutOff) {
-    throw unprocessable(
-      `Too late to cancel: families cancel up to ${a.cancelHours} hours before (${new Date(cutOff).toISOString()}); call the school`,
-    );
+    throw unprocessable(appointmentSays.tooLateToCancel(a.cancelHours, new Date(cutOff).toISOString()));
   }
   const at = now.toISOString();
   const live = and(eq(appointments.visit, a.visit), eq(appointments.status, "booked"));
@@ -561,7 +593,7 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   try {
     rows = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(`Appointment ${params.id} was cancelled meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.cancelledMeanwhile(params.id));
     throw err;
   }
   await sending.dispatch();

@@ -56,6 +56,71 @@ export const visibleAppointment = (ctx: Ctx): SQL | undefined =>
         ),
       );
 
+// ---- What the operations refuse with -----------------------------------------------------------
+
+const plural = (n: number, one: string) => `${n} ${one}${n > 1 ? "s" : ""}`;
+
+/**
+ * The details the appointment operations refuse with: the verbs throw these and the routes show
+ * them as their examples (docs/decisions.md, "The document teaches by example").
+ */
+export const appointmentSays = {
+  // Sessions
+  sessionBooked: (id: number) => `Session ${id} has live bookings: cancel them first`,
+  taskSent: (taskId: number) =>
+    `Task ${taskId} was sent already: delete it with a reason (POST /api/v1/pending/${taskId}/delete)`,
+  taskChanged: (taskId: number) => `Task ${taskId} changed (sent or deleted) meanwhile; read it again`,
+  bookedSlotsRemoved: (slots: readonly { id: number; date: string; start: string }[]) =>
+    `Booked slots would be removed: ${slots.map((b) => `${b.date} ${b.start} (slot ${b.id})`).join(", ")}; cancel their bookings or keep their windows`,
+  overCapacity: (capacity: number, slots: readonly { id: number; booked: number }[]) =>
+    `Slots have more bookings than capacity ${capacity}: ${slots.map((o) => `slot ${o.id} (${o.booked})`).join(", ")}`,
+  slotsChanged: (id: number) => `Session ${id}'s slots changed meanwhile (a booking); try again`,
+  publishedAlready: (id: number, state: string) => `Session ${id} is ${state} already`,
+  noSlotAhead: (id: number) => `Session ${id} has no slot ahead: add days and generate slots first`,
+  publishedMeanwhile: (id: number) => `Session ${id} was published (or deleted) meanwhile`,
+  // Days
+  dayPast: (date: string, today: string) => `${date} is past (today is ${today} at the school)`,
+  dayHoliday: (date: string) => `${date} is a holiday at the school`,
+  dayBookedMove: (id: number) => `Session day ${id} has booked slots: cancel them before moving it to another date`,
+  dayBooked: (id: number) => `Session day ${id} has booked slots: cancel them first`,
+  dayTwice: "The session already has this day",
+  // Slots
+  endsBeforeStart: (date: string, start: string, end: string) =>
+    `The slot ends (${end}) before it starts (${start}) on ${date} at the school`,
+  overlaps: (other: { id: number; start: string; end: string }) =>
+    `It overlaps slot ${other.id} (${other.start}-${other.end}) of the same teacher that day`,
+  slotBookedStays: (id: number) => `Time slot ${id} is booked: its times and teacher stay`,
+  capacityBelowBookings: (id: number, booked: number) =>
+    `Time slot ${id} has ${booked} bookings: capacity at least ${booked}`,
+  slotBookedMeanwhile: (id: number) => `Time slot ${id} was booked meanwhile; read it again`,
+  slotBooked: (id: number) => `Time slot ${id} is booked: cancel its bookings first`,
+  // Booking
+  visitSessions: "The slots of a visit are of one session",
+  visitDays: "The slots of a visit are on one day",
+  visitTeachers: "The slots of a visit are with different teachers, one slot each",
+  visitOverlap: (a: number, b: number) => `Slots ${a} and ${b} overlap`,
+  visitGap: (a: number, b: number, gap: number, max: number) =>
+    `Slots ${a} and ${b} are ${gap} minutes apart: a visit's slots are consecutive (at most ${max})`,
+  notBookable: (sessionId: number) => `Session ${sessionId} is not published: its slots are not bookable yet`,
+  slotPast: (slot: { id: number; date: string; start: string }) =>
+    `Slot ${slot.id} (${slot.date} ${slot.start}) has started or is past`,
+  holiday: (date: string) => `${date} is a holiday at the school: no appointments`,
+  notInvited: (studentId: number) => `Student ${studentId}'s family did not receive this session's task`,
+  slotFull: (slot: { id: number; date: string; start: string }) =>
+    `Slot ${slot.id} (${slot.date} ${slot.start}) is full`,
+  slotTaken: (id: number) => `Slot ${id} is full: another family took the last place`,
+  sessionNotPublished: (sessionId: number) => `Session ${sessionId} is not published`,
+  familyLimit: (held: number, limit: number) =>
+    `The family holds ${plural(held, "booking")} in this session already (at most ${limit}): cancel one to book another`,
+  bookingRaced: "The slots changed while booking; try again",
+  hasSlot: (studentId: number) => `Student ${studentId} has one of these slots already`,
+  // Cancelling
+  cancelledAlready: (id: number) => `Appointment ${id} is cancelled already`,
+  tooLateToCancel: (hours: number, cutOff: string) =>
+    `Too late to cancel: families cancel up to ${hours} hours before (${cutOff}); call the school`,
+  cancelledMeanwhile: (id: number) => `Appointment ${id} was cancelled meanwhile`,
+} as const;
+
 // ---- Records ------------------------------------------------------------------------------------
 
 export const Day = z.iso.date().openapi({ example: "2027-03-12", description: "School-local YYYY-MM-DD" });

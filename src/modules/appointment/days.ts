@@ -23,13 +23,13 @@ import {
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
 import { dateIn } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, isHoliday } from "../school-schedule/api";
-import { Day, inVisibleSession, Time } from "./common";
+import { appointmentSays, Day, inVisibleSession, Time } from "./common";
 import { windowProblems } from "./generate";
 import { permissions } from "./permissions";
 
@@ -92,7 +92,7 @@ export const day = defineResource({
     slots: row.slots,
   }),
   visibleTo: (ctx) => inVisibleSession(ctx, sessionDays.sessionId),
-  conflictMessage: "The session already has this day",
+  conflictMessage: appointmentSays.dayTwice,
 });
 
 const filters = {
@@ -139,10 +139,20 @@ async function checked(ctx: Ctx, sessionId: number, date: string | undefined, wi
   if (date && school) {
     const { calendar } = calendarOf(r, school);
     const today = dateIn(calendar.timeZone, ctx.deps.clock.now());
-    if (date < today) throw unprocessable(`${date} is past (today is ${today} at the school)`);
-    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(`${date} is a holiday at the school`);
+    if (date < today) throw unprocessable(appointmentSays.dayPast(date, today));
+    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(appointmentSays.dayHoliday(date));
   }
 }
+
+/** A day's date refused: past, or a holiday at the school. */
+const DAY_REFUSALS: ProblemCase[] = [
+  {
+    name: "past",
+    summary: "A date before today at the school",
+    detail: appointmentSays.dayPast("2026-11-20", "2026-11-23"),
+  },
+  { name: "holiday", summary: "A holiday of the school's calendar", detail: appointmentSays.dayHoliday("2026-12-24") },
+];
 
 const windowsOf = (given: z.output<typeof Windows>): Window[] =>
   given.map((w) => ({ start: w.start, end: w.end, teacherId: w.teacherId ?? null }));
@@ -164,6 +174,7 @@ export const createSessionDay = day.create({
     "Windows are school-local HH:mm; one that ends before it starts, or two of one teacher that overlap, are a 400 " +
     "naming them. A past date or a holiday: 422; a date the session has: 409. Slots come with PUT /api/v1/session/{id}/slots.",
   errors: [422],
+  examples: { 422: DAY_REFUSALS },
 });
 
 /** Whether day `id` has booked slots (one read). */
@@ -194,7 +205,7 @@ export const updateSessionDay = day.update({
     if (!current) throw notFound("Session day", id);
     const moved = body.date !== undefined && body.date !== current.date;
     if (moved && (await hasBookings(ctx, id))) {
-      throw conflict(`Session day ${id} has booked slots: cancel them before moving it to another date`);
+      throw conflict(appointmentSays.dayBookedMove(id));
     }
     const windows = body.windows ? windowsOf(body.windows) : undefined;
     await checked(ctx, current.sessionId, moved ? body.date : undefined, windows);
@@ -214,15 +225,23 @@ export const updateSessionDay = day.update({
     "slots (generate them again); for a day with booked slots it is a 409 (cancel them first). A past date or a " +
     "holiday: 422.",
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "booked", summary: "Moving a day with booked slots", detail: appointmentSays.dayBookedMove(42) },
+      { name: "twice", summary: "A date the session has already", detail: appointmentSays.dayTwice },
+    ],
+    422: DAY_REFUSALS,
+  },
 });
 
 export const deleteSessionDay = day.delete({
   access: permissions.manage,
   check: async (ctx, { id }) => {
-    if (await hasBookings(ctx, id)) throw conflict(`Session day ${id} has booked slots: cancel them first`);
+    if (await hasBookings(ctx, id)) throw conflict(appointmentSays.dayBooked(id));
   },
   before: (ctx, { id }) => [abortIfBooked(ctx, id)],
   summary: "Delete a session day without bookings (its slots go with it)",
   description: "A day with booked slots is a 409: cancel them first.",
   errors: [409],
+  examples: { 409: appointmentSays.dayBooked(42) },
 });

@@ -29,7 +29,7 @@ import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from 
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
 import { deleteStatements, notifyAll, publishHeld, recipientsOf, toRecipients, whoOf } from "../task/api";
-import { SessionRecord, sessionCounts, visibleSession } from "./common";
+import { appointmentSays, SessionRecord, sessionCounts, visibleSession } from "./common";
 import { plannedSlots, slotKey } from "./generate";
 import { permissions } from "./permissions";
 
@@ -200,6 +200,7 @@ const deleteRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: { 409: appointmentSays.sessionBooked(42) },
   request: { params: IdParams },
   responses: { 204: noContent },
 });
@@ -210,7 +211,7 @@ export async function deleteSession(ctx: Ctx, { params }: InputOf<typeof deleteR
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (await Sessions.find(ctx, params.id, { id: sessions.id })) {
-      throw conflict(`Session ${params.id} has live bookings: cancel them first`);
+      throw conflict(appointmentSays.sessionBooked(params.id));
     }
     throw notFound("Session", params.id);
   }
@@ -234,6 +235,12 @@ const deletePendingRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: {
+    409: [
+      { name: "sent", summary: "The task was sent already", detail: appointmentSays.taskSent(7) },
+      { name: "changed", summary: "The task was sent or deleted meanwhile", detail: appointmentSays.taskChanged(7) },
+    ],
+  },
   request: { body: jsonBody(DeletePendingBody, "SessionDeletePending") },
   responses: { 204: noContent },
 });
@@ -249,9 +256,7 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
   const [own] = results.get(s);
   if (!found) throw notFound("Task", body.taskId);
   if (found.status !== "draft" || own?.status === "published") {
-    throw conflict(
-      `Task ${body.taskId} was sent already: delete it with a reason (POST /api/v1/pending/${body.taskId}/delete)`,
-    );
+    throw conflict(appointmentSays.taskSent(body.taskId));
   }
   const write = new Batch(ctx);
   // The session goes by cascade with its task; its own audit row is written first.
@@ -260,8 +265,7 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
   try {
     await write.commit();
   } catch (err) {
-    if (err instanceof GuardFailed)
-      throw conflict(`Task ${body.taskId} changed (sent or deleted) meanwhile; read it again`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.taskChanged(body.taskId));
     throw err;
   }
 }
@@ -306,6 +310,21 @@ const slotsRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: {
+    409: [
+      {
+        name: "bookedRemoved",
+        summary: "Windows that no longer hold booked slots",
+        detail: appointmentSays.bookedSlotsRemoved([{ id: 118, date: "2027-03-12", start: "16:30" }]),
+      },
+      {
+        name: "overCapacity",
+        summary: "A capacity below a slot's bookings",
+        detail: appointmentSays.overCapacity(1, [{ id: 118, booked: 2 }]),
+      },
+      { name: "raced", summary: "A booking came in meanwhile", detail: appointmentSays.slotsChanged(42) },
+    ],
+  },
   request: { params: IdParams, body: jsonBody(SlotsBody, "SessionSlots") },
   responses: { 200: json(Generated, "What changed") },
 });
@@ -349,15 +368,11 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   const kept = existing.filter((e) => wanted.has(slotKey(e)));
   const booked = removed.filter((e) => e.booked > 0);
   if (booked.length) {
-    throw conflict(
-      `Booked slots would be removed: ${booked.map((b) => `${b.date} ${b.start} (slot ${b.id})`).join(", ")}; cancel their bookings or keep their windows`,
-    );
+    throw conflict(appointmentSays.bookedSlotsRemoved(booked));
   }
   const over = kept.filter((k) => k.booked > plan.capacity);
   if (over.length) {
-    throw conflict(
-      `Slots have more bookings than capacity ${plan.capacity}: ${over.map((o) => `slot ${o.id} (${o.booked})`).join(", ")}`,
-    );
+    throw conflict(appointmentSays.overCapacity(plan.capacity, over));
   }
   const now = ctx.deps.clock.now().toISOString();
   const given = (["slotMinutes", "breakMinutes", "capacity"] as const).filter((k) => body[k] !== undefined);
@@ -421,8 +436,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   try {
     await batch.commit();
   } catch (err) {
-    if (err instanceof GuardFailed)
-      throw conflict(`Session ${params.id}'s slots changed meanwhile (a booking); try again`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.slotsChanged(params.id));
     throw err;
   }
   return {
@@ -450,6 +464,13 @@ const publishRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "published", summary: "Published already", detail: appointmentSays.publishedAlready(42, "published") },
+      { name: "raced", summary: "Published meanwhile", detail: appointmentSays.publishedMeanwhile(42) },
+    ],
+    422: appointmentSays.noSlotAhead(42),
+  },
   request: { params: IdParams },
   responses: { 200: json(SessionRecord, "The session, published") },
 });
@@ -468,9 +489,8 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   const results = await read.commit();
   const [found] = results.get(s);
   if (!found) throw notFound("Session", params.id);
-  if (found.status !== "draft") throw conflict(`Session ${params.id} is ${found.status} already`);
-  if (found.ahead === 0)
-    throw unprocessable(`Session ${params.id} has no slot ahead: add days and generate slots first`);
+  if (found.status !== "draft") throw conflict(appointmentSays.publishedAlready(params.id, found.status));
+  if (found.ahead === 0) throw unprocessable(appointmentSays.noSlotAhead(params.id));
   const who = whoOf(await recipientsOf(ctx, found.taskId).all());
   const sending = notifyAll(
     ctx,
@@ -499,7 +519,7 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   try {
     [row] = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(`Session ${params.id} was published (or deleted) meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.publishedMeanwhile(params.id));
     throw err;
   }
   if (!row) throw notFound("Session", params.id);

@@ -10,7 +10,7 @@ import { schoolModules } from "../../db/schema/application-module";
 import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
@@ -18,7 +18,16 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { paragraphs } from "../../lib/text";
 import { notify } from "../notification/api";
-import { EventRecord, eventNotice, LEADS, moduleState, noticeAudience, teachersOfEvent, toEvent } from "./common";
+import {
+  EventRecord,
+  eventNotice,
+  eventSays,
+  LEADS,
+  moduleState,
+  noticeAudience,
+  teachersOfEvent,
+  toEvent,
+} from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
@@ -48,6 +57,7 @@ const remindRoute = defineRoute({
   module: "events",
   audit: "event",
   errors: [409, 422],
+  examples: { 409: eventSays.notReminded(42, "cancelled"), 422: eventSays.startedReminding(42) },
   request: { params: IdParams },
   responses: { 200: json(EventRecord, "The event, reminded") },
 });
@@ -65,8 +75,8 @@ export async function remindEvent(ctx: Ctx, { params }: InputOf<typeof remindRou
     action: "remind",
     set: { remindedAt: now },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => `Event ${params.id} is ${state}; only a scheduled event is reminded`,
-    rules: [{ when: gt(events.startsAt, now), message: `Event ${params.id} has started: it is too late to remind` }],
+    conflict: (state) => eventSays.notReminded(params.id, state),
+    rules: [{ when: gt(events.startsAt, now), message: eventSays.startedReminding(params.id) }],
     also: sending.statements,
   });
   await sending.dispatch();
@@ -96,6 +106,7 @@ const deleteRoute = defineRoute({
   module: "events",
   audit: "event",
   errors: [409],
+  examples: { 409: eventSays.cancelledAlready(42, "cancelled") },
   request: { params: IdParams, body: jsonBody(ReasonBody, "EventDeleteWithReason") },
   responses: { 200: json(EventRecord, "The event, cancelled") },
 });
@@ -119,7 +130,7 @@ export async function deleteEventWithReason(ctx: Ctx, { params, body }: InputOf<
       sequence: sql`${events.sequence} + 1`,
     },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => `Event ${params.id} is ${state} already`,
+    conflict: (state) => eventSays.cancelledAlready(params.id, state),
     also: [
       ...EventReminders.update(
         ctx,
@@ -173,7 +184,7 @@ export async function createEventSignedUrl(ctx: Ctx, { params, body }: InputOf<t
   let key: string;
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, `Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "image/png";
     key = `${schoolOf(ctx)}/events/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
@@ -240,6 +251,7 @@ const publicRoute = defineRoute({
     `${PUBLIC_LOOKUPS_PER_MINUTE} lookups a minute per client address, then 429.`,
   access: "public",
   errors: [404, 429],
+  examples: { 404: say.notFound("Event"), 429: eventSays.tooManyLookups },
   request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicEvent, "The event's public page") },
 });
@@ -254,7 +266,7 @@ export async function getPublicEvent(ctx: Ctx, { query }: InputOf<typeof publicR
     now,
   );
   if (!limited.allowed) {
-    throw new ApiError(429, "Too many event lookups; try again later", {
+    throw new ApiError(429, eventSays.tooManyLookups, {
       headers: { "retry-after": String(limited.retryAfter) },
     });
   }

@@ -28,7 +28,7 @@ import { Students, students } from "../../db/schema/student";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken, timingSafeEqual } from "../../lib/crypto";
-import { ApiError, badRequest, forbidden, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, badRequest, forbidden, notFound, say, unprocessable } from "../../lib/errors";
 import { type CalendarEvent, calendarText } from "../../lib/ical";
 import { languageOf } from "../../lib/language";
 import { currentRequest } from "../../lib/metrics";
@@ -36,7 +36,7 @@ import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
 import { dateIn } from "../../lib/zoned-time";
-import { addDays, moduleState } from "./common";
+import { addDays, eventSays, moduleState } from "./common";
 import { permissions } from "./permissions";
 
 const FEED_PATH = "/api/v1/event-calendar/feed";
@@ -136,6 +136,12 @@ export const createCalendarFeedOperation = calendarFeed.create({
     "and per family: a second is a 409 (rotate or delete it). The answer's `url` (and `webcal`) is what a phone " +
     "subscribes to: keep it private.",
   errors: [422],
+  examples: {
+    422: [
+      { name: "noFamily", summary: "A caller who is the parent of no family", detail: eventSays.noFamily },
+      { name: "nameTheFamily", summary: "Staff, without familyId", detail: eventSays.nameTheFamily },
+    ],
+  },
 });
 
 /** Whose feed a create makes, read in one round trip: the caller's language and family, the family named. */
@@ -152,7 +158,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
   const r = await batch.commit();
   let familyId: number | null = null;
   if (body.kind === "school") {
-    if (!staff) throw forbidden(`Missing permission ${permissions.manage.name} in school ${schoolOf(ctx)}`);
+    if (!staff) throw forbidden(say.missingPermission(permissions.manage.name, schoolOf(ctx)));
     if (body.familyId !== undefined) {
       throw badRequest("Invalid body: familyId: only for a family's feed", [
         { path: "familyId", message: "Only for a family's feed (kind family)" },
@@ -167,9 +173,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
       familyId = body.familyId;
     } else if (own !== null) familyId = own;
     else {
-      throw unprocessable(
-        staff ? "Name the family (familyId) whose feed to make" : "A family's feed is for the parents of a family",
-      );
+      throw unprocessable(staff ? eventSays.nameTheFamily : eventSays.noFamily);
     }
   }
   return {
@@ -217,6 +221,13 @@ const feedRoute = defineRoute({
     `fetches of a feed an hour, and ${MISSES_PER_MINUTE} unknown links per client address a minute, then 429.`,
   access: "public",
   errors: [404, 429],
+  examples: {
+    404: say.notFound("Calendar feed"),
+    429: [
+      { name: "misses", summary: "Too many unknown links from one address", detail: eventSays.tooManyFeedMisses },
+      { name: "fetches", summary: "Too many fetches of one feed in an hour", detail: eventSays.tooManyFeedFetches },
+    ],
+  },
   request: {
     // Lenient, as every public route's query: a calendar app that adds a parameter of its own still gets the feed.
     query: z.object({
@@ -242,8 +253,8 @@ const TEXTS = {
   family: { en: "family", es: "familia" },
 };
 
-const tooMany = (retryAfter: number, what: string) =>
-  new ApiError(429, `Too many ${what}; try again later`, { headers: { "retry-after": String(retryAfter) } });
+const tooMany = (retryAfter: number, detail: string) =>
+  new ApiError(429, detail, { headers: { "retry-after": String(retryAfter) } });
 
 export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof feedRoute>): Promise<Response> {
   const now = ctx.deps.clock.now();
@@ -274,12 +285,12 @@ export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof fe
       60,
       now,
     );
-    if (!miss.allowed) throw tooMany(miss.retryAfter, "unknown calendar links");
+    if (!miss.allowed) throw tooMany(miss.retryAfter, eventSays.tooManyFeedMisses);
     throw notFound("Calendar feed");
   }
   if (row.enabled === false) throw notFound("Calendar feed");
   const limited = await hit(ctx.deps.db, `calendar-feed:${row.id}`, FETCHES_PER_HOUR, 3600, now);
-  if (!limited.allowed) throw tooMany(limited.retryAfter, "fetches of this calendar");
+  if (!limited.allowed) throw tooMany(limited.retryAfter, eventSays.tooManyFeedFetches);
 
   // The feed's school is the current school of what follows: its accessors scope every read to it.
   const here: Ctx = { ...ctx, schoolId: row.schoolId };

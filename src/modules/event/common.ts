@@ -146,6 +146,28 @@ export function toEvent(row: EventRow): EventRecordOf {
   };
 }
 
+// ---- What the operations refuse with -------------------------------------------------------------
+
+/**
+ * The details the event operations refuse with: the verbs throw these and the routes show them as
+ * their examples, so the document says what the API answers (docs/decisions.md, "The document
+ * teaches by example").
+ */
+export const eventSays = {
+  notReminded: (id: number, state: string) => `Event ${id} is ${state}; only a scheduled event is reminded`,
+  startedReminding: (id: number) => `Event ${id} has started: it is too late to remind`,
+  cancelledAlready: (id: number, state: string) => `Event ${id} is ${state} already`,
+  nobodyReminded: (id: number, state: string) => `Event ${id} is ${state}: nobody is reminded of it`,
+  reminderPast: (minutesBefore: number, sendAt: string) =>
+    `${minutesBefore} minutes before the start is already past (${sendAt})`,
+  reminderTwice: "The event already has a reminder at that time before its start",
+  tooManyLookups: "Too many event lookups; try again later",
+  tooManyFeedMisses: "Too many unknown calendar links; try again later",
+  tooManyFeedFetches: "Too many fetches of this calendar; try again later",
+  nameTheFamily: "Name the family (familyId) whose feed to make",
+  noFamily: "A family's feed is for the parents of a family",
+} as const;
+
 // ---- Who sees an event ----------------------------------------------------------------------------
 
 const DAY_MS = 86_400_000;

@@ -26,7 +26,15 @@ import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
-import { eventNotice, LEADS, noticeAudience, REMINDER_STATUS_TEXT, teachersOfEvent, toEvent } from "./common";
+import {
+  eventNotice,
+  eventSays,
+  LEADS,
+  noticeAudience,
+  REMINDER_STATUS_TEXT,
+  teachersOfEvent,
+  toEvent,
+} from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
@@ -60,7 +68,7 @@ export const eventReminder = defineResource({
     recipientCount: row.recipientCount,
     createdBy: row.createdBy,
   }),
-  conflictMessage: "The event already has a reminder at that time before its start",
+  conflictMessage: eventSays.reminderTwice,
 });
 
 /** At most 30 days before the start. */
@@ -72,10 +80,10 @@ async function reminderValues(ctx: Ctx, body: { eventId: number; minutesBefore: 
     .where(eq(events.id, body.eventId))
     .first();
   if (!row) throw notFound("Event", body.eventId);
-  if (row.status !== "scheduled") throw conflict(`Event ${body.eventId} is ${row.status}: nobody is reminded of it`);
+  if (row.status !== "scheduled") throw conflict(eventSays.nobodyReminded(body.eventId, row.status));
   const sendAt = new Date(Date.parse(row.startsAt) - body.minutesBefore * 60_000);
   if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
-    throw unprocessable(`${body.minutesBefore} minutes before the start is already past (${sendAt.toISOString()})`);
+    throw unprocessable(eventSays.reminderPast(body.minutesBefore, sendAt.toISOString()));
   }
   return {
     eventId: body.eventId,
@@ -104,6 +112,13 @@ export const createEventReminderOperation = eventReminder.create({
     "once. It moves with the start. An unknown event is a 404, a cancelled one a 409, the same time twice a 409, a " +
     "time already past a 422.",
   errors: [422],
+  examples: {
+    409: [
+      { name: "twice", summary: "The same time before the start twice", detail: eventSays.reminderTwice },
+      { name: "cancelled", summary: "The event is cancelled", detail: eventSays.nobodyReminded(7, "cancelled") },
+    ],
+    422: eventSays.reminderPast(1440, "2026-12-04T16:00:00.000Z"),
+  },
 });
 
 export const deleteEventReminder = eventReminder.delete({

@@ -172,6 +172,27 @@ export const listLostArticleStatusesOperation = operation(statusesRoute, () => {
   };
 });
 
+// ---- What the operations refuse with -----------------------------------------------------------
+
+/**
+ * The details the lost-and-found operations refuse with: the verbs throw these and the routes show
+ * them as their examples (docs/decisions.md, "The document teaches by example").
+ */
+export const lostArticleSays = {
+  wrongState: (id: number, state: string, action: string, needs: string) =>
+    `Lost article ${id} is ${state}; ${action} needs it to be ${needs}`,
+  onlyClaimant: "Only the claimant or staff cancel a claim",
+  beforeDonationDate: (id: number, today: string) =>
+    `Lost article ${id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
+  noClaimant: (id: number, state: string) =>
+    `Lost article ${id} is ${state}; only a claimed article has someone to remind`,
+  claimedByAnother: "Claimed by someone else meanwhile",
+  nothingToRemind: (id: number, state: string) => `Lost article ${id} is ${state}: there is nothing to remind of`,
+  reminderPast: (daysBefore: number, donateAfter: string, time: string) =>
+    `${daysBefore} days before the donation date (${donateAfter}) at ${time} is already past`,
+  reminderTwice: "The article already has a reminder that many days before its donation date",
+} as const;
+
 // ---- The record ---------------------------------------------------------------------------------
 
 const Day = z.iso.date().openapi({ example: "2026-11-20", description: "School-local YYYY-MM-DD" });

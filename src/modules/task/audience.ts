@@ -24,6 +24,7 @@ import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { idList } from "../../lib/params";
 import { type Audience, type Notice, notify } from "../notification/api";
+import { taskSays } from "./common";
 
 export const MAX_STUDENTS = 500;
 export const MAX_USERS = 500;
@@ -140,9 +141,7 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
   missing("User", a.userIds, named);
   const users = [...new Set([...named, ...(holders ? r.get(holders).map((h) => h.userId) : [])])].sort((x, y) => x - y);
   if (studentRows.length + users.length === 0) {
-    throw unprocessable(
-      "The audience reaches nobody: its groups and levels have no active students, its roles no holders",
-    );
+    throw unprocessable(taskSays.reachesNobody);
   }
   return { students: studentRows, users, timeZone: r.get(school)[0]?.timeZone ?? "UTC" };
 }

@@ -48,6 +48,35 @@ export const receivedTask = (ctx: Ctx): SQL =>
 /** Who sees a task: staff every one; anyone else the published ones that reached them. */
 export const visibleTask = (ctx: Ctx): SQL | undefined => (ctx.can(permissions.manage) ? undefined : receivedTask(ctx));
 
+// ---- What the operations refuse with -----------------------------------------------------------
+
+/** "for student 2001" or "for you": whose copy an answer names. */
+export const whoseCopy = (studentId: number | null) => (studentId !== null ? `for student ${studentId}` : "for you");
+
+/**
+ * The details the task operations refuse with: the verbs throw these and the routes show them as
+ * their examples (docs/decisions.md, "The document teaches by example").
+ */
+export const taskSays = {
+  reachesNobody: "The audience reaches nobody: its groups and levels have no active students, its roles no holders",
+  duePast: (dueDate: string, today: string) => `dueDate ${dueDate} is past (today is ${today} at the school)`,
+  sentTwice: "This task was sent twice at once; read the list",
+  heldForSession: (id: number) => `Task ${id} is held for its session (draft): nobody has it yet`,
+  sessionBooked: (id: number, live: number) =>
+    `Task ${id}'s session has ${live} booked appointment${live > 1 ? "s" : ""}: cancel them first`,
+  severalCopies: (id: number, studentIds: readonly (number | null)[]) =>
+    `You have ${studentIds.length} copies of task ${id} (students ${studentIds.map((s) => s ?? "-").join(", ")}): name studentId`,
+  completedAlready: (id: number, whose: string) => `Task ${id} ${whose} is already completed; read it again`,
+  notCompleted: (id: number, whose: string) =>
+    `Task ${id} ${whose} is not completed (or its completion changed); read it again`,
+  completedByBooking: (id: number, whose: string, appointmentId: number) =>
+    `Task ${id} ${whose} was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
+  notYourFolder: (id: number, whose: string) =>
+    `Archiving is each person's own folder: task ${id} ${whose} has no copy of yours`,
+  reminderPast: "sendAt must be in the future",
+  reminderTooFar: (days: number) => `sendAt must be at most ${days} days ahead`,
+} as const;
+
 // ---- Records ------------------------------------------------------------------------------------
 
 export const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-local YYYY-MM-DD" });

@@ -23,7 +23,7 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guard, type Statement } from "../../db/write";
 import { APP_MODULES } from "../../lib/app-modules";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
@@ -31,7 +31,7 @@ import { paragraphs, text } from "../../lib/text";
 import type { Notice } from "../notification/api";
 import { copyJoin } from "../user/api";
 import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
-import { Attachment, actingContext, COPY_STATUS_TEXT, Day, TaskRecord, toTask, visibleTask } from "./common";
+import { Attachment, actingContext, COPY_STATUS_TEXT, Day, TaskRecord, taskSays, toTask, visibleTask } from "./common";
 import { permissions } from "./permissions";
 import { task } from "./resource";
 
@@ -108,6 +108,7 @@ const detailRoute = defineRoute({
     "names the parent it counts for). A family's archive folder is theirs and is not shown. One D1 round trip.",
   access: permissions.manage,
   module: "tasks",
+  labels: { id: "Task" },
   request: { params: IdParams },
   responses: { 200: json(TaskDetail, "The task and its recipients") },
 });
@@ -244,6 +245,8 @@ const remindRoute = defineRoute({
   module: "tasks",
   audit: "task",
   errors: [409],
+  examples: { 409: taskSays.heldForSession(42) },
+  labels: { id: "Task" },
   request: { params: IdParams },
   responses: { 200: json(Reminded, "How many recipients were reminded") },
 });
@@ -257,7 +260,7 @@ export async function sendTaskReminder(ctx: Ctx, { params }: InputOf<typeof remi
   const results = await batch.commit();
   const [t] = results.get(row);
   if (!t) throw notFound("Task", params.id);
-  if (t.status !== "published") throw conflict(`Task ${params.id} is held for its session (draft): nobody has it yet`);
+  if (t.status !== "published") throw conflict(taskSays.heldForSession(params.id));
   const who = whoOf(results.get(pending));
   const reminded = who.studentIds.length + who.userIds.length;
   if (reminded === 0) return { taskId: t.id, reminded };
@@ -294,6 +297,8 @@ const deleteRoute = defineRoute({
   module: "tasks",
   audit: "task",
   errors: [409],
+  examples: { 409: taskSays.sessionBooked(42, 3) },
+  labels: { id: "Task" },
   request: { params: IdParams, body: jsonBody(DeleteBody, "TaskDelete") },
   responses: { 204: noContent },
 });
@@ -329,9 +334,7 @@ export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<t
   if (!t) throw notFound("Task", params.id);
   const live = results.get(booked)[0]?.n ?? 0;
   if (live > 0) {
-    throw conflict(
-      `Task ${params.id}'s session has ${live} booked appointment${live > 1 ? "s" : ""}: cancel them first`,
-    );
+    throw conflict(taskSays.sessionBooked(params.id, live));
   }
   const notices: Notice[] =
     t.status === "published"
@@ -425,6 +428,7 @@ const signedUrlRoute = defineRoute({
   module: "tasks",
   audit: "task",
   context: actingContext,
+  labels: { id: "Task" },
   request: { params: IdParams, body: jsonBody(AttachmentUrlBody, "TaskAttachmentUrlRequest") },
   responses: { 200: json(AttachmentUrl, "The attachment and its presigned URL") },
 });
@@ -435,7 +439,7 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
   let attachment: { name: string; contentType: string };
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, `Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "application/pdf";
     attachment = { name: body.name ?? "attachment", contentType };
@@ -509,6 +513,7 @@ const publicRoute = defineRoute({
     "states. A draft, an unknown slug, or a school with the tasks module disabled: 404.",
   access: "public",
   errors: [404],
+  examples: { 404: say.notFound("Task") },
   request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicTask, "The task's text") },
 });
