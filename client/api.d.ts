@@ -3600,7 +3600,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/event/public/{slug}": {
+    "/api/v1/event/public": {
         parameters: {
             query?: never;
             header?: never;
@@ -3769,7 +3769,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/event-calendar/feed/{token}": {
+    "/api/v1/event-calendar/feed": {
         parameters: {
             query?: never;
             header?: never;
@@ -4134,7 +4134,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/pending/public/{slug}": {
+    "/api/v1/pending/public": {
         parameters: {
             query?: never;
             header?: never;
@@ -5450,7 +5450,10 @@ export interface components {
         PushRoleSync: {
             /** @description The role's id */
             roleId: number;
-            /** @example school-1-role-5 */
+            /**
+             * @description The role's topic at the provider: school-<schoolId>-role-<roleId>
+             * @example school-1-role-5
+             */
             topic: string;
             /** @description Devices subscribed now */
             devices: number;
@@ -5469,8 +5472,12 @@ export interface components {
         PushProviderUser: {
             /** @description The user's id */
             userId: number;
-            /** @enum {string} */
+            /**
+             * @description The push provider of this deployment: fcm (Firebase Cloud Messaging); log (development: the push outbox)
+             * @enum {string}
+             */
             provider: "log" | "fcm";
+            /** @description The member's registered devices, with their topics */
             devices: {
                 /** @description The record's id */
                 id: number;
@@ -8306,26 +8313,40 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
              * @example general
              * @enum {string}
              */
             category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /** @description Pushed at once even during quiet hours */
             urgent: boolean;
+            /** @description The title, as sent */
             title: string;
+            /** @description The message, as sent */
             body: string;
+            /** @description The record it is about (the app's deep link); null if none */
             about: {
+                /** @description The kind of record: event, lost-article, task, ... */
                 entity: string;
                 /** @description The record's id */
                 id: number;
             } | null;
             /** @description Who it is for, as sent */
             audience: {
+                /** @description Members named one by one (user ids) */
                 users?: number[];
+                /** @description The holders of these roles (role ids) */
                 roles?: number[];
+                /** @description The guardians of these groups' students (group ids) */
                 groups?: number[];
+                /** @description The guardians of the school's students of these levels */
                 levels?: ("preschool" | "elementary" | "middle" | "high")[];
+                /** @description The guardians of these students (student ids) */
                 guardiansOf?: number[];
-                /** @enum {boolean} */
+                /**
+                 * @description true: everyone with a role in the school
+                 * @enum {boolean}
+                 */
                 school?: true;
             };
             /** @description How many people it reaches (each once) */
@@ -8356,7 +8377,10 @@ export interface components {
             body: string;
             /** @description The record it is about: the app opens it from the notification */
             about?: {
-                /** @example event */
+                /**
+                 * @description The kind of record, as the app's deep links name it: event, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /**
                  * @description The record's id
@@ -12270,25 +12294,35 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
              * @example general
              * @enum {string}
              */
             category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /** @description The sender marked it urgent: pushed at once, even during quiet hours */
             urgent: boolean;
             /** @description In the caller's language (Accept-Language, else their own) */
             title: string;
+            /** @description The message, in the same language as the title */
             body: string;
             /** @description The record it is about (the app's deep link), if any */
             about: {
-                /** @example event */
+                /**
+                 * @description The kind of record: event, lost-article, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /** @description The record's id */
                 id: number;
             } | null;
             /** @description The staff member who sent it; null: the school's service */
             senderId: number | null;
+            /** @description Whether the caller has read it */
             read: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the caller first read it (UTC); null while unread
+             */
             readAt: string | null;
         };
         NotificationSend: {
@@ -12316,7 +12350,10 @@ export interface components {
             body: string;
             /** @description The record it is about: the app opens it from the notification */
             about?: {
-                /** @example event */
+                /**
+                 * @description The kind of record, as the app's deep links name it: event, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /**
                  * @description The record's id
@@ -12407,30 +12444,55 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
+            /** @description Push and inbox, on or off, per category (an emergency has none: always both) */
             categories: {
+                /** @description The afternoon: how children go home */
                 afternoon: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Events and their reminders */
                 events: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Anything else staff send */
                 general: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
             };
+            /** @description Pushes wait from start until end (past midnight allowed); null: no quiet hours */
             quietHours: {
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
@@ -12444,32 +12506,53 @@ export interface components {
              *     }
              */
             categories?: {
+                /** @description The afternoon: how children go home */
                 afternoon?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Events and their reminders */
                 events?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Anything else staff send */
                 general?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
             };
             /** @description null: none */
             quietHours?: {
-                /** @example 21:00 */
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
-                /** @example 07:00 */
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
@@ -12483,38 +12566,63 @@ export interface components {
              *     }
              */
             categories?: {
+                /** @description The afternoon: how children go home */
                 afternoon?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Events and their reminders */
                 events?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Anything else staff send */
                 general?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
             };
             /** @description null: none */
             quietHours?: {
-                /** @example 21:00 */
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
-                /** @example 07:00 */
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
+        /** @description What anyone with the link may know of an event */
         PublicEvent: {
+            /** @description What the event is */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
+            /** @description Where it happens; null if not said */
             place: string | null;
             /**
              * @description School-local start
@@ -12526,16 +12634,31 @@ export interface components {
              * @example 2026-12-05T13:00
              */
             end: string;
+            /**
+             * @description The school's IANA zone of start and end
+             * @example America/Mexico_City
+             */
             timeZone: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The start as an instant (UTC)
+             */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end as an instant (UTC)
+             */
             endsAt: string;
-            /** @enum {string} */
+            /**
+             * @description scheduled, or cancelled (called off)
+             * @enum {string}
+             */
             status: "scheduled" | "cancelled";
             /** @description A presigned GET of the image (300 s), or null */
             imageUrl: string | null;
+            /** @description The school that holds the event */
             school: {
+                /** @description The school's name */
                 name: string;
             };
         };
@@ -12559,10 +12682,17 @@ export interface components {
                  * @example 2026-11-21T08:00:00.000Z
                  */
                 updatedAt: string;
-                /** @example Winter festival */
+                /**
+                 * @description What the event is, as its audience reads it
+                 * @example Winter festival
+                 */
                 title: string;
+                /** @description The details, line breaks kept; null if none */
                 description: string | null;
-                /** @example Main yard */
+                /**
+                 * @description Where it happens; null if not said
+                 * @example Main yard
+                 */
                 place: string | null;
                 /**
                  * @description School-local start
@@ -12605,25 +12735,31 @@ export interface components {
                  *     ]
                  */
                 groupIds: number[];
-                /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                /** @description The public page's key: GET /api/v1/event/public?slug= */
                 slug: string;
                 /** @description The image's object key (download it with the signed URL) */
                 image: string | null;
                 /**
+                 * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                  * @example scheduled
                  * @enum {string}
                  */
                 status: "scheduled" | "cancelled";
                 /** @description One more on every change (iCalendar SEQUENCE) */
                 sequence: number;
+                /** @description The user who created it; null if that user's account was removed */
                 createdBy: number | null;
                 /**
                  * Format: date-time
                  * @description When the audience was last reminded now
                  */
                 remindedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was cancelled (UTC); null unless cancelled
+                 */
                 cancelledAt: string | null;
+                /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                 cancelledBy: number | null;
                 /** @description Why it was cancelled (deleted with a reason) */
                 cancelReason: string | null;
@@ -12631,13 +12767,25 @@ export interface components {
                 reminders: {
                     /** @description The record's id */
                     id: number;
-                    /** @example 1440 */
+                    /**
+                     * @description Minutes before the event's start
+                     * @example 1440
+                     */
                     minutesBefore: number;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it goes out (UTC): the start less minutesBefore
+                     */
                     sendAt: string;
-                    /** @enum {string} */
+                    /**
+                     * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                     * @enum {string}
+                     */
                     status: "scheduled" | "sent" | "skipped";
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it was sent (UTC); null until then
+                     */
                     sentAt: string | null;
                 }[];
             }[];
@@ -12675,10 +12823,17 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Winter festival */
+            /**
+             * @description What the event is, as its audience reads it
+             * @example Winter festival
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
-            /** @example Main yard */
+            /**
+             * @description Where it happens; null if not said
+             * @example Main yard
+             */
             place: string | null;
             /**
              * @description School-local start
@@ -12721,25 +12876,31 @@ export interface components {
              *     ]
              */
             groupIds: number[];
-            /** @description The public page's key: GET /api/v1/event/public/{slug} */
+            /** @description The public page's key: GET /api/v1/event/public?slug= */
             slug: string;
             /** @description The image's object key (download it with the signed URL) */
             image: string | null;
             /**
+             * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "cancelled";
             /** @description One more on every change (iCalendar SEQUENCE) */
             sequence: number;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             /**
              * Format: date-time
              * @description When the audience was last reminded now
              */
             remindedAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             /** @description Why it was cancelled (deleted with a reason) */
             cancelReason: string | null;
@@ -12747,13 +12908,25 @@ export interface components {
             reminders: {
                 /** @description The record's id */
                 id: number;
-                /** @example 1440 */
+                /**
+                 * @description Minutes before the event's start
+                 * @example 1440
+                 */
                 minutesBefore: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it goes out (UTC): the start less minutesBefore
+                 */
                 sendAt: string;
-                /** @enum {string} */
+                /**
+                 * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                 * @enum {string}
+                 */
                 status: "scheduled" | "sent" | "skipped";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (UTC); null until then
+                 */
                 sentAt: string | null;
             }[];
         };
@@ -12921,7 +13094,10 @@ export interface components {
             updatedAt: string;
             /** @description The event's id */
             eventId: number;
-            /** @example 1440 */
+            /**
+             * @description Minutes before the event's start
+             * @example 1440
+             */
             minutesBefore: number;
             /**
              * Format: date-time
@@ -12929,14 +13105,19 @@ export interface components {
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "skipped";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
             /** @description People it was addressed to when sent */
             recipientCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         EventReminderCreate: {
@@ -12989,11 +13170,12 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also its children's levels and groups)
              * @example family
              * @enum {string}
              */
             kind: "school" | "family";
-            /** @description The family's id */
+            /** @description The family whose feed it is; null for the school's */
             familyId: number | null;
             /**
              * @description The language of the texts the service writes in it
@@ -13001,18 +13183,20 @@ export interface components {
              */
             language: "es" | "en";
             /**
-             * @description The feed's path (its token is the secret)
-             * @example /api/v1/event-calendar/feed/12.3qY...
+             * @description The feed's path and query (its token is the secret)
+             * @example /api/v1/event-calendar/feed?token=12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU
              */
             path: string;
             /** @description The feed's URL on the origin it was asked on */
             url: string;
             /** @description The same URL as webcal://, which phones open to subscribe */
             webcal: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         CalendarFeedCreate: {
             /**
+             * @description school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also its children's levels and groups)
              * @example family
              * @enum {string}
              */
@@ -13026,25 +13210,42 @@ export interface components {
             language?: "es" | "en";
         };
         LostArticleCategories: {
+            /** @description Every category, in a fixed order */
             data: {
-                /** @enum {string} */
+                /**
+                 * @description The category's key, as articles and filters name it
+                 * @enum {string}
+                 */
                 key: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                /** @description Its name in the request's language */
                 name: string;
+                /** @description The name in each language the service speaks */
                 names: {
+                    /** @description In English */
                     en: string;
+                    /** @description In Spanish */
                     es: string;
                 };
             }[];
         };
         LostArticleStatuses: {
+            /** @description Every status, in the order an article goes through them */
             data: {
-                /** @enum {string} */
+                /**
+                 * @description The status's key, as articles and filters name it
+                 * @enum {string}
+                 */
                 key: "found" | "claimed" | "delivered" | "donated";
+                /** @description Its name in the request's language */
                 name: string;
+                /** @description The name in each language the service speaks */
                 names: {
+                    /** @description In English */
                     en: string;
+                    /** @description In Spanish */
                     es: string;
                 };
+                /** @description The statuses an article in this one may move to; none: final */
                 next: ("found" | "claimed" | "delivered" | "donated")[];
             }[];
         };
@@ -13068,26 +13269,35 @@ export interface components {
                  * @example 2026-11-21T08:00:00.000Z
                  */
                 updatedAt: string;
-                /** @example Blue jacket */
+                /**
+                 * @description What was found
+                 * @example Blue jacket
+                 */
                 name: string;
+                /** @description What helps its owner know it; null if none */
                 description: string | null;
                 /**
+                 * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                  * @example clothing
                  * @enum {string}
                  */
                 category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                 /**
+                 * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                  * @example found
                  * @enum {string}
                  */
                 status: "found" | "claimed" | "delivered" | "donated";
                 /**
                  * Format: date
-                 * @description School-local YYYY-MM-DD
+                 * @description The school-local day it was found
                  * @example 2026-11-20
                  */
                 foundOn: string;
-                /** @example Gym */
+                /**
+                 * @description Where it was found; null if not said
+                 * @example Gym
+                 */
                 foundPlace: string | null;
                 /**
                  * Format: date
@@ -13097,7 +13307,10 @@ export interface components {
                 donateAfter: string;
                 /** @description The photo's object key (download it with the signed URL) */
                 photo: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was claimed (UTC); null unless claimed
+                 */
                 claimedAt: string | null;
                 /** @description The caller claimed it */
                 mine: boolean;
@@ -13105,31 +13318,54 @@ export interface components {
                 claimedBy: number | null;
                 /** @description Staff and the claimant only */
                 claimedForStudentId: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was handed over (UTC); null until then
+                 */
                 deliveredAt: string | null;
                 /** @description Who took it away (staff and the claimant only) */
                 receivedBy: string | null;
                 /** @description Staff only */
                 deliveredBy: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was donated (UTC); null unless donated
+                 */
                 donatedAt: string | null;
                 /** @description Staff only */
                 donatedBy: number | null;
                 /** @description Staff only */
                 createdBy: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                 */
                 remindedAt: string | null;
                 /** @description Its reminders before the donation date (staff only) */
                 reminders: {
                     /** @description The record's id */
                     id: number;
+                    /** @description Days before the donation date: 0 is that day */
                     daysBefore: number;
+                    /**
+                     * @description School-local HH:mm it goes out at
+                     * @example 08:00
+                     */
                     time: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it goes out (UTC)
+                     */
                     sendAt: string;
-                    /** @enum {string} */
+                    /**
+                     * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                     * @enum {string}
+                     */
                     status: "scheduled" | "sent" | "skipped";
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it was sent (UTC); null until then
+                     */
                     sentAt: string | null;
                 }[];
             }[];
@@ -13186,26 +13422,35 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Blue jacket */
+            /**
+             * @description What was found
+             * @example Blue jacket
+             */
             name: string;
+            /** @description What helps its owner know it; null if none */
             description: string | null;
             /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
              * @example clothing
              * @enum {string}
              */
             category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
+             * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
              * @example found
              * @enum {string}
              */
             status: "found" | "claimed" | "delivered" | "donated";
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day it was found
              * @example 2026-11-20
              */
             foundOn: string;
-            /** @example Gym */
+            /**
+             * @description Where it was found; null if not said
+             * @example Gym
+             */
             foundPlace: string | null;
             /**
              * Format: date
@@ -13215,7 +13460,10 @@ export interface components {
             donateAfter: string;
             /** @description The photo's object key (download it with the signed URL) */
             photo: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was claimed (UTC); null unless claimed
+             */
             claimedAt: string | null;
             /** @description The caller claimed it */
             mine: boolean;
@@ -13223,31 +13471,54 @@ export interface components {
             claimedBy: number | null;
             /** @description Staff and the claimant only */
             claimedForStudentId: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was handed over (UTC); null until then
+             */
             deliveredAt: string | null;
             /** @description Who took it away (staff and the claimant only) */
             receivedBy: string | null;
             /** @description Staff only */
             deliveredBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was donated (UTC); null unless donated
+             */
             donatedAt: string | null;
             /** @description Staff only */
             donatedBy: number | null;
             /** @description Staff only */
             createdBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When staff last reminded its claimant to pick it up (UTC); null if never
+             */
             remindedAt: string | null;
             /** @description Its reminders before the donation date (staff only) */
             reminders: {
                 /** @description The record's id */
                 id: number;
+                /** @description Days before the donation date: 0 is that day */
                 daysBefore: number;
+                /**
+                 * @description School-local HH:mm it goes out at
+                 * @example 08:00
+                 */
                 time: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it goes out (UTC)
+                 */
                 sendAt: string;
-                /** @enum {string} */
+                /**
+                 * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                 * @enum {string}
+                 */
                 status: "scheduled" | "sent" | "skipped";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (UTC); null until then
+                 */
                 sentAt: string | null;
             }[];
         };
@@ -13263,6 +13534,7 @@ export interface components {
              */
             description?: string;
             /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
              * @example clothing
              * @enum {string}
              */
@@ -13296,7 +13568,11 @@ export interface components {
              * @example Size 8, name tag cut off
              */
             description?: string | null;
-            /** @enum {string} */
+            /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
+             * @example clothing
+             * @enum {string}
+             */
             category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
              * Format: date
@@ -13392,9 +13668,15 @@ export interface components {
             updatedAt: string;
             /** @description The lost article's id */
             lostArticleId: number;
-            /** @example 3 */
+            /**
+             * @description Days before the donation date: 0 is that day
+             * @example 3
+             */
             daysBefore: number;
-            /** @example 08:00 */
+            /**
+             * @description School-local HH:mm it goes out at
+             * @example 08:00
+             */
             time: string;
             /**
              * Format: date-time
@@ -13402,13 +13684,19 @@ export interface components {
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "skipped";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
+            /** @description People it was addressed to when sent; null until then */
             recipientCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         LostArticleReminderCreate: {
@@ -13447,6 +13735,7 @@ export interface components {
             /** @description The previous page's path and query, or null on the first page */
             previous: string | null;
         };
+        /** @description A recipient's copy of a task, as the caller sees it in their inbox */
         TaskCopy: {
             /**
              * @description The recipient's id (a student's family, or a named user)
@@ -13455,21 +13744,26 @@ export interface components {
             id: number;
             /** @description The task's id */
             taskId: number;
+            /** @description The task's title */
             title: string;
+            /** @description The task's details; null if none */
             description: string | null;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description School-local day it is due (null: none)
              * @example 2026-12-04
              */
             dueDate: string | null;
             attachment: components["schemas"]["TaskAttachment"];
+            /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
-            /** @description The session's id */
+            /** @description Its appointment session, if any */
             sessionId: number | null;
+            /** @description The task's public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
             /** @description The child it is about (null: sent to the user) */
             studentId: number | null;
+            /** @description The child's name; null when sent to the user */
             student: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
@@ -13479,14 +13773,22 @@ export interface components {
             /** @description The named user it was sent to (null: a child's family) */
             userId: number | null;
             /**
+             * @description new: not opened yet; viewed: opened, still to do; completed: done (a booking completes a task that requires an appointment)
              * @example viewed
              * @enum {string}
              */
             status: "new" | "viewed" | "completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was first opened (UTC); null while new
+             */
             viewedAt: string | null;
+            /** @description Who opened it first; null while new */
             viewedBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was completed (UTC); null until then
+             */
             completedAt: string | null;
             /** @description Who completed it (a delegate, a guardian, staff) */
             completedBy: number | null;
@@ -13496,26 +13798,42 @@ export interface components {
             appointmentId: number | null;
             /** @description In the caller's archive folder */
             archived: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it reached the caller's inbox (UTC)
+             */
             receivedAt: string;
         };
+        /** @description The task's file: download it with POST /api/v1/pending/{id}/signed-url { method: GET } */
         TaskAttachment: {
-            /** @example field-trip-permission.pdf */
+            /**
+             * @description The file's name, as uploaded
+             * @example field-trip-permission.pdf
+             */
             name: string;
-            /** @example application/pdf */
+            /**
+             * @description The file's media type
+             * @example application/pdf
+             */
             contentType: string;
         } | null;
+        /** @description What anyone with the link may know of a task */
         PublicTask: {
+            /** @description What families are asked to do */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description School-local day it is due (null: none)
              * @example 2026-12-04
              */
             dueDate: string | null;
+            /** @description Completed by booking an appointment (in the app) */
             requiresAppointment: boolean;
+            /** @description The school that sent it */
             school: {
+                /** @description The school's name */
                 name: string;
             };
         };
@@ -13556,8 +13874,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13576,25 +13898,34 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
         };
         /** @description Whom it was sent to (task.manage only; null otherwise) */
         TaskAudience: {
+            /** @description These students' families (one copy per student) */
             studentIds: number[];
+            /** @description The families of these groups' students */
             groupIds: number[];
+            /** @description The families of the school's students of these levels */
             levels: ("preschool" | "elementary" | "middle" | "high")[];
+            /** @description The holders of these roles (one copy each) */
             roleIds: number[];
+            /** @description These members, one by one */
             userIds: number[];
         } | null;
         /** @description The recipients' states (task.manage only; null otherwise) */
@@ -13604,11 +13935,20 @@ export interface components {
              * @example 24
              */
             recipients: number;
-            /** @example 3 */
+            /**
+             * @description Recipients who have not opened it
+             * @example 3
+             */
             new: number;
-            /** @example 5 */
+            /**
+             * @description Recipients who opened it and have not completed it
+             * @example 5
+             */
             viewed: number;
-            /** @example 16 */
+            /**
+             * @description Recipients who completed it
+             * @example 16
+             */
             completed: number;
         } | null;
         TaskCreate: {
@@ -13687,8 +14027,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13707,15 +14051,19 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
@@ -13758,8 +14106,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13778,15 +14130,19 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
@@ -13798,33 +14154,49 @@ export interface components {
         TaskRecipient: {
             /** @description The record's id */
             id: number;
-            /** @description The student's id */
+            /** @description The student whose family it is (null: a named user) */
             studentId: number | null;
+            /** @description The student's name; null for a named user */
             student: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
                 /** @description Last name, as this school knows the person */
                 lastName: string;
             } | null;
-            /** @description The family's id */
+            /** @description The student's family; null for a named user */
             familyId: number | null;
             /** @description A named user (null: a student's family) */
             userId: number | null;
+            /** @description The named user's name, as this school knows them; null for a family */
             user: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
                 /** @description Last name, as this school knows the person */
                 lastName: string;
             } | null;
-            /** @enum {string} */
+            /**
+             * @description new: not opened yet; viewed: opened, still to do; completed: done (a booking completes a task that requires an appointment)
+             * @enum {string}
+             */
             status: "new" | "viewed" | "completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was first opened (UTC); null while new
+             */
             viewedAt: string | null;
+            /** @description Who opened it first; null while new */
             viewedBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was completed (UTC); null until then
+             */
             completedAt: string | null;
+            /** @description Who completed it (a guardian, a delegate, staff); null until then */
             completedBy: number | null;
-            /** @example Ana García */
+            /**
+             * @description That person's name, as this school knows them
+             * @example Ana García
+             */
             completedByName: string | null;
             /** @description The parent a delegate completed it for */
             completedFor: number | null;
@@ -13836,12 +14208,22 @@ export interface components {
         TaskReminderState: {
             /** @description The record's id */
             id: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it goes out (UTC)
+             */
             sendAt: string;
-            /** @enum {string} */
+            /**
+             * @description scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; cancelled: the task was not published when it came due
+             * @enum {string}
+             */
             status: "scheduled" | "sent" | "cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
+            /** @description Recipients it reminded when it was sent; null until then */
             sentCount: number | null;
         };
         TaskDelete: {
@@ -13932,18 +14314,24 @@ export interface components {
             taskId: number;
             /**
              * Format: date-time
+             * @description When it goes out (UTC)
              * @example 2026-12-02T14:00:00.000Z
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; cancelled: the task was not published when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
             /** @description Recipients it reminded when it was sent */
             sentCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         PendingReminderCreate: {
@@ -14005,14 +14393,27 @@ export interface components {
             updatedAt: string;
             /** @description The task families complete by booking */
             taskId: number;
-            /** @example Parent-teacher meetings, 3rd grade */
+            /**
+             * @description What families book
+             * @example Parent-teacher meetings, 3rd grade
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
-            /** @example Room 12 */
+            /**
+             * @description Where the meetings are; null if not said
+             * @example Room 12
+             */
             location: string | null;
-            /** @example 15 */
+            /**
+             * @description Length of each generated slot, in minutes
+             * @example 15
+             */
             slotMinutes: number;
-            /** @example 5 */
+            /**
+             * @description Pause after each generated slot, in minutes
+             * @example 5
+             */
             breakMinutes: number;
             /**
              * @description Families per slot
@@ -14030,20 +14431,29 @@ export interface components {
              */
             cancelHours: number;
             /**
+             * @description draft: staff prepare it (families neither see it nor have its task); published: families book
              * @example published
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was published (UTC) and its task sent; null while a draft
+             */
             publishedAt: string | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             counts: components["schemas"]["SessionCounts"];
         };
+        /** @description How far the session is set up and booked */
         SessionCounts: {
+            /** @description Days the session has */
             days: number;
+            /** @description Time slots of every day together */
             slots: number;
             /** @description Places of every slot together */
             places: number;
+            /** @description Places taken (live appointments) */
             booked: number;
         };
         AppointmentSessionCreate: {
@@ -14137,9 +14547,11 @@ export interface components {
              * @example 48
              */
             total: number;
+            /** @description Slots this call added */
             created: number;
             /** @description Slots already there (their bookings stay) */
             kept: number;
+            /** @description Slots the days' windows no longer hold, removed (never a booked one: that is a 409) */
             removed: number;
         };
         SessionSlots: {
@@ -14204,6 +14616,7 @@ export interface components {
              * @example 2027-03-12
              */
             date: string;
+            /** @description The day's windows slots are generated in: school-local times, and whose they are */
             windows: {
                 /**
                  * @description School-local HH:mm
@@ -14308,19 +14721,27 @@ export interface components {
             /** @description The booking it belongs to: the slots booked by one request share it */
             visit: string;
             /**
+             * @description booked, or cancelled (its place is free again)
              * @example booked
              * @enum {string}
              */
             status: "booked" | "cancelled";
+            /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
             bookedBy: number | null;
             /** @description The parent a delegate booked for */
             bookedFor: number | null;
+            /** @description What the family wrote for the teacher; null if nothing */
             note: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             slot: components["schemas"]["AppointmentSlot"];
         };
+        /** @description The slot it takes: the school-local day and times, and the teacher */
         AppointmentSlot: {
             /**
              * Format: date
@@ -14338,9 +14759,15 @@ export interface components {
              * @example 16:00
              */
             end: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it starts: an instant in UTC
+             */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends: an instant in UTC
+             */
             endsAt: string;
             /** @description The teacher's id */
             teacherId: number | null;
@@ -14374,16 +14801,23 @@ export interface components {
             /** @description The booking it belongs to: the slots booked by one request share it */
             visit: string;
             /**
+             * @description booked, or cancelled (its place is free again)
              * @example booked
              * @enum {string}
              */
             status: "booked" | "cancelled";
+            /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
             bookedBy: number | null;
             /** @description The parent a delegate booked for */
             bookedFor: number | null;
+            /** @description What the family wrote for the teacher; null if nothing */
             note: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             slot: components["schemas"]["AppointmentSlot"];
             /** @description Every appointment of the visit, in time order */
@@ -14416,16 +14850,23 @@ export interface components {
                 /** @description The booking it belongs to: the slots booked by one request share it */
                 visit: string;
                 /**
+                 * @description booked, or cancelled (its place is free again)
                  * @example booked
                  * @enum {string}
                  */
                 status: "booked" | "cancelled";
+                /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
                 bookedBy: number | null;
                 /** @description The parent a delegate booked for */
                 bookedFor: number | null;
+                /** @description What the family wrote for the teacher; null if nothing */
                 note: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was cancelled (UTC); null unless cancelled
+                 */
                 cancelledAt: string | null;
+                /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                 cancelledBy: number | null;
                 slot: components["schemas"]["AppointmentSlot"];
             }[];
@@ -14475,7 +14916,10 @@ export interface components {
             sessionDayId: number;
             /** @description The teacher's profile id (null: anyone of the school) */
             teacherId: number | null;
-            /** @example Laura Méndez */
+            /**
+             * @description The teacher's name as the school knows them; null: no teacher
+             * @example Laura Méndez
+             */
             teacherName: string | null;
             /**
              * Format: date
@@ -14495,12 +14939,18 @@ export interface components {
             end: string;
             /**
              * Format: date-time
+             * @description When it starts: an instant in UTC
              * @example 2027-03-12T22:00:00.000Z
              */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends: an instant in UTC
+             */
             endsAt: string;
+            /** @description Families the slot takes */
             capacity: number;
+            /** @description Places taken */
             booked: number;
             /** @description Places left */
             available: number;
@@ -14539,6 +14989,7 @@ export interface components {
             end?: string;
             /** @description The teacher's id */
             teacherId?: number | null;
+            /** @description Families per slot (1-50), never below its bookings */
             capacity?: number;
         };
         AppointmentCreate: {
@@ -14799,18 +15250,30 @@ export interface components {
             detail: string | null;
         };
         CronHistoryCreate: {
-            /** @example *\/5 * * * * */
+            /**
+             * @description The cron expression the run was for (UTC)
+             * @example *\/5 * * * *
+             */
             cron: string;
-            /** @example sweep-bulk-processes */
+            /**
+             * @description The job's name, as the dispatcher records it
+             * @example sweep-bulk-processes
+             */
             job: string;
             /**
              * @description A run that ended (running is the dispatcher's alone)
              * @enum {string}
              */
             status: "completed" | "failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the run started (UTC, e.g. 2026-11-23T12:00:00Z)
+             */
             startedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended (UTC); default: startedAt
+             */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
             detail?: string;
@@ -14821,7 +15284,10 @@ export interface components {
              * @enum {string}
              */
             status?: "completed" | "failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended (UTC)
+             */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
             detail?: string | null;
@@ -62480,14 +62946,15 @@ export interface operations {
     };
     getPublicEvent: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The event's public key: its record's `slug` */
+                slug: string;
+            };
             header?: {
                 /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
-            path: {
-                slug: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -62524,7 +62991,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -62548,8 +63015,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "detail": "Event not found",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -62567,10 +63034,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "type": "/problems/rate-limited",
-                     *       "title": "Too many attempts",
+                     *       "title": "Too many requests",
                      *       "status": 429,
-                     *       "detail": "Too many wrong attempts; request a new code",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "detail": "Too many event lookups; try again later",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -62589,7 +63056,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -63389,10 +63856,17 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Winter festival */
+                        /**
+                         * @description What the event is, as its audience reads it
+                         * @example Winter festival
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Main yard */
+                        /**
+                         * @description Where it happens; null if not said
+                         * @example Main yard
+                         */
                         place: string | null;
                         /**
                          * @description School-local start
@@ -63435,25 +63909,31 @@ export interface operations {
                          *     ]
                          */
                         groupIds: number[];
-                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/event/public?slug= */
                         slug: string;
                         /** @description The image's object key (download it with the signed URL) */
                         image: string | null;
                         /**
+                         * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                          * @example scheduled
                          * @enum {string}
                          */
                         status: "scheduled" | "cancelled";
                         /** @description One more on every change (iCalendar SEQUENCE) */
                         sequence: number;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         /**
                          * Format: date-time
                          * @description When the audience was last reminded now
                          */
                         remindedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was cancelled (UTC); null unless cancelled
+                         */
                         cancelledAt: string | null;
+                        /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                         cancelledBy: number | null;
                         /** @description Why it was cancelled (deleted with a reason) */
                         cancelReason: string | null;
@@ -63461,13 +63941,25 @@ export interface operations {
                         reminders: {
                             /** @description The record's id */
                             id: number;
-                            /** @example 1440 */
+                            /**
+                             * @description Minutes before the event's start
+                             * @example 1440
+                             */
                             minutesBefore: number;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC): the start less minutesBefore
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -63541,16 +64033,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/event/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -63560,16 +64042,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -63640,10 +64112,17 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Winter festival */
+                        /**
+                         * @description What the event is, as its audience reads it
+                         * @example Winter festival
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Main yard */
+                        /**
+                         * @description Where it happens; null if not said
+                         * @example Main yard
+                         */
                         place: string | null;
                         /**
                          * @description School-local start
@@ -63686,25 +64165,31 @@ export interface operations {
                          *     ]
                          */
                         groupIds: number[];
-                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/event/public?slug= */
                         slug: string;
                         /** @description The image's object key (download it with the signed URL) */
                         image: string | null;
                         /**
+                         * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                          * @example scheduled
                          * @enum {string}
                          */
                         status: "scheduled" | "cancelled";
                         /** @description One more on every change (iCalendar SEQUENCE) */
                         sequence: number;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         /**
                          * Format: date-time
                          * @description When the audience was last reminded now
                          */
                         remindedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was cancelled (UTC); null unless cancelled
+                         */
                         cancelledAt: string | null;
+                        /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                         cancelledBy: number | null;
                         /** @description Why it was cancelled (deleted with a reason) */
                         cancelReason: string | null;
@@ -63712,13 +64197,25 @@ export interface operations {
                         reminders: {
                             /** @description The record's id */
                             id: number;
-                            /** @example 1440 */
+                            /**
+                             * @description Minutes before the event's start
+                             * @example 1440
+                             */
                             minutesBefore: number;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC): the start less minutesBefore
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -63792,16 +64289,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/event/42/delete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64186,16 +64673,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64348,11 +64825,12 @@ export interface operations {
     };
     getCalendarFeedFile: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query: {
+                /** @description The feed's secret: as its record's `url` carries it */
                 token: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -64378,7 +64856,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -64402,8 +64880,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "detail": "Calendar feed not found",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -64418,16 +64896,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Too many attempts",
-                     *       "status": 429,
-                     *       "detail": "Too many wrong attempts; request a new code",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64443,7 +64911,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -64738,16 +65206,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event-calendar",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -65544,6 +66002,7 @@ export interface operations {
                 pageSize?: number;
                 /** @description found, claimed, delivered or donated */
                 status?: "found" | "claimed" | "delivered" | "donated";
+                /** @description Only articles of this category */
                 category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                 /** @description Part of the name (case and accents ignored) */
                 name?: string;
@@ -66562,16 +67021,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/cancel-claim",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -66818,26 +67267,35 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Blue jacket */
+                        /**
+                         * @description What was found
+                         * @example Blue jacket
+                         */
                         name: string;
+                        /** @description What helps its owner know it; null if none */
                         description: string | null;
                         /**
+                         * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                          * @example clothing
                          * @enum {string}
                          */
                         category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                         /**
+                         * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                          * @example found
                          * @enum {string}
                          */
                         status: "found" | "claimed" | "delivered" | "donated";
                         /**
                          * Format: date
-                         * @description School-local YYYY-MM-DD
+                         * @description The school-local day it was found
                          * @example 2026-11-20
                          */
                         foundOn: string;
-                        /** @example Gym */
+                        /**
+                         * @description Where it was found; null if not said
+                         * @example Gym
+                         */
                         foundPlace: string | null;
                         /**
                          * Format: date
@@ -66847,7 +67305,10 @@ export interface operations {
                         donateAfter: string;
                         /** @description The photo's object key (download it with the signed URL) */
                         photo: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was claimed (UTC); null unless claimed
+                         */
                         claimedAt: string | null;
                         /** @description The caller claimed it */
                         mine: boolean;
@@ -66855,31 +67316,54 @@ export interface operations {
                         claimedBy: number | null;
                         /** @description Staff and the claimant only */
                         claimedForStudentId: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was handed over (UTC); null until then
+                         */
                         deliveredAt: string | null;
                         /** @description Who took it away (staff and the claimant only) */
                         receivedBy: string | null;
                         /** @description Staff only */
                         deliveredBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was donated (UTC); null unless donated
+                         */
                         donatedAt: string | null;
                         /** @description Staff only */
                         donatedBy: number | null;
                         /** @description Staff only */
                         createdBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                         */
                         remindedAt: string | null;
                         /** @description Its reminders before the donation date (staff only) */
                         reminders: {
                             /** @description The record's id */
                             id: number;
+                            /** @description Days before the donation date: 0 is that day */
                             daysBefore: number;
+                            /**
+                             * @description School-local HH:mm it goes out at
+                             * @example 08:00
+                             */
                             time: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC)
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -66953,16 +67437,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/lost-article/42/donate",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -66972,16 +67446,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/donate",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67048,26 +67512,35 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Blue jacket */
+                        /**
+                         * @description What was found
+                         * @example Blue jacket
+                         */
                         name: string;
+                        /** @description What helps its owner know it; null if none */
                         description: string | null;
                         /**
+                         * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                          * @example clothing
                          * @enum {string}
                          */
                         category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                         /**
+                         * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                          * @example found
                          * @enum {string}
                          */
                         status: "found" | "claimed" | "delivered" | "donated";
                         /**
                          * Format: date
-                         * @description School-local YYYY-MM-DD
+                         * @description The school-local day it was found
                          * @example 2026-11-20
                          */
                         foundOn: string;
-                        /** @example Gym */
+                        /**
+                         * @description Where it was found; null if not said
+                         * @example Gym
+                         */
                         foundPlace: string | null;
                         /**
                          * Format: date
@@ -67077,7 +67550,10 @@ export interface operations {
                         donateAfter: string;
                         /** @description The photo's object key (download it with the signed URL) */
                         photo: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was claimed (UTC); null unless claimed
+                         */
                         claimedAt: string | null;
                         /** @description The caller claimed it */
                         mine: boolean;
@@ -67085,31 +67561,54 @@ export interface operations {
                         claimedBy: number | null;
                         /** @description Staff and the claimant only */
                         claimedForStudentId: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was handed over (UTC); null until then
+                         */
                         deliveredAt: string | null;
                         /** @description Who took it away (staff and the claimant only) */
                         receivedBy: string | null;
                         /** @description Staff only */
                         deliveredBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was donated (UTC); null unless donated
+                         */
                         donatedAt: string | null;
                         /** @description Staff only */
                         donatedBy: number | null;
                         /** @description Staff only */
                         createdBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                         */
                         remindedAt: string | null;
                         /** @description Its reminders before the donation date (staff only) */
                         reminders: {
                             /** @description The record's id */
                             id: number;
+                            /** @description Days before the donation date: 0 is that day */
                             daysBefore: number;
+                            /**
+                             * @description School-local HH:mm it goes out at
+                             * @example 08:00
+                             */
                             time: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC)
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -67183,16 +67682,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/lost-article/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67202,16 +67691,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67539,16 +68018,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67846,14 +68315,15 @@ export interface operations {
     };
     getPublicTask: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The task's public key: its record's `slug` */
+                slug: string;
+            };
             header?: {
                 /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
-            path: {
-                slug: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -67890,7 +68360,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -67914,8 +68384,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "detail": "Task not found",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -67934,7 +68404,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -68133,8 +68603,12 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Field trip permission slip */
+                        /**
+                         * @description What families are asked to do
+                         * @example Field trip permission slip
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
                         /**
                          * Format: date
@@ -68153,15 +68627,19 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "draft" | "published";
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was sent to its recipients (UTC); null while a draft
+                         */
                         publishedAt: string | null;
                         /**
                          * Format: date-time
                          * @description When the last reminder was sent
                          */
                         remindedAt: string | null;
-                        /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/pending/public?slug= */
                         slug: string;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         audience: components["schemas"]["TaskAudience"];
                         counts: components["schemas"]["TaskCounts"];
@@ -68246,16 +68724,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -68303,16 +68771,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -68636,7 +69094,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "dueDate 2026-11-20 is past (today is 2026-11-23 at the school)",
                      *       "instance": "/api/v1/pending/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -68883,16 +69341,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/delete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69069,16 +69517,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69431,16 +69869,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/viewed",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69565,16 +69993,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/complete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69584,16 +70002,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/complete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69718,16 +70126,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/revert-completion",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69737,16 +70135,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/revert-completion",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69890,16 +70278,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/archive",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70043,16 +70421,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/unarchive",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70230,16 +70598,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70368,16 +70726,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/session/delete-pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71190,7 +71538,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Permission already exists",
+                     *       "detail": "Session 42 has live bookings: cancel them first",
                      *       "instance": "/api/v1/session/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -71316,16 +71664,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/session/42/slots",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71430,14 +71768,27 @@ export interface operations {
                         updatedAt: string;
                         /** @description The task families complete by booking */
                         taskId: number;
-                        /** @example Parent-teacher meetings, 3rd grade */
+                        /**
+                         * @description What families book
+                         * @example Parent-teacher meetings, 3rd grade
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Room 12 */
+                        /**
+                         * @description Where the meetings are; null if not said
+                         * @example Room 12
+                         */
                         location: string | null;
-                        /** @example 15 */
+                        /**
+                         * @description Length of each generated slot, in minutes
+                         * @example 15
+                         */
                         slotMinutes: number;
-                        /** @example 5 */
+                        /**
+                         * @description Pause after each generated slot, in minutes
+                         * @example 5
+                         */
                         breakMinutes: number;
                         /**
                          * @description Families per slot
@@ -71455,12 +71806,17 @@ export interface operations {
                          */
                         cancelHours: number;
                         /**
+                         * @description draft: staff prepare it (families neither see it nor have its task); published: families book
                          * @example published
                          * @enum {string}
                          */
                         status: "draft" | "published";
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was published (UTC) and its task sent; null while a draft
+                         */
                         publishedAt: string | null;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         counts: components["schemas"]["SessionCounts"];
                     };
@@ -71534,16 +71890,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/session/42/publish",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71558,7 +71904,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "Session 42 has no slot ahead: add days and generate slots first",
                      *       "instance": "/api/v1/session/42/publish",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -71877,16 +72223,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/session-day",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72129,16 +72465,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "The session already has this day",
-                     *       "instance": "/api/v1/session-day/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72205,16 +72531,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Request refused by a business rule",
-                     *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
-                     *       "instance": "/api/v1/session-day/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72335,7 +72651,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Session day 42 is still referenced by other records",
+                     *       "detail": "Session day 42 has booked slots: cancel them first",
                      *       "instance": "/api/v1/session-day/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -72378,6 +72694,7 @@ export interface operations {
                 studentId?: number;
                 /** @description The appointments of this slot */
                 slotId?: number;
+                /** @description Only booked, or only cancelled ones */
                 status?: "booked" | "cancelled";
             };
             header?: {
@@ -72597,16 +72914,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/time-slot/appointment/42/cancel",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72621,7 +72928,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "Too late to cancel: families cancel up to 24 hours before (2027-03-11T22:00:00.000Z); call the school",
                      *       "instance": "/api/v1/time-slot/appointment/42/cancel",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -72946,16 +73253,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/time-slot",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73196,16 +73493,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/time-slot/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73253,16 +73540,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Request refused by a business rule",
-                     *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
-                     *       "instance": "/api/v1/time-slot/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73383,7 +73660,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Permission already exists",
+                     *       "detail": "Time slot 42 is booked: cancel its bookings first",
                      *       "instance": "/api/v1/time-slot/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -73511,16 +73788,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/time-slot/42/appointment",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73568,16 +73835,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/time-slot/42/appointment",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

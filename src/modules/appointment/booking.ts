@@ -37,12 +37,11 @@ import { text } from "../../lib/text";
 import { actedForBy, delegationsHere } from "../delegate/api";
 import { isHoliday } from "../school-schedule/api";
 import { bookingCompletes, bookingsCancelled, notifyAll, toRecipients } from "../task/api";
-import { AppointmentRecord, actingContext, appointmentSays, visibleAppointment } from "./common";
+import { AppointmentRecord, actingContext, visibleAppointment } from "./common";
 import { inviteOf } from "./ical";
 import { permissions } from "./permissions";
+import { appointmentSays, BOOKING_REFUSALS, MAX_GAP_MINUTES } from "./refusals";
 
-/** The longest gap between consecutive slots of one visit. */
-export const MAX_GAP_MINUTES = 30;
 export const MAX_VISIT_SLOTS = 5;
 
 const appointmentFields = {
@@ -156,9 +155,6 @@ const BookBody = z
   })
   .strict();
 
-/** The slot the booking examples name. */
-const SLOT = { id: 42, date: "2027-03-12", start: "16:00" };
-
 const Booking = AppointmentRecord.extend({
   appointments: z.array(AppointmentRecord).openapi({ description: "Every appointment of the visit, in time order" }),
   ics: z.string().openapi({ description: "An iCalendar (RFC 5545) invite of the visit, in the school's time zone" }),
@@ -180,35 +176,7 @@ const bookRoute = defineRoute({
   module: "appointments",
   audit: "appointment",
   errors: [409, 422],
-  examples: {
-    409: [
-      { name: "notPublished", summary: "A slot of a session not published", detail: appointmentSays.notBookable(3) },
-      { name: "hasSlot", summary: "The child has one of these slots already", detail: appointmentSays.hasSlot(2001) },
-      { name: "raced", summary: "The slots changed while booking", detail: appointmentSays.bookingRaced },
-    ],
-    422: [
-      { name: "full", summary: "A full slot", detail: appointmentSays.slotFull(SLOT) },
-      { name: "taken", summary: "Another family took the last place meanwhile", detail: appointmentSays.slotTaken(42) },
-      {
-        name: "familyLimit",
-        summary: "The family holds its bookings in the session",
-        detail: appointmentSays.familyLimit(1, 1),
-      },
-      { name: "past", summary: "A slot that has started", detail: appointmentSays.slotPast(SLOT) },
-      { name: "holiday", summary: "A holiday at the school", detail: appointmentSays.holiday(SLOT.date) },
-      {
-        name: "notInvited",
-        summary: "A child the session's task was not sent to",
-        detail: appointmentSays.notInvited(2001),
-      },
-      {
-        name: "gap",
-        summary: "A visit's slots not consecutive",
-        detail: appointmentSays.visitGap(42, 44, 45, MAX_GAP_MINUTES),
-      },
-      { name: "teachers", summary: "Two slots of one teacher in a visit", detail: appointmentSays.visitTeachers },
-    ],
-  },
+  examples: BOOKING_REFUSALS,
   request: { params: IdParams, body: jsonBody(BookBody, "AppointmentCreate") },
   responses: { 201: json(Booking, "The appointment booked") },
 });

@@ -29,9 +29,10 @@ import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
 import { dateIn } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, isHoliday } from "../school-schedule/api";
-import { appointmentSays, Day, inVisibleSession, Time } from "./common";
+import { Day, inVisibleSession, Time } from "./common";
 import { windowProblems } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 export const MAX_WINDOWS = 24;
 

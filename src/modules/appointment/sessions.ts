@@ -29,9 +29,10 @@ import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from 
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
 import { deleteStatements, notifyAll, publishHeld, recipientsOf, toRecipients, whoOf } from "../task/api";
-import { appointmentSays, SessionRecord, sessionCounts, visibleSession } from "./common";
+import { SessionRecord, sessionCounts, visibleSession } from "./common";
 import { plannedSlots, slotKey } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 const Title = text({ max: 200 }).openapi({ example: "Parent-teacher meetings, 3rd grade" });
 const Description = paragraphs({ max: 4000 });

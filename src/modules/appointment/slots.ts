@@ -19,9 +19,10 @@ import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, nonEmpty, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, jsonBody, noContent, operation } from "../../lib/route";
 import { timeIn, zonedInstant } from "../../lib/zoned-time";
-import { appointmentSays, Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
+import { Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
 import { minutesOf } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 export const slot = defineResource({
   name: "timeSlot",
