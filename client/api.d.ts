@@ -3600,7 +3600,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/event/public/{slug}": {
+    "/api/v1/event/public": {
         parameters: {
             query?: never;
             header?: never;
@@ -3769,7 +3769,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/event-calendar/feed/{token}": {
+    "/api/v1/event-calendar/feed": {
         parameters: {
             query?: never;
             header?: never;
@@ -4134,7 +4134,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/pending/public/{slug}": {
+    "/api/v1/pending/public": {
         parameters: {
             query?: never;
             header?: never;
@@ -5450,7 +5450,10 @@ export interface components {
         PushRoleSync: {
             /** @description The role's id */
             roleId: number;
-            /** @example school-1-role-5 */
+            /**
+             * @description The role's topic at the provider: school-<schoolId>-role-<roleId>
+             * @example school-1-role-5
+             */
             topic: string;
             /** @description Devices subscribed now */
             devices: number;
@@ -5469,8 +5472,12 @@ export interface components {
         PushProviderUser: {
             /** @description The user's id */
             userId: number;
-            /** @enum {string} */
+            /**
+             * @description The push provider of this deployment: fcm (Firebase Cloud Messaging); log (development: the push outbox)
+             * @enum {string}
+             */
             provider: "log" | "fcm";
+            /** @description The member's registered devices, with their topics */
             devices: {
                 /** @description The record's id */
                 id: number;
@@ -8324,26 +8331,40 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
              * @example general
              * @enum {string}
              */
             category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /** @description Pushed at once even during quiet hours */
             urgent: boolean;
+            /** @description The title, as sent */
             title: string;
+            /** @description The message, as sent */
             body: string;
+            /** @description The record it is about (the app's deep link); null if none */
             about: {
+                /** @description The kind of record: event, lost-article, task, ... */
                 entity: string;
                 /** @description The record's id */
                 id: number;
             } | null;
             /** @description Who it is for, as sent */
             audience: {
+                /** @description Members named one by one (user ids) */
                 users?: number[];
+                /** @description The holders of these roles (role ids) */
                 roles?: number[];
+                /** @description The guardians of these groups' students (group ids) */
                 groups?: number[];
+                /** @description The guardians of the school's students of these levels */
                 levels?: ("preschool" | "elementary" | "middle" | "high")[];
+                /** @description The guardians of these students (student ids) */
                 guardiansOf?: number[];
-                /** @enum {boolean} */
+                /**
+                 * @description true: everyone with a role in the school
+                 * @enum {boolean}
+                 */
                 school?: true;
             };
             /** @description How many people it reaches (each once) */
@@ -8374,7 +8395,10 @@ export interface components {
             body: string;
             /** @description The record it is about: the app opens it from the notification */
             about?: {
-                /** @example event */
+                /**
+                 * @description The kind of record, as the app's deep links name it: event, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /**
                  * @description The record's id
@@ -12288,25 +12312,35 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
              * @example general
              * @enum {string}
              */
             category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /** @description The sender marked it urgent: pushed at once, even during quiet hours */
             urgent: boolean;
             /** @description In the caller's language (Accept-Language, else their own) */
             title: string;
+            /** @description The message, in the same language as the title */
             body: string;
             /** @description The record it is about (the app's deep link), if any */
             about: {
-                /** @example event */
+                /**
+                 * @description The kind of record: event, lost-article, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /** @description The record's id */
                 id: number;
             } | null;
             /** @description The staff member who sent it; null: the school's service */
             senderId: number | null;
+            /** @description Whether the caller has read it */
             read: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the caller first read it (UTC); null while unread
+             */
             readAt: string | null;
         };
         NotificationSend: {
@@ -12334,7 +12368,10 @@ export interface components {
             body: string;
             /** @description The record it is about: the app opens it from the notification */
             about?: {
-                /** @example event */
+                /**
+                 * @description The kind of record, as the app's deep links name it: event, task, ...
+                 * @example event
+                 */
                 entity: string;
                 /**
                  * @description The record's id
@@ -12425,30 +12462,55 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
+            /** @description Push and inbox, on or off, per category (an emergency has none: always both) */
             categories: {
+                /** @description The afternoon: how children go home */
                 afternoon: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Events and their reminders */
                 events: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
+                /** @description Anything else staff send */
                 general: {
+                    /** @description Pushed to the user's devices */
                     push: boolean;
+                    /** @description Kept in the user's inbox */
                     inbox: boolean;
                 };
             };
+            /** @description Pushes wait from start until end (past midnight allowed); null: no quiet hours */
             quietHours: {
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
@@ -12462,32 +12524,53 @@ export interface components {
              *     }
              */
             categories?: {
+                /** @description The afternoon: how children go home */
                 afternoon?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Events and their reminders */
                 events?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Anything else staff send */
                 general?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
             };
             /** @description null: none */
             quietHours?: {
-                /** @example 21:00 */
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
-                /** @example 07:00 */
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
@@ -12501,38 +12584,63 @@ export interface components {
              *     }
              */
             categories?: {
+                /** @description The afternoon: how children go home */
                 afternoon?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Tasks and appointments */
                 tasks?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Events and their reminders */
                 events?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Lost and found */
                 lostAndFound?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
+                /** @description Anything else staff send */
                 general?: {
+                    /** @description Pushed to your devices (left out: unchanged) */
                     push?: boolean;
+                    /** @description Kept in your inbox (left out: unchanged) */
                     inbox?: boolean;
                 };
             };
             /** @description null: none */
             quietHours?: {
-                /** @example 21:00 */
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
                 start: string;
-                /** @example 07:00 */
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
                 end: string;
             } | null;
         };
+        /** @description What anyone with the link may know of an event */
         PublicEvent: {
+            /** @description What the event is */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
+            /** @description Where it happens; null if not said */
             place: string | null;
             /**
              * @description School-local start
@@ -12544,16 +12652,31 @@ export interface components {
              * @example 2026-12-05T13:00
              */
             end: string;
+            /**
+             * @description The school's IANA zone of start and end
+             * @example America/Mexico_City
+             */
             timeZone: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The start as an instant (UTC)
+             */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end as an instant (UTC)
+             */
             endsAt: string;
-            /** @enum {string} */
+            /**
+             * @description scheduled, or cancelled (called off)
+             * @enum {string}
+             */
             status: "scheduled" | "cancelled";
             /** @description A presigned GET of the image (300 s), or null */
             imageUrl: string | null;
+            /** @description The school that holds the event */
             school: {
+                /** @description The school's name */
                 name: string;
             };
         };
@@ -12577,10 +12700,17 @@ export interface components {
                  * @example 2026-11-21T08:00:00.000Z
                  */
                 updatedAt: string;
-                /** @example Winter festival */
+                /**
+                 * @description What the event is, as its audience reads it
+                 * @example Winter festival
+                 */
                 title: string;
+                /** @description The details, line breaks kept; null if none */
                 description: string | null;
-                /** @example Main yard */
+                /**
+                 * @description Where it happens; null if not said
+                 * @example Main yard
+                 */
                 place: string | null;
                 /**
                  * @description School-local start
@@ -12623,25 +12753,31 @@ export interface components {
                  *     ]
                  */
                 groupIds: number[];
-                /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                /** @description The public page's key: GET /api/v1/event/public?slug= */
                 slug: string;
                 /** @description The image's object key (download it with the signed URL) */
                 image: string | null;
                 /**
+                 * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                  * @example scheduled
                  * @enum {string}
                  */
                 status: "scheduled" | "cancelled";
                 /** @description One more on every change (iCalendar SEQUENCE) */
                 sequence: number;
+                /** @description The user who created it; null if that user's account was removed */
                 createdBy: number | null;
                 /**
                  * Format: date-time
                  * @description When the audience was last reminded now
                  */
                 remindedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was cancelled (UTC); null unless cancelled
+                 */
                 cancelledAt: string | null;
+                /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                 cancelledBy: number | null;
                 /** @description Why it was cancelled (deleted with a reason) */
                 cancelReason: string | null;
@@ -12649,13 +12785,25 @@ export interface components {
                 reminders: {
                     /** @description The record's id */
                     id: number;
-                    /** @example 1440 */
+                    /**
+                     * @description Minutes before the event's start
+                     * @example 1440
+                     */
                     minutesBefore: number;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it goes out (UTC): the start less minutesBefore
+                     */
                     sendAt: string;
-                    /** @enum {string} */
+                    /**
+                     * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                     * @enum {string}
+                     */
                     status: "scheduled" | "sent" | "skipped";
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it was sent (UTC); null until then
+                     */
                     sentAt: string | null;
                 }[];
             }[];
@@ -12693,10 +12841,17 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Winter festival */
+            /**
+             * @description What the event is, as its audience reads it
+             * @example Winter festival
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
-            /** @example Main yard */
+            /**
+             * @description Where it happens; null if not said
+             * @example Main yard
+             */
             place: string | null;
             /**
              * @description School-local start
@@ -12739,25 +12894,31 @@ export interface components {
              *     ]
              */
             groupIds: number[];
-            /** @description The public page's key: GET /api/v1/event/public/{slug} */
+            /** @description The public page's key: GET /api/v1/event/public?slug= */
             slug: string;
             /** @description The image's object key (download it with the signed URL) */
             image: string | null;
             /**
+             * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "cancelled";
             /** @description One more on every change (iCalendar SEQUENCE) */
             sequence: number;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             /**
              * Format: date-time
              * @description When the audience was last reminded now
              */
             remindedAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             /** @description Why it was cancelled (deleted with a reason) */
             cancelReason: string | null;
@@ -12765,13 +12926,25 @@ export interface components {
             reminders: {
                 /** @description The record's id */
                 id: number;
-                /** @example 1440 */
+                /**
+                 * @description Minutes before the event's start
+                 * @example 1440
+                 */
                 minutesBefore: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it goes out (UTC): the start less minutesBefore
+                 */
                 sendAt: string;
-                /** @enum {string} */
+                /**
+                 * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                 * @enum {string}
+                 */
                 status: "scheduled" | "sent" | "skipped";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (UTC); null until then
+                 */
                 sentAt: string | null;
             }[];
         };
@@ -12939,7 +13112,10 @@ export interface components {
             updatedAt: string;
             /** @description The event's id */
             eventId: number;
-            /** @example 1440 */
+            /**
+             * @description Minutes before the event's start
+             * @example 1440
+             */
             minutesBefore: number;
             /**
              * Format: date-time
@@ -12947,14 +13123,19 @@ export interface components {
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "skipped";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
             /** @description People it was addressed to when sent */
             recipientCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         EventReminderCreate: {
@@ -13007,11 +13188,12 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * @description school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also its children's levels and groups)
              * @example family
              * @enum {string}
              */
             kind: "school" | "family";
-            /** @description The family's id */
+            /** @description The family whose feed it is; null for the school's */
             familyId: number | null;
             /**
              * @description The language of the texts the service writes in it
@@ -13019,18 +13201,20 @@ export interface components {
              */
             language: "es" | "en";
             /**
-             * @description The feed's path (its token is the secret)
-             * @example /api/v1/event-calendar/feed/12.3qY...
+             * @description The feed's path and query (its token is the secret)
+             * @example /api/v1/event-calendar/feed?token=12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU
              */
             path: string;
             /** @description The feed's URL on the origin it was asked on */
             url: string;
             /** @description The same URL as webcal://, which phones open to subscribe */
             webcal: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         CalendarFeedCreate: {
             /**
+             * @description school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also its children's levels and groups)
              * @example family
              * @enum {string}
              */
@@ -13044,25 +13228,42 @@ export interface components {
             language?: "es" | "en";
         };
         LostArticleCategories: {
+            /** @description Every category, in a fixed order */
             data: {
-                /** @enum {string} */
+                /**
+                 * @description The category's key, as articles and filters name it
+                 * @enum {string}
+                 */
                 key: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
+                /** @description Its name in the request's language */
                 name: string;
+                /** @description The name in each language the service speaks */
                 names: {
+                    /** @description In English */
                     en: string;
+                    /** @description In Spanish */
                     es: string;
                 };
             }[];
         };
         LostArticleStatuses: {
+            /** @description Every status, in the order an article goes through them */
             data: {
-                /** @enum {string} */
+                /**
+                 * @description The status's key, as articles and filters name it
+                 * @enum {string}
+                 */
                 key: "found" | "claimed" | "delivered" | "donated";
+                /** @description Its name in the request's language */
                 name: string;
+                /** @description The name in each language the service speaks */
                 names: {
+                    /** @description In English */
                     en: string;
+                    /** @description In Spanish */
                     es: string;
                 };
+                /** @description The statuses an article in this one may move to; none: final */
                 next: ("found" | "claimed" | "delivered" | "donated")[];
             }[];
         };
@@ -13086,26 +13287,35 @@ export interface components {
                  * @example 2026-11-21T08:00:00.000Z
                  */
                 updatedAt: string;
-                /** @example Blue jacket */
+                /**
+                 * @description What was found
+                 * @example Blue jacket
+                 */
                 name: string;
+                /** @description What helps its owner know it; null if none */
                 description: string | null;
                 /**
+                 * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                  * @example clothing
                  * @enum {string}
                  */
                 category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                 /**
+                 * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                  * @example found
                  * @enum {string}
                  */
                 status: "found" | "claimed" | "delivered" | "donated";
                 /**
                  * Format: date
-                 * @description School-local YYYY-MM-DD
+                 * @description The school-local day it was found
                  * @example 2026-11-20
                  */
                 foundOn: string;
-                /** @example Gym */
+                /**
+                 * @description Where it was found; null if not said
+                 * @example Gym
+                 */
                 foundPlace: string | null;
                 /**
                  * Format: date
@@ -13115,7 +13325,10 @@ export interface components {
                 donateAfter: string;
                 /** @description The photo's object key (download it with the signed URL) */
                 photo: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was claimed (UTC); null unless claimed
+                 */
                 claimedAt: string | null;
                 /** @description The caller claimed it */
                 mine: boolean;
@@ -13123,31 +13336,54 @@ export interface components {
                 claimedBy: number | null;
                 /** @description Staff and the claimant only */
                 claimedForStudentId: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was handed over (UTC); null until then
+                 */
                 deliveredAt: string | null;
                 /** @description Who took it away (staff and the claimant only) */
                 receivedBy: string | null;
                 /** @description Staff only */
                 deliveredBy: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was donated (UTC); null unless donated
+                 */
                 donatedAt: string | null;
                 /** @description Staff only */
                 donatedBy: number | null;
                 /** @description Staff only */
                 createdBy: number | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                 */
                 remindedAt: string | null;
                 /** @description Its reminders before the donation date (staff only) */
                 reminders: {
                     /** @description The record's id */
                     id: number;
+                    /** @description Days before the donation date: 0 is that day */
                     daysBefore: number;
+                    /**
+                     * @description School-local HH:mm it goes out at
+                     * @example 08:00
+                     */
                     time: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it goes out (UTC)
+                     */
                     sendAt: string;
-                    /** @enum {string} */
+                    /**
+                     * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                     * @enum {string}
+                     */
                     status: "scheduled" | "sent" | "skipped";
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When it was sent (UTC); null until then
+                     */
                     sentAt: string | null;
                 }[];
             }[];
@@ -13204,26 +13440,35 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Blue jacket */
+            /**
+             * @description What was found
+             * @example Blue jacket
+             */
             name: string;
+            /** @description What helps its owner know it; null if none */
             description: string | null;
             /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
              * @example clothing
              * @enum {string}
              */
             category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
+             * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
              * @example found
              * @enum {string}
              */
             status: "found" | "claimed" | "delivered" | "donated";
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day it was found
              * @example 2026-11-20
              */
             foundOn: string;
-            /** @example Gym */
+            /**
+             * @description Where it was found; null if not said
+             * @example Gym
+             */
             foundPlace: string | null;
             /**
              * Format: date
@@ -13233,7 +13478,10 @@ export interface components {
             donateAfter: string;
             /** @description The photo's object key (download it with the signed URL) */
             photo: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was claimed (UTC); null unless claimed
+             */
             claimedAt: string | null;
             /** @description The caller claimed it */
             mine: boolean;
@@ -13241,31 +13489,54 @@ export interface components {
             claimedBy: number | null;
             /** @description Staff and the claimant only */
             claimedForStudentId: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was handed over (UTC); null until then
+             */
             deliveredAt: string | null;
             /** @description Who took it away (staff and the claimant only) */
             receivedBy: string | null;
             /** @description Staff only */
             deliveredBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was donated (UTC); null unless donated
+             */
             donatedAt: string | null;
             /** @description Staff only */
             donatedBy: number | null;
             /** @description Staff only */
             createdBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When staff last reminded its claimant to pick it up (UTC); null if never
+             */
             remindedAt: string | null;
             /** @description Its reminders before the donation date (staff only) */
             reminders: {
                 /** @description The record's id */
                 id: number;
+                /** @description Days before the donation date: 0 is that day */
                 daysBefore: number;
+                /**
+                 * @description School-local HH:mm it goes out at
+                 * @example 08:00
+                 */
                 time: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it goes out (UTC)
+                 */
                 sendAt: string;
-                /** @enum {string} */
+                /**
+                 * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                 * @enum {string}
+                 */
                 status: "scheduled" | "sent" | "skipped";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (UTC); null until then
+                 */
                 sentAt: string | null;
             }[];
         };
@@ -13281,6 +13552,7 @@ export interface components {
              */
             description?: string;
             /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
              * @example clothing
              * @enum {string}
              */
@@ -13314,7 +13586,11 @@ export interface components {
              * @example Size 8, name tag cut off
              */
             description?: string | null;
-            /** @enum {string} */
+            /**
+             * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
+             * @example clothing
+             * @enum {string}
+             */
             category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
              * Format: date
@@ -13410,9 +13686,15 @@ export interface components {
             updatedAt: string;
             /** @description The lost article's id */
             lostArticleId: number;
-            /** @example 3 */
+            /**
+             * @description Days before the donation date: 0 is that day
+             * @example 3
+             */
             daysBefore: number;
-            /** @example 08:00 */
+            /**
+             * @description School-local HH:mm it goes out at
+             * @example 08:00
+             */
             time: string;
             /**
              * Format: date-time
@@ -13420,13 +13702,19 @@ export interface components {
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "skipped";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
+            /** @description People it was addressed to when sent; null until then */
             recipientCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         LostArticleReminderCreate: {
@@ -13465,6 +13753,7 @@ export interface components {
             /** @description The previous page's path and query, or null on the first page */
             previous: string | null;
         };
+        /** @description A recipient's copy of a task, as the caller sees it in their inbox */
         TaskCopy: {
             /**
              * @description The recipient's id (a student's family, or a named user)
@@ -13473,21 +13762,26 @@ export interface components {
             id: number;
             /** @description The task's id */
             taskId: number;
+            /** @description The task's title */
             title: string;
+            /** @description The task's details; null if none */
             description: string | null;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description School-local day it is due (null: none)
              * @example 2026-12-04
              */
             dueDate: string | null;
             attachment: components["schemas"]["TaskAttachment"];
+            /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
-            /** @description The session's id */
+            /** @description Its appointment session, if any */
             sessionId: number | null;
+            /** @description The task's public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
             /** @description The child it is about (null: sent to the user) */
             studentId: number | null;
+            /** @description The child's name; null when sent to the user */
             student: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
@@ -13497,14 +13791,22 @@ export interface components {
             /** @description The named user it was sent to (null: a child's family) */
             userId: number | null;
             /**
+             * @description new: not opened yet; viewed: opened, still to do; completed: done (a booking completes a task that requires an appointment)
              * @example viewed
              * @enum {string}
              */
             status: "new" | "viewed" | "completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was first opened (UTC); null while new
+             */
             viewedAt: string | null;
+            /** @description Who opened it first; null while new */
             viewedBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was completed (UTC); null until then
+             */
             completedAt: string | null;
             /** @description Who completed it (a delegate, a guardian, staff) */
             completedBy: number | null;
@@ -13514,26 +13816,42 @@ export interface components {
             appointmentId: number | null;
             /** @description In the caller's archive folder */
             archived: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it reached the caller's inbox (UTC)
+             */
             receivedAt: string;
         };
+        /** @description The task's file: download it with POST /api/v1/pending/{id}/signed-url { method: GET } */
         TaskAttachment: {
-            /** @example field-trip-permission.pdf */
+            /**
+             * @description The file's name, as uploaded
+             * @example field-trip-permission.pdf
+             */
             name: string;
-            /** @example application/pdf */
+            /**
+             * @description The file's media type
+             * @example application/pdf
+             */
             contentType: string;
         } | null;
+        /** @description What anyone with the link may know of a task */
         PublicTask: {
+            /** @description What families are asked to do */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description School-local day it is due (null: none)
              * @example 2026-12-04
              */
             dueDate: string | null;
+            /** @description Completed by booking an appointment (in the app) */
             requiresAppointment: boolean;
+            /** @description The school that sent it */
             school: {
+                /** @description The school's name */
                 name: string;
             };
         };
@@ -13574,8 +13892,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13594,25 +13916,34 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
         };
         /** @description Whom it was sent to (task.manage only; null otherwise) */
         TaskAudience: {
+            /** @description These students' families (one copy per student) */
             studentIds: number[];
+            /** @description The families of these groups' students */
             groupIds: number[];
+            /** @description The families of the school's students of these levels */
             levels: ("preschool" | "elementary" | "middle" | "high")[];
+            /** @description The holders of these roles (one copy each) */
             roleIds: number[];
+            /** @description These members, one by one */
             userIds: number[];
         } | null;
         /** @description The recipients' states (task.manage only; null otherwise) */
@@ -13622,11 +13953,20 @@ export interface components {
              * @example 24
              */
             recipients: number;
-            /** @example 3 */
+            /**
+             * @description Recipients who have not opened it
+             * @example 3
+             */
             new: number;
-            /** @example 5 */
+            /**
+             * @description Recipients who opened it and have not completed it
+             * @example 5
+             */
             viewed: number;
-            /** @example 16 */
+            /**
+             * @description Recipients who completed it
+             * @example 16
+             */
             completed: number;
         } | null;
         TaskCreate: {
@@ -13705,8 +14045,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13725,15 +14069,19 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
@@ -13776,8 +14124,12 @@ export interface components {
              * @example 2026-11-21T08:00:00.000Z
              */
             updatedAt: string;
-            /** @example Field trip permission slip */
+            /**
+             * @description What families are asked to do
+             * @example Field trip permission slip
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
             /**
              * Format: date
@@ -13796,15 +14148,19 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent to its recipients (UTC); null while a draft
+             */
             publishedAt: string | null;
             /**
              * Format: date-time
              * @description When the last reminder was sent
              */
             remindedAt: string | null;
-            /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+            /** @description The public page's key: GET /api/v1/pending/public?slug= */
             slug: string;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             audience: components["schemas"]["TaskAudience"];
             counts: components["schemas"]["TaskCounts"];
@@ -13816,33 +14172,49 @@ export interface components {
         TaskRecipient: {
             /** @description The record's id */
             id: number;
-            /** @description The student's id */
+            /** @description The student whose family it is (null: a named user) */
             studentId: number | null;
+            /** @description The student's name; null for a named user */
             student: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
                 /** @description Last name, as this school knows the person */
                 lastName: string;
             } | null;
-            /** @description The family's id */
+            /** @description The student's family; null for a named user */
             familyId: number | null;
             /** @description A named user (null: a student's family) */
             userId: number | null;
+            /** @description The named user's name, as this school knows them; null for a family */
             user: {
                 /** @description First name, as this school knows the person */
                 firstName: string;
                 /** @description Last name, as this school knows the person */
                 lastName: string;
             } | null;
-            /** @enum {string} */
+            /**
+             * @description new: not opened yet; viewed: opened, still to do; completed: done (a booking completes a task that requires an appointment)
+             * @enum {string}
+             */
             status: "new" | "viewed" | "completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was first opened (UTC); null while new
+             */
             viewedAt: string | null;
+            /** @description Who opened it first; null while new */
             viewedBy: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was completed (UTC); null until then
+             */
             completedAt: string | null;
+            /** @description Who completed it (a guardian, a delegate, staff); null until then */
             completedBy: number | null;
-            /** @example Ana García */
+            /**
+             * @description That person's name, as this school knows them
+             * @example Ana García
+             */
             completedByName: string | null;
             /** @description The parent a delegate completed it for */
             completedFor: number | null;
@@ -13854,12 +14226,22 @@ export interface components {
         TaskReminderState: {
             /** @description The record's id */
             id: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it goes out (UTC)
+             */
             sendAt: string;
-            /** @enum {string} */
+            /**
+             * @description scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; cancelled: the task was not published when it came due
+             * @enum {string}
+             */
             status: "scheduled" | "sent" | "cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
+            /** @description Recipients it reminded when it was sent; null until then */
             sentCount: number | null;
         };
         TaskDelete: {
@@ -13950,18 +14332,24 @@ export interface components {
             taskId: number;
             /**
              * Format: date-time
+             * @description When it goes out (UTC)
              * @example 2026-12-02T14:00:00.000Z
              */
             sendAt: string;
             /**
+             * @description scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; cancelled: the task was not published when it came due
              * @example scheduled
              * @enum {string}
              */
             status: "scheduled" | "sent" | "cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was sent (UTC); null until then
+             */
             sentAt: string | null;
             /** @description Recipients it reminded when it was sent */
             sentCount: number | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
         };
         PendingReminderCreate: {
@@ -14023,14 +14411,27 @@ export interface components {
             updatedAt: string;
             /** @description The task families complete by booking */
             taskId: number;
-            /** @example Parent-teacher meetings, 3rd grade */
+            /**
+             * @description What families book
+             * @example Parent-teacher meetings, 3rd grade
+             */
             title: string;
+            /** @description The details, line breaks kept; null if none */
             description: string | null;
-            /** @example Room 12 */
+            /**
+             * @description Where the meetings are; null if not said
+             * @example Room 12
+             */
             location: string | null;
-            /** @example 15 */
+            /**
+             * @description Length of each generated slot, in minutes
+             * @example 15
+             */
             slotMinutes: number;
-            /** @example 5 */
+            /**
+             * @description Pause after each generated slot, in minutes
+             * @example 5
+             */
             breakMinutes: number;
             /**
              * @description Families per slot
@@ -14048,20 +14449,29 @@ export interface components {
              */
             cancelHours: number;
             /**
+             * @description draft: staff prepare it (families neither see it nor have its task); published: families book
              * @example published
              * @enum {string}
              */
             status: "draft" | "published";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was published (UTC) and its task sent; null while a draft
+             */
             publishedAt: string | null;
+            /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
             counts: components["schemas"]["SessionCounts"];
         };
+        /** @description How far the session is set up and booked */
         SessionCounts: {
+            /** @description Days the session has */
             days: number;
+            /** @description Time slots of every day together */
             slots: number;
             /** @description Places of every slot together */
             places: number;
+            /** @description Places taken (live appointments) */
             booked: number;
         };
         AppointmentSessionCreate: {
@@ -14155,9 +14565,11 @@ export interface components {
              * @example 48
              */
             total: number;
+            /** @description Slots this call added */
             created: number;
             /** @description Slots already there (their bookings stay) */
             kept: number;
+            /** @description Slots the days' windows no longer hold, removed (never a booked one: that is a 409) */
             removed: number;
         };
         SessionSlots: {
@@ -14222,6 +14634,7 @@ export interface components {
              * @example 2027-03-12
              */
             date: string;
+            /** @description The day's windows slots are generated in: school-local times, and whose they are */
             windows: {
                 /**
                  * @description School-local HH:mm
@@ -14326,19 +14739,27 @@ export interface components {
             /** @description The booking it belongs to: the slots booked by one request share it */
             visit: string;
             /**
+             * @description booked, or cancelled (its place is free again)
              * @example booked
              * @enum {string}
              */
             status: "booked" | "cancelled";
+            /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
             bookedBy: number | null;
             /** @description The parent a delegate booked for */
             bookedFor: number | null;
+            /** @description What the family wrote for the teacher; null if nothing */
             note: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             slot: components["schemas"]["AppointmentSlot"];
         };
+        /** @description The slot it takes: the school-local day and times, and the teacher */
         AppointmentSlot: {
             /**
              * Format: date
@@ -14356,9 +14777,15 @@ export interface components {
              * @example 16:00
              */
             end: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it starts: an instant in UTC
+             */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends: an instant in UTC
+             */
             endsAt: string;
             /** @description The teacher's id */
             teacherId: number | null;
@@ -14392,16 +14819,23 @@ export interface components {
             /** @description The booking it belongs to: the slots booked by one request share it */
             visit: string;
             /**
+             * @description booked, or cancelled (its place is free again)
              * @example booked
              * @enum {string}
              */
             status: "booked" | "cancelled";
+            /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
             bookedBy: number | null;
             /** @description The parent a delegate booked for */
             bookedFor: number | null;
+            /** @description What the family wrote for the teacher; null if nothing */
             note: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was cancelled (UTC); null unless cancelled
+             */
             cancelledAt: string | null;
+            /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
             cancelledBy: number | null;
             slot: components["schemas"]["AppointmentSlot"];
             /** @description Every appointment of the visit, in time order */
@@ -14434,16 +14868,23 @@ export interface components {
                 /** @description The booking it belongs to: the slots booked by one request share it */
                 visit: string;
                 /**
+                 * @description booked, or cancelled (its place is free again)
                  * @example booked
                  * @enum {string}
                  */
                 status: "booked" | "cancelled";
+                /** @description Who booked it (a guardian, a delegate, staff); null if that account was removed */
                 bookedBy: number | null;
                 /** @description The parent a delegate booked for */
                 bookedFor: number | null;
+                /** @description What the family wrote for the teacher; null if nothing */
                 note: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was cancelled (UTC); null unless cancelled
+                 */
                 cancelledAt: string | null;
+                /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                 cancelledBy: number | null;
                 slot: components["schemas"]["AppointmentSlot"];
             }[];
@@ -14493,7 +14934,10 @@ export interface components {
             sessionDayId: number;
             /** @description The teacher's profile id (null: anyone of the school) */
             teacherId: number | null;
-            /** @example Laura Méndez */
+            /**
+             * @description The teacher's name as the school knows them; null: no teacher
+             * @example Laura Méndez
+             */
             teacherName: string | null;
             /**
              * Format: date
@@ -14513,12 +14957,18 @@ export interface components {
             end: string;
             /**
              * Format: date-time
+             * @description When it starts: an instant in UTC
              * @example 2027-03-12T22:00:00.000Z
              */
             startsAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ends: an instant in UTC
+             */
             endsAt: string;
+            /** @description Families the slot takes */
             capacity: number;
+            /** @description Places taken */
             booked: number;
             /** @description Places left */
             available: number;
@@ -14557,6 +15007,7 @@ export interface components {
             end?: string;
             /** @description The teacher's id */
             teacherId?: number | null;
+            /** @description Families per slot (1-50), never below its bookings */
             capacity?: number;
         };
         AppointmentCreate: {
@@ -14817,18 +15268,30 @@ export interface components {
             detail: string | null;
         };
         CronHistoryCreate: {
-            /** @example *\/5 * * * * */
+            /**
+             * @description The cron expression the run was for (UTC)
+             * @example *\/5 * * * *
+             */
             cron: string;
-            /** @example sweep-bulk-processes */
+            /**
+             * @description The job's name, as the dispatcher records it
+             * @example sweep-bulk-processes
+             */
             job: string;
             /**
              * @description A run that ended (running is the dispatcher's alone)
              * @enum {string}
              */
             status: "completed" | "failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the run started (UTC, e.g. 2026-11-23T12:00:00Z)
+             */
             startedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended (UTC); default: startedAt
+             */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
             detail?: string;
@@ -14839,7 +15302,10 @@ export interface components {
              * @enum {string}
              */
             status?: "completed" | "failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended (UTC)
+             */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
             detail?: string | null;
@@ -62498,14 +62964,15 @@ export interface operations {
     };
     getPublicEvent: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The event's public key: its record's `slug` */
+                slug: string;
+            };
             header?: {
                 /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
-            path: {
-                slug: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -62542,7 +63009,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -62566,8 +63033,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "detail": "Event not found",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -62585,10 +63052,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "type": "/problems/rate-limited",
-                     *       "title": "Too many attempts",
+                     *       "title": "Too many requests",
                      *       "status": 429,
-                     *       "detail": "Too many wrong attempts; request a new code",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "detail": "Too many event lookups; try again later",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -62607,7 +63074,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/event/public/42",
+                     *       "instance": "/api/v1/event/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -63407,10 +63874,17 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Winter festival */
+                        /**
+                         * @description What the event is, as its audience reads it
+                         * @example Winter festival
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Main yard */
+                        /**
+                         * @description Where it happens; null if not said
+                         * @example Main yard
+                         */
                         place: string | null;
                         /**
                          * @description School-local start
@@ -63453,25 +63927,31 @@ export interface operations {
                          *     ]
                          */
                         groupIds: number[];
-                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/event/public?slug= */
                         slug: string;
                         /** @description The image's object key (download it with the signed URL) */
                         image: string | null;
                         /**
+                         * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                          * @example scheduled
                          * @enum {string}
                          */
                         status: "scheduled" | "cancelled";
                         /** @description One more on every change (iCalendar SEQUENCE) */
                         sequence: number;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         /**
                          * Format: date-time
                          * @description When the audience was last reminded now
                          */
                         remindedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was cancelled (UTC); null unless cancelled
+                         */
                         cancelledAt: string | null;
+                        /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                         cancelledBy: number | null;
                         /** @description Why it was cancelled (deleted with a reason) */
                         cancelReason: string | null;
@@ -63479,13 +63959,25 @@ export interface operations {
                         reminders: {
                             /** @description The record's id */
                             id: number;
-                            /** @example 1440 */
+                            /**
+                             * @description Minutes before the event's start
+                             * @example 1440
+                             */
                             minutesBefore: number;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC): the start less minutesBefore
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -63559,16 +64051,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/event/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -63578,16 +64060,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -63658,10 +64130,17 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Winter festival */
+                        /**
+                         * @description What the event is, as its audience reads it
+                         * @example Winter festival
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Main yard */
+                        /**
+                         * @description Where it happens; null if not said
+                         * @example Main yard
+                         */
                         place: string | null;
                         /**
                          * @description School-local start
@@ -63704,25 +64183,31 @@ export interface operations {
                          *     ]
                          */
                         groupIds: number[];
-                        /** @description The public page's key: GET /api/v1/event/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/event/public?slug= */
                         slug: string;
                         /** @description The image's object key (download it with the signed URL) */
                         image: string | null;
                         /**
+                         * @description scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)
                          * @example scheduled
                          * @enum {string}
                          */
                         status: "scheduled" | "cancelled";
                         /** @description One more on every change (iCalendar SEQUENCE) */
                         sequence: number;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         /**
                          * Format: date-time
                          * @description When the audience was last reminded now
                          */
                         remindedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was cancelled (UTC); null unless cancelled
+                         */
                         cancelledAt: string | null;
+                        /** @description The user who cancelled it; null unless cancelled, or if that account was removed */
                         cancelledBy: number | null;
                         /** @description Why it was cancelled (deleted with a reason) */
                         cancelReason: string | null;
@@ -63730,13 +64215,25 @@ export interface operations {
                         reminders: {
                             /** @description The record's id */
                             id: number;
-                            /** @example 1440 */
+                            /**
+                             * @description Minutes before the event's start
+                             * @example 1440
+                             */
                             minutesBefore: number;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC): the start less minutesBefore
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -63810,16 +64307,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/event/42/delete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64204,16 +64691,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64366,11 +64843,12 @@ export interface operations {
     };
     getCalendarFeedFile: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query: {
+                /** @description The feed's secret: as its record's `url` carries it */
                 token: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -64396,7 +64874,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -64420,8 +64898,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "detail": "Calendar feed not found",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -64436,16 +64914,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Too many attempts",
-                     *       "status": 429,
-                     *       "detail": "Too many wrong attempts; request a new code",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -64461,7 +64929,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/event-calendar/feed/42",
+                     *       "instance": "/api/v1/event-calendar/feed",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -64756,16 +65224,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/event-calendar",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -65562,6 +66020,7 @@ export interface operations {
                 pageSize?: number;
                 /** @description found, claimed, delivered or donated */
                 status?: "found" | "claimed" | "delivered" | "donated";
+                /** @description Only articles of this category */
                 category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                 /** @description Part of the name (case and accents ignored) */
                 name?: string;
@@ -66580,16 +67039,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/cancel-claim",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -66836,26 +67285,35 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Blue jacket */
+                        /**
+                         * @description What was found
+                         * @example Blue jacket
+                         */
                         name: string;
+                        /** @description What helps its owner know it; null if none */
                         description: string | null;
                         /**
+                         * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                          * @example clothing
                          * @enum {string}
                          */
                         category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                         /**
+                         * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                          * @example found
                          * @enum {string}
                          */
                         status: "found" | "claimed" | "delivered" | "donated";
                         /**
                          * Format: date
-                         * @description School-local YYYY-MM-DD
+                         * @description The school-local day it was found
                          * @example 2026-11-20
                          */
                         foundOn: string;
-                        /** @example Gym */
+                        /**
+                         * @description Where it was found; null if not said
+                         * @example Gym
+                         */
                         foundPlace: string | null;
                         /**
                          * Format: date
@@ -66865,7 +67323,10 @@ export interface operations {
                         donateAfter: string;
                         /** @description The photo's object key (download it with the signed URL) */
                         photo: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was claimed (UTC); null unless claimed
+                         */
                         claimedAt: string | null;
                         /** @description The caller claimed it */
                         mine: boolean;
@@ -66873,31 +67334,54 @@ export interface operations {
                         claimedBy: number | null;
                         /** @description Staff and the claimant only */
                         claimedForStudentId: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was handed over (UTC); null until then
+                         */
                         deliveredAt: string | null;
                         /** @description Who took it away (staff and the claimant only) */
                         receivedBy: string | null;
                         /** @description Staff only */
                         deliveredBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was donated (UTC); null unless donated
+                         */
                         donatedAt: string | null;
                         /** @description Staff only */
                         donatedBy: number | null;
                         /** @description Staff only */
                         createdBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                         */
                         remindedAt: string | null;
                         /** @description Its reminders before the donation date (staff only) */
                         reminders: {
                             /** @description The record's id */
                             id: number;
+                            /** @description Days before the donation date: 0 is that day */
                             daysBefore: number;
+                            /**
+                             * @description School-local HH:mm it goes out at
+                             * @example 08:00
+                             */
                             time: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC)
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -66971,16 +67455,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/lost-article/42/donate",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -66990,16 +67464,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/donate",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67066,26 +67530,35 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Blue jacket */
+                        /**
+                         * @description What was found
+                         * @example Blue jacket
+                         */
                         name: string;
+                        /** @description What helps its owner know it; null if none */
                         description: string | null;
                         /**
+                         * @description What kind of thing it is (GET /api/v1/lost-article/categories names each)
                          * @example clothing
                          * @enum {string}
                          */
                         category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                         /**
+                         * @description found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away after its donation date
                          * @example found
                          * @enum {string}
                          */
                         status: "found" | "claimed" | "delivered" | "donated";
                         /**
                          * Format: date
-                         * @description School-local YYYY-MM-DD
+                         * @description The school-local day it was found
                          * @example 2026-11-20
                          */
                         foundOn: string;
-                        /** @example Gym */
+                        /**
+                         * @description Where it was found; null if not said
+                         * @example Gym
+                         */
                         foundPlace: string | null;
                         /**
                          * Format: date
@@ -67095,7 +67568,10 @@ export interface operations {
                         donateAfter: string;
                         /** @description The photo's object key (download it with the signed URL) */
                         photo: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was claimed (UTC); null unless claimed
+                         */
                         claimedAt: string | null;
                         /** @description The caller claimed it */
                         mine: boolean;
@@ -67103,31 +67579,54 @@ export interface operations {
                         claimedBy: number | null;
                         /** @description Staff and the claimant only */
                         claimedForStudentId: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was handed over (UTC); null until then
+                         */
                         deliveredAt: string | null;
                         /** @description Who took it away (staff and the claimant only) */
                         receivedBy: string | null;
                         /** @description Staff only */
                         deliveredBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was donated (UTC); null unless donated
+                         */
                         donatedAt: string | null;
                         /** @description Staff only */
                         donatedBy: number | null;
                         /** @description Staff only */
                         createdBy: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When staff last reminded its claimant to pick it up (UTC); null if never
+                         */
                         remindedAt: string | null;
                         /** @description Its reminders before the donation date (staff only) */
                         reminders: {
                             /** @description The record's id */
                             id: number;
+                            /** @description Days before the donation date: 0 is that day */
                             daysBefore: number;
+                            /**
+                             * @description School-local HH:mm it goes out at
+                             * @example 08:00
+                             */
                             time: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it goes out (UTC)
+                             */
                             sendAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered or donated when it came due
+                             * @enum {string}
+                             */
                             status: "scheduled" | "sent" | "skipped";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (UTC); null until then
+                             */
                             sentAt: string | null;
                         }[];
                     };
@@ -67201,16 +67700,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/lost-article/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67220,16 +67709,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67557,16 +68036,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/lost-article-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -67864,14 +68333,15 @@ export interface operations {
     };
     getPublicTask: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The task's public key: its record's `slug` */
+                slug: string;
+            };
             header?: {
                 /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
-            path: {
-                slug: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -67908,7 +68378,7 @@ export interface operations {
                      *       "title": "Invalid request",
                      *       "status": 400,
                      *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
                      *       "errors": [
                      *         {
@@ -67932,8 +68402,8 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "detail": "Task not found",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -67952,7 +68422,7 @@ export interface operations {
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/pending/public/42",
+                     *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -68151,8 +68621,12 @@ export interface operations {
                          * @example 2026-11-21T08:00:00.000Z
                          */
                         updatedAt: string;
-                        /** @example Field trip permission slip */
+                        /**
+                         * @description What families are asked to do
+                         * @example Field trip permission slip
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
                         /**
                          * Format: date
@@ -68171,15 +68645,19 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "draft" | "published";
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was sent to its recipients (UTC); null while a draft
+                         */
                         publishedAt: string | null;
                         /**
                          * Format: date-time
                          * @description When the last reminder was sent
                          */
                         remindedAt: string | null;
-                        /** @description The public page's key: GET /api/v1/pending/public/{slug} */
+                        /** @description The public page's key: GET /api/v1/pending/public?slug= */
                         slug: string;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         audience: components["schemas"]["TaskAudience"];
                         counts: components["schemas"]["TaskCounts"];
@@ -68264,16 +68742,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -68321,16 +68789,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -68654,7 +69112,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "dueDate 2026-11-20 is past (today is 2026-11-23 at the school)",
                      *       "instance": "/api/v1/pending/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -68901,16 +69359,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/delete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69087,16 +69535,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/remind",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69449,16 +69887,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/viewed",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69583,16 +70011,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/complete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69602,16 +70020,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/complete",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69736,16 +70144,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/pending/42/revert-completion",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69755,16 +70153,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/revert-completion",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -69908,16 +70296,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/archive",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70061,16 +70439,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending/42/unarchive",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70248,16 +70616,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/pending-reminder",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -70386,16 +70744,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/session/delete-pending",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71208,7 +71556,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Permission already exists",
+                     *       "detail": "Session 42 has live bookings: cancel them first",
                      *       "instance": "/api/v1/session/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -71334,16 +71682,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/session/42/slots",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71448,14 +71786,27 @@ export interface operations {
                         updatedAt: string;
                         /** @description The task families complete by booking */
                         taskId: number;
-                        /** @example Parent-teacher meetings, 3rd grade */
+                        /**
+                         * @description What families book
+                         * @example Parent-teacher meetings, 3rd grade
+                         */
                         title: string;
+                        /** @description The details, line breaks kept; null if none */
                         description: string | null;
-                        /** @example Room 12 */
+                        /**
+                         * @description Where the meetings are; null if not said
+                         * @example Room 12
+                         */
                         location: string | null;
-                        /** @example 15 */
+                        /**
+                         * @description Length of each generated slot, in minutes
+                         * @example 15
+                         */
                         slotMinutes: number;
-                        /** @example 5 */
+                        /**
+                         * @description Pause after each generated slot, in minutes
+                         * @example 5
+                         */
                         breakMinutes: number;
                         /**
                          * @description Families per slot
@@ -71473,12 +71824,17 @@ export interface operations {
                          */
                         cancelHours: number;
                         /**
+                         * @description draft: staff prepare it (families neither see it nor have its task); published: families book
                          * @example published
                          * @enum {string}
                          */
                         status: "draft" | "published";
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it was published (UTC) and its task sent; null while a draft
+                         */
                         publishedAt: string | null;
+                        /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
                         counts: components["schemas"]["SessionCounts"];
                     };
@@ -71552,16 +71908,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/session/42/publish",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -71576,7 +71922,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "Session 42 has no slot ahead: add days and generate slots first",
                      *       "instance": "/api/v1/session/42/publish",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -71895,16 +72241,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/session-day",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72147,16 +72483,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "The session already has this day",
-                     *       "instance": "/api/v1/session-day/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72223,16 +72549,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Request refused by a business rule",
-                     *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
-                     *       "instance": "/api/v1/session-day/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72353,7 +72669,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Session day 42 is still referenced by other records",
+                     *       "detail": "Session day 42 has booked slots: cancel them first",
                      *       "instance": "/api/v1/session-day/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -72396,6 +72712,7 @@ export interface operations {
                 studentId?: number;
                 /** @description The appointments of this slot */
                 slotId?: number;
+                /** @description Only booked, or only cancelled ones */
                 status?: "booked" | "cancelled";
             };
             header?: {
@@ -72615,16 +72932,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/time-slot/appointment/42/cancel",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -72639,7 +72946,7 @@ export interface operations {
                      *       "type": "/problems/business-rule",
                      *       "title": "Request refused by a business rule",
                      *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
+                     *       "detail": "Too late to cancel: families cancel up to 24 hours before (2027-03-11T22:00:00.000Z); call the school",
                      *       "instance": "/api/v1/time-slot/appointment/42/cancel",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -72964,16 +73271,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/time-slot",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73214,16 +73511,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "Permission already exists",
-                     *       "instance": "/api/v1/time-slot/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73271,16 +73558,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Request refused by a business rule",
-                     *       "status": 422,
-                     *       "detail": "Permission 3 is built in and cannot be renamed",
-                     *       "instance": "/api/v1/time-slot/42",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73401,7 +73678,7 @@ export interface operations {
                      *       "type": "/problems/conflict",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Permission already exists",
+                     *       "detail": "Time slot 42 is booked: cancel its bookings first",
                      *       "instance": "/api/v1/time-slot/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -73529,16 +73806,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/time-slot/42/appointment",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -73586,16 +73853,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/time-slot/42/appointment",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

@@ -73,7 +73,8 @@ describe("making a feed", () => {
     expect(made).toMatchObject({ kind: "family", familyId: 1 });
     expect(made.url).toBe(`http://localhost${made.path}`);
     expect(made.webcal).toBe(`webcal://localhost${made.path}`);
-    expect(made.path).toMatch(/^\/api\/v1\/event-calendar\/feed\/\d+\.[A-Za-z0-9_-]{43}$/);
+    // The token is the one query parameter: nothing in it needs escaping, so the URL pastes as it is.
+    expect(made.path).toMatch(/^\/api\/v1\/event-calendar\/feed\?token=\d+\.[A-Za-z0-9_-]{43}$/);
     expect((await feed(t, await parent(t), { kind: "family" })).status).toBe(409);
     expect((await feed(t, await parent(t), { kind: "school" })).status).toBe(403);
     const other = await createVia(t, "/api/v1/family", NORTH, { familyNumber: uniq("F"), name: "Other" });
@@ -165,6 +166,26 @@ describe("the feed", () => {
     expect(again.events.map((e) => e.uid).sort()).toEqual(events.map((e) => e.uid).sort());
   });
 
+  it("answers the link as a calendar app fetches it: webcal as http, a parameter of the app's own added, HEAD", async () => {
+    const t = makeTestApp();
+    const made = await familyFeed(t, "en");
+    // A phone turns webcal:// into http(s):// and asks for the rest of the URL as it is.
+    const subscribed = new URL(made.webcal.replace(/^webcal:/, "http:"));
+    expect(`${subscribed.pathname}${subscribed.search}`).toBe(made.path);
+    expect(subscribed.searchParams.get("token")).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
+    await fetchFeed(t, `${subscribed.pathname}${subscribed.search}`);
+    // Some apps add a cache-buster: a public route's query is lenient.
+    await fetchFeed(t, `${made.path}&_=1767225600000`);
+    // Some ask with HEAD before they subscribe.
+    const head = await t.request(made.path, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/calendar; charset=utf-8");
+    // Without its token the link is a 400 naming it, not a feed.
+    const bare = await t.request(`${CAL}/feed`);
+    expect(bare.status).toBe(400);
+    expect((await problem(bare)).errors?.[0]?.path).toBe("token");
+  });
+
   it("the school's feed shows the whole school's events only", async () => {
     const t = makeTestApp();
     const whole = await event(t, { title: uniq("Todos"), forSchool: true });
@@ -220,9 +241,9 @@ describe("the feed", () => {
     const headers = { "cf-connecting-ip": "198.51.100.9" };
     let status = 0;
     for (let i = 0; i < 31; i++)
-      status = (await t.request(`${CAL}/feed/${i + 1}.${"B".repeat(43)}`, { headers })).status;
+      status = (await t.request(`${CAL}/feed?token=${i + 1}.${"B".repeat(43)}`, { headers })).status;
     expect(status).toBe(429);
-    const limited = await t.request(`${CAL}/feed/1.${"B".repeat(43)}`, { headers });
+    const limited = await t.request(`${CAL}/feed?token=1.${"B".repeat(43)}`, { headers });
     expect((await problem(limited)).status).toBe(429);
   });
 });

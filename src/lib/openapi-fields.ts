@@ -61,6 +61,13 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   respondedAt: "When the answer was given; null while pending",
   respondedBy: "The user who answered; null while pending",
   askedBy: "The user who asked",
+  // Who and when, on any record
+  createdBy: "The user who created it; null if that user's account was removed",
+  cancelledAt: "When it was cancelled (UTC); null unless cancelled",
+  cancelledBy: "The user who cancelled it; null unless cancelled, or if that account was removed",
+  startsAt: "When it starts: an instant in UTC",
+  endsAt: "When it ends: an instant in UTC",
+  sentAt: "When it was sent (UTC); null until then",
   // Platform
   refreshToken: "The refresh token a sign-in gave (rotates at every refresh)",
   platform: "The app's platform: ios or android",

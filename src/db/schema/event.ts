@@ -44,7 +44,7 @@ export const events = searchable(
       endsAt: text("ends_at").notNull(),
       /** For every member of the school; otherwise its `event_audience` rows say who. */
       forSchool: integer("for_school", { mode: "boolean" }).notNull().default(false),
-      /** The public page's key (`GET /api/v1/event/public/{slug}`): unguessable, unique. */
+      /** The public page's key (`GET /api/v1/event/public?slug=`): unguessable, unique. */
       slug: text("slug").notNull(),
       /** Object key of the event's image under `{schoolId}/events/{id}/`. */
       image: text("image"),
@@ -117,7 +117,7 @@ export const eventReminders = sqliteTable(
 );
 
 /**
- * A calendar feed a phone subscribes to (`GET /api/v1/event-calendar/feed/{token}`): the school's
+ * A calendar feed a phone subscribes to (`GET /api/v1/event-calendar/feed?token=`): the school's
  * (no family) or one family's. The token in its URL is derived from `nonce` and the service's
  * secret (never stored): rotating changes the nonce, revoking deletes the row.
  */

@@ -57,7 +57,7 @@ export const tasks = searchable(
       publishedAt: text("published_at"),
       /** When the last reminder was sent (now or scheduled). */
       remindedAt: text("reminded_at"),
-      /** The public page's key (`GET /api/v1/pending/public/{slug}`): unguessable, unique. */
+      /** The public page's key (`GET /api/v1/pending/public?slug=`): unguessable, unique. */
       slug: text("slug").notNull(),
       audience: text("audience", { mode: "json" }).$type<TaskAudience>().notNull(),
       createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),

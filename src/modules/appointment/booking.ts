@@ -41,9 +41,8 @@ import { bookingCompletes, bookingsCancelled, notifyAll, toRecipients } from "..
 import { AppointmentRecord, actingContext, visibleAppointment } from "./common";
 import { inviteOf } from "./ical";
 import { permissions } from "./permissions";
+import { appointmentSays, BOOKING_REFUSALS, MAX_GAP_MINUTES } from "./refusals";
 
-/** The longest gap between consecutive slots of one visit. */
-export const MAX_GAP_MINUTES = 30;
 export const MAX_VISIT_SLOTS = 5;
 
 const appointmentFields = {
@@ -124,7 +123,7 @@ const filters = {
     example: "1",
   },
   status: {
-    schema: z.enum(["booked", "cancelled"]).optional(),
+    schema: z.enum(["booked", "cancelled"]).optional().openapi({ description: "Only booked, or only cancelled ones" }),
     where: (_ctx: Ctx, v: "booked" | "cancelled") => eq(appointments.status, v),
     example: "booked",
   },
@@ -178,6 +177,7 @@ const bookRoute = defineRoute({
   module: "appointments",
   audit: "appointment",
   errors: [409, 422],
+  examples: BOOKING_REFUSALS,
   request: { params: IdParams, body: jsonBody(BookBody, "AppointmentCreate") },
   responses: { 201: json(Booking, "The appointment booked") },
 });
@@ -270,23 +270,18 @@ function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
   const slots = [...snapshot.slots].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
   const [first, ...rest] = slots;
   if (!first) throw notFound(m`Time slot ${slotIds[0]} not found`);
-  if (rest.some((s) => s.sessionId !== first.sessionId))
-    throw unprocessable(m`The slots of a visit are of one session`);
-  if (rest.some((s) => s.date !== first.date)) throw unprocessable(m`The slots of a visit are on one day`);
+  if (rest.some((s) => s.sessionId !== first.sessionId)) throw unprocessable(appointmentSays.visitSessions);
+  if (rest.some((s) => s.date !== first.date)) throw unprocessable(appointmentSays.visitDays);
   const teachers = slots.map((s) => s.teacherId ?? 0);
   if (slots.length > 1 && new Set(teachers).size !== teachers.length) {
-    throw unprocessable(m`The slots of a visit are with different teachers, one slot each`);
+    throw unprocessable(appointmentSays.visitTeachers);
   }
   slots.forEach((s, i) => {
     const before = slots[i - 1];
     if (!before) return;
     const gap = (Date.parse(s.startsAt) - Date.parse(before.endsAt)) / 60_000;
-    if (gap < 0) throw unprocessable(m`Slots ${before.id} and ${s.id} overlap`);
-    if (gap > MAX_GAP_MINUTES) {
-      throw unprocessable(
-        m`Slots ${before.id} and ${s.id} are ${gap} minutes apart: a visit's slots are consecutive (at most ${MAX_GAP_MINUTES})`,
-      );
-    }
+    if (gap < 0) throw unprocessable(appointmentSays.visitOverlap(before.id, s.id));
+    if (gap > MAX_GAP_MINUTES) throw unprocessable(appointmentSays.visitGap(before.id, s.id, gap, MAX_GAP_MINUTES));
   });
   return slots;
 }
@@ -306,19 +301,18 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   }
   const [first] = slots;
   if (!first) throw notFound(m`Time slot ${params.id} not found`);
-  if (first.status !== "published")
-    throw conflict(m`Session ${first.sessionId} is not published: its slots are not bookable yet`);
+  if (first.status !== "published") throw conflict(appointmentSays.notBookable(first.sessionId));
   const now = ctx.deps.clock.now();
   const past = slots.find((s) => Date.parse(s.startsAt) <= now.getTime());
-  if (past) throw unprocessable(m`Slot ${past.id} (${past.date} ${past.start}) has started or is past`);
+  if (past) throw unprocessable(appointmentSays.slotPast(past));
   if (isHoliday(first.date, snapshot.school.timeZone, snapshot.cycles)) {
-    throw unprocessable(m`${first.date} is a holiday at the school: no appointments`);
+    throw unprocessable(appointmentSays.holiday(first.date));
   }
   if (first.forChildren === 1 && first.invited !== 1) {
-    throw unprocessable(m`Student ${body.studentId}'s family did not receive this session's task`);
+    throw unprocessable(appointmentSays.notInvited(body.studentId));
   }
   const full = slots.find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(m`Slot ${full.id} (${full.date} ${full.start}) is full`);
+  if (full) throw unprocessable(appointmentSays.slotFull(full));
 
   // Named after its first slot too: unique either way, and a replay with another slot is another visit.
   const visit = `${first.id}-${crypto.randomUUID()}`;
@@ -408,7 +402,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const back = batch.read(withSlots(ctx).where(eq(appointments.visit, visit)).orderBy(sql`${timeSlots.startsAt} asc`));
   let rows: AppointmentRow[];
   try {
-    rows = (await batch.commit({ conflict: m`Student ${student.id} has one of these slots already` })).get(back);
+    rows = (await batch.commit({ conflict: appointmentSays.hasSlot(student.id) })).get(back);
   } catch (err) {
     if (err instanceof GuardFailed) return refuseBooking(ctx, ids, first.sessionId, family);
     throw err;
@@ -451,18 +445,12 @@ async function refuseBooking(
   );
   const r = await batch.commit();
   const full = r.get(slots).find((s) => s.booked >= s.capacity);
-  if (full) throw unprocessable(m`Slot ${full.id} is full: another family took the last place`);
+  if (full) throw unprocessable(appointmentSays.slotTaken(full.id));
   const [session] = r.get(limit);
-  if (session && session.status !== "published") throw conflict(m`Session ${sessionId} is not published`);
+  if (session && session.status !== "published") throw conflict(appointmentSays.sessionNotPublished(sessionId));
   const held = r.get(visits)[0]?.n ?? 0;
-  if (session && held >= session.limit) {
-    throw unprocessable(
-      held === 1
-        ? m`The family holds ${held} booking in this session already (at most ${session.limit}): cancel one to book another`
-        : m`The family holds ${held} bookings in this session already (at most ${session.limit}): cancel one to book another`,
-    );
-  }
-  throw conflict(m`The slots changed while booking; try again`);
+  if (session && held >= session.limit) throw unprocessable(appointmentSays.familyLimit(held, session.limit));
+  throw conflict(appointmentSays.bookingRaced);
 }
 export const createAppointmentOperation = operation(bookRoute, createAppointment);
 
@@ -484,6 +472,17 @@ const cancelRoute = defineRoute({
   audit: "appointment",
   context: actingContext,
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "cancelled", summary: "Cancelled already", detail: appointmentSays.cancelledAlready(42) },
+      {
+        name: "raced",
+        summary: "Cancelled meanwhile (by the other guardian, or staff)",
+        detail: appointmentSays.cancelledMeanwhile(42),
+      },
+    ],
+    422: appointmentSays.tooLateToCancel(24, "2027-03-11T22:00:00.000Z"),
+  },
   request: { params: IdParams },
   responses: { 200: json(Booking, "The appointment, cancelled") },
 });
@@ -517,16 +516,11 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   const r = await read.commit();
   const [a] = r.get(found);
   if (!a) throw notFound(m`Appointment ${params.id} not found`);
-  if (a.status !== "booked") throw conflict(m`Appointment ${params.id} is cancelled already`);
+  if (a.status !== "booked") throw conflict(appointmentSays.cancelledAlready(params.id));
   const now = ctx.deps.clock.now();
   const cutOff = Date.parse(a.startsAt) - a.cancelHours * 3_600_000;
   if (!ctx.can(permissions.manage) && now.getTime() > cutOff) {
-    const until = new Date(cutOff).toISOString();
-    throw unprocessable(
-      a.cancelHours === 1
-        ? m`Too late to cancel: families cancel up to ${a.cancelHours} hour before (${until}); call the school`
-        : m`Too late to cancel: families cancel up to ${a.cancelHours} hours before (${until}); call the school`,
-    );
+    throw unprocessable(appointmentSays.tooLateToCancel(a.cancelHours, new Date(cutOff).toISOString()));
   }
   const at = now.toISOString();
   const live = and(eq(appointments.visit, a.visit), eq(appointments.status, "booked"));
@@ -571,7 +565,7 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   try {
     rows = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(m`Appointment ${params.id} was cancelled meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.cancelledMeanwhile(params.id));
     throw err;
   }
   await sending.dispatch();

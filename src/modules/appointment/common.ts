@@ -67,25 +67,34 @@ export const Time = z
 
 export const SessionRecord = RecordBase.extend({
   taskId: z.number().int().openapi({ description: "The task families complete by booking" }),
-  title: z.string().openapi({ example: "Parent-teacher meetings, 3rd grade" }),
-  description: z.string().nullable(),
-  location: z.string().nullable().openapi({ example: "Room 12" }),
-  slotMinutes: z.number().int().openapi({ example: 15 }),
-  breakMinutes: z.number().int().openapi({ example: 5 }),
+  title: z.string().openapi({ example: "Parent-teacher meetings, 3rd grade", description: "What families book" }),
+  description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+  location: z
+    .string()
+    .nullable()
+    .openapi({ example: "Room 12", description: "Where the meetings are; null if not said" }),
+  slotMinutes: z.number().int().openapi({ example: 15, description: "Length of each generated slot, in minutes" }),
+  breakMinutes: z.number().int().openapi({ example: 5, description: "Pause after each generated slot, in minutes" }),
   capacity: z.number().int().openapi({ example: 1, description: "Families per slot" }),
   bookingsPerFamily: z.number().int().openapi({ example: 1, description: "Bookings (visits) one family may hold" }),
   cancelHours: z.number().int().openapi({ example: 24, description: "A family cancels up to this many hours before" }),
-  status: z.enum(SESSION_STATUSES).openapi({ example: "published" }),
-  publishedAt: z.iso.datetime().nullable(),
+  status: z.enum(SESSION_STATUSES).openapi({
+    example: "published",
+    description: "draft: staff prepare it (families neither see it nor have its task); published: families book",
+  }),
+  publishedAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When it was published (UTC) and its task sent; null while a draft" }),
   createdBy: z.number().int().nullable(),
   counts: z
     .object({
-      days: z.number().int(),
-      slots: z.number().int(),
+      days: z.number().int().openapi({ description: "Days the session has" }),
+      slots: z.number().int().openapi({ description: "Time slots of every day together" }),
       places: z.number().int().openapi({ description: "Places of every slot together" }),
-      booked: z.number().int(),
+      booked: z.number().int().openapi({ description: "Places taken (live appointments)" }),
     })
-    .openapi("SessionCounts"),
+    .openapi("SessionCounts", { description: "How far the session is set up and booked" }),
 });
 
 /** A session's days, slots, places and bookings, in one sub-select each (indexes on session_id). */
@@ -99,14 +108,17 @@ export const SlotRecord = RecordBase.extend({
     .int()
     .nullable()
     .openapi({ description: "The teacher's profile id (null: anyone of the school)" }),
-  teacherName: z.string().nullable().openapi({ example: "Laura Méndez" }),
+  teacherName: z
+    .string()
+    .nullable()
+    .openapi({ example: "Laura Méndez", description: "The teacher's name as the school knows them; null: no teacher" }),
   date: Day,
   start: Time.openapi({ description: "School-local start" }),
   end: Time.openapi({ description: "School-local end" }),
   startsAt: z.iso.datetime().openapi({ example: "2027-03-12T22:00:00.000Z" }),
   endsAt: z.iso.datetime(),
-  capacity: z.number().int(),
-  booked: z.number().int(),
+  capacity: z.number().int().openapi({ description: "Families the slot takes" }),
+  booked: z.number().int().openapi({ description: "Places taken" }),
   available: z.number().int().openapi({ description: "Places left" }),
 });
 
@@ -121,10 +133,16 @@ export const AppointmentRecord = RecordBase.extend({
   studentId: z.number().int(),
   familyId: z.number().int().nullable(),
   visit: z.string().openapi({ description: "The booking it belongs to: the slots booked by one request share it" }),
-  status: z.enum(APPOINTMENT_STATUSES).openapi({ example: "booked" }),
-  bookedBy: z.number().int().nullable(),
+  status: z
+    .enum(APPOINTMENT_STATUSES)
+    .openapi({ example: "booked", description: "booked, or cancelled (its place is free again)" }),
+  bookedBy: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "Who booked it (a guardian, a delegate, staff); null if that account was removed" }),
   bookedFor: z.number().int().nullable().openapi({ description: "The parent a delegate booked for" }),
-  note: z.string().nullable(),
+  note: z.string().nullable().openapi({ description: "What the family wrote for the teacher; null if nothing" }),
   cancelledAt: z.iso.datetime().nullable(),
   cancelledBy: z.number().int().nullable(),
   slot: z
@@ -136,5 +154,5 @@ export const AppointmentRecord = RecordBase.extend({
       endsAt: z.iso.datetime(),
       teacherId: z.number().int().nullable(),
     })
-    .openapi("AppointmentSlot"),
+    .openapi("AppointmentSlot", { description: "The slot it takes: the school-local day and times, and the teacher" }),
 });

@@ -23,7 +23,7 @@ import {
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { addIssue, m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
@@ -33,6 +33,7 @@ import { calendarOf, calendarReads, isHoliday } from "../school-schedule/api";
 import { Day, inVisibleSession, Time } from "./common";
 import { windowProblems } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 export const MAX_WINDOWS = 24;
 
@@ -66,7 +67,9 @@ const Windows = z
 const DayRecord = RecordBase.extend({
   sessionId: z.number().int(),
   date: Day,
-  windows: z.array(z.object({ start: Time, end: Time, teacherId: z.number().int().nullable() })),
+  windows: z
+    .array(z.object({ start: Time, end: Time, teacherId: z.number().int().nullable() }))
+    .openapi({ description: "The day's windows slots are generated in: school-local times, and whose they are" }),
   slots: z.number().int().openapi({ description: "Its generated slots" }),
 });
 
@@ -91,7 +94,7 @@ export const day = defineResource({
     slots: row.slots,
   }),
   visibleTo: (ctx) => inVisibleSession(ctx, sessionDays.sessionId),
-  conflictMessage: m`The session already has this day`,
+  conflictMessage: appointmentSays.dayTwice,
 });
 
 const filters = {
@@ -141,10 +144,20 @@ async function checked(ctx: Ctx, sessionId: number, date: string | undefined, wi
   if (date && school) {
     const { calendar } = calendarOf(r, school);
     const today = dateIn(calendar.timeZone, ctx.deps.clock.now());
-    if (date < today) throw unprocessable(m`${date} is past (today is ${today} at the school)`);
-    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(m`${date} is a holiday at the school`);
+    if (date < today) throw unprocessable(appointmentSays.dayPast(date, today));
+    if (isHoliday(date, calendar.timeZone, calendar.cycles)) throw unprocessable(appointmentSays.dayHoliday(date));
   }
 }
+
+/** A day's date refused: past, or a holiday at the school. */
+const DAY_REFUSALS: ProblemCase[] = [
+  {
+    name: "past",
+    summary: "A date before today at the school",
+    detail: appointmentSays.dayPast("2026-11-20", "2026-11-23"),
+  },
+  { name: "holiday", summary: "A holiday of the school's calendar", detail: appointmentSays.dayHoliday("2026-12-24") },
+];
 
 const windowsOf = (given: z.output<typeof Windows>): Window[] =>
   given.map((w) => ({ start: w.start, end: w.end, teacherId: w.teacherId ?? null }));
@@ -166,6 +179,7 @@ export const createSessionDay = day.create({
     "Windows are school-local HH:mm; one that ends before it starts, or two of one teacher that overlap, are a 400 " +
     "naming them. A past date or a holiday: 422; a date the session has: 409. Slots come with PUT /api/v1/session/{id}/slots.",
   errors: [422],
+  examples: { 422: DAY_REFUSALS },
 });
 
 /** Whether day `id` has booked slots (one read). */
@@ -196,7 +210,7 @@ export const updateSessionDay = day.update({
     if (!current) throw notFound(m`Session day ${id} not found`);
     const moved = body.date !== undefined && body.date !== current.date;
     if (moved && (await hasBookings(ctx, id))) {
-      throw conflict(m`Session day ${id} has booked slots: cancel them before moving it to another date`);
+      throw conflict(appointmentSays.dayBookedMove(id));
     }
     const windows = body.windows ? windowsOf(body.windows) : undefined;
     await checked(ctx, current.sessionId, moved ? body.date : undefined, windows);
@@ -216,15 +230,23 @@ export const updateSessionDay = day.update({
     "slots (generate them again); for a day with booked slots it is a 409 (cancel them first). A past date or a " +
     "holiday: 422.",
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "booked", summary: "Moving a day with booked slots", detail: appointmentSays.dayBookedMove(42) },
+      { name: "twice", summary: "A date the session has already", detail: appointmentSays.dayTwice },
+    ],
+    422: DAY_REFUSALS,
+  },
 });
 
 export const deleteSessionDay = day.delete({
   access: permissions.manage,
   check: async (ctx, { id }) => {
-    if (await hasBookings(ctx, id)) throw conflict(m`Session day ${id} has booked slots: cancel them first`);
+    if (await hasBookings(ctx, id)) throw conflict(appointmentSays.dayBooked(id));
   },
   before: (ctx, { id }) => [abortIfBooked(ctx, id)],
   summary: "Delete a session day without bookings (its slots go with it)",
   description: "A day with booked slots is a 409: cancel them first.",
   errors: [409],
+  examples: { 409: appointmentSays.dayBooked(42) },
 });

@@ -22,7 +22,7 @@ import { Tasks, tasks } from "../../db/schema/task";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
-import { joinMessages, m } from "../../lib/message";
+import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, timestamps } from "../../lib/resource";
@@ -33,6 +33,7 @@ import { deleteStatements, notifyAll, publishHeld, recipientsOf, toRecipients, w
 import { SessionRecord, sessionCounts, visibleSession } from "./common";
 import { plannedSlots, slotKey } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 const Title = text({ max: 200 }).openapi({ example: "Parent-teacher meetings, 3rd grade" });
 const Description = paragraphs({ max: 4000 });
@@ -201,6 +202,7 @@ const deleteRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: { 409: appointmentSays.sessionBooked(42) },
   request: { params: IdParams },
   responses: { 204: noContent },
 });
@@ -211,7 +213,7 @@ export async function deleteSession(ctx: Ctx, { params }: InputOf<typeof deleteR
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (await Sessions.find(ctx, params.id, { id: sessions.id })) {
-      throw conflict(m`Session ${params.id} has live bookings: cancel them first`);
+      throw conflict(appointmentSays.sessionBooked(params.id));
     }
     throw notFound(m`Session ${params.id} not found`);
   }
@@ -235,6 +237,12 @@ const deletePendingRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: {
+    409: [
+      { name: "sent", summary: "The task was sent already", detail: appointmentSays.taskSent(7) },
+      { name: "changed", summary: "The task was sent or deleted meanwhile", detail: appointmentSays.taskChanged(7) },
+    ],
+  },
   request: { body: jsonBody(DeletePendingBody, "SessionDeletePending") },
   responses: { 204: noContent },
 });
@@ -250,9 +258,7 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
   const [own] = results.get(s);
   if (!found) throw notFound(m`Task ${body.taskId} not found`);
   if (found.status !== "draft" || own?.status === "published") {
-    throw conflict(
-      m`Task ${body.taskId} was sent already: delete it with a reason (POST /api/v1/pending/${body.taskId}/delete)`,
-    );
+    throw conflict(appointmentSays.taskSent(body.taskId));
   }
   const write = new Batch(ctx);
   // The session goes by cascade with its task; its own audit row is written first.
@@ -261,8 +267,7 @@ export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof de
   try {
     await write.commit();
   } catch (err) {
-    if (err instanceof GuardFailed)
-      throw conflict(m`Task ${body.taskId} changed (sent or deleted) meanwhile; read it again`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.taskChanged(body.taskId));
     throw err;
   }
 }
@@ -282,9 +287,12 @@ const Generated = z
   .object({
     sessionId: z.number().int(),
     total: z.number().int().openapi({ example: 48, description: "Slots the session has now" }),
-    created: z.number().int(),
+    created: z.number().int().openapi({ description: "Slots this call added" }),
     kept: z.number().int().openapi({ description: "Slots already there (their bookings stay)" }),
-    removed: z.number().int(),
+    removed: z
+      .number()
+      .int()
+      .openapi({ description: "Slots the days' windows no longer hold, removed (never a booked one: that is a 409)" }),
   })
   .openapi("SessionSlotsGenerated");
 
@@ -304,6 +312,21 @@ const slotsRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409],
+  examples: {
+    409: [
+      {
+        name: "bookedRemoved",
+        summary: "Windows that no longer hold booked slots",
+        detail: appointmentSays.bookedSlotsRemoved([{ id: 118, date: "2027-03-12", start: "16:30" }]),
+      },
+      {
+        name: "overCapacity",
+        summary: "A capacity below a slot's bookings",
+        detail: appointmentSays.overCapacity(1, [{ id: 118, booked: 2 }]),
+      },
+      { name: "raced", summary: "A booking came in meanwhile", detail: appointmentSays.slotsChanged(42) },
+    ],
+  },
   request: { params: IdParams, body: jsonBody(SlotsBody, "SessionSlots") },
   responses: { 200: json(Generated, "What changed") },
 });
@@ -347,19 +370,11 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   const kept = existing.filter((e) => wanted.has(slotKey(e)));
   const booked = removed.filter((e) => e.booked > 0);
   if (booked.length) {
-    const which = joinMessages(
-      booked.map((b) => m`${b.date} ${b.start} (slot ${b.id})`),
-      ", ",
-    );
-    throw conflict(m`Booked slots would be removed: ${which}; cancel their bookings or keep their windows`);
+    throw conflict(appointmentSays.bookedSlotsRemoved(booked));
   }
   const over = kept.filter((k) => k.booked > plan.capacity);
   if (over.length) {
-    const which = joinMessages(
-      over.map((o) => m`slot ${o.id} (${o.booked})`),
-      ", ",
-    );
-    throw conflict(m`Slots have more bookings than capacity ${plan.capacity}: ${which}`);
+    throw conflict(appointmentSays.overCapacity(plan.capacity, over));
   }
   const now = ctx.deps.clock.now().toISOString();
   const given = (["slotMinutes", "breakMinutes", "capacity"] as const).filter((k) => body[k] !== undefined);
@@ -423,8 +438,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
   try {
     await batch.commit();
   } catch (err) {
-    if (err instanceof GuardFailed)
-      throw conflict(m`Session ${params.id}'s slots changed meanwhile (a booking); try again`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.slotsChanged(params.id));
     throw err;
   }
   return {
@@ -452,6 +466,13 @@ const publishRoute = defineRoute({
   module: "appointments",
   audit: "session",
   errors: [409, 422],
+  examples: {
+    409: [
+      { name: "published", summary: "Published already", detail: appointmentSays.publishedAlready(42, "published") },
+      { name: "raced", summary: "Published meanwhile", detail: appointmentSays.publishedMeanwhile(42) },
+    ],
+    422: appointmentSays.noSlotAhead(42),
+  },
   request: { params: IdParams },
   responses: { 200: json(SessionRecord, "The session, published") },
 });
@@ -470,9 +491,8 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   const results = await read.commit();
   const [found] = results.get(s);
   if (!found) throw notFound(m`Session ${params.id} not found`);
-  if (found.status !== "draft") throw conflict(m`Session ${params.id} is ${found.status} already`);
-  if (found.ahead === 0)
-    throw unprocessable(m`Session ${params.id} has no slot ahead: add days and generate slots first`);
+  if (found.status !== "draft") throw conflict(appointmentSays.publishedAlready(params.id, found.status));
+  if (found.ahead === 0) throw unprocessable(appointmentSays.noSlotAhead(params.id));
   const who = whoOf(await recipientsOf(ctx, found.taskId).all());
   const sending = notifyAll(
     ctx,
@@ -501,7 +521,7 @@ export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publis
   try {
     [row] = (await batch.commit()).get(back);
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(m`Session ${params.id} was published (or deleted) meanwhile`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.publishedMeanwhile(params.id));
     throw err;
   }
   if (!row) throw notFound(m`Session ${params.id} not found`);

@@ -13,7 +13,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { GuardFailed } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
@@ -23,6 +23,7 @@ import { timeIn, zonedInstant } from "../../lib/zoned-time";
 import { Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
 import { minutesOf } from "./generate";
 import { permissions } from "./permissions";
+import { appointmentSays } from "./refusals";
 
 export const slot = defineResource({
   name: "timeSlot",
@@ -122,7 +123,7 @@ function timesOf(date: string, start: string, end: string, timeZone: string) {
   const startsAt = zonedInstant(date, start, timeZone);
   const endsAt = zonedInstant(date, end, timeZone);
   if (endsAt.getTime() <= startsAt.getTime()) {
-    throw unprocessable(m`The slot ends (${end}) before it starts (${start}) on ${date} at the school`);
+    throw unprocessable(appointmentSays.endsBeforeStart(date, start, end));
   }
   return {
     start: timeIn(timeZone, startsAt),
@@ -149,9 +150,21 @@ async function refuseOverlap(
       except === undefined ? undefined : ne(timeSlots.id, except),
     )
     .first();
-  if (other)
-    throw unprocessable(m`It overlaps slot ${other.id} (${other.start}-${other.end}) of the same teacher that day`);
+  if (other) throw unprocessable(appointmentSays.overlaps(other));
 }
+
+/** The 422s of a slot's times: another slot of the teacher, or clocks that skip the time (a daylight-saving change). */
+const OVERLAP: ProblemCase = {
+  name: "overlap",
+  summary: "It overlaps another slot of the same teacher that day",
+  detail: appointmentSays.overlaps({ id: 117, start: "16:00", end: "16:15" }),
+};
+const DST_GAP: ProblemCase = {
+  name: "clocks",
+  // New York's clocks skip 02:00-03:00 that day: 02:30 is read as 03:30, after the end.
+  summary: "On a day the clocks skip an hour, the end is not after the start in real time",
+  detail: appointmentSays.endsBeforeStart("2027-03-14", "02:30", "03:00"),
+};
 
 const endsAfterStart = (v: { start?: string; end?: string }) =>
   v.start === undefined || v.end === undefined || minutesOf(v.end) > minutesOf(v.start);
@@ -187,6 +200,7 @@ export const createTimeSlot = slot.create({
     "School-local start and end on the day's date (end before start: 400). A slot overlapping another of the same " +
     "teacher that day is a 422. Default capacity: the session's.",
   errors: [422],
+  examples: { 422: [OVERLAP, DST_GAP] },
 });
 
 const UpdateBody = nonEmpty(
@@ -195,7 +209,13 @@ const UpdateBody = nonEmpty(
       start: Time.optional(),
       end: Time.optional(),
       teacherId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
-      capacity: z.number().int().min(1).max(50).optional(),
+      capacity: z
+        .number()
+        .int()
+        .min(1)
+        .max(50)
+        .optional()
+        .openapi({ description: "Families per slot (1-50), never below its bookings" }),
     })
     .strict(),
 ).refine(endsAfterStart, { path: ["end"], ...zodMessage(m`Must be after start`) });
@@ -212,6 +232,25 @@ const updateRoute = defineRoute({
   module: "appointments",
   audit: "time-slot",
   errors: [409, 422],
+  examples: {
+    409: [
+      {
+        name: "booked",
+        summary: "New times or teacher for a booked slot",
+        detail: appointmentSays.slotBookedStays(42),
+      },
+      { name: "raced", summary: "Booked meanwhile", detail: appointmentSays.slotBookedMeanwhile(42) },
+    ],
+    422: [
+      {
+        name: "capacity",
+        summary: "A capacity below the slot's bookings",
+        detail: appointmentSays.capacityBelowBookings(42, 2),
+      },
+      OVERLAP,
+      DST_GAP,
+    ],
+  },
   request: { params: IdParams, body: jsonBody(UpdateBody, "TimeSlotUpdate") },
   responses: { 204: noContent },
 });
@@ -220,9 +259,9 @@ export async function updateTimeSlot(ctx: Ctx, { params, body }: InputOf<typeof 
   const current = await TimeSlots.find(ctx, params.id);
   if (!current) throw notFound(m`Time slot ${params.id} not found`);
   const moves = body.start !== undefined || body.end !== undefined || body.teacherId !== undefined;
-  if (moves && current.booked > 0) throw conflict(m`Time slot ${params.id} is booked: its times and teacher stay`);
+  if (moves && current.booked > 0) throw conflict(appointmentSays.slotBookedStays(params.id));
   if (body.capacity !== undefined && body.capacity < current.booked) {
-    throw unprocessable(m`Time slot ${params.id} has ${current.booked} bookings: capacity at least ${current.booked}`);
+    throw unprocessable(appointmentSays.capacityBelowBookings(params.id, current.booked));
   }
   let set: Partial<typeof timeSlots.$inferInsert> = {};
   if (moves) {
@@ -240,7 +279,7 @@ export async function updateTimeSlot(ctx: Ctx, { params, body }: InputOf<typeof 
   try {
     await new Batch(ctx).add(...TimeSlots.updateOne(ctx, params.id, set, { where: and(...guards) })).commit();
   } catch (err) {
-    if (err instanceof GuardFailed) throw conflict(m`Time slot ${params.id} was booked meanwhile; read it again`);
+    if (err instanceof GuardFailed) throw conflict(appointmentSays.slotBookedMeanwhile(params.id));
     throw err;
   }
 }
@@ -257,6 +296,7 @@ const deleteRoute = defineRoute({
   module: "appointments",
   audit: "time-slot",
   errors: [409],
+  examples: { 409: appointmentSays.slotBooked(42) },
   request: { params: IdParams },
   responses: { 204: noContent },
 });
@@ -267,7 +307,7 @@ export async function deleteTimeSlot(ctx: Ctx, { params }: InputOf<typeof delete
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (await TimeSlots.find(ctx, params.id, { id: timeSlots.id })) {
-      throw conflict(m`Time slot ${params.id} is booked: cancel its bookings first`);
+      throw conflict(appointmentSays.slotBooked(params.id));
     }
     throw notFound(m`Time slot ${params.id} not found`);
   }

@@ -71,11 +71,11 @@ const Ended = z
 const JobName = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,60}$/, zodMessage(m`Expected a job name like sweep-bulk-processes`))
-  .openapi({ example: "sweep-bulk-processes" });
+  .openapi({ example: "sweep-bulk-processes", description: "The job's name, as the dispatcher records it" });
 const Cron = z
   .string()
   .regex(/^[0-9*,/ -]{9,60}$/, zodMessage(m`Expected a cron expression like */5 * * * *`))
-  .openapi({ example: "*/5 * * * *" });
+  .openapi({ example: "*/5 * * * *", description: "The cron expression the run was for (UTC)" });
 /** Not running: the dispatcher owns a running row until it ends. */
 const ended = { column: cronHistory.status, states: ["completed", "failed"] } as const;
 const whileRunning =
@@ -89,8 +89,8 @@ export const createCronHistory = resource.create({
     cron: Cron,
     job: JobName,
     status: Ended,
-    startedAt: z.iso.datetime(),
-    finishedAt: z.iso.datetime().optional(),
+    startedAt: z.iso.datetime().openapi({ description: "When the run started (UTC, e.g. 2026-11-23T12:00:00Z)" }),
+    finishedAt: z.iso.datetime().optional().openapi({ description: "When it ended (UTC); default: startedAt" }),
     detail: text({ max: 2000 }).optional(),
   }),
   values: (_ctx, { body }) => ({ ...body, finishedAt: body.finishedAt ?? body.startedAt, detail: body.detail ?? null }),
@@ -101,7 +101,7 @@ export const updateCronHistory = resource.update({
   access: permissions.write,
   input: z.object({
     status: Ended.optional(),
-    finishedAt: z.iso.datetime().optional(),
+    finishedAt: z.iso.datetime().optional().openapi({ description: "When it ended (UTC)" }),
     detail: text({ max: 2000 }).nullable().optional(),
   }),
   from: ended,

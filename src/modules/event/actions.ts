@@ -10,7 +10,7 @@ import { schoolModules } from "../../db/schema/application-module";
 import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
@@ -19,7 +19,16 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { paragraphs } from "../../lib/text";
 import { notify } from "../notification/api";
-import { EventRecord, eventNotice, LEADS, moduleState, noticeAudience, teachersOfEvent, toEvent } from "./common";
+import {
+  EventRecord,
+  eventNotice,
+  eventSays,
+  LEADS,
+  moduleState,
+  noticeAudience,
+  teachersOfEvent,
+  toEvent,
+} from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
@@ -49,6 +58,7 @@ const remindRoute = defineRoute({
   module: "events",
   audit: "event",
   errors: [409, 422],
+  examples: { 409: eventSays.notReminded(42, "cancelled"), 422: eventSays.startedReminding(42) },
   request: { params: IdParams },
   responses: { 200: json(EventRecord, "The event, reminded") },
 });
@@ -66,8 +76,8 @@ export async function remindEvent(ctx: Ctx, { params }: InputOf<typeof remindRou
     action: "remind",
     set: { remindedAt: now },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => m`Event ${params.id} is ${state}; only a scheduled event is reminded`,
-    rules: [{ when: gt(events.startsAt, now), message: m`Event ${params.id} has started: it is too late to remind` }],
+    conflict: (state) => eventSays.notReminded(params.id, state),
+    rules: [{ when: gt(events.startsAt, now), message: eventSays.startedReminding(params.id) }],
     also: sending.statements,
   });
   await sending.dispatch();
@@ -97,6 +107,7 @@ const deleteRoute = defineRoute({
   module: "events",
   audit: "event",
   errors: [409],
+  examples: { 409: eventSays.cancelledAlready(42, "cancelled") },
   request: { params: IdParams, body: jsonBody(ReasonBody, "EventDeleteWithReason") },
   responses: { 200: json(EventRecord, "The event, cancelled") },
 });
@@ -120,7 +131,7 @@ export async function deleteEventWithReason(ctx: Ctx, { params, body }: InputOf<
       sequence: sql`${events.sequence} + 1`,
     },
     from: { column: events.status, states: ["scheduled"] },
-    conflict: (state) => m`Event ${params.id} is ${state} already`,
+    conflict: (state) => eventSays.cancelledAlready(params.id, state),
     also: [
       ...EventReminders.update(
         ctx,
@@ -174,7 +185,7 @@ export async function createEventSignedUrl(ctx: Ctx, { params, body }: InputOf<t
   let key: string;
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "image/png";
     key = `${schoolOf(ctx)}/events/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
@@ -203,30 +214,35 @@ const PUBLIC_LOOKUPS_PER_MINUTE = 60;
 const Slug = z
   .string()
   .regex(/^[A-Za-z0-9_-]{8,64}$/, zodMessage(m`An event's public key`))
-  .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
+  .openapi({ example: "q3Kx9Zb0LmN4pR7sT1vW2A", description: "The event's public key: its record's `slug`" });
 
 const PublicEvent = z
   .object({
-    title: z.string(),
-    description: z.string().nullable(),
-    place: z.string().nullable(),
+    title: z.string().openapi({ description: "What the event is" }),
+    description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+    place: z.string().nullable().openapi({ description: "Where it happens; null if not said" }),
     start: z.string().openapi({ example: "2026-12-05T10:00", description: "School-local start" }),
     end: z.string().openapi({ example: "2026-12-05T13:00", description: "School-local end" }),
-    timeZone: z.string(),
-    startsAt: z.iso.datetime(),
-    endsAt: z.iso.datetime(),
-    status: z.enum(["scheduled", "cancelled"]),
+    timeZone: z
+      .string()
+      .openapi({ example: "America/Mexico_City", description: "The school's IANA zone of start and end" }),
+    startsAt: z.iso.datetime().openapi({ description: "The start as an instant (UTC)" }),
+    endsAt: z.iso.datetime().openapi({ description: "The end as an instant (UTC)" }),
+    status: z.enum(["scheduled", "cancelled"]).openapi({ description: "scheduled, or cancelled (called off)" }),
     imageUrl: z
       .string()
       .nullable()
       .openapi({ description: `A presigned GET of the image (${IMAGE_URL_SECONDS} s), or null` }),
-    school: z.object({ name: z.string() }),
+    school: z
+      .object({ name: z.string().openapi({ description: "The school's name" }) })
+      .openapi({ description: "The school that holds the event" }),
   })
-  .openapi("PublicEvent");
+  .openapi("PublicEvent", { description: "What anyone with the link may know of an event" });
 
 const publicRoute = defineRoute({
   method: "get",
-  path: "/api/v1/event/public/{slug}",
+  // The slug is a query parameter: `/event/public/{slug}` would be ambiguous with `/event/{id}/remind`.
+  path: "/api/v1/event/public",
   tag: "Communication",
   operationId: "getPublicEvent",
   summary: "An event's public page by its slug (no sign-in): what, when and where",
@@ -236,11 +252,12 @@ const publicRoute = defineRoute({
     `${PUBLIC_LOOKUPS_PER_MINUTE} lookups a minute per client address, then 429.`,
   access: "public",
   errors: [404, 429],
-  request: { params: z.object({ slug: Slug }) },
+  examples: { 404: say.notFound("Event"), 429: eventSays.tooManyLookups },
+  request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicEvent, "The event's public page") },
 });
 
-export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+export async function getPublicEvent(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
   const limited = await hit(
     ctx.deps.db,
@@ -250,7 +267,7 @@ export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof public
     now,
   );
   if (!limited.allowed) {
-    throw new ApiError(429, m`Too many event lookups; try again later`, {
+    throw new ApiError(429, eventSays.tooManyLookups, {
       headers: { "retry-after": String(limited.retryAfter) },
     });
   }
@@ -271,7 +288,7 @@ export async function getPublicEvent(ctx: Ctx, { params }: InputOf<typeof public
   }))
     .join(Schools, eq(schools.id, school))
     .join(...moduleState(school))
-    .where(eq(events.slug, params.slug))
+    .where(eq(events.slug, query.slug))
     .first();
   // A school without a state row for the module has it enabled.
   if (!row || row.enabled === false) throw notFound(m`Event not found`);

@@ -1,6 +1,6 @@
 /**
  * Calendar feeds (`/api/v1/event-calendar`): an iCalendar file (RFC 5545, src/lib/ical.ts) a phone
- * subscribes to without a bearer header, at `GET /api/v1/event-calendar/feed/{token}`.
+ * subscribes to without a bearer header, at `GET /api/v1/event-calendar/feed?token=`.
  *
  * - The school's feed (staff make it; for a page everyone may see): the events for the whole school
  *   and the school's holidays.
@@ -28,7 +28,7 @@ import { Students, students } from "../../db/schema/student";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken, timingSafeEqual } from "../../lib/crypto";
-import { ApiError, forbidden, invalidBody, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, forbidden, invalidBody, notFound, say, unprocessable } from "../../lib/errors";
 import { type CalendarEvent, calendarText } from "../../lib/ical";
 import { languageOf } from "../../lib/language";
 import { type Message, m } from "../../lib/message";
@@ -37,7 +37,7 @@ import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
 import { dateIn } from "../../lib/zoned-time";
-import { addDays, moduleState } from "./common";
+import { addDays, eventSays, moduleState } from "./common";
 import { permissions } from "./permissions";
 
 const FEED_PATH = "/api/v1/event-calendar/feed";
@@ -62,20 +62,27 @@ const TOKEN = /^([1-9]\d{0,14})\.([A-Za-z0-9_-]{43})$/;
 
 // ---- The feed records -----------------------------------------------------------------------------
 
+/** What a feed's kind means (its record and its create). */
+const FEED_KIND =
+  "school: the school's feed (whole-school events and holidays: a page anyone may see); family: a family's (also " +
+  "its children's levels and groups)";
+
 const FeedRecord = RecordBase.extend({
-  kind: z.enum(["school", "family"]).openapi({ example: "family" }),
-  familyId: z.number().int().nullable(),
+  kind: z.enum(["school", "family"]).openapi({ example: "family", description: FEED_KIND }),
+  familyId: z.number().int().nullable().openapi({ description: "The family whose feed it is; null for the school's" }),
   language: z.enum(["es", "en"]).openapi({ description: "The language of the texts the service writes in it" }),
-  path: z
-    .string()
-    .openapi({ example: `${FEED_PATH}/12.3qY...`, description: "The feed's path (its token is the secret)" }),
+  path: z.string().openapi({
+    example: `${FEED_PATH}?token=12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU`,
+    description: "The feed's path and query (its token is the secret)",
+  }),
   url: z.string().openapi({ description: "The feed's URL on the origin it was asked on" }),
   webcal: z.string().openapi({ description: "The same URL as webcal://, which phones open to subscribe" }),
   createdBy: z.number().int().nullable(),
 });
 
 function toFeed(ctx: Ctx, row: typeof calendarFeeds.$inferSelect) {
-  const path = `${FEED_PATH}/${tokenOf(ctx.deps.config.authSecret, row)}`;
+  // The token's characters (digits, base64url and a dot) need no escaping in a query.
+  const path = `${FEED_PATH}?token=${tokenOf(ctx.deps.config.authSecret, row)}`;
   const origin = currentRequest()?.origin ?? "";
   const url = `${origin}${path}`;
   return {
@@ -112,7 +119,7 @@ export const calendarFeed = defineResource({
 export const createCalendarFeedOperation = calendarFeed.create({
   access: permissions.read,
   input: z.object({
-    kind: z.enum(["school", "family"]).openapi({ example: "family" }),
+    kind: z.enum(["school", "family"]).openapi({ example: "family", description: FEED_KIND }),
     familyId: z
       .number()
       .int()
@@ -130,6 +137,12 @@ export const createCalendarFeedOperation = calendarFeed.create({
     "and per family: a second is a 409 (rotate or delete it). The answer's `url` (and `webcal`) is what a phone " +
     "subscribes to: keep it private.",
   errors: [422],
+  examples: {
+    422: [
+      { name: "noFamily", summary: "A caller who is the parent of no family", detail: eventSays.noFamily },
+      { name: "nameTheFamily", summary: "Staff, without familyId", detail: eventSays.nameTheFamily },
+    ],
+  },
 });
 
 /** Whose feed a create makes, read in one round trip: the caller's language and family, the family named. */
@@ -146,7 +159,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
   const r = await batch.commit();
   let familyId: number | null = null;
   if (body.kind === "school") {
-    if (!staff) throw forbidden(m`Missing permission ${permissions.manage.name} in school ${schoolOf(ctx)}`);
+    if (!staff) throw forbidden(say.missingPermission(permissions.manage.name, schoolOf(ctx)));
     if (body.familyId !== undefined) {
       throw invalidBody([{ path: "familyId", message: m`Only for a family's feed (kind family)` }]);
     }
@@ -159,9 +172,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
       familyId = body.familyId;
     } else if (own !== null) familyId = own;
     else {
-      throw unprocessable(
-        staff ? m`Name the family (familyId) whose feed to make` : m`A family's feed is for the parents of a family`,
-      );
+      throw unprocessable(staff ? eventSays.nameTheFamily : eventSays.noFamily);
     }
   }
   return {
@@ -197,7 +208,8 @@ export const deleteCalendarFeed = calendarFeed.delete({
 
 const feedRoute = defineRoute({
   method: "get",
-  path: `${FEED_PATH}/{token}`,
+  // The token is a query parameter: `/event-calendar/feed/{token}` would be ambiguous with `/event-calendar/{id}/rotate`.
+  path: FEED_PATH,
   tag: "Communication",
   operationId: "getCalendarFeedFile",
   summary: "A calendar feed (iCalendar, text/calendar) by its secret link: no sign-in",
@@ -208,12 +220,20 @@ const feedRoute = defineRoute({
     `fetches of a feed an hour, and ${MISSES_PER_MINUTE} unknown links per client address a minute, then 429.`,
   access: "public",
   errors: [404, 429],
+  examples: {
+    404: say.notFound("Calendar feed"),
+    429: [
+      { name: "misses", summary: "Too many unknown links from one address", detail: eventSays.tooManyFeedMisses },
+      { name: "fetches", summary: "Too many fetches of one feed in an hour", detail: eventSays.tooManyFeedFetches },
+    ],
+  },
   request: {
-    params: z.object({
-      token: z
-        .string()
-        .max(80)
-        .openapi({ param: { name: "token", in: "path" }, example: "12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU" }),
+    // Lenient, as every public route's query: a calendar app that adds a parameter of its own still gets the feed.
+    query: z.object({
+      token: z.string().max(80).openapi({
+        example: "12.3qYx9Zb0LmN4pR7sT1vW2AbCdEfGhIjKlMnOpQrStU",
+        description: "The feed's secret: as its record's `url` carries it",
+      }),
     }),
   },
   responses: {
@@ -229,9 +249,9 @@ const feedRoute = defineRoute({
 const tooMany = (retryAfter: number, message: Message) =>
   new ApiError(429, message, { headers: { "retry-after": String(retryAfter) } });
 
-export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof feedRoute>): Promise<Response> {
+export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof feedRoute>): Promise<Response> {
   const now = ctx.deps.clock.now();
-  const match = TOKEN.exec(params.token);
+  const match = TOKEN.exec(query.token);
   const school = CalendarFeeds.schoolOf();
   const row = match
     ? await CalendarFeeds.everySchool(ctx, () => ({
@@ -249,7 +269,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
         .where(eq(calendarFeeds.id, Number(match[1])))
         .first()
     : undefined;
-  const valid = row && match && timingSafeEqual(tokenOf(ctx.deps.config.authSecret, row), params.token);
+  const valid = row && match && timingSafeEqual(tokenOf(ctx.deps.config.authSecret, row), query.token);
   if (!row || !valid) {
     const miss = await hit(
       ctx.deps.db,
@@ -258,12 +278,12 @@ export async function getCalendarFeedFile(ctx: Ctx, { params }: InputOf<typeof f
       60,
       now,
     );
-    if (!miss.allowed) throw tooMany(miss.retryAfter, m`Too many unknown calendar links; try again later`);
+    if (!miss.allowed) throw tooMany(miss.retryAfter, eventSays.tooManyFeedMisses);
     throw notFound(m`Calendar feed not found`);
   }
   if (row.enabled === false) throw notFound(m`Calendar feed not found`);
   const limited = await hit(ctx.deps.db, `calendar-feed:${row.id}`, FETCHES_PER_HOUR, 3600, now);
-  if (!limited.allowed) throw tooMany(limited.retryAfter, m`Too many fetches of this calendar; try again later`);
+  if (!limited.allowed) throw tooMany(limited.retryAfter, eventSays.tooManyFeedFetches);
 
   // The feed's school is the current school of what follows: its accessors scope every read to it.
   const here: Ctx = { ...ctx, schoolId: row.schoolId };

@@ -57,18 +57,23 @@ export const MAX_EVENT_DAYS = 31;
 
 // ---- The record -----------------------------------------------------------------------------------
 
+/** What a reminder's status means (its record and the event's list of reminders). */
+export const REMINDER_STATUS_TEXT =
+  "scheduled: waiting for its time; sent: the audience was told; skipped: the event was cancelled or had started " +
+  "when it came due";
+
 export const Reminder = z.object({
   id: z.number().int(),
-  minutesBefore: z.number().int().openapi({ example: 1440 }),
-  sendAt: z.iso.datetime(),
-  status: z.enum(REMINDER_STATUSES),
+  minutesBefore: z.number().int().openapi({ example: 1440, description: "Minutes before the event's start" }),
+  sendAt: z.iso.datetime().openapi({ description: "When it goes out (UTC): the start less minutesBefore" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
 });
 
 export const EventRecord = RecordBase.extend({
-  title: z.string().openapi({ example: "Winter festival" }),
-  description: z.string().nullable(),
-  place: z.string().nullable().openapi({ example: "Main yard" }),
+  title: z.string().openapi({ example: "Winter festival", description: "What the event is, as its audience reads it" }),
+  description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+  place: z.string().nullable().openapi({ example: "Main yard", description: "Where it happens; null if not said" }),
   start: z.string().openapi({ example: "2026-12-05T10:00", description: "School-local start" }),
   end: z.string().openapi({ example: "2026-12-05T13:00", description: "School-local end" }),
   timeZone: z.string().openapi({ example: "America/Mexico_City", description: "The zone of start and end" }),
@@ -77,9 +82,12 @@ export const EventRecord = RecordBase.extend({
   forSchool: z.boolean().openapi({ description: "For every member of the school" }),
   levels: z.array(z.enum(LEVELS)).openapi({ example: ["elementary"], description: "Levels it is for" }),
   groupIds: z.array(z.number().int()).openapi({ example: [3], description: "Groups it is for" }),
-  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/event/public/{slug}" }),
+  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/event/public?slug=" }),
   image: z.string().nullable().openapi({ description: "The image's object key (download it with the signed URL)" }),
-  status: z.enum(EVENT_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(EVENT_STATUSES).openapi({
+    example: "scheduled",
+    description: "scheduled, or cancelled (deleted with a reason: it stays, so links and calendars show it called off)",
+  }),
   sequence: z.number().int().openapi({ description: "One more on every change (iCalendar SEQUENCE)" }),
   createdBy: z.number().int().nullable(),
   remindedAt: z.iso.datetime().nullable().openapi({ description: "When the audience was last reminded now" }),
@@ -138,6 +146,28 @@ export function toEvent(row: EventRow): EventRecordOf {
     reminders: reminders.success ? reminders.data.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id) : [],
   };
 }
+
+// ---- What the operations refuse with -------------------------------------------------------------
+
+/**
+ * The details the event operations refuse with: the verbs throw these and the routes show them as
+ * their examples, so the document says what the API answers (docs/decisions.md, "The document
+ * teaches by example").
+ */
+export const eventSays = {
+  notReminded: (id: number, state: string) => m`Event ${id} is ${state}; only a scheduled event is reminded`,
+  startedReminding: (id: number) => m`Event ${id} has started: it is too late to remind`,
+  cancelledAlready: (id: number, state: string) => m`Event ${id} is ${state} already`,
+  nobodyReminded: (id: number, state: string) => m`Event ${id} is ${state}: nobody is reminded of it`,
+  reminderPast: (minutesBefore: number, sendAt: string) =>
+    m`${minutesBefore} minutes before the start is already past (${sendAt})`,
+  reminderTwice: m`The event already has a reminder at that time before its start`,
+  tooManyLookups: m`Too many event lookups; try again later`,
+  tooManyFeedMisses: m`Too many unknown calendar links; try again later`,
+  tooManyFeedFetches: m`Too many fetches of this calendar; try again later`,
+  nameTheFamily: m`Name the family (familyId) whose feed to make`,
+  noFamily: m`A family's feed is for the parents of a family`,
+} as const;
 
 // ---- Who sees an event ----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ export default defineModule({
       import("./reminders"),
       import("./calendar"),
     ]);
-    // The fixed sub-paths before `{id}`: `/public/{slug}` and `/feed/{token}` are not ids.
+    // The fixed sub-paths before `{id}`: `/public` and `/feed` are not ids.
     return {
       operations: [
         a.getPublicEventOperation,

@@ -27,15 +27,23 @@ import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
-import { eventNotice, LEADS, noticeAudience, teachersOfEvent, toEvent } from "./common";
+import {
+  eventNotice,
+  eventSays,
+  LEADS,
+  noticeAudience,
+  REMINDER_STATUS_TEXT,
+  teachersOfEvent,
+  toEvent,
+} from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
 const ReminderRecord = RecordBase.extend({
   eventId: z.number().int(),
-  minutesBefore: z.number().int().openapi({ example: 1440 }),
+  minutesBefore: z.number().int().openapi({ example: 1440, description: "Minutes before the event's start" }),
   sendAt: z.iso.datetime().openapi({ description: "The event's start less minutesBefore (moves with the start)" }),
-  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled", description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
   recipientCount: z.number().int().nullable().openapi({ description: "People it was addressed to when sent" }),
   createdBy: z.number().int().nullable(),
@@ -61,7 +69,7 @@ export const eventReminder = defineResource({
     recipientCount: row.recipientCount,
     createdBy: row.createdBy,
   }),
-  conflictMessage: m`The event already has a reminder at that time before its start`,
+  conflictMessage: eventSays.reminderTwice,
 });
 
 /** At most 30 days before the start. */
@@ -73,10 +81,10 @@ async function reminderValues(ctx: Ctx, body: { eventId: number; minutesBefore: 
     .where(eq(events.id, body.eventId))
     .first();
   if (!row) throw notFound(m`Event ${body.eventId} not found`);
-  if (row.status !== "scheduled") throw conflict(m`Event ${body.eventId} is ${row.status}: nobody is reminded of it`);
+  if (row.status !== "scheduled") throw conflict(eventSays.nobodyReminded(body.eventId, row.status));
   const sendAt = new Date(Date.parse(row.startsAt) - body.minutesBefore * 60_000);
   if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
-    throw unprocessable(m`${body.minutesBefore} minutes before the start is already past (${sendAt.toISOString()})`);
+    throw unprocessable(eventSays.reminderPast(body.minutesBefore, sendAt.toISOString()));
   }
   return {
     eventId: body.eventId,
@@ -105,6 +113,13 @@ export const createEventReminderOperation = eventReminder.create({
     "once. It moves with the start. An unknown event is a 404, a cancelled one a 409, the same time twice a 409, a " +
     "time already past a 422.",
   errors: [422],
+  examples: {
+    409: [
+      { name: "twice", summary: "The same time before the start twice", detail: eventSays.reminderTwice },
+      { name: "cancelled", summary: "The event is cancelled", detail: eventSays.nobodyReminded(7, "cancelled") },
+    ],
+    422: eventSays.reminderPast(1440, "2026-12-04T16:00:00.000Z"),
+  },
 });
 
 export const deleteEventReminder = eventReminder.delete({

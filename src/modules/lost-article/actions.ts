@@ -13,7 +13,7 @@ import { LostArticleReminders, lostArticleReminders, lostArticles } from "../../
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -23,26 +23,26 @@ import { dateIn } from "../../lib/zoned-time";
 import { notify } from "../notification/api";
 import { schoolZone } from "../school/api";
 import { permissions } from "./permissions";
-import { LostArticleRecord, lostArticle } from "./resource";
+import { LostArticleRecord, lostArticle, lostArticleSays } from "./resource";
 
-/** The 409 of each action on an article in another state: a whole sentence each, for translation. */
+/** The 409 of each action on an article in another state. */
 const wrongState = {
   claim:
     ({ id }: { id: number }) =>
     (state: string) =>
-      m`Lost article ${id} is ${state}; only a found article (not claimed, delivered or donated) can be claimed`,
+      lostArticleSays.notClaimable(id, state),
   cancelClaim:
     ({ id }: { id: number }) =>
     (state: string) =>
-      m`Lost article ${id} is ${state}; only a claimed article's claim can be cancelled`,
+      lostArticleSays.notCancellable(id, state),
   deliver:
     ({ id }: { id: number }) =>
     (state: string) =>
-      m`Lost article ${id} is ${state}; only a found or claimed article can be delivered`,
+      lostArticleSays.notDeliverable(id, state),
   donate:
     ({ id }: { id: number }) =>
     (state: string) =>
-      m`Lost article ${id} is ${state}; only a found article can be donated (a claimed article waits for its owner)`,
+      lostArticleSays.notDonatable(id, state),
 };
 
 /** The scheduled reminders of an article, skipped: it left the states they were for. */
@@ -106,13 +106,14 @@ export const cancelLostArticleClaim = lostArticle.action({
   conflict: wrongState.cancelClaim,
   summary: "Cancel a claim: the article is found again",
   description: "The claimant, or staff for any claim (anyone else: 422). An article not claimed is a 409.",
+  examples: { 422: lostArticleSays.onlyClaimant },
   rules: (ctx) =>
     ctx.can(permissions.manage)
       ? []
       : [
           {
             when: eq(lostArticles.claimedBy, ctx.userId ?? 0),
-            message: m`Only the claimant or staff cancel a claim`,
+            message: lostArticleSays.onlyClaimant,
           },
         ],
   set: () => ({ status: "found", claimedBy: null, claimedAt: null, claimedForStudentId: null }),
@@ -158,6 +159,10 @@ const donateRoute = defineRoute({
   module: "lost-articles",
   audit: "lost-article",
   errors: [409, 422],
+  examples: {
+    409: lostArticleSays.notDonatable(42, "claimed"),
+    422: lostArticleSays.beforeDonationDate(42, "2026-11-27"),
+  },
   request: { params: IdParams },
   responses: { 200: json(LostArticleRecord, "The article, donated") },
 });
@@ -174,7 +179,7 @@ export async function donateLostArticle(ctx: Ctx, { params }: InputOf<typeof don
     rules: [
       {
         when: lte(lostArticles.donateAfter, today),
-        message: m`Lost article ${params.id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
+        message: lostArticleSays.beforeDonationDate(params.id, today),
       },
     ],
     also: skipReminders(ctx, params.id),
@@ -197,6 +202,14 @@ const remindRoute = defineRoute({
   module: "lost-articles",
   audit: "lost-article",
   errors: [409, 422],
+  examples: {
+    409: lostArticleSays.noClaimant(42, "found"),
+    422: {
+      name: "claimedByAnother",
+      summary: "The claim was cancelled and another member claimed it meanwhile: read it again",
+      detail: lostArticleSays.claimedByAnother,
+    },
+  },
   request: { params: IdParams },
   responses: { 200: json(LostArticleRecord, "The article, its claimant reminded") },
 });
@@ -217,11 +230,9 @@ export async function remindLostArticle(ctx: Ctx, { params }: InputOf<typeof rem
     action: "remind",
     set: { remindedAt: now },
     from: { column: lostArticles.status, states: ["claimed"] },
-    conflict: (state) => m`Lost article ${params.id} is ${state}; only a claimed article has someone to remind`,
+    conflict: (state) => lostArticleSays.noClaimant(params.id, state),
     // The claimant told is the one read: a claim cancelled and made by another meanwhile is a 422 to retry.
-    rules: [
-      { when: eq(lostArticles.claimedBy, article.claimedBy ?? 0), message: m`Claimed by someone else meanwhile` },
-    ],
+    rules: [{ when: eq(lostArticles.claimedBy, article.claimedBy ?? 0), message: lostArticleSays.claimedByAnother }],
     also: sending?.statements ?? [],
   });
   await sending?.dispatch();
@@ -278,7 +289,7 @@ export async function createLostArticleSignedUrl(ctx: Ctx, { params, body }: Inp
   let key: string;
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "image/jpeg";
     key = `${schoolOf(ctx)}/lost-articles/${id}/photo-${crypto.randomUUID()}.${PHOTO_TYPES[contentType]}`;

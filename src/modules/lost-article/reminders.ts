@@ -31,7 +31,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { notify } from "../notification/api";
 import { pickUpNotice } from "./actions";
 import { permissions } from "./permissions";
-import { REMINDER_TIME, reminderInstant } from "./resource";
+import { lostArticleSays, REMINDER_STATUS_TEXT, REMINDER_TIME, reminderInstant } from "./resource";
 
 const Time = z
   .string()
@@ -40,12 +40,16 @@ const Time = z
 
 const ReminderRecord = RecordBase.extend({
   lostArticleId: z.number().int(),
-  daysBefore: z.number().int().openapi({ example: 3 }),
-  time: z.string().openapi({ example: "08:00" }),
+  daysBefore: z.number().int().openapi({ example: 3, description: "Days before the donation date: 0 is that day" }),
+  time: z.string().openapi({ example: "08:00", description: "School-local HH:mm it goes out at" }),
   sendAt: z.iso.datetime().openapi({ description: "daysBefore the donation date at time (moves with that date)" }),
-  status: z.enum(LOST_REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  status: z.enum(LOST_REMINDER_STATUSES).openapi({ example: "scheduled", description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
-  recipientCount: z.number().int().nullable(),
+  recipientCount: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "People it was addressed to when sent; null until then" }),
   createdBy: z.number().int().nullable(),
 });
 
@@ -70,7 +74,7 @@ export const lostArticleReminder = defineResource({
     recipientCount: row.recipientCount,
     createdBy: row.createdBy,
   }),
-  conflictMessage: m`The article already has a reminder that many days before its donation date`,
+  conflictMessage: lostArticleSays.reminderTwice,
 });
 
 const MAX_DAYS = 60;
@@ -99,17 +103,12 @@ export const createLostArticleReminderOperation = lostArticleReminder.create({
     const row = r.get(article)[0];
     if (!row) throw notFound(m`Lost article ${body.lostArticleId} not found`);
     if (row.status !== "found" && row.status !== "claimed") {
-      throw conflict(m`Lost article ${body.lostArticleId} is ${row.status}: there is nothing to remind of`);
+      throw conflict(lostArticleSays.nothingToRemind(body.lostArticleId, row.status));
     }
     const time = body.time ?? REMINDER_TIME;
     const sendAt = reminderInstant(row.donateAfter, body.daysBefore, time, r.get(school)[0]?.timeZone ?? "UTC");
     if (sendAt.getTime() <= ctx.deps.clock.now().getTime()) {
-      const { daysBefore } = body;
-      throw unprocessable(
-        daysBefore === 1
-          ? m`${daysBefore} day before the donation date (${row.donateAfter}) at ${time} is already past`
-          : m`${daysBefore} days before the donation date (${row.donateAfter}) at ${time} is already past`,
-      );
+      throw unprocessable(lostArticleSays.reminderPast(body.daysBefore, row.donateAfter, time));
     }
     return {
       lostArticleId: body.lostArticleId,
@@ -127,6 +126,17 @@ export const createLostArticleReminderOperation = lostArticleReminder.create({
     "Sent once by the 5-minute sweep; skipped if the article was delivered or donated by then. An unknown article is " +
     "a 404, a delivered or donated one a 409, the same days twice a 409, a time already past a 422.",
   errors: [422],
+  examples: {
+    409: [
+      { name: "twice", summary: "The same days before the donation date twice", detail: lostArticleSays.reminderTwice },
+      {
+        name: "closed",
+        summary: "The article was delivered or donated",
+        detail: lostArticleSays.nothingToRemind(7, "delivered"),
+      },
+    ],
+    422: lostArticleSays.reminderPast(3, "2026-12-20", "08:00"),
+  },
 });
 
 export const deleteLostArticleReminder = lostArticleReminder.delete({

@@ -67,7 +67,22 @@ export const NEXT: Record<LostArticleStatus, LostArticleStatus[]> = {
   donated: [],
 };
 
-const Names = z.object({ en: z.string(), es: z.string() });
+const Names = z
+  .object({
+    en: z.string().openapi({ description: "In English" }),
+    es: z.string().openapi({ description: "In Spanish" }),
+  })
+  .openapi({ description: "The name in each language the service speaks" });
+
+/** An article's category, as bodies, filters and records name it. */
+const Category = z.enum(LOST_ARTICLE_CATEGORIES).openapi({
+  example: "clothing",
+  description: "What kind of thing it is (GET /api/v1/lost-article/categories names each)",
+});
+/** What an article's status means. */
+const STATUS_TEXT =
+  "found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away " +
+  "after its donation date";
 /** The request's language for the names (src/lib/language.ts): the app may pick from `names`. */
 const requestLanguage = currentLanguage;
 
@@ -84,7 +99,19 @@ const categoriesRoute = defineRoute({
   responses: {
     200: json(
       z
-        .object({ data: z.array(z.object({ key: z.enum(LOST_ARTICLE_CATEGORIES), name: z.string(), names: Names })) })
+        .object({
+          data: z
+            .array(
+              z.object({
+                key: z
+                  .enum(LOST_ARTICLE_CATEGORIES)
+                  .openapi({ description: "The category's key, as articles and filters name it" }),
+                name: z.string().openapi({ description: "Its name in the request's language" }),
+                names: Names,
+              }),
+            )
+            .openapi({ description: "Every category, in a fixed order" }),
+        })
         .openapi("LostArticleCategories"),
       "The categories",
     ),
@@ -113,14 +140,20 @@ const statusesRoute = defineRoute({
     200: json(
       z
         .object({
-          data: z.array(
-            z.object({
-              key: z.enum(LOST_ARTICLE_STATUSES),
-              name: z.string(),
-              names: Names,
-              next: z.array(z.enum(LOST_ARTICLE_STATUSES)),
-            }),
-          ),
+          data: z
+            .array(
+              z.object({
+                key: z
+                  .enum(LOST_ARTICLE_STATUSES)
+                  .openapi({ description: "The status's key, as articles and filters name it" }),
+                name: z.string().openapi({ description: "Its name in the request's language" }),
+                names: Names,
+                next: z
+                  .array(z.enum(LOST_ARTICLE_STATUSES))
+                  .openapi({ description: "The statuses an article in this one may move to; none: final" }),
+              }),
+            )
+            .openapi({ description: "Every status, in the order an article goes through them" }),
         })
         .openapi("LostArticleStatuses"),
       "The statuses",
@@ -139,39 +172,76 @@ export const listLostArticleStatusesOperation = operation(statusesRoute, () => {
   };
 });
 
+// ---- What the operations refuse with -----------------------------------------------------------
+
+/**
+ * The details the lost-and-found operations refuse with: the verbs throw these and the routes show
+ * them as their examples (docs/decisions.md, "The document teaches by example").
+ */
+export const lostArticleSays = {
+  notClaimable: (id: number, state: string) =>
+    m`Lost article ${id} is ${state}; only a found article (not claimed, delivered or donated) can be claimed`,
+  notCancellable: (id: number, state: string) =>
+    m`Lost article ${id} is ${state}; only a claimed article's claim can be cancelled`,
+  notDeliverable: (id: number, state: string) =>
+    m`Lost article ${id} is ${state}; only a found or claimed article can be delivered`,
+  notDonatable: (id: number, state: string) =>
+    m`Lost article ${id} is ${state}; only a found article can be donated (a claimed article waits for its owner)`,
+  onlyClaimant: m`Only the claimant or staff cancel a claim`,
+  beforeDonationDate: (id: number, today: string) =>
+    m`Lost article ${id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
+  noClaimant: (id: number, state: string) =>
+    m`Lost article ${id} is ${state}; only a claimed article has someone to remind`,
+  claimedByAnother: m`Claimed by someone else meanwhile`,
+  nothingToRemind: (id: number, state: string) => m`Lost article ${id} is ${state}: there is nothing to remind of`,
+  reminderPast: (daysBefore: number, donateAfter: string, time: string) =>
+    daysBefore === 1
+      ? m`${daysBefore} day before the donation date (${donateAfter}) at ${time} is already past`
+      : m`${daysBefore} days before the donation date (${donateAfter}) at ${time} is already past`,
+  reminderTwice: m`The article already has a reminder that many days before its donation date`,
+} as const;
+
 // ---- The record ---------------------------------------------------------------------------------
 
 const Day = z.iso.date().openapi({ example: "2026-11-20", description: "School-local YYYY-MM-DD" });
 
+/** What a reminder's status means (its record and the article's list of reminders). */
+export const REMINDER_STATUS_TEXT =
+  "scheduled: waiting for its time; sent: the claimant or the parents were told; skipped: the article was delivered " +
+  "or donated when it came due";
+
 const ReminderSummary = z.object({
   id: z.number().int(),
-  daysBefore: z.number().int(),
-  time: z.string(),
-  sendAt: z.iso.datetime(),
-  status: z.enum(LOST_REMINDER_STATUSES),
+  daysBefore: z.number().int().openapi({ description: "Days before the donation date: 0 is that day" }),
+  time: z.string().openapi({ example: "08:00", description: "School-local HH:mm it goes out at" }),
+  sendAt: z.iso.datetime().openapi({ description: "When it goes out (UTC)" }),
+  status: z.enum(LOST_REMINDER_STATUSES).openapi({ description: REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
 });
 
 export const LostArticleRecord = RecordBase.extend({
-  name: z.string().openapi({ example: "Blue jacket" }),
-  description: z.string().nullable(),
-  category: z.enum(LOST_ARTICLE_CATEGORIES).openapi({ example: "clothing" }),
-  status: z.enum(LOST_ARTICLE_STATUSES).openapi({ example: "found" }),
-  foundOn: Day,
-  foundPlace: z.string().nullable().openapi({ example: "Gym" }),
+  name: z.string().openapi({ example: "Blue jacket", description: "What was found" }),
+  description: z.string().nullable().openapi({ description: "What helps its owner know it; null if none" }),
+  category: Category,
+  status: z.enum(LOST_ARTICLE_STATUSES).openapi({ example: "found", description: STATUS_TEXT }),
+  foundOn: Day.openapi({ description: "The school-local day it was found" }),
+  foundPlace: z.string().nullable().openapi({ example: "Gym", description: "Where it was found; null if not said" }),
   donateAfter: Day.openapi({ description: "From this day an unclaimed article may be donated" }),
   photo: z.string().nullable().openapi({ description: "The photo's object key (download it with the signed URL)" }),
-  claimedAt: z.iso.datetime().nullable(),
+  claimedAt: z.iso.datetime().nullable().openapi({ description: "When it was claimed (UTC); null unless claimed" }),
   mine: z.boolean().openapi({ description: "The caller claimed it" }),
   claimedBy: z.number().int().nullable().openapi({ description: "Staff and the claimant only" }),
   claimedForStudentId: z.number().int().nullable().openapi({ description: "Staff and the claimant only" }),
-  deliveredAt: z.iso.datetime().nullable(),
+  deliveredAt: z.iso.datetime().nullable().openapi({ description: "When it was handed over (UTC); null until then" }),
   receivedBy: z.string().nullable().openapi({ description: "Who took it away (staff and the claimant only)" }),
   deliveredBy: z.number().int().nullable().openapi({ description: "Staff only" }),
-  donatedAt: z.iso.datetime().nullable(),
+  donatedAt: z.iso.datetime().nullable().openapi({ description: "When it was donated (UTC); null unless donated" }),
   donatedBy: z.number().int().nullable().openapi({ description: "Staff only" }),
   createdBy: z.number().int().nullable().openapi({ description: "Staff only" }),
-  remindedAt: z.iso.datetime().nullable(),
+  remindedAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When staff last reminded its claimant to pick it up (UTC); null if never" }),
   reminders: z.array(ReminderSummary).openapi({ description: "Its reminders before the donation date (staff only)" }),
 });
 export type LostArticleRecordOf = z.output<typeof LostArticleRecord>;
@@ -245,7 +315,7 @@ export const listLostArticles = lostArticle.list({
       example: "found",
     },
     category: {
-      schema: z.enum(LOST_ARTICLE_CATEGORIES).optional(),
+      schema: Category.optional().openapi({ description: "Only articles of this category" }),
       where: (_ctx: Ctx, v: LostArticleCategory) => eq(lostArticles.category, v),
       example: "clothing",
     },
@@ -342,7 +412,7 @@ const created = lostArticle.create({
   input: z.object({
     name: Name,
     description: Description.optional(),
-    category: z.enum(LOST_ARTICLE_CATEGORIES).openapi({ example: "clothing" }),
+    category: Category,
     foundOn: Day.optional().openapi({ description: "Default: today at the school; not after today" }),
     foundPlace: Place.optional(),
     donateAfter: Day.optional().openapi({
@@ -387,7 +457,7 @@ const updated = lostArticle.update({
   input: z.object({
     name: Name.optional(),
     description: Description.nullable().optional(),
-    category: z.enum(LOST_ARTICLE_CATEGORIES).optional(),
+    category: Category.optional(),
     foundOn: Day.optional(),
     foundPlace: Place.nullable().optional(),
     donateAfter: Day.optional(),

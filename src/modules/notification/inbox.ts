@@ -39,15 +39,25 @@ import { inLanguage } from "./deliver";
 const PATH = "/api/v1/notification";
 const copy = notificationRecipients;
 
-export const Category = z.enum(NOTIFICATION_CATEGORIES).openapi({ example: "general" });
+export const Category = z.enum(NOTIFICATION_CATEGORIES).openapi({
+  example: "general",
+  description:
+    "What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, " +
+    "general (anything else staff send), emergency (no preference silences it)",
+});
 
 export const InboxNotification = RecordBase.extend({
   category: Category,
-  urgent: z.boolean(),
+  urgent: z.boolean().openapi({ description: "The sender marked it urgent: pushed at once, even during quiet hours" }),
   title: z.string().openapi({ description: "In the caller's language (Accept-Language, else their own)" }),
-  body: z.string(),
+  body: z.string().openapi({ description: "The message, in the same language as the title" }),
   about: z
-    .object({ entity: z.string().openapi({ example: "event" }), id: z.number().int() })
+    .object({
+      entity: z
+        .string()
+        .openapi({ example: "event", description: "The kind of record: event, lost-article, task, ..." }),
+      id: z.number().int().openapi({ description: "The record's id" }),
+    })
     .nullable()
     .openapi({ description: "The record it is about (the app's deep link), if any" }),
   senderId: z
@@ -55,8 +65,11 @@ export const InboxNotification = RecordBase.extend({
     .int()
     .nullable()
     .openapi({ description: "The staff member who sent it; null: the school's service" }),
-  read: z.boolean(),
-  readAt: z.iso.datetime().nullable(),
+  read: z.boolean().openapi({ description: "Whether the caller has read it" }),
+  readAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When the caller first read it (UTC); null while unread" }),
 }).openapi("Notification", {
   description:
     "A notification in the caller's inbox: `createdAt` when it was sent, `updatedAt` when their copy last changed",

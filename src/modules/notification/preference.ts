@@ -52,24 +52,52 @@ const Time = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, zodMessage(m`A time of day HH:mm`))
   .openapi({ example: "21:00" });
 const QuietHours = z
-  .strictObject({ start: Time, end: Time.openapi({ example: "07:00" }) })
+  .strictObject({
+    start: Time.openapi({ description: "When pushes start to wait: HH:mm, the school's time" }),
+    end: Time.openapi({ example: "07:00", description: "When they go out: HH:mm, the school's time" }),
+  })
   .refine((q) => q.start !== q.end, zodMessage(m`start and end must differ`))
   .openapi({ description: "Pushes wait from start until end (the school's time zone; past midnight allowed)" });
 
-const ChannelsRecord = z.object({ push: z.boolean(), inbox: z.boolean() });
+/** What each category covers, for the document. */
+const COVERS: Record<CategoryKey, string> = {
+  afternoon: "The afternoon: how children go home",
+  tasks: "Tasks and appointments",
+  events: "Events and their reminders",
+  lostAndFound: "Lost and found",
+  general: "Anything else staff send",
+};
+
+const ChannelsRecord = z.object({
+  push: z.boolean().openapi({ description: "Pushed to the user's devices" }),
+  inbox: z.boolean().openapi({ description: "Kept in the user's inbox" }),
+});
 const Settings = {
-  categories: z.object(perCategory(() => ChannelsRecord)),
-  quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),
+  categories: z
+    .object(perCategory((k) => ChannelsRecord.openapi({ description: COVERS[k] })))
+    .openapi({ description: "Push and inbox, on or off, per category (an emergency has none: always both)" }),
+  quietHours: z
+    .object({
+      start: z
+        .string()
+        .openapi({ example: "21:00", description: "When pushes start to wait: HH:mm, the school's time" }),
+      end: z.string().openapi({ example: "07:00", description: "When they go out: HH:mm, the school's time" }),
+    })
+    .nullable()
+    .openapi({ description: "Pushes wait from start until end (past midnight allowed); null: no quiet hours" }),
 };
 
 export const NotificationPreference = RecordBase.extend(Settings).openapi("NotificationPreference", {
   description: "Your notification preferences in the school (an emergency ignores them)",
 });
 
-const ChannelsInput = z.strictObject({ push: z.boolean().optional(), inbox: z.boolean().optional() });
+const ChannelsInput = z.strictObject({
+  push: z.boolean().optional().openapi({ description: "Pushed to your devices (left out: unchanged)" }),
+  inbox: z.boolean().optional().openapi({ description: "Kept in your inbox (left out: unchanged)" }),
+});
 const PreferenceInput = z.strictObject({
   categories: z
-    .strictObject(perCategory(() => ChannelsInput.optional()))
+    .strictObject(perCategory((k) => ChannelsInput.optional().openapi({ description: COVERS[k] })))
     .optional()
     .openapi({
       description: "The channels to change, per category (the others stay)",

@@ -66,7 +66,10 @@ const SyncRole = z.strictObject({ roleId: recordId().openapi({ type: "integer", 
 const Synced = z
   .object({
     roleId: z.number().int(),
-    topic: z.string().openapi({ example: "school-1-role-5" }),
+    topic: z.string().openapi({
+      example: "school-1-role-5",
+      description: "The role's topic at the provider: school-<schoolId>-role-<roleId>",
+    }),
     devices: z.number().int().openapi({ description: "Devices subscribed now" }),
     subscribed: z.number().int().openapi({ description: "Devices added by this sync" }),
     unsubscribed: z.number().int().openapi({ description: "Devices removed by this sync" }),
@@ -235,8 +238,11 @@ const Device = z.object({
 const ProviderUser = z
   .object({
     userId: z.number().int(),
-    provider: z.enum(["log", "fcm"]),
-    devices: z.array(Device),
+    provider: z.enum(["log", "fcm"]).openapi({
+      description:
+        "The push provider of this deployment: fcm (Firebase Cloud Messaging); log (development: the push outbox)",
+    }),
+    devices: z.array(Device).openapi({ description: "The member's registered devices, with their topics" }),
   })
   .openapi("PushProviderUser");
 

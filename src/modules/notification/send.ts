@@ -34,8 +34,11 @@ const About = z
     entity: z
       .string()
       .regex(/^[a-z][a-z-]{0,39}$/, zodMessage(m`An entity name like event or lost-article`))
-      .openapi({ example: "event" }),
-    id: recordId().openapi({ type: "integer", example: 3 }),
+      .openapi({
+        example: "event",
+        description: "The kind of record, as the app's deep links name it: event, task, ...",
+      }),
+    id: recordId().openapi({ type: "integer", example: 3, description: "The record's id" }),
   })
   .openapi({ description: "The record it is about: the app opens it from the notification" });
 
@@ -74,18 +77,33 @@ const SendBody = z
 
 export const SentNotification = RecordBase.extend({
   category: Category,
-  urgent: z.boolean(),
-  title: z.string(),
-  body: z.string(),
-  about: z.object({ entity: z.string(), id: z.number().int() }).nullable(),
+  urgent: z.boolean().openapi({ description: "Pushed at once even during quiet hours" }),
+  title: z.string().openapi({ description: "The title, as sent" }),
+  body: z.string().openapi({ description: "The message, as sent" }),
+  about: z
+    .object({
+      entity: z.string().openapi({ description: "The kind of record: event, lost-article, task, ..." }),
+      id: z.number().int().openapi({ description: "The record's id" }),
+    })
+    .nullable()
+    .openapi({ description: "The record it is about (the app's deep link); null if none" }),
   audience: z
     .object({
-      users: z.array(z.number().int()).optional(),
-      roles: z.array(z.number().int()).optional(),
-      groups: z.array(z.number().int()).optional(),
-      levels: z.array(z.enum(LEVELS)).optional(),
-      guardiansOf: z.array(z.number().int()).optional(),
-      school: z.literal(true).optional(),
+      users: z.array(z.number().int()).optional().openapi({ description: "Members named one by one (user ids)" }),
+      roles: z.array(z.number().int()).optional().openapi({ description: "The holders of these roles (role ids)" }),
+      groups: z
+        .array(z.number().int())
+        .optional()
+        .openapi({ description: "The guardians of these groups' students (group ids)" }),
+      levels: z
+        .array(z.enum(LEVELS))
+        .optional()
+        .openapi({ description: "The guardians of the school's students of these levels" }),
+      guardiansOf: z
+        .array(z.number().int())
+        .optional()
+        .openapi({ description: "The guardians of these students (student ids)" }),
+      school: z.literal(true).optional().openapi({ description: "true: everyone with a role in the school" }),
     })
     .openapi({ description: "Who it is for, as sent" }),
   recipients: z.number().int().openapi({ description: "How many people it reaches (each once)" }),

@@ -25,6 +25,7 @@ import { LEVELS } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { type Audience, type Notice, notify } from "../notification/api";
+import { taskSays } from "./common";
 
 export const MAX_STUDENTS = 500;
 export const MAX_USERS = 500;
@@ -159,9 +160,7 @@ export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolv
   );
   const users = [...new Set([...named, ...(holders ? r.get(holders).map((h) => h.userId) : [])])].sort((x, y) => x - y);
   if (studentRows.length + users.length === 0) {
-    throw unprocessable(
-      m`The audience reaches nobody: its groups and levels have no active students, its roles no holders`,
-    );
+    throw unprocessable(taskSays.reachesNobody);
   }
   return { students: studentRows, users, timeZone: r.get(school)[0]?.timeZone ?? "UTC" };
 }

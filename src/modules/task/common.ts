@@ -21,6 +21,7 @@ import {
 } from "../../db/schema/task";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
+import { m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
@@ -48,39 +49,80 @@ export const receivedTask = (ctx: Ctx): SQL =>
 /** Who sees a task: staff every one; anyone else the published ones that reached them. */
 export const visibleTask = (ctx: Ctx): SQL | undefined => (ctx.can(permissions.manage) ? undefined : receivedTask(ctx));
 
+// ---- What the operations refuse with -----------------------------------------------------------
+
+/**
+ * The details the task operations refuse with: the verbs throw these and the routes show them as
+ * their examples (docs/decisions.md, "The document teaches by example").
+ */
+export const taskSays = {
+  reachesNobody: m`The audience reaches nobody: its groups and levels have no active students, its roles no holders`,
+  duePast: (dueDate: string, today: string) => m`dueDate ${dueDate} is past (today is ${today} at the school)`,
+  sentTwice: m`This task was sent twice at once; read the list`,
+  heldForSession: (id: number) => m`Task ${id} is held for its session (draft): nobody has it yet`,
+  sessionBooked: (id: number, live: number) =>
+    live === 1
+      ? m`Task ${id}'s session has ${live} booked appointment: cancel it first`
+      : m`Task ${id}'s session has ${live} booked appointments: cancel them first`,
+  severalCopies: (id: number, studentIds: readonly (number | null)[]) =>
+    m`You have ${studentIds.length} copies of task ${id} (students ${studentIds.map((s) => s ?? "-").join(", ")}): name studentId`,
+  /** A child's copy names the student; one's own copy says "for you". */
+  completedAlready: (id: number, studentId: number | null) =>
+    studentId !== null
+      ? m`Task ${id} for student ${studentId} is already completed; read it again`
+      : m`Task ${id} for you is already completed; read it again`,
+  notCompleted: (id: number, studentId: number | null) =>
+    studentId !== null
+      ? m`Task ${id} for student ${studentId} is not completed (or its completion changed); read it again`
+      : m`Task ${id} for you is not completed (or its completion changed); read it again`,
+  completedByBooking: (id: number, studentId: number | null, appointmentId: number) =>
+    studentId !== null
+      ? m`Task ${id} for student ${studentId} was completed by booking appointment ${appointmentId}: cancel the appointment instead`
+      : m`Task ${id} for you was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
+  /** A person's own copy, and the caller is not that person (staff acting on it): no "for you" here. */
+  notYourFolder: (id: number, studentId: number | null) =>
+    studentId !== null
+      ? m`Archiving is each person's own folder: task ${id} for student ${studentId} has no copy of yours`
+      : m`Archiving is each person's own folder: task ${id} has no copy of yours`,
+  reminderPast: m`sendAt must be in the future`,
+  reminderTooFar: (days: number) => m`sendAt must be at most ${days} days ahead`,
+} as const;
+
 // ---- Records ------------------------------------------------------------------------------------
 
 export const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-local YYYY-MM-DD" });
 
 export const Attachment = z
   .object({
-    name: z.string().openapi({ example: "field-trip-permission.pdf" }),
-    contentType: z.string().openapi({ example: "application/pdf" }),
+    name: z.string().openapi({ example: "field-trip-permission.pdf", description: "The file's name, as uploaded" }),
+    contentType: z.string().openapi({ example: "application/pdf", description: "The file's media type" }),
   })
-  .openapi("TaskAttachment");
+  .openapi("TaskAttachment", {
+    description: "The task's file: download it with POST /api/v1/pending/{id}/signed-url { method: GET }",
+  });
 
 export const Audience = z
   .object({
-    studentIds: z.array(z.number().int()),
-    groupIds: z.array(z.number().int()),
-    levels: z.array(z.enum(LEVELS)),
-    roleIds: z.array(z.number().int()),
-    userIds: z.array(z.number().int()),
+    studentIds: z.array(z.number().int()).openapi({ description: "These students' families (one copy per student)" }),
+    groupIds: z.array(z.number().int()).openapi({ description: "The families of these groups' students" }),
+    levels: z.array(z.enum(LEVELS)).openapi({ description: "The families of the school's students of these levels" }),
+    roleIds: z.array(z.number().int()).openapi({ description: "The holders of these roles (one copy each)" }),
+    userIds: z.array(z.number().int()).openapi({ description: "These members, one by one" }),
   })
-  .openapi("TaskAudience");
+  .openapi("TaskAudience", { description: "Whom a task was sent to, as staff named them" });
 
 export const Counts = z
   .object({
     recipients: z.number().int().openapi({ example: 24, description: "Students' families and named users" }),
-    new: z.number().int().openapi({ example: 3 }),
-    viewed: z.number().int().openapi({ example: 5 }),
-    completed: z.number().int().openapi({ example: 16 }),
+    new: z.number().int().openapi({ example: 3, description: "Recipients who have not opened it" }),
+    viewed: z.number().int().openapi({ example: 5, description: "Recipients who opened it and have not completed it" }),
+    completed: z.number().int().openapi({ example: 16, description: "Recipients who completed it" }),
   })
-  .openapi("TaskCounts");
+  .openapi("TaskCounts", { description: "How many recipients are in each state" });
 
 export const TaskRecord = RecordBase.extend({
-  title: z.string().openapi({ example: "Field trip permission slip" }),
-  description: z.string().nullable(),
+  title: z.string().openapi({ example: "Field trip permission slip", description: "What families are asked to do" }),
+  description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
   dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
   attachment: Attachment.nullable(),
   requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment of its session" }),
@@ -89,9 +131,12 @@ export const TaskRecord = RecordBase.extend({
     example: "published",
     description: "draft: held until its appointment session is published; published: sent to its recipients",
   }),
-  publishedAt: z.iso.datetime().nullable(),
+  publishedAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When it was sent to its recipients (UTC); null while a draft" }),
   remindedAt: z.iso.datetime().nullable().openapi({ description: "When the last reminder was sent" }),
-  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public/{slug}" }),
+  slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public?slug=" }),
   createdBy: z.number().int().nullable(),
   audience: Audience.nullable().openapi({ description: "Whom it was sent to (task.manage only; null otherwise)" }),
   counts: Counts.nullable().openapi({ description: "The recipients' states (task.manage only; null otherwise)" }),
@@ -131,6 +176,11 @@ export function toTask(ctx: Ctx, row: TaskRow): TaskRecordOf {
 
 // ---- A person's copy ----------------------------------------------------------------------------
 
+/** What a copy's status means (a person's copy, and staff's list of recipients). */
+export const COPY_STATUS_TEXT =
+  "new: not opened yet; viewed: opened, still to do; completed: done (a booking completes a task that requires an " +
+  "appointment)";
+
 export const CopyRecord = z
   .object({
     id: z
@@ -138,24 +188,27 @@ export const CopyRecord = z
       .int()
       .openapi({ example: 41, description: "The recipient's id (a student's family, or a named user)" }),
     taskId: z.number().int(),
-    title: z.string(),
-    description: z.string().nullable(),
-    dueDate: Day.nullable(),
+    title: z.string().openapi({ description: "The task's title" }),
+    description: z.string().nullable().openapi({ description: "The task's details; null if none" }),
+    dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
     attachment: Attachment.nullable(),
-    requiresAppointment: z.boolean(),
-    sessionId: z.number().int().nullable(),
-    slug: z.string(),
+    requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment of its session" }),
+    sessionId: z.number().int().nullable().openapi({ description: "Its appointment session, if any" }),
+    slug: z.string().openapi({ description: "The task's public page's key: GET /api/v1/pending/public?slug=" }),
     studentId: z.number().int().nullable().openapi({ description: "The child it is about (null: sent to the user)" }),
-    student: z.object({ firstName: z.string(), lastName: z.string() }).nullable(),
+    student: z
+      .object({ firstName: z.string(), lastName: z.string() })
+      .nullable()
+      .openapi({ description: "The child's name; null when sent to the user" }),
     userId: z
       .number()
       .int()
       .nullable()
       .openapi({ description: "The named user it was sent to (null: a child's family)" }),
-    status: z.enum(COPY_STATUSES).openapi({ example: "viewed" }),
-    viewedAt: z.iso.datetime().nullable(),
-    viewedBy: z.number().int().nullable(),
-    completedAt: z.iso.datetime().nullable(),
+    status: z.enum(COPY_STATUSES).openapi({ example: "viewed", description: COPY_STATUS_TEXT }),
+    viewedAt: z.iso.datetime().nullable().openapi({ description: "When it was first opened (UTC); null while new" }),
+    viewedBy: z.number().int().nullable().openapi({ description: "Who opened it first; null while new" }),
+    completedAt: z.iso.datetime().nullable().openapi({ description: "When it was completed (UTC); null until then" }),
     completedBy: z
       .number()
       .int()
@@ -168,9 +221,9 @@ export const CopyRecord = z
       .openapi({ description: "The parent a delegate completed it for (null: completed by the recipient themself)" }),
     appointmentId: z.number().int().nullable().openapi({ description: "The booking that completed it" }),
     archived: z.boolean().openapi({ description: "In the caller's archive folder" }),
-    receivedAt: z.iso.datetime(),
+    receivedAt: z.iso.datetime().openapi({ description: "When it reached the caller's inbox (UTC)" }),
   })
-  .openapi("TaskCopy");
+  .openapi("TaskCopy", { description: "A recipient's copy of a task, as the caller sees it in their inbox" });
 export type Copy = z.output<typeof CopyRecord>;
 
 /** The fields of a copy: an inbox row of the caller's with its recipient, task and student. */

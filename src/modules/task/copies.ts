@@ -16,14 +16,25 @@ import { Students, students } from "../../db/schema/student";
 import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } from "../../db/schema/task";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { conflict, notFound, type ProblemCase, type ProblemStatus, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { type Filters, filterConditions, IdParams } from "../../lib/resource";
-import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { defineRoute, type InputOf, json, operation, type ProblemExamples } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
-import { actedUsers, actingContext, byActed, type Copy, CopyRecord, copies, copyFields, Day, toCopy } from "./common";
+import {
+  actedUsers,
+  actingContext,
+  byActed,
+  type Copy,
+  CopyRecord,
+  copies,
+  copyFields,
+  Day,
+  taskSays,
+  toCopy,
+} from "./common";
 import { permissions } from "./permissions";
 
 // ---- The list of one's own ----------------------------------------------------------------------
@@ -210,7 +221,10 @@ async function targetOf(ctx: Ctx, taskId: number, query: z.output<typeof ActionQ
   if (!only) throw notFound(m`Task ${taskId} not found`);
   if (more.length) {
     throw unprocessable(
-      m`You have ${found.length} copies of task ${taskId} (students ${found.map((f) => f.studentId ?? "-").join(", ")}): name studentId`,
+      taskSays.severalCopies(
+        taskId,
+        found.map((f) => f.studentId),
+      ),
     );
   }
   return only;
@@ -221,10 +235,6 @@ type Action = "viewed" | "complete" | "revert-completion" | "archive" | "unarchi
 /** Who a completion counts for: the parent a delegate acts through (null when the caller completes as themself, or staff). */
 const completedFor = (ctx: Ctx, t: Target) =>
   t.through.length === 0 || t.through.includes(ctx.userId ?? 0) ? null : (t.through[0] ?? null);
-
-/** A sentence about the copy: a child's copy names the student ("for student 7"), one's own says "for you". */
-const aboutCopy = (t: Target, forStudent: (studentId: number) => Message, forYou: Message) =>
-  t.studentId !== null ? forStudent(t.studentId) : forYou;
 
 /** The verb of every copy action: one read to find the copy, then one batch (the change, its audit rows, the copy read back). */
 export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>, action: Action) {
@@ -264,15 +274,7 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
       break;
     case "revert-completion":
       if (t.appointmentId !== null) {
-        const appointmentId = t.appointmentId;
-        throw conflict(
-          aboutCopy(
-            t,
-            (student) =>
-              m`Task ${taskId} for student ${student} was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
-            m`Task ${taskId} for you was completed by booking appointment ${appointmentId}: cancel the appointment instead`,
-          ),
-        );
+        throw conflict(taskSays.completedByBooking(taskId, t.studentId, t.appointmentId));
       }
       batch.add(
         ...TaskRecipients.updateOne(
@@ -289,15 +291,7 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
     case "archive":
     case "unarchive": {
       if (t.through.length === 0) {
-        throw unprocessable(
-          aboutCopy(
-            t,
-            (student) =>
-              m`Archiving is each person's own folder: task ${taskId} for student ${student} has no copy of yours`,
-            // A person's own copy, and the caller is not that person (staff acting on it): no "for you" here.
-            m`Archiving is each person's own folder: task ${taskId} has no copy of yours`,
-          ),
-        );
+        throw unprocessable(taskSays.notYourFolder(taskId, t.studentId));
       }
       const to = action === "archive";
       const theirs = and(
@@ -323,23 +317,53 @@ export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (action === "complete") {
-      throw conflict(
-        aboutCopy(
-          t,
-          (student) => m`Task ${taskId} for student ${student} is already completed; read it again`,
-          m`Task ${taskId} for you is already completed; read it again`,
-        ),
-      );
+      throw conflict(taskSays.completedAlready(taskId, t.studentId));
     }
-    throw conflict(
-      aboutCopy(
-        t,
-        (student) =>
-          m`Task ${taskId} for student ${student} is not completed (or its completion changed); read it again`,
-        m`Task ${taskId} for you is not completed (or its completion changed); read it again`,
-      ),
-    );
+    throw conflict(taskSays.notCompleted(taskId, t.studentId));
   }
+}
+
+/** What every copy action may answer 422 with: copies for several children and no studentId. */
+const SEVERAL: ProblemCase = {
+  name: "severalCopies",
+  summary: "The caller has copies for several children: name studentId",
+  detail: taskSays.severalCopies(42, [2001, 2002]),
+};
+
+/** Whose copy the examples name: a child's (studentId 2001). */
+/** The example copy: a child's. */
+const CHILD = 2001;
+
+const NOT_YOURS: ProblemCase = {
+  name: "notYourFolder",
+  summary: "Staff acting on a copy that is not theirs: the folder is each person's own",
+  detail: taskSays.notYourFolder(42, CHILD),
+};
+
+/** What each action refuses with besides SEVERAL: its 409s (a change that no longer applies) and further 422s. */
+const REFUSALS: Record<Action, { 409?: Message | readonly ProblemCase[]; 422?: readonly ProblemCase[] }> = {
+  viewed: {},
+  complete: { 409: taskSays.completedAlready(42, CHILD) },
+  "revert-completion": {
+    409: [
+      { name: "notCompleted", summary: "The copy is not completed", detail: taskSays.notCompleted(42, CHILD) },
+      {
+        name: "booked",
+        summary: "Completed by booking an appointment: cancel the appointment instead",
+        detail: taskSays.completedByBooking(42, CHILD, 12),
+      },
+    ],
+  },
+  archive: { 422: [NOT_YOURS] },
+  unarchive: { 422: [NOT_YOURS] },
+};
+
+/** An action's errors and examples: SEVERAL for each; a 409 only where the action has its own. */
+function refusals(own: (typeof REFUSALS)[Action]): { errors: ProblemStatus[]; examples: ProblemExamples } {
+  const refused = { 422: [SEVERAL, ...(own[422] ?? [])] };
+  return own[409]
+    ? { errors: [409, 422], examples: { 409: own[409], ...refused } }
+    : { errors: [422], examples: refused };
 }
 
 const actionRoute = (action: Action, operationId: string, summary: string, description: string) =>
@@ -356,7 +380,9 @@ const actionRoute = (action: Action, operationId: string, summary: string, descr
     module: "tasks",
     audit: "task-recipient",
     context: actingContext,
-    errors: [409, 422],
+    labels: { id: "Task" },
+    // Viewing and archiving change nothing twice (no 409 of their own); completing and reverting are guarded.
+    ...refusals(REFUSALS[action]),
     request: { params: IdParams, query: ActionQuery },
     responses: { 200: json(CopyRecord, "The copy, changed") },
   });

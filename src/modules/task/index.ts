@@ -17,7 +17,7 @@ export default defineModule({
       import("./manage"),
       import("./reminders"),
     ]);
-    // The fixed sub-paths before `{id}`: `/mine` and `/public/{slug}` are not ids.
+    // The fixed sub-paths before `{id}`: `/mine` and `/public` are not ids.
     return {
       operations: [
         c.listMyTasksOperation,

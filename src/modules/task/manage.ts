@@ -23,7 +23,7 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guard, type Statement } from "../../db/write";
 import { APP_MODULES } from "../../lib/app-modules";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -32,28 +32,45 @@ import { paragraphs, text } from "../../lib/text";
 import type { Notice } from "../notification/api";
 import { copyJoin } from "../user/api";
 import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
-import { Attachment, actingContext, Day, TaskRecord, toTask, visibleTask } from "./common";
+import { Attachment, actingContext, COPY_STATUS_TEXT, Day, TaskRecord, taskSays, toTask, visibleTask } from "./common";
 import { permissions } from "./permissions";
 import { task } from "./resource";
 
 // ---- The detail ---------------------------------------------------------------------------------
 
 const Person = z.object({ firstName: z.string(), lastName: z.string() });
+/** What a scheduled reminder's status means. */
+export const TASK_REMINDER_STATUS_TEXT =
+  "scheduled: waiting for its time; sent: the recipients who had not completed the task were reminded; " +
+  "cancelled: the task was not published when it came due";
 
 const RecipientRecord = z
   .object({
     id: z.number().int(),
-    studentId: z.number().int().nullable(),
-    student: Person.nullable(),
-    familyId: z.number().int().nullable(),
+    studentId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The student whose family it is (null: a named user)" }),
+    student: Person.nullable().openapi({ description: "The student's name; null for a named user" }),
+    familyId: z.number().int().nullable().openapi({ description: "The student's family; null for a named user" }),
     userId: z.number().int().nullable().openapi({ description: "A named user (null: a student's family)" }),
-    user: Person.nullable(),
-    status: z.enum(COPY_STATUSES),
-    viewedAt: z.iso.datetime().nullable(),
-    viewedBy: z.number().int().nullable(),
-    completedAt: z.iso.datetime().nullable(),
-    completedBy: z.number().int().nullable(),
-    completedByName: z.string().nullable().openapi({ example: "Ana García" }),
+    user: Person.nullable().openapi({
+      description: "The named user's name, as this school knows them; null for a family",
+    }),
+    status: z.enum(COPY_STATUSES).openapi({ description: COPY_STATUS_TEXT }),
+    viewedAt: z.iso.datetime().nullable().openapi({ description: "When it was first opened (UTC); null while new" }),
+    viewedBy: z.number().int().nullable().openapi({ description: "Who opened it first; null while new" }),
+    completedAt: z.iso.datetime().nullable().openapi({ description: "When it was completed (UTC); null until then" }),
+    completedBy: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Who completed it (a guardian, a delegate, staff); null until then" }),
+    completedByName: z
+      .string()
+      .nullable()
+      .openapi({ example: "Ana García", description: "That person's name, as this school knows them" }),
     completedFor: z.number().int().nullable().openapi({ description: "The parent a delegate completed it for" }),
     appointmentId: z.number().int().nullable(),
     people: z.number().int().openapi({ description: "The people it reached (guardians, or the user)" }),
@@ -63,10 +80,14 @@ const RecipientRecord = z
 const ReminderRecord = z
   .object({
     id: z.number().int(),
-    sendAt: z.iso.datetime(),
-    status: z.enum(["scheduled", "sent", "cancelled"]),
+    sendAt: z.iso.datetime().openapi({ description: "When it goes out (UTC)" }),
+    status: z.enum(["scheduled", "sent", "cancelled"]).openapi({ description: TASK_REMINDER_STATUS_TEXT }),
     sentAt: z.iso.datetime().nullable(),
-    sentCount: z.number().int().nullable(),
+    sentCount: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Recipients it reminded when it was sent; null until then" }),
   })
   .openapi("TaskReminderState");
 
@@ -88,6 +109,7 @@ const detailRoute = defineRoute({
     "names the parent it counts for). A family's archive folder is theirs and is not shown. One D1 round trip.",
   access: permissions.manage,
   module: "tasks",
+  labels: { id: "Task" },
   request: { params: IdParams },
   responses: { 200: json(TaskDetail, "The task and its recipients") },
 });
@@ -224,6 +246,8 @@ const remindRoute = defineRoute({
   module: "tasks",
   audit: "task",
   errors: [409],
+  examples: { 409: taskSays.heldForSession(42) },
+  labels: { id: "Task" },
   request: { params: IdParams },
   responses: { 200: json(Reminded, "How many recipients were reminded") },
 });
@@ -237,7 +261,7 @@ export async function sendTaskReminder(ctx: Ctx, { params }: InputOf<typeof remi
   const results = await batch.commit();
   const [t] = results.get(row);
   if (!t) throw notFound(m`Task ${params.id} not found`);
-  if (t.status !== "published") throw conflict(m`Task ${params.id} is held for its session (draft): nobody has it yet`);
+  if (t.status !== "published") throw conflict(taskSays.heldForSession(params.id));
   const who = whoOf(results.get(pending));
   const reminded = who.studentIds.length + who.userIds.length;
   if (reminded === 0) return { taskId: t.id, reminded };
@@ -274,6 +298,8 @@ const deleteRoute = defineRoute({
   module: "tasks",
   audit: "task",
   errors: [409],
+  examples: { 409: taskSays.sessionBooked(42, 3) },
+  labels: { id: "Task" },
   request: { params: IdParams, body: jsonBody(DeleteBody, "TaskDelete") },
   responses: { 204: noContent },
 });
@@ -309,11 +335,7 @@ export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<t
   if (!t) throw notFound(m`Task ${params.id} not found`);
   const live = results.get(booked)[0]?.n ?? 0;
   if (live > 0) {
-    throw conflict(
-      live === 1
-        ? m`Task ${params.id}'s session has ${live} booked appointment: cancel it first`
-        : m`Task ${params.id}'s session has ${live} booked appointments: cancel them first`,
-    );
+    throw conflict(taskSays.sessionBooked(params.id, live));
   }
   const notices: Notice[] =
     t.status === "published"
@@ -407,6 +429,7 @@ const signedUrlRoute = defineRoute({
   module: "tasks",
   audit: "task",
   context: actingContext,
+  labels: { id: "Task" },
   request: { params: IdParams, body: jsonBody(AttachmentUrlBody, "TaskAttachmentUrlRequest") },
   responses: { 200: json(AttachmentUrl, "The attachment and its presigned URL") },
 });
@@ -417,7 +440,7 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
   let attachment: { name: string; contentType: string };
   if (body.method === "PUT") {
     if (!ctx.can(permissions.manage)) {
-      throw new ApiError(403, m`Missing permission ${permissions.manage.name} in school ${ctx.schoolId}`);
+      throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "application/pdf";
     attachment = { name: body.name ?? "attachment", contentType };
@@ -465,21 +488,24 @@ export const createTaskSignedUrlOperation = operation(signedUrlRoute, createTask
 const Slug = z
   .string()
   .regex(/^[A-Za-z0-9_-]{8,64}$/, zodMessage(m`A task's public key`))
-  .openapi({ param: { name: "slug", in: "path" }, example: "q3Kx9Zb0LmN4pR7sT1vW2A" });
+  .openapi({ example: "q3Kx9Zb0LmN4pR7sT1vW2A", description: "The task's public key: its record's `slug`" });
 
 const PublicTask = z
   .object({
-    title: z.string(),
-    description: z.string().nullable(),
-    dueDate: Day.nullable(),
-    requiresAppointment: z.boolean(),
-    school: z.object({ name: z.string() }),
+    title: z.string().openapi({ description: "What families are asked to do" }),
+    description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
+    dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
+    requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment (in the app)" }),
+    school: z
+      .object({ name: z.string().openapi({ description: "The school's name" }) })
+      .openapi({ description: "The school that sent it" }),
   })
-  .openapi("PublicTask");
+  .openapi("PublicTask", { description: "What anyone with the link may know of a task" });
 
 const publicRoute = defineRoute({
   method: "get",
-  path: "/api/v1/pending/public/{slug}",
+  // The slug is a query parameter: `/pending/public/{slug}` would be ambiguous with `/pending/{id}/complete`.
+  path: "/api/v1/pending/public",
   tag: "Permissions and tasks",
   operationId: "getPublicTask",
   summary: "A task's public page by its slug (no sign-in): its text only",
@@ -487,11 +513,13 @@ const publicRoute = defineRoute({
     "The title, description and due date of a published task, and its school's name; never its recipients or their " +
     "states. A draft, an unknown slug, or a school with the tasks module disabled: 404.",
   access: "public",
-  request: { params: z.object({ slug: Slug }) },
+  errors: [404],
+  examples: { 404: say.notFound("Task") },
+  request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicTask, "The task's text") },
 });
 
-export async function getPublicTask(ctx: Ctx, { params }: InputOf<typeof publicRoute>) {
+export async function getPublicTask(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
   const school = Tasks.schoolOf();
   const row = await Tasks.everySchool(ctx, () => ({
     title: tasks.title,
@@ -509,7 +537,7 @@ export async function getPublicTask(ctx: Ctx, { params }: InputOf<typeof publicR
       and(SchoolModules.ofSchool(school), eq(schoolModules.moduleId, APP_MODULES.tasks.id)) ?? sql`1`,
       "left",
     )
-    .where(eq(tasks.slug, params.slug))
+    .where(eq(tasks.slug, query.slug))
     .first();
   if (row?.status !== "published" || row.enabled === false) throw notFound(m`Task not found`);
   return {

@@ -19,13 +19,14 @@ import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { recipientsOf, whoOf } from "./audience";
-import { reminderOf } from "./manage";
+import { taskSays } from "./common";
+import { reminderOf, TASK_REMINDER_STATUS_TEXT } from "./manage";
 import { permissions } from "./permissions";
 
 const ReminderRecord = RecordBase.extend({
   taskId: z.number().int(),
-  sendAt: z.iso.datetime().openapi({ example: "2026-12-02T14:00:00.000Z" }),
-  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled" }),
+  sendAt: z.iso.datetime().openapi({ example: "2026-12-02T14:00:00.000Z", description: "When it goes out (UTC)" }),
+  status: z.enum(REMINDER_STATUSES).openapi({ example: "scheduled", description: TASK_REMINDER_STATUS_TEXT }),
   sentAt: z.iso.datetime().nullable(),
   sentCount: z.number().int().nullable().openapi({ description: "Recipients it reminded when it was sent" }),
   createdBy: z.number().int().nullable(),
@@ -68,13 +69,12 @@ export const createPendingReminder = reminder.create({
   values: async (ctx, { body }) => {
     const t = await Tasks.select(ctx, { status: tasks.status }).where(eq(tasks.id, body.taskId)).first();
     if (!t) throw notFound(m`Task ${body.taskId} not found`);
-    if (t.status !== "published")
-      throw conflict(m`Task ${body.taskId} is held for its session (draft): nobody has it yet`);
+    if (t.status !== "published") throw conflict(taskSays.heldForSession(body.taskId));
     const at = new Date(body.sendAt);
     const now = ctx.deps.clock.now();
-    if (at.getTime() <= now.getTime()) throw unprocessable(m`sendAt must be in the future`);
+    if (at.getTime() <= now.getTime()) throw unprocessable(taskSays.reminderPast);
     if (at.getTime() > now.getTime() + MAX_DAYS_AHEAD * 86_400_000) {
-      throw unprocessable(m`sendAt must be at most ${MAX_DAYS_AHEAD} days ahead`);
+      throw unprocessable(taskSays.reminderTooFar(MAX_DAYS_AHEAD));
     }
     return { taskId: body.taskId, sendAt: at.toISOString(), status: "scheduled", createdBy: ctx.userId };
   },
@@ -83,6 +83,14 @@ export const createPendingReminder = reminder.create({
     "At sendAt (within the 5-minute sweep after it) the recipients who have not completed the task by then are reminded, " +
     "once. A task held for its session (draft) is a 409; a past sendAt a 422.",
   errors: [422],
+  // Reminders have no unique key: the only 409 is the held task's.
+  examples: {
+    409: taskSays.heldForSession(7),
+    422: [
+      { name: "past", summary: "A sendAt that is not in the future", detail: taskSays.reminderPast },
+      { name: "tooFar", summary: "A sendAt more than a year ahead", detail: taskSays.reminderTooFar(MAX_DAYS_AHEAD) },
+    ],
+  },
 });
 
 /** Reminders a run takes at most: the next run takes the rest. */

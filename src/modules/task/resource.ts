@@ -37,6 +37,7 @@ import {
   Day,
   sessionOfTask,
   TaskRecord,
+  taskSays,
   toCopy,
   toTask,
   visibleTask,
@@ -156,6 +157,7 @@ const getRoute = defineRoute({
   access: permissions.read,
   module: "tasks",
   context: actingContext,
+  labels: { id: "Task" },
   request: { params: IdParams },
   responses: { 200: json(TaskWithCopies, "The task") },
 });
@@ -212,6 +214,17 @@ const createRoute = defineRoute({
   module: "tasks",
   audit: "task",
   errors: [409, 422],
+  examples: {
+    409: {
+      name: "sentTwice",
+      summary: "The same task sent twice at the same moment (a double tap): one is sent",
+      detail: taskSays.sentTwice,
+    },
+    422: [
+      { name: "reachesNobody", summary: "The audience has no one in it", detail: taskSays.reachesNobody },
+      { name: "duePast", summary: "A due date before today", detail: taskSays.duePast("2026-11-20", "2026-11-23") },
+    ],
+  },
   request: { body: jsonBody(CreateBody, "TaskCreate") },
   responses: { 201: json(TaskRecord, "The task, sent (or held for its session)") },
 });
@@ -221,7 +234,7 @@ export async function createTask(ctx: Ctx, { body }: InputOf<typeof createRoute>
   const resolved = await resolveAudience(ctx, audience);
   if (body.dueDate !== undefined) {
     const today = dateIn(resolved.timeZone, ctx.deps.clock.now());
-    if (body.dueDate < today) throw unprocessable(m`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
+    if (body.dueDate < today) throw unprocessable(taskSays.duePast(body.dueDate, today));
   }
   const now = ctx.deps.clock.now().toISOString();
   const held = body.requiresAppointment;
@@ -256,7 +269,7 @@ export async function createTask(ctx: Ctx, { body }: InputOf<typeof createRoute>
   );
   batch.add(...sending.statements);
   const back = batch.read(task.readOne(ctx, id));
-  const [row] = (await batch.commit({ conflict: m`This task was sent twice at once; read the list` })).get(back);
+  const [row] = (await batch.commit({ conflict: taskSays.sentTwice })).get(back);
   if (!row) throw new Error("task: the created row was not read back");
   await sending.dispatch();
   return toTask(ctx, row);
@@ -277,8 +290,7 @@ export const updateTask = task.update({
   values: async (ctx, { body }) => {
     if (body.dueDate) {
       const today = await schoolToday(ctx);
-      if (body.dueDate < today)
-        throw unprocessable(m`dueDate ${body.dueDate} is past (today is ${today} at the school)`);
+      if (body.dueDate < today) throw unprocessable(taskSays.duePast(body.dueDate, today));
     }
     return {
       ...(body.title !== undefined ? { title: body.title } : {}),
@@ -289,4 +301,5 @@ export const updateTask = task.update({
   summary: "Change a task's title, description or due date",
   description: "The audience does not change: send another task. A due date in the past is a 422.",
   errors: [422],
+  examples: { 422: taskSays.duePast("2026-11-20", "2026-11-23") },
 });
