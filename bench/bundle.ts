@@ -38,19 +38,23 @@ export const BUDGETS = {
    * permissions with the rules engine, invitations, the day's summary: 46 operations, ~103 KiB raw;
    * idempotency, ETags and If-Match: 290.3 -> 327.7 KiB), 332 KiB until tasks and appointments
    * (37 operations, the iCalendar writer; over the notification branch's 364.1 KiB: 386.8 KiB),
-   * 392 KiB until messages in two languages (the Spanish catalogue, 57 KiB raw / ~16 KiB gzip
-   * alone, zod's es locale 1.6 KiB, the messages' call sites: +19.4 KiB) and the document that
-   * teaches (every field's description and each operation's error examples: +11 KiB) met them,
-   * BUDGET_NOTE since. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
+   * 392 KiB until messages in two languages (the Spanish catalogue, 74 KiB raw with the new
+   * modules' messages, zod's es locale, the messages' call sites) and the document that teaches
+   * (every field's description and each operation's error examples in the route definitions) met
+   * notifications, events, lost articles, tasks and appointments: 397.5 -> 437.5 KiB (1,464.9 KiB
+   * raw), 440 KiB since (2026-11-28). Size is the proxy; what the platform limits is start-up,
+   * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 392 * 1024,
+  gzipBytes: 440 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
-   * KiB since (the brief allows 480); loading route definitions with their modules is what keeps it.
+   * KiB until messages and the teaching document brought it to 457.5 KiB (2026-11-28), 480 KiB
+   * since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this is our own line, to
+   * notice growth); loading route definitions with their modules is what keeps it.
    */
-  ceilingGzipBytes: 420 * 1024,
+  ceilingGzipBytes: 480 * 1024,
   /**
    * Module evaluation (the script's global scope, what the platform's start-up limit counts), in a
    * fresh isolate: the median of 15 isolates of `normalisedEvaluation` CPU time (`measureStartup`),
