@@ -223,7 +223,9 @@ describe("the Worker entry with an invalid configuration", () => {
       expect(body.detail).toMatch(/not configured correctly/);
       const { instance, ...told } = body;
       expect(instance).toBe(path);
-      expect(JSON.stringify(told)).not.toMatch(/SMS_PROVIDER|ENVIRONMENT|outbox|AUTH_SECRET|S3RVER|test-secret/);
+      expect(JSON.stringify(told)).not.toMatch(
+        /SMS_PROVIDER|PUSH_PROVIDER|ENVIRONMENT|outbox|AUTH_SECRET|S3RVER|test-secret/,
+      );
     }
     const lines = logged.mock.calls.map((args) => String(args[0]));
     expect(lines.length).toBeGreaterThanOrEqual(4);
@@ -232,9 +234,11 @@ describe("the Worker entry with an invalid configuration", () => {
       level: "error",
       message: "configuration refused",
       error: "ConfigError",
-      settings: ["S3_ENDPOINT", "SMS_PROVIDER"],
+      settings: ["PUSH_PROVIDER", "S3_ENDPOINT", "SMS_PROVIDER"],
     });
-    expect(lines[0]).toMatch(/S3_ENDPOINT: must be https.*; SMS_PROVIDER: .*only with ENVIRONMENT=development/);
+    expect(lines[0]).toMatch(
+      /PUSH_PROVIDER: .*only with ENVIRONMENT=development.*; S3_ENDPOINT: must be https.*; SMS_PROVIDER: .*only with ENVIRONMENT=development/,
+    );
     expect(lines.join("\n")).not.toContain("test-secret");
   });
 
