@@ -126,8 +126,14 @@ function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
 function serve(args: string[]) {
   const child = spawn(process.execPath, [WRANGLER, "dev", "--env", "dev", ...args, ...buildDefines(ROOT)], {
     cwd: ROOT,
-    // Piped, wrangler would drop its colours: keep them for a terminal.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+    // Piped, wrangler would drop its colours: keep them for a terminal. "Ready on" is its info
+    // output: a WRANGLER_LOG of warn or less would hide when the server is ready.
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      ...(["debug", "log", "info"].includes(process.env.WRANGLER_LOG ?? "log") ? {} : { WRANGLER_LOG: "log" }),
+      ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
+    },
     stdio: ["inherit", "pipe", "pipe"],
   });
   const filter = new StartupFilter();

@@ -92,7 +92,8 @@ describe.skipIf(!hasChromium)(
         {
           cwd: ROOT,
           detached: true,
-          env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+          // WRANGLER_LOG: "Ready on" is wrangler's info output (vitest.config.ts quiets it to warn).
+          env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1", WRANGLER_LOG: "log" },
           stdio: ["ignore", "pipe", "pipe"],
         },
       );
