@@ -274,14 +274,20 @@ async function startMiniflare(bundle, baseline, logs, inspector) {
 /** The project's own SQL splitting (src/db/sql-script.ts), loaded through tsx. */
 const sqlScript = () => tsImport("../src/db/sql-script.ts", import.meta.url);
 
-/** Drizzle migration files, each applied in one batch. */
+/**
+ * Drizzle migration files, each applied in one batch with the row that records it in
+ * `d1_migrations`, as `wrangler d1 migrations apply` does (health reads the migration level there).
+ */
 async function migrate(db) {
+  const { MIGRATIONS_TABLE_SQL } = await tsImport("../scripts/libsql-migrate.ts", import.meta.url);
+  await db.prepare(MIGRATIONS_TABLE_SQL).run();
   const dir = path.join(ROOT, "migrations");
   const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
   for (const f of files) {
     const { migrationStatements } = await sqlScript();
     const statements = migrationStatements(await readFile(path.join(dir, f), "utf8"));
-    await db.batch(statements.map((s) => db.prepare(s)));
+    const record = db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(f);
+    await db.batch([...statements.map((s) => db.prepare(s)), record]);
   }
   return files;
 }
@@ -616,6 +622,8 @@ const BENCH_TASKS = 100;
 const BENCH_SLOTS = 60_000;
 /** Slot ids of the bench session start here: seven digits no other string parameter of a booking holds. */
 const FIRST_BENCH_SLOT = 1_000_000;
+/** The bench slot the n-th request books (BENCH_SLOTS of them, in turn; the row's reset frees them). */
+const benchSlot = (n) => FIRST_BENCH_SLOT + 1 + (n % BENCH_SLOTS);
 
 /**
  * Tasks and appointments: BENCH_TASKS published tasks, each to every demo student of the north
@@ -903,14 +911,24 @@ function endpoints({ token, parent, documentId, runId, students, transport, noti
       key: "appointment-book",
       label:
         "POST /api/v1/time-slot/{id}/appointment (the demo parent books a slot: capacity and family checks inside the write)",
-      unique: (n) => String(FIRST_BENCH_SLOT + 1 + n),
+      unique: (n) => String(benchSlot(n)),
       request: (n) => ({
         method: "POST",
-        path: `/api/v1/time-slot/${FIRST_BENCH_SLOT + 1 + n}/appointment`,
+        path: `/api/v1/time-slot/${benchSlot(n)}/appointment`,
         headers: { ...asParent, "content-type": "application/json" },
         // One of the parent's children in turn: each family holds few bookings, as in a school.
         body: JSON.stringify({ studentId: students.childIds[n % students.childIds.length] }),
       }),
+      // The request counter runs over every row of a run: the slots are taken in turn and freed
+      // after each timed run (the endpoint's bookings and the floor's), so any number of rows before
+      // this one still finds free slots.
+      reset: (db) =>
+        db.batch([
+          db.prepare(
+            "DELETE FROM appointment WHERE session_id IN (SELECT id FROM appointment_session WHERE title = 'Bench meetings')",
+          ),
+          db.prepare("UPDATE appointment_slot SET booked = 0 WHERE id > ? AND booked > 0").bind(FIRST_BENCH_SLOT),
+        ]),
     },
     {
       key: "audit-log-list",

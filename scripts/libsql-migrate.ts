@@ -20,7 +20,7 @@ import { migrationStatements } from "../src/db/sql-script";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The table wrangler records D1's applied migrations in, created as wrangler creates it. */
-const TABLE = `CREATE TABLE IF NOT EXISTS d1_migrations (
+export const MIGRATIONS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS d1_migrations (
   id         INTEGER PRIMARY KEY AUTOINCREMENT,
   name       TEXT UNIQUE,
   applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
@@ -44,7 +44,7 @@ export async function migrate(
     .sort();
   const client = createClient({ url, authToken });
   try {
-    await client.execute(TABLE);
+    await client.execute(MIGRATIONS_TABLE_SQL);
     const done = new Set((await client.execute("SELECT name FROM d1_migrations")).rows.map((r) => String(r.name)));
     const applied: string[] = [];
     for (const name of files) {
