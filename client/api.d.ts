@@ -16708,7 +16708,7 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
+                     *       "detail": "User 4 not found",
                      *       "instance": "/api/v1/user/me",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -16847,7 +16847,7 @@ export interface operations {
                      *       "type": "/problems/not-found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "Document 42 not found",
+                     *       "detail": "User 4 not found",
                      *       "instance": "/api/v1/user/me",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }

@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { Roles, roles } from "../../db/schema/core";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
-import { notFound } from "../../lib/errors";
+import { notFound, say } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany } from "../../lib/params";
@@ -167,6 +167,12 @@ export const getMyPermissions = operation(
   },
 );
 
+/** The 404 of the caller's own account: deleted meanwhile (an access token outlives it by minutes). */
+const GONE = {
+  summary: "The account was deleted after the access token was issued",
+  detail: say.notFound("User", 4),
+};
+
 export const deleteMe = operation(
   defineRoute({
     method: "delete",
@@ -181,6 +187,7 @@ export const deleteMe = operation(
     audit: "user",
     errors: [404, 422],
     examples: {
+      404: GONE,
       422: "You are the only administrator of school 1; give another user the school-admin role first",
     },
     responses: { 204: noContent },
@@ -213,6 +220,7 @@ export const updateMe = operation(
     access: "user",
     audit: "user",
     errors: [404],
+    examples: { 404: GONE },
     request: { body: jsonBody(MyUpdate, "CurrentUserUpdate") },
     responses: { 204: noContent },
   }),
