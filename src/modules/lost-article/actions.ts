@@ -14,7 +14,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
-import { m } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
@@ -25,25 +25,12 @@ import { schoolZone } from "../school/api";
 import { permissions } from "./permissions";
 import { LostArticleRecord, lostArticle, lostArticleSays } from "./resource";
 
-/** The 409 of each action on an article in another state. */
-const wrongState = {
-  claim:
-    ({ id }: { id: number }) =>
-    (state: string) =>
-      lostArticleSays.notClaimable(id, state),
-  cancelClaim:
-    ({ id }: { id: number }) =>
-    (state: string) =>
-      lostArticleSays.notCancellable(id, state),
-  deliver:
-    ({ id }: { id: number }) =>
-    (state: string) =>
-      lostArticleSays.notDeliverable(id, state),
-  donate:
-    ({ id }: { id: number }) =>
-    (state: string) =>
-      lostArticleSays.notDonatable(id, state),
-};
+/** The 409 of an action on an article in another state, in the resource block's `conflict` shape. */
+const refusing =
+  (says: (id: number, state: string) => Message) =>
+  ({ id }: { id: number }) =>
+  (state: string) =>
+    says(id, state);
 
 /** The scheduled reminders of an article, skipped: it left the states they were for. */
 const skipReminders = (ctx: Ctx, id: number) =>
@@ -83,7 +70,7 @@ export const claimLostArticle = lostArticle.action({
   access: permissions.claim,
   input: ClaimBody,
   from: { column: lostArticles.status, states: ["found"] },
-  conflict: wrongState.claim,
+  conflict: refusing(lostArticleSays.notClaimable),
   summary: "Claim a found article (a parent)",
   description:
     "The caller says it is theirs (optionally which child's: a child of another family is a 404). Only a found " +
@@ -103,7 +90,7 @@ export const cancelLostArticleClaim = lostArticle.action({
   name: "cancel-claim",
   access: permissions.read,
   from: { column: lostArticles.status, states: ["claimed"] },
-  conflict: wrongState.cancelClaim,
+  conflict: refusing(lostArticleSays.notCancellable),
   summary: "Cancel a claim: the article is found again",
   description: "The claimant, or staff for any claim (anyone else: 422). An article not claimed is a 409.",
   examples: { 422: lostArticleSays.onlyClaimant },
@@ -134,7 +121,7 @@ export const deliverLostArticle = lostArticle.action({
     })
     .strict(),
   from: { column: lostArticles.status, states: ["found", "claimed"] },
-  conflict: wrongState.deliver,
+  conflict: refusing(lostArticleSays.notDeliverable),
   summary: "Mark a lost article delivered, recording who received it",
   description: "From claimed (or found: a child recognised it at the desk). Delivered or donated already: 409.",
   set: (ctx, { body }) => ({
@@ -175,7 +162,7 @@ export async function donateLostArticle(ctx: Ctx, { params }: InputOf<typeof don
     action: "donate",
     set: { status: "donated", donatedAt: now.toISOString(), donatedBy: ctx.userId },
     from: { column: lostArticles.status, states: ["found"] },
-    conflict: wrongState.donate({ id: params.id }),
+    conflict: (state) => lostArticleSays.notDonatable(params.id, state),
     rules: [
       {
         when: lte(lostArticles.donateAfter, today),

@@ -83,8 +83,6 @@ const Category = z.enum(LOST_ARTICLE_CATEGORIES).openapi({
 const STATUS_TEXT =
   "found: waiting for its owner; claimed: a member said it is theirs; delivered: handed over; donated: given away " +
   "after its donation date";
-/** The request's language for the names (src/lib/language.ts): the app may pick from `names`. */
-const requestLanguage = currentLanguage;
 
 const categoriesRoute = defineRoute({
   method: "get",
@@ -92,7 +90,8 @@ const categoriesRoute = defineRoute({
   tag: "Communication",
   operationId: "listLostArticleCategories",
   summary: "All categories of lost articles",
-  description: "Each with its name in the request's language (Accept-Language: es or en, default en) and in both.",
+  description:
+    "Each with its name in the request's language (Accept-Language, else the caller's, else the school's) and in both.",
   access: permissions.read,
   module: "lost-articles",
   database: false,
@@ -118,7 +117,7 @@ const categoriesRoute = defineRoute({
   },
 });
 export const listLostArticleCategoriesOperation = operation(categoriesRoute, () => {
-  const lang = requestLanguage();
+  const lang = currentLanguage();
   return {
     data: LOST_ARTICLE_CATEGORIES.map((key) => ({ key, name: CATEGORY_NAMES[key][lang], names: CATEGORY_NAMES[key] })),
   };
@@ -161,7 +160,7 @@ const statusesRoute = defineRoute({
   },
 });
 export const listLostArticleStatusesOperation = operation(statusesRoute, () => {
-  const lang = requestLanguage();
+  const lang = currentLanguage();
   return {
     data: LOST_ARTICLE_STATUSES.map((key) => ({
       key,
