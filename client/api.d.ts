@@ -3860,7 +3860,7 @@ export interface paths {
         };
         /**
          * All categories of lost articles
-         * @description Each with its name in the request's language (Accept-Language: es or en, default en) and in both.
+         * @description Each with its name in the request's language (Accept-Language, else the caller's, else the school's) and in both.
          */
         get: operations["listLostArticleCategories"];
         put?: never;
