@@ -4143,7 +4143,7 @@ export interface paths {
         };
         /**
          * A task's public page by its slug (no sign-in): its text only
-         * @description The title, description and due date of a published task, and its school's name; never its recipients or their states. A draft, an unknown slug, or a school with the tasks module disabled: 404.
+         * @description The title, description and due date of a published task, and its school's name; never its recipients or their states. A draft, an unknown slug, or a school with the tasks module disabled: 404. 60 lookups a minute per client address, then 429.
          */
         get: operations["getPublicTask"];
         put?: never;
@@ -68403,6 +68403,27 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "Task not found",
+                     *       "instance": "/api/v1/pending/public",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; retry after the number of seconds in `retry-after` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many task lookups; try again later",
                      *       "instance": "/api/v1/pending/public",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }

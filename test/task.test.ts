@@ -333,6 +333,22 @@ describe("who sees what", () => {
     expect((await t.request(P, { token: theirs, school: NORTH })).status).toBe(403);
   });
 
+  it("the public page answers 429 with retry-after past 60 lookups a minute from one address, as every public page", async () => {
+    const { t } = app();
+    const a = await makeFamily(t, NORTH);
+    const task = await send(t, { title: "Book fair", studentIds: [a.studentId] });
+    const headers = { "cf-connecting-ip": "203.0.113.91" };
+    for (let i = 0; i < 60; i++)
+      expect((await t.request(`${P}/public?slug=${task.slug}`, { headers })).status).toBe(200);
+    // Unknown slugs count too: guessing costs the same as reading.
+    const limited = await t.request(`${P}/public?slug=unknown-slug-000`, { headers });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.headers.get("ratelimit-policy")).toContain('"task-public-ip";q=60;w=60');
+    const other = await t.request(`${P}/public?slug=${task.slug}`, { headers: { "cf-connecting-ip": "203.0.113.92" } });
+    expect(other.status).toBe(200);
+  });
+
   it("the public page shows the text only, of a published task, where the module is on", async () => {
     const { t } = app();
     const a = await makeFamily(t, NORTH);

@@ -7,6 +7,9 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema/jobs";
+import type { Ctx } from "./context";
+import { ApiError } from "./errors";
+import type { Message } from "./message";
 import { type CountedLimit, currentRequest } from "./metrics";
 
 export type Limit = { key: string; limit: number; windowSeconds: number };
@@ -109,4 +112,19 @@ export function addressKey(address: string | null | undefined): string {
   const prefix = groups.slice(0, 4).map((g) => (Number.parseInt(g, 16) || 0).toString(16));
   while (prefix.length < 4) prefix.push("0");
   return `${prefix.join(":")}::/64`;
+}
+
+/** How many lookups of a public page by its secret key (a pickup pass, an event's, a task's) one address makes a minute. */
+export const PUBLIC_LOOKUPS_PER_MINUTE = 60;
+
+/**
+ * The guard of a public page found by its secret key: at most PUBLIC_LOOKUPS_PER_MINUTE lookups a
+ * minute per client address (`<kind>-ip:<address>`, the RateLimit policy `<kind>-ip`), else a 429
+ * with retry-after saying `tooMany`. Every such page goes through it, so guessing keys costs the same
+ * everywhere.
+ */
+export async function limitPublicLookups(ctx: Ctx, kind: string, tooMany: Message): Promise<void> {
+  const address = addressKey(currentRequest()?.clientAddress);
+  const limited = await hit(ctx.deps.db, `${kind}-ip:${address}`, PUBLIC_LOOKUPS_PER_MINUTE, 60, ctx.deps.clock.now());
+  if (!limited.allowed) throw new ApiError(429, tooMany, { headers: { "retry-after": String(limited.retryAfter) } });
 }

@@ -12,8 +12,7 @@ import { EventReminders, Events, eventReminders, events } from "../../db/schema/
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
-import { currentRequest } from "../../lib/metrics";
-import { addressKey, hit } from "../../lib/rate-limit";
+import { limitPublicLookups, PUBLIC_LOOKUPS_PER_MINUTE } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
@@ -209,7 +208,6 @@ export const createEventSignedUrlOperation = operation(signedUrlRoute, createEve
 // ---- The public page ------------------------------------------------------------------------------
 
 /** Lookups of public pages per client address and minute (as the pickup pass): a share is read; a guesser is stopped. */
-const PUBLIC_LOOKUPS_PER_MINUTE = 60;
 
 const Slug = z
   .string()
@@ -259,18 +257,7 @@ const publicRoute = defineRoute({
 
 export async function getPublicEvent(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
-  const limited = await hit(
-    ctx.deps.db,
-    `event-public-ip:${addressKey(currentRequest()?.clientAddress)}`,
-    PUBLIC_LOOKUPS_PER_MINUTE,
-    60,
-    now,
-  );
-  if (!limited.allowed) {
-    throw new ApiError(429, eventSays.tooManyLookups, {
-      headers: { "retry-after": String(limited.retryAfter) },
-    });
-  }
+  await limitPublicLookups(ctx, "event-public", eventSays.tooManyLookups);
   const school = Events.schoolOf();
   const row = await Events.everySchool(ctx, () => ({
     title: events.title,

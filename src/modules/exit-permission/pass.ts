@@ -20,18 +20,15 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
-import { currentRequest } from "../../lib/metrics";
-import { addressKey, hit } from "../../lib/rate-limit";
+import { limitPublicLookups } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { zonedInstant } from "../../lib/zoned-time";
 import { copyOf, copyTable, identity } from "../user/api";
 import { kidOf, passKey, signPass } from "./pass-key";
 import { permissions } from "./permissions";
 
-/** Lookups of passes per client address and minute: a gate scans a few; a guesser is stopped. */
-const PASS_LOOKUPS_PER_MINUTE = 60;
 const PHOTO_SECONDS = 300;
 
 const Slug = z
@@ -149,18 +146,7 @@ const noPass = () => notFound(m`Pickup pass not found`);
 
 export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof publicRoute>) {
   const now = ctx.deps.clock.now();
-  const limited = await hit(
-    ctx.deps.db,
-    `pickup-pass-ip:${addressKey(currentRequest()?.clientAddress)}`,
-    PASS_LOOKUPS_PER_MINUTE,
-    60,
-    now,
-  );
-  if (!limited.allowed) {
-    throw new ApiError(429, m`Too many pass lookups; try again later`, {
-      headers: { "retry-after": String(limited.retryAfter) },
-    });
-  }
+  await limitPublicLookups(ctx, "pickup-pass", m`Too many pass lookups; try again later`);
   const row = await passRow(ctx, params.slug).first();
   if (row?.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
   const validFrom = zonedInstant(row.date, "00:00", row.timeZone);

@@ -86,6 +86,7 @@ export const taskSays = {
       : m`Archiving is each person's own folder: task ${id} has no copy of yours`,
   reminderPast: m`sendAt must be in the future`,
   reminderTooFar: (days: number) => m`sendAt must be at most ${days} days ahead`,
+  tooManyLookups: m`Too many task lookups; try again later`,
 } as const;
 
 // ---- Records ------------------------------------------------------------------------------------

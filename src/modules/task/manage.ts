@@ -25,6 +25,7 @@ import { APP_MODULES } from "../../lib/app-modules";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
+import { limitPublicLookups, PUBLIC_LOOKUPS_PER_MINUTE } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
@@ -511,15 +512,17 @@ const publicRoute = defineRoute({
   summary: "A task's public page by its slug (no sign-in): its text only",
   description:
     "The title, description and due date of a published task, and its school's name; never its recipients or their " +
-    "states. A draft, an unknown slug, or a school with the tasks module disabled: 404.",
+    "states. A draft, an unknown slug, or a school with the tasks module disabled: 404. " +
+    `${PUBLIC_LOOKUPS_PER_MINUTE} lookups a minute per client address, then 429.`,
   access: "public",
-  errors: [404],
-  examples: { 404: say.notFound("Task") },
+  errors: [404, 429],
+  examples: { 404: say.notFound("Task"), 429: taskSays.tooManyLookups },
   request: { query: z.object({ slug: Slug }) },
   responses: { 200: json(PublicTask, "The task's text") },
 });
 
 export async function getPublicTask(ctx: Ctx, { query }: InputOf<typeof publicRoute>) {
+  await limitPublicLookups(ctx, "task-public", taskSays.tooManyLookups);
   const school = Tasks.schoolOf();
   const row = await Tasks.everySchool(ctx, () => ({
     title: tasks.title,
