@@ -24,13 +24,12 @@ import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
-import { answersETag, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
+import { guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { s3Signer } from "./lib/s3";
 import { authorize } from "./middleware/authorize";
 import { browserCors } from "./middleware/cors";
-import { etag } from "./middleware/etag";
 import { idempotency } from "./middleware/idempotency";
 import { jsonBody } from "./middleware/json-body";
 import { routeNotFound } from "./middleware/route-not-found";
@@ -53,14 +52,10 @@ export const DOCS_ASSETS = "/api/docs/assets";
 /** Serves an operation on an app: its route behind the guard it declares, then its handler. */
 export function mountOperation(app: AppRouter, { route, handler }: Operation) {
   const { access, scope, module: appModule } = guardOf(route);
-  // A signed-in POST or PATCH answers a repeat with the same Idempotency-Key from its first answer.
   const guard = authorize(access, scope, appModule);
-  // A GET's JSON answer carries an ETag, and If-None-Match may make it a 304.
-  const guards = takesIdempotencyKey(route.method, access)
-    ? [guard, idempotency]
-    : answersETag(route)
-      ? [guard, etag]
-      : [guard];
+  // A signed-in POST or PATCH answers a repeat with the same Idempotency-Key from its first answer.
+  // (A GET's JSON answer carries an ETag, and If-None-Match may make it a 304: `serve` answers so.)
+  const guards = takesIdempotencyKey(route.method, access) ? [guard, idempotency] : [guard];
   app.openapi({ ...route, middleware: guards }, handler);
 }
 
@@ -72,6 +67,9 @@ function executionCtxOf(c: Context<AppEnv>) {
     return undefined;
   }
 }
+
+/** `https://host:port` of a request's URL (which always has a path), without parsing it whole. */
+const originOf = (url: string) => url.slice(0, url.indexOf("/", url.indexOf("://") + 3));
 
 export function createApp(options: AppOptions) {
   const app = createRouter();
@@ -92,7 +90,7 @@ export function createApp(options: AppOptions) {
         requestId: id,
         clientAddress: c.req.header("cf-connecting-ip"),
         language: fromAcceptLanguage(c.req.header("accept-language")),
-        origin: new URL(c.req.url).origin,
+        origin: originOf(c.req.url),
       };
       await withMetrics(metrics, next);
       c.res.headers.set("x-request-id", id);
@@ -100,9 +98,9 @@ export function createApp(options: AppOptions) {
         for (const [k, v] of Object.entries(rateLimitHeaders(metrics.limits))) c.res.headers.set(k, v);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       // Before the dependencies are built (a config error) there is no setting yet: log the line.
-      const mode = c.var.deps?.config?.accessLog ?? "all";
+      const mode = c.get("deps")?.config?.accessLog ?? "all";
       if (mode === "problems" && c.res.status < 400 && durationMs < SLOW_REQUEST_MS) return;
-      const principal = c.var.principal ?? metrics;
+      const principal = c.get("principal") ?? metrics;
       log.info("request", {
         requestId: id,
         method: c.req.method,

@@ -113,6 +113,26 @@ export function bitmapsBySchool(rows: Iterable<{ schoolId: number; id: number | 
   return Object.fromEntries([...bySchool].map(([school, ids]) => [String(school), PermissionSet.encode(ids)]));
 }
 
+/** Bitmaps already decoded, by their text: a request checks its caller's bitmap several times. */
+const decodedBitmaps = new Map<string, Uint8Array>();
+
+/** A bitmap's bytes (none when it is not base64url: a garbled bitmap grants nothing). */
+function bytesOf(encoded: string): Uint8Array {
+  let bytes = decodedBitmaps.get(encoded);
+  if (bytes) return bytes;
+  let bin = "";
+  try {
+    bin = atob(encoded.replaceAll("-", "+").replaceAll("_", "/"));
+  } catch {
+    bin = "";
+  }
+  bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  // Bounded: an isolate serves many callers; the common bitmaps (one per role) come straight back.
+  if (decodedBitmaps.size >= 512) decodedBitmaps.clear();
+  decodedBitmaps.set(encoded, bytes);
+  return bytes;
+}
+
 /**
  * A set of permission ids packed as a bitmap and written as base64url: the compact form access
  * tokens carry (a school admin's ~100 permissions fit in ~20 characters).
@@ -130,29 +150,14 @@ export const PermissionSet = {
     return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
   },
   has(encoded: string, id: number): boolean {
-    const i = id >> 3;
-    // 4 base64 characters hold 3 bytes: decode only the group that holds byte i.
-    const group = encoded.slice(Math.floor(i / 3) * 4, Math.floor(i / 3) * 4 + 4);
-    if (!group) return false;
-    let bin: string;
-    try {
-      bin = atob(group.replaceAll("-", "+").replaceAll("_", "/").padEnd(4, "="));
-    } catch {
-      return false;
-    }
-    const byte = bin.charCodeAt(i % 3);
-    return Number.isFinite(byte) && (byte & (1 << (id & 7))) !== 0;
+    const byte = bytesOf(encoded)[id >> 3];
+    return byte !== undefined && id >= 0 && (byte & (1 << (id & 7))) !== 0;
   },
   decode(encoded: string): number[] {
     const ids: number[] = [];
-    let bin: string;
-    try {
-      bin = atob(encoded.replaceAll("-", "+").replaceAll("_", "/"));
-    } catch {
-      return ids;
-    }
-    for (let i = 0; i < bin.length; i++) {
-      const byte = bin.charCodeAt(i);
+    const bytes = bytesOf(encoded);
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i] ?? 0;
       for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) ids.push(i * 8 + bit);
     }
     return ids;

@@ -83,8 +83,9 @@ export class Listing<T> {
 /** Builds the envelope; `url` is the request URL whose `page` is replaced for next/previous. */
 export function envelope<T>(data: T[], total: number, { page, pageSize }: PageInput, url: string): Page<T> {
   const lastPage = Math.max(1, Math.ceil(total / pageSize));
+  const u = page < lastPage || page > 1 ? new URL(url) : undefined;
   const link = (p: number) => {
-    const u = new URL(url);
+    if (!u) return null;
     u.searchParams.set("page", String(p));
     u.searchParams.set("pageSize", String(pageSize));
     return `${u.pathname}?${u.searchParams.toString()}`;

@@ -20,7 +20,7 @@ import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
 import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
-import { etagOf } from "./etag";
+import { answerTagged, jsonBytes } from "./etag";
 import { Message, m } from "./message";
 import { Listing, type Page } from "./pagination";
 
@@ -72,7 +72,7 @@ const IDEMPOTENCY_HEADER = {
   schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "5f0c7a52-3d1e-4b8e-9a55-0d2f4c1e7b21" },
 };
 
-/** Cheap refreshes of a GET's JSON answer (src/middleware/etag.ts). */
+/** Cheap refreshes of a GET's JSON answer (src/lib/etag.ts). */
 const IF_NONE_MATCH_HEADER = {
   name: "If-None-Match",
   in: "header" as const,
@@ -558,17 +558,14 @@ export function serve<R extends ApiRoute>(
       // The validators parsed each part with this route's own schemas: the verb's input type.
       const input = inputOf(c, route) as InputOf<R>;
       const answer: unknown = await verb(await contextOf(c, route), input);
-      if (answer instanceof Response) return answer;
+      if (answer instanceof Response) return etagged ? answerTagged(c, answer) : answer;
       const listing = answer instanceof Listing;
       if (status === 204 && !listing) return c.body(null, 204);
       const value = listing ? answer.envelope(c.req.url) : answer;
       const code = listing || status === 204 ? 200 : status;
       if (!etagged) return c.json(value, code);
-      // The ETag is the digest of the text written here: the etag middleware then only compares it
-      // with If-None-Match (no copy of the body read back).
-      const text = JSON.stringify(value);
-      const tag = await etagOf(new TextEncoder().encode(text));
-      return c.body(text, code, { "content-type": "application/json", etag: tag });
+      // The bytes are encoded once: digested for the tag, then given to the Response as they are.
+      return answerTagged(c, { bytes: jsonBytes(value), code });
     },
   };
 }

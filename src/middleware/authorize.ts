@@ -26,7 +26,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_.-]+)$/;
 export function authorize(access: Access, scope: Scope, module?: AppModuleKey): MiddlewareHandler<AppEnv> {
   return async function authorizeRequest(c, next) {
     if (access === "public") return next();
-    const { config, clock } = c.var.deps;
+    const { config, clock } = c.get("deps");
     const match = BEARER.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) throw unauthorized(m`Missing bearer token`, m`Send \`Authorization: Bearer <accessToken>\`.`);
     const claims = await verifyAccessToken(config.authSecret, match[1], clock.now());

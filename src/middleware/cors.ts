@@ -26,7 +26,7 @@ const allowedOrigin = cors({ origin: (origin) => origin, ...CORS_POLICY });
 export const browserCors: MiddlewareHandler<AppEnv> = async function browserCors(c, next) {
   const origin = c.req.header("origin");
   if (!origin) return next();
-  const { origins, loopback } = c.var.deps.config.cors;
+  const { origins, loopback } = c.get("deps").config.cors;
   if (origins.includes(origin) || (loopback && LOOPBACK.test(origin))) return allowedOrigin(c, next);
   if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
     throw new ApiError(403, m`This origin may not call the API from a browser (not in CORS_ORIGINS)`);

@@ -55,8 +55,13 @@ export async function currentSchool(
     }
     const schoolId = Number(header);
     if (Object.hasOwn(memberships, header)) return fromToken(schoolId);
-    const [school] = await c.var.deps.db
-      .select({ id: schools.id, language: schools.language, disabled: disabledModuleIds(c.var.deps.db, schoolId) })
+    const [school] = await c
+      .get("deps")
+      .db.select({
+        id: schools.id,
+        language: schools.language,
+        disabled: disabledModuleIds(c.get("deps").db, schoolId),
+      })
       .from(schools)
       .where(eq(schools.id, schoolId))
       .limit(1);

@@ -26,18 +26,18 @@ const KEPT_HEADERS = ["content-type", "location"];
 
 export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency(c, next) {
   const key = c.req.header("idempotency-key");
-  const userId = c.var.principal?.userId;
+  const userId = c.get("principal")?.userId;
   if (key === undefined || userId === undefined) return next();
   if (!KEY.test(key)) {
     throw new ApiError(400, m`Idempotency-Key must be 1 to 255 printable ASCII characters`, {
       title: m`Invalid Idempotency-Key`,
     });
   }
-  const { db, clock } = c.var.deps;
+  const { db, clock } = c.get("deps");
   const url = new URL(c.req.url);
   // The body as bytes (a text read would garble an uploaded file the route then reads from the cache).
   const head = new TextEncoder().encode(
-    `${c.req.method}\n${url.pathname}${url.search}\n${c.var.principal?.schoolId ?? ""}\n`,
+    `${c.req.method}\n${url.pathname}${url.search}\n${c.get("principal")?.schoolId ?? ""}\n`,
   );
   const body = new Uint8Array(await c.req.arrayBuffer());
   const whole = new Uint8Array(head.length + body.length);
@@ -87,8 +87,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
 
 /** The stored answer to a repeat, or why there is none. */
 async function replay(c: Parameters<typeof idempotency>[0], userId: number, key: string, fingerprint: string) {
-  const [row] = await c.var.deps.db
-    .select()
+  const [row] = await c
+    .get("deps")
+    .db.select()
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
     .limit(1);
