@@ -18,7 +18,7 @@ import { runScheduled } from "../src/jobs/scheduled";
 import { grantsOf } from "../src/modules";
 import { sendDueEventReminders } from "../src/modules/event/reminders";
 import { createVia, uniq } from "./fixture-kit";
-import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -440,6 +440,21 @@ describe("event reminders", () => {
     const [sent] = await t.db.select().from(eventReminders).where(eq(eventReminders.eventId, e.id));
     expect(sent).toMatchObject({ status: "sent", sentAt: "2026-12-05T15:02:00.000Z" });
     expect(sent?.recipientCount).toBeGreaterThan(0);
+  });
+
+  it("a school with events switched off hears no reminder; it goes out once events are on again", async () => {
+    const t = makeTestApp();
+    const e = await made(t, { forSchool: true, notify: false });
+    await createVia(t, "/api/v1/event-reminder", NORTH, { eventId: e.id, minutesBefore: 60 });
+    await setModule(t, NORTH, "events", false);
+    t.clock.current = new Date("2026-12-05T15:02:00.000Z");
+    await sendDueEventReminders(t.deps);
+    expect(await noticesAbout(t, e.id)).toEqual([]);
+    const [waiting] = await t.db.select().from(eventReminders).where(eq(eventReminders.eventId, e.id));
+    expect(waiting?.status).toBe("scheduled");
+    await setModule(t, NORTH, "events", true);
+    await sendDueEventReminders(t.deps);
+    expect(await noticesAbout(t, e.id)).toHaveLength(1);
   });
 
   it("skips a reminder of an event that has started, and each cron run writes its history row", async () => {

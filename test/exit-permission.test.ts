@@ -13,7 +13,7 @@ import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema
 import { readJson } from "./fixture-kit";
 import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRoute, makeStudents } from "./fixtures/modules/route-availability";
-import { countingTestApp, DEMO, makeTestApp, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, setModule, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const P = "/api/v1/exit-permission";
@@ -387,6 +387,42 @@ describe("fixed permissions", () => {
     const after = await t.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId));
     expect(after.length).toBe(made.length);
     expect(after.every((p) => p.status === "cancelled")).toBe(true);
+  });
+});
+
+describe("fixed permissions where the school has exit permissions switched off", () => {
+  it("the daily job makes no days ahead for it until they are on again", async () => {
+    const own = makeTestApp();
+    const family = await makeFamily(own, NORTH);
+    const token = await parentToken(own, family, NORTH);
+    const res = await own.request(`${P}/fixed/auto-pickup`, {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: {
+        studentId: family.studentId,
+        weekdays: [1, 2, 3, 4, 5],
+        fromDate: schoolDate(own),
+        untilDate: "2027-06-30",
+      },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const made = async () =>
+      (await own.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId))).length;
+    const before = await made();
+    expect(before).toBeGreaterThan(0);
+    // Two weeks on, the job would make two more weeks of days.
+    own.clock.advance(14 * 86_400);
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await setModule(own, NORTH, "exit-permissions", false);
+    try {
+      await generateFixedExitPermissions(own.deps);
+      expect(await made()).toBe(before);
+    } finally {
+      await setModule(own, NORTH, "exit-permissions", true);
+    }
+    await generateFixedExitPermissions(own.deps);
+    expect(await made()).toBeGreaterThan(before);
   });
 });
 

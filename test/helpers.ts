@@ -288,6 +288,18 @@ export function documentedProblems(
   return values as { detail: string; title: string; instance: string }[];
 }
 
+/** Switches an application module on or off in a school, as the super-admin does through the API. */
+export async function setModule(t: TestApp, school: number, module: string, enabled: boolean) {
+  const res = await t.request(`/api/v1/application-module/school/${module}/enabled`, {
+    method: "PUT",
+    token: await t.token(DEMO.superAdmin.id, {}, true),
+    school,
+    body: { enabled },
+  });
+  if (res.status !== 204)
+    throw new Error(`switching ${module} ${enabled ? "on" : "off"}: ${res.status} ${await res.text()}`);
+}
+
 /** Reads a problem+json body and checks its shape. */
 export async function problem(res: Response) {
   const body = (await res.json()) as {

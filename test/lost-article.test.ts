@@ -16,7 +16,7 @@ import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
 import { sendDueLostArticleReminders } from "../src/modules/lost-article/reminders";
 import { createVia, uniq } from "./fixture-kit";
-import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const LA = "/api/v1/lost-article";
@@ -314,6 +314,26 @@ describe("reminders before the donation date", () => {
       .from(lostArticleReminders)
       .where(eq(lostArticleReminders.lostArticleId, delivered.id));
     expect(states.map((s) => s.status)).toEqual(["skipped"]);
+  });
+
+  it("wait while the school has lost articles switched off, then go out once it is on again", async () => {
+    const t = makeTestApp();
+    const a = await article(t, { donateAfter: "2026-12-01" });
+    const id = await createVia(t, REM, NORTH, { lostArticleId: a.id, daysBefore: 2, time: "09:30" });
+    await setModule(t, NORTH, "lost-articles", false);
+    t.clock.current = new Date("2026-11-29T15:31:00.000Z");
+    await sendDueLostArticleReminders(t.deps);
+    const about = () =>
+      t.db
+        .select()
+        .from(notifications)
+        .where(and(eq(notifications.aboutEntity, "lost-article"), eq(notifications.aboutId, a.id)));
+    expect(await about()).toEqual([]);
+    const [row] = await t.db.select().from(lostArticleReminders).where(eq(lostArticleReminders.id, id));
+    expect(row?.status).toBe("scheduled");
+    await setModule(t, NORTH, "lost-articles", true);
+    await sendDueLostArticleReminders(t.deps);
+    expect(await about()).toHaveLength(1);
   });
 
   it("move with the donation date, and refuse a time already past (422) or a closed article (409)", async () => {

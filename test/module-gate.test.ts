@@ -7,7 +7,7 @@
  * for real (whose access token carries them, refreshed after each toggle).
  */
 import { describe, expect, it } from "vitest";
-import { configWith, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { configWith, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
 type Operation = { operationId: string; "x-module"?: string; requestBody?: unknown };
 
@@ -27,16 +27,6 @@ const gated = Object.entries(doc.paths).flatMap(([path, item]) =>
 function call(t: TestApp, method: string, path: string, op: Operation, token: string) {
   const url = path.replace("{id}", "1").replace(/\{\w+\}/g, "documents");
   return t.request(url, { method, token, school: NORTH, body: op.requestBody ? {} : undefined });
-}
-
-async function setModule(t: TestApp, module: string, enabled: boolean) {
-  const res = await t.request(`/api/v1/application-module/school/${module}/enabled`, {
-    method: "PUT",
-    token: await t.token(DEMO.superAdmin.id, {}, true),
-    school: NORTH,
-    body: { enabled },
-  });
-  expect(res.status, await res.clone().text()).toBe(204);
 }
 
 async function refreshed(t: TestApp, refreshToken: string) {
@@ -75,13 +65,13 @@ describe("routes of application modules", () => {
       await passes(superAdmin, "super-admin, enabled");
       await passes(member.accessToken, "member, enabled");
 
-      await setModule(t, module, false);
+      await setModule(t, NORTH, module, false);
       try {
         await refused(superAdmin, "super-admin, disabled");
         member = await refreshed(t, member.refreshToken);
         await refused(member.accessToken, "member, disabled");
       } finally {
-        await setModule(t, module, true);
+        await setModule(t, NORTH, module, true);
       }
 
       await passes(superAdmin, "super-admin, enabled again");

@@ -16,9 +16,10 @@ import { notificationRecipients, notifications } from "../src/db/schema/notifica
 import { taskInbox, taskRecipients, taskReminders } from "../src/db/schema/task";
 import { withSearch } from "../src/db/search";
 import { runScheduled } from "../src/jobs/scheduled";
+import { sendDueReminders } from "../src/modules/task/reminders";
 import { readJson } from "./fixture-kit";
 import { type Family, makeFamily } from "./fixtures/modules/exit-permission";
-import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 import { PushQueue } from "./push-queue";
 
 const NORTH = 1;
@@ -397,6 +398,35 @@ describe("staff's operations", () => {
     const reminded = told.filter((r) => (r.title as { en: string }).en.startsWith("Reminder")).map((r) => r.userId);
     expect(reminded.sort()).toEqual([late.userId, added.userId].sort());
     expect((await mine(t, await parentToken(t, added))).data.map((c) => c.taskId)).toEqual([task.id]);
+  });
+
+  it("a scheduled reminder waits while the school has tasks switched off, and goes out once they are on again", async () => {
+    const { t, push } = app();
+    const late = await makeFamily(t, NORTH);
+    const task = await send(t, { title: "Sign the photo consent", studentIds: [late.studentId] });
+    const scheduled = await t.request("/api/v1/pending-reminder", {
+      method: "POST",
+      token: await admin(t),
+      school: NORTH,
+      body: { taskId: task.id, sendAt: new Date(t.clock.now().getTime() + 3600_000).toISOString() },
+    });
+    const { id } = await readJson<{ id: number }>(scheduled);
+    const reminders = async () =>
+      (await reached(t, push, { entity: "task", id: task.id })).filter((r) =>
+        (r.title as { en: string }).en.startsWith("Reminder"),
+      );
+    t.clock.advance(2 * 3600);
+    await setModule(t, NORTH, "tasks", false);
+    try {
+      await sendDueReminders(t.deps);
+      expect(await reminders()).toEqual([]);
+      const [row] = await t.db.select().from(taskReminders).where(eq(taskReminders.id, id));
+      expect(row?.status).toBe("scheduled");
+    } finally {
+      await setModule(t, NORTH, "tasks", true);
+    }
+    await sendDueReminders(t.deps);
+    expect((await reminders()).map((r) => r.userId)).toEqual([late.userId]);
   });
 
   it("deletes with a reason: the recipients are told, the task is gone", async () => {

@@ -2,4 +2,4 @@
  * The application-module module's face: what other modules may use of it. Everything else in
  * this folder is the module's own.
  */
-export { disabledModuleIds, disabledModulesOfUser, moduleSetOf } from "./state";
+export { disabledModuleIds, disabledModulesOfUser, moduleOn, moduleSetOf } from "./state";

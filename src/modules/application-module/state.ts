@@ -4,11 +4,11 @@
  * super-admin's lookup in src/middleware/current-school.ts). Cheap to import: schema and SQL only.
  * Only built-in modules count: no route checks a created one.
  */
-import { and, eq, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { SchoolModules, schoolModules } from "../../db/schema/application-module";
 import { RoleUsers, roleUsers } from "../../db/schema/core";
-import { FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
+import { APP_MODULES, type AppModuleKey, FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
 import type { Ctx } from "../../lib/context";
 
 const disabled = and(eq(schoolModules.enabled, false), lt(schoolModules.moduleId, FIRST_CUSTOM_MODULE_ID));
@@ -36,4 +36,19 @@ export function disabledModulesOfUser(ctx: Ctx, userId: number) {
     SchoolModules.ofSchool(schoolsOfUser),
     disabled,
   );
+}
+
+/**
+ * Whether `module` is on in the school `school` names (a row's school column, in a read across
+ * schools): a school without a state row for it has it on. What scheduled work checks before it
+ * acts for a school, as a route's guard does (a school that switched a module off hears nothing
+ * from it; its scheduled rows wait, and go out if the module is switched on again).
+ */
+export function moduleOn(ctx: Ctx, module: AppModuleKey, school: SQLWrapper): SQL {
+  const off = SchoolModules.everySchool(ctx, () => ({ one: sql`1` })).where(
+    SchoolModules.ofSchool(school),
+    eq(schoolModules.moduleId, APP_MODULES[module].id),
+    eq(schoolModules.enabled, false),
+  );
+  return sql`NOT EXISTS ${off}`;
 }

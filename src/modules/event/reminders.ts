@@ -26,6 +26,7 @@ import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { moduleOn } from "../application-module/api";
 import { notify } from "../notification/api";
 import {
   eventNotice,
@@ -142,13 +143,18 @@ const JOB = "send-event-reminders";
 /** Every school's due reminders, each claimed and sent in its own batch. */
 export async function sendDueEventReminders(deps: Deps): Promise<string> {
   const now = deps.clock.now().toISOString();
-  const due = await EventReminders.everySchool(jobCtx(deps, JOB), (school) => ({
+  const all = jobCtx(deps, JOB);
+  const due = await EventReminders.everySchool(all, (school) => ({
     id: eventReminders.id,
     schoolId: school,
     eventId: eventReminders.eventId,
   }))
     // event_reminder_due_idx: the scheduled rows by send_at.
-    .where(eq(eventReminders.status, "scheduled"), lte(eventReminders.sendAt, now))
+    .where(
+      eq(eventReminders.status, "scheduled"),
+      lte(eventReminders.sendAt, now),
+      moduleOn(all, "events", EventReminders.schoolOf()),
+    )
     .orderBy(asc(eventReminders.sendAt), asc(eventReminders.id))
     .limit(PER_RUN)
     .all();

@@ -31,6 +31,7 @@ import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { daysOf, maskOf } from "../../lib/weekdays";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
+import { moduleOn } from "../application-module/api";
 import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
@@ -373,7 +374,13 @@ export async function generateFixedExitPermissions(deps: Deps): Promise<string> 
     .selectDistinct({ schoolId: FixedExitPermissions.schoolOf(), language: schools.language })
     .from(fixedExitPermissions)
     .innerJoin(schools, eq(schools.id, FixedExitPermissions.schoolOf()))
-    .where(gte(fixedExitPermissions.untilDate, today));
+    // A school with exit permissions switched off gets none made.
+    .where(
+      and(
+        gte(fixedExitPermissions.untilDate, today),
+        moduleOn(jobCtx(deps, "generate-fixed-exit-permissions"), "exit-permissions", FixedExitPermissions.schoolOf()),
+      ),
+    );
   let made = 0;
   // A job has no request: what it writes (a decision's reason) is in each school's language.
   for (const { schoolId, language } of rows) {

@@ -28,6 +28,7 @@ import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { moduleOn } from "../application-module/api";
 import { notify } from "../notification/api";
 import { pickUpNotice } from "./actions";
 import { permissions } from "./permissions";
@@ -157,13 +158,18 @@ const JOB = "send-lost-article-reminders";
 
 export async function sendDueLostArticleReminders(deps: Deps): Promise<string> {
   const now = deps.clock.now().toISOString();
-  const due = await LostArticleReminders.everySchool(jobCtx(deps, JOB), (school) => ({
+  const all = jobCtx(deps, JOB);
+  const due = await LostArticleReminders.everySchool(all, (school) => ({
     id: lostArticleReminders.id,
     schoolId: school,
     lostArticleId: lostArticleReminders.lostArticleId,
   }))
     // lost_article_reminder_due_idx: the scheduled rows by send_at.
-    .where(eq(lostArticleReminders.status, "scheduled"), lte(lostArticleReminders.sendAt, now))
+    .where(
+      eq(lostArticleReminders.status, "scheduled"),
+      lte(lostArticleReminders.sendAt, now),
+      moduleOn(all, "lost-articles", LostArticleReminders.schoolOf()),
+    )
     .orderBy(asc(lostArticleReminders.sendAt), asc(lostArticleReminders.id))
     .limit(PER_RUN)
     .all();

@@ -18,6 +18,7 @@ import { type Ctx, jobCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { moduleOn } from "../application-module/api";
 import { recipientsOf, whoOf } from "./audience";
 import { taskSays } from "./common";
 import { reminderOf, TASK_REMINDER_STATUS_TEXT } from "./manage";
@@ -109,7 +110,11 @@ export async function sendDueReminders(deps: Deps): Promise<string> {
     schoolId: school,
     taskId: taskReminders.taskId,
   }))
-    .where(eq(taskReminders.status, "scheduled"), lte(taskReminders.sendAt, now))
+    .where(
+      eq(taskReminders.status, "scheduled"),
+      lte(taskReminders.sendAt, now),
+      moduleOn(all, "tasks", TaskReminders.schoolOf()),
+    )
     .orderBy(asc(taskReminders.sendAt), asc(taskReminders.id))
     .limit(PER_RUN)
     .all();
