@@ -8366,6 +8366,8 @@ export interface components {
                  * @enum {boolean}
                  */
                 school?: true;
+                /** @description Users left out (a notice the API sent about what one of them did: a booking) */
+                except?: number[];
             };
             /** @description How many people it reaches (each once) */
             recipients: number;

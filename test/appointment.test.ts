@@ -391,6 +391,38 @@ describe("booking", () => {
   });
 });
 
+describe("the other guardian", () => {
+  it("is told when one guardian books and when one cancels; the one who acted is not", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const a = await makeFamily(t, NORTH);
+    const b = await makeFamily(t, NORTH, { studentId: a.studentId });
+    const { slots } = await setUp(t, { studentIds: [a.studentId], windows: [{ start: "10:00", end: "10:30" }] });
+    const { notificationRecipients, notifications } = await import("../src/db/schema/notification");
+    const told = async (title: string) =>
+      (
+        await t.db
+          .select({ userId: notificationRecipients.userId, title: notifications.title })
+          .from(notificationRecipients)
+          .innerJoin(notifications, eq(notifications.id, notificationRecipients.notificationId))
+          .where(eq(notifications.aboutEntity, "appointment"))
+      )
+        .filter((r) => (r.title as { en: string }).en === title)
+        .map((r) => r.userId);
+    const booked = await ok<Booking>(
+      await book(t, slots[0]?.id ?? 0, { studentId: a.studentId }, await parentToken(t, a)),
+      201,
+    );
+    await push.drain(t.deps);
+    expect(await told("Appointment booked")).toEqual([b.userId]);
+    await ok(
+      await call(t, "PUT", `/api/v1/time-slot/appointment/${booked.id}/cancel`, undefined, await parentToken(t, b)),
+    );
+    await push.drain(t.deps);
+    expect(await told("Appointment cancelled")).toEqual([a.userId]);
+  });
+});
+
 describe("the iCalendar invite", () => {
   /** Unfolds and splits an iCalendar text into its content lines (RFC 5545 3.1). */
   const lines = (ics: string) => ics.replace(/\r\n /g, "").split("\r\n").filter(Boolean);

@@ -37,6 +37,8 @@ export type Audience = {
   levels?: Level[];
   guardiansOf?: number[];
   school?: true;
+  /** Users left out however they are reached (the guardian who booked is not told of it). */
+  except?: number[];
 };
 
 /**

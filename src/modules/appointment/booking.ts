@@ -331,24 +331,22 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const limit = Sessions.pick(ctx, sessions.bookingsPerFamily, eq(sessions.id, first.sessionId));
   const firstId = sql<number>`(${Appointments.pick(ctx, sql`min(${appointments.id})`, eq(appointments.visit, visit))})`;
   // The family is told when someone else booked for it (staff at the desk, a delegate for the parent);
-  // a guardian who books has the confirmation in the answer.
+  // a guardian who books has the confirmation in the answer, and the child's other guardians are told.
   const byGuardian = snapshot.acted !== null && bookedFor === null;
   const sending = notifyAll(
     ctx,
-    byGuardian
-      ? []
-      : toRecipients(
-          {
-            category: "tasks",
-            title: { en: "Appointment booked", es: "Cita reservada" },
-            body: {
-              en: `${first.title}: ${first.date} ${first.start} for ${student.firstName}`,
-              es: `${first.title}: ${first.date} ${first.start} para ${student.firstName}`,
-            },
-            about: { entity: "appointment", id: firstId },
-          },
-          { studentIds: [student.id], userIds: [] },
-        ),
+    toRecipients(
+      {
+        category: "tasks",
+        title: { en: "Appointment booked", es: "Cita reservada" },
+        body: {
+          en: `${first.title}: ${first.date} ${first.start} for ${student.firstName}`,
+          es: `${first.title}: ${first.date} ${first.start} para ${student.firstName}`,
+        },
+        about: { entity: "appointment", id: firstId },
+      },
+      { studentIds: [student.id], userIds: [], except: byGuardian && ctx.userId !== null ? [ctx.userId] : [] },
+    ),
   );
   const batch = new Batch(ctx).add(
     // The capacity check inside the write: a place in every slot, or the batch aborts.
@@ -524,23 +522,22 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   }
   const at = now.toISOString();
   const live = and(eq(appointments.visit, a.visit), eq(appointments.status, "booked"));
-  // The family is told when the school cancelled it.
+  // The family is told when the school cancelled it; when one of them did, the child's other guardians are.
+  const byStaff = ctx.can(permissions.manage);
   const sending = notifyAll(
     ctx,
-    !ctx.can(permissions.manage)
-      ? []
-      : toRecipients(
-          {
-            category: "tasks",
-            title: { en: "Appointment cancelled", es: "Cita cancelada" },
-            body: {
-              en: `${a.title}: ${a.date} ${a.start} for ${a.firstName}`,
-              es: `${a.title}: ${a.date} ${a.start} para ${a.firstName}`,
-            },
-            about: { entity: "appointment", id: params.id },
-          },
-          { studentIds: [a.studentId], userIds: [] },
-        ),
+    toRecipients(
+      {
+        category: "tasks",
+        title: { en: "Appointment cancelled", es: "Cita cancelada" },
+        body: {
+          en: `${a.title}: ${a.date} ${a.start} for ${a.firstName}`,
+          es: `${a.title}: ${a.date} ${a.start} para ${a.firstName}`,
+        },
+        about: { entity: "appointment", id: params.id },
+      },
+      { studentIds: [a.studentId], userIds: [], except: !byStaff && ctx.userId !== null ? [ctx.userId] : [] },
+    ),
   );
   const batch = new Batch(ctx).add(
     // The places first (read from the live appointments), then the appointments: a second cancel finds none.

@@ -6,11 +6,11 @@
  * - users, roles, the whole school: members (a role in the school); parts given together add up;
  * - groups, levels: the guardians of their active students; guardiansOf: of these students;
  *   a guardianship the school set not to receive notifications is left out;
- * - a user who is inactive or deleted their account is left out;
+ * - a user who is inactive or deleted their account is left out, and so is each user of `except`;
  * - each user once, however many ways they are reached: a guardian of three children addressed
  *   by `guardiansOf`, or of two children in one group, gets one notification.
  */
-import { and, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, not, type SQL, sql } from "drizzle-orm";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import type { Audience } from "../../db/schema/notification";
@@ -50,7 +50,8 @@ export function recipientsOf(ctx: Ctx, audience: Audience): SQL {
   const parts = named(ctx, audience);
   // An audience naming nobody (an empty list) reaches nobody.
   const union = parts.length > 0 ? sql.join(parts, sql` UNION ALL `) : sql`SELECT NULL AS "userId" WHERE 0`;
-  return sql`SELECT DISTINCT a."userId" AS user_id FROM (${union}) a INNER JOIN ${users} ON ${users.id} = a."userId" WHERE ${and(ne(users.status, "inactive"), isNull(users.deletedAt))}`;
+  const left = audience.except?.length ? not(inList(sql`a."userId"`, audience.except)) : undefined;
+  return sql`SELECT DISTINCT a."userId" AS user_id FROM (${union}) a INNER JOIN ${users} ON ${users.id} = a."userId" WHERE ${and(ne(users.status, "inactive"), isNull(users.deletedAt), left)}`;
 }
 
 /** How many users the audience reaches (a scalar subquery). */

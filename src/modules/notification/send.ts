@@ -104,6 +104,10 @@ export const SentNotification = RecordBase.extend({
         .optional()
         .openapi({ description: "The guardians of these students (student ids)" }),
       school: z.literal(true).optional().openapi({ description: "true: everyone with a role in the school" }),
+      except: z
+        .array(z.number().int())
+        .optional()
+        .openapi({ description: "Users left out (a notice the API sent about what one of them did: a booking)" }),
     })
     .openapi({ description: "Who it is for, as sent" }),
   recipients: z.number().int().openapi({ description: "How many people it reaches (each once)" }),

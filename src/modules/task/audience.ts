@@ -274,11 +274,12 @@ export function deliver(ctx: Ctx, taskId: number | SQL<number>, options: { pendi
  */
 export function toRecipients(
   notice: Omit<Notice, "audience">,
-  who: { studentIds: readonly number[]; userIds: readonly number[] },
+  who: { studentIds: readonly number[]; userIds: readonly number[]; except?: readonly number[] },
 ): Notice[] {
   const audience: Audience = {};
   if (who.studentIds.length) audience.guardiansOf = [...who.studentIds];
   if (who.userIds.length) audience.users = [...who.userIds];
+  if (who.except?.length) audience.except = [...who.except];
   return who.studentIds.length + who.userIds.length ? [{ ...notice, audience }] : [];
 }
 
