@@ -277,6 +277,26 @@ describe("recipients and their copies", () => {
     expect((await act(t, token, task.id, "revert-completion")).status).toBe(409);
   });
 
+  it("a delegate of both guardians sees each copy once, in the list and in the task", async () => {
+    const { t } = app();
+    const a = await makeFamily(t, NORTH);
+    const b = await secondGuardian(t, a);
+    const grandma = await makeFamily(t, NORTH);
+    const today = t.clock.now().toISOString().slice(0, 10);
+    for (const parentId of [a.parentId, b.parentId]) {
+      await t.db
+        .insert(delegates)
+        .values({ schoolId: NORTH, parentId, userId: grandma.userId, validFrom: today, validUntil: "2027-06-30" });
+    }
+    const task = await send(t, { title: "Swimming gala consent", studentIds: [a.studentId] });
+    const token = await parentToken(t, grandma);
+    const list = await mine(t, token);
+    expect(list.data.map((c) => [c.taskId, c.studentId])).toEqual([[task.id, a.studentId]]);
+    expect(list.total).toBe(1);
+    const one = await readJson<Task>(await t.request(`${P}/${task.id}`, { token, school: NORTH }));
+    expect(one.copies?.map((c) => c.studentId)).toEqual([a.studentId]);
+  });
+
   it("the archive is each person's own folder, and staff never read it as done", async () => {
     const { t } = app();
     const a = await makeFamily(t, NORTH);

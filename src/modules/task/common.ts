@@ -6,7 +6,7 @@
  * that reached them (an inbox row of theirs, or of the parent they are a valid delegate of today).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
+import { eq, lt, not, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -256,13 +256,33 @@ export const copyFields = {
   receivedAt: taskInbox.createdAt,
 };
 
-/** Copies: the caller's inbox rows (and those of the parents they act for) with their recipient and task. */
-export const copies = (ctx: Ctx) =>
-  TaskInbox.select(ctx, copyFields)
+/** Another inbox row of the same copy, for `copies`' one row per copy. */
+const sameCopy = TaskInbox.alias("same_copy");
+
+/**
+ * Copies: the caller's inbox rows (and those of the parents they act for) with their recipient and
+ * task. One row per copy: a delegate acting for both guardians of a child reaches each copy through
+ * two inbox rows, and sees the first.
+ */
+export const copies = (ctx: Ctx) => {
+  const users = actedUsers(ctx);
+  const firstOfCopy =
+    users.length > 1
+      ? not(
+          sameCopy.exists(
+            ctx,
+            eq(sameCopy.table.recipientId, taskInbox.recipientId),
+            lt(sameCopy.table.id, taskInbox.id),
+            actedFor(sameCopy.table.userId, users),
+          ),
+        )
+      : undefined;
+  return TaskInbox.select(ctx, copyFields)
     .join(TaskRecipients, eq(taskRecipients.id, taskInbox.recipientId))
     .join(Tasks, eq(tasks.id, taskInbox.taskId))
     .join(Students, eq(students.id, taskRecipients.studentId), "left")
-    .where(byActed(ctx, taskInbox.userId), eq(tasks.status, "published"));
+    .where(byActed(ctx, taskInbox.userId), eq(tasks.status, "published"), firstOfCopy);
+};
 
 type CopyRow = Omit<Awaited<ReturnType<ReturnType<typeof copies>["all"]>>[number], "inboxId">;
 
