@@ -117,10 +117,10 @@ export const KINDS = [
   ],
   [/^src\/middleware\//, "other middleware (CORS, JSON body)"],
   [
-    /^src\/lib\/(route|resource|pagination|params|search|errors|context)\.ts$/,
+    /^src\/lib\/(route|pagination|params|search|errors|context|etag)\.ts$|^src\/lib\/resource\//,
     "operations: handler, resource block, list envelope, params",
   ],
-  [/^src\/db\//, "D1 wrapper (round-trip counting)"],
+  [/^src\/db\//, "data layer: query building, rendering, row decoding, the D1 wrapper (src/db)"],
   [/^src\/modules\//, "module code (records, views)"],
   [/^src\//, "other src"],
   [/^hono$/, "Hono: routing, context, middleware chain"],
