@@ -4431,7 +4431,7 @@ export interface paths {
         };
         /**
          * List sessions (paginated), newest first
-         * @description appointment.manage: every session; anyone else the published ones. Filters: status, taskId, text.
+         * @description appointment.manage: every session; anyone else the published ones that concern them (their task reached them or the parent they act for today, or they have slots in it). Filters: status, taskId, text.
          */
         get: operations["listAppointmentSessions"];
         put?: never;
@@ -4520,7 +4520,7 @@ export interface paths {
         };
         /**
          * List session days (paginated), by date
-         * @description appointment.manage: every day; anyone else the days of published sessions.
+         * @description appointment.manage: every day; anyone else the days of the published sessions that concern them (as for sessions).
          */
         get: operations["listSessionDays"];
         put?: never;

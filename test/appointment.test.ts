@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { appointments, timeSlots } from "../src/db/schema/appointment";
 import { schools } from "../src/db/schema/core";
+import { delegates } from "../src/db/schema/delegate";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { taskRecipients } from "../src/db/schema/task";
@@ -388,6 +389,64 @@ describe("booking", () => {
     expect(late.status).toBe(422);
     expect((await problem(late)).detail).toMatch(/Too late to cancel/);
     expect((await call(t, "PUT", `/api/v1/time-slot/appointment/${again.id}/cancel`)).status).toBe(200);
+  });
+});
+
+describe("who sees a session", () => {
+  it("the families its task reached, their delegate and the teachers with slots in it; another family or teacher gets 404", async () => {
+    const t = makeTestApp();
+    const family = await makeFamily(t, NORTH);
+    const other = await makeFamily(t, NORTH);
+    const grandma = await makeFamily(t, NORTH);
+    const today = t.clock.now().toISOString().slice(0, 10);
+    await t.db
+      .insert(delegates)
+      .values({
+        schoolId: NORTH,
+        parentId: family.parentId,
+        userId: grandma.userId,
+        validFrom: today,
+        validUntil: "2027-06-30",
+      });
+    const staff = await t.db
+      .select({ id: teachers.id, userId: teachers.userId })
+      .from(teachers)
+      .where(eq(teachers.schoolId, NORTH))
+      .limit(2);
+    const [meets, elsewhere] = staff;
+    if (!meets?.userId || !elsewhere?.userId) throw new Error("the demo school has two teachers with accounts");
+    const { sessionId, slots } = await setUp(t, {
+      studentIds: [family.studentId],
+      windows: [{ start: "10:00", end: "10:30", teacherId: meets.id }],
+    });
+    const teacherToken = (userId: number) => t.token(userId, { [NORTH]: ["appointment.read"] });
+    const sees = async (token: string) => {
+      const one = await call(t, "GET", `/api/v1/session/${sessionId}`, undefined, token);
+      const list = await readJson<{ data: { id: number }[] }>(
+        await call(t, "GET", "/api/v1/session?pageSize=100", undefined, token),
+      );
+      const days = await readJson<{ data: unknown[] }>(
+        await call(t, "GET", `/api/v1/session-day?sessionId=${sessionId}`, undefined, token),
+      );
+      const slotList = await readJson<{ data: unknown[] }>(
+        await call(t, "GET", `/api/v1/time-slot?sessionId=${sessionId}&pageSize=100`, undefined, token),
+      );
+      const slot = await call(t, "GET", `/api/v1/time-slot/${slots[0]?.id}`, undefined, token);
+      return {
+        session: one.status,
+        listed: list.data.some((x) => x.id === sessionId),
+        days: days.data.length,
+        slots: slotList.data.length,
+        slot: slot.status,
+      };
+    };
+    const visible = { session: 200, listed: true, days: 1, slots: slots.length, slot: 200 };
+    const hidden = { session: 404, listed: false, days: 0, slots: 0, slot: 404 };
+    expect(await sees(await parentToken(t, family)), "the family").toEqual(visible);
+    expect(await sees(await parentToken(t, grandma)), "the parent's delegate").toEqual(visible);
+    expect(await sees(await teacherToken(meets.userId)), "the teacher who meets them").toEqual(visible);
+    expect(await sees(await parentToken(t, other)), "another family").toEqual(hidden);
+    expect(await sees(await teacherToken(elsewhere.userId)), "another teacher").toEqual(hidden);
   });
 });
 

@@ -2,15 +2,26 @@
  * What the appointment operations share: who sees what, the records and their fields.
  *
  * `appointment.manage` (staff) sees every session, day, slot and appointment of the school. Anyone
- * else sees published sessions, their days and slots (with how many places are left, never who took
- * them), and the appointments of their own children (or the children of the parent they act for
- * today), those they booked, and, for a teacher, those in their own slots.
+ * else sees the published sessions that concern them, with their days and slots (how many places
+ * are left, never who took them): those whose task reached them or the parent they act for today,
+ * and, for a teacher, those in which they have slots. And the appointments of their own children
+ * (or the children of the parent they act for), those they booked, and, for a teacher, those in
+ * their own slots.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { APPOINTMENT_STATUSES, appointments, SESSION_STATUSES, Sessions, sessions } from "../../db/schema/appointment";
+import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import {
+  APPOINTMENT_STATUSES,
+  appointments,
+  SESSION_STATUSES,
+  Sessions,
+  sessions,
+  TimeSlots,
+  timeSlots,
+} from "../../db/schema/appointment";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
+import { TaskInbox, taskInbox } from "../../db/schema/task";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
@@ -28,15 +39,29 @@ export async function actingContext(ctx: Ctx): Promise<Ctx> {
 
 export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
 
-/** A session anyone may see: published (staff see drafts too). */
+/** The caller's teacher profile ids in the school (none for anyone else), as a sub-select. */
+const ownTeacherIds = (ctx: Ctx) => Teachers.pick(ctx, teachers.id, eq(teachers.userId, ctx.userId ?? 0));
+
+/**
+ * A session the caller sees: staff every one, drafts too; anyone else a published one whose task
+ * reached them (or the parent they act for: `actingContext`), or in which they have slots.
+ */
 export const visibleSession = (ctx: Ctx): SQL | undefined =>
-  ctx.can(permissions.manage) ? undefined : eq(sessions.status, "published");
+  ctx.can(permissions.manage)
+    ? undefined
+    : and(
+        eq(sessions.status, "published"),
+        or(
+          TaskInbox.exists(ctx, eq(taskInbox.taskId, sessions.taskId), actedFor(taskInbox.userId, actedUsers(ctx))),
+          TimeSlots.exists(ctx, eq(timeSlots.sessionId, sessions.id), inList(timeSlots.teacherId, ownTeacherIds(ctx))),
+        ),
+      );
 
 /** A day or slot of a session the caller sees (`sessionColumn`: the row's session). */
 export const inVisibleSession = (ctx: Ctx, sessionColumn: SQLWrapper): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
-    : Sessions.exists(ctx, sql`${sessions.id} = ${sessionColumn}`, eq(sessions.status, "published"));
+    : Sessions.exists(ctx, sql`${sessions.id} = ${sessionColumn}`, visibleSession(ctx));
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
 export const ownStudents = (ctx: Ctx) =>
@@ -53,7 +78,7 @@ export const visibleAppointment = (ctx: Ctx): SQL | undefined =>
         actedFor(appointments.bookedBy, actedUsers(ctx)),
         inList(
           appointments.slotId,
-          sql`(SELECT s.id FROM appointment_slot s WHERE s.teacher_id IN ${Teachers.pick(ctx, teachers.id, eq(teachers.userId, ctx.userId ?? 0))})`,
+          sql`(SELECT s.id FROM appointment_slot s WHERE s.teacher_id IN ${ownTeacherIds(ctx)})`,
         ),
       );
 

@@ -30,7 +30,7 @@ import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
 import { dateIn } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, isHoliday } from "../school-schedule/api";
-import { Day, inVisibleSession, Time } from "./common";
+import { actingContext, Day, inVisibleSession, Time } from "./common";
 import { windowProblems } from "./generate";
 import { permissions } from "./permissions";
 import { appointmentSays } from "./refusals";
@@ -94,6 +94,8 @@ export const day = defineResource({
     slots: row.slots,
   }),
   visibleTo: (ctx) => inVisibleSession(ctx, sessionDays.sessionId),
+  // Whom a family member acts for today: a delegate sees the sessions of the parent's children.
+  context: actingContext,
   conflictMessage: appointmentSays.dayTwice,
 });
 
@@ -117,7 +119,7 @@ export const listSessionDays = day.list({
   filters,
   defaultOrder: ORDER,
   summary: "List session days (paginated), by date",
-  description: "appointment.manage: every day; anyone else the days of published sessions.",
+  description: "appointment.manage: every day; anyone else the days of the published sessions that concern them (as for sessions).",
 });
 
 export const getSessionDay = day.get({ access: permissions.read });

@@ -30,7 +30,7 @@ import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from 
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
 import { deleteStatements, notifyAll, publishHeld, recipientsOf, toRecipients, whoOf } from "../task/api";
-import { SessionRecord, sessionCounts, visibleSession } from "./common";
+import { actingContext, SessionRecord, sessionCounts, visibleSession } from "./common";
 import { plannedSlots, slotKey } from "./generate";
 import { permissions } from "./permissions";
 import { appointmentSays } from "./refusals";
@@ -95,6 +95,8 @@ export const session = defineResource({
   view: { fields: { ...columnsOf(sessions), counts: sessionCounts } },
   toRecord: (_ctx, row) => toSession(row),
   visibleTo: (ctx) => visibleSession(ctx),
+  // Whom a family member acts for today: a delegate sees the sessions of the parent's children.
+  context: actingContext,
   conflictMessage: m`This task already has a session`,
 });
 
@@ -126,7 +128,8 @@ export const listSessions = session.list({
   filters,
   defaultOrder: ORDER,
   summary: "List sessions (paginated), newest first",
-  description: "appointment.manage: every session; anyone else the published ones. Filters: status, taskId, text.",
+  description: "appointment.manage: every session; anyone else the published ones that concern them (their task reached them or " +
+    "the parent they act for today, or they have slots in it). Filters: status, taskId, text.",
 });
 
 export const getSession = session.get({ access: permissions.read });

@@ -20,7 +20,7 @@ import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, nonEmpty, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, jsonBody, noContent, operation } from "../../lib/route";
 import { timeIn, zonedInstant } from "../../lib/zoned-time";
-import { Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
+import { actingContext, Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
 import { minutesOf } from "./generate";
 import { permissions } from "./permissions";
 import { appointmentSays } from "./refusals";
@@ -52,6 +52,8 @@ export const slot = defineResource({
     available: Math.max(0, row.capacity - row.booked),
   }),
   visibleTo: (ctx) => inVisibleSession(ctx, timeSlots.sessionId),
+  // Whom a family member acts for today: a delegate sees the sessions of the parent's children.
+  context: actingContext,
 });
 
 const filters = {
