@@ -399,15 +399,13 @@ describe("who sees a session", () => {
     const other = await makeFamily(t, NORTH);
     const grandma = await makeFamily(t, NORTH);
     const today = t.clock.now().toISOString().slice(0, 10);
-    await t.db
-      .insert(delegates)
-      .values({
-        schoolId: NORTH,
-        parentId: family.parentId,
-        userId: grandma.userId,
-        validFrom: today,
-        validUntil: "2027-06-30",
-      });
+    await t.db.insert(delegates).values({
+      schoolId: NORTH,
+      parentId: family.parentId,
+      userId: grandma.userId,
+      validFrom: today,
+      validUntil: "2027-06-30",
+    });
     const staff = await t.db
       .select({ id: teachers.id, userId: teachers.userId })
       .from(teachers)

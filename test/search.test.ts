@@ -108,20 +108,62 @@ const ASCII_ONLY: Record<string, typeof CASES> = {
   "/api/v1/permission": [{ first: "jonas", last: (t) => `muller-${t}`, term: (t) => `Müller-${t}` }],
 };
 
-/** The ids a list (or its export) gives for `?name=term`. */
-async function found(path: string, term: string): Promise<number[]> {
+/** The ids a list (or its export) gives for `?<key>=term` (`field`: which field of a row names it). */
+async function found(path: string, term: string, key = "name", reader?: () => Promise<string>, field = "id") {
   // The people holding a role are looked up by the role (a required query parameter).
   const role = path === "/api/v1/user/by-role" ? "role=parent&" : "";
-  const url = `${path}?${role}name=${encodeURIComponent(term)}`;
-  const res = await t.request(url, { token: await superAdmin(), school: SCHOOL });
+  const url = `${path}?${role}${key}=${encodeURIComponent(term)}`;
+  const res = await t.request(url, { token: await (reader ?? superAdmin)(), school: SCHOOL });
   expect(res.status, `${url}: ${await res.clone().text()}`).toBe(200);
   if (path.endsWith("/export")) {
     return readXlsx(new Uint8Array(await res.arrayBuffer()))
       .slice(1)
       .map((row) => Number(row[0]));
   }
-  return ((await res.json()) as { data: { id: number }[] }).data.map((r) => r.id);
+  return ((await res.json()) as { data: Record<string, unknown>[] }).data.map((r) => Number(r[field]));
 }
+
+/**
+ * The other text searches (a title, a task's text, a city, a position), by list and filter: what
+ * makes a record whose searched text is `text`, the id its rows carry, and who reads the list.
+ */
+const ADMIN = 2;
+const asAdmin = () => t.token(ADMIN, { [SCHOOL]: "all" });
+const task = (title: string, extra: Record<string, unknown> = {}) =>
+  post("/api/v1/pending", { title, userIds: [ADMIN], ...extra });
+const position = (text: string) =>
+  post("/api/v1/administrative-user", { phone: fixturePhone(), firstName: tag(), lastName: tag(), position: text });
+const TEXT_SEARCHES: Record<
+  string,
+  { make: (text: string) => Promise<number>; reader?: () => Promise<string>; field?: string }
+> = {
+  "/api/v1/event?title": {
+    make: (title) =>
+      post("/api/v1/event", {
+        title,
+        start: "2026-12-10T09:00",
+        end: "2026-12-10T10:00",
+        forSchool: true,
+        notify: false,
+      }),
+  },
+  "/api/v1/pending?text": { make: (title) => task(title) },
+  // A person's own copies: the task's id names the copy.
+  "/api/v1/pending/mine?text": { make: (title) => task(title), reader: asAdmin, field: "taskId" },
+  "/api/v1/session?text": {
+    make: async (title) =>
+      post("/api/v1/session", { taskId: await task(tag(), { requiresAppointment: true }), title, slotMinutes: 15 }),
+  },
+  "/api/v1/address?city": { make: (city) => post("/api/v1/address", { street: "Calle 1", city, country: "MX" }) },
+  "/api/v1/administrative-user?position": { make: position },
+  "/api/v1/administrative-user/export?position": { make: position },
+};
+const TEXT_KEYS = ["text", "title", "city", "position"];
+const textSearched = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.keys(item.get?.["x-filters"] ?? {})
+    .filter((key) => TEXT_KEYS.includes(key))
+    .map((key) => ({ path, key })),
+);
 
 describe("name search folds case and accents, both ways", () => {
   it("walks every list and export with a name filter", () => {
@@ -136,6 +178,28 @@ describe("name search folds case and accents, both ways", () => {
         const k = tag();
         const id = await make(c.first, c.last(k));
         expect(await found(path, c.term(k)), `${c.first} ${c.last(k)} <- ${c.term(k)}`).toEqual([id]);
+      }
+    });
+  }
+});
+
+describe("every other text search folds case and accents too", () => {
+  it("walks every list with a text, title, city or position filter", () => {
+    expect(textSearched.length).toBeGreaterThanOrEqual(7);
+    expect(textSearched.filter(({ path, key }) => !TEXT_SEARCHES[`${path}?${key}`])).toEqual([]);
+  });
+
+  for (const { path, key } of textSearched) {
+    it(`GET ${path}?${key}=`, async () => {
+      const search = TEXT_SEARCHES[`${path}?${key}`];
+      if (!search) throw new Error(`no maker for ${path}?${key}`);
+      for (const c of CASES) {
+        const k = tag();
+        const id = await search.make(`${c.first} ${c.last(k)}`);
+        expect(
+          await found(path, c.term(k), key, search.reader, search.field),
+          `${c.first} ${c.last(k)} <- ${c.term(k)}`,
+        ).toEqual([id]);
       }
     });
   }
