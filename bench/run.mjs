@@ -692,6 +692,26 @@ const adminToken = () => roleToken(2, "school-admin");
 /** An access token for the north school's demo parent (user 4, +15550000004). */
 const parentToken = () => roleToken(4, "parent");
 
+/**
+ * The callers' headers, the same objects every row sends: `renew` signs their tokens again before
+ * they could expire (an access token lives 10 minutes; a run with a baseline lasts longer).
+ */
+function callersOf() {
+  const auth = { authorization: "", "x-school-id": String(NORTH) };
+  const asParent = { authorization: "", "x-school-id": String(NORTH) };
+  let signedAt = 0;
+  return {
+    auth,
+    asParent,
+    async renew() {
+      if (Date.now() - signedAt < 4 * 60_000) return;
+      auth.authorization = `Bearer ${await adminToken()}`;
+      asParent.authorization = `Bearer ${await parentToken()}`;
+      signedAt = Date.now();
+    },
+  };
+}
+
 /** An access token for `userId` holding built-in `role` in the north school. */
 async function roleToken(userId, role) {
   const { PermissionSet } = await tsImport("../src/lib/access.ts", import.meta.url);
@@ -708,9 +728,8 @@ async function roleToken(userId, role) {
  * request that must differ, and the floor swaps it into the statements it replays), whether it is
  * left out of the default set, and how to undo its writes.
  */
-function endpoints({ token, parent, documentId, runId, students, transport, notifications, tasks }) {
-  const auth = { authorization: `Bearer ${token}`, "x-school-id": String(NORTH) };
-  const asParent = { authorization: `Bearer ${parent}`, "x-school-id": String(NORTH) };
+function endpoints({ callers, documentId, runId, students, transport, notifications, tasks }) {
+  const { auth, asParent } = callers;
   const createName = (n) => `bench-${runId}-${n}`;
   const newName = (n) => `Renamed ${runId} ${n}`;
   return [
@@ -1351,10 +1370,10 @@ async function main() {
   console.log(
     `notifications: ${notifications.guardians} guardians, ${notifications.members} members in the north school, ${INBOX} in the demo parent's inbox`,
   );
-  const token = await adminToken();
-  const parent = await parentToken();
+  const callers = callersOf();
+  await callers.renew();
   const runId = Date.now().toString(36);
-  const all = endpoints({ token, parent, documentId, runId, students, transport, notifications, tasks });
+  const all = endpoints({ callers, documentId, runId, students, transport, notifications, tasks });
   const unknown = only.filter((k) => !all.some((e) => e.key === k));
   if (unknown.length)
     throw new Error(`unknown endpoint(s) ${unknown.join(", ")}; known: ${all.map((e) => e.key).join(", ")}`);
@@ -1445,6 +1464,7 @@ async function main() {
   console.log(`timing ${timed.length} rows: about ${Math.round(plannedSeconds / 60)} minutes`);
   const runs = new Map(timed.map((r) => [r, Object.fromEntries(variants(r).map((v) => [v.name, { rounds: [] }]))]));
   const timedRun = async (row, variant, seconds) => {
+    await callers.renew();
     const result = await load(url, variant, counter, seconds);
     await row.endpoint.reset?.(db);
     return result;
@@ -1493,7 +1513,7 @@ async function main() {
   if (baseline) console.log(`baseline: ${baseline.ref} = ${baseline.sha}`);
   for (const line of summaryLines) console.log(line);
   if (!only.length || only.includes("notification-send")) {
-    const f = await measureFanOut(mf, db, token);
+    const f = await measureFanOut(mf, db, await adminToken());
     console.log(
       `fan-out: ${f.copies} copies of one notification (${f.recipients} recipients) in ${f.messages} messages, ` +
         `${fmt(f.consumerMs, 0)} ms in the consumer: ${Math.round((f.copies / f.consumerMs) * 1000)} copies/s`,

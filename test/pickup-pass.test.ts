@@ -13,7 +13,7 @@ import { fromBase64url, verifyPass } from "../src/modules/exit-permission/pass-k
 import { readJson } from "./fixture-kit";
 import { makePermission } from "./fixtures/afternoon";
 import { makeStudents } from "./fixtures/modules/route-availability";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { DEMO, makeTestApp, problem, setModule } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -203,6 +203,20 @@ describe("the pickup pass", () => {
       .set({ restricted: true, restrictionFrom: TODAY, restrictionUntil: TODAY })
       .where(and(eq(guardians.studentId, kid), eq(guardians.parentId, parent.id)));
     expect((await pass(byParent.slug)).status).toBe(404);
+  });
+
+  it("is the same 404 while the school has exit permissions switched off, and back once they are on", async () => {
+    const p = await pickup();
+    expect((await pass(p.slug)).status).toBe(200);
+    await setModule(t, NORTH, "exit-permissions", false);
+    try {
+      const off = await pass(p.slug);
+      expect(off.status).toBe(404);
+      expect((await problem(off)).detail).toBe("Pickup pass not found");
+    } finally {
+      await setModule(t, NORTH, "exit-permissions", true);
+    }
+    expect((await pass(p.slug)).status).toBe(200);
   });
 
   it("is rate-limited per client address", async () => {

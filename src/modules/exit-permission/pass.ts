@@ -25,6 +25,7 @@ import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { zonedInstant } from "../../lib/zoned-time";
+import { moduleOn } from "../application-module/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { kidOf, passKey, signPass } from "./pass-key";
 import { permissions } from "./permissions";
@@ -136,7 +137,8 @@ function passRow(ctx: Ctx, slug: string) {
         sql`${eq(trustedPeople.id, exitPermissions.trustedPersonId)} AND ${eq(trustedPeople.studentId, exitPermissions.studentId)} AND ${TrustedPeople.ofSchool(school)}`,
         "left",
       )
-      .where(eq(exitPermissions.slug, slug))
+      // A school with exit permissions switched off shows no pass (as its other public pages do).
+      .where(eq(exitPermissions.slug, slug), moduleOn(ctx, "exit-permissions", school))
       .limit(1)
   );
 }
