@@ -82,6 +82,18 @@ export function addDays(date: string, days: number): string {
 
 /** The ISO weekday of a calendar date: 1 Monday .. 7 Sunday (the same in every time zone). */
 export function isoWeekday(date: string): number {
+  const known = weekdays.get(date);
+  if (known !== undefined) return known;
+  const weekday = computeIsoWeekday(date);
+  if (weekdays.size >= MAX_KEPT_INSTANTS) weekdays.clear();
+  weekdays.set(date, weekday);
+  return weekday;
+}
+
+/** `isoWeekday`'s answers by date (bounded). */
+const weekdays = new Map<string, number>();
+
+function computeIsoWeekday(date: string): number {
   const parts = calendarDate(date);
   if (!parts) throw new RangeError(`not a calendar date: ${date}`);
   const sunday0 = new Date(wallAsUtc(parts.year, parts.month, parts.day, 0, 0)).getUTCDay();
@@ -94,6 +106,22 @@ export function isoWeekday(date: string): number {
  * zonedInstant("2026-11-02", "15:00", "America/New_York").toISOString(); // "2026-11-02T20:00:00.000Z" (EST)
  */
 export function zonedInstant(date: string, time: string, timeZone: string): Date {
+  // A pure function of its three strings, asked again and again (each ride's school day, each
+  // student's dismissal): each answer is kept for the isolate, as its four zone readings cost ~40 µs.
+  const key = `${timeZone} ${date} ${time}`;
+  const known = instants.get(key);
+  if (known !== undefined) return new Date(known);
+  const at = computeZonedInstant(date, time, timeZone);
+  if (instants.size >= MAX_KEPT_INSTANTS) instants.clear();
+  instants.set(key, at.getTime());
+  return at;
+}
+
+/** `zonedInstant`'s answers by zone, date and time (bounded: a school's days and times are few). */
+const instants = new Map<string, number>();
+const MAX_KEPT_INSTANTS = 10_000;
+
+function computeZonedInstant(date: string, time: string, timeZone: string): Date {
   const d = calendarDate(date);
   const t = TIME.exec(time);
   if (!d || !t) throw new RangeError(`not a local date and time: ${date} ${time}`);

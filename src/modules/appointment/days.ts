@@ -119,7 +119,8 @@ export const listSessionDays = day.list({
   filters,
   defaultOrder: ORDER,
   summary: "List session days (paginated), by date",
-  description: "appointment.manage: every day; anyone else the days of the published sessions that concern them (as for sessions).",
+  description:
+    "appointment.manage: every day; anyone else the days of the published sessions that concern them (as for sessions).",
 });
 
 export const getSessionDay = day.get({ access: permissions.read });

@@ -128,7 +128,8 @@ export const listSessions = session.list({
   filters,
   defaultOrder: ORDER,
   summary: "List sessions (paginated), newest first",
-  description: "appointment.manage: every session; anyone else the published ones that concern them (their task reached them or " +
+  description:
+    "appointment.manage: every session; anyone else the published ones that concern them (their task reached them or " +
     "the parent they act for today, or they have slots in it). Filters: status, taskId, text.",
 });
 

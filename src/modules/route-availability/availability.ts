@@ -24,6 +24,7 @@ import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { compareText } from "../../lib/text";
 import { addDays, isoWeekday } from "../../lib/zoned-time";
 import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
@@ -273,7 +274,7 @@ export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<ty
   const days = read.results
     .get(read.slots)
     .filter((d) => routeOff(date, read.calendar, d) === null)
-    .sort((a, b) => a.routeName.localeCompare(b.routeName));
+    .sort((a, b) => compareText(a.routeName, b.routeName));
   const off = read.off;
   return {
     date,

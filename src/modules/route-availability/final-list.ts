@@ -24,6 +24,7 @@ import {
 } from "../../db/schema/transport";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { compareText } from "../../lib/text";
 import { isoWeekday } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, dayOff, type RouteOff, routeOff } from "../school-schedule/api";
 import { copyOf, copyTable, identity } from "../user/api";
@@ -190,7 +191,7 @@ export async function readFinalLists(
   }
   const lists = results
     .get(days)
-    .sort((a, b) => a.routeName.localeCompare(b.routeName))
+    .sort((a, b) => compareText(a.routeName, b.routeName))
     .map((d) =>
       listOf(d, date, routeOff(date, calendar, d), {
         riders: byRoute.get(d.routeId) ?? [],
@@ -261,8 +262,8 @@ function listOf(
   list.sort(
     (a, b) =>
       (a.stopPosition ?? 1e9) - (b.stopPosition ?? 1e9) ||
-      a.lastName.localeCompare(b.lastName) ||
-      a.firstName.localeCompare(b.firstName),
+      compareText(a.lastName, b.lastName) ||
+      compareText(a.firstName, b.firstName),
   );
   return {
     routeId: day.routeId,

@@ -121,11 +121,28 @@ export function isHoliday(date: string, timeZone: string, cycles: readonly Cycle
   return cycles.some((c) => Date.parse(c.start) < to && Date.parse(c.end) > from);
 }
 
+/** Each calendar's answers of `isHoliday` by date: a request asks one date for each of its rides. */
+const holidays = new WeakMap<Calendar, Map<string, boolean>>();
+
+function holidayIn(calendar: Calendar, date: string): boolean {
+  let known = holidays.get(calendar);
+  if (!known) {
+    known = new Map();
+    holidays.set(calendar, known);
+  }
+  let holiday = known.get(date);
+  if (holiday === undefined) {
+    holiday = isHoliday(date, calendar.timeZone, calendar.cycles);
+    known.set(date, holiday);
+  }
+  return holiday;
+}
+
 /**
  * Why `date` is not a school day (for `levels`; none given: for any level), or null when it is one.
  */
 export function dayOff(date: string, calendar: Calendar, levels: readonly Level[] = []): DayOff | null {
-  if (isHoliday(date, calendar.timeZone, calendar.cycles)) return "holiday";
+  if (holidayIn(calendar, date)) return "holiday";
   const weekday = isoWeekday(date);
   if (calendar.schedules.length === 0) return weekday <= 5 ? null : "weekend";
   const open = calendar.schedules.some(

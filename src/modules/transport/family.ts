@@ -17,6 +17,7 @@ import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
 import type { Ctx } from "../../lib/context";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
+import { compareText } from "../../lib/text";
 import { daysOf } from "../../lib/weekdays";
 import { dateIn, isoWeekday } from "../../lib/zoned-time";
 import { actedForBy, delegationsHere } from "../delegate/api";
@@ -171,12 +172,21 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
   const actingFor = new Set(actedForBy(self, results.get(delegations), now));
   const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
   const bit = 1 << (weekday - 1);
+  // A route's stops, parsed once for all the rides on it (siblings, both directions of a family).
+  const parsed = new Map<string | null, ReturnType<typeof parseStops>>();
+  const stopsOfRide = (json: string | null) => {
+    const known = parsed.get(json);
+    if (known) return known;
+    const stops = parseStops(json);
+    parsed.set(json, stops);
+    return stops;
+  };
 
   const data = results
     .get(rides)
     .filter((r) => via(r).some((u) => actingFor.has(u)))
     .map((r) => {
-      const stops = parseStops(r.stops);
+      const stops = stopsOfRide(r.stops);
       const covers = suspendedOn(r, date);
       const current = r.suspendedFrom !== null && (r.suspendedUntil === null || r.suspendedUntil >= date);
       const routeRuns = routeOff(date, calendar, { weekdays: r.routeWeekdays, levels: r.routeLevels }) === null;
@@ -198,8 +208,8 @@ export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
     })
     .sort(
       (a, b) =>
-        a.student.lastName.localeCompare(b.student.lastName) ||
-        a.student.firstName.localeCompare(b.student.firstName) ||
+        compareText(a.student.lastName, b.student.lastName) ||
+        compareText(a.student.firstName, b.student.firstName) ||
         a.student.id - b.student.id ||
         (a.route.direction === b.route.direction
           ? a.route.id - b.route.id
