@@ -53,13 +53,25 @@ function codeOf(ch: string): number {
   return WIN_ANSI[ch] ?? 63;
 }
 
+/** The base letter of each character beyond ASCII met so far (`normalize` per character is slow). */
+const baseLetters = new Map<number, number>();
+
+function baseLetter(code: number): number {
+  let base = baseLetters.get(code);
+  if (base === undefined) {
+    base = String.fromCharCode(code).normalize("NFD").charCodeAt(0);
+    baseLetters.set(code, base);
+  }
+  return base;
+}
+
 /** The width of `text` at `size` points; a letter with a diacritic is as wide as its base letter. */
 export function textWidth(text: string, size: number, font: FontName = "regular"): number {
   const widths = WIDTHS[font];
   let total = 0;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
-    if (c > 126) c = text[i]?.normalize("NFD").charCodeAt(0) ?? 63;
+    if (c > 126) c = baseLetter(c);
     total += c >= 32 && c <= 126 ? (widths[c - 32] ?? 556) : 556;
   }
   return (total * size) / 1000;
