@@ -10,13 +10,12 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { appointments, timeSlots } from "../src/db/schema/appointment";
 import { schools } from "../src/db/schema/core";
-import { delegates } from "../src/db/schema/delegate";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { taskRecipients } from "../src/db/schema/task";
 import { teachers } from "../src/db/schema/teacher";
 import { readJson } from "./fixture-kit";
-import { makeFamily } from "./fixtures/modules/exit-permission";
+import { makeDelegate, makeFamily } from "./fixtures/modules/exit-permission";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import { PushQueue } from "./push-queue";
 
@@ -398,14 +397,7 @@ describe("who sees a session", () => {
     const family = await makeFamily(t, NORTH);
     const other = await makeFamily(t, NORTH);
     const grandma = await makeFamily(t, NORTH);
-    const today = t.clock.now().toISOString().slice(0, 10);
-    await t.db.insert(delegates).values({
-      schoolId: NORTH,
-      parentId: family.parentId,
-      userId: grandma.userId,
-      validFrom: today,
-      validUntil: "2027-06-30",
-    });
+    await makeDelegate(t, NORTH, family.parentId, grandma.userId);
     const staff = await t.db
       .select({ id: teachers.id, userId: teachers.userId })
       .from(teachers)

@@ -10,7 +10,6 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { schoolModules } from "../src/db/schema/application-module";
 import { roles } from "../src/db/schema/core";
-import { delegates } from "../src/db/schema/delegate";
 import { cronHistory } from "../src/db/schema/jobs";
 import { notificationRecipients, notifications } from "../src/db/schema/notification";
 import { taskInbox, taskRecipients, taskReminders } from "../src/db/schema/task";
@@ -18,7 +17,7 @@ import { withSearch } from "../src/db/search";
 import { runScheduled } from "../src/jobs/scheduled";
 import { sendDueReminders } from "../src/modules/task/reminders";
 import { readJson } from "./fixture-kit";
-import { type Family, makeFamily } from "./fixtures/modules/exit-permission";
+import { type Family, makeDelegate, makeFamily } from "./fixtures/modules/exit-permission";
 import { countingTestApp, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 import { PushQueue } from "./push-queue";
 
@@ -252,14 +251,7 @@ describe("recipients and their copies", () => {
     const { t } = app();
     const a = await makeFamily(t, NORTH);
     const grandma = await makeFamily(t, NORTH);
-    const today = t.clock.now().toISOString().slice(0, 10);
-    await t.db.insert(delegates).values({
-      schoolId: NORTH,
-      parentId: a.parentId,
-      userId: grandma.userId,
-      validFrom: today,
-      validUntil: "2027-06-30",
-    });
+    await makeDelegate(t, NORTH, a.parentId, grandma.userId);
     const task = await send(t, { title: "Lunch order", studentIds: [a.studentId] });
     const token = await parentToken(t, grandma);
     // The delegate sees the parent's copies (her own child's copy is not among them: not sent to her family).
@@ -282,12 +274,7 @@ describe("recipients and their copies", () => {
     const a = await makeFamily(t, NORTH);
     const b = await secondGuardian(t, a);
     const grandma = await makeFamily(t, NORTH);
-    const today = t.clock.now().toISOString().slice(0, 10);
-    for (const parentId of [a.parentId, b.parentId]) {
-      await t.db
-        .insert(delegates)
-        .values({ schoolId: NORTH, parentId, userId: grandma.userId, validFrom: today, validUntil: "2027-06-30" });
-    }
+    for (const parentId of [a.parentId, b.parentId]) await makeDelegate(t, NORTH, parentId, grandma.userId);
     const task = await send(t, { title: "Swimming gala consent", studentIds: [a.studentId] });
     const token = await parentToken(t, grandma);
     const list = await mine(t, token);
