@@ -286,6 +286,32 @@ function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
   return slots;
 }
 
+/**
+ * The notice of a booking or a cancellation to the child's family: every guardian, but the one who
+ * acted when a family member did (they have the answer).
+ */
+function familyNotice(
+  ctx: Ctx,
+  title: { en: string; es: string },
+  slot: { title: string; date: string; start: string },
+  child: { id: number; firstName: string },
+  about: number | SQL<number>,
+  byFamily: boolean,
+) {
+  return toRecipients(
+    {
+      category: "tasks",
+      title,
+      body: {
+        en: `${slot.title}: ${slot.date} ${slot.start} for ${child.firstName}`,
+        es: `${slot.title}: ${slot.date} ${slot.start} para ${child.firstName}`,
+      },
+      about: { entity: "appointment", id: about },
+    },
+    { studentIds: [child.id], userIds: [], except: byFamily && ctx.userId !== null ? [ctx.userId] : [] },
+  );
+}
+
 export async function createAppointment(ctx: Ctx, { params, body }: InputOf<typeof bookRoute>) {
   const slotIds = [params.id, ...(body.alsoSlotIds ?? []).filter((id) => id !== params.id)];
   const snapshot = await bookingSnapshot(ctx, slotIds, body.studentId);
@@ -335,18 +361,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
   const byGuardian = snapshot.acted !== null && bookedFor === null;
   const sending = notifyAll(
     ctx,
-    toRecipients(
-      {
-        category: "tasks",
-        title: { en: "Appointment booked", es: "Cita reservada" },
-        body: {
-          en: `${first.title}: ${first.date} ${first.start} for ${student.firstName}`,
-          es: `${first.title}: ${first.date} ${first.start} para ${student.firstName}`,
-        },
-        about: { entity: "appointment", id: firstId },
-      },
-      { studentIds: [student.id], userIds: [], except: byGuardian && ctx.userId !== null ? [ctx.userId] : [] },
-    ),
+    familyNotice(ctx, { en: "Appointment booked", es: "Cita reservada" }, first, student, firstId, byGuardian),
   );
   const batch = new Batch(ctx).add(
     // The capacity check inside the write: a place in every slot, or the batch aborts.
@@ -526,17 +541,13 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
   const byStaff = ctx.can(permissions.manage);
   const sending = notifyAll(
     ctx,
-    toRecipients(
-      {
-        category: "tasks",
-        title: { en: "Appointment cancelled", es: "Cita cancelada" },
-        body: {
-          en: `${a.title}: ${a.date} ${a.start} for ${a.firstName}`,
-          es: `${a.title}: ${a.date} ${a.start} para ${a.firstName}`,
-        },
-        about: { entity: "appointment", id: params.id },
-      },
-      { studentIds: [a.studentId], userIds: [], except: !byStaff && ctx.userId !== null ? [ctx.userId] : [] },
+    familyNotice(
+      ctx,
+      { en: "Appointment cancelled", es: "Cita cancelada" },
+      a,
+      { id: a.studentId, firstName: a.firstName },
+      params.id,
+      !byStaff,
     ),
   );
   const batch = new Batch(ctx).add(
