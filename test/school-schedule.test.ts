@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { schoolSchedules } from "../src/db/schema/school-schedule";
 import { jobCtx } from "../src/lib/context";
-import { isoWeekday, isTimeZone, offsetAt, zonedInstant } from "../src/lib/zoned-time";
+import { addDays, dateIn, isoWeekday, isTimeZone, offsetAt, timeIn, zonedInstant } from "../src/lib/zoned-time";
 import { scheduleOn } from "../src/modules/school-schedule/service";
 import { readJson } from "./fixture-kit";
 import { DEMO, makeTestApp, problem } from "./helpers";
@@ -298,5 +298,24 @@ describe("zoned time", () => {
     expect(offsetAt("America/New_York", Date.parse("2026-07-01T12:00:00Z"))).toBe(-4 * 3600 * 1000);
     expect(isTimeZone("America/Mexico_City")).toBe(true);
     expect(isTimeZone("Mars/Olympus_Mons")).toBe(false);
+  });
+
+  it("turns the day at the zone's own midnight, to the millisecond, asked again and again", () => {
+    // Kathmandu is UTC+05:45: its midnight of 2026-12-01 is 2026-11-30T18:15:00Z.
+    const kathmandu = "Asia/Kathmandu";
+    const midnight = Date.parse("2026-11-30T18:15:00.000Z");
+    for (let round = 0; round < 2; round++) {
+      expect(dateIn(kathmandu, new Date(midnight - 1))).toBe("2026-11-30");
+      expect(timeIn(kathmandu, new Date(midnight - 1))).toBe("23:59");
+      expect(dateIn(kathmandu, new Date(midnight))).toBe("2026-12-01");
+      expect(timeIn(kathmandu, new Date(midnight))).toBe("00:00");
+      expect(dateIn(kathmandu, new Date(midnight + 59_999))).toBe("2026-12-01");
+      // The same instant in another zone is another day.
+      expect(dateIn("America/New_York", new Date(midnight))).toBe("2026-11-30");
+      expect(timeIn("America/New_York", new Date(midnight))).toBe("13:15");
+    }
+    expect(addDays("2028-02-28", 1)).toBe("2028-02-29");
+    expect(addDays("2027-02-28", 1)).toBe("2027-03-01");
+    expect(addDays("2027-03-01", -1)).toBe("2027-02-28");
   });
 });

@@ -14,7 +14,7 @@ import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import type { Db } from "./client";
-import { compareWithDrizzle, type Rendered, render } from "./render";
+import { compareWithDrizzle, type Rendered, render, walk } from "./render";
 
 /** Selected fields of a read: columns and SQL expressions, each under its own key. */
 export type Fields = Record<string, SQLiteColumn | SQL | SQL.Aliased>;
@@ -91,22 +91,56 @@ function columnText(key: string, column: SQLiteColumn): string {
 }
 
 /**
- * What drizzle's select is given: every field under its key, in order. A run of columns is one
- * piece of text, rendered once per isolate, so building the statement walks only the expressions
- * (a list's twenty-odd columns were most of the walk). The text is the one drizzle renders for
- * the same aliased fields: the statements do not change. Rows are decoded by position (`decode`),
- * so the selection's own keys do not matter.
+ * The text of an expression field under `key` (`(SELECT ...) as "stops"`), rendered once per
+ * isolate, for an expression without parameters met a second time: such a field is a module's
+ * constant (a correlated sub-select over the outer row), the same object request after request,
+ * and nothing changes an SQL tree once built. A field a request makes is met once and only noted.
+ * Undefined when not met before, when it has parameters, holds what `render` leaves to drizzle, or
+ * is a bare column under another name (which a one-table select would write unqualified).
+ */
+const expressionTexts = new WeakMap<SQL | SQL.Aliased, Map<string, string | null>>();
+
+/** Met once, not rendered yet. */
+const MET = "";
+
+function expressionText(key: string, f: SQL | SQL.Aliased): string | undefined {
+  const byKey = expressionTexts.get(f);
+  if (!byKey) {
+    expressionTexts.set(f, new Map([[key, MET]]));
+    return undefined;
+  }
+  let text = byKey.get(key);
+  if (text === undefined) {
+    byKey.set(key, MET);
+    return undefined;
+  }
+  if (text === MET) {
+    const inner = "fieldAlias" in f ? f.sql : f;
+    const rendered = inner instanceof Column ? undefined : render(aliased(key, f).getSQL());
+    text = rendered && rendered.params.length === 0 ? `${rendered.sql} as ${dialect.escapeName(key)}` : null;
+    byKey.set(key, text);
+  }
+  return text ?? undefined;
+}
+
+/**
+ * What drizzle's select is given: every field under its key, in order. A run of columns, and of
+ * expressions without parameters, is one piece of text, rendered once per isolate, so building the
+ * statement walks only the expressions a request makes (a list's twenty-odd columns were most of
+ * the walk). The text is the one drizzle renders for the same aliased fields: the statements do not
+ * change. Rows are decoded by position (`decode`), so the selection's own keys do not matter.
  */
 function selectionOf(fields: Fields): Record<string, SQL | SQL.Aliased> {
   const selection: Record<string, SQL | SQL.Aliased> = {};
-  let columns: string[] = [];
+  let texts: string[] = [];
   const flush = () => {
-    if (columns.length) selection[`columns ${Object.keys(selection).length}`] = sql.raw(columns.join(", "));
-    columns = [];
+    if (texts.length) selection[`columns ${Object.keys(selection).length}`] = sql.raw(texts.join(", "));
+    texts = [];
   };
   for (const [key, f] of Object.entries(fields)) {
-    if (is(f, Column)) {
-      columns.push(columnText(key, f));
+    const text = is(f, Column) ? columnText(key, f) : expressionText(key, f);
+    if (text !== undefined) {
+      texts.push(text);
     } else {
       flush();
       selection[key] = aliased(key, f);
@@ -225,6 +259,47 @@ export class Query<Row> implements SQLWrapper {
   }
 
   /**
+   * Appends the SELECT of `getSQL` to `out` (text and parameters) without building its tree: the
+   * same text, piece by piece, with the fields, conditions and terms walked where they are (the
+   * statement's own frame of `sql` templates, joins and `and()`s was most of what building a batch
+   * of reads cost). Under test `render` compares it with drizzle's rendering of `getSQL`.
+   */
+  renderTo(out: Rendered): void {
+    const { ctx } = this;
+    const { from, fields, joins, where, orderBy, limit, offset, groupBy } = this.parts;
+    const single = joins.length === 0;
+    out.sql += "select ";
+    let first = true;
+    for (const [key, field] of Object.entries(selectionOf(fields))) {
+      if (!first) out.sql += ", ";
+      first = false;
+      if (field instanceof SQL) walk(single ? unqualified(field) : field, out);
+      else {
+        walk(single ? unqualified(field.sql) : field.sql, out);
+        out.sql += ` as ${dialect.escapeName(key)}`;
+      }
+    }
+    out.sql += " from ";
+    walk(tableItem(from.table), out);
+    for (const j of joins) {
+      out.sql += ` ${j.kind} join `;
+      walk(tableItem(j.source.table), out);
+      conditions(" on ", [j.on, j.source.scope(ctx, "read")], out);
+    }
+    conditions(" where ", [from.scope(ctx, "read"), ...where], out);
+    terms(" group by ", groupBy, out);
+    terms(" order by ", orderBy, out);
+    if (limit !== undefined && limit >= 0) {
+      out.sql += " limit ?";
+      out.params.push(limit);
+    }
+    if (offset) {
+      out.sql += " offset ?";
+      out.params.push(offset);
+    }
+  }
+
+  /**
    * What a call or a batch runs: the SELECT of `getSQL`, rendered by `render` (src/db/render.ts)
    * and its rows decoded by `decode`, rather than by drizzle's renderer and row mapper, which ask
    * every chunk and every cell what kind of thing it is. Drizzle's batch prepares each item with
@@ -235,11 +310,32 @@ export class Query<Row> implements SQLWrapper {
     const session = sessionOf(db(this.ctx));
     const decode = (rows: ArrayLike<unknown>[]) => this.decode(rows);
     return new Runnable(this, () => {
-      const statement = this.getSQL();
       // What this renderer does not know, drizzle renders (the same text and parameters).
-      const built = render(statement) ?? new SQLiteAsyncDialect().sqlToQuery(statement);
-      return session.prepareOneTimeQuery(built, undefined, "all", true, decode);
+      const built = render(this) ?? new SQLiteAsyncDialect().sqlToQuery(this.getSQL());
+      return readByKeyInBatch(session.prepareOneTimeQuery(built, undefined, "all", true, decode), (rows) =>
+        this.decodeObjects(rows),
+      );
     });
+  }
+
+  /**
+   * Rows D1's batch answers (objects keyed by column name, which is each field's key: every field
+   * is aliased by it) as `Row`s: the columns that need it decoded in place. Drizzle would copy each
+   * row into an array first (for `decode`, which reads by position), and `decode` copy it back.
+   */
+  decodeObjects(rows: Record<string, unknown>[]): Row[] {
+    this.decoding ??= decodingOf(this.parts.fields);
+    const { keys, decoders } = this.decoding;
+    for (let i = 0; i < keys.length; i++) {
+      const decoder = decoders[i];
+      const key = keys[i];
+      if (decoder === undefined || key === undefined) continue;
+      for (const row of rows) {
+        const raw = row[key];
+        if (raw !== null && raw !== undefined) row[key] = decoder.mapFromDriverValue(raw);
+      }
+    }
+    return rowsOf<Row>(rows);
   }
 
   /** Raw rows (each an array in the fields' order) as `Row`s: each field under its key, columns decoded as drizzle would. */
@@ -303,6 +399,27 @@ interface PreparedRead {
   all(): Promise<unknown[]>;
 }
 
+/** What D1's batch answers for one statement: its rows as objects keyed by column name. */
+const isD1Result = (response: unknown): response is { results: Record<string, unknown>[] } =>
+  typeof response === "object" && response !== null && "results" in response && Array.isArray(response.results);
+
+/**
+ * A prepared read whose batch result, when D1 answers it, is read by `byKey` rather than by drizzle
+ * (`mapResult(response, true)` copies D1's row objects into arrays for the positional mapper).
+ * libSQL's batch answers arrays, which drizzle's own mapping serves.
+ */
+function readByKeyInBatch(prepared: PreparedRead, byKey: (rows: Record<string, unknown>[]) => unknown[]): PreparedRead {
+  const mapResult: unknown = Reflect.get(prepared, "mapResult");
+  if (typeof mapResult !== "function")
+    throw new Error("drizzle's prepared query has no mapResult(): its protocol changed");
+  Reflect.set(prepared, "mapResult", (response: unknown, isFromBatch: boolean) =>
+    isFromBatch && isD1Result(response)
+      ? byKey(response.results)
+      : Reflect.apply(mapResult, prepared, [response, isFromBatch]),
+  );
+  return prepared;
+}
+
 /** What a drizzle session offers to prepare a rendered query with a custom row mapper. */
 interface Session {
   prepareOneTimeQuery(
@@ -328,13 +445,52 @@ function sessionOf(database: Db): Session {
   };
 }
 
+/** Each table's FROM item, built once per isolate. */
+const tableItems = new WeakMap<SQLiteTable, SQL>();
+
+/**
+ * `prefix` and the conditions ANDed, as drizzle's `and()` renders them (one alone bare, several in
+ * parentheses joined by `and`); nothing when there are none.
+ */
+function conditions(prefix: string, all: readonly (SQL | undefined)[], out: Rendered): void {
+  const present = all.filter((c): c is SQL => c !== undefined);
+  if (present.length === 0) return;
+  out.sql += prefix;
+  if (present.length === 1 && present[0]) {
+    walk(present[0], out);
+    return;
+  }
+  out.sql += "(";
+  present.forEach((c, i) => {
+    if (i > 0) out.sql += " and ";
+    walk(c, out);
+  });
+  out.sql += ")";
+}
+
+/** `prefix` and the terms separated by commas (a column as `"table"."column"`); nothing when there are none. */
+function terms(prefix: string, all: readonly (SQLiteColumn | SQL)[], out: Rendered): void {
+  if (all.length === 0) return;
+  out.sql += prefix;
+  all.forEach((t, i) => {
+    if (i > 0) out.sql += ", ";
+    walk(t instanceof SQL ? t : new SQL([t]), out);
+  });
+}
+
 /** A table as a FROM or JOIN item: an alias is `"table" "alias"`, as drizzle writes it. */
 function tableItem(table: SQLiteTable): SQL {
-  const name = getTableName(table);
-  const original: unknown = Reflect.get(table, ORIGINAL_NAME);
-  return typeof original === "string" && original !== name
-    ? sql`${sql.identifier(original)} ${sql.identifier(name)}`
-    : sql`${table}`;
+  let item = tableItems.get(table);
+  if (!item) {
+    const name = getTableName(table);
+    const original: unknown = Reflect.get(table, ORIGINAL_NAME);
+    item =
+      typeof original === "string" && original !== name
+        ? sql`${sql.identifier(original)} ${sql.identifier(name)}`
+        : sql`${table}`;
+    tableItems.set(table, item);
+  }
+  return item;
 }
 
 /** Drizzle's key for a table's own name (an alias answers its alias to `getTableName`). */

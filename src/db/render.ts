@@ -17,25 +17,37 @@ export interface Rendered {
   params: unknown[];
 }
 
+/**
+ * A statement that writes its own text (the data layer's `Query`), rather than first building the
+ * SQL tree `getSQL()` gives: the same text and parameters, without the tree's allocations.
+ */
+export interface SelfRendering {
+  renderTo(out: Rendered): void;
+  getSQL(): SQL;
+}
+
 /** A chunk drizzle renders, but not this renderer. */
-class Unsupported extends Error {}
+export class Unsupported extends Error {}
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Set by the tests: every rendering is checked against drizzle's, and a difference throws. */
 export const compareWithDrizzle = { enabled: false };
 
+const selfRendering = (x: object): x is SelfRendering => "renderTo" in x && typeof x.renderTo === "function";
+
 /** The query drizzle's SQLite dialect makes of `root`, or undefined when it holds what is not rendered here. */
-export function render(root: SQL): Rendered | undefined {
+export function render(root: SQL | SelfRendering): Rendered | undefined {
   const out: Rendered = { sql: "", params: [] };
   try {
-    walk(root, out);
+    if (root instanceof SQL) walk(root, out);
+    else root.renderTo(out);
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
   if (compareWithDrizzle.enabled) {
-    const theirs = new SQLiteAsyncDialect().sqlToQuery(root);
+    const theirs = new SQLiteAsyncDialect().sqlToQuery(root instanceof SQL ? root : root.getSQL());
     if (theirs.sql !== out.sql || JSON.stringify(theirs.params) !== JSON.stringify(out.params)) {
       throw new Error(`render() differs from drizzle:\n${out.sql}\n${theirs.sql}`);
     }
@@ -43,12 +55,15 @@ export function render(root: SQL): Rendered | undefined {
   return out;
 }
 
-function walk(node: SQL, out: Rendered): void {
+/** Appends `node`'s text and parameters to `out`; throws `Unsupported` at what only drizzle renders. */
+export function walk(node: SQL, out: Rendered): void {
   // `sql.raw`-like inlining is drizzle's own business (its flag is private).
   if (Reflect.get(node, "shouldInlineParams") === true) throw new Unsupported();
   for (const chunk of node.queryChunks) {
-    if (chunk instanceof StringChunk) out.sql += chunk.value.join("");
-    else if (chunk === undefined) continue;
+    if (chunk instanceof StringChunk) {
+      const text = chunk.value;
+      out.sql += text.length === 1 ? text[0] : text.join("");
+    } else if (chunk === undefined) continue;
     else if (chunk instanceof SQL) walk(chunk, out);
     else if (chunk instanceof Name) out.sql += quote(chunk.value);
     else if (chunk instanceof Param) param(chunk, out);
@@ -68,8 +83,13 @@ function walk(node: SQL, out: Rendered): void {
       out.sql += ")";
     } else if (chunk instanceof Placeholder || chunk instanceof Subquery || chunk instanceof View) {
       throw new Unsupported();
+    } else if (typeof chunk === "object" && chunk !== null && selfRendering(chunk)) {
+      // The data layer's Query as a subquery: in parentheses, as drizzle puts it.
+      out.sql += "(";
+      chunk.renderTo(out);
+      out.sql += ")";
     } else if (typeof chunk === "object" && chunk !== null && "getSQL" in chunk && typeof chunk.getSQL === "function") {
-      // A subquery (the data layer's Query, a drizzle select): in parentheses, as drizzle puts it.
+      // A subquery (a drizzle select): in parentheses, as drizzle puts it.
       const inner = chunk.getSQL();
       if (!(inner instanceof SQL)) throw new Unsupported();
       if (

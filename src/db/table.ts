@@ -84,6 +84,9 @@ export interface WriteOptions {
   changes?: SQL;
 }
 
+/** Schools whose tenant conditions a table keeps per isolate (then it starts again). */
+const MAX_SCOPES = 256;
+
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 
 export class Data<T extends RecordTable> implements Source {
@@ -107,17 +110,31 @@ export class Data<T extends RecordTable> implements Source {
     this.audit = { entity: spec.entity, table, secret: spec.secret };
   }
 
-  /** The table's tenant condition for this caller: its rows of the current school. */
+  /**
+   * The table's tenant condition for this caller: its rows of the current school. A condition is a
+   * value (nothing changes an SQL tree once built), so each school's is built once per isolate and
+   * shared by every statement that names the table (a batch of nine statements built thirty).
+   */
   scope(ctx: Ctx, how: "read" | "write" = "write"): SQL | undefined {
     const column = this.schoolColumn;
     if (this.tenancy === "none" || !column) return undefined;
     if (this.tenancy === "school-or-platform" && ctx.schoolId === null && how === "read") return undefined;
     const school = schoolOf(ctx);
     // Shared rows (no school) count as school 0 for reads: an index on ifnull(school_id, 0) serves it.
-    // Two values written out, not a JSON list: the planner then seeks both in the index, with no json_each scan.
-    if (this.tenancy === "shared" && how === "read") return sql`ifnull(${column}, 0) IN (0, ${school})`;
-    return eq(column, school);
+    const shared = this.tenancy === "shared" && how === "read";
+    const scopes = shared ? this.sharedScopes : this.scopes;
+    let condition = scopes.get(school);
+    if (!condition) {
+      // Two values written out, not a JSON list: the planner then seeks both in the index, with no json_each scan.
+      condition = shared ? sql`ifnull(${column}, 0) IN (0, ${school})` : eq(column, school);
+      if (scopes.size >= MAX_SCOPES) scopes.clear();
+      scopes.set(school, condition);
+    }
+    return condition;
   }
+
+  private readonly scopes = new Map<number, SQL>();
+  private readonly sharedScopes = new Map<number, SQL>();
 
   /**
    * The rows of another school than the current one: of school `school`, of the school a
@@ -294,14 +311,23 @@ export class Data<T extends RecordTable> implements Source {
    * sql`... JOIN ${f.from} ON ${f.scope(ctx)} AND ${f.table.familyNumber} = j.value->>0`
    */
   alias(name: string): Data<T> {
-    // What drizzle's `alias()` builds, kept as this table's type (its columns, under `name`).
-    const renamed = new Proxy(this.table, new TableAliasProxyHandler<T>(name, false));
-    return new Data(
-      renamed,
-      { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret },
-      sql`${sql.identifier(getTableName(this.table))} ${sql.identifier(name)}`,
-    );
+    // One accessor per name: an alias is a value, and its columns keep their rendered text
+    // (src/db/query.ts) only while they are the same objects.
+    let aliased = this.aliases.get(name);
+    if (!aliased) {
+      // What drizzle's `alias()` builds, kept as this table's type (its columns, under `name`).
+      const renamed = new Proxy(this.table, new KeptAliasHandler<T>(name));
+      aliased = new Data(
+        renamed,
+        { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret },
+        sql`${sql.identifier(getTableName(this.table))} ${sql.identifier(name)}`,
+      );
+      this.aliases.set(name, aliased);
+    }
+    return aliased;
   }
+
+  private readonly aliases = new Map<string, Data<T>>();
 
   /** The table as a FROM item of hand-written SQL (an alias with its table's name: `"family" "f"`). */
   get from(): SQL {
@@ -317,6 +343,34 @@ export class Data<T extends RecordTable> implements Source {
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
   as(entity: string): Data<T> {
     return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
+  }
+}
+
+/** Drizzle's key for a table's columns (`getTableColumns` reads it). */
+const COLUMNS = Symbol.for("drizzle:Columns");
+
+/**
+ * Drizzle's alias of a table, with each column made once: drizzle's handler wraps a column in a new
+ * proxy at every access (`f.table.id` twice is two objects), so nothing could be kept per column.
+ */
+class KeptAliasHandler<T extends SQLiteTable> extends TableAliasProxyHandler<T> {
+  private readonly kept = new Map<string | symbol, unknown>();
+
+  constructor(name: string) {
+    super(name, false);
+  }
+
+  override get(target: T, prop: string | symbol): unknown {
+    if (this.kept.has(prop)) return this.kept.get(prop);
+    const value: unknown = super.get(target, prop);
+    if (prop === COLUMNS && typeof value === "object" && value !== null) {
+      // The same column objects as the properties give.
+      const columns = Object.fromEntries(Object.keys(value).map((key) => [key, this.get(target, key)]));
+      this.kept.set(prop, columns);
+      return columns;
+    }
+    if (is(value, Column)) this.kept.set(prop, value);
+    return value;
   }
 }
 

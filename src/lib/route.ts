@@ -78,7 +78,7 @@ const IF_NONE_MATCH_HEADER = {
   in: "header" as const,
   required: false,
   description: "The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body.",
-  schema: { type: "string" as const, example: 'W/"hG3jX0mJq1iHkq5cZb0x"' },
+  schema: { type: "string" as const, example: 'W/"3f9a1c07b2e4d865"' },
 };
 
 const ETAG_HEADER = {

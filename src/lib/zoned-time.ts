@@ -73,32 +73,45 @@ export function calendarDate(date: string): { year: number; month: number; day: 
   return { year, month, day };
 }
 
+/**
+ * The functions below are pure functions of their arguments, asked again and again within and
+ * across requests (each ride's school day, each student's dismissal, every list's "today"): each
+ * answer is kept for the isolate, in a bounded map per function (cleared when full: a school's
+ * days, times and zones are few).
+ */
+function kept<V>(answers: Map<string, V>, key: string, compute: () => V): V {
+  const known = answers.get(key);
+  if (known !== undefined) return known;
+  const value = compute();
+  if (answers.size >= MAX_KEPT) answers.clear();
+  answers.set(key, value);
+  return value;
+}
+
+const MAX_KEPT = 10_000;
+
 /** `date` plus `days` calendar days (`YYYY-MM-DD`). */
 export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return kept(shifted, `${date} ${days}`, () => {
+    const d = new Date(`${date}T00:00:00.000Z`);
+    d.setUTCDate(d.getUTCDate() + days);
+    return d.toISOString().slice(0, 10);
+  });
 }
+
+const shifted = new Map<string, string>();
 
 /** The ISO weekday of a calendar date: 1 Monday .. 7 Sunday (the same in every time zone). */
 export function isoWeekday(date: string): number {
-  const known = weekdays.get(date);
-  if (known !== undefined) return known;
-  const weekday = computeIsoWeekday(date);
-  if (weekdays.size >= MAX_KEPT_INSTANTS) weekdays.clear();
-  weekdays.set(date, weekday);
-  return weekday;
+  return kept(weekdays, date, () => {
+    const parts = calendarDate(date);
+    if (!parts) throw new RangeError(`not a calendar date: ${date}`);
+    const sunday0 = new Date(wallAsUtc(parts.year, parts.month, parts.day, 0, 0)).getUTCDay();
+    return sunday0 === 0 ? 7 : sunday0;
+  });
 }
 
-/** `isoWeekday`'s answers by date (bounded). */
 const weekdays = new Map<string, number>();
-
-function computeIsoWeekday(date: string): number {
-  const parts = calendarDate(date);
-  if (!parts) throw new RangeError(`not a calendar date: ${date}`);
-  const sunday0 = new Date(wallAsUtc(parts.year, parts.month, parts.day, 0, 0)).getUTCDay();
-  return sunday0 === 0 ? 7 : sunday0;
-}
 
 /**
  * The instant at which the wall clocks of `timeZone` read `time` (`HH:mm`) on `date` (`YYYY-MM-DD`).
@@ -106,20 +119,11 @@ function computeIsoWeekday(date: string): number {
  * zonedInstant("2026-11-02", "15:00", "America/New_York").toISOString(); // "2026-11-02T20:00:00.000Z" (EST)
  */
 export function zonedInstant(date: string, time: string, timeZone: string): Date {
-  // A pure function of its three strings, asked again and again (each ride's school day, each
-  // student's dismissal): each answer is kept for the isolate, as its four zone readings cost ~40 µs.
-  const key = `${timeZone} ${date} ${time}`;
-  const known = instants.get(key);
-  if (known !== undefined) return new Date(known);
-  const at = computeZonedInstant(date, time, timeZone);
-  if (instants.size >= MAX_KEPT_INSTANTS) instants.clear();
-  instants.set(key, at.getTime());
-  return at;
+  // Four zone readings (~40 µs) per answer; a Date is mutable, so each caller gets its own.
+  return new Date(kept(instants, `${timeZone} ${date} ${time}`, () => computeZonedInstant(date, time, timeZone).getTime()));
 }
 
-/** `zonedInstant`'s answers by zone, date and time (bounded: a school's days and times are few). */
 const instants = new Map<string, number>();
-const MAX_KEPT_INSTANTS = 10_000;
 
 function computeZonedInstant(date: string, time: string, timeZone: string): Date {
   const d = calendarDate(date);
@@ -138,17 +142,32 @@ function computeZonedInstant(date: string, time: string, timeZone: string): Date
 
 /** The calendar date (`YYYY-MM-DD`) the wall clocks of `timeZone` show at `instant`: a school's "today". */
 export function dateIn(timeZone: string, instant: Date): string {
-  const parts = formatter(timeZone).formatToParts(instant);
-  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
-  return `${get("year").padStart(4, "0")}-${get("month").padStart(2, "0")}-${get("day").padStart(2, "0")}`;
+  return wallClock(timeZone, instant).date;
 }
 
 /** The wall-clock time (`HH:mm`) of `timeZone` at `instant`. */
 export function timeIn(timeZone: string, instant: Date): string {
-  const parts = formatter(timeZone).formatToParts(instant);
-  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
-  return `${get("hour").padStart(2, "0")}:${get("minute").padStart(2, "0")}`;
+  return wallClock(timeZone, instant).time;
 }
+
+/**
+ * What the wall clocks of `timeZone` show during the minute of `instant`. Every zone's offset is a
+ * whole number of minutes today, so its wall clocks turn a minute (and a day) with UTC's: the date
+ * and `HH:mm` are the same for every instant of a UTC minute, kept per zone and minute.
+ */
+function wallClock(timeZone: string, instant: Date): { date: string; time: string } {
+  const minute = Math.floor(instant.getTime() / 60_000);
+  return kept(clocks, `${timeZone} ${minute}`, () => {
+    const parts = formatter(timeZone).formatToParts(new Date(minute * 60_000));
+    const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+    return {
+      date: `${get("year").padStart(4, "0")}-${get("month").padStart(2, "0")}-${get("day").padStart(2, "0")}`,
+      time: `${get("hour").padStart(2, "0")}:${get("minute").padStart(2, "0")}`,
+    };
+  });
+}
+
+const clocks = new Map<string, { date: string; time: string }>();
 
 /** The first instant after `instant` at which the wall clocks of `timeZone` read `time` (`HH:mm`). */
 export function nextInstant(timeZone: string, instant: Date, time: string): Date {

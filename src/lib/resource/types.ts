@@ -28,7 +28,7 @@ export const IfMatchHeaders = z.object({
       param: { name: "if-match", in: "header" },
       description:
         "The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing",
-      example: 'W/"hG3jX0mJq1iHkq5cZb0x"',
+      example: 'W/"3f9a1c07b2e4d865"',
     }),
 });
 

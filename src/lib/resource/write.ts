@@ -211,7 +211,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     async function unchangedSince(ctx: Ctx, id: number, parentId: number | null, ifMatch: string): Promise<Rule> {
       const current: unknown = await core.find(ctx, id, parentId);
       const message = say.changedSinceRead(config.label, id);
-      if (!etagMatches(await etagOfJson(current), ifMatch)) throw new ApiError(412, message);
+      if (!etagMatches(etagOfJson(current), ifMatch)) throw new ApiError(412, message);
       if (typeof current !== "object" || current === null || !("updatedAt" in current)) {
         throw new Error(`${config.name}: a record without updatedAt cannot be checked against If-Match`);
       }
