@@ -142,6 +142,7 @@ export function createApp(options: AppOptions) {
 
   const modules = MODULES.filter((m) => !m.developmentOnly || options.development);
   const subApps = new Map<Module, Promise<AppRouter>>();
+  const loadedApps = new Map<Module, AppRouter>();
 
   /** A module's own app: its operations, behind the same checks and error path as every route. */
   function subAppOf(module: Module): Promise<AppRouter> {
@@ -157,6 +158,7 @@ export function createApp(options: AppOptions) {
         if (router) moduleApp.route("/", router);
         moduleApp.notFound(routeNotFound(table));
         moduleApp.onError((err, c) => problemResponse(c, err));
+        loadedApps.set(module, moduleApp);
         return moduleApp;
       })();
       sub.catch(() => subApps.delete(module));
@@ -181,11 +183,16 @@ export function createApp(options: AppOptions) {
     app.all(`${path}/*`, async (c) => (await subAppOf(module)).fetch(c.req.raw, c.env, executionCtxOf(c)));
   }
   const serveMain = app.fetch;
-  app.fetch = async (request, env, executionCtx) => {
+  const serveModule = async (module: Module | undefined, ...args: Parameters<typeof serveMain>) => {
+    const sub = module && (await subAppOf(module).catch(() => undefined));
+    return sub ? sub.fetch(...args) : serveMain(...args);
+  };
+  app.fetch = (request, env, executionCtx) => {
     const [matched] = dispatcher.match(METHOD_NAME_ALL, getPath(request));
     const module = matched[0]?.[0];
-    const sub = module && (await subAppOf(module).catch(() => undefined));
-    return sub ? sub.fetch(request, env, executionCtx) : serveMain(request, env, executionCtx);
+    // A loaded module's app serves at once (no promise to wait for); the first request loads it.
+    const ready = module && loadedApps.get(module);
+    return ready ? ready.fetch(request, env, executionCtx) : serveModule(module, request, env, executionCtx);
   };
 
   /** Every module loaded: for the OpenAPI document and the checks that walk it. */

@@ -120,7 +120,9 @@ const weekdays = new Map<string, number>();
  */
 export function zonedInstant(date: string, time: string, timeZone: string): Date {
   // Four zone readings (~40 µs) per answer; a Date is mutable, so each caller gets its own.
-  return new Date(kept(instants, `${timeZone} ${date} ${time}`, () => computeZonedInstant(date, time, timeZone).getTime()));
+  return new Date(
+    kept(instants, `${timeZone} ${date} ${time}`, () => computeZonedInstant(date, time, timeZone).getTime()),
+  );
 }
 
 const instants = new Map<string, number>();
