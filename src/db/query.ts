@@ -9,7 +9,7 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
-import { and, Column, getTableColumns, getTableName, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, Column, getTableColumns, getTableName, SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
@@ -138,7 +138,8 @@ function selectionOf(fields: Fields): Record<string, SQL | SQL.Aliased> {
     texts = [];
   };
   for (const [key, f] of Object.entries(fields)) {
-    const text = is(f, Column) ? columnText(key, f) : expressionText(key, f);
+    // `instanceof`, not drizzle's `is()` (a prototype walk per failed check): the bundle holds one drizzle.
+    const text = f instanceof Column ? columnText(key, f) : expressionText(key, f);
     if (text !== undefined) {
       texts.push(text);
     } else {

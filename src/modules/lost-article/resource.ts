@@ -257,7 +257,8 @@ export function toArticle(ctx: Ctx, row: ArticleRow): LostArticleRecordOf {
   const staff = ctx.can(permissions.manage);
   const mine = row.claimedBy !== null && row.claimedBy === ctx.userId;
   const theirs = staff || mine;
-  const reminders = Reminders.safeParse(JSON.parse(row.reminders || "[]"));
+  // The reminders are staff's to see: parsed only for them.
+  const reminders = staff ? Reminders.safeParse(JSON.parse(row.reminders || "[]")) : undefined;
   return {
     ...timestamps(row),
     name: row.name,
@@ -279,8 +280,7 @@ export function toArticle(ctx: Ctx, row: ArticleRow): LostArticleRecordOf {
     donatedBy: staff ? row.donatedBy : null,
     createdBy: staff ? row.createdBy : null,
     remindedAt: row.remindedAt,
-    reminders:
-      staff && reminders.success ? reminders.data.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id) : [],
+    reminders: reminders?.success ? reminders.data.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id) : [],
   };
 }
 
