@@ -6,8 +6,11 @@
  * changes), stable UIDs, cancelled events marked so, holidays as all-day events; what each feed
  * shows (the family's children's levels and groups, the school's whole-school events).
  */
+import { and, eq } from "drizzle-orm";
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
+import { schoolModules } from "../src/db/schema/application-module";
+import { APP_MODULES } from "../src/lib/app-modules";
 import { calendarText, fold } from "../src/lib/ical";
 import { grantsOf } from "../src/modules";
 import { createVia, uniq } from "./fixture-kit";
@@ -245,6 +248,23 @@ describe("the feed", () => {
     expect(status).toBe(429);
     const limited = await t.request(`${CAL}/feed?token=1.${"B".repeat(43)}`, { headers });
     expect((await problem(limited)).status).toBe(429);
+  });
+
+  it("a school that never stored the events module's state has it on: the feed and the event's page answer", async () => {
+    const t = makeTestApp();
+    const made = await familyFeed(t, "en");
+    const e = await event(t, { title: uniq("Open day"), forSchool: true });
+    const read = await t.request(`/api/v1/event/${e.id}`, { token: await admin(t) });
+    const { slug } = (await read.json()) as { slug: string };
+    const eventsModule = and(eq(schoolModules.schoolId, NORTH), eq(schoolModules.moduleId, APP_MODULES.events.id));
+    const [kept] = await t.db.select().from(schoolModules).where(eventsModule);
+    await t.db.delete(schoolModules).where(eventsModule);
+    try {
+      expect((await t.request(made.path)).status).toBe(200);
+      expect((await t.request(`/api/v1/event/public?slug=${slug}`)).status).toBe(200);
+    } finally {
+      if (kept) await t.db.insert(schoolModules).values(kept).onConflictDoNothing();
+    }
   });
 });
 

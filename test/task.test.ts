@@ -387,6 +387,13 @@ describe("who sees what", () => {
         .set({ enabled: true })
         .where(and(eq(schoolModules.schoolId, NORTH), eq(schoolModules.moduleId, 5)));
     }
+    // A school that never stored the module's state has it on.
+    await t.db.delete(schoolModules).where(and(eq(schoolModules.schoolId, NORTH), eq(schoolModules.moduleId, 5)));
+    try {
+      expect((await t.request(`${P}/public?slug=${task.slug}`)).status).toBe(200);
+    } finally {
+      await t.db.insert(schoolModules).values({ schoolId: NORTH, moduleId: 5, enabled: true }).onConflictDoNothing();
+    }
   });
 });
 

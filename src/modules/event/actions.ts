@@ -6,7 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import { eq, gt, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { schoolModules } from "../../db/schema/application-module";
 import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
 import { type Ctx, schoolOf } from "../../lib/context";
@@ -17,17 +16,9 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { paragraphs } from "../../lib/text";
+import { moduleOn } from "../application-module/api";
 import { notify } from "../notification/api";
-import {
-  EventRecord,
-  eventNotice,
-  eventSays,
-  LEADS,
-  moduleState,
-  noticeAudience,
-  teachersOfEvent,
-  toEvent,
-} from "./common";
+import { EventRecord, eventNotice, eventSays, LEADS, noticeAudience, teachersOfEvent, toEvent } from "./common";
 import { permissions } from "./permissions";
 import { event } from "./resource";
 
@@ -271,14 +262,12 @@ export async function getPublicEvent(ctx: Ctx, { query }: InputOf<typeof publicR
     status: events.status,
     image: events.image,
     schoolName: schools.name,
-    enabled: schoolModules.enabled,
+    on: sql<number>`${moduleOn(ctx, "events", school)}`,
   }))
     .join(Schools, eq(schools.id, school))
-    .join(...moduleState(school))
     .where(eq(events.slug, query.slug))
     .first();
-  // A school without a state row for the module has it enabled.
-  if (!row || row.enabled === false) throw notFound(m`Event not found`);
+  if (!row?.on) throw notFound(m`Event not found`);
   const image = row.image
     ? await ctx.deps.signer.sign({ key: row.image, method: "GET", expiresIn: IMAGE_URL_SECONDS, now })
     : null;

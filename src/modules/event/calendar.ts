@@ -15,9 +15,8 @@
  */
 import { createHmac } from "node:crypto";
 import { z } from "@hono/zod-openapi";
-import { asc, eq, gte, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import { asc, eq, gte, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { schoolModules } from "../../db/schema/application-module";
 import { Schools, schools, Users, users } from "../../db/schema/core";
 import { CalendarFeeds, calendarFeeds, EventAudiences, Events, eventAudiences, events } from "../../db/schema/event";
 import { Families, families } from "../../db/schema/family";
@@ -37,7 +36,8 @@ import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
 import { dateIn } from "../../lib/zoned-time";
-import { addDays, eventSays, moduleState } from "./common";
+import { moduleOn } from "../application-module/api";
+import { addDays, eventSays } from "./common";
 import { permissions } from "./permissions";
 
 const FEED_PATH = "/api/v1/event-calendar/feed";
@@ -262,10 +262,9 @@ export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof fe
         language: calendarFeeds.language,
         schoolName: schools.name,
         timeZone: schools.timeZone,
-        enabled: schoolModules.enabled,
+        on: sql<number>`${moduleOn(ctx, "events", school)}`,
       }))
         .join(Schools, eq(schools.id, school))
-        .join(...moduleState(school))
         .where(eq(calendarFeeds.id, Number(match[1])))
         .first()
     : undefined;
@@ -281,7 +280,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof fe
     if (!miss.allowed) throw tooMany(miss.retryAfter, eventSays.tooManyFeedMisses);
     throw notFound(m`Calendar feed not found`);
   }
-  if (row.enabled === false) throw notFound(m`Calendar feed not found`);
+  if (!row.on) throw notFound(m`Calendar feed not found`);
   const limited = await hit(ctx.deps.db, `calendar-feed:${row.id}`, FETCHES_PER_HOUR, 3600, now);
   if (!limited.allowed) throw tooMany(limited.retryAfter, eventSays.tooManyFeedFetches);
 

@@ -8,10 +8,8 @@
  * as a delegate) active children's levels and groups, a teacher's groups and those groups' levels.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { columnsOf, type Source } from "../../db/query";
-import { SchoolModules, schoolModules } from "../../db/schema/application-module";
+import { eq, isNull, or, type SQL, sql } from "drizzle-orm";
+import { columnsOf } from "../../db/query";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import {
@@ -27,9 +25,7 @@ import type { Audience, Localized } from "../../db/schema/notification";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
-import { joinTable } from "../../db/table";
 import { inList, jsonValues } from "../../db/write";
-import { APP_MODULES } from "../../lib/app-modules";
 import type { Ctx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
@@ -255,16 +251,6 @@ export function teachersOfEvent(ctx: Ctx, id: number) {
       ),
     )
     .groupBy(teachers.userId);
-}
-
-/**
- * The join of the events module's state in the school a row names (`school`: a correlated column),
- * for reads without a current school (the public page, the feeds): `enabled` null (no row) or true
- * means on.
- */
-export function moduleState(school: SQLiteColumn): [Source, SQL] {
-  const on = and(SchoolModules.ofSchool(school), eq(schoolModules.moduleId, APP_MODULES.events.id));
-  return [joinTable(schoolModules), on ?? sql`1`];
 }
 
 /** The notification's audience: every member, or the guardians of the levels' and groups' students and their teachers. */

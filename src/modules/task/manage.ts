@@ -6,7 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
-import { SchoolModules, schoolModules } from "../../db/schema/application-module";
 import { Appointments, appointments } from "../../db/schema/appointment";
 import { Schools, schools } from "../../db/schema/core";
 import { Students, students } from "../../db/schema/student";
@@ -19,9 +18,7 @@ import {
   taskReminders,
   tasks,
 } from "../../db/schema/task";
-import { joinTable } from "../../db/table";
 import { GuardFailed, guard, type Statement } from "../../db/write";
-import { APP_MODULES } from "../../lib/app-modules";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
@@ -30,6 +27,7 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { paragraphs, text } from "../../lib/text";
+import { moduleOn } from "../application-module/api";
 import type { Notice } from "../notification/api";
 import { copyJoin } from "../user/api";
 import { deliver, notifyAll, recipientsOf, type Told, toRecipients, whoOf } from "./audience";
@@ -531,18 +529,12 @@ export async function getPublicTask(ctx: Ctx, { query }: InputOf<typeof publicRo
     requiresAppointment: tasks.requiresAppointment,
     status: tasks.status,
     schoolName: schools.name,
-    enabled: schoolModules.enabled,
+    on: sql<number>`${moduleOn(ctx, "tasks", school)}`,
   }))
     .join(Schools, eq(schools.id, school))
-    // A school without a state row has the module enabled (docs/domain.md, "Application modules").
-    .join(
-      joinTable(schoolModules),
-      and(SchoolModules.ofSchool(school), eq(schoolModules.moduleId, APP_MODULES.tasks.id)) ?? sql`1`,
-      "left",
-    )
     .where(eq(tasks.slug, query.slug))
     .first();
-  if (row?.status !== "published" || row.enabled === false) throw notFound(m`Task not found`);
+  if (row?.status !== "published" || !row.on) throw notFound(m`Task not found`);
   return {
     title: row.title,
     description: row.description,
