@@ -13613,7 +13613,7 @@ export interface components {
             donateAfter?: string;
         };
         LostArticleClaim: {
-            /** @description The child it belongs to: one the caller is a guardian of */
+            /** @description The child it belongs to: one the caller is a guardian of, or a delegate of a guardian today */
             studentId?: number;
         };
         LostArticleDeliver: {

@@ -16,6 +16,7 @@ import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
 import { sendDueLostArticleReminders } from "../src/modules/lost-article/reminders";
 import { createVia, uniq } from "./fixture-kit";
+import { makeDelegate, makeFamily } from "./fixtures/modules/exit-permission";
 import { countingTestApp, DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -102,6 +103,18 @@ describe("recording and browsing", () => {
     const a = await article(t);
     const res = await act(t, a.id, "claim", await parent(t), { studentId: 2002 });
     expect(res.status).toBe(404);
+  });
+
+  it("a delegate of the child's parent today claims for the child, as they act for the parent elsewhere", async () => {
+    const t = makeTestApp();
+    const family = await makeFamily(t, NORTH);
+    const a = await article(t);
+    const other = await as(t, 1016, "parent");
+    expect((await act(t, a.id, "claim", other, { studentId: family.studentId })).status).toBe(404);
+    await makeDelegate(t, NORTH, family.parentId, 1016);
+    const res = await act(t, a.id, "claim", other, { studentId: family.studentId });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ mine: true, claimedBy: 1016, claimedForStudentId: family.studentId });
   });
 
   it("the list of lost articles is one D1 round trip", async () => {

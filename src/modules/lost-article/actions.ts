@@ -12,6 +12,7 @@ import { Batch } from "../../db/batch";
 import { LostArticleReminders, lostArticleReminders, lostArticles } from "../../db/schema/lost-article";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
+import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
@@ -20,6 +21,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { imageUrlBody, signedUrlFields } from "../../lib/signed-url";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
+import { actingFor } from "../delegate/api";
 import { notify } from "../notification/api";
 import { schoolZone } from "../school/api";
 import { permissions } from "./permissions";
@@ -45,22 +47,21 @@ const skipReminders = (ctx: Ctx, id: number) =>
 
 const ClaimBody = z
   .object({
-    studentId: z
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .optional()
-      .openapi({ description: "The child it belongs to: one the caller is a guardian of" }),
+    studentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({
+      description: "The child it belongs to: one the caller is a guardian of, or a delegate of a guardian today",
+    }),
   })
   .strict();
 
-/** The caller is a guardian of the child (else 404: another family's child is not there for them). */
+/**
+ * The child is the caller's, or the child of a parent they act for today as a delegate, as
+ * everywhere a parent acts (else 404: another family's child is not there for them).
+ */
 async function ownChild(ctx: Ctx, studentId: number | undefined) {
   if (studentId === undefined) return;
   const row = await Guardians.select(ctx, { id: guardians.id })
     .join(Parents, eq(parents.id, guardians.parentId))
-    .where(eq(guardians.studentId, studentId), eq(parents.userId, ctx.userId ?? 0))
+    .where(eq(guardians.studentId, studentId), inList(parents.userId, await actingFor(ctx)))
     .first();
   if (!row) throw notFound(m`Student ${studentId} not found`);
 }
