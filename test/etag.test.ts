@@ -5,12 +5,35 @@
  * when edits race.
  */
 import { describe, expect, it } from "vitest";
+import { etagOf } from "../src/lib/etag";
 import { uniq } from "./fixtures";
 import { configWith, DEMO, makeTestApp, problem } from "./helpers";
 
 const NORTH = 1;
 const t = makeTestApp();
 const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+
+describe("the tag itself", () => {
+  it("is the same for the same bytes wherever they sit, and another for any changed byte, the last included", () => {
+    const bytes = new TextEncoder().encode('{"name":"Zoë Müller","id":12345}');
+    const tag = etagOf(bytes);
+    expect(tag).toMatch(/^W\/"[0-9a-f]{16}"$/);
+    // The same bytes at an offset that is not a multiple of four, and as an ArrayBuffer.
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    expect(etagOf(shifted.subarray(1))).toBe(tag);
+    expect(etagOf(bytes.slice().buffer)).toBe(tag);
+    const seen = new Set([tag]);
+    for (const at of [0, 5, bytes.length - 2, bytes.length - 1]) {
+      const changed = bytes.slice();
+      changed[at] = (changed[at] ?? 0) ^ 1;
+      seen.add(etagOf(changed));
+    }
+    seen.add(etagOf(bytes.subarray(0, bytes.length - 1)));
+    seen.add(etagOf(new Uint8Array(0)));
+    expect(seen.size).toBe(7);
+  });
+});
 
 describe("ETag and If-None-Match", () => {
   it("a record: 304 while unchanged, a new ETag once it changes", async () => {

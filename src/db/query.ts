@@ -13,6 +13,7 @@ import { and, Column, getTableColumns, getTableName, SQL, type SQLWrapper, sql }
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
+import { keptFor } from "../lib/memo";
 import type { Db } from "./client";
 import { compareWithDrizzle, type Rendered, render, walk } from "./render";
 
@@ -77,17 +78,12 @@ const dialect = new SQLiteAsyncDialect();
 const columnTexts = new WeakMap<SQLiteColumn, Map<string, string>>();
 
 function columnText(key: string, column: SQLiteColumn): string {
-  let byKey = columnTexts.get(column);
-  if (!byKey) {
-    byKey = new Map();
-    columnTexts.set(column, byKey);
-  }
-  let text = byKey.get(key);
-  if (text === undefined) {
-    text = `${dialect.sqlToQuery(aliased(key, column).getSQL()).sql} as ${dialect.escapeName(key)}`;
-    byKey.set(key, text);
-  }
-  return text;
+  return keptFor(
+    columnTexts,
+    column,
+    key,
+    () => `${dialect.sqlToQuery(aliased(key, column).getSQL()).sql} as ${dialect.escapeName(key)}`,
+  );
 }
 
 /**

@@ -27,7 +27,7 @@ export interface SelfRendering {
 }
 
 /** A chunk drizzle renders, but not this renderer. */
-export class Unsupported extends Error {}
+class Unsupported extends Error {}
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 

@@ -20,6 +20,7 @@ import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holida
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { type Ctx, schoolOf } from "../../lib/context";
 import type { Level } from "../../lib/levels";
+import { keptFor } from "../../lib/memo";
 import { type Message, m } from "../../lib/message";
 import { addDays, isoWeekday, zonedInstant } from "../../lib/zoned-time";
 
@@ -125,17 +126,7 @@ export function isHoliday(date: string, timeZone: string, cycles: readonly Cycle
 const holidays = new WeakMap<Calendar, Map<string, boolean>>();
 
 function holidayIn(calendar: Calendar, date: string): boolean {
-  let known = holidays.get(calendar);
-  if (!known) {
-    known = new Map();
-    holidays.set(calendar, known);
-  }
-  let holiday = known.get(date);
-  if (holiday === undefined) {
-    holiday = isHoliday(date, calendar.timeZone, calendar.cycles);
-    known.set(date, holiday);
-  }
-  return holiday;
+  return keptFor(holidays, calendar, date, () => isHoliday(date, calendar.timeZone, calendar.cycles));
 }
 
 /**
