@@ -13,14 +13,14 @@
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
  *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
  *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
- *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_SECONDS, BENCH_PROFILE_INTERVAL_US;
+ *   (also BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_SECONDS, BENCH_PROFILE_INTERVAL_US, BENCH_PROFILE_TOP;
  *   BENCH_PLANS_OUT=<file> writes what each floor replays; BENCH_D1_PERSIST=<dir> keeps the D1 file)
  *
  * Exit code 1 when any row failed (a non-2xx answer, a connection error, a route not mounted, a
  * floor that does not replay); a baseline's failures are reported, not counted.
  */
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -1072,6 +1072,32 @@ const median = (xs) => {
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /**
+ * CPU time (user + system, ms) of the workerd processes this bench started: the Workers, D1, R2
+ * and workerd's HTTP together, on every thread. Unlike req/s it does not move with the machine's
+ * other load or the hypervisor's steal: what a request costs, not how fast the machine was then.
+ */
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+function workerdCpuMs() {
+  let ticks = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd") continue;
+    const fields = stat.slice(close + 2).split(" ");
+    if (Number(fields[1]) !== process.pid) continue; // another workerd (a dev server)
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_MS;
+}
+const cpuAccounting = process.platform === "linux";
+
+/**
  * One autocannon run. Latencies come from autocannon's per-response event (sub-millisecond; its
  * own histogram rounds to whole milliseconds); requests/s is autocannon's per-second average.
  */
@@ -1095,13 +1121,16 @@ async function load(base, target, counter, seconds) {
     ],
   });
   instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const cpuBefore = cpuAccounting ? workerdCpuMs() : NaN;
   const result = await instance;
+  const cpuMs = cpuAccounting ? workerdCpuMs() - cpuBefore : NaN;
   latencies.sort((a, b) => a - b);
   return {
     rps: result.requests.average,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     total: result.requests.total,
+    cpuUs: (cpuMs * 1000) / result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count])),
@@ -1123,6 +1152,9 @@ function summarise(run, floor) {
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     ratio: floor ? median(rounds.map((r, i) => r.rps / floor.rounds[i].rps)) : undefined,
+    cpuUs: median(rounds.map((r) => r.cpuUs)),
+    // The same ratio by workerd's CPU time per request: the floor's over this one's.
+    cpuRatio: floor ? median(rounds.map((r, i) => floor.rounds[i].cpuUs / r.cpuUs)) : undefined,
     rounds: rounds.map((r) => Math.round(r.rps)),
     non2xx: all.reduce((a, r) => a + r.non2xx, 0),
     errors: all.reduce((a, r) => a + r.errors, 0),
@@ -1163,13 +1195,27 @@ function table(rows, baseline) {
         `${baseline.ref} × floor`,
         "now × floor",
         `now ÷ ${baseline.ref}`,
+        `workerd CPU µs/req (${baseline.ref} / now / floor)`,
+        `× floor by CPU (${baseline.ref} / now)`,
         `p50 ms (${baseline.ref} / now)`,
         `p99 ms (${baseline.ref} / now)`,
         `D1 calls/req (${baseline.ref} / now)`,
         "non-2xx",
         "result",
       ]
-    : ["endpoint", "req/s", "p50 ms", "p99 ms", "D1 calls/req", "floor req/s", "× floor", "non-2xx", "result"];
+    : [
+        "endpoint",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "D1 calls/req",
+        "floor req/s",
+        "× floor",
+        "workerd CPU µs/req (floor / now)",
+        "× floor by CPU",
+        "non-2xx",
+        "result",
+      ];
   const lines = rows.map((r) => {
     // A failed row shows no speed: numbers from error answers would read as results.
     const ok = r.verdict === "ok";
@@ -1187,6 +1233,8 @@ function table(rows, baseline) {
         r.calls ?? "-",
         round(f?.rps),
         m ? fmt(m.ratio) : "-",
+        `${round(f?.cpuUs)} / ${round(m?.cpuUs)}`,
+        m ? fmt(m.cpuRatio) : "-",
         r.results ? String(non2xx) : "-",
         verdict,
       ];
@@ -1201,6 +1249,8 @@ function table(rows, baseline) {
       b ? fmt(b.ratio) : "n/a",
       m ? fmt(m.ratio) : "-",
       b && m ? fmt(m.vsBaseline) : "n/a",
+      `${b ? round(b.cpuUs) : "n/a"} / ${round(m?.cpuUs)} / ${round(f?.cpuUs)}`,
+      `${b ? fmt(b.cpuRatio) : "n/a"} / ${m ? fmt(m.cpuRatio) : "-"}`,
       pair(b?.p50, m?.p50),
       pair(b?.p99, m?.p99),
       `${r.baseline?.calls ?? "n/a"} / ${r.calls ?? "-"}`,
@@ -1217,7 +1267,7 @@ function table(rows, baseline) {
 
 const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);
 const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
-const TOP = 25;
+const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
 
 /**
  * `--profile <row>...`: each row's endpoint, then its floor, under the same load as a timed round

@@ -102,6 +102,25 @@ describe("GET /api/health", () => {
     expect(report.details.database?.status).toBe("up");
   });
 
+  it("answers 503 within its deadline naming a dependency that never answers; the other is up", async () => {
+    const hung = makeTestApp({
+      storage: {
+        head: () => new Promise(() => {}),
+        get: async () => null,
+        put: async () => null,
+      },
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await hung.request("/api/health");
+    logged.mockRestore();
+    expect(res.status).toBe(503);
+    const report = (await res.json()) as Report;
+    expect(report.details).toEqual({
+      database: { status: "up" },
+      storage: { status: "down", message: "no answer within 3000 ms" },
+    });
+  });
+
   it("answers 503 naming the database when it fails, without its error text", async () => {
     const fail = async () => {
       throw new Error("D1_ERROR: SELECT secret FROM x");

@@ -300,6 +300,22 @@ describe("zoned time", () => {
     expect(isTimeZone("Mars/Olympus_Mons")).toBe(false);
   });
 
+  it("gives the offset of the zone's change to the millisecond, asked again and again", () => {
+    // New York springs forward at 2027-03-14T07:00:00Z (02:00 EST becomes 03:00 EDT).
+    const ny = "America/New_York";
+    const change = Date.parse("2027-03-14T07:00:00.000Z");
+    const hour = 3600 * 1000;
+    for (let round = 0; round < 2; round++) {
+      expect(offsetAt(ny, change - 1000)).toBe(-5 * hour);
+      expect(offsetAt(ny, change - 1)).toBe(-5 * hour);
+      expect(offsetAt(ny, change)).toBe(-4 * hour);
+      expect(offsetAt(ny, change + 999)).toBe(-4 * hour);
+      // Before 1970 too (a negative instant), and Kathmandu's 45 minutes.
+      expect(offsetAt(ny, Date.parse("1969-07-20T20:17:40.500Z"))).toBe(-4 * hour);
+      expect(offsetAt("Asia/Kathmandu", change - 1)).toBe(5.75 * hour);
+    }
+  });
+
   it("turns the day at the zone's own midnight, to the millisecond, asked again and again", () => {
     // Kathmandu is UTC+05:45: its midnight of 2026-12-01 is 2026-11-30T18:15:00Z.
     const kathmandu = "Asia/Kathmandu";

@@ -9,11 +9,12 @@
  * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL, for hand-written
  * audit statements too (the importers').
  */
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
+
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { auditLog } from "./schema/audit-log";
 import { searchCopyKeys } from "./search";
+import { getTableColumns, type SQL, sql } from "./sql";
 import { insertedId, type Statement } from "./write";
 
 export const REDACTED = "[redacted]";

@@ -9,13 +9,14 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
-import { and, Column, getTableColumns, getTableName, SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { keptFor } from "../lib/memo";
 import type { Db } from "./client";
 import { compareWithDrizzle, type Rendered, render, walk } from "./render";
+import { and, Column, getTableColumns, getTableName, SQL, type SQLWrapper, sql } from "./sql";
 
 /** Selected fields of a read: columns and SQL expressions, each under its own key. */
 export type Fields = Record<string, SQLiteColumn | SQL | SQL.Aliased>;

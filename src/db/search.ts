@@ -11,9 +11,10 @@
  * JSON, computed by the same `fold`. Each test file checks at its end that every stored copy is the
  * fold of its column (test/setup.ts), so a write path that forgets it fails the suite.
  */
-import { getTableColumns, getTableName } from "drizzle-orm";
+
 import { type SQLiteColumn, type SQLiteTable, text } from "drizzle-orm/sqlite-core";
 import { fold } from "../lib/fold";
+import { getTableColumns, getTableName } from "./sql";
 
 /** The folded copy of the searched column `name`: `<name>_search`, never null (`fallback` until written). */
 export const searchCopy = (name: string, fallback = "") => text(`${name}_search`).notNull().default(fallback);

@@ -18,23 +18,13 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-import {
-  and,
-  Column,
-  eq,
-  getTableName,
-  is,
-  ne,
-  type SQL,
-  type SQLWrapper,
-  sql,
-  TableAliasProxyHandler,
-} from "drizzle-orm";
+
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
+import { and, Column, eq, getTableName, is, ne, type SQL, type SQLWrapper, sql, TableAliasProxyHandler } from "./sql";
 import { guard, inList, insertedId, type Statement } from "./write";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */

@@ -7,13 +7,13 @@
  * - `commit()` runs the batch and maps constraint errors to the problem a caller can act on.
  */
 
-import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { conflict } from "../lib/errors";
 import { type Message, m } from "../lib/message";
 import type { Db } from "./client";
+import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql } from "./sql";
 
 export type Statement = BatchItem<"sqlite">;
 

@@ -3,8 +3,9 @@
  * run twice, late, or not at all for a while. Jobs come from the module registry; each run writes
  * its cron history row.
  */
-import { eq } from "drizzle-orm";
+
 import { cronHistory } from "../db/schema/jobs";
+import { eq } from "../db/sql";
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";

@@ -3,8 +3,9 @@
  * which dependencies. Routes, cron sweeps and queue consumers build one and call the same service
  * verbs with it; `tenant()` is the one function that scopes a query to the school.
  */
-import { eq, type SQL } from "drizzle-orm";
+
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { eq, type SQL } from "../db/sql";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
 

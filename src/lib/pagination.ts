@@ -4,8 +4,8 @@
  * (the rows and the count go in a single `batch`).
  */
 import { z } from "@hono/zod-openapi";
-import { and, Column, is, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, Column, is, or, type SQL, sql } from "../db/sql";
 import { m } from "./message";
 import { integerString } from "./params";
 

@@ -11,12 +11,13 @@
  * provider says it is unregistered or not a valid token), try again later (`retry`: 429, 5xx, the
  * network), or give up (`failed`: refused for another reason, which no retry changes).
  */
-import { and, asc, isNotNull, sql } from "drizzle-orm";
+
 import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";
 import type { ServiceAccount } from "../config";
 import type { Db } from "../db/client";
 import { devPushOutbox } from "../db/schema/dev";
+import { and, asc, isNotNull, sql } from "../db/sql";
 
 export interface PushSend {
   token: string;

@@ -4,9 +4,10 @@
  * starts a new one: concurrent requests are serialised by the database and none can pass a check
  * that another has already used up.
  */
-import { sql } from "drizzle-orm";
+
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema/jobs";
+import { sql } from "../db/sql";
 import type { Ctx } from "./context";
 import { ApiError } from "./errors";
 import type { Message } from "./message";

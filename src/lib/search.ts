@@ -4,8 +4,8 @@
  * (src/lib/fold.ts), so "joao conceicao" finds "JOÃO CONCEIÇÃO" and "Müller" finds "muller".
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type SQL, sql } from "../db/sql";
 import { fold } from "./fold";
 import { m, zodMessage } from "./message";
 import { SAFE_TEXT, UNSAFE_TEXT } from "./text";

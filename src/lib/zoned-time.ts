@@ -51,14 +51,21 @@ function wallAsUtc(year: number, month: number, day: number, hour: number, minut
   return d.getTime();
 }
 
-/** The zone's offset from UTC at `instant` (milliseconds, east positive: New York in winter is -5 h). */
+/**
+ * The zone's offset from UTC at `instant` (milliseconds, east positive: New York in winter is -5 h).
+ * The zone's clocks read whole seconds, so the offset is the same for every instant of a second:
+ * kept per zone and second (a deadline asked again and again reads the zone once).
+ */
 export function offsetAt(timeZone: string, instant: number): number {
-  const parts = formatter(timeZone).formatToParts(new Date(instant));
-  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? Number.NaN);
-  const wall = wallAsUtc(get("year"), get("month"), get("day"), get("hour") % 24, get("minute"), get("second"));
   const whole = instant - (((instant % 1000) + 1000) % 1000);
-  return wall - whole;
+  return kept(offsets, `${timeZone} ${whole}`, () => {
+    const parts = formatter(timeZone).formatToParts(new Date(whole));
+    const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? Number.NaN);
+    return wallAsUtc(get("year"), get("month"), get("day"), get("hour") % 24, get("minute"), get("second")) - whole;
+  });
 }
+
+const offsets = new Map<string, number>();
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;

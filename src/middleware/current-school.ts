@@ -9,9 +9,10 @@
  * - without the header: a member of exactly one school acts in it; a super-admin must name the
  *   school on school-scoped routes (acting "nowhere" would read empty lists and fail writes).
  */
-import { eq } from "drizzle-orm";
+
 import type { Context } from "hono";
 import { schools } from "../db/schema/core";
+import { eq } from "../db/sql";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound, say } from "../lib/errors";
 import type { Language } from "../lib/language";

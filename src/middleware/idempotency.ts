@@ -9,9 +9,10 @@
  * or more is not kept (the key is freed: a retry runs again), nor one that is not text (a file).
  * Requests without the header cost nothing.
  */
-import { and, eq, lte, sql } from "drizzle-orm";
+
 import type { MiddlewareHandler } from "hono";
 import { idempotencyKeys } from "../db/schema/jobs";
+import { and, eq, lte, sql } from "../db/sql";
 import type { AppEnv } from "../lib/context";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError, say } from "../lib/errors";

@@ -10,9 +10,10 @@
  * appointment is `booked` -> `cancelled`. A slot's `booked` counts its live appointments and never
  * passes its `capacity` (the booking's conditional UPDATE, and a CHECK as the backstop).
  */
-import { sql } from "drizzle-orm";
+
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { searchable, searchCopy } from "../search";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { families } from "./family";

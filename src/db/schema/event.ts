@@ -12,10 +12,11 @@
  * `scheduled` until the sweep claims it: `sent` once, or `skipped` (its event was cancelled or had
  * started by then).
  */
-import { sql } from "drizzle-orm";
+
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { LEVELS } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { families } from "./family";

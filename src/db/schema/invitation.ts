@@ -9,8 +9,9 @@
  * `pending` -> `accepted` | `declined` (changed by a guardian while the invitation is open and not
  * expired); a family's `status` sums its children's: `pending`, `accepted`, `declined` or `partial`.
  */
-import { sql } from "drizzle-orm";
+
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { families } from "./family";

@@ -2,8 +2,9 @@
  * Legal documents: versioned platform texts (terms of service, privacy policy), the same for every
  * school, and who accepted which version. Platform records: no `school_id`.
  */
-import { sql } from "drizzle-orm";
+
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, users } from "./core";
 

@@ -6,9 +6,10 @@
  * article no one claimed (a child recognised it at the desk); a found article no one claimed is
  * `donated` once its donation date has come.
  */
-import { sql } from "drizzle-orm";
+
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { searchable, searchCopy } from "../search";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { students } from "./student";

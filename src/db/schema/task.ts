@@ -11,10 +11,11 @@
  * A task that requires an appointment is held as a `draft` until its session is published
  * (src/db/schema/appointment.ts); any other task is `published` when it is created.
  */
-import { sql } from "drizzle-orm";
+
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Level } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { families } from "./family";

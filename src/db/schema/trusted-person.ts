@@ -3,8 +3,9 @@
  * photo, ID document). The school decides: pending -> approved | rejected, recording who, when and
  * why. Only approved ones count (src/modules/trusted-person/approved.ts).
  */
-import { sql } from "drizzle-orm";
+
 import { check, index, integer, type SQLiteColumn, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "../sql";
 import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { parents } from "./parent";

@@ -5,10 +5,10 @@
  * from 422 when it matched nothing.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Results } from "../../db/batch";
 import { columnsOf, type Fields, type Query, type RowOf } from "../../db/query";
+import { and, eq, type SQL, sql } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";

@@ -3,10 +3,10 @@
  * D1 round trip) and `export` (every record the list gives, as an .xlsx streamed by keyset).
  */
 import { z } from "@hono/zod-openapi";
-import { and, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
 import { columnsOf, type Fields, type RowOf } from "../../db/query";
+import { and, type SQL } from "../../db/sql";
 import type { RecordTable } from "../../db/table";
 import type { Access } from "../access";
 import type { Ctx } from "../context";

@@ -3,9 +3,9 @@
  * the record fields every resource shares.
  */
 import { z } from "@hono/zod-openapi";
-import type { SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields, Query, RowOf } from "../../db/query";
+import type { SQL } from "../../db/sql";
 import type { Data, RecordTable } from "../../db/table";
 import type { Scope } from "../access";
 import type { AppModuleKey } from "../app-modules";

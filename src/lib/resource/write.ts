@@ -5,9 +5,9 @@
  * answers its route, typed, so a verb of its own can serve it (`operation(created.route, verb)`).
  */
 import type { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
+import { type SQL, sql } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { Access } from "../access";

@@ -4,10 +4,10 @@
  * does (409), checked in the DELETE statement itself so no school is left pointing at nothing.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, notExists, type SQL } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
+import { eq, notExists, type SQL } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, invalidBody } from "../../lib/errors";

@@ -8,7 +8,7 @@
  * rows whose state differs, each with its audit row (`auditUpdate` over the same condition). So
  * concurrent toggles serialise in D1 and every real change, and only a real change, is audited.
  */
-import { and, asc, eq, ne, notExists, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import type { Query } from "../../db/query";
 import {
@@ -18,6 +18,7 @@ import {
   schoolModules as s,
 } from "../../db/schema/application-module";
 import { Schools, schools } from "../../db/schema/core";
+import { and, asc, eq, ne, notExists, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";

@@ -4,10 +4,11 @@
  * super-admin's lookup in src/middleware/current-school.ts). Cheap to import: schema and SQL only.
  * Only built-in modules count: no route checks a created one.
  */
-import { and, eq, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import type { Db } from "../../db/client";
 import { SchoolModules, schoolModules } from "../../db/schema/application-module";
 import { RoleUsers, roleUsers } from "../../db/schema/core";
+import { and, eq, lt, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { APP_MODULES, type AppModuleKey, FIRST_CUSTOM_MODULE_ID, ModuleSet } from "../../lib/app-modules";
 import type { Ctx } from "../../lib/context";
 

@@ -18,7 +18,6 @@
  * an iCalendar invite (./ical.ts). Cancelling cancels the visit and gives its places back.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Appointments, appointments, Sessions, sessions, TimeSlots, timeSlots } from "../../db/schema/appointment";
@@ -27,6 +26,7 @@ import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holida
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TaskRecipients, taskRecipients } from "../../db/schema/task";
+import { and, eq, gt, isNull, or, type SQL, sql } from "../../db/sql";
 import { abortIf, columnList, GuardFailed, guard, guardCount } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";

@@ -9,7 +9,6 @@
  * their own slots.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
   APPOINTMENT_STATUSES,
   appointments,
@@ -23,6 +22,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { TaskInbox, taskInbox } from "../../db/schema/task";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { and, eq, or, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";

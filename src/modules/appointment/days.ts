@@ -8,7 +8,6 @@
  * session (409), and its teachers are the school's (404).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import {
@@ -21,6 +20,7 @@ import {
   type Window,
 } from "../../db/schema/appointment";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { and, eq, gt, ne, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";

@@ -5,7 +5,6 @@
  * then on, its task sent if it was held, and its audience told.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import {
@@ -19,6 +18,7 @@ import {
 } from "../../db/schema/appointment";
 import { Schools, schools } from "../../db/schema/core";
 import { Tasks, tasks } from "../../db/schema/task";
+import { and, eq, lte, sql } from "../../db/sql";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";

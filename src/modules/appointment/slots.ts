@@ -5,12 +5,12 @@
  * booked it, and its capacity never drops below its bookings. Booking: ./booking.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lte, ne, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { SessionDays, Sessions, sessionDays, sessions, TimeSlots, timeSlots } from "../../db/schema/appointment";
 import { Schools, schools } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { and, eq, lte, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";

@@ -5,11 +5,11 @@
  * school's when no `X-School-Id` is sent (and one school's when it is). Newest first.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { columnsOf } from "../../db/query";
 import { auditLog } from "../../db/schema/audit-log";
 import { AuditLog } from "../../db/schema/audit-trail";
 import { Users, users } from "../../db/schema/core";
+import { and, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";

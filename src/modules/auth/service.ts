@@ -10,7 +10,7 @@
  * up (a conditional insert, a conditional update, an upsert): concurrent requests cannot all pass
  * a check that each read before the others wrote.
  */
-import { and, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
 import {
@@ -24,6 +24,7 @@ import {
   users,
 } from "../../db/schema/core";
 import { idempotencyKeys, rateLimits } from "../../db/schema/jobs";
+import { and, desc, eq, gt, isNull, lt, lte, sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";

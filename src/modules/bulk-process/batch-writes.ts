@@ -4,11 +4,12 @@
  * their role, and the process's progress. Each is one statement over the batch's rows as JSON
  * (`json_each`), never one per row.
  */
-import { eq, sql } from "drizzle-orm";
+
 import { auditLog } from "../../db/schema/audit-log";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolPeople } from "../../db/schema/user";
+import { eq, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";

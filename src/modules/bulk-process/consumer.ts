@@ -22,12 +22,13 @@
  * file (size once unzipped, CRC, row count) before it yields the first row, so a refused file
  * writes nothing.
  */
-import { and, eq, or, sql } from "drizzle-orm";
+
 import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Documents, documents } from "../../db/schema/document";
 import { queueReceipts } from "../../db/schema/jobs";
+import { and, eq, or, sql } from "../../db/sql";
 import { unavailable } from "../../db/transient";
 import { type Ctx, importCtx } from "../../lib/context";
 import { type Language, withLanguage } from "../../lib/language";

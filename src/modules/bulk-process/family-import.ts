@@ -17,12 +17,12 @@
  * the writes are guarded as well (a student or parent in another family is never moved).
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
 import { RoleUsers } from "../../db/schema/core";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { guardians, Students, students } from "../../db/schema/student";
+import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";

@@ -9,11 +9,11 @@
  * in an earlier row. Each batch is one read and one `batch()` of `json_each` statements.
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
 import { Groups, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
+import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";

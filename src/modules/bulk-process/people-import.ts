@@ -21,13 +21,13 @@
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
 import { auditValue } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { auditLog } from "../../db/schema/audit-log";
 import { Users, users } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { eq, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { fold } from "../../lib/fold";

@@ -7,8 +7,8 @@
  * written by the consumer. A running process cannot be deleted.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
+import { eq } from "../../db/sql";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";

@@ -12,7 +12,6 @@
  * the file is read (the batch then fails and the process can be queued again).
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, isNull, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { auditLog } from "../../db/schema/audit-log";
 import { Students, students } from "../../db/schema/student";
@@ -27,6 +26,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { asc, eq, isNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";

@@ -4,11 +4,11 @@
  * state change is a guarded write with its audit row.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lt, sql } from "drizzle-orm";
 import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { queueReceipts } from "../../db/schema/jobs";
+import { and, eq, lt, sql } from "../../db/sql";
 import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx, schoolOf } from "../../lib/context";

@@ -7,8 +7,8 @@
  * never as running (a hand-made row records a run that ended).
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { CronHistory, cronHistory } from "../../db/schema/jobs";
+import { eq } from "../../db/sql";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";

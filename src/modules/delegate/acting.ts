@@ -4,10 +4,11 @@
  * built-in parent role's permissions in that school and no more (the access token:
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
-import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
+
 import { rolePermissions, Schools, schools, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
+import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";

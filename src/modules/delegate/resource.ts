@@ -14,13 +14,13 @@
  * they have no parent profile of their own, and who acts for a parent is the parent's to decide.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
 import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
 import { SchoolPeople } from "../../db/schema/user";
+import { eq, type SQL, sql } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest, unprocessable } from "../../lib/errors";

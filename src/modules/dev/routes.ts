@@ -3,10 +3,10 @@
  * provider "sent") and the local S3 endpoint (./s3.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf, query } from "../../db/query";
 import { devOutbox, devPushOutbox } from "../../db/schema/dev";
+import { desc, eq } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import type { Ctx } from "../../lib/context";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";

@@ -12,11 +12,11 @@
  *   404, so no one can redirect or silence another person's notifications.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { auditCreate } from "../../db/audit";
 import { Batch, type Slot } from "../../db/batch";
 import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
+import { eq } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";

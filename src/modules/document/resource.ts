@@ -5,9 +5,9 @@
  * Presigned URLs are an action next to it (signed-url.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Documents, documents } from "../../db/schema/document";
+import { eq } from "../../db/sql";
 import { badRequest, conflict } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";

@@ -5,9 +5,9 @@
  * GET is a download of a document that exists. URLs expire after SIGNED_URL_SECONDS.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Documents, documents } from "../../db/schema/document";
+import { eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

@@ -4,10 +4,10 @@
  * and its public page by slug (no sign-in, no personal data).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gt, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
+import { eq, gt, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

@@ -15,7 +15,6 @@
  */
 import { createHmac } from "node:crypto";
 import { z } from "@hono/zod-openapi";
-import { asc, eq, gte, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Schools, schools, Users, users } from "../../db/schema/core";
 import { CalendarFeeds, calendarFeeds, EventAudiences, Events, eventAudiences, events } from "../../db/schema/event";
@@ -24,6 +23,7 @@ import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
+import { asc, eq, gte, isNull, lt, lte, or, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken, timingSafeEqual } from "../../lib/crypto";

@@ -8,7 +8,6 @@
  * as a delegate) active children's levels and groups, a teacher's groups and those groups' levels.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { columnsOf } from "../../db/query";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
@@ -25,6 +24,7 @@ import type { Audience, Localized } from "../../db/schema/notification";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { inList, jsonValues } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";

@@ -9,7 +9,6 @@
  * notification with it. A reminder whose event was cancelled or has started by then is `skipped`.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   type EVENT_STATUSES,
@@ -20,6 +19,7 @@ import {
   REMINDER_STATUSES,
 } from "../../db/schema/event";
 import { Notifications, notifications } from "../../db/schema/notification";
+import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";

@@ -4,7 +4,6 @@
  * a change tells it when asked (`notify: true`). The list of a parent is one D1 round trip.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
@@ -18,6 +17,7 @@ import {
   events,
 } from "../../db/schema/event";
 import { Groups, groups } from "../../db/schema/group";
+import { and, eq, gte, lt, type SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";

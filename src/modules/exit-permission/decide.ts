@@ -15,10 +15,10 @@
  *   confirmed one: its day changes are withdrawn and the seat given back in the same batch.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/transport";
+import { and, eq, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";

@@ -9,7 +9,6 @@
  * as asked, read by keyset 500 at a time while the file streams.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
 import type { RowOf } from "../../db/query";
 import { Users } from "../../db/schema/core";
 import {
@@ -21,6 +20,7 @@ import {
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } from "../../db/schema/transport";
+import { eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { badRequest } from "../../lib/errors";

@@ -14,7 +14,7 @@
  * the same batch. A day row is made when missing (bookkeeping, as a download makes one). Every
  * change starts the list's next version when the list was downloaded, and records what changed.
  */
-import { and, eq, gt, ne, type SQL, sql } from "drizzle-orm";
+
 import { auditCreate } from "../../db/audit";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import {
@@ -26,6 +26,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { and, eq, gt, ne, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { baseRiders, listChange, nextVersion, stampVersion } from "../route-availability/api";

@@ -9,7 +9,6 @@
  * (their seats given back), audited, in the same batch.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gte, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
@@ -19,6 +18,7 @@ import {
   fixedExitPermissions,
 } from "../../db/schema/exit-permission";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
+import { and, asc, eq, gte, isNull, lt, or, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";

@@ -12,12 +12,12 @@
  * Rate-limited per client address, like the other public routes.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
 import { Schools, schools, Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";

@@ -7,7 +7,6 @@
  * child sees that request). Another family's permission is a 404.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import {
   EXIT_PERMISSION_KINDS,
   EXIT_PERMISSION_STATUSES,
@@ -18,6 +17,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { RouteStops, Routes, routeStops, routes } from "../../db/schema/transport";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";

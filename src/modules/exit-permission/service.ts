@@ -4,9 +4,10 @@
  * earlier permission it supersedes and its seat and day changes). The HTTP routes, the dry-run and
  * other modules (`askExitPermissions` in ./api.ts) all come here.
  */
-import { eq } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { eq } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";

@@ -7,7 +7,7 @@
  * permissions those days. `resolve` then turns each ask into the rules' `Snapshot` (and the 404s of
  * ids that are not this school's, or a student who is not the caller's).
  */
-import { eq, gte, isNull, lte, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
@@ -30,6 +30,7 @@ import {
 } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";

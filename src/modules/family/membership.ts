@@ -10,11 +10,11 @@
  * refuses (404 / 409 / 422); a write that loses a race to a concurrent one is diagnosed again.
  */
 import type { z } from "@hono/zod-openapi";
-import { and, eq, isNull, not, type SQL, sql } from "drizzle-orm";
 import { Batch, type Results } from "../../db/batch";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
+import { and, eq, isNull, not, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guardCount, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";

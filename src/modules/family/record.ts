@@ -8,10 +8,10 @@
  * context loader reads once per request.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, desc, lte, type SQL, sql } from "drizzle-orm";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
+import { asc, desc, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";

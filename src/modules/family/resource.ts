@@ -4,8 +4,8 @@
  * Writes need `family.write`.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { Families, families } from "../../db/schema/family";
+import { eq } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";

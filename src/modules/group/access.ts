@@ -4,9 +4,10 @@
  * `group_teacher` row whose teacher profile is theirs. Writes need `group.write` and reach every
  * group of the school.
  */
-import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import { GroupTeachers } from "../../db/schema/group";
 import { Teachers } from "../../db/schema/teacher";
+import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { permissions } from "./permissions";
 

@@ -7,12 +7,12 @@
  * rows of the groups they teach.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
 import { Users, users } from "../../db/schema/core";
 import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
+import { and, eq, isNull, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";

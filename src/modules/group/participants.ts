@@ -3,13 +3,13 @@
  * (one batch: the group's audit row with its lists before and after, and one per row).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, getTableName, isNull, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
+import { and, asc, eq, getTableName, isNull, type SQL, sql } from "../../db/sql";
 import { guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";

@@ -3,8 +3,8 @@
  * students, in one D1 call. Staff see every group; a teacher the groups they teach (./access.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
 import { Groups, GroupTeachers, groups } from "../../db/schema/group";
+import { sql } from "../../db/sql";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { LEVELS } from "../school/api";

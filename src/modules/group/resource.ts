@@ -5,10 +5,10 @@
  * a teacher the groups they teach (./access.ts); anyone sees their own at `GET /api/v1/group/mine`.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Delegates } from "../../db/schema/delegate";
 import { Groups, groups } from "../../db/schema/group";
+import { asc, eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";

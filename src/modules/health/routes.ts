@@ -4,7 +4,7 @@
  * a warning (the report says which, and a log line too).
  */
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import type { Ctx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
@@ -86,17 +86,14 @@ async function migrationLevel(deps: Deps): Promise<Migrations> {
 
 const TIMEOUT_MS = 3000;
 
-/** Runs a probe within the timeout: up, or down with the failure's class only (no SQL or stack leaves). */
-async function check<T>(name: string, probe: () => Promise<T>): Promise<{ status: ComponentStatus; value?: T }> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+/** Runs a probe until the report's deadline: up, or down with the failure's class only (no SQL or stack leaves). */
+async function check<T>(
+  name: string,
+  probe: () => Promise<T>,
+  deadline: Promise<never>,
+): Promise<{ status: ComponentStatus; value?: T }> {
   try {
-    const value = await Promise.race([
-      probe(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-      }),
-    ]);
-    return { status: { status: "up" }, value };
+    return { status: { status: "up" }, value: await Promise.race([probe(), deadline]) };
   } catch (err) {
     // The log has what the answer does not: an operator reads why (npx wrangler tail).
     log.error("health check failed", { dependency: name, ...errorFields(err) });
@@ -106,16 +103,19 @@ async function check<T>(name: string, probe: () => Promise<T>): Promise<{ status
         message: err instanceof Error && err.message.startsWith("no answer") ? err.message : "check failed",
       },
     };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
 export async function healthReport(deps: Deps) {
+  // One timer for every probe: each has until TIMEOUT_MS after the report began.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+  });
   const [database, storage] = await Promise.all([
-    check("database", () => migrationLevel(deps)),
-    check("storage", () => deps.storage.head("health-check")),
-  ]);
+    check("database", () => migrationLevel(deps), deadline),
+    check("storage", () => deps.storage.head("health-check"), deadline),
+  ]).finally(() => clearTimeout(timer));
   const details: Record<string, ComponentStatus> = { database: database.status, storage: storage.status };
   const up = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "up"));
   const down = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "down"));

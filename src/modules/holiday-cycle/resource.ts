@@ -5,9 +5,9 @@
  * Date-times are stored in UTC ISO form so they sort; the list is in start order.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gte, lte } from "drizzle-orm";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { SchoolConfigurations } from "../../db/schema/school-configuration";
+import { eq, gte, lte } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";

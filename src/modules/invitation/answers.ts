@@ -8,7 +8,6 @@
  * (`askExitPermissions`) and keeps its id, or the rules' refusal, on the child's row.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   InvitationResponses,
@@ -20,6 +19,7 @@ import {
 } from "../../db/schema/invitation";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
+import { and, eq, gt, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";

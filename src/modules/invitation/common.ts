@@ -7,7 +7,6 @@
  * that guardian and their delegates.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
 import type { Query } from "../../db/query";
@@ -23,6 +22,7 @@ import {
 } from "../../db/schema/invitation";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
+import { eq, or, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { Listing, type OrderKey, orderTerms, type PageInput } from "../../lib/pagination";

@@ -3,13 +3,14 @@
  * answers alone) and one per child, written set-based (two statements over JSON parameters, and
  * their audit rows) whatever the number of children.
  */
-import { type SQL, sql } from "drizzle-orm";
+
 import {
   InvitationResponses,
   InvitationStudentResponses,
   invitationResponses,
   invitationStudentResponses,
 } from "../../db/schema/invitation";
+import { type SQL, sql } from "../../db/sql";
 import { insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 

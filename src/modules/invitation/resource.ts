@@ -5,7 +5,6 @@
  * cancels the invitation. Who sees what: ./common.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
@@ -20,6 +19,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { RouteStops, routeStops } from "../../db/schema/transport";
+import { and, desc, eq, gte, isNull, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";

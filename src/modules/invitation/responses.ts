@@ -6,7 +6,6 @@
  * answered yet (DELETE); a guardian changes a child's answer (PUT, as ./answers.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   ANSWERS,
@@ -21,6 +20,7 @@ import {
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";

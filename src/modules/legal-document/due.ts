@@ -4,10 +4,10 @@
  * (src/modules/user/routes.ts). Each kind's latest is one step down legal_document_version_uq.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
 import { LEGAL_KINDS, legalDocumentAcceptances, legalDocuments } from "../../db/schema/legal-document";
+import { and, desc, eq, notExists, sql } from "../../db/sql";
 
 export const MustAccept = z
   .object({

@@ -7,8 +7,8 @@
  * `legal-document.write` see published versions only.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gt, notExists, sql } from "drizzle-orm";
 import { LEGAL_KINDS, LegalDocuments, type LegalKind, legalDocuments } from "../../db/schema/legal-document";
+import { eq, gt, notExists, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";

@@ -3,7 +3,6 @@
  * published version of a kind, and a user's acceptance of a version.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   LegalDocumentAcceptances,
@@ -12,6 +11,7 @@ import {
   legalDocumentAcceptances,
   legalDocuments,
 } from "../../db/schema/legal-document";
+import { and, desc, eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";

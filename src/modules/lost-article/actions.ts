@@ -7,11 +7,11 @@
  * its audit row: of two parents claiming one article at once exactly one wins, the other gets a 409.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, lte } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { LostArticleReminders, lostArticleReminders, lostArticles } from "../../db/schema/lost-article";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
+import { and, eq, lte } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";

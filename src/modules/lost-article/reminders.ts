@@ -10,7 +10,6 @@
  * concurrent run that finds it taken aborts whole.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
@@ -21,6 +20,7 @@ import {
   lostArticles,
 } from "../../db/schema/lost-article";
 import { Notifications, notifications } from "../../db/schema/notification";
+import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";

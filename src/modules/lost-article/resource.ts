@@ -8,7 +8,6 @@
  * claimant: to anyone else they are null.
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq, gte, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
@@ -23,6 +22,7 @@ import {
   lostArticleReminders,
   lostArticles,
 } from "../../db/schema/lost-article";
+import { desc, eq, gte, lte, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";

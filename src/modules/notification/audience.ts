@@ -10,12 +10,13 @@
  * - each user once, however many ways they are reached: a guardian of three children addressed
  *   by `guardiansOf`, or of two children in one group, gets one notification.
  */
-import { and, eq, isNull, ne, not, type SQL, sql } from "drizzle-orm";
+
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import type { Audience } from "../../db/schema/notification";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { and, eq, isNull, ne, not, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 

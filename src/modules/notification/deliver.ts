@@ -15,7 +15,7 @@
  * - failed (refused for another reason): `failed`, with the provider's reason.
  * More due pushes than a batch: another message for the rest.
  */
-import { eq, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
@@ -29,6 +29,7 @@ import {
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
+import { eq, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { jobCtx } from "../../lib/context";

@@ -17,7 +17,7 @@
  * (it stays the delivery record), its push off writes no push; an emergency ignores both, and
  * quiet hours too, as an urgent notification ignores quiet hours.
  */
-import { and, asc, eq, gt, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { deviceTokens } from "../../db/schema/device-token";
@@ -33,6 +33,7 @@ import {
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
+import { and, asc, eq, gt, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import { APP_MODULES } from "../../lib/app-modules";
 import { jobCtx, schoolOf } from "../../lib/context";

@@ -14,7 +14,6 @@
  * user who made it.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import {
@@ -26,6 +25,7 @@ import {
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
+import { and, desc, eq, isNull, type SQL, sql } from "../../db/sql";
 import { guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";

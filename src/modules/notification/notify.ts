@@ -12,7 +12,7 @@
  * The fan-out (./fan-out.ts) writes one copy per recipient (their inbox) and queues the pushes to
  * their devices, honouring their preferences and quiet hours.
  */
-import { eq, type SQL, sql } from "drizzle-orm";
+
 import { auditCreate } from "../../db/audit";
 import {
   type Audience,
@@ -21,6 +21,7 @@ import {
   Notifications,
   notifications,
 } from "../../db/schema/notification";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";

@@ -11,9 +11,9 @@
  * defaults. Changes apply to notifications fanned out after them.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { NotificationPreferences, notificationPreferences } from "../../db/schema/notification";
+import { and, eq } from "../../db/sql";
 import type { InsertValues } from "../../db/table";
 import type { Ctx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";

@@ -18,12 +18,12 @@
  * console, and are what the original service's "provider users" map to.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
 import { pushSubscriptions } from "../../db/schema/notification";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { and, eq, isNull, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";

@@ -9,12 +9,12 @@
  * student or member is a 404 naming it, and nothing is sent.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNull, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { Groups, groups } from "../../db/schema/group";
 import { type Audience, Notifications, notifications } from "../../db/schema/notification";
 import { Students, students } from "../../db/schema/student";
+import { eq, isNull, type SQL, sql } from "../../db/sql";
 import { jsonValues } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";

@@ -12,8 +12,9 @@
  *   message) are queued; one tried `MAX_ATTEMPTS` times without the queue's dead-letter handler
  *   recording it is `failed`.
  */
-import { and, eq, gte, isNull, lt, sql } from "drizzle-orm";
+
 import { NotificationPushes, Notifications, notificationPushes, notifications } from "../../db/schema/notification";
+import { and, eq, gte, isNull, lt, sql } from "../../db/sql";
 import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
 import { jobCtx } from "../../lib/context";

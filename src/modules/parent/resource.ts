@@ -14,7 +14,6 @@
  * masked (src/modules/user/contact.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
 import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
@@ -22,6 +21,7 @@ import { Delegates, delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { SchoolPeople } from "../../db/schema/user";
+import { and, eq, type SQL, sql } from "../../db/sql";
 import { guard } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";

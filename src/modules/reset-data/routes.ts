@@ -14,7 +14,6 @@
  * modules) and the audit trail, which is append-only (it records the reset itself).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gte, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log";
 import { verificationCodes } from "../../db/schema/auth";
 import { permissions as permissionTable, schools, users } from "../../db/schema/core";
@@ -23,6 +22,7 @@ import { deviceTokens } from "../../db/schema/device-token";
 import { cronHistory, queueReceipts, rateLimits } from "../../db/schema/jobs";
 import { legalDocuments } from "../../db/schema/legal-document";
 import { pushSubscriptions } from "../../db/schema/notification";
+import { eq, gte, sql } from "../../db/sql";
 import { commit } from "../../db/write";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";

@@ -17,7 +17,7 @@
  *   roles here grant a permission the caller lacks (a platform super-admin holds them all) is
  *   refused (403 naming it). Everyone may act on themselves where a route allows it.
  */
-import { and, eq, isNull, lt, ne, type SQL, sql } from "drizzle-orm";
+
 import { Batch, type Results } from "../../db/batch";
 import {
   Permissions,
@@ -32,6 +32,7 @@ import {
   users,
 } from "../../db/schema/core";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { and, eq, isNull, lt, ne, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import {
   BUILTIN_ROLES,

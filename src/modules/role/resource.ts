@@ -7,7 +7,6 @@
  * with every school (its accessor's tenancy): reads see them, writes touch the school's own only.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   Permissions,
@@ -19,6 +18,7 @@ import {
   roles,
   roleUsers,
 } from "../../db/schema/core";
+import { asc, eq, or, type SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";

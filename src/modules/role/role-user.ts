@@ -8,10 +8,10 @@
  * part of the DELETE's or UPDATE's condition, so two admins removed at once leave one.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNull, ne, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { eq, isNull, ne, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";

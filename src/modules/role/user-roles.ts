@@ -6,9 +6,9 @@
  * here (403). One audit row on the user records the old and new role ids.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
+import { eq, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";

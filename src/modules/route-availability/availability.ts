@@ -5,7 +5,6 @@
  * only the routes of the vehicles they drive.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   RouteAvailabilities,
@@ -17,6 +16,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { and, desc, eq, gte, lt, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";

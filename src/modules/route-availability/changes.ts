@@ -6,7 +6,6 @@
  * made after the list was downloaded starts the list's next version (./versions.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -23,6 +22,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { and, eq, gt, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";

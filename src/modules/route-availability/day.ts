@@ -9,7 +9,6 @@
  * - its available seats: coalesce(the day's override, the vehicle's seats) - riders.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
 import {
@@ -23,6 +22,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

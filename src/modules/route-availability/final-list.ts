@@ -5,7 +5,7 @@
  * batch for one route or every running route of the school; a holiday or a weekday the route does
  * not run answers `runs: false` and no students (not an error: a driver's app asks every day).
  */
-import { eq, or, type SQLWrapper, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Parents, parents } from "../../db/schema/parent";
@@ -23,6 +23,7 @@ import {
   routes,
 } from "../../db/schema/transport";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq, or, type SQLWrapper, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { compareText } from "../../lib/text";
 import { isoWeekday } from "../../lib/zoned-time";

@@ -3,7 +3,6 @@
  * changed since a version), and the PDFs of one route and of every running route of the school.
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import {
   RouteAvailabilities,
@@ -11,6 +10,7 @@ import {
   routeAvailabilities,
   routeAvailabilityStudents,
 } from "../../db/schema/transport";
+import { desc, eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m, verbatim } from "../../lib/message";

@@ -5,7 +5,7 @@
  * `route_list_change` row with the version it belongs to, so "what changed since version n" is
  * those rows with a greater version.
  */
-import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { query } from "../../db/query";
 import {
@@ -15,6 +15,7 @@ import {
   routeAvailabilityStudents,
   routeListChanges,
 } from "../../db/schema/transport";
+import { and, eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";

@@ -4,7 +4,6 @@
  * and the weekday helpers every operation of the module shares.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { Students, students } from "../../db/schema/student";
 import {
   ROUTE_DIRECTIONS,
@@ -18,6 +17,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";

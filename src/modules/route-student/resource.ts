@@ -12,7 +12,6 @@
  * once give one 201 and one 409; the 409 names the route the student already rides.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, isNotNull, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -26,6 +25,7 @@ import {
   routeStudents,
   routes,
 } from "../../db/schema/transport";
+import { and, asc, eq, isNotNull, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guardCount, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";

@@ -5,9 +5,9 @@
  * route, stop and weekdays (their seat on those days is free for the daily lists).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNotNull } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { routeStudents } from "../../db/schema/transport";
+import { eq, isNotNull } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";

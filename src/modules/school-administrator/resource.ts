@@ -9,10 +9,10 @@
  * refused (403: src/modules/role/grants.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople } from "../../db/schema/user";
+import { eq, type SQL, sql } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";

@@ -13,11 +13,11 @@
  * Early release changes the times of a day, not whether there is school: see the level's schedule.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gt, lt } from "drizzle-orm";
 import type { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
+import { eq, gt, lt } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import type { Level } from "../../lib/levels";
 import { keptFor } from "../../lib/memo";

@@ -6,8 +6,8 @@
  * that sends some of the times is checked against the stored others and writes all three together.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
+import { eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { type FieldError, invalidBody } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

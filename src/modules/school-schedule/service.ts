@@ -4,10 +4,11 @@
  * lists, reminders). Holidays are not considered here: a holiday cycle says whether D is a school
  * day at all.
  */
-import { eq } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { type Level, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
+import { eq } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";

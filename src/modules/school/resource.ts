@@ -6,10 +6,10 @@
  * need `school.write`; updating one's own school needs `school.update` (school admins).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
 import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
+import { eq, type SQL, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { LANGUAGES } from "../../lib/language";

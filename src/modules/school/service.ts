@@ -4,7 +4,7 @@
  * platform's delete of several schools (one batch that says what it deleted and what it did not
  * find).
  */
-import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Addresses, addresses } from "../../db/schema/address";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
@@ -12,6 +12,7 @@ import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/s
 import { Groups } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { Routes } from "../../db/schema/transport";
+import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";

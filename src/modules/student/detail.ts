@@ -4,8 +4,8 @@
  * round trip for staff).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
 import { Guardians, Students, students } from "../../db/schema/student";
+import { eq, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";

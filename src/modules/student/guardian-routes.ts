@@ -6,11 +6,11 @@
  * (`/api/v1/student-guardian/{id}`). The parent and the student must be of this school (404).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNull } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Documents, documents } from "../../db/schema/document";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, Students, students } from "../../db/schema/student";
+import { eq, isNull } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";

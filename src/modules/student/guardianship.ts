@@ -6,9 +6,10 @@
  * A restriction is the school's (a court order): it holds from `restrictionFrom` to
  * `restrictionUntil`, both inclusive, either open-ended when null.
  */
-import { eq, isNull, sql } from "drizzle-orm";
+
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { eq, isNull, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { m } from "../../lib/message";
 

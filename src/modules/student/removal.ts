@@ -3,9 +3,10 @@
  * (audited as a delete) and removes nothing else, so records naming the student keep it, and a
  * restore brings back what it hid: family, guardians, groups, trusted people.
  */
-import { eq, isNotNull, sql } from "drizzle-orm";
+
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
+import { eq, isNotNull, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";

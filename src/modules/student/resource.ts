@@ -6,11 +6,11 @@
  * Guardians (the parent links): ./guardian-routes.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Families, families } from "../../db/schema/family";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, routeStudents } from "../../db/schema/transport";
+import { eq, isNotNull, isNull, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";

@@ -10,11 +10,12 @@
  * caller without `student.read` the read routes' context loader (`readerContext`) first reads
  * `actingFor` (one D1 call); staff reads are one D1 call.
  */
-import { and, eq, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
+
 import { GroupStudents, GroupTeachers, groupStudents, groupTeachers } from "../../db/schema/group";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
+import { and, eq, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { actingFor } from "../delegate/api";

@@ -10,7 +10,6 @@
  * the number of recipients.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { GroupStudents, Groups, groupStudents, groups } from "../../db/schema/group";
@@ -18,6 +17,7 @@ import { Parents } from "../../db/schema/parent";
 import { Guardians, Students, students } from "../../db/schema/student";
 import { type TaskAudience, TaskRecipients, taskInbox, taskRecipients, taskTargets } from "../../db/schema/task";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { columnList, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";

@@ -6,7 +6,6 @@
  * that reached them (an inbox row of theirs, or of the parent they are a valid delegate of today).
  */
 import { z } from "@hono/zod-openapi";
-import { eq, lt, not, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Students, students } from "../../db/schema/student";
 import {
@@ -19,6 +18,7 @@ import {
   taskRecipients,
   tasks,
 } from "../../db/schema/task";
+import { eq, lt, not, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";

@@ -10,10 +10,10 @@
  * guardians completing at once one wins and the other gets a 409.
  */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, lte, ne, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } from "../../db/schema/task";
+import { and, desc, eq, gte, lte, ne, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, type ProblemCase, type ProblemStatus, unprocessable } from "../../lib/errors";

@@ -4,7 +4,6 @@
  * told), attach a file through a presigned URL; and the task's public page by its slug.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Appointments, appointments } from "../../db/schema/appointment";
 import { Schools, schools } from "../../db/schema/core";
@@ -18,6 +17,7 @@ import {
   taskReminders,
   tasks,
 } from "../../db/schema/task";
+import { and, asc, eq, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guard, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";

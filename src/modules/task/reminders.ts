@@ -9,9 +9,9 @@
  * committed notification whose fan-out was lost).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { REMINDER_STATUSES, TaskReminders, Tasks, taskReminders, tasks } from "../../db/schema/task";
+import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";

@@ -4,11 +4,11 @@
  * actions are in ./copies.ts; the detail, deletion, reminders and attachment in ./manage.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gte, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
 import { TASK_STATUSES, Tasks, TaskTargets, taskInbox, tasks, taskTargets } from "../../db/schema/task";
+import { eq, gte, lte, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { notFound, unprocessable } from "../../lib/errors";

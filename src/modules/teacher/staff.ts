@@ -20,7 +20,6 @@
  * role and its one field of its own (a teacher's subjects, a staff member's position).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
@@ -28,6 +27,7 @@ import type { Query } from "../../db/query";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { and, eq, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import type { Data, RecordTable, SetValues } from "../../db/table";
 import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";

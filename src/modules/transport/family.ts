@@ -9,12 +9,12 @@
  * batch.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
+import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";

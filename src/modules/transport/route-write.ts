@@ -9,7 +9,6 @@
  * weekdays they ride (409), and a new vehicle seats the route's busiest weekday (422).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
@@ -22,6 +21,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
+import { and, eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";

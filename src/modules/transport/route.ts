@@ -6,7 +6,6 @@
  * replaced as a list): ./route-write.ts; a parent's view: ./family.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { eq, type SQL, sql } from "drizzle-orm";
 import {
   ROUTE_DIRECTIONS,
   RouteStops,
@@ -16,6 +15,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
+import { eq, type SQL, sql } from "../../db/sql";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";

@@ -10,7 +10,6 @@
  * meanwhile still refuses it.
  */
 import { z } from "@hono/zod-openapi";
-import { asc, desc, eq, gte, isNull, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { users } from "../../db/schema/core";
 import {
@@ -26,6 +25,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { asc, desc, eq, gte, isNull, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";

@@ -5,9 +5,10 @@
  * lists hold only theirs. The route-student and availability modules apply the same rule
  * (`routeVisible` in ./api.ts).
  */
-import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { Transports, transports } from "../../db/schema/transport";
+import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";

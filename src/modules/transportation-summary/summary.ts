@@ -6,13 +6,13 @@
  * school's today needs its zone first).
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { Batch } from "../../db/batch";
 import { Users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Students, students } from "../../db/schema/student";
+import { and, asc, eq, type SQL, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";

@@ -8,11 +8,12 @@
  * A `routeId` filter (riders of a route, and route changes onto it) reads the totals student by
  * student instead (`countFields`).
  */
-import { eq, type SQL, sql } from "drizzle-orm";
+
 import type { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/transport";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { isoWeekday } from "../../lib/zoned-time";
 import type { Way } from "./ways";

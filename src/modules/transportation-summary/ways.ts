@@ -9,7 +9,7 @@
  *
  * A holiday is decided by the caller (the cycles are instants; the school's zone decides the day).
  */
-import { eq, type SQL, sql } from "drizzle-orm";
+
 import type { Fields, Query, RowOf } from "../../db/query";
 import { Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
@@ -18,6 +18,7 @@ import { Students, students } from "../../db/schema/student";
 import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { isoWeekday } from "../../lib/zoned-time";

@@ -3,10 +3,11 @@
  * to a trusted address) and the student detail view read. Scoped to the current school only: the
  * caller decides who may ask about the student (a parent's own child, staff).
  */
-import { asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
+
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { asc, eq, getTableName, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 
 /** The approved trusted people of a student, by name. Index: trusted_person_student_idx. */

@@ -8,12 +8,12 @@
  * trusted permission: 403, unless the school grants them.
  */
 import { z } from "@hono/zod-openapi";
-import { desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Schools, schools } from "../../db/schema/core";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
+import { desc, eq, isNull, type SQL, sql } from "../../db/sql";
 import type { Data, RecordTable } from "../../db/table";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";

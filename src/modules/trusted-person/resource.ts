@@ -7,8 +7,8 @@
  * `{schoolId}/trusted-people/{id}/`.
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
+import { eq } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

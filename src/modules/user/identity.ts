@@ -13,12 +13,13 @@
  * - The person's own edit of their profile, and the super-admin's, change the user row and remove
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
-import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction } from "../../db/audit";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";

@@ -9,11 +9,12 @@
  * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
  * racing over the same person text them once; the texts go out after that batch.
  */
-import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
+
 import { auditAction } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { and, asc, eq, isNull, lte, or, sql } from "../../db/sql";
 import { commit, inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";

@@ -4,9 +4,9 @@
  * create's read-back and the role lists, so each is one query (one D1 round trip with its count).
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
+import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";

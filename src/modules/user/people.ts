@@ -2,7 +2,7 @@
  * What the people routes share besides adding a person (./person.ts): the names every body takes,
  * the audit targets, one role given to one user, and the audit rows of taking roles away.
  */
-import { eq, type SQL, sql } from "drizzle-orm";
+
 import { auditDelete } from "../../db/audit";
 import { administrativeUsers } from "../../db/schema/administrative-user";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
@@ -11,6 +11,7 @@ import { groupTeachers } from "../../db/schema/group";
 import { parents } from "../../db/schema/parent";
 import { guardians } from "../../db/schema/student";
 import { teachers } from "../../db/schema/teacher";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import type { Ctx } from "../../lib/context";

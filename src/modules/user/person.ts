@@ -18,10 +18,11 @@
  * - Giving roles obeys the escalation rule (`mayAssign`: nobody gives a role granting more than
  *   they hold); an import is checked when it starts, so its writes are not checked again.
  */
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
+import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";

@@ -4,8 +4,8 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { Roles, roles } from "../../db/schema/core";
+import { eq } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { notFound, say } from "../../lib/errors";

@@ -1,9 +1,9 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
-import { asc, eq, sql } from "drizzle-orm";
 import { RoleUsers, roles, roleUsers, schools, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
+import { asc, eq, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";

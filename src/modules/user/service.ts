@@ -4,7 +4,7 @@
  * account deletion (anonymised). Every write is one batch with its audit rows; every check that
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
-import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
+
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction, auditDelete, REDACTED } from "../../db/audit";
 import { Batch } from "../../db/batch";
@@ -17,6 +17,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
