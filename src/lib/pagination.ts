@@ -83,22 +83,59 @@ export class Listing<T> {
 /** Builds the envelope; `url` is the request URL whose `page` is replaced for next/previous. */
 export function envelope<T>(data: T[], total: number, { page, pageSize }: PageInput, url: string): Page<T> {
   const lastPage = Math.max(1, Math.ceil(total / pageSize));
-  const u = page < lastPage || page > 1 ? new URL(url) : undefined;
-  const link = (p: number) => {
-    if (!u) return null;
-    u.searchParams.set("page", String(p));
-    u.searchParams.set("pageSize", String(pageSize));
-    return `${u.pathname}?${u.searchParams.toString()}`;
-  };
   return {
     data,
     page,
     pageSize,
     total,
     lastPage,
-    next: page < lastPage ? link(page + 1) : null,
-    previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+    next: page < lastPage ? pageLink(url, page + 1, pageSize) : null,
+    previous: page > 1 ? pageLink(url, Math.min(page - 1, lastPage), pageSize) : null,
   };
+}
+
+/** A query parameter's name as a query parser reads it (`+` a space, `%xx` decoded). */
+function paramName(pair: string): string {
+  const eq = pair.indexOf("=");
+  const raw = (eq < 0 ? pair : pair.slice(0, eq)).replaceAll("+", " ");
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The path and query of `url` with `page` and `pageSize` set as `URLSearchParams.set` sets them (the
+ * first of a name takes the value in its place, later ones go; a missing one is appended), and the
+ * other parameters as the client wrote them. Without parsing the URL: a page's links are built on
+ * every list request.
+ */
+export function pageLink(url: string, page: number, pageSize: number): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  const q = url.indexOf("?", start);
+  const hash = url.indexOf("#", start);
+  const end = hash < 0 ? url.length : hash;
+  const path = url.slice(start, q < 0 || q > end ? end : q);
+  const out: string[] = [];
+  let sawPage = false;
+  let sawSize = false;
+  if (q >= 0 && q < end) {
+    for (const pair of url.slice(q + 1, end).split("&")) {
+      if (pair === "") continue;
+      const name = paramName(pair);
+      if (name === "page") {
+        if (!sawPage) out.push(`page=${page}`);
+        sawPage = true;
+      } else if (name === "pageSize") {
+        if (!sawSize) out.push(`pageSize=${pageSize}`);
+        sawSize = true;
+      } else out.push(pair);
+    }
+  }
+  if (!sawPage) out.push(`page=${page}`);
+  if (!sawSize) out.push(`pageSize=${pageSize}`);
+  return `${path}?${out.join("&")}`;
 }
 
 /**
