@@ -36,7 +36,7 @@ export * from "drizzle-orm";
 function fromChunks(chunks: readonly unknown[]): SQL {
   const out = new SQL([]);
   const into: unknown[] = out.queryChunks;
-  for (const c of chunks) into.push(c);
+  into.push(...chunks);
   return out;
 }
 
@@ -48,53 +48,35 @@ function template(strings: TemplateStringsArray, ...params: unknown[]): SQL {
 }
 
 function join(chunks: readonly unknown[], separator?: unknown): SQL {
-  const out: unknown[] = [];
-  chunks.forEach((chunk, i) => {
-    if (i > 0 && separator !== undefined) out.push(separator);
-    out.push(chunk);
-  });
-  return fromChunks(out);
+  return fromChunks(chunks.flatMap((chunk, i) => (i > 0 && separator !== undefined ? [separator, chunk] : [chunk])));
 }
 
-/** Drizzle's `sql` tag with its helpers (`sql.identifier`, `sql.placeholder`, ...); these four made here. */
-export const sql: typeof drizzleSql = Object.assign(template, drizzleSql, {
-  join,
-  raw: (text: string) => fromChunks([new StringChunk(text)]),
-  empty: () => fromChunks([]),
-  fromList: (list: readonly unknown[]) => fromChunks(list),
-});
+/** Drizzle's `sql` tag with its helpers (`sql.raw`, `sql.identifier`, ...); `sql.join` made here too. */
+export const sql: typeof drizzleSql = Object.assign(template, drizzleSql, { join });
 
-/** A value compared with a column: bound through the column's encoder, as drizzle's operators do. */
-function bound(value: unknown, column: unknown): unknown {
-  // Columns, SQL, placeholders and dates: drizzle's own test.
-  if (value !== null && typeof value === "object") return bindIfParam(value, column as SQLWrapper);
-  return isDriverValueEncoder(column) ? new Param(value, column) : value;
-}
+/** A plain value compared with a column is bound through the column's encoder, as drizzle's operators do. */
+const bound = (value: unknown, column: unknown): unknown =>
+  // Columns, SQL, placeholders, dates: drizzle's own test.
+  value !== null && typeof value === "object"
+    ? bindIfParam(value, column as SQLWrapper)
+    : isDriverValueEncoder(column)
+      ? new Param(value, column)
+      : value;
 
-function binary(operator: string) {
-  return (left: unknown, right: unknown): SQL =>
-    fromChunks([new StringChunk(""), left, new StringChunk(` ${operator} `), bound(right, left), new StringChunk("")]);
-}
-
-export const eq: typeof drizzleEq = binary("=");
-export const ne: typeof drizzleNe = binary("<>");
-export const gt: typeof drizzleGt = binary(">");
-export const gte: typeof drizzleGte = binary(">=");
-export const lt: typeof drizzleLt = binary("<");
-export const lte: typeof drizzleLte = binary("<=");
-
-export const isNull: typeof drizzleIsNull = (value) =>
-  fromChunks([new StringChunk(""), value, new StringChunk(" is null")]);
-export const isNotNull: typeof drizzleIsNotNull = (value) =>
-  fromChunks([new StringChunk(""), value, new StringChunk(" is not null")]);
-export const not: typeof drizzleNot = (condition) =>
-  fromChunks([new StringChunk("not "), condition, new StringChunk("")]);
+export const eq: typeof drizzleEq = (left: unknown, right: unknown) => template`${left} = ${bound(right, left)}`;
+export const ne: typeof drizzleNe = (left: unknown, right: unknown) => template`${left} <> ${bound(right, left)}`;
+export const gt: typeof drizzleGt = (left: unknown, right: unknown) => template`${left} > ${bound(right, left)}`;
+export const gte: typeof drizzleGte = (left: unknown, right: unknown) => template`${left} >= ${bound(right, left)}`;
+export const lt: typeof drizzleLt = (left: unknown, right: unknown) => template`${left} < ${bound(right, left)}`;
+export const lte: typeof drizzleLte = (left: unknown, right: unknown) => template`${left} <= ${bound(right, left)}`;
+export const isNull: typeof drizzleIsNull = (value) => template`${value} is null`;
+export const isNotNull: typeof drizzleIsNotNull = (value) => template`${value} is not null`;
+export const not: typeof drizzleNot = (condition) => template`not ${condition}`;
 
 function joined(word: string) {
   return (...unfiltered: (SQLWrapper | undefined)[]): SQL | undefined => {
-    const conditions = unfiltered.filter((c): c is SQLWrapper => c !== undefined);
-    if (conditions.length === 0) return undefined;
-    if (conditions.length === 1) return fromChunks(conditions);
+    const conditions = unfiltered.filter((c) => c !== undefined);
+    if (conditions.length < 2) return conditions.length ? fromChunks(conditions) : undefined;
     return fromChunks([new StringChunk("("), join(conditions, new StringChunk(` ${word} `)), new StringChunk(")")]);
   };
 }

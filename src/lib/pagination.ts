@@ -112,16 +112,15 @@ function paramName(pair: string): string {
  * every list request.
  */
 export function pageLink(url: string, page: number, pageSize: number): string {
+  // A request's URL has no fragment.
   const start = url.indexOf("/", url.indexOf("://") + 3);
   const q = url.indexOf("?", start);
-  const hash = url.indexOf("#", start);
-  const end = hash < 0 ? url.length : hash;
-  const path = url.slice(start, q < 0 || q > end ? end : q);
+  const path = q < 0 ? url.slice(start) : url.slice(start, q);
   const out: string[] = [];
   let sawPage = false;
   let sawSize = false;
-  if (q >= 0 && q < end) {
-    for (const pair of url.slice(q + 1, end).split("&")) {
+  if (q >= 0) {
+    for (const pair of url.slice(q + 1).split("&")) {
       if (pair === "") continue;
       const name = paramName(pair);
       if (name === "page") {
