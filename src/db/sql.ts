@@ -55,20 +55,20 @@ function join(chunks: readonly unknown[], separator?: unknown): SQL {
 export const sql: typeof drizzleSql = Object.assign(template, drizzleSql, { join });
 
 /** A plain value compared with a column is bound through the column's encoder, as drizzle's operators do. */
-const bound = (value: unknown, column: unknown): unknown =>
+const bound = (value: unknown, column: SQLWrapper): unknown =>
   // Columns, SQL, placeholders, dates: drizzle's own test.
   value !== null && typeof value === "object"
-    ? bindIfParam(value, column as SQLWrapper)
+    ? bindIfParam(value, column)
     : isDriverValueEncoder(column)
       ? new Param(value, column)
       : value;
 
-export const eq: typeof drizzleEq = (left: unknown, right: unknown) => template`${left} = ${bound(right, left)}`;
-export const ne: typeof drizzleNe = (left: unknown, right: unknown) => template`${left} <> ${bound(right, left)}`;
-export const gt: typeof drizzleGt = (left: unknown, right: unknown) => template`${left} > ${bound(right, left)}`;
-export const gte: typeof drizzleGte = (left: unknown, right: unknown) => template`${left} >= ${bound(right, left)}`;
-export const lt: typeof drizzleLt = (left: unknown, right: unknown) => template`${left} < ${bound(right, left)}`;
-export const lte: typeof drizzleLte = (left: unknown, right: unknown) => template`${left} <= ${bound(right, left)}`;
+export const eq: typeof drizzleEq = (left: SQLWrapper, right: unknown) => template`${left} = ${bound(right, left)}`;
+export const ne: typeof drizzleNe = (left: SQLWrapper, right: unknown) => template`${left} <> ${bound(right, left)}`;
+export const gt: typeof drizzleGt = (left: SQLWrapper, right: unknown) => template`${left} > ${bound(right, left)}`;
+export const gte: typeof drizzleGte = (left: SQLWrapper, right: unknown) => template`${left} >= ${bound(right, left)}`;
+export const lt: typeof drizzleLt = (left: SQLWrapper, right: unknown) => template`${left} < ${bound(right, left)}`;
+export const lte: typeof drizzleLte = (left: SQLWrapper, right: unknown) => template`${left} <= ${bound(right, left)}`;
 export const isNull: typeof drizzleIsNull = (value) => template`${value} is null`;
 export const isNotNull: typeof drizzleIsNotNull = (value) => template`${value} is not null`;
 export const not: typeof drizzleNot = (condition) => template`not ${condition}`;
