@@ -9,7 +9,6 @@
  * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL, for hand-written
  * audit statements too (the importers').
  */
-
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { auditLog } from "./schema/audit-log";

@@ -9,7 +9,6 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
-
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";

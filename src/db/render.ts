@@ -9,7 +9,6 @@
  * caller renders with drizzle. Under test every rendering is compared with drizzle's
  * (`compareWithDrizzle`, set by test/setup.ts), so the whole suite holds the two equal.
  */
-
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { Column, getTableName, Name, Param, Placeholder, SQL, StringChunk, Subquery, Table, View } from "./sql";
 

@@ -11,7 +11,6 @@
  * JSON, computed by the same `fold`. Each test file checks at its end that every stored copy is the
  * fold of its column (test/setup.ts), so a write path that forgets it fails the suite.
  */
-
 import { type SQLiteColumn, type SQLiteTable, text } from "drizzle-orm/sqlite-core";
 import { fold } from "../lib/fold";
 import { getTableColumns, getTableName } from "./sql";

@@ -18,7 +18,6 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, schoolOf } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";

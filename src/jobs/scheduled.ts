@@ -3,7 +3,6 @@
  * run twice, late, or not at all for a while. Jobs come from the module registry; each run writes
  * its cron history row.
  */
-
 import { cronHistory } from "../db/schema/jobs";
 import { eq } from "../db/sql";
 import { unavailable } from "../db/transient";

@@ -3,7 +3,6 @@
  * which dependencies. Routes, cron sweeps and queue consumers build one and call the same service
  * verbs with it; `tenant()` is the one function that scopes a query to the school.
  */
-
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { eq, type SQL } from "../db/sql";
 import type { Deps } from "../deps";

@@ -11,7 +11,6 @@
  * provider says it is unregistered or not a valid token), try again later (`retry`: 429, 5xx, the
  * network), or give up (`failed`: refused for another reason, which no retry changes).
  */
-
 import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";
 import type { ServiceAccount } from "../config";

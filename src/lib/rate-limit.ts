@@ -4,7 +4,6 @@
  * starts a new one: concurrent requests are serialised by the database and none can pass a check
  * that another has already used up.
  */
-
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema/jobs";
 import { sql } from "../db/sql";

@@ -9,7 +9,6 @@
  * - without the header: a member of exactly one school acts in it; a super-admin must name the
  *   school on school-scoped routes (acting "nowhere" would read empty lists and fail writes).
  */
-
 import type { Context } from "hono";
 import { schools } from "../db/schema/core";
 import { eq } from "../db/sql";

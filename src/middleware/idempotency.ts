@@ -9,7 +9,6 @@
  * or more is not kept (the key is freed: a retry runs again), nor one that is not text (a file).
  * Requests without the header cost nothing.
  */
-
 import type { MiddlewareHandler } from "hono";
 import { idempotencyKeys } from "../db/schema/jobs";
 import { and, eq, lte, sql } from "../db/sql";

@@ -10,7 +10,6 @@
  * appointment is `booked` -> `cancelled`. A slot's `booked` counts its live appointments and never
  * passes its `capacity` (the booking's conditional UPDATE, and a CHECK as the backstop).
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { searchable, searchCopy } from "../search";
 import { sql } from "../sql";

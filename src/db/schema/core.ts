@@ -9,7 +9,6 @@
  * injected clock (they sort as text); every tenant-owned table has a non-null `school_id` and an
  * index that starts with it.
  */
-
 import { index, integer, type SQLiteColumn, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { searchable, searchCopy } from "../search";
 import { sql } from "../sql";

@@ -2,7 +2,6 @@
  * Delegates: a person a parent lets act for them in the app, between two dates (inclusive, in the
  * school's time zone), with no more rights than that parent.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
 import { dataTable } from "../table";

@@ -12,7 +12,6 @@
  * `scheduled` until the sweep claims it: `sent` once, or `skipped` (its event was cancelled or had
  * started by then).
  */
-
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { LEVELS } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";

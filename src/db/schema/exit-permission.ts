@@ -8,7 +8,6 @@
  * its fixed one); `superseded` when a later one for the same student and date is confirmed (both
  * kept). At most one confirmed permission per student and date: a partial unique index.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
 import { dataTable } from "../table";

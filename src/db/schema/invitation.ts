@@ -9,7 +9,6 @@
  * `pending` -> `accepted` | `declined` (changed by a guardian while the invitation is open and not
  * expired); a family's `status` sums its children's: `pending`, `accepted`, `declined` or `partial`.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
 import { dataTable } from "../table";

@@ -2,7 +2,6 @@
  * Legal documents: versioned platform texts (terms of service, privacy policy), the same for every
  * school, and who accepted which version. Platform records: no `school_id`.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
 import { dataTable } from "../table";

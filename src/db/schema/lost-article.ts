@@ -6,7 +6,6 @@
  * article no one claimed (a child recognised it at the desk); a found article no one claimed is
  * `donated` once its donation date has come.
  */
-
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { searchable, searchCopy } from "../search";
 import { sql } from "../sql";

@@ -2,7 +2,6 @@
  * Notifications: what was sent (one row per send), each recipient's copy (their inbox row), the
  * pushes to their devices, and each user's preferences (docs/domain.md#notifications).
  */
-
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Level } from "../../lib/levels";
 import { sql } from "../sql";

@@ -3,7 +3,6 @@
  * is a parent-student link that says the relationship and what the guardian may do; the school may
  * restrict it ("may not pick up"), optionally backed by a court-order document, between dates.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { LEVELS } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";

@@ -11,7 +11,6 @@
  * A task that requires an appointment is held as a `draft` until its session is published
  * (src/db/schema/appointment.ts); any other task is `published` when it is created.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Level } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";

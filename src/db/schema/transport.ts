@@ -6,7 +6,6 @@
  * (`weekdays & (1 << (d - 1))` asks "does it run on d"); the API speaks arrays of weekday numbers.
  * Dates are school-local calendar dates, `YYYY-MM-DD`; stop times are school-local `HH:mm`.
  */
-
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Level } from "../../lib/levels";
 import { searchable, searchCopy } from "../search";

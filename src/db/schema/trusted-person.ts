@@ -3,7 +3,6 @@
  * photo, ID document). The school decides: pending -> approved | rejected, recording who, when and
  * why. Only approved ones count (src/modules/trusted-person/approved.ts).
  */
-
 import { check, index, integer, type SQLiteColumn, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
 import { dataTable } from "../table";

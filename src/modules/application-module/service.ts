@@ -8,7 +8,6 @@
  * rows whose state differs, each with its audit row (`auditUpdate` over the same condition). So
  * concurrent toggles serialise in D1 and every real change, and only a real change, is audited.
  */
-
 import { Batch } from "../../db/batch";
 import type { Query } from "../../db/query";
 import {

@@ -4,7 +4,6 @@
  * super-admin's lookup in src/middleware/current-school.ts). Cheap to import: schema and SQL only.
  * Only built-in modules count: no route checks a created one.
  */
-
 import type { Db } from "../../db/client";
 import { SchoolModules, schoolModules } from "../../db/schema/application-module";
 import { RoleUsers, roleUsers } from "../../db/schema/core";

@@ -10,7 +10,6 @@
  * up (a conditional insert, a conditional update, an upsert): concurrent requests cannot all pass
  * a check that each read before the others wrote.
  */
-
 import { Batch } from "../../db/batch";
 import { refreshTokens, verificationCodes } from "../../db/schema/auth";
 import {

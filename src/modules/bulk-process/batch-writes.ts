@@ -4,7 +4,6 @@
  * their role, and the process's progress. Each is one statement over the batch's rows as JSON
  * (`json_each`), never one per row.
  */
-
 import { auditLog } from "../../db/schema/audit-log";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";

@@ -22,7 +22,6 @@
  * file (size once unzipped, CRC, row count) before it yields the first row, so a refused file
  * writes nothing.
  */
-
 import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";

@@ -4,7 +4,6 @@
  * built-in parent role's permissions in that school and no more (the access token:
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
-
 import { rolePermissions, Schools, schools, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";

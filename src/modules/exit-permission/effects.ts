@@ -14,7 +14,6 @@
  * the same batch. A day row is made when missing (bookkeeping, as a download makes one). Every
  * change starts the list's next version when the list was downloaded, and records what changed.
  */
-
 import { auditCreate } from "../../db/audit";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import {

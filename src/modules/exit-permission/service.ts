@@ -4,7 +4,6 @@
  * earlier permission it supersedes and its seat and day changes). The HTTP routes, the dry-run and
  * other modules (`askExitPermissions` in ./api.ts) all come here.
  */
-
 import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { eq } from "../../db/sql";

@@ -7,7 +7,6 @@
  * permissions those days. `resolve` then turns each ask into the rules' `Snapshot` (and the 404s of
  * ids that are not this school's, or a student who is not the caller's).
  */
-
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";

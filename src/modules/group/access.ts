@@ -4,7 +4,6 @@
  * `group_teacher` row whose teacher profile is theirs. Writes need `group.write` and reach every
  * group of the school.
  */
-
 import { GroupTeachers } from "../../db/schema/group";
 import { Teachers } from "../../db/schema/teacher";
 import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";

@@ -3,7 +3,6 @@
  * answers alone) and one per child, written set-based (two statements over JSON parameters, and
  * their audit rows) whatever the number of children.
  */
-
 import {
   InvitationResponses,
   InvitationStudentResponses,

@@ -10,7 +10,6 @@
  * - each user once, however many ways they are reached: a guardian of three children addressed
  *   by `guardiansOf`, or of two children in one group, gets one notification.
  */
-
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { GroupStudents, groupStudents } from "../../db/schema/group";
 import type { Audience } from "../../db/schema/notification";

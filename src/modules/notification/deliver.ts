@@ -15,7 +15,6 @@
  * - failed (refused for another reason): `failed`, with the provider's reason.
  * More due pushes than a batch: another message for the rest.
  */
-
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";

@@ -17,7 +17,6 @@
  * (it stays the delivery record), its push off writes no push; an emergency ignores both, and
  * quiet hours too, as an urgent notification ignores quiet hours.
  */
-
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { deviceTokens } from "../../db/schema/device-token";

@@ -12,7 +12,6 @@
  * The fan-out (./fan-out.ts) writes one copy per recipient (their inbox) and queues the pushes to
  * their devices, honouring their preferences and quiet hours.
  */
-
 import { auditCreate } from "../../db/audit";
 import {
   type Audience,

@@ -12,7 +12,6 @@
  *   message) are queued; one tried `MAX_ATTEMPTS` times without the queue's dead-letter handler
  *   recording it is `failed`.
  */
-
 import { NotificationPushes, Notifications, notificationPushes, notifications } from "../../db/schema/notification";
 import { and, eq, gte, isNull, lt, sql } from "../../db/sql";
 import { commit } from "../../db/write";

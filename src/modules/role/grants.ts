@@ -17,7 +17,6 @@
  *   roles here grant a permission the caller lacks (a platform super-admin holds them all) is
  *   refused (403 naming it). Everyone may act on themselves where a route allows it.
  */
-
 import { Batch, type Results } from "../../db/batch";
 import {
   Permissions,

@@ -5,7 +5,6 @@
  * batch for one route or every running route of the school; a holiday or a weekday the route does
  * not run answers `runs: false` and no students (not an error: a driver's app asks every day).
  */
-
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Parents, parents } from "../../db/schema/parent";

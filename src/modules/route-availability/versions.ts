@@ -5,7 +5,6 @@
  * `route_list_change` row with the version it belongs to, so "what changed since version n" is
  * those rows with a greater version.
  */
-
 import { Batch } from "../../db/batch";
 import { query } from "../../db/query";
 import {

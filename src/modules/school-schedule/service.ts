@@ -4,7 +4,6 @@
  * lists, reminders). Holidays are not considered here: a holiday cycle says whether D is a school
  * day at all.
  */
-
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { type Level, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";

@@ -4,7 +4,6 @@
  * platform's delete of several schools (one batch that says what it deleted and what it did not
  * find).
  */
-
 import { Batch } from "../../db/batch";
 import { Addresses, addresses } from "../../db/schema/address";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";

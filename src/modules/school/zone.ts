@@ -4,7 +4,6 @@
  * school changes its zone about once in its life: a change made through this isolate forgets the
  * kept zone at once; other isolates pick it up within the minute.
  */
-
 import { Schools, schools } from "../../db/schema/core";
 import { eq } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";

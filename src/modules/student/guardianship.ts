@@ -6,7 +6,6 @@
  * A restriction is the school's (a court order): it holds from `restrictionFrom` to
  * `restrictionUntil`, both inclusive, either open-ended when null.
  */
-
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { eq, isNull, sql } from "../../db/sql";

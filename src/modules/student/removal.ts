@@ -3,7 +3,6 @@
  * (audited as a delete) and removes nothing else, so records naming the student keep it, and a
  * restore brings back what it hid: family, guardians, groups, trusted people.
  */
-
 import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import { eq, isNotNull, sql } from "../../db/sql";

@@ -10,7 +10,6 @@
  * caller without `student.read` the read routes' context loader (`readerContext`) first reads
  * `actingFor` (one D1 call); staff reads are one D1 call.
  */
-
 import { GroupStudents, GroupTeachers, groupStudents, groupTeachers } from "../../db/schema/group";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, students } from "../../db/schema/student";

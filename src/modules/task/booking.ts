@@ -3,7 +3,6 @@
  * through ./api.ts): publishing the session sends a held task; a booking completes the family's
  * copy for that child (recording the appointment); cancelling it reverts that completion.
  */
-
 import { TaskRecipients, Tasks, taskRecipients, tasks } from "../../db/schema/task";
 import { and, eq, ne, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";

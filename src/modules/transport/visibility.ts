@@ -5,7 +5,6 @@
  * lists hold only theirs. The route-student and availability modules apply the same rule
  * (`routeVisible` in ./api.ts).
  */
-
 import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { Transports, transports } from "../../db/schema/transport";
 import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";

@@ -8,7 +8,6 @@
  * A `routeId` filter (riders of a route, and route changes onto it) reads the totals student by
  * student instead (`countFields`).
  */
-
 import type { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Students, students } from "../../db/schema/student";

@@ -9,7 +9,6 @@
  *
  * A holiday is decided by the caller (the cycles are instants; the school's zone decides the day).
  */
-
 import type { Fields, Query, RowOf } from "../../db/query";
 import { Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";

@@ -3,7 +3,6 @@
  * to a trusted address) and the student detail view read. Scoped to the current school only: the
  * caller decides who may ask about the student (a parent's own child, staff).
  */
-
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";

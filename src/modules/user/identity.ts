@@ -13,7 +13,6 @@
  * - The person's own edit of their profile, and the super-admin's, change the user row and remove
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
-
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction } from "../../db/audit";
 import { Users, users } from "../../db/schema/core";

@@ -9,7 +9,6 @@
  * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
  * racing over the same person text them once; the texts go out after that batch.
  */
-
 import { auditAction } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";

@@ -2,7 +2,6 @@
  * What the people routes share besides adding a person (./person.ts): the names every body takes,
  * the audit targets, one role given to one user, and the audit rows of taking roles away.
  */
-
 import { auditDelete } from "../../db/audit";
 import { administrativeUsers } from "../../db/schema/administrative-user";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";

@@ -18,7 +18,6 @@
  * - Giving roles obeys the escalation rule (`mayAssign`: nobody gives a role granting more than
  *   they hold); an import is checked when it starts, so its writes are not checked again.
  */
-
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";

@@ -4,7 +4,6 @@
  * account deletion (anonymised). Every write is one batch with its audit rows; every check that
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
-
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditAction, auditDelete, REDACTED } from "../../db/audit";
 import { Batch } from "../../db/batch";
