@@ -33,6 +33,9 @@ export default defineConfig(async () => {
     test: {
       // The access log's line per request is for operators; in test output it buries the failures.
       onConsoleLog: (log: string) => !log.includes('"message":"request"'),
+      // Beside the usual output, a JSON report each file's timing is read from (npm run -s test:times).
+      reporters: ["default", "json"],
+      outputFile: { json: ".vitest/report.json" },
       projects: [
         {
           // Everything that runs in workerd against real local D1, R2 and Queues.
@@ -77,6 +80,12 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
+            // Files share a workerd process, one per core: a new process per file cost ~5 s of CPU
+            // (its Miniflare, its isolate, every module loaded again), most of the suite's time.
+            // Each file still starts on storage of its own: test/setup.ts drops every table,
+            // migrates and seeds again (~0.2 s), and empties the bucket.
+            isolate: false,
+            maxWorkers: 2,
             // A file's first test builds the app and loads its modules cold: on a loaded 2-core
             // machine that alone has taken over 5 s (vitest's default), which is not a failure.
             testTimeout: 20_000,

@@ -6,10 +6,9 @@
  *
  * Only what the data layer's reads contain is rendered here; anything else (an inline-params
  * chunk, a view, a placeholder, a drizzle subquery) makes `render` answer undefined, and the
- * caller renders with drizzle. Under test every rendering is compared with drizzle's
- * (`compareWithDrizzle`, set by test/setup.ts), so the whole suite holds the two equal.
+ * caller renders with drizzle. test/render.test.ts wraps `render` to compare every rendering with
+ * drizzle's while it calls every operation of the API, so the two are held equal.
  */
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { Column, getTableName, Name, Param, Placeholder, SQL, StringChunk, Subquery, Table, View } from "./sql";
 
 export interface Rendered {
@@ -31,9 +30,6 @@ class Unsupported extends Error {}
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-/** Set by the tests: every rendering is checked against drizzle's, and a difference throws. */
-export const compareWithDrizzle = { enabled: false };
-
 const selfRendering = (x: object): x is SelfRendering => "renderTo" in x && typeof x.renderTo === "function";
 
 /** The query drizzle's SQLite dialect makes of `root`, or undefined when it holds what is not rendered here. */
@@ -45,12 +41,6 @@ export function render(root: SQL | SelfRendering): Rendered | undefined {
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
-  }
-  if (compareWithDrizzle.enabled) {
-    const theirs = new SQLiteAsyncDialect().sqlToQuery(root instanceof SQL ? root : root.getSQL());
-    if (theirs.sql !== out.sql || JSON.stringify(theirs.params) !== JSON.stringify(out.params)) {
-      throw new Error(`render() differs from drizzle:\n${out.sql}\n${theirs.sql}`);
-    }
   }
   return out;
 }

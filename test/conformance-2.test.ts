@@ -1,0 +1,4 @@
+// Part 2 of the generated route conformance and isolation suite (test/conformance-suite.ts).
+import { conformance } from "./conformance-suite";
+
+conformance(1);
