@@ -35,6 +35,9 @@ export default defineConfig(async () => {
       onConsoleLog: (log: string) => !log.includes('"message":"request"'),
       // Beside the usual output, a JSON report each file's timing is read from (npm run -s test:times).
       reporters: ["default", "json"],
+      // Two files at a time: vitest's default on two cores is one (a core left for itself), but
+      // a file waits on workerd and workerd on vitest, so two keep both cores busy.
+      maxWorkers: 2,
       outputFile: { json: ".vitest/report.json" },
       projects: [
         {
@@ -80,12 +83,11 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
-            // Files share a workerd process, one per core: a new process per file cost ~5 s of CPU
-            // (its Miniflare, its isolate, every module loaded again), most of the suite's time.
-            // Each file still starts on storage of its own: test/setup.ts drops every table,
+            // Files share a workerd process, one per worker: a new process per file cost ~5 s of
+            // CPU (its Miniflare, its isolate, every module loaded again), most of the suite's
+            // time. Each file still starts on storage of its own: test/setup.ts drops every table,
             // migrates and seeds again (~0.2 s), and empties the bucket.
             isolate: false,
-            maxWorkers: 2,
             // A file's first test builds the app and loads its modules cold: on a loaded 2-core
             // machine that alone has taken over 5 s (vitest's default), which is not a failure.
             testTimeout: 20_000,

@@ -2,7 +2,7 @@
  * Lists at their declared maximum over records that exist: D1 binds at most 100 parameters per
  * statement, so a list from a request reaches SQL as one JSON parameter (`inList`, `jsonValues` in
  * src/db/write.ts) and bulk inserts read their rows from JSON (`json_each`). The generated check in
- * test/conformance.test.ts sends every declared maximum with made-up values (the lookups run, then
+ * test/conformance-suite.ts sends every declared maximum with made-up values (the lookups run, then
  * a 404); here the records exist, so every statement of the operation runs: lookups, writes, audit.
  */
 import { and, count, eq, isNotNull, isNull, type SQLWrapper, sql } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * How the generated suites (test/conformance.test.ts) make a real record of each resource: every
+ * How the generated suites (test/conformance-suite.ts) make a real record of each resource: every
  * module's fixture (`test/fixtures/modules/<name>.ts`), keyed by collection path. An operation uses the fixture whose path is the
  * longest prefix of its own; a route with an `{id}` whose resource has no fixture fails the suite,
  * so every new resource adds one beside its module.

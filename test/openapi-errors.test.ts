@@ -3,7 +3,7 @@
  * operation's examples are its own (the permission it needs, the records its path names, what it
  * says of its own 409 / 422 / 429), and `Problem.type` is the enum of the problem types the API
  * answers. The document is read as data (no text parsing), and real error answers are checked
- * against the same schema; test/conformance.test.ts checks each operation's real 403 and 404
+ * against the same schema; test/conformance-suite.ts checks each operation's real 403 and 404
  * against its examples.
  */
 import { beforeAll, describe, expect, it } from "vitest";

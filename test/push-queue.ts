@@ -23,6 +23,9 @@ export class PushQueue implements QueueProducer {
   readonly retryDelays: (number | undefined)[] = [];
   private next = 0;
 
+  /** The queue it stands for: the push queue unless told (`new PushQueue("school-bulk")`). */
+  constructor(readonly queue = "school-push") {}
+
   async send(body: unknown) {
     this.hold(body);
   }
@@ -31,7 +34,7 @@ export class PushQueue implements QueueProducer {
     for (const m of messages) this.hold(m.body);
   }
 
-  private hold(body: unknown, queue = "school-push", attempts = 1, id = `push-${++this.next}-${crypto.randomUUID()}`) {
+  private hold(body: unknown, queue = this.queue, attempts = 1, id = `push-${++this.next}-${crypto.randomUUID()}`) {
     this.sent.push(body);
     this.held.push({ id, body, attempts, queue });
   }
@@ -77,7 +80,7 @@ export class PushQueue implements QueueProducer {
         if (message.attempts > MAX_RETRIES) {
           // Retried max_retries times already: the runtime moves it to the dead-letter queue.
           this.deadLettered.push(message.body);
-          this.held.push({ ...message, queue: "school-push-dlq", attempts: 1 });
+          this.held.push({ ...message, queue: `${this.queue}-dlq`, attempts: 1 });
         } else this.held.push({ ...message, attempts: message.attempts + 1 });
       }
     }
