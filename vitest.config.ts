@@ -62,6 +62,9 @@ export default defineConfig(async () => {
                   TEST_MIGRATIONS: migrations,
                   TEST_SEED: seed,
                   TEST_SAMPLE_TEACHERS: sampleTeachers,
+                  // The model of the afternoon's runs and seed (test/afternoon-model.test.ts; npm run test:model).
+                  MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+                  MODEL_SEED: process.env.MODEL_SEED ?? "",
                 },
                 // The bulk queue delivers at once here (wrangler.toml waits up to 5 s to fill a batch):
                 // a message a test file sends is consumed while the file runs, not while its

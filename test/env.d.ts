@@ -8,6 +8,8 @@ declare global {
       TEST_SEED: string;
       /** docs/samples/teachers.xlsx, base64 (vitest.config.ts). */
       TEST_SAMPLE_TEACHERS: string;
+      MODEL_RUNS: string;
+      MODEL_SEED: string;
     }
   }
 }
