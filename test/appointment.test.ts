@@ -677,6 +677,33 @@ describe("bad input", () => {
     expect((await problem(past)).detail).toMatch(/past/);
   });
 
+  it("lists as available=true only the slots bookable now: places left, and not started", async () => {
+    const t = makeTestApp();
+    const family = await makeFamily(t, NORTH);
+    const { sessionId, slots } = await setUp(t, {
+      studentIds: [family.studentId],
+      windows: [{ start: "09:00", end: "10:00" }],
+    });
+    const listed = async (available: "true" | "false") => {
+      const res = await t.request(`/api/v1/time-slot?sessionId=${sessionId}&available=${available}&pageSize=100`, {
+        token: await parentToken(t, family),
+        school: NORTH,
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await readJson<{ data: { id: number }[] }>(res)).data.map((s) => s.id);
+    };
+    const [first, second] = slots;
+    if (!first || !second) throw new Error("no slots");
+    expect(await listed("true")).toEqual(expect.arrayContaining([first.id, second.id]));
+    // The first slot has started (09:00 at the school): it is not bookable, so not available.
+    t.clock.current = new Date(`${DAY}T15:05:00.000Z`);
+    expect(await listed("true")).not.toContain(first.id);
+    expect(await listed("true")).toContain(second.id);
+    expect(await listed("false")).toContain(first.id);
+    const refused = await book(t, first.id, { studentId: family.studentId }, await parentToken(t, family));
+    expect(refused.status).toBe(422);
+  });
+
   it("deletes a held set-up by its task, and refuses a task already sent", async () => {
     const t = makeTestApp();
     const family = await makeFamily(t, NORTH);

@@ -78,11 +78,17 @@ const filters = {
     example: "2027-03-12",
   },
   available: {
-    schema: z.enum(["true", "false"]).optional().openapi({ description: "true: places left; false: full" }),
-    where: (_ctx: Ctx, v: "true" | "false") =>
-      v === "true"
-        ? sql`${timeSlots.booked} < ${timeSlots.capacity}`
-        : sql`${timeSlots.booked} >= ${timeSlots.capacity}`,
+    schema: z.enum(["true", "false"]).optional().openapi({
+      description:
+        "true: bookable now (places left, and it has not started: a booking is refused from its start on); false: full or started",
+    }),
+    where: (ctx: Ctx, v: "true" | "false") => {
+      // Stored instants are ISO strings in UTC (`...Z`), which order as the instants do.
+      const now = ctx.deps.clock.now().toISOString();
+      return v === "true"
+        ? sql`(${timeSlots.booked} < ${timeSlots.capacity} AND ${timeSlots.startsAt} > ${now})`
+        : sql`(${timeSlots.booked} >= ${timeSlots.capacity} OR ${timeSlots.startsAt} <= ${now})`;
+    },
     example: "true",
   },
 } satisfies Filters;
