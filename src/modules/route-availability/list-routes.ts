@@ -7,8 +7,10 @@ import { Batch } from "../../db/batch";
 import {
   RouteAvailabilities,
   RouteAvailabilityStudents,
+  Routes,
   routeAvailabilities,
   routeAvailabilityStudents,
+  routes,
 } from "../../db/schema/transport";
 import { desc, eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
@@ -46,13 +48,20 @@ const byRoute = defineRoute({
   responses: { 200: json(ChangesPage, "A page of the route's changes") },
 });
 
+/**
+ * A route's changes; a route the caller may not read (another school's, unknown, or for a driver one
+ * they do not drive) is a 404, as it is on the route's other operations. One batch: the route, the
+ * page and its count.
+ */
 export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
   const where = [
     eq(routeAvailabilities.routeId, params.routeId),
     query.date === undefined ? undefined : eq(routeAvailabilities.date, query.date),
-    drivenBy(ctx, routeAvailabilities.routeId),
   ];
   const batch = new Batch(ctx);
+  const route = batch.read(
+    Routes.select(ctx, { id: routes.id }).where(eq(routes.id, params.routeId), drivenBy(ctx, routes.id)).limit(1),
+  );
   const rows = batch.read(
     changes
       .select(ctx)
@@ -68,6 +77,7 @@ export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, q
       .count(),
   );
   const results = await batch.commit();
+  if (results.get(route).length === 0) throw notFound(m`Route ${params.routeId} not found`);
   return new Listing(
     results.get(rows).map((r) => changes.toRecord(ctx, r)),
     results.get(total)[0]?.n ?? 0,
