@@ -26,6 +26,7 @@ import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
+import { dateOutOfRange, isSchoolDate } from "../../lib/dates";
 import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
 import { addIssue, m, zodMessage } from "../../lib/message";
@@ -117,6 +118,10 @@ const dateField = optional(20).transform((v, ctx) => {
   }
   if (!date || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
     addIssue(ctx, m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`);
+    return z.NEVER;
+  }
+  if (!isSchoolDate(date)) {
+    addIssue(ctx, dateOutOfRange());
     return z.NEVER;
   }
   return date;

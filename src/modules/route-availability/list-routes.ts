@@ -14,6 +14,7 @@ import {
 } from "../../db/schema/transport";
 import { desc, eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m, verbatim } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -21,7 +22,7 @@ import { recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { RouteOffReason, routeOffMessage } from "../school-schedule/api";
 import { changes } from "./changes";
-import { Day, drivenBy, schoolToday } from "./day";
+import { drivenBy, schoolToday } from "./day";
 import { readFinalLists } from "./final-list";
 import { listsPdf, pdfResponse } from "./list-pdf";
 import { permissions } from "./permissions";
@@ -33,7 +34,7 @@ const RouteParams = z.object({
     description: "A route of the school",
   }),
 });
-const DateQuery = { date: Day.optional().openapi({ description: "The date (default: the school's today)" }) };
+const DateQuery = { date: schoolDate("The date (default: the school's today)", "2027-03-01").optional() };
 
 const ChangesPage = pageOf(changes.record, "RouteAvailabilityStudentByRoutePage");
 const byRoute = defineRoute({
@@ -44,7 +45,13 @@ const byRoute = defineRoute({
   summary: "A route's changes (students joining or away), newest date first, or on one date (paginated)",
   access: permissions.listRead,
   module: "transport",
-  request: { params: RouteParams, query: z.strictObject({ ...PageQuery.shape, date: Day.optional() }) },
+  request: {
+    params: RouteParams,
+    query: z.strictObject({
+      ...PageQuery.shape,
+      date: schoolDate("Only this date's changes", "2027-03-01").optional(),
+    }),
+  },
   responses: { 200: json(ChangesPage, "A page of the route's changes") },
 });
 
