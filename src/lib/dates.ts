@@ -30,7 +30,7 @@ const END_INSTANT = Date.UTC(LAST_YEAR + 1, 0, 1);
 
 /** What the document says of the range, after a field's own description. */
 const DATE_RANGE = `YYYY-MM-DD, ${FIRST_DATE} to ${LAST_DATE}`;
-const INSTANT_RANGE = `ISO 8601 with Z or an offset, in the years ${FIRST_YEAR} to ${LAST_YEAR} (UTC); returned in UTC`;
+const INSTANT_RANGE = `ISO 8601 with Z or an offset, an instant of the years ${FIRST_YEAR} to ${LAST_YEAR} in UTC; returned in UTC`;
 const LOCAL_RANGE = `YYYY-MM-DDTHH:mm on the school's clocks, the date ${FIRST_DATE} to ${LAST_DATE}`;
 
 /** Whether `date` is a calendar date `YYYY-MM-DD` in the range. */
@@ -57,7 +57,7 @@ export function schoolDate(description: string, example = "2026-12-01") {
   return z
     .string()
     .superRefine(checkDate)
-    .openapi({ type: "string", format: "date", example, description: `${description} (${DATE_RANGE})` });
+    .openapi({ format: "date", example, description: `${description} (${DATE_RANGE})` });
 }
 
 /**
@@ -77,7 +77,7 @@ export function dateTime(description: string, example = "2026-12-01T15:00:00Z") 
       }
       return new Date(at).toISOString();
     })
-    .openapi({ type: "string", format: "date-time", example, description: `${description} (${INSTANT_RANGE})` });
+    .openapi({ format: "date-time", example, description: `${description} (${INSTANT_RANGE})` });
 }
 
 const LOCAL = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):([0-5]\d)$/;
@@ -95,5 +95,5 @@ export function schoolDateTime(description: string, example = "2026-12-05T10:00"
       if (!parts) addIssue(ctx, m`Expected a school-local date and time like 2026-12-05T10:00`);
       else checkDate(parts[1] ?? "", ctx);
     })
-    .openapi({ type: "string", format: "local-date-time", example, description: `${description} (${LOCAL_RANGE})` });
+    .openapi({ format: "local-date-time", example, description: `${description} (${LOCAL_RANGE})` });
 }
