@@ -5,8 +5,9 @@
  * src/lib/dates.ts (9999-12-31, 0001-01-01, the day before the first, the day after the last) with
  * a 400 naming the field, before anything runs: never a 500 (the next local midnight of 9999-12-31
  * is in year 10000), never a record stored as `+010000-...`. The first and the last date are
- * taken: never a 400 on the field, never a 500. A route is covered the day it is added, and an
- * input that looks like a date but is not declared as one fails here.
+ * taken: never refused as out of range, never a 500. A route is covered the day it is added, and
+ * an input that looks like a date but is not declared as one fails here. Then, by hand, the last
+ * day of the range through the afternoon's operations, and the arithmetic past it.
  */
 import { describe, expect, it } from "vitest";
 import { FIRST_DATE, LAST_DATE } from "../src/lib/dates";
@@ -76,13 +77,14 @@ const OUTSIDE: Record<Format, string[]> = {
   ],
   "local-date-time": ["9999-12-31T23:59", "0001-01-01T00:00", `${BEFORE}T23:59`, `${AFTER}T00:00`],
 };
-/** What a field's refusal says when its value is out of range, or not a date at all. */
-const RANGE_MESSAGE = new RegExp(`${FIRST_DATE.slice(0, 4)}|calendar date|date and time like|Invalid`);
 const INSIDE: Record<Format, string[]> = {
   date: [FIRST_DATE, LAST_DATE],
   "date-time": [`${FIRST_DATE}T00:00:00Z`, `${LAST_DATE}T23:59:59Z`],
   "local-date-time": [`${FIRST_DATE}T00:00`, `${LAST_DATE}T23:59`],
 };
+
+/** What a field's refusal says when its value is out of range, or not a date at all. */
+const RANGE_MESSAGE = new RegExp(`${FIRST_DATE.slice(0, 4)}|calendar date|date and time like|Invalid`);
 
 /** A value of a schema from its example (objects: their required properties). */
 function example(schema: Schema | undefined): unknown {
