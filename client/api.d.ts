@@ -6993,24 +6993,28 @@ export interface components {
              */
             lastName?: string;
             /**
-             * @description YYYY-MM-DD, inclusive, in the school's time zone
+             * Format: date
+             * @description The first day the delegate acts (inclusive, in the school's time zone) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             validFrom: string;
             /**
-             * @description YYYY-MM-DD, inclusive, in the school's time zone
+             * Format: date
+             * @description The last day the delegate acts (inclusive, in the school's time zone) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             validUntil: string;
         };
         DelegateUpdate: {
             /**
-             * @description YYYY-MM-DD, inclusive, in the school's time zone
+             * Format: date
+             * @description The first day the delegate acts (inclusive, in the school's time zone) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             validFrom?: string;
             /**
-             * @description YYYY-MM-DD, inclusive, in the school's time zone
+             * Format: date
+             * @description The last day the delegate acts (inclusive, in the school's time zone) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             validUntil?: string;
@@ -7154,7 +7158,7 @@ export interface components {
             idNumber?: string;
             /**
              * Format: date
-             * @description YYYY-MM-DD
+             * @description The student's birth date; not after today (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2018-05-14
              */
             birthDate?: string;
@@ -7349,7 +7353,7 @@ export interface components {
             idNumber?: string | null;
             /**
              * Format: date
-             * @description YYYY-MM-DD
+             * @description The student's birth date; not after today (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2018-05-14
              */
             birthDate?: string | null;
@@ -7407,13 +7411,13 @@ export interface components {
             documentId?: number;
             /**
              * Format: date
-             * @description First day it holds (inclusive); none: from now on
+             * @description First day it holds (inclusive); none: from now on (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             from?: string;
             /**
              * Format: date
-             * @description Last day it holds (inclusive); none: until cleared
+             * @description Last day it holds (inclusive); none: until cleared (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             until?: string;
@@ -8832,14 +8836,14 @@ export interface components {
             name: string;
             /**
              * Format: date
-             * @description First day of the school year, YYYY-MM-DD
+             * @description First day of the school year (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-08-24
              */
             startDate: string;
             /**
              * Format: date
-             * @description Last day of the school year, YYYY-MM-DD; not before startDate
-             * @example 2026-08-24
+             * @description Last day of the school year; not before startDate (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
+             * @example 2027-06-30
              */
             endDate: string;
             /**
@@ -8863,14 +8867,14 @@ export interface components {
             name?: string;
             /**
              * Format: date
-             * @description YYYY-MM-DD
+             * @description First day of the school year (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-08-24
              */
             startDate?: string;
             /**
              * Format: date
-             * @description YYYY-MM-DD
-             * @example 2026-08-24
+             * @description Last day of the school year; not before startDate (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
+             * @example 2027-06-30
              */
             endDate?: string;
             /**
@@ -8937,13 +8941,13 @@ export interface components {
         SchoolHolidayCycleCreate: {
             /**
              * Format: date-time
-             * @description Start of the holidays
+             * @description Start of the holidays (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2026-12-19T00:00:00-06:00
              */
             startHolidays: string;
             /**
              * Format: date-time
-             * @description End of the holidays; not before startHolidays
+             * @description End of the holidays; not before startHolidays (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2027-01-07T00:00:00-06:00
              */
             endHolidays: string;
@@ -8956,13 +8960,13 @@ export interface components {
         SchoolHolidayCycleUpdate: {
             /**
              * Format: date-time
-             * @description Start of the holidays
+             * @description Start of the holidays (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2026-12-19T00:00:00-06:00
              */
             startHolidays?: string;
             /**
              * Format: date-time
-             * @description End of the holidays; not before startHolidays
+             * @description End of the holidays; not before startHolidays (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2027-01-07T00:00:00-06:00
              */
             endHolidays?: string;
@@ -10347,13 +10351,13 @@ export interface components {
         RouteStudentSuspend: {
             /**
              * Format: date
-             * @description First day suspended (YYYY-MM-DD, school-local)
+             * @description First day suspended (school-local) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-01
              */
             from: string;
             /**
              * Format: date
-             * @description Last day suspended (YYYY-MM-DD), not before `from`
+             * @description Last day suspended, not before `from` (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-12
              */
             until: string;
@@ -10556,7 +10560,8 @@ export interface components {
              */
             routeId: number;
             /**
-             * @description A school-local calendar date, YYYY-MM-DD
+             * Format: date
+             * @description The day the seats are for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2027-03-01
              */
             date: string;
@@ -10752,7 +10757,8 @@ export interface components {
              */
             routeId: number;
             /**
-             * @description A school-local calendar date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local day of the change (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2027-03-01
              */
             date: string;
@@ -11006,7 +11012,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11033,7 +11040,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11054,7 +11062,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11079,7 +11088,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11142,7 +11152,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11169,7 +11180,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11190,7 +11202,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11215,7 +11228,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11232,7 +11246,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11255,7 +11270,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11272,7 +11288,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11293,7 +11310,8 @@ export interface components {
              */
             studentId: number;
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The school-local date it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date: string;
@@ -11469,7 +11487,8 @@ export interface components {
         };
         ExitPermissionUpdate: {
             /**
-             * @description School-local date, YYYY-MM-DD
+             * Format: date
+             * @description The new school-local date (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             date?: string;
@@ -11595,12 +11614,14 @@ export interface components {
              */
             weekdays: (1 | 2 | 3 | 4 | 5 | 6 | 7)[];
             /**
-             * @description The first day to make permissions for (school-local)
+             * Format: date
+             * @description The first day to make permissions for (school-local) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             fromDate: string;
             /**
-             * @description The last day to make permissions for (school-local)
+             * Format: date
+             * @description The last day to make permissions for (school-local) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             untilDate: string;
@@ -11697,12 +11718,14 @@ export interface components {
              */
             weekdays: (1 | 2 | 3 | 4 | 5 | 6 | 7)[];
             /**
-             * @description The first day to make permissions for (school-local)
+             * Format: date
+             * @description The first day to make permissions for (school-local) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             fromDate: string;
             /**
-             * @description The last day to make permissions for (school-local)
+             * Format: date
+             * @description The last day to make permissions for (school-local) (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-27
              */
             untilDate: string;
@@ -11956,7 +11979,7 @@ export interface components {
             message?: string;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-04
              */
             date: string;
@@ -11970,7 +11993,7 @@ export interface components {
             studentIds: number[];
             /**
              * Format: date-time
-             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school
+             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2026-12-03T22:00:00.000Z
              */
             expiresAt?: string;
@@ -11997,7 +12020,7 @@ export interface components {
             message?: string | null;
             /**
              * Format: date-time
-             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school
+             * @description No answer is taken after it; default and latest: the end of the invitation's day at the school (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2026-12-03T22:00:00.000Z
              */
             expiresAt?: string;
@@ -12967,12 +12990,14 @@ export interface components {
              */
             place?: string;
             /**
-             * @description School-local date and time, YYYY-MM-DDTHH:mm
+             * Format: local-date-time
+             * @description School-local start (YYYY-MM-DDTHH:mm on the school's clocks, the date 2000-01-01 to 2099-12-31)
              * @example 2026-12-05T10:00
              */
             start: string;
             /**
-             * @description School-local end, after the start
+             * Format: local-date-time
+             * @description School-local end, after the start (YYYY-MM-DDTHH:mm on the school's clocks, the date 2000-01-01 to 2099-12-31)
              * @example 2026-12-05T13:00
              */
             end: string;
@@ -13013,13 +13038,15 @@ export interface components {
              */
             place?: string | null;
             /**
-             * @description School-local date and time, YYYY-MM-DDTHH:mm
+             * Format: local-date-time
+             * @description School-local start (YYYY-MM-DDTHH:mm on the school's clocks, the date 2000-01-01 to 2099-12-31)
              * @example 2026-12-05T10:00
              */
             start?: string;
             /**
-             * @description School-local date and time, YYYY-MM-DDTHH:mm
-             * @example 2026-12-05T10:00
+             * Format: local-date-time
+             * @description School-local end, after the start (YYYY-MM-DDTHH:mm on the school's clocks, the date 2000-01-01 to 2099-12-31)
+             * @example 2026-12-05T13:00
              */
             end?: string;
             /** @description For every member of the school (no levels or groups) */
@@ -13561,7 +13588,7 @@ export interface components {
             category: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
              * Format: date
-             * @description Default: today at the school; not after today
+             * @description The school-local day it was found; default: today at the school; not after today (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-20
              */
             foundOn?: string;
@@ -13572,8 +13599,8 @@ export interface components {
             foundPlace?: string;
             /**
              * Format: date
-             * @description Default: 30 days after foundOn; not before foundOn
-             * @example 2026-11-20
+             * @description From this day an unclaimed article may be donated; default: 30 days after foundOn; not before foundOn (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
+             * @example 2026-12-20
              */
             donateAfter?: string;
         };
@@ -13596,7 +13623,7 @@ export interface components {
             category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day it was found; not after today (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-11-20
              */
             foundOn?: string;
@@ -13607,8 +13634,8 @@ export interface components {
             foundPlace?: string | null;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
-             * @example 2026-11-20
+             * @description From this day an unclaimed article may be donated; not before foundOn (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
+             * @example 2026-12-20
              */
             donateAfter?: string;
         };
@@ -13984,7 +14011,7 @@ export interface components {
             description?: string;
             /**
              * Format: date
-             * @description School-local day it is due; not in the past
+             * @description School-local day it is due; not in the past (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-04
              */
             dueDate?: string;
@@ -14103,7 +14130,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: date
-             * @description School-local day it is due (null: none); not in the past
+             * @description School-local day it is due (null: none); not in the past (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2026-12-04
              */
             dueDate?: string | null;
@@ -14362,7 +14389,7 @@ export interface components {
             taskId: number;
             /**
              * Format: date-time
-             * @description When to send it: in the future, at most a year ahead (sent by the 5-minute sweep: up to 5 minutes later)
+             * @description When to send it: in the future, at most a year ahead (sent by the 5-minute sweep: up to 5 minutes later) (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
              * @example 2026-12-02T08:00:00-06:00
              */
             sendAt: string;
@@ -14662,7 +14689,7 @@ export interface components {
             sessionId: number;
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day of the meetings (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2027-03-12
              */
             date: string;
@@ -14686,7 +14713,7 @@ export interface components {
         SessionDayUpdate: {
             /**
              * Format: date
-             * @description School-local YYYY-MM-DD
+             * @description The school-local day of the meetings (YYYY-MM-DD, 2000-01-01 to 2099-12-31)
              * @example 2027-03-12
              */
             date?: string;
@@ -15287,12 +15314,14 @@ export interface components {
             status: "completed" | "failed";
             /**
              * Format: date-time
-             * @description When the run started (UTC, e.g. 2026-11-23T12:00:00Z)
+             * @description When the run started (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
+             * @example 2026-11-23T12:00:00Z
              */
             startedAt: string;
             /**
              * Format: date-time
-             * @description When it ended (UTC); default: startedAt
+             * @description When it ended; default: startedAt (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
+             * @example 2026-11-23T12:00:05Z
              */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
@@ -15306,7 +15335,8 @@ export interface components {
             status?: "completed" | "failed";
             /**
              * Format: date-time
-             * @description When it ended (UTC)
+             * @description When it ended (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC)
+             * @example 2026-11-23T12:00:05Z
              */
             finishedAt?: string;
             /** @description Text of 1 to 2000 characters, without control or bidi formatting characters */
@@ -42319,9 +42349,9 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only the cycles of this school configuration (school year) */
                 schoolConfigurationId?: number;
-                /** @description Only cycles that end at or after this instant (e.g. now: current and upcoming holidays) */
+                /** @description Only cycles that end at or after this instant (e.g. now: current and upcoming holidays) (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 from?: string;
-                /** @description Only cycles that start at or before this instant */
+                /** @description Only cycles that start at or before this instant (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 to?: string;
                 /** @description The order: one or more of the list's fields, comma-separated; `-` before one for descending. Ties are broken by id. */
                 sort?: ("startHolidays" | "-startHolidays")[];
@@ -43110,9 +43140,9 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description Only cycles that end at or after this instant (e.g. now: current and upcoming holidays) */
+                /** @description Only cycles that end at or after this instant (e.g. now: current and upcoming holidays) (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 from?: string;
-                /** @description Only cycles that start at or before this instant */
+                /** @description Only cycles that start at or before this instant (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 to?: string;
             };
             header?: {
@@ -44375,7 +44405,7 @@ export interface operations {
     getSchoolDay: {
         parameters: {
             query: {
-                /** @description The school-local day to look at, YYYY-MM-DD */
+                /** @description The school-local day to look at (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date: string;
                 /** @description A school level */
                 level: "preschool" | "elementary" | "middle" | "high";
@@ -49742,7 +49772,7 @@ export interface operations {
     getFamilyRoutes: {
         parameters: {
             query?: {
-                /** @description A school-local date, YYYY-MM-DD */
+                /** @description The school-local day (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -50341,9 +50371,9 @@ export interface operations {
                 direction?: "to_school" | "home";
                 /** @description true: riders with a suspension recorded (past, current or future); false: without */
                 suspended?: "true" | "false";
-                /** @description YYYY-MM-DD: riders suspended on that date */
+                /** @description Riders suspended on that date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 suspendedOn?: string;
-                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                /** @description Who rides that day (its weekday is theirs, and they are not suspended) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
@@ -50668,9 +50698,9 @@ export interface operations {
                 direction?: "to_school" | "home";
                 /** @description true: riders with a suspension recorded (past, current or future); false: without */
                 suspended?: "true" | "false";
-                /** @description YYYY-MM-DD: riders suspended on that date */
+                /** @description Riders suspended on that date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 suspendedOn?: string;
-                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                /** @description Who rides that day (its weekday is theirs, and they are not suspended) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
@@ -50809,9 +50839,9 @@ export interface operations {
                 direction?: "to_school" | "home";
                 /** @description true: riders with a suspension recorded (past, current or future); false: without */
                 suspended?: "true" | "false";
-                /** @description YYYY-MM-DD: riders suspended on that date */
+                /** @description Riders suspended on that date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 suspendedOn?: string;
-                /** @description YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended) */
+                /** @description Who rides that day (its weekday is theirs, and they are not suspended) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 ridesOn?: string;
                 /** @description Part of the student's first or last name */
                 name?: string;
@@ -51854,7 +51884,7 @@ export interface operations {
     getSchoolRouteAvailability: {
         parameters: {
             query?: {
-                /** @description A school-local calendar date, YYYY-MM-DD */
+                /** @description The date (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -51985,11 +52015,11 @@ export interface operations {
     getRouteAvailabilityByRoute: {
         parameters: {
             query?: {
-                /** @description One date (default: the school's today) */
+                /** @description One date (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description A range's first date (with `to`) */
+                /** @description A range's first date (with `to`) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description A range's last date (with `from`) */
+                /** @description A range's last date (with `from`) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -52273,9 +52303,9 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only this route's days */
                 routeId?: number;
-                /** @description Only days on or after this date */
+                /** @description Only days on or after this date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Only days on or before this date */
+                /** @description Only days on or before this date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -53036,7 +53066,7 @@ export interface operations {
     downloadAllRoutesFinalStatusPdf: {
         parameters: {
             query?: {
-                /** @description The date (default: the school's today) */
+                /** @description The date (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -53154,7 +53184,7 @@ export interface operations {
     getRouteFinalStatus: {
         parameters: {
             query?: {
-                /** @description The date (default: the school's today) */
+                /** @description The date (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
                 /** @description Also answer what changed after this version */
                 sinceVersion?: number;
@@ -53282,7 +53312,7 @@ export interface operations {
     downloadRouteFinalStatusPdf: {
         parameters: {
             query?: {
-                /** @description The date (default: the school's today) */
+                /** @description The date (default: the school's today) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -53397,7 +53427,7 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description A school-local calendar date, YYYY-MM-DD */
+                /** @description Only this date's changes (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -53527,7 +53557,7 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only this route's changes */
                 routeId?: number;
-                /** @description Only this date's changes */
+                /** @description Only this date's changes (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
                 /** @description Only this student's changes */
                 studentId?: number;
@@ -54577,11 +54607,11 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description Only this date's permissions */
+                /** @description Only this date's permissions (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description Dates from this one on */
+                /** @description Dates from this one on (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Dates up to this one */
+                /** @description Dates up to this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only this student's permissions */
                 studentId?: number;
@@ -55800,11 +55830,11 @@ export interface operations {
     downloadExitPermissions: {
         parameters: {
             query?: {
-                /** @description Only this school-local date */
+                /** @description Only this school-local date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description Only dates on or after this one */
+                /** @description Only dates on or after this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Only dates on or before this one */
+                /** @description Only dates on or before this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only permissions in this state */
                 status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
@@ -55928,11 +55958,11 @@ export interface operations {
     downloadRouteChanges: {
         parameters: {
             query?: {
-                /** @description Only this school-local date */
+                /** @description Only this school-local date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description Only dates on or after this one */
+                /** @description Only dates on or after this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Only dates on or before this one */
+                /** @description Only dates on or before this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only permissions in this state */
                 status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
@@ -56309,11 +56339,11 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description Only this date's permissions */
+                /** @description Only this date's permissions (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description Dates from this one on */
+                /** @description Dates from this one on (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Dates up to this one */
+                /** @description Dates up to this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only this student's permissions */
                 studentId?: number;
@@ -58430,11 +58460,11 @@ export interface operations {
                 status?: "open" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
-                /** @description The day it is for */
+                /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description For this day or later */
+                /** @description For this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description For this day or earlier */
+                /** @description For this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -58573,11 +58603,11 @@ export interface operations {
                 status?: "open" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
-                /** @description The day it is for */
+                /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description For this day or later */
+                /** @description For this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description For this day or earlier */
+                /** @description For this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -58716,11 +58746,11 @@ export interface operations {
                 status?: "open" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
-                /** @description The day it is for */
+                /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description For this day or later */
+                /** @description For this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description For this day or earlier */
+                /** @description For this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -59022,11 +59052,11 @@ export interface operations {
                 status?: "open" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
-                /** @description The day it is for */
+                /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description For this day or later */
+                /** @description For this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description For this day or earlier */
+                /** @description For this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -63095,9 +63125,9 @@ export interface operations {
                 pageSize?: number;
                 /** @description scheduled or cancelled */
                 status?: "scheduled" | "cancelled";
-                /** @description Events not over before this day (ending on it or later) */
+                /** @description Events not over before this day (ending on it or later) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Events starting on this day or earlier */
+                /** @description Events starting on this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Events for this level */
                 level?: "preschool" | "elementary" | "middle" | "high";
@@ -66026,9 +66056,9 @@ export interface operations {
                 category?: "clothing" | "backpack" | "lunchbox" | "water-bottle" | "books" | "school-supplies" | "electronics" | "sports" | "toys" | "accessories" | "other";
                 /** @description Part of the name (case and accents ignored) */
                 name?: string;
-                /** @description Found on this day or later */
+                /** @description Found on this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 from?: string;
-                /** @description Found on this day or earlier */
+                /** @description Found on this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
             };
             header?: {
@@ -68201,9 +68231,9 @@ export interface operations {
                 status?: "new" | "viewed" | "completed" | "pending";
                 /** @description The copies about this child */
                 studentId?: number;
-                /** @description Due on this day or later */
+                /** @description Due on this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 dueFrom?: string;
-                /** @description Due on this day or earlier */
+                /** @description Due on this day or earlier (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 dueTo?: string;
                 /** @description Part of the title, whatever its case and accents */
                 text?: string;
@@ -68464,9 +68494,9 @@ export interface operations {
                 pageSize?: number;
                 /** @description draft (held for its session) or published */
                 status?: "draft" | "published";
-                /** @description Due on this day or later */
+                /** @description Due on this day or later (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 dueFrom?: string;
-                /** @description Due on this day or earlier (overdue: up to yesterday) */
+                /** @description Due on this day or earlier (overdue: up to yesterday) (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 dueTo?: string;
                 /** @description Sent to this group */
                 group?: number;
@@ -71984,7 +72014,7 @@ export interface operations {
                 pageSize?: number;
                 /** @description The days of this session */
                 sessionId?: number;
-                /** @description Days on this date */
+                /** @description Days on this date (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -73012,7 +73042,7 @@ export interface operations {
                 sessionDayId?: number;
                 /** @description The slots of this teacher (profile id) */
                 teacherId?: number;
-                /** @description The slots of this school-local day */
+                /** @description The slots of this school-local day (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
                 /** @description true: places left; false: full */
                 available?: "true" | "false";
@@ -73908,7 +73938,7 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description A school-local date, YYYY-MM-DD; default the school's today */
+                /** @description A school-local date; default the school's today (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {
@@ -74043,7 +74073,7 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description A school-local date, YYYY-MM-DD; default the school's today */
+                /** @description A school-local date; default the school's today (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
                 /** @description Only students of this level */
                 level?: "preschool" | "elementary" | "middle" | "high";
@@ -75008,9 +75038,9 @@ export interface operations {
                 record?: string;
                 /** @description Only changes by this actor: `user:<id>`, `import:<bulk process id>` or `job:<name>` */
                 actor?: string;
-                /** @description Only changes at or after this instant */
+                /** @description Only changes at or after this instant (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 from?: string;
-                /** @description Only changes at or before this instant */
+                /** @description Only changes at or before this instant (ISO 8601 with Z or an offset, an instant of the years 2000 to 2099 in UTC; returned in UTC) */
                 to?: string;
             };
             header?: {

@@ -467,9 +467,11 @@ describe("POST /api/v1/family/upload-file", () => {
         ["F-21", "Otra", "S-25", "Jo", "V", null, null, null, null, null, null, null, null, null, null],
         ["F-21", "Otra", "S-26", "Jo", "V", null, null, null, null, null, null, null, null, null, null],
         ["F-21", "Otra", "S-27", "Kim", "V", "Preescolar", null, null, null, null, null, null, null, null, null],
+        // A real date, but of no pupil: outside the range every date the service takes (src/lib/dates.ts).
+        ["F-21", "Otra", "S-28", "Lu", "V", null, "31/12/1999", null, null, null, null, null, null, null, null],
       ]),
     );
-    expect(process).toMatchObject({ status: "completed", totalRows: 9, processedRows: 1 });
+    expect(process).toMatchObject({ status: "completed", totalRows: 10, processedRows: 1 });
     expect(process.errors).toEqual([
       { row: 2, column: "Family name", message: "Required" },
       { row: 2, column: "Level", message: "Expected one of preschool, elementary, middle, high" },
@@ -501,6 +503,7 @@ describe("POST /api/v1/family/upload-file", () => {
         column: "Level",
         message: "The school does not offer the level preschool; it offers elementary, middle",
       },
+      { row: 11, column: "Birth date", message: "Must be a date from 2000-01-01 to 2099-12-31" },
     ]);
     expect((await familyOf("F-20"))?.students).toEqual([{ idNumber: "S-20", firstName: "Eva", level: null }]);
     expect((await familyOf("F-21"))?.students).toEqual([{ idNumber: "S-26", firstName: "Jo", level: null }]);

@@ -15,7 +15,7 @@ import { trustedPeople } from "../src/db/schema/trusted-person";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { readJson } from "./fixture-kit";
 import { MONDAY, makeRoute, makeStudents } from "./fixtures/modules/route-availability";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -431,6 +431,58 @@ describe("drivers", () => {
       .where(eq(routeAvailabilities.routeId, theirs.routeId));
     expect((await t.request(`${A}/${theirDay?.id}`, { token, school: NORTH })).status).toBe(404);
     expect((await t.request(`${S}/final-status/pdf?date=${MONDAY}`, { token, school: NORTH })).status).toBe(200);
+  });
+});
+
+describe("a route the caller may not read", () => {
+  // Every operation with a {routeId} in its path: a route of another school, an unknown one, and for
+  // a driver a route they do not drive are all the same 404, as the route itself is.
+  const ROUTE_PATHS = [
+    (id: number) => `${S}/route/${id}?date=${MONDAY}`,
+    (id: number) => `${S}/route/${id}`,
+    (id: number) => `${S}/route/${id}/final-status?date=${MONDAY}`,
+    (id: number) => `${S}/route/${id}/final-status/pdf?date=${MONDAY}`,
+    (id: number) => `${A}/route/${id}?date=${MONDAY}`,
+    (id: number) => `${A}/route/${id}?from=${MONDAY}&to=2027-03-03`,
+  ];
+
+  it("is a 404 naming it: another school's, an unknown one, and a route a driver does not drive", async () => {
+    const driverId = DEMO.northTeacher.id;
+    const mine = await makeRoute(t, NORTH, { driverUserId: driverId, riders: [["Lía", "Propia"]] });
+    const theirs = await makeRoute(t, NORTH, { riders: [["Tom", "Ajeno"]] });
+    const south = await makeRoute(t, SOUTH);
+    // A change on each route's day, so a page of changes would have rows to show.
+    for (const r of [mine, theirs]) {
+      expect(
+        (await change({ routeId: r.routeId, date: MONDAY, studentId: r.studentIds[0], kind: "away" })).status,
+      ).toBe(201);
+    }
+    await t.db.run(
+      sql`INSERT OR IGNORE INTO role_user (school_id, user_id, role_id) VALUES (${NORTH}, ${driverId}, ${BUILTIN_ROLES.driver.id})`,
+    );
+    const driver = await t.token(driverId, { [NORTH]: ["route-availability.read", "route-list.read", "route.read"] });
+    const staff = await admin();
+    const cases: [string, string, number, number][] = [
+      ["another school's route", staff, south.routeId, 404],
+      ["an unknown route", staff, 987654321, 404],
+      ["a route the driver does not drive", driver, theirs.routeId, 404],
+      ["the driver's own route", driver, mine.routeId, 200],
+      ["any route of the school, for staff", staff, theirs.routeId, 200],
+    ];
+    for (const path of ROUTE_PATHS) {
+      for (const [what, token, routeId, status] of cases) {
+        const res = await t.request(path(routeId), { token, school: NORTH });
+        expect(res.status, `${path(routeId)}: ${what}`).toBe(status);
+        if (status === 404) expect((await problem(res)).detail).toBe(`Route ${routeId} not found`);
+      }
+    }
+    // The route's check rides in the page's batch: still one D1 round trip.
+    const counting = countingTestApp();
+    const { res: own, calls } = await counting.measure(() =>
+      counting.t.request(`${S}/route/${mine.routeId}?date=${MONDAY}`, { token: driver, school: NORTH }),
+    );
+    expect((await readJson<{ total: number }>(own)).total).toBe(1);
+    expect(calls).toBe(1);
   });
 });
 

@@ -97,12 +97,21 @@ function kept<V>(answers: Map<string, V>, key: string, compute: () => V): V {
 
 const MAX_KEPT = 10_000;
 
-/** `date` plus `days` calendar days (`YYYY-MM-DD`). */
+/**
+ * `date` plus `days` calendar days (`YYYY-MM-DD`). A RangeError for a date that is not one, or an
+ * answer outside years 0000-9999 (`YYYY-MM-DD` cannot write it): the API takes dates of
+ * 2000-2099 only (src/lib/dates.ts), so what it computes from them (a day after, weeks ahead)
+ * never comes near.
+ */
 export function addDays(date: string, days: number): string {
   return kept(shifted, `${date} ${days}`, () => {
-    const d = new Date(`${date}T00:00:00.000Z`);
+    const parts = calendarDate(date);
+    if (!parts) throw new RangeError(`not a calendar date: ${date}`);
+    const d = new Date(wallAsUtc(parts.year, parts.month, parts.day, 0, 0));
     d.setUTCDate(d.getUTCDate() + days);
-    return d.toISOString().slice(0, 10);
+    const year = d.getUTCFullYear();
+    if (!(year >= 0 && year <= 9999)) throw new RangeError(`${date} plus ${days} days is past year 9999`);
+    return `${String(year).padStart(4, "0")}-${String(d.getUTCMonth() + 1).padStart(2, "0")}-${String(d.getUTCDate()).padStart(2, "0")}`;
   });
 }
 
@@ -183,8 +192,13 @@ export function nextInstant(timeZone: string, instant: Date, time: string): Date
   const today = dateIn(timeZone, instant);
   const at = zonedInstant(today, time, timeZone);
   if (at.getTime() > instant.getTime()) return at;
-  const tomorrow = new Date(
-    Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 1, Number(today.slice(8, 10)) + 1),
-  );
-  return zonedInstant(tomorrow.toISOString().slice(0, 10), time, timeZone);
+  return zonedInstant(addDays(today, 1), time, timeZone);
+}
+
+/**
+ * The end of the school-local day `date` in `timeZone`: the instant the next day starts (its local
+ * midnight, or the first instant after it when a daylight-saving change skips midnight).
+ */
+export function endOfDay(date: string, timeZone: string): Date {
+  return zonedInstant(addDays(date, 1), "00:00", timeZone);
 }

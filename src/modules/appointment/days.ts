@@ -23,6 +23,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, gt, ne, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { addIssue, m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
@@ -106,7 +107,7 @@ const filters = {
     example: "1",
   },
   date: {
-    schema: Day.optional().openapi({ description: "Days on this date" }),
+    schema: schoolDate("Days on this date", "2027-03-12").optional(),
     where: (_ctx: Ctx, v: string) => eq(sessionDays.date, v),
     example: "2027-03-12",
   },
@@ -169,7 +170,7 @@ export const createSessionDay = day.create({
   access: permissions.manage,
   input: z.object({
     sessionId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
-    date: Day,
+    date: schoolDate("The school-local day of the meetings", "2027-03-12"),
     windows: Windows,
   }),
   values: async (ctx, { body }) => {
@@ -207,7 +208,10 @@ const abortIfBooked = (ctx: Ctx, id: number, moved?: string) =>
 
 export const updateSessionDay = day.update({
   access: permissions.manage,
-  input: z.object({ date: Day.optional(), windows: Windows.optional() }),
+  input: z.object({
+    date: schoolDate("The school-local day of the meetings", "2027-03-12").optional(),
+    windows: Windows.optional(),
+  }),
   values: async (ctx, { id, body }) => {
     const current = await SessionDays.find(ctx, id, { sessionId: sessionDays.sessionId, date: sessionDays.date });
     if (!current) throw notFound(m`Session day ${id} not found`);

@@ -13,6 +13,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, lte, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
@@ -20,7 +21,7 @@ import { idFilter } from "../../lib/params";
 import { defineResource, type Filters, IdParams, nonEmpty, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, jsonBody, noContent, operation } from "../../lib/route";
 import { timeIn, zonedInstant } from "../../lib/zoned-time";
-import { actingContext, Day, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
+import { actingContext, inVisibleSession, SlotRecord, Time, teacherName } from "./common";
 import { minutesOf } from "./generate";
 import { permissions } from "./permissions";
 import { appointmentSays } from "./refusals";
@@ -73,7 +74,7 @@ const filters = {
     example: "1",
   },
   date: {
-    schema: Day.optional().openapi({ description: "The slots of this school-local day" }),
+    schema: schoolDate("The slots of this school-local day", "2027-03-12").optional(),
     where: (_ctx: Ctx, v: string) => eq(timeSlots.date, v),
     example: "2027-03-12",
   },

@@ -11,9 +11,9 @@ import { AuditLog } from "../../db/schema/audit-trail";
 import { Users, users } from "../../db/schema/core";
 import { and, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
+import { dateTime } from "../../lib/dates";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
-import { UtcDateTime } from "../school-configuration/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -133,7 +133,7 @@ const resource = defineResource({
   // every school's trail: the accessor's tenancy, school-or-platform.
 });
 
-const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-11-01T00:00:00Z" });
+const at = (description: string) => dateTime(description, "2026-11-01T00:00:00Z").optional();
 
 export const listAuditLogs = resource.list({
   access: permissions.read,

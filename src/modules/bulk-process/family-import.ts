@@ -26,11 +26,13 @@ import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
+import { dateOutOfRange, isSchoolDate } from "../../lib/dates";
 import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
 import { addIssue, m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
 import { type Cell, excelDate } from "../../lib/xlsx";
+import { calendarDate } from "../../lib/zoned-time";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
 import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
@@ -105,7 +107,7 @@ export const levelField = (required: boolean) =>
     return level;
   });
 
-/** YYYY-MM-DD, DD/MM/YYYY, or a date cell (an Excel serial number). */
+/** YYYY-MM-DD, DD/MM/YYYY, or a date cell (an Excel serial number), in the range of src/lib/dates.ts. */
 const dateField = optional(20).transform((v, ctx) => {
   if (v === undefined) return undefined;
   let date: string | undefined;
@@ -115,11 +117,9 @@ const dateField = optional(20).transform((v, ctx) => {
     const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(v);
     if (m) date = `${m[3]}-${m[2]?.padStart(2, "0")}-${m[1]?.padStart(2, "0")}`;
   }
-  if (!date || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) {
-    addIssue(ctx, m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`);
-    return z.NEVER;
-  }
-  return date;
+  if (date && isSchoolDate(date)) return date;
+  addIssue(ctx, date && calendarDate(date) ? dateOutOfRange() : m`Not a date (YYYY-MM-DD or DD/MM/YYYY)`);
+  return z.NEVER;
 });
 
 const relationshipField = optional(40).transform((v, ctx) => {

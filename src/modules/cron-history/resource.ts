@@ -9,6 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { CronHistory, cronHistory } from "../../db/schema/jobs";
 import { eq } from "../../db/sql";
+import { dateTime } from "../../lib/dates";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
@@ -89,8 +90,8 @@ export const createCronHistory = resource.create({
     cron: Cron,
     job: JobName,
     status: Ended,
-    startedAt: z.iso.datetime().openapi({ description: "When the run started (UTC, e.g. 2026-11-23T12:00:00Z)" }),
-    finishedAt: z.iso.datetime().optional().openapi({ description: "When it ended (UTC); default: startedAt" }),
+    startedAt: dateTime("When the run started", "2026-11-23T12:00:00Z"),
+    finishedAt: dateTime("When it ended; default: startedAt", "2026-11-23T12:00:05Z").optional(),
     detail: text({ max: 2000 }).optional(),
   }),
   values: (_ctx, { body }) => ({ ...body, finishedAt: body.finishedAt ?? body.startedAt, detail: body.detail ?? null }),
@@ -101,7 +102,7 @@ export const updateCronHistory = resource.update({
   access: permissions.write,
   input: z.object({
     status: Ended.optional(),
-    finishedAt: z.iso.datetime().optional().openapi({ description: "When it ended (UTC)" }),
+    finishedAt: dateTime("When it ended", "2026-11-23T12:00:05Z").optional(),
     detail: text({ max: 2000 }).nullable().optional(),
   }),
   from: ended,

@@ -23,6 +23,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { eq, type SQL, sql } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { badRequest, unprocessable } from "../../lib/errors";
 import { type Message, m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";
@@ -30,7 +31,6 @@ import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, IdParams, nonEmpty, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
-import { calendarDate } from "../../lib/zoned-time";
 import { ownParent, parentOf, permissions as parentPermissions } from "../parent/api";
 import { mayAssign } from "../role/api";
 import { addPerson, contactOf, FirstName, identity, LastName, MASKED_CONTACT, nameContains } from "../user/api";
@@ -38,8 +38,9 @@ import { permissions } from "./permissions";
 
 const Day = z
   .string()
-  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
   .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" });
+const From = schoolDate("The first day the delegate acts (inclusive, in the school's time zone)");
+const Until = schoolDate("The last day the delegate acts (inclusive, in the school's time zone)");
 
 const Record = RecordBase.extend({
   parentId: z.number().int().openapi({ example: 1, description: "The parent profile this delegate acts for" }),
@@ -157,8 +158,8 @@ const CreateBody = z
     phone: Phone.openapi({ description: "E.164; a new, invited user when the number is unknown" }),
     firstName: FirstName,
     lastName: LastName.optional(),
-    validFrom: Day,
-    validUntil: Day,
+    validFrom: From,
+    validUntil: Until,
   })
   .refine(datesInOrder, REVERSED);
 
@@ -253,7 +254,7 @@ export const createDelegateOperation = operation(createRoute, (ctx, { body }: In
   createDelegate(ctx, body),
 );
 
-const UpdateBody = nonEmpty(z.strictObject({ validFrom: Day.optional(), validUntil: Day.optional() })).refine(
+const UpdateBody = nonEmpty(z.strictObject({ validFrom: From.optional(), validUntil: Until.optional() })).refine(
   datesInOrder,
   REVERSED,
 );

@@ -35,9 +35,9 @@ import { currentRequest } from "../../lib/metrics";
 import { addressKey, hit } from "../../lib/rate-limit";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
-import { dateIn } from "../../lib/zoned-time";
+import { addDays, dateIn } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
-import { addDays, eventSays } from "./common";
+import { eventSays } from "./common";
 import { permissions } from "./permissions";
 
 const FEED_PATH = "/api/v1/event-calendar/feed";

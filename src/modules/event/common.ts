@@ -28,22 +28,15 @@ import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { inList, jsonValues } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
-import { calendarDate, isoWeekday } from "../../lib/zoned-time";
+import { isoWeekday } from "../../lib/zoned-time";
 import { delegationsAround } from "../delegate/api";
 import { permissions } from "./permissions";
 
 // ---- School-local date-times ----------------------------------------------------------------------
 
-const LOCAL = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):([0-5]\d)$/;
-
-/** A school-local date-time `YYYY-MM-DDTHH:mm` (no offset: the school's zone says when it is). */
-export const LocalDateTime = z
-  .string()
-  .regex(LOCAL, zodMessage(m`Expected a school-local date and time like 2026-12-05T10:00`))
-  .refine((v) => calendarDate(v.slice(0, 10)) !== undefined, zodMessage(m`Not a calendar date`))
-  .openapi({ example: "2026-12-05T10:00", description: "School-local date and time, YYYY-MM-DDTHH:mm" });
+// An event's start and end are `schoolDateTime`s (src/lib/dates.ts): `YYYY-MM-DDTHH:mm`, no offset.
 
 /** The date and the time of a local date-time. */
 export const partsOf = (local: string) => ({ date: local.slice(0, 10), time: local.slice(11, 16) });
@@ -166,8 +159,6 @@ export const eventSays = {
 } as const;
 
 // ---- Who sees an event ----------------------------------------------------------------------------
-
-const DAY_MS = 86_400_000;
 
 /**
  * The users whose children count as the caller's, as a list for `IN`: the exact list when known
@@ -313,8 +304,3 @@ export const LEADS = {
   reminder: { en: "Reminder", es: "Recordatorio" },
   cancelled: { en: "Cancelled", es: "Cancelado" },
 } satisfies Record<string, Localized>;
-
-/** Adds days to a `YYYY-MM-DD`. */
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}

@@ -21,6 +21,7 @@ import { and, eq, gte, lt, type SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
+import { schoolDate, schoolDateTime } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
@@ -30,18 +31,16 @@ import { defineResource, type Filters, filterConditions } from "../../lib/resour
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
-import { zonedInstant } from "../../lib/zoned-time";
+import { addDays, zonedInstant } from "../../lib/zoned-time";
 import { actedForBy, actingFor, delegationsHere } from "../delegate/api";
 import { notify, type Sending } from "../notification/api";
 import { notOfferedMessage, readLevels } from "../school/api";
 import {
   type AudienceOf,
-  addDays,
   EventRecord,
   eventFields,
   eventNotice,
   LEADS,
-  LocalDateTime,
   MAX_EVENT_DAYS,
   noticeAudience,
   partsOf,
@@ -75,8 +74,6 @@ export const event = defineResource({
 
 // ---- The list -------------------------------------------------------------------------------------
 
-const Day = z.iso.date().openapi({ example: "2026-12-01", description: "School-local YYYY-MM-DD" });
-
 export const filters = {
   status: {
     schema: z.enum(EVENT_STATUSES).optional().openapi({ description: "scheduled or cancelled" }),
@@ -84,12 +81,12 @@ export const filters = {
     example: "scheduled",
   },
   from: {
-    schema: Day.optional().openapi({ description: "Events not over before this day (ending on it or later)" }),
+    schema: schoolDate("Events not over before this day (ending on it or later)").optional(),
     where: (_ctx: Ctx, v: string) => gte(events.endLocal, v),
     example: "2026-12-01",
   },
   to: {
-    schema: Day.optional().openapi({ description: "Events starting on this day or earlier" }),
+    schema: schoolDate("Events starting on this day or earlier", "2026-12-31").optional(),
     // Before the next day: a range of event_start_idx.
     where: (_ctx: Ctx, v: string) => lt(events.startLocal, addDays(v, 1)),
     example: "2026-12-31",
@@ -217,8 +214,8 @@ const CreateBody = z.object({
   title: Title,
   description: Description.optional(),
   place: Place.optional(),
-  start: LocalDateTime,
-  end: LocalDateTime.openapi({ example: "2026-12-05T13:00", description: "School-local end, after the start" }),
+  start: schoolDateTime("School-local start"),
+  end: schoolDateTime("School-local end, after the start", "2026-12-05T13:00"),
   ...audienceFields,
   notify: Notify.openapi({ description: "Tell the audience (default true)" }),
 });
@@ -364,8 +361,8 @@ const UpdateBody = z.object({
   title: Title.optional(),
   description: Description.nullable().optional(),
   place: Place.nullable().optional(),
-  start: LocalDateTime.optional(),
-  end: LocalDateTime.optional(),
+  start: schoolDateTime("School-local start").optional(),
+  end: schoolDateTime("School-local end, after the start", "2026-12-05T13:00").optional(),
   ...audienceFields,
   notify: Notify.openapi({ description: "Tell the (new) audience of the change (default false)" }),
 });

@@ -9,14 +9,14 @@ import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
-import { DateText, ExitPermissionRecord, TOO_LATE } from "./resource";
+import { ExitPermissionRecord, permissionDate, TOO_LATE } from "./resource";
 import { type Ask, askOne, dryRun } from "./service";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 const common = {
   studentId: Id.openapi({ example: 1, description: "A parent: one of their own children (else 404)" }),
-  date: DateText,
+  date: permissionDate(),
   reason: text({ max: 500 }).optional().openapi({ example: "Grandma collects her" }),
 };
 

@@ -29,7 +29,7 @@ import { text } from "../../lib/text";
 import { ridesOn } from "../transport/api";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
-import { actingContext, DateText, ExitPermissionRecord, exitPermission, TOO_LATE } from "./resource";
+import { actingContext, ExitPermissionRecord, exitPermission, permissionDate, TOO_LATE } from "./resource";
 import { failure, type RuleFailure } from "./rules";
 import { type Ask, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
@@ -272,7 +272,7 @@ async function mustBeFamily(ctx: Ctx, p: Stored) {
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const Update = z.strictObject({
-  date: DateText.optional(),
+  date: permissionDate("The new school-local date").optional(),
   routeId: Id.optional(),
   stopId: Id.optional(),
   trustedAddressId: Id.optional(),

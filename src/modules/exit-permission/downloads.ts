@@ -23,27 +23,22 @@ import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } fr
 import { eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { badRequest } from "../../lib/errors";
-import { type Message, m, zodMessage } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { keyFields, keysetRows, type OrderKey, orderTerms } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
-import { calendarDate } from "../../lib/zoned-time";
 import { actedFor, actingFor } from "../delegate/api";
 import { addressLine, collectorOf, permissionDetail, withTargets } from "../transportation-summary/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 
-const Day = z
-  .string()
-  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-  .openapi({ example: "2027-03-01" });
-
 const filters = {
-  date: Day.optional().openapi({ description: "Only this school-local date" }),
-  from: Day.optional().openapi({ description: "Only dates on or after this one" }),
-  to: Day.optional().openapi({ description: "Only dates on or before this one" }),
+  date: schoolDate("Only this school-local date", "2027-03-01").optional(),
+  from: schoolDate("Only dates on or after this one", "2027-03-01").optional(),
+  to: schoolDate("Only dates on or before this one", "2027-03-01").optional(),
   status: z.enum(EXIT_PERMISSION_STATUSES).optional().openapi({ description: "Only permissions in this state" }),
   studentId: idFilter("Only this student's permissions"),
 };

@@ -34,7 +34,7 @@ import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
 import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
-import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
+import { actingContext, ExitPermissionRecord, exitPermission, ownStudents, permissionDate } from "./resource";
 import { type Ask, evaluate, queueAsk, refusal } from "./service";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
@@ -116,8 +116,8 @@ const autoPickups = fixedResource("auto_pickup", "auto-pickup", "fixedAutoPickup
 const common = {
   studentId: Id.openapi({ example: 1 }),
   weekdays: Weekdays,
-  fromDate: DateText.openapi({ description: "The first day to make permissions for (school-local)" }),
-  untilDate: DateText.openapi({ description: "The last day to make permissions for (school-local)" }),
+  fromDate: permissionDate("The first day to make permissions for (school-local)"),
+  untilDate: permissionDate("The last day to make permissions for (school-local)"),
   reason: text({ max: 500 }).optional(),
 };
 const RouteChangeBody = z.strictObject({

@@ -24,7 +24,7 @@ import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { zonedInstant } from "../../lib/zoned-time";
+import { endOfDay, zonedInstant } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { kidOf, passKey, signPass } from "./pass-key";
@@ -152,9 +152,7 @@ export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof 
   const row = await passRow(ctx, params.slug).first();
   if (row?.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
   const validFrom = zonedInstant(row.date, "00:00", row.timeZone);
-  const next = new Date(`${row.date}T00:00:00.000Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  const expiresAt = zonedInstant(next.toISOString().slice(0, 10), "00:00", row.timeZone);
+  const expiresAt = endOfDay(row.date, row.timeZone);
   if (now.getTime() >= expiresAt.getTime()) throw noPass();
   const collector =
     row.pickupParentId !== null && row.guardianMay

@@ -20,12 +20,12 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
-import { m, zodMessage } from "../../lib/message";
+import { schoolDate } from "../../lib/dates";
+import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { calendarDate } from "../../lib/zoned-time";
 import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
 import { isStaff } from "./snapshot";
@@ -63,15 +63,9 @@ export const TOO_LATE = {
     ],
   },
 };
-/** A school-local date: the shape is checked here, whether it is a real date by the rules (422 `invalid-date`). */
-export const DateText = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, zodMessage(m`Must be a date, YYYY-MM-DD`))
-  .openapi({ example: "2026-11-27", description: "School-local date, YYYY-MM-DD" });
-const DayFilter = z
-  .string()
-  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-  .optional();
+/** The school-local date a permission is for (a calendar date in range, else a 400 before the rules run). */
+export const permissionDate = (description = "The school-local date it is for") =>
+  schoolDate(description, "2026-11-27");
 
 const idOrNull = () => z.number().int().nullable();
 
@@ -176,17 +170,17 @@ export const exitPermission = defineResource({
 const filters = {
   // exit_permission_day_idx (school_id, date)
   date: {
-    schema: DayFilter.openapi({ description: "Only this date's permissions", type: "string" }),
+    schema: schoolDate("Only this date's permissions", "2026-11-27").optional(),
     where: (_ctx: Ctx, v: string) => eq(exitPermissions.date, v),
     example: "2026-11-27",
   },
   from: {
-    schema: DayFilter.openapi({ description: "Dates from this one on", type: "string" }),
+    schema: schoolDate("Dates from this one on", "2026-11-23").optional(),
     where: (_ctx: Ctx, v: string) => gte(exitPermissions.date, v),
     example: "2026-11-23",
   },
   to: {
-    schema: DayFilter.openapi({ description: "Dates up to this one", type: "string" }),
+    schema: schoolDate("Dates up to this one", "2026-12-31").optional(),
     where: (_ctx: Ctx, v: string) => lte(exitPermissions.date, v),
     example: "2026-12-31",
   },

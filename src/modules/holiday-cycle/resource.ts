@@ -9,15 +9,11 @@ import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holida
 import { SchoolConfigurations } from "../../db/schema/school-configuration";
 import { eq, gte, lte } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { dateTime } from "../../lib/dates";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import {
-  assertOrdered,
-  orderedRangeUpdate,
-  schoolConfigurationResource,
-  UtcDateTime,
-} from "../school-configuration/api";
+import { assertOrdered, orderedRangeUpdate, schoolConfigurationResource } from "../school-configuration/api";
 import { permissions } from "./permissions";
 
 const ConfigurationId = z
@@ -27,16 +23,13 @@ const ConfigurationId = z
   .max(Number.MAX_SAFE_INTEGER)
   .openapi({ example: 1, description: "A school configuration of the current school" });
 
-const Start = UtcDateTime.openapi({ description: "Start of the holidays", example: "2026-12-19T00:00:00-06:00" });
-const End = UtcDateTime.openapi({
-  description: "End of the holidays; not before startHolidays",
-  example: "2027-01-07T00:00:00-06:00",
-});
+const Start = dateTime("Start of the holidays", "2026-12-19T00:00:00-06:00");
+const End = dateTime("End of the holidays; not before startHolidays", "2027-01-07T00:00:00-06:00");
 
 const Create = z.object({ startHolidays: Start, endHolidays: End, schoolConfigurationId: ConfigurationId });
 const Update = z.object({ startHolidays: Start.optional(), endHolidays: End.optional() });
 
-const at = (description: string) => UtcDateTime.optional().openapi({ description, example: "2026-12-01T00:00:00Z" });
+const at = (description: string) => dateTime(description, "2026-12-01T00:00:00Z").optional();
 
 const record = RecordBase.extend({
   startHolidays: z.iso

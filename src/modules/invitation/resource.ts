@@ -22,6 +22,7 @@ import { RouteStops, routeStops } from "../../db/schema/transport";
 import { and, desc, eq, gte, isNull, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { dateTime, schoolDate } from "../../lib/dates";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
@@ -29,7 +30,7 @@ import { idList } from "../../lib/params";
 import { defineResource, type Filters, filterConditions, IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { dateIn, zonedInstant } from "../../lib/zoned-time";
+import { dateIn, endOfDay } from "../../lib/zoned-time";
 import { actedFor } from "../delegate/api";
 import {
   actedUsers,
@@ -47,13 +48,12 @@ import {
 import { inviteStatements } from "./invite";
 import { permissions } from "./permissions";
 
-const Day = z.iso.date().openapi({ example: "2026-12-04", description: "School-local YYYY-MM-DD" });
 const Title = text({ max: 200 }).openapi({ example: "Ana comes home with us on Friday" });
 const Message = text({ max: 2000 }).openapi({ example: "We pick them up at the gate and have pizza." });
-const ExpiresAt = z.iso.datetime({ offset: true }).openapi({
-  example: "2026-12-03T22:00:00.000Z",
-  description: "No answer is taken after it; default and latest: the end of the invitation's day at the school",
-});
+const ExpiresAt = dateTime(
+  "No answer is taken after it; default and latest: the end of the invitation's day at the school",
+  "2026-12-03T22:00:00.000Z",
+);
 
 export const invitation = defineResource({
   name: "invitation",
@@ -86,17 +86,17 @@ export const filters = {
     example: "go_home",
   },
   date: {
-    schema: Day.optional().openapi({ description: "The day it is for" }),
+    schema: schoolDate("The day it is for", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => eq(invitations.date, v),
     example: "2026-12-04",
   },
   from: {
-    schema: Day.optional().openapi({ description: "For this day or later" }),
+    schema: schoolDate("For this day or later", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => gte(invitations.date, v),
     example: "2026-12-01",
   },
   to: {
-    schema: Day.optional().openapi({ description: "For this day or earlier" }),
+    schema: schoolDate("For this day or earlier", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => lte(invitations.date, v),
     example: "2026-12-31",
   },
@@ -227,7 +227,7 @@ const CreateBody = z
     }),
     title: Title,
     message: Message.optional(),
-    date: Day,
+    date: schoolDate("The school-local day it is for", "2026-12-04"),
     studentIds: idList({ max: MAX_INVITED, what: "Student" }).openapi({
       description: `The invited children (1-${MAX_INVITED}, each once); a guardian invites other families' children`,
     }),
@@ -293,16 +293,9 @@ async function inviter(ctx: Ctx, studentIds: readonly number[]) {
   };
 }
 
-/** The end of a school-local day: the instant the next day starts. */
-const endOf = (date: string, timeZone: string) => {
-  const next = new Date(`${date}T00:00:00Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  return zonedInstant(next.toISOString().slice(0, 10), "00:00", timeZone);
-};
-
 /** The expiry to store: the given one (after now, not after the day's end), else the day's end. */
 export function expiry(ctx: Ctx, date: string, timeZone: string, given: string | undefined | null): string {
-  const end = endOf(date, timeZone);
+  const end = endOfDay(date, timeZone);
   if (given === undefined || given === null) return end.toISOString();
   const at = new Date(given);
   if (at.getTime() <= ctx.deps.clock.now().getTime()) throw unprocessable(m`expiresAt must be in the future`);

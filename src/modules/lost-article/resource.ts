@@ -25,6 +25,7 @@ import {
 import { desc, eq, gte, lte, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
@@ -33,7 +34,7 @@ import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/
 import { defineRoute, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
-import { dateIn, zonedInstant } from "../../lib/zoned-time";
+import { addDays, dateIn, zonedInstant } from "../../lib/zoned-time";
 import { permissions } from "./permissions";
 
 // ---- Categories and statuses --------------------------------------------------------------------
@@ -324,12 +325,12 @@ export const listLostArticles = lostArticle.list({
       example: "jacket",
     },
     from: {
-      schema: Day.optional().openapi({ description: "Found on this day or later" }),
+      schema: schoolDate("Found on this day or later", "2026-11-20").optional(),
       where: (_ctx: Ctx, v: string) => gte(lostArticles.foundOn, v),
       example: "2026-11-01",
     },
     to: {
-      schema: Day.optional().openapi({ description: "Found on this day or earlier" }),
+      schema: schoolDate("Found on this day or earlier", "2026-11-20").optional(),
       where: (_ctx: Ctx, v: string) => lte(lostArticles.foundOn, v),
       example: "2026-11-30",
     },
@@ -386,9 +387,6 @@ const Name = text({ max: 100 }).openapi({ example: "Blue jacket" });
 const Description = paragraphs({ max: 2000 }).openapi({ example: "Size 8, name tag cut off" });
 const Place = text({ max: 200 }).openapi({ example: "Gym" });
 
-export const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-
 /** The school's zone (and today in it), in one indexed read. */
 export async function schoolToday(ctx: Ctx) {
   const row = await Schools.select(ctx, { timeZone: schools.timeZone })
@@ -412,11 +410,15 @@ const created = lostArticle.create({
     name: Name,
     description: Description.optional(),
     category: Category,
-    foundOn: Day.optional().openapi({ description: "Default: today at the school; not after today" }),
+    foundOn: schoolDate(
+      "The school-local day it was found; default: today at the school; not after today",
+      "2026-11-20",
+    ).optional(),
     foundPlace: Place.optional(),
-    donateAfter: Day.optional().openapi({
-      description: `Default: ${DEFAULT_KEEP_DAYS} days after foundOn; not before foundOn`,
-    }),
+    donateAfter: schoolDate(
+      `From this day an unclaimed article may be donated; default: ${DEFAULT_KEEP_DAYS} days after foundOn; not before foundOn`,
+      "2026-12-20",
+    ).optional(),
   }),
   values: async (ctx, { body }) => {
     const { today } = await schoolToday(ctx);
@@ -457,9 +459,12 @@ const updated = lostArticle.update({
     name: Name.optional(),
     description: Description.nullable().optional(),
     category: Category.optional(),
-    foundOn: Day.optional(),
+    foundOn: schoolDate("The school-local day it was found; not after today", "2026-11-20").optional(),
     foundPlace: Place.nullable().optional(),
-    donateAfter: Day.optional(),
+    donateAfter: schoolDate(
+      "From this day an unclaimed article may be donated; not before foundOn",
+      "2026-12-20",
+    ).optional(),
   }),
   from: closed,
   conflict:

@@ -18,6 +18,7 @@ import {
 } from "../../db/schema/transport";
 import { and, desc, eq, gte, lt, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -29,7 +30,6 @@ import { addDays, isoWeekday } from "../../lib/zoned-time";
 import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
   assertRuns,
-  Day,
   drivenBy,
   type RouteDay,
   riders,
@@ -95,12 +95,12 @@ export const availability = defineResource({
 
 const window = {
   from: {
-    schema: Day.optional().openapi({ description: "Only days on or after this date" }),
+    schema: schoolDate("Only days on or after this date", "2027-03-01").optional(),
     where: (_ctx: Ctx, v: string) => gte(routeAvailabilities.date, v),
     example: "2027-03-01",
   },
   to: {
-    schema: Day.optional().openapi({ description: "Only days on or before this date" }),
+    schema: schoolDate("Only days on or before this date", "2027-03-31").optional(),
     where: (_ctx: Ctx, v: string) => lte(routeAvailabilities.date, v),
     example: "2027-03-31",
   },
@@ -140,7 +140,7 @@ export const createRouteAvailability = availability.create({
   access: permissions.write,
   input: z.object({
     routeId: recordId().openapi({ example: 1 }),
-    date: Day,
+    date: schoolDate("The day the seats are for", "2027-03-01"),
     seats: Seats.nullable().optional().openapi({ description: "The day's seats; omitted or null: the vehicle's" }),
   }),
   errors: [422],
@@ -260,7 +260,9 @@ const schoolRoute = defineRoute({
   summary: "Every route running on a date with its seats, riders and what is left (default: the school's today)",
   access: permissions.read,
   module: "transport",
-  request: { query: z.strictObject({ date: Day.optional() }) },
+  request: {
+    query: z.strictObject({ date: schoolDate("The date (default: the school's today)", "2027-03-01").optional() }),
+  },
   responses: { 200: json(SchoolDay, "The school's routes on the date") },
 });
 
@@ -321,9 +323,9 @@ const byRoute = defineRoute({
   request: {
     params: z.object({ routeId: recordId().openapi({ param: { name: "routeId", in: "path" }, example: 1 }) }),
     query: z.strictObject({
-      date: Day.optional().openapi({ description: "One date (default: the school's today)" }),
-      from: Day.optional().openapi({ description: "A range's first date (with `to`)" }),
-      to: Day.optional().openapi({ description: "A range's last date (with `from`)" }),
+      date: schoolDate("One date (default: the school's today)", "2027-03-01").optional(),
+      from: schoolDate("A range's first date (with `to`)", "2027-03-01").optional(),
+      to: schoolDate("A range's last date (with `from`)", "2027-03-07").optional(),
     }),
   },
   responses: { 200: json(RouteRange, "The route's days") },

@@ -25,6 +25,7 @@ import {
 import { and, eq, gt, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guard, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idFilter, recordId } from "../../lib/params";
@@ -32,7 +33,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { mayRide } from "../transport/api";
-import { assertRuns, baseRiders, Day, drivenBy, type RouteDay, riding, routeDays, withSchoolDay } from "./day";
+import { assertRuns, baseRiders, drivenBy, type RouteDay, riding, routeDays, withSchoolDay } from "./day";
 import { permissions } from "./permissions";
 import { dayRow, listChange, nextVersion, stampVersion } from "./versions";
 
@@ -109,7 +110,7 @@ const filters = {
     example: "1",
   },
   date: {
-    schema: Day.optional().openapi({ description: "Only this date's changes" }),
+    schema: schoolDate("Only this date's changes", "2027-03-01").optional(),
     where: (ctx: Ctx, v: string) => ofDays(ctx, eq(routeAvailabilities.date, v)),
     example: "2027-03-01",
   },
@@ -132,7 +133,7 @@ export const getRouteAvailabilityStudent = changes.get({ access: permissions.lis
 const Reason = text({ max: 300 }).nullable().optional();
 const Create = z.object({
   routeId: recordId().openapi({ example: 1 }),
-  date: Day,
+  date: schoolDate("The school-local day of the change", "2027-03-01"),
   studentId: recordId().openapi({ example: 1 }),
   kind: z
     .enum(["join", "away"])

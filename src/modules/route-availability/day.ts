@@ -1,14 +1,3 @@
-/**
- * A route's day as SQL, the one shape every read and write of this module reuses:
- *
- * - it runs on date D when D is a school day of its levels and one of its weekdays (the school's
- *   calendar: src/modules/school-schedule/calendar.ts, `routeOff`);
- * - its riders on D: the route students whose weekday bit is set, not suspended on D
- *   (suspended_from <= D <= suspended_until, an open end open), minus those with a confirmed
- *   `away` change that day, plus the confirmed `join` changes (counted by `taken`);
- * - its available seats: coalesce(the day's override, the vehicle's seats) - riders.
- */
-import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
 import {
@@ -25,17 +14,12 @@ import {
 import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
-import { m, zodMessage } from "../../lib/message";
-import { calendarDate, isoWeekday } from "../../lib/zoned-time";
+import { m } from "../../lib/message";
+import { isoWeekday } from "../../lib/zoned-time";
 import { type Calendar, calendarOf, calendarReads, dayOff, routeOff, routeOffMessage } from "../school-schedule/api";
 import { routeVisible, schoolToday } from "../transport/api";
 
 export { schoolToday };
-
-export const Day = z
-  .string()
-  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-  .openapi({ example: "2027-03-01", description: "A school-local calendar date, YYYY-MM-DD" });
 
 /** A date: a value, or a column of the row (a list of days). */
 export type DateRef = string | SQLWrapper;

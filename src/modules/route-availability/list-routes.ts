@@ -7,11 +7,14 @@ import { Batch } from "../../db/batch";
 import {
   RouteAvailabilities,
   RouteAvailabilityStudents,
+  Routes,
   routeAvailabilities,
   routeAvailabilityStudents,
+  routes,
 } from "../../db/schema/transport";
 import { desc, eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m, verbatim } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -19,7 +22,7 @@ import { recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { RouteOffReason, routeOffMessage } from "../school-schedule/api";
 import { changes } from "./changes";
-import { Day, drivenBy, schoolToday } from "./day";
+import { drivenBy, schoolToday } from "./day";
 import { readFinalLists } from "./final-list";
 import { listsPdf, pdfResponse } from "./list-pdf";
 import { permissions } from "./permissions";
@@ -31,7 +34,7 @@ const RouteParams = z.object({
     description: "A route of the school",
   }),
 });
-const DateQuery = { date: Day.optional().openapi({ description: "The date (default: the school's today)" }) };
+const DateQuery = { date: schoolDate("The date (default: the school's today)", "2027-03-01").optional() };
 
 const ChangesPage = pageOf(changes.record, "RouteAvailabilityStudentByRoutePage");
 const byRoute = defineRoute({
@@ -42,17 +45,30 @@ const byRoute = defineRoute({
   summary: "A route's changes (students joining or away), newest date first, or on one date (paginated)",
   access: permissions.listRead,
   module: "transport",
-  request: { params: RouteParams, query: z.strictObject({ ...PageQuery.shape, date: Day.optional() }) },
+  request: {
+    params: RouteParams,
+    query: z.strictObject({
+      ...PageQuery.shape,
+      date: schoolDate("Only this date's changes", "2027-03-01").optional(),
+    }),
+  },
   responses: { 200: json(ChangesPage, "A page of the route's changes") },
 });
 
+/**
+ * A route's changes; a route the caller may not read (another school's, unknown, or for a driver one
+ * they do not drive) is a 404, as it is on the route's other operations. One batch: the route, the
+ * page and its count.
+ */
 export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
   const where = [
     eq(routeAvailabilities.routeId, params.routeId),
     query.date === undefined ? undefined : eq(routeAvailabilities.date, query.date),
-    drivenBy(ctx, routeAvailabilities.routeId),
   ];
   const batch = new Batch(ctx);
+  const route = batch.read(
+    Routes.select(ctx, { id: routes.id }).where(eq(routes.id, params.routeId), drivenBy(ctx, routes.id)).limit(1),
+  );
   const rows = batch.read(
     changes
       .select(ctx)
@@ -68,6 +84,7 @@ export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, q
       .count(),
   );
   const results = await batch.commit();
+  if (results.get(route).length === 0) throw notFound(m`Route ${params.routeId} not found`);
   return new Listing(
     results.get(rows).map((r) => changes.toRecord(ctx, r)),
     results.get(total)[0]?.n ?? 0,

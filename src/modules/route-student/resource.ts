@@ -29,6 +29,7 @@ import { and, asc, eq, isNotNull, isNull, ne, type SQL, sql } from "../../db/sql
 import { joinTable } from "../../db/table";
 import { GuardFailed, guardCount, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -92,15 +93,12 @@ export const filters = {
     example: "true",
   } satisfies Filter<"true" | "false">,
   suspendedOn: {
-    schema: z.iso.date().optional().openapi({ description: "YYYY-MM-DD: riders suspended on that date" }),
+    schema: schoolDate("Riders suspended on that date").optional(),
     where: (_ctx, v) => and(sql`${routeStudents.suspendedFrom} <= ${v}`, sql`${routeStudents.suspendedUntil} >= ${v}`),
     example: "2026-12-01",
   } satisfies Filter<string>,
   ridesOn: {
-    schema: z.iso
-      .date()
-      .optional()
-      .openapi({ description: "YYYY-MM-DD: who rides that day (its weekday is theirs, and they are not suspended)" }),
+    schema: schoolDate("Who rides that day (its weekday is theirs, and they are not suspended)").optional(),
     where: (_ctx, v) =>
       and(
         sql`(${routeStudents.weekdays} & ${1 << (isoWeekday(v) - 1)}) <> 0`,

@@ -10,6 +10,7 @@ import { routeStudents } from "../../db/schema/transport";
 import { eq, isNotNull } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
@@ -20,12 +21,10 @@ import { schoolToday } from "../transport/api";
 import { permissions } from "./permissions";
 import { resource, rider } from "./record";
 
-const Day = z.iso.date();
-
 const SuspendBody = z
   .strictObject({
-    from: Day.openapi({ example: "2026-12-01", description: "First day suspended (YYYY-MM-DD, school-local)" }),
-    until: Day.openapi({ example: "2026-12-12", description: "Last day suspended (YYYY-MM-DD), not before `from`" }),
+    from: schoolDate("First day suspended (school-local)", "2026-12-01"),
+    until: schoolDate("Last day suspended, not before `from`", "2026-12-12"),
     reason: text({ max: 500 }).openapi({ example: "Broken leg" }),
   })
   .refine((b) => b.until >= b.from, {

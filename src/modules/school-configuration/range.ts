@@ -1,33 +1,11 @@
 /**
- * Ranges whose end must not come before their start (a school year, a holiday cycle), and the
- * date-time input both use. Values compare as text: `YYYY-MM-DD` and UTC `toISOString()` sort in
- * time order.
+ * Ranges whose end must not come before their start (a school year, a holiday cycle). Values
+ * compare as text: `YYYY-MM-DD` and UTC `toISOString()` (what src/lib/dates.ts's `dateTime`
+ * answers) sort in time order.
  */
-import { z } from "@hono/zod-openapi";
 import type { Ctx } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
-
-/**
- * An ISO 8601 date-time with `Z` or an offset, normalised to UTC `toISOString()` so stored values
- * sort and compare as text. Instants outside years 0000-9999 in UTC are refused: they would not.
- */
-export const UtcDateTime = z.iso
-  .datetime({ offset: true })
-  .transform((v, ctx) => {
-    const utc = new Date(v).toISOString();
-    if (!/^\d{4}-/.test(utc)) {
-      ctx.addIssue({ code: "custom", message: m`Out of range: the UTC year must be 0000 to 9999`.render() });
-      return z.NEVER;
-    }
-    return utc;
-  })
-  .openapi({
-    type: "string",
-    format: "date-time",
-    example: "2026-12-19T00:00:00-06:00",
-    description: "ISO 8601 with Z or an offset; stored and returned in UTC",
-  });
 
 type Range = { start: string; end: string };
 

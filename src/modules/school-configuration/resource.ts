@@ -5,13 +5,15 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
+import { schoolDate } from "../../lib/dates";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { assertOrdered, orderedRangeUpdate } from "./range";
 
-const Day = z.iso.date().openapi({ example: "2026-08-24", description: "YYYY-MM-DD" });
+const StartDate = schoolDate("First day of the school year", "2026-08-24");
+const EndDate = schoolDate("Last day of the school year; not before startDate", "2027-06-30");
 const Name = text({ max: 100 }).openapi({ example: "2026-2027" });
 const MaxParents = z
   .number()
@@ -27,16 +29,16 @@ const AutoConfirm = z.boolean().openapi({
 
 const Create = z.object({
   name: Name,
-  startDate: Day.openapi({ description: "First day of the school year, YYYY-MM-DD" }),
-  endDate: Day.openapi({ description: "Last day of the school year, YYYY-MM-DD; not before startDate" }),
+  startDate: StartDate,
+  endDate: EndDate,
   maxParentsPerFamily: MaxParents.default(2),
   autoConfirmExitPermissions: AutoConfirm.default(false),
 });
 
 const Update = z.object({
   name: Name.optional(),
-  startDate: Day.optional(),
-  endDate: Day.optional(),
+  startDate: StartDate.optional(),
+  endDate: EndDate.optional(),
   maxParentsPerFamily: MaxParents.optional(),
   autoConfirmExitPermissions: AutoConfirm.optional(),
 });

@@ -22,7 +22,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import type { Level } from "../../lib/levels";
 import { keptFor } from "../../lib/memo";
 import { type Message, m } from "../../lib/message";
-import { addDays, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { addDays, endOfDay, isoWeekday, zonedInstant } from "../../lib/zoned-time";
 
 /** Why a date is not a school day. */
 export type DayOff = "holiday" | "weekend" | "no-schedule";
@@ -118,7 +118,7 @@ export function calendarOf(results: Results, reads: Reads): { school: School | u
 /** Whether a cycle covers the school-local day `date` (half-open: a cycle ending at midnight ends the day before). */
 export function isHoliday(date: string, timeZone: string, cycles: readonly Cycle[]): boolean {
   const from = zonedInstant(date, "00:00", timeZone).getTime();
-  const to = zonedInstant(addDays(date, 1), "00:00", timeZone).getTime();
+  const to = endOfDay(date, timeZone).getTime();
   return cycles.some((c) => Date.parse(c.start) < to && Date.parse(c.end) > from);
 }
 

@@ -9,10 +9,11 @@ import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
-import { m, zodMessage } from "../../lib/message";
+import { m } from "../../lib/message";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { calendarDate, isoWeekday } from "../../lib/zoned-time";
+import { isoWeekday } from "../../lib/zoned-time";
 import { changeDeadline } from "../exit-permission/api";
 import { calendarOf, calendarReads, DayOffReason, dayOff } from "./calendar";
 import { permissions } from "./permissions";
@@ -62,10 +63,7 @@ const route = defineRoute({
   access: permissions.read,
   request: {
     query: z.strictObject({
-      date: z
-        .string()
-        .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-        .openapi({ example: "2026-11-27", description: "The school-local day to look at, YYYY-MM-DD" }),
+      date: schoolDate("The school-local day to look at", "2026-11-27"),
       level: Level,
     }),
   },

@@ -12,6 +12,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, Students, students } from "../../db/schema/student";
 import { eq, isNull } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { badRequest, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -145,8 +146,8 @@ const RestrictionBody = z
     restricted: z.boolean().openapi({ description: "true sets the restriction; false clears it (send nothing else)" }),
     reason: text({ max: 500 }).optional().openapi({ example: "Court order 2026/118" }),
     documentId: recordId().optional().openapi({ description: "A document of this school backing it (404 otherwise)" }),
-    from: Day.optional().openapi({ description: "First day it holds (inclusive); none: from now on" }),
-    until: Day.optional().openapi({ description: "Last day it holds (inclusive); none: until cleared" }),
+    from: schoolDate("First day it holds (inclusive); none: from now on").optional(),
+    until: schoolDate("Last day it holds (inclusive); none: until cleared").optional(),
   })
   .superRefine((v, issue) => {
     if (v.restricted && !v.reason) issue.addIssue({ code: "custom", path: ["reason"], message: m`Required`.render() });

@@ -12,6 +12,7 @@ import { Students, students } from "../../db/schema/student";
 import { RouteStudents, routeStudents } from "../../db/schema/transport";
 import { eq, isNotNull, isNull, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
@@ -29,6 +30,8 @@ const Status = z
   .enum(STATUSES)
   .openapi({ example: "active", description: "active, inactive (not attending) or graduated" });
 export const Day = z.iso.date().openapi({ example: "2018-05-14", description: "YYYY-MM-DD" });
+/** A birth date as given: a school date (a pupil born before 2000 is past school age), not after today (422). */
+const BirthDate = schoolDate("The student's birth date; not after today", "2018-05-14");
 
 /** A student's groups (classes): what an app shows beside each child, without reading the detail. */
 export const StudentGroups = z
@@ -193,7 +196,7 @@ export const createStudent = resource.create({
     lastName: LastName,
     level: Level.optional(),
     idNumber: IdNumber.optional(),
-    birthDate: Day.optional(),
+    birthDate: BirthDate.optional(),
     familyId: recordId().optional().openapi({ description: "A family of this school (404 otherwise)" }),
     status: Status.optional(),
   }),
@@ -215,7 +218,7 @@ export const updateStudent = resource.update({
     lastName: LastName.optional(),
     level: Level.nullable().optional(),
     idNumber: IdNumber.nullable().optional(),
-    birthDate: Day.nullable().optional(),
+    birthDate: BirthDate.nullable().optional(),
     familyId: recordId().nullable().optional().openapi({ description: "A family of this school, or null" }),
     status: Status.optional(),
   }),

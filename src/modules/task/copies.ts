@@ -16,6 +16,7 @@ import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } fr
 import { and, desc, eq, gte, lte, ne, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, type ProblemStatus, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
@@ -31,7 +32,6 @@ import {
   CopyRecord,
   copies,
   copyFields,
-  Day,
   taskSays,
   toCopy,
 } from "./common";
@@ -55,12 +55,12 @@ const mineFilters = {
     example: "2001",
   },
   dueFrom: {
-    schema: Day.optional().openapi({ description: "Due on this day or later" }),
+    schema: schoolDate("Due on this day or later", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => gte(tasks.dueDate, v),
     example: "2026-12-01",
   },
   dueTo: {
-    schema: Day.optional().openapi({ description: "Due on this day or earlier" }),
+    schema: schoolDate("Due on this day or earlier", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => lte(tasks.dueDate, v),
     example: "2026-12-31",
   },

@@ -15,6 +15,7 @@ import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
+import { dateTime } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -61,11 +62,10 @@ export const createPendingReminder = reminder.create({
   access: permissions.manage,
   input: z.object({
     taskId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 1 }),
-    sendAt: z.iso.datetime({ offset: true }).openapi({
-      example: "2026-12-02T08:00:00-06:00",
-      description:
-        "When to send it: in the future, at most a year ahead (sent by the 5-minute sweep: up to 5 minutes later)",
-    }),
+    sendAt: dateTime(
+      "When to send it: in the future, at most a year ahead (sent by the 5-minute sweep: up to 5 minutes later)",
+      "2026-12-02T08:00:00-06:00",
+    ),
   }),
   values: async (ctx, { body }) => {
     const t = await Tasks.select(ctx, { status: tasks.status }).where(eq(tasks.id, body.taskId)).first();

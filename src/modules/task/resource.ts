@@ -11,6 +11,7 @@ import { TASK_STATUSES, Tasks, TaskTargets, taskInbox, tasks, taskTargets } from
 import { eq, gte, lte, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
+import { schoolDate } from "../../lib/dates";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
@@ -34,7 +35,6 @@ import {
   actingContext,
   CopyRecord,
   copies,
-  Day,
   sessionOfTask,
   TaskRecord,
   taskSays,
@@ -85,12 +85,12 @@ export const filters = {
     example: "published",
   },
   dueFrom: {
-    schema: Day.optional().openapi({ description: "Due on this day or later" }),
+    schema: schoolDate("Due on this day or later", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => gte(tasks.dueDate, v),
     example: "2026-12-01",
   },
   dueTo: {
-    schema: Day.optional().openapi({ description: "Due on this day or earlier (overdue: up to yesterday)" }),
+    schema: schoolDate("Due on this day or earlier (overdue: up to yesterday)", "2026-12-04").optional(),
     where: (_ctx: Ctx, v: string) => lte(tasks.dueDate, v),
     example: "2026-12-31",
   },
@@ -181,7 +181,7 @@ const CreateBody = z
   .object({
     title: Title,
     description: Description.optional(),
-    dueDate: Day.optional().openapi({ description: "School-local day it is due; not in the past" }),
+    dueDate: schoolDate("School-local day it is due; not in the past", "2026-12-04").optional(),
     requiresAppointment: z.boolean().default(false).openapi({
       description:
         "Completed by booking an appointment: the task is held (draft) until its session (POST /api/v1/session) is published",
@@ -283,9 +283,7 @@ export const updateTask = task.update({
   input: z.object({
     title: Title.optional(),
     description: Description.nullable().optional(),
-    dueDate: Day.nullable()
-      .optional()
-      .openapi({ description: "School-local day it is due (null: none); not in the past" }),
+    dueDate: schoolDate("School-local day it is due (null: none); not in the past", "2026-12-04").nullable().optional(),
   }),
   values: async (ctx, { body }) => {
     if (body.dueDate) {

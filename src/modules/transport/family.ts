@@ -16,6 +16,7 @@ import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
 import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
 import { daysOf } from "../../lib/weekdays";
@@ -103,7 +104,11 @@ const route = defineRoute({
     `route's and the child's weekday, no suspension. At most ${MAX_RIDES} rides; one D1 call.`,
   access: permissions.routeFamily,
   module: "transport",
-  request: { query: z.strictObject({ date: Day.optional() }) },
+  request: {
+    query: z.strictObject({
+      date: schoolDate("The school-local day (default: the school's today)", "2026-11-23").optional(),
+    }),
+  },
   responses: { 200: json(FamilyRoutes, "The children's rides") },
 });
 

@@ -14,13 +14,14 @@ import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedul
 import { Students, students } from "../../db/schema/student";
 import { and, asc, eq, type SQL, sql } from "../../db/sql";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
-import { m, zodMessage } from "../../lib/message";
+import { m } from "../../lib/message";
 import { Listing, type PageInput, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { calendarDate, isoWeekday, zonedInstant } from "../../lib/zoned-time";
+import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, dayOff } from "../school-schedule/api";
 import { schoolToday } from "../transport/api";
 import { copyOf, copyTable, identity } from "../user/api";
@@ -42,10 +43,7 @@ import {
   withUsualStop,
 } from "./ways";
 
-const Day = z
-  .string()
-  .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-  .openapi({ example: "2027-03-01", description: "A school-local date, YYYY-MM-DD; default the school's today" });
+const Day = schoolDate("A school-local date; default the school's today", "2027-03-01");
 
 const RouteStop = z
   .object({
