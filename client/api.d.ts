@@ -73044,7 +73044,7 @@ export interface operations {
                 teacherId?: number;
                 /** @description The slots of this school-local day (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
-                /** @description true: places left; false: full */
+                /** @description true: bookable now (places left, and it has not started: a booking is refused from its start on); false: full or started */
                 available?: "true" | "false";
             };
             header?: {
