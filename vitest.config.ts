@@ -36,7 +36,7 @@ export default defineConfig(async () => {
   const alias = Object.fromEntries(
     Object.entries(unstable_readConfig({ config: new URL("./wrangler.toml", import.meta.url).pathname }).alias ?? {})
       .filter(([from]) => !from.startsWith("."))
-      .map(([from, to]) => [from, new URL(to, import.meta.url).pathname]),
+      .map(([from, to]) => [from, new URL(String(to), import.meta.url).pathname]),
   );
   return {
     test: {

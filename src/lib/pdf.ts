@@ -15,6 +15,7 @@
  * left to right, its runs in reading order (no full bidirectional algorithm, docs/domain.md). A
  * character no font has is drawn as the missing-glyph box.
  */
+/// <reference path="./pdf-lib/fontkit.d.ts" />
 import { zlibSync } from "fflate";
 import * as fontkit from "fontkit/core";
 import { TTFFont } from "fontkit/formats/TTFFont";
@@ -35,6 +36,8 @@ interface Family {
   files: Record<Weight, string>;
   /** OpenType features switched off in its layout. */
   off?: readonly string[];
+  /** Its size against the text's (a script whose letters are drawn smaller reads as large as Latin). */
+  scale?: number;
   /** Code points it is fetched for (when the primary font lacks them). */
   ranges: readonly (readonly [number, number])[];
 }
@@ -53,6 +56,8 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     files: { regular: "NotoNaskhArabic-Regular.ttf", bold: "NotoNaskhArabic-Bold.ttf" },
+    // Naskh's letters are small beside Noto Sans's at one size.
+    scale: 1.15,
     // Arabic, its supplement and extended blocks, its presentation forms.
     ranges: [
       [0x0600, 0x06ff],
@@ -195,6 +200,10 @@ const kit = {
 interface Face {
   pdf: PDFFont;
   font: fontkit.Font;
+  /** Its name in the pages' resources: /F0, /F1, ... */
+  key: string;
+  /** Family.scale. */
+  scale: number;
 }
 
 interface Run {
@@ -215,6 +224,7 @@ const inRanges = (family: Family, cp: number) => family.ranges.some(([from, to])
 
 export class PdfDocument {
   readonly pages: PdfPage[] = [];
+  private embedded = 0;
   /** The embedded faces, by family (FAMILIES' order) and weight. */
   private readonly faces: Partial<Record<Weight, Face>>[] = FAMILIES.map(() => ({}));
   /** Texts cut into runs, and code points' faces, by weight: a list repeats its words and names. */
@@ -251,7 +261,9 @@ export class PdfDocument {
     if (faces[weight]) return;
     // A new object for each embedding: the key of its kept layouts (forPdfLib).
     const features = Object.fromEntries((FAMILIES[family]?.off ?? []).map((feature) => [feature, false]));
-    faces[weight] = { pdf: await this.doc.embedFont(bytes, { subset: true, features }), font };
+    const pdf = await this.doc.embedFont(bytes, { subset: true, features });
+    this.embedded += 1;
+    faces[weight] = { pdf, font, key: `F${this.embedded - 1}`, scale: FAMILIES[family]?.scale ?? 1 };
   }
 
   private primary(weight: Weight): Face {
@@ -379,7 +391,7 @@ export class PdfDocument {
     }
     let width = widths.get(run.text);
     if (width === undefined) {
-      width = run.face.pdf.widthOfTextAtSize(run.text, 1);
+      width = run.face.pdf.widthOfTextAtSize(run.text, 1) * run.face.scale;
       widths.set(run.text, width);
     }
     return width;
@@ -499,8 +511,8 @@ const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
  */
 export class PdfPage {
   readonly ops: string[] = [];
-  /** Each font's name in this page's resources. */
-  private readonly keys = new Map<PDFFont, string>();
+  /** The fonts in this page's resources. */
+  private readonly fonts = new Set<PDFFont>();
 
   constructor(
     private readonly doc: PdfDocument,
@@ -510,17 +522,17 @@ export class PdfPage {
   /** Draws `text` with its baseline at `y`, from `x`; answers its width. */
   text(x: number, y: number, text: string, options: { size?: number; weight?: Weight; gray?: number } = {}): number {
     const size = options.size ?? 10;
-    const gray = options.gray ?? 0;
     let at = x;
-    const ops = [`BT ${num(gray)} g`];
+    let font: PDFFont | undefined;
+    const ops = [`BT ${num(options.gray ?? 0)} g`];
     for (const run of this.doc.runs(text, options.weight ?? "regular")) {
-      const font = run.face.pdf;
-      let key = this.keys.get(font);
-      if (!key) {
-        key = this.page.node.newFontDictionary(font.name, font.ref).toString();
-        this.keys.set(font, key);
+      if (!this.fonts.has(run.face.pdf)) {
+        this.page.node.setFontDictionary(PDFName.of(run.face.key), run.face.pdf.ref);
+        this.fonts.add(run.face.pdf);
       }
-      ops.push(`${key} ${num(size)} Tf 1 0 0 1 ${num(at)} ${num(y)} Tm ${this.doc.glyphs(run)} Tj`);
+      if (font !== run.face.pdf) ops.push(`/${run.face.key} ${num(size * run.face.scale)} Tf`);
+      font = run.face.pdf;
+      ops.push(`1 0 0 1 ${num(at)} ${num(y)} Tm ${this.doc.glyphs(run)} Tj`);
       at += this.doc.runWidth(run) * size;
     }
     ops.push("ET");
