@@ -42,6 +42,14 @@ function toUnicode(font: PDFDict): Map<number, string> | undefined {
   return map;
 }
 
+/** Bytes as a string of chars 0-255 (TextDecoder's "latin1" is windows-1252). */
+const binary = (bytes: Uint8Array) => Array.from(bytes, (b) => String.fromCharCode(b)).join("");
+
+/** A literal string's escape, undone. */
+const unescape = (_: string, c: string) =>
+  ({ n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" })[c] ??
+  (/^[0-7]+$/.test(c) ? String.fromCharCode(Number.parseInt(c, 8)) : c);
+
 /** One string a page shows: where, in which font, and its text in reading order. */
 interface Shown {
   page: number;
@@ -74,7 +82,7 @@ async function pdfText(bytes: Uint8Array) {
     const streams = contents instanceof PDFArray ? contents.asArray() : contents ? [contents] : [];
     const content = streams
       .map((s) => (s instanceof PDFRef ? doc.context.lookup(s) : s))
-      .map((s) => new TextDecoder("latin1").decode(decodePDFRawStream(s as PDFRawStream).decode()))
+      .map((s) => binary(decodePDFRawStream(s as PDFRawStream).decode()))
       .join("\n");
     const tokens = content.match(/\/[^\s/[\]()<>]+|<[0-9a-fA-F]*>|\((?:\\.|[^\\)])*\)|-?[\d.]+|[A-Za-z*'"]+/g) ?? [];
     let font = "";
@@ -91,16 +99,16 @@ async function pdfText(bytes: Uint8Array) {
       if (token === "Tj") {
         const operand = operands.at(-1) ?? "";
         const { name = "", map } = fonts.get(font) ?? {};
-        let glyphs: { code: number; text: string }[];
-        if (operand.startsWith("<")) {
-          const codes = operand.slice(1, -1).match(/.{4}/g) ?? [];
-          glyphs = codes
-            .map((c) => Number.parseInt(c, 16))
-            .map((code) => ({ code, text: code === 0 ? "\ufffd" : (map?.get(code) ?? "\ufffd") }));
-        } else {
-          const literal = operand.slice(1, -1).replace(/\\(.)/g, "$1");
-          glyphs = [...literal].map((ch) => ({ code: ch.charCodeAt(0), text: ch }));
-        }
+        // A string's bytes: a hex string's, or a literal's with its escapes undone.
+        const bytes = operand.startsWith("<")
+          ? (operand.slice(1, -1).match(/../g) ?? []).map((b) => Number.parseInt(b, 16))
+          : [...operand.slice(1, -1).replace(/\\([nrtbf()\\]|[0-7]{1,3})/g, unescape)].map((ch) => ch.charCodeAt(0));
+        // A font with a ToUnicode map (the embedded ones) has two-byte codes; a simple font one byte a character.
+        const glyphs = map
+          ? bytes
+              .flatMap((b, i) => (i % 2 ? [] : [(b << 8) | (bytes[i + 1] ?? 0)]))
+              .map((code) => ({ code, text: code === 0 ? "\ufffd" : (map.get(code) ?? "\ufffd") }))
+          : bytes.map((code) => ({ code, text: String.fromCharCode(code) }));
         const order = glyphs.some((g) => RTL.test(g.text)) ? [...glyphs].reverse() : glyphs;
         shown.push({ page: index, x, y, font: name, text: order.map((g) => g.text).join(""), glyphs });
       }

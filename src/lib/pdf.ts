@@ -217,6 +217,9 @@ const NEUTRAL = /[\p{White_Space}\p{P}\p{S}\p{Nd}\p{Cf}]/u;
 const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
 const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
+/** Printable Latin-1: composed as it is, and every character in Noto Sans. */
+const LATIN1 = /^[\u0020-\u007e\u00a0-\u00ff]*$/;
+
 /** Text as it is drawn: composed (NFC: "ễ" one glyph, not "e" and two marks), one line. */
 export const clean = (text: string) => text.normalize("NFC").replace(CONTROL, " ").replace(BIDI, "");
 
@@ -329,6 +332,8 @@ export class PdfDocument {
   }
 
   private cut(text: string, weight: Weight): Run[] {
+    // Most names: Latin-1 (already composed), all in the primary font.
+    if (LATIN1.test(text)) return text ? [{ text, face: this.primary(weight) }] : [];
     const chars = Array.from(clean(text));
     const strong = chars.map((ch) => (NEUTRAL.test(ch) ? undefined : this.faceOf(ch.codePointAt(0) ?? 0, weight)));
     const before: (Face | undefined)[] = [];
@@ -367,7 +372,10 @@ export class PdfDocument {
     return width * size;
   }
 
-  /** A run's glyphs as a PDF hex string (their ids in the font's subset, which they join). */
+  /**
+   * A run's glyphs as a PDF string: their ids in the font's subset (which they join), two bytes
+   * each, as a literal string (half a hex string's size, and the content stream's deflate time).
+   */
   glyphs(run: Run): string {
     let encoded = this.encoded.get(run.face.pdf);
     if (!encoded) {
@@ -376,7 +384,7 @@ export class PdfDocument {
     }
     let glyphs = encoded.get(run.text);
     if (glyphs === undefined) {
-      glyphs = run.face.pdf.encodeText(run.text).toString();
+      glyphs = literal(run.face.pdf.encodeText(run.text).asString());
       encoded.set(run.text, glyphs);
     }
     return glyphs;
@@ -484,7 +492,7 @@ export class PdfDocument {
     const context = this.doc.context;
     for (const page of this.pages) {
       // Level 1: content streams of short text lines deflate nearly as well, in a third of the CPU.
-      const content = zlibSync(new TextEncoder().encode(page.ops.join("\n")), { level: 1 });
+      const content = zlibSync(bytesOf(page.ops.join("\n")), { level: 1 });
       page.page.node.set(PDFName.Contents, context.register(context.stream(content, { Filter: "FlateDecode" })));
     }
     // Every object at once: pdf-lib otherwise yields to the event loop every 50 objects.
@@ -502,6 +510,26 @@ export interface PdfImageObject {
 }
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** Bytes a literal string escapes: its delimiters, the escape, and CR (which a reader takes for a line end). */
+const ESCAPED: Record<number, string> = { 40: "\\(", 41: "\\)", 92: "\\\\", 13: "\\r" };
+
+/** Glyph codes given in hex as a literal string of their bytes (a string of chars 0-255). */
+function literal(hex: string): string {
+  let out = "(";
+  for (let i = 0; i < hex.length; i += 2) {
+    const byte = Number.parseInt(hex.slice(i, i + 2), 16);
+    out += ESCAPED[byte] ?? String.fromCharCode(byte);
+  }
+  return `${out})`;
+}
+
+/** A string of chars 0-255 (the content stream: ASCII operators, binary strings) as its bytes. */
+function bytesOf(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
 
 /**
  * One page: drawing in PDF user space (points, origin at the bottom left). Its content stream is
