@@ -514,14 +514,21 @@ const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 /** Bytes a literal string escapes: its delimiters, the escape, and CR (which a reader takes for a line end). */
 const ESCAPED: Record<number, string> = { 40: "\\(", 41: "\\)", 92: "\\\\", 13: "\\r" };
 
+/** Each byte in hex (either case, as pdf-lib writes it) -> its character in a literal string. */
+const BYTES = new Map<string, string>();
+for (let b = 0; b < 256; b++) {
+  const ch = ESCAPED[b] ?? String.fromCharCode(b);
+  const hex = b.toString(16).padStart(2, "0");
+  BYTES.set(hex, ch);
+  BYTES.set(hex.toUpperCase(), ch);
+}
+
 /** Glyph codes given in hex as a literal string of their bytes (a string of chars 0-255). */
 function literal(hex: string): string {
-  let out = "(";
-  for (let i = 0; i < hex.length; i += 2) {
-    const byte = Number.parseInt(hex.slice(i, i + 2), 16);
-    out += ESCAPED[byte] ?? String.fromCharCode(byte);
-  }
-  return `${out})`;
+  const chars: string[] = ["("];
+  for (let i = 0; i < hex.length; i += 2) chars.push(BYTES.get(hex.slice(i, i + 2)) ?? "");
+  chars.push(")");
+  return chars.join("");
 }
 
 /** A string of chars 0-255 (the content stream: ASCII operators, binary strings) as its bytes. */
