@@ -46,7 +46,7 @@ function toUnicode(font: PDFDict): Map<number, string> | undefined {
 const binary = (bytes: Uint8Array) => Array.from(bytes, (b) => String.fromCharCode(b)).join("");
 
 /** A literal string's escape, undone. */
-const unescape = (_: string, c: string) =>
+const unescaped = (_: string, c: string) =>
   ({ n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" })[c] ??
   (/^[0-7]+$/.test(c) ? String.fromCharCode(Number.parseInt(c, 8)) : c);
 
@@ -102,7 +102,7 @@ async function pdfText(bytes: Uint8Array) {
         // A string's bytes: a hex string's, or a literal's with its escapes undone.
         const bytes = operand.startsWith("<")
           ? (operand.slice(1, -1).match(/../g) ?? []).map((b) => Number.parseInt(b, 16))
-          : [...operand.slice(1, -1).replace(/\\([nrtbf()\\]|[0-7]{1,3})/g, unescape)].map((ch) => ch.charCodeAt(0));
+          : [...operand.slice(1, -1).replace(/\\([nrtbf()\\]|[0-7]{1,3})/g, unescaped)].map((ch) => ch.charCodeAt(0));
         // A font with a ToUnicode map (the embedded ones) has two-byte codes; a simple font one byte a character.
         const glyphs = map
           ? bytes

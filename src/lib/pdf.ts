@@ -221,7 +221,7 @@ const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 const LATIN1 = /^[\u0020-\u007e\u00a0-\u00ff]*$/;
 
 /** Text as it is drawn: composed (NFC: "ễ" one glyph, not "e" and two marks), one line. */
-export const clean = (text: string) => text.normalize("NFC").replace(CONTROL, " ").replace(BIDI, "");
+const clean = (text: string) => text.normalize("NFC").replace(CONTROL, " ").replace(BIDI, "");
 
 const inRanges = (family: Family, cp: number) => family.ranges.some(([from, to]) => cp >= from && cp <= to);
 
@@ -233,7 +233,7 @@ export class PdfDocument {
   /** Texts cut into runs, and code points' faces, by weight: a list repeats its words and names. */
   private readonly kept = { regular: new Map<string, Run[]>(), bold: new Map<string, Run[]>() };
   private readonly faceCache = { regular: new Map<number, Face>(), bold: new Map<number, Face>() };
-  /** Each run's glyphs as drawn (a hex string), and its width at 1 point, by font. */
+  /** Each run's glyphs as drawn (a literal string), and its width at 1 point, by font. */
   private readonly encoded = new Map<PDFFont, Map<string, string>>();
   private readonly widths = new Map<PDFFont, Map<string, number>>();
 
