@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 
 const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
 
@@ -29,6 +30,14 @@ export default defineConfig(async () => {
     __BUILD_AT__: JSON.stringify("2026-11-21T08:00:00.000Z"),
     __LATEST_MIGRATION__: JSON.stringify(migrations.at(-1)?.name ?? ""),
   };
+  // wrangler.toml's [alias] of packages (pdf-lib's dependencies trimmed, src/lib/pdf-lib/), so the
+  // tests run the code the Worker bundles. zod's locale alias is left out: it replaces a relative
+  // import, which only the Worker's bundler resolves that way.
+  const alias = Object.fromEntries(
+    Object.entries(unstable_readConfig({ config: new URL("./wrangler.toml", import.meta.url).pathname }).alias ?? {})
+      .filter(([from]) => !from.startsWith("."))
+      .map(([from, to]) => [from, new URL(String(to), import.meta.url).pathname]),
+  );
   return {
     test: {
       // The access log's line per request is for operators; in test output it buries the failures.
@@ -43,6 +52,7 @@ export default defineConfig(async () => {
         {
           // Everything that runs in workerd against real local D1, R2 and Queues.
           define: build,
+          resolve: { alias },
           plugins: [
             cloudflareTest({
               // The development configuration `npm run dev` serves ([env.dev]: its vars and bindings).

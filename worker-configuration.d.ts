@@ -10,6 +10,7 @@ declare namespace Cloudflare {
 		DB: D1Database;
 		PUSH_QUEUE: Queue;
 		BULK_QUEUE: Queue;
+		ASSETS: Fetcher;
 		ENVIRONMENT: string;
 		SMS_PROVIDER: string;
 		S3_ENDPOINT: string;
@@ -29,6 +30,7 @@ declare namespace Cloudflare {
 		DB: D1Database;
 		PUSH_QUEUE: Queue;
 		BULK_QUEUE: Queue;
+		ASSETS: Fetcher;
 		ENVIRONMENT: string;
 		SMS_PROVIDER: string;
 		S3_ENDPOINT: string;

@@ -192,6 +192,12 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
       d1Databases: { DB: "bench-db" },
       r2Buckets: { DOCUMENTS: "bench-documents" },
       queueProducers: { PUSH_QUEUE: { queueName: "school-push" }, BULK_QUEUE: { queueName: "school-bulk" } },
+      // The static assets the build's [build] command filled (the PDF fonts among them).
+      assets: {
+        directory: path.join(build.root, "public"),
+        binding: "ASSETS",
+        routerConfig: { has_user_worker: true },
+      },
       bindings: { ...vars, ...secrets },
     };
   };

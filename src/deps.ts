@@ -38,6 +38,14 @@ export interface ObjectStore {
   ): Promise<StoredObject | null>;
 }
 
+/**
+ * Files deployed with the Worker (Workers Static Assets, read by path: `https://assets/fonts/x.ttf`;
+ * Cloudflare's `Fetcher` satisfies it). The route lists' PDF fonts are read through it.
+ */
+export interface AssetStore {
+  fetch(url: string): Promise<Response>;
+}
+
 export interface Deps {
   config: Config;
   db: Db;
@@ -49,6 +57,8 @@ export interface Deps {
   /** Presigns object-storage URLs for clients (documents). */
   signer: UrlSigner;
   queues: { push: QueueProducer; bulk: QueueProducer };
+  /** Static assets: the PDF fonts (public/fonts, copied by scripts/docs-assets.mjs). */
+  assets: AssetStore;
 }
 
 export const systemClock: Clock = { now: () => new Date() };

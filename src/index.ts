@@ -55,6 +55,7 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
           storage: env.DOCUMENTS,
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
+          assets: env.ASSETS,
         };
       })();
       deps.catch(() => depsCache.delete(env));

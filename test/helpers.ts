@@ -92,6 +92,7 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     // Pushes are held in memory (delivered only when a test drains them, test/push-queue.ts): the
     // real queue's consumer would fan out in the background, past the end of the test file.
     queues: { push: new PushQueue(), bulk: env.BULK_QUEUE },
+    assets: env.ASSETS,
     ...overrides,
   };
   const app = createApp({ deps: () => deps, development: true });

@@ -1,17 +1,22 @@
 /**
  * The final lists as PDFs: they load (pdf-lib parses them back), have the pages expected, and their
- * text (read from the inflated content streams) names every rider, accents included; the school's
- * logo is embedded (a JPEG as it is; a PNG with its predictors, or split into colour and a soft
- * mask when it has alpha); a holiday prints a page that says so.
+ * text, read back through each font's ToUnicode map as a PDF reader extracts it, names every rider
+ * and everyone who may receive them whole (cells wrap; none is cut), in any script a school's names
+ * are written in: Spanish accents, Vietnamese, Arabic (shaped, right to left), Chinese, with no
+ * missing glyph drawn. Fallback fonts are embedded only when a name needs them. The school's logo is
+ * embedded (a JPEG as it is; a PNG with its predictors, or split into colour and a soft mask when it
+ * has alpha); a holiday prints a page that says so.
  */
 
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { unzlibSync, zlibSync } from "fflate";
-import { PDFDocument, PDFRawStream } from "pdf-lib";
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { schools } from "../src/db/schema/core";
-import { fitText, PdfDocument, readImage, readJpeg, readPng, textWidth } from "../src/lib/pdf";
+import { trustedPeople } from "../src/db/schema/trusted-person";
+import { FAMILIES, FONT_PATH, PdfDocument } from "../src/lib/pdf";
+import { readImage, readJpeg, readPng } from "../src/lib/pdf-image";
 import { MONDAY, makeRoute } from "./fixtures/modules/route-availability";
 import { DEMO, makeTestApp } from "./helpers";
 
@@ -20,17 +25,116 @@ const S = "/api/v1/route-availability-student";
 const t = makeTestApp();
 const admin = () => t.token(DEMO.southAdmin.id, { [SOUTH]: "all" });
 
-/** The text a PDF shows: every `(...) Tj` string of its inflated content streams, WinAnsi read as Latin-1. */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/u;
+
+/** A font's ToUnicode map (glyph code -> text), or undefined for a simple font (one byte a character). */
+function toUnicode(font: PDFDict): Map<number, string> | undefined {
+  const stream = font.lookup(PDFName.of("ToUnicode"));
+  if (!(stream instanceof PDFRawStream)) return undefined;
+  const cmap = new TextDecoder().decode(decodePDFRawStream(stream).decode());
+  const map = new Map<number, string>();
+  for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+    for (const [, code = "", text = ""] of (block[1] ?? "").matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) {
+      const units = text.match(/.{4}/g)?.map((u) => Number.parseInt(u, 16)) ?? [];
+      map.set(Number.parseInt(code, 16), String.fromCharCode(...units));
+    }
+  }
+  return map;
+}
+
+/** Bytes as a string of chars 0-255 (TextDecoder's "latin1" is windows-1252). */
+const binary = (bytes: Uint8Array) => Array.from(bytes, (b) => String.fromCharCode(b)).join("");
+
+/** A literal string's escape, undone. */
+const unescaped = (_: string, c: string) =>
+  ({ n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" })[c] ??
+  (/^[0-7]+$/.test(c) ? String.fromCharCode(Number.parseInt(c, 8)) : c);
+
+/** One string a page shows: where, in which font, and its text in reading order. */
+interface Shown {
+  page: number;
+  x: number;
+  y: number;
+  font: string;
+  text: string;
+  /** Its glyphs: code and text of each, in drawing order. */
+  glyphs: { code: number; text: string }[];
+}
+
+/**
+ * The text a PDF shows, as a reader extracts it: each `Tj` decoded through its font's ToUnicode map
+ * (glyph 0, the missing-glyph box, as U+FFFD), a right-to-left run put back in reading order.
+ * `text`: the strings of a line (same page and baseline) joined in x order, lines top to bottom.
+ * `flow`: the strings in the order they are drawn, joined where they share a baseline and with a
+ * space where the baseline changes, so a cell that wraps reads as one text.
+ */
 async function pdfText(bytes: Uint8Array) {
   const doc = await PDFDocument.load(bytes);
-  const parts: string[] = [];
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFRawStream)) continue;
-    if (!object.dict.toString().includes("/FlateDecode")) continue;
-    const content = new TextDecoder("latin1").decode(unzlibSync(object.contents));
-    for (const m of content.matchAll(/\(((?:\\.|[^\\)])*)\) Tj/g)) parts.push((m[1] ?? "").replace(/\\(.)/g, "$1"));
+  const shown: Shown[] = [];
+  doc.getPages().forEach((page, index) => {
+    const fonts = new Map<string, { name: string; map: Map<number, string> | undefined }>();
+    const resources = page.node.Resources()?.lookup(PDFName.of("Font"), PDFDict);
+    for (const [key, ref] of resources?.entries() ?? []) {
+      const font = doc.context.lookup(ref, PDFDict);
+      fonts.set(key.asString(), { name: font.get(PDFName.of("BaseFont"))?.toString() ?? "", map: toUnicode(font) });
+    }
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray() : contents ? [contents] : [];
+    const content = streams
+      .map((s) => (s instanceof PDFRef ? doc.context.lookup(s) : s))
+      .map((s) => binary(decodePDFRawStream(s as PDFRawStream).decode()))
+      .join("\n");
+    const tokens = content.match(/\/[^\s/[\]()<>]+|<[0-9a-fA-F]*>|\((?:\\.|[^\\)])*\)|-?[\d.]+|[A-Za-z*'"]+/g) ?? [];
+    let font = "";
+    let x = 0;
+    let y = 0;
+    const operands: string[] = [];
+    for (const token of tokens) {
+      if (!/^[A-Za-z*'"]+$/.test(token)) {
+        operands.push(token);
+        continue;
+      }
+      if (token === "Tf") font = operands.at(-2) ?? "";
+      if (token === "Td" || token === "Tm") [x, y] = operands.slice(-2).map(Number) as [number, number];
+      if (token === "Tj") {
+        const operand = operands.at(-1) ?? "";
+        const { name = "", map } = fonts.get(font) ?? {};
+        // A string's bytes: a hex string's, or a literal's with its escapes undone.
+        const bytes = operand.startsWith("<")
+          ? (operand.slice(1, -1).match(/../g) ?? []).map((b) => Number.parseInt(b, 16))
+          : [...operand.slice(1, -1).replace(/\\([nrtbf()\\]|[0-7]{1,3})/g, unescaped)].map((ch) => ch.charCodeAt(0));
+        // A font with a ToUnicode map (the embedded ones) has two-byte codes; a simple font one byte a character.
+        const glyphs = map
+          ? bytes
+              .flatMap((b, i) => (i % 2 ? [] : [(b << 8) | (bytes[i + 1] ?? 0)]))
+              .map((code) => ({ code, text: code === 0 ? "\ufffd" : (map.get(code) ?? "\ufffd") }))
+          : bytes.map((code) => ({ code, text: String.fromCharCode(code) }));
+        const order = glyphs.some((g) => RTL.test(g.text)) ? [...glyphs].reverse() : glyphs;
+        shown.push({ page: index, x, y, font: name, text: order.map((g) => g.text).join(""), glyphs });
+      }
+      operands.length = 0;
+    }
+  });
+  const lines = new Map<string, Shown[]>();
+  for (const s of shown) {
+    const key = `${s.page}:${s.y.toFixed(1)}`;
+    lines.set(key, [...(lines.get(key) ?? []), s]);
   }
-  return { pages: doc.getPageCount(), text: parts.join("\n") };
+  const text = [...lines.values()]
+    .sort((a, b) => (a[0]?.page ?? 0) - (b[0]?.page ?? 0) || (b[0]?.y ?? 0) - (a[0]?.y ?? 0))
+    .map((line) =>
+      line
+        .sort((a, b) => a.x - b.x)
+        .map((s) => s.text)
+        .join(""),
+    )
+    .join("\n");
+  const flow = shown
+    .map((s, i) => (i > 0 && (shown[i - 1]?.y !== s.y || shown[i - 1]?.page !== s.page) ? ` ${s.text}` : s.text))
+    .join("");
+  // pdf-lib names an embedded font after its PostScript name and a random number.
+  const fontNames = new Set(shown.map((s) => s.font.replace(/-\d+$/, "")));
+  return { pages: doc.getPageCount(), text, flow, shown, fonts: [...fontNames].sort() };
 }
 
 /** A minimal JPEG header: what the writer reads (size, components); viewers decode the rest. */
@@ -83,18 +187,47 @@ function crc32(bytes: Uint8Array) {
 }
 
 describe("the PDF writer", () => {
-  it("measures and fits text, reads a JPEG's size, writes a loadable file", async () => {
-    expect(textWidth("Hola", 10)).toBeCloseTo((722 + 556 + 222 + 556) / 100, 5);
-    expect(textWidth("Íñigo", 10)).toBe(textWidth("Inigo", 10));
-    expect(fitText("Una parada con un nombre muy largo", 60, 9)).toMatch(/…$/);
-    expect(readJpeg(JPEG)).toMatchObject({ width: 8, height: 4, dict: expect.stringContaining("/DeviceRGB") });
-    expect(readJpeg(new Uint8Array([0x89, 0x50, 0x4e, 0x47]))).toBeUndefined();
-    const doc = new PdfDocument();
-    doc.addPage().text(40, 800, "¿Dónde está Ñandú? ¡Aquí! (ü)", { font: "bold" }).line(40, 790, 200, 790);
-    doc.addPage().text(40, 800, "Página 2");
-    const parsed = await pdfText(doc.toBytes());
+  it("measures and wraps text as drawn, embeds only the fonts used, and writes a loadable file", async () => {
+    const pdf = await PdfDocument.create(env.ASSETS, { title: "Prueba", at: t.clock.now() });
+    await pdf.prepare(["¿Dónde está Ñandú?", "Nguyễn Thị Minh Khai"], "regular");
+    // Composed and decomposed Vietnamese are one text (NFC); an accent does not change a width much.
+    expect(pdf.width("Nguye\u0302\u0303n", 10)).toBeCloseTo(pdf.width("Nguyễn", 10), 5);
+    expect(pdf.width("Hola", 10)).toBeGreaterThan(pdf.width("Hol", 10));
+    // Wrapped at spaces, each line within the width; a word wider than the width is broken.
+    const name = "Héctor Alejandro Domínguez de la Fuente";
+    const lines = pdf.lines(name, 80, 9);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join(" ")).toBe(name);
+    for (const line of lines) expect(pdf.width(line, 9)).toBeLessThanOrEqual(80);
+    expect(pdf.lines("Supercalifragilisticoespialidoso", 40, 9).join("")).toBe("Supercalifragilisticoespialidoso");
+    const page = pdf.addPage();
+    page.text(40, 800, "¿Dónde está Ñandú? ¡Aquí! (ü)", { weight: "bold" });
+    page.line(40, 790, 200, 790);
+    pdf.addPage().text(40, 800, "Página 2 · Nguyễn Thị Minh Khai");
+    const parsed = await pdfText(await pdf.toBytes());
     expect(parsed.pages).toBe(2);
     expect(parsed.text).toContain("¿Dónde está Ñandú? ¡Aquí! (ü)");
+    expect(parsed.text).toContain("Página 2 · Nguyễn Thị Minh Khai");
+    expect(parsed.text).not.toContain("\ufffd");
+    // Latin only: the two Noto Sans subsets, no fallback font.
+    expect(parsed.fonts).toEqual(["/NotoSans-Bold", "/NotoSans-Regular"]);
+  });
+
+  it("runs inside workerd as bundled: pdf-lib's standard fonts (Latin-1 only) are left out", async () => {
+    const doc = await PDFDocument.create();
+    await expect(doc.embedFont("Helvetica")).rejects.toThrow("not bundled");
+  });
+
+  it("serves every font it names from the static assets", async () => {
+    for (const family of FAMILIES) {
+      for (const file of Object.values(family.files)) {
+        const res = await env.ASSETS.fetch(`https://assets.invalid${FONT_PATH}${file}`);
+        expect(res.status, file).toBe(200);
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        // A TrueType font (0x00010000), not an HTML page in its place.
+        expect([...bytes.subarray(0, 4)], file).toEqual([0, 1, 0, 0]);
+      }
+    }
   });
 });
 
@@ -125,7 +258,7 @@ describe("PNG images", () => {
         [4, ...withPaeth],
       ]),
     );
-    expect(image).toMatchObject({ width: 2, height: 2, dict: expect.stringContaining("/DeviceRGB") });
+    expect(image).toMatchObject({ width: 2, height: 2, dict: { ColorSpace: "DeviceRGB", Filter: "FlateDecode" } });
     expect([...unzlibSync(image?.stream ?? new Uint8Array())]).toEqual([
       255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255,
     ]);
@@ -159,14 +292,20 @@ describe("PNG images", () => {
     ]).toEqual([255, 0, 128, 64]);
   });
 
-  it("embeds a PNG without alpha as it is, with its predictors; a palette as an indexed colour space", () => {
+  it("embeds a PNG without alpha as it is, with its predictors; a palette as an indexed colour space; a JPEG as it is", () => {
+    expect(readJpeg(JPEG)).toMatchObject({
+      width: 8,
+      height: 4,
+      dict: { ColorSpace: "DeviceRGB", Filter: "DCTDecode" },
+    });
+    expect(readJpeg(new Uint8Array([0x89, 0x50, 0x4e, 0x47]))).toBeUndefined();
     const rgb = png(1, 1, 2, [[0, 1, 2, 3]]);
     const image = readPng(rgb);
-    expect(image?.dict).toContain("/Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns 1");
+    expect(image?.dict.DecodeParms).toEqual({ Predictor: 15, Colors: 3, BitsPerComponent: 8, Columns: 1 });
     expect(image?.alpha).toBeUndefined();
     expect([...unzlibSync(image?.stream ?? new Uint8Array())]).toEqual([0, 1, 2, 3]);
     const indexed = readPng(png(1, 1, 3, [[0, 1]], [["PLTE", [0, 0, 0, 255, 128, 0]]]));
-    expect(indexed?.dict).toContain("/ColorSpace [/Indexed /DeviceRGB 1 <000000ff8000>]");
+    expect(indexed?.dict.ColorSpace).toEqual(["Indexed", "DeviceRGB", 1, new Uint8Array([0, 0, 0, 255, 128, 0])]);
     // What it does not read is left out: not a PNG, a palette PNG without a palette, an unknown filter.
     expect(readImage(new Uint8Array([1, 2, 3]))).toBeUndefined();
     expect(readPng(png(1, 1, 3, [[0, 1]]))).toBeUndefined();
@@ -187,11 +326,17 @@ describe("PNG images", () => {
     try {
       const res = await t.request(`${S}/final-status/pdf?date=${MONDAY}`, { token: await admin(), school: SOUTH });
       expect(res.status).toBe(200);
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const text = new TextDecoder("latin1").decode(bytes);
-      expect(text).toContain("/SMask 7 0 R");
-      expect(text).toContain("/XObject << /Im1 6 0 R >>");
-      expect((await PDFDocument.load(bytes)).getPageCount()).toBeGreaterThanOrEqual(1);
+      const doc = await PDFDocument.load(new Uint8Array(await res.arrayBuffer()));
+      // Every page shows the image, whose soft mask is the alpha channel.
+      for (const page of doc.getPages()) {
+        const images = page.node.Resources()?.lookup(PDFName.of("XObject"), PDFDict);
+        const [ref] = images?.values() ?? [];
+        const image = doc.context.lookup(ref, PDFStream);
+        expect(image.dict.get(PDFName.of("Subtype"))).toBe(PDFName.of("Image"));
+        const mask = image.dict.lookup(PDFName.of("SMask"), PDFStream);
+        expect(mask).toBeInstanceOf(PDFRawStream);
+        expect([...unzlibSync((mask as PDFRawStream).contents)]).toEqual([255, 128, 0, 255]);
+      }
     } finally {
       await t.db.update(schools).set({ logo: null }).where(eq(schools.id, SOUTH));
     }
@@ -237,6 +382,70 @@ describe("route list PDFs", () => {
     } finally {
       await t.db.update(schools).set({ logo: null }).where(eq(schools.id, SOUTH));
     }
+  });
+
+  it("draws every name whole, in its script: Vietnamese, Arabic (shaped), Chinese, a long Spanish name", async () => {
+    const route = await makeRoute(t, SOUTH, {
+      name: "Ruta 北 Nguyễn",
+      riders: [
+        ["Thị Minh Khai", "Nguyễn"],
+        ["محمد", "عبد الله"],
+        ["小明", "王"],
+        ["Héctor Alejandro", "Domínguez de la Fuente"],
+      ],
+    });
+    const receivers = [
+      ["Nguyễn Thị Minh Khai"],
+      ["محمد عبد الله"],
+      ["王小明", "Ana López"],
+      ["Héctor Alejandro Domínguez de la Fuente", "María José Fernández-Villanueva Ortega", "Ana López"],
+    ];
+    await t.db.insert(trustedPeople).values(
+      route.studentIds.flatMap((studentId, i) =>
+        (receivers[i] ?? []).map((name) => ({
+          schoolId: SOUTH,
+          studentId,
+          name,
+          relationship: "aunt",
+          phone: "+15550001234",
+          status: "approved" as const,
+          decidedAt: "2026-11-01T00:00:00.000Z",
+        })),
+      ),
+    );
+    const res = await t.request(`${S}/route/${route.routeId}/final-status/pdf?date=${MONDAY}`, {
+      token: await admin(),
+      school: SOUTH,
+    });
+    expect(res.status).toBe(200);
+    const parsed = await pdfText(new Uint8Array(await res.arrayBuffer()));
+    const students = [
+      "Nguyễn, Thị Minh Khai",
+      "عبد الله, محمد",
+      "王, 小明",
+      "Domínguez de la Fuente, Héctor Alejandro",
+    ];
+    for (const name of [...students, ...receivers.flat(), "Ruta 北 Nguyễn"]) expect(parsed.flow).toContain(name);
+    // Nothing cut, no missing glyph.
+    expect(parsed.flow).not.toContain("…");
+    expect(parsed.flow).not.toContain("\ufffd");
+    // The long names wrapped: drawn on more than one line, each line a part of them.
+    expect(parsed.shown.some((s) => s.text.startsWith("Héctor Alejandro Domínguez") && !s.text.includes("Fuente")));
+    // Each script in its font: the Arabic and CJK fallbacks, in the weights drawn (the route's name is bold).
+    expect(parsed.fonts).toEqual([
+      "/NotoNaskhArabic",
+      "/NotoSans-Bold",
+      "/NotoSans-Regular",
+      "/NotoSansSC-Bold",
+      "/NotoSansSC-Regular",
+    ]);
+    // Arabic is shaped: "محمد" begins with an initial meem and has a medial one, two glyphs for one letter.
+    const meem = new Set(
+      parsed.shown
+        .filter((s) => s.font.startsWith("/NotoNaskhArabic"))
+        .flatMap((s) => s.glyphs.filter((g) => g.text === "م").map((g) => g.code)),
+    );
+    expect(meem.size).toBeGreaterThanOrEqual(2);
   });
 
   it("a weekend prints one page that says no route runs", async () => {

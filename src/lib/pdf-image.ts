@@ -3,15 +3,26 @@
  * (DCTDecode); a PNG's compressed data is embedded as it is too when it has no alpha channel
  * (FlateDecode with the PNG predictors, which PDF readers undo), and is decoded and split into
  * colour and a soft mask when it has one. Interlaced PNGs and 16-bit ones with alpha are not read
- * (undefined: the caller leaves the image out).
+ * (undefined: the caller leaves the image out). src/lib/pdf.ts makes the image objects of what this
+ * reads: pdf-lib's own PNG embedder would decode and deflate again every PNG (with UPNG, ~9 KiB gzip
+ * more in the Worker, which wrangler.toml's [alias] leaves out).
  */
 import { unzlibSync, zlibSync } from "fflate";
+
+/** An image XObject's entries besides its type, size, length and soft mask (names without their slash). */
+export interface ImageDict {
+  /** A device colour space, or an indexed one: base space, highest index, the palette's bytes. */
+  ColorSpace: string | ["Indexed", "DeviceRGB", number, Uint8Array];
+  BitsPerComponent: number;
+  Filter: "DCTDecode" | "FlateDecode";
+  Decode?: number[];
+  DecodeParms?: { Predictor: number; Colors: number; BitsPerComponent: number; Columns: number };
+}
 
 export interface PdfImage {
   width: number;
   height: number;
-  /** The XObject's entries besides its type, size, length and soft mask. */
-  dict: string;
+  dict: ImageDict;
   stream: Uint8Array;
   /** The alpha channel as a deflated 8-bit DeviceGray image of the same size. */
   alpha?: Uint8Array;
@@ -40,14 +51,10 @@ export function readJpeg(bytes: Uint8Array): PdfImage | undefined {
       const components = bytes[i + 9] ?? 3;
       if (width === 0 || height === 0) return undefined;
       const space = components === 1 ? "DeviceGray" : components === 4 ? "DeviceCMYK" : "DeviceRGB";
+      const dict: ImageDict = { ColorSpace: space, BitsPerComponent: 8, Filter: "DCTDecode" };
       // Adobe's CMYK JPEGs are stored inverted.
-      const decode = components === 4 ? " /Decode [1 0 1 0 1 0 1 0]" : "";
-      return {
-        width,
-        height,
-        dict: `/ColorSpace /${space} /BitsPerComponent 8${decode} /Filter /DCTDecode`,
-        stream: bytes,
-      };
+      if (components === 4) dict.Decode = [1, 0, 1, 0, 1, 0, 1, 0];
+      return { width, height, dict, stream: bytes };
     }
     i += 2 + length;
   }
@@ -95,16 +102,21 @@ export function readPng(bytes: Uint8Array): PdfImage | undefined {
   if (type === 4 || type === 6) return depth === 8 ? splitAlpha(idat, width, height, channels) : undefined;
 
   const colors = type === 2 ? 3 : 1;
-  const space =
+  const space: ImageDict["ColorSpace"] =
     type === 3 && palette
-      ? `[/Indexed /DeviceRGB ${palette.length / 3 - 1} <${[...palette].map((b) => b.toString(16).padStart(2, "0")).join("")}>]`
+      ? ["Indexed", "DeviceRGB", palette.length / 3 - 1, palette]
       : type === 2
-        ? "/DeviceRGB"
-        : "/DeviceGray";
+        ? "DeviceRGB"
+        : "DeviceGray";
   return {
     width,
     height,
-    dict: `/ColorSpace ${space} /BitsPerComponent ${depth} /Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors ${colors} /BitsPerComponent ${depth} /Columns ${width} >>`,
+    dict: {
+      ColorSpace: space,
+      BitsPerComponent: depth,
+      Filter: "FlateDecode",
+      DecodeParms: { Predictor: 15, Colors: colors, BitsPerComponent: depth, Columns: width },
+    },
     stream: idat,
   };
 }
@@ -133,7 +145,7 @@ function splitAlpha(idat: Uint8Array, width: number, height: number, channels: n
   return {
     width,
     height,
-    dict: `/ColorSpace /${colors === 3 ? "DeviceRGB" : "DeviceGray"} /BitsPerComponent 8 /Filter /FlateDecode`,
+    dict: { ColorSpace: colors === 3 ? "DeviceRGB" : "DeviceGray", BitsPerComponent: 8, Filter: "FlateDecode" },
     stream: zlibSync(color),
     alpha: zlibSync(alpha),
   };

@@ -1,7 +1,8 @@
 /**
  * The Worker bundle a deploy uploads (`wrangler deploy --dry-run`, with wrangler.toml's minify and
  * [alias]): its size and start-up within budget (bench/bundle.ts, docs/performance.md), only zod's
- * English and Spanish locales in it and its messages unchanged (in both languages), no libSQL client in the default (D1) entry, and
+ * English and Spanish locales in it and its messages unchanged (in both languages), pdf-lib without
+ * what the aliases leave out, no libSQL client in the default (D1) entry, and
  * the libSQL entry working in workerd against a libSQL server.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -61,6 +62,22 @@ describe("the default (D1) Worker bundle", () => {
     expect(d1Bundle.inputs).toContain("src/lib/zod-locales.ts");
     expect(fromPackage(d1Bundle, "@libsql")).toEqual([]);
     expect(d1Bundle.inputs.filter((i) => i.includes("libsql"))).toEqual([]);
+  });
+
+  it("carries pdf-lib without its standard fonts, PNG decoder or pako, and of fontkit its TrueType format and Arabic shaper", () => {
+    expect(fromPackage(d1Bundle, "pdf-lib").length).toBeGreaterThan(0);
+    for (const left of ["@pdf-lib/standard-fonts", "@pdf-lib/upng", "pako", "@pdf-lib/fontkit", "brotli"]) {
+      expect(fromPackage(d1Bundle, left), left).toEqual([]);
+    }
+    expect(d1Bundle.inputs).toEqual(
+      expect.arrayContaining(["src/lib/pdf-lib/standard-fonts.ts", "src/lib/pdf-lib/pako.ts"]),
+    );
+    const fontkit = fromPackage(d1Bundle, "fontkit").map((i) => i.replace(/.*\/fontkit\/dist\/[a-z]+\//, ""));
+    expect(fontkit.filter((i) => i.startsWith("formats/") || i.startsWith("shapers/")).sort()).toEqual([
+      "formats/TTFFont.js",
+      "shapers/ArabicShaper.js",
+      "shapers/DefaultShaper.js",
+    ]);
   });
 
   it(`evaluates (its global scope, the platform's start-up) within ${BUDGETS.startupMs} ms of CPU`, async () => {

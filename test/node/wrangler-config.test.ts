@@ -50,6 +50,7 @@ const bindings = (c: typeof production) => ({
   r2: c.r2_buckets.map((b: { binding: string; bucket_name: string }) => [b.binding, b.bucket_name]),
   producers: c.queues.producers?.map((p: { binding: string; queue: string }) => [p.binding, p.queue]),
   consumers: c.queues.consumers,
+  assets: c.assets && [c.assets.binding, c.assets.directory],
   vars: Object.keys(c.vars).sort(),
 });
 
@@ -99,6 +100,8 @@ describe("wrangler.toml", () => {
 
   it("[env.dev] declares the same bindings and vars as the top level (environments inherit none)", () => {
     expect(bindings(dev)).toEqual(bindings(production));
+    // The Worker reads the PDF fonts through the static assets' binding (src/lib/pdf.ts).
+    expect(bindings(production).assets).toEqual(["ASSETS", expect.stringMatching(/public$/)]);
     expect(dev.vars.S3_BUCKET).toBe(production.vars.S3_BUCKET);
     expect(dev.r2_buckets[0]?.bucket_name).toBe(production.vars.S3_BUCKET);
   });

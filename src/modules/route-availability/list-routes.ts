@@ -24,7 +24,6 @@ import { RouteOffReason, routeOffMessage } from "../school-schedule/api";
 import { changes } from "./changes";
 import { drivenBy, schoolToday } from "./day";
 import { readFinalLists } from "./final-list";
-import { listsPdf, pdfResponse } from "./list-pdf";
 import { permissions } from "./permissions";
 
 const RouteParams = z.object({
@@ -193,6 +192,9 @@ export const getRouteFinalStatusOperation = operation(finalStatus, getRouteFinal
 
 const PDF = { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } };
 
+/** The PDF writer (pdf-lib, fontkit) loads with the first PDF asked for, not with the module. */
+const pdfWriter = () => import("./list-pdf");
+
 const routePdf = defineRoute({
   method: "get",
   path: "/api/v1/route-availability-student/route/{routeId}/final-status/pdf",
@@ -211,6 +213,7 @@ export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: I
   const [list] = read.lists;
   if (!list) throw notFound(m`Route ${params.routeId} not found`);
   const empty = list.reason ? m`${routeOffMessage(list.reason, list.routeName, date)}.` : verbatim("");
+  const { listsPdf, pdfResponse } = await pdfWriter();
   const bytes = await listsPdf(ctx, read.school, date, list.runs ? [list] : [], empty);
   return pdfResponse(bytes, m`route-${list.routeId}-${date}.pdf`);
 }
@@ -237,6 +240,7 @@ export async function downloadAllRoutesFinalStatusPdf(ctx: Ctx, { query }: Input
       : read.off
         ? m`${date} is not a school day: no route runs.`
         : m`No route runs on ${date}.`;
+  const { listsPdf, pdfResponse } = await pdfWriter();
   const bytes = await listsPdf(ctx, read.school, date, read.lists, empty);
   return pdfResponse(bytes, m`routes-${date}.pdf`);
 }
