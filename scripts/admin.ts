@@ -177,7 +177,8 @@ export function parseCreateSchool(args: string[]) {
 function d1(target: string[], args: string[]): unknown {
   const run = spawnSync(process.execPath, [WRANGLER, "d1", "execute", "DB", ...target, "--json", ...args], {
     cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0", CI: "1" },
+    // Its --json answer is printed at the "log" level: a quieter WRANGLER_LOG would hide it.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0", CI: "1", WRANGLER_LOG: "log" },
     encoding: "utf8",
   });
   if (run.status !== 0) {
