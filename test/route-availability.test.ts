@@ -2,7 +2,7 @@
  * Seats per day and the final list: the default seats (the vehicle's minus the day's riders), the
  * school's override, joins that take a seat in one guarded statement (never oversold under a race),
  * aways, holidays, versions ("changes since you printed"), drivers who see only their routes, and
- * bad input.
+ * bad input; the routes a family may change a child to on a date (options).
  */
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -613,6 +613,14 @@ describe("the routes a child may change to on a date", () => {
     const homes = await t.db.select({ id: routes.id, direction: routes.direction }).from(routes);
     const direction = new Map(homes.map((r) => [r.id, r.direction]));
     expect(list.every((o) => direction.get(o.id) === "home")).toBe(true);
+
+    // One D1 round trip.
+    const counting = countingTestApp();
+    const { res: counted, calls } = await counting.measure(() =>
+      counting.t.request(`${A}/options?studentId=${child}&date=${MONDAY}`, { token: parentToken, school: NORTH }),
+    );
+    expect(counted.status).toBe(200);
+    expect(calls).toBe(1);
 
     // The demo parent's delegate, acting for them today, sees the same.
     const delegated = await options(child, await as(DELEGATE, "parent"));
