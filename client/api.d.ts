@@ -2697,6 +2697,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/route-availability/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The home routes a child may change to on a date, with stops, times and free seats
+         * @description The routes a route change of the student may name on `date`: running that day, going home, serving the student's level, the vehicle in service. A full route is listed with `available` 0 (asking for it is refused) unless the child rides it already. For a guardian of the student (or a delegate acting for one today) or staff with route-availability.read; anyone else: 404. One D1 call.
+         */
+        get: operations["listRouteOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/route-availability/route/{routeId}": {
         parameters: {
             query?: never;
@@ -10414,6 +10434,48 @@ export interface components {
             available: number;
             /** @description The day's final list version */
             version: number;
+        };
+        /** @description A home route a child may change to on a date */
+        RouteOption: {
+            /**
+             * @description The route
+             * @example 1
+             */
+            id: number;
+            /** @example North 1 home */
+            name: string;
+            /** @description The route's stops, in order */
+            stops: {
+                /**
+                 * @description The record's id
+                 * @example 1
+                 */
+                id: number;
+                /** @example Maple & 3rd */
+                name: string;
+                /**
+                 * @description 1-based order on the route
+                 * @example 1
+                 */
+                position: number;
+                /**
+                 * @description When the bus is there, HH:MM
+                 * @example 15:10
+                 */
+                time: string;
+            }[];
+            /**
+             * @description The day's seats (the override, or the vehicle's)
+             * @example 40
+             */
+            seats: number;
+            /**
+             * @description Seats left that day; 0: full (a route change to it is refused)
+             * @example 3
+             */
+            available: number;
+            /** @description The child already rides it home that day (needs no seat) */
+            rides: boolean;
         };
         RouteAvailabilityRange: {
             /** @description The route's id */
@@ -52003,6 +52065,129 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/route-availability/school",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRouteOptions: {
+        parameters: {
+            query: {
+                /** @description The child */
+                studentId: number;
+                /** @description The school-local day of the change (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
+                date: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routes, by name */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteOption"][];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "X-School-Id must be a positive integer",
+                     *       "instance": "/api/v1/route-availability/options",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "X-School-Id",
+                     *           "message": "Expected a positive integer"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/route-availability/options",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/route-availability/options",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

@@ -2,7 +2,7 @@
  * Seats per day and the final list: the default seats (the vehicle's minus the day's riders), the
  * school's override, joins that take a seat in one guarded statement (never oversold under a race),
  * aways, holidays, versions ("changes since you printed"), drivers who see only their routes, and
- * bad input.
+ * bad input; the routes a family may change a child to on a date (options).
  */
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -10,9 +10,10 @@ import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { parents } from "../src/db/schema/parent";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
-import { routeAvailabilities, routeStudents, routes } from "../src/db/schema/transport";
+import { routeAvailabilities, routeStudents, routes, transports } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { BUILTIN_ROLES } from "../src/lib/access";
+import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
 import { MONDAY, makeRoute, makeStudents } from "./fixtures/modules/route-availability";
 import { countingTestApp, DEMO, makeTestApp, problem } from "./helpers";
@@ -534,5 +535,115 @@ describe("the school's today", () => {
       await setZone("America/Mexico_City");
       t.clock.current = saved;
     }
+  });
+});
+
+describe("the routes a child may change to on a date", () => {
+  /** Northside's delegate of the demo parent (seed), valid 2026-08-24 .. 2027-06-30. */
+  const DELEGATE = 1032;
+  const as = (userId: number, role: "parent" | "staff") =>
+    t.token(userId, { [NORTH]: grantsOf(role).map((p) => p.name) });
+  type Option = {
+    id: number;
+    name: string;
+    stops: { id: number; name: string; position: number; time: string }[];
+    seats: number;
+    available: number;
+    rides: boolean;
+  };
+  const options = (studentId: number, token: string, date = MONDAY) =>
+    t.request(`${A}/options?studentId=${studentId}&date=${date}`, { token, school: NORTH });
+
+  it("lists the home routes of the child's level running that day, full ones with 0 seats left; 404 to anyone else", async () => {
+    const [child] = await makeStudents(t, NORTH, [["Olivia", "Opciones"]]);
+    if (child === undefined) throw new Error("no child");
+    await t.db.update(students).set({ level: "elementary" }).where(eq(students.id, child));
+    const [parent] = await t.db.select().from(parents).where(eq(parents.userId, DEMO.northParent.id));
+    if (!parent) throw new Error("no demo parent");
+    await t.db.insert(guardians).values({ schoolId: NORTH, studentId: child, parentId: parent.id });
+
+    const open = await makeRoute(t, NORTH, { seats: 5, name: "Opción abierta" });
+    const full = await makeRoute(t, NORTH, { seats: 1, riders: [["Lleno", "Uno"]], name: "Opción llena" });
+    const ridden = await makeRoute(t, NORTH, { seats: 1, name: "Opción suya" });
+    await t.db.insert(routeStudents).values({
+      schoolId: NORTH,
+      routeId: ridden.routeId,
+      studentId: child,
+      stopId: ridden.stopIds[0] ?? 0,
+      weekdays: 0b11111,
+      direction: "home",
+    });
+    const ofLevel = await makeRoute(t, NORTH, { name: "Opción primaria" });
+    await t.db
+      .update(routes)
+      .set({ levels: ["elementary"] })
+      .where(eq(routes.id, ofLevel.routeId));
+    const otherLevel = await makeRoute(t, NORTH, { name: "Opción prepa" });
+    await t.db
+      .update(routes)
+      .set({ levels: ["high"] })
+      .where(eq(routes.id, otherLevel.routeId));
+    const toSchool = await makeRoute(t, NORTH, { direction: "to_school", name: "Opción ida" });
+    const notMondays = await makeRoute(t, NORTH, { weekdays: 0b11110, name: "Opción sin lunes" });
+    const parked = await makeRoute(t, NORTH, { name: "Opción en taller" });
+    await t.db.update(transports).set({ status: "out_of_service" }).where(eq(transports.id, parked.transportId));
+
+    const parentToken = await as(DEMO.northParent.id, "parent");
+    const res = await options(child, parentToken);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const list = await readJson<Option[]>(res);
+    const byId = new Map(list.map((o) => [o.id, o]));
+    expect(byId.get(open.routeId)).toEqual({
+      id: open.routeId,
+      name: "Opción abierta",
+      stops: [
+        { id: open.stopIds[0], name: "Plaza Mayor", position: 1, time: "15:10" },
+        { id: open.stopIds[1], name: "Calle Olmo", position: 2, time: "15:25" },
+      ],
+      seats: 5,
+      available: 5,
+      rides: false,
+    });
+    // A full route is listed, with nothing left: the parent sees it is full.
+    expect(byId.get(full.routeId)).toMatchObject({ seats: 1, available: 0, rides: false });
+    expect(byId.get(ridden.routeId)).toMatchObject({ seats: 1, available: 0, rides: true });
+    expect(byId.has(ofLevel.routeId)).toBe(true);
+    for (const absent of [otherLevel, toSchool, notMondays, parked]) expect(byId.has(absent.routeId)).toBe(false);
+    // Every route listed goes home.
+    const homes = await t.db.select({ id: routes.id, direction: routes.direction }).from(routes);
+    const direction = new Map(homes.map((r) => [r.id, r.direction]));
+    expect(list.every((o) => direction.get(o.id) === "home")).toBe(true);
+
+    // One D1 round trip.
+    const counting = countingTestApp();
+    const { res: counted, calls } = await counting.measure(() =>
+      counting.t.request(`${A}/options?studentId=${child}&date=${MONDAY}`, { token: parentToken, school: NORTH }),
+    );
+    expect(counted.status).toBe(200);
+    expect(calls).toBe(1);
+
+    // The demo parent's delegate, acting for them today, sees the same.
+    const delegated = await options(child, await as(DELEGATE, "parent"));
+    expect(delegated.status, await delegated.clone().text()).toBe(200);
+    expect((await readJson<Option[]>(delegated)).map((o) => o.id)).toEqual(list.map((o) => o.id));
+
+    // Staff with route-availability.read: 200.
+    const staff = await options(child, await admin());
+    expect(staff.status).toBe(200);
+    expect((await readJson<Option[]>(staff)).map((o) => o.id)).toEqual(list.map((o) => o.id));
+
+    // Another family's child, and another school's student: not found.
+    const [stranger] = await makeStudents(t, NORTH, [["Otra", "Familia"]]);
+    const [southern] = await makeStudents(t, SOUTH, [["Sur", "Lejano"]]);
+    for (const id of [stranger, southern]) {
+      const other = await options(id ?? 0, parentToken);
+      expect(other.status).toBe(404);
+      expect((await problem(other)).detail).toBe(`Student ${id} not found`);
+    }
+    const south = await options(southern ?? 0, await admin());
+    expect(south.status).toBe(404);
+    // A teacher without the read permission is no guardian either.
+    const teacher = await options(child, await t.token(DEMO.northTeacher.id, { [NORTH]: [] }));
+    expect(teacher.status).toBe(404);
   });
 });

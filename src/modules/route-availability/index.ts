@@ -6,11 +6,17 @@ export default defineModule({
   paths: ["/api/v1/route-availability", "/api/v1/route-availability-student"],
   permissions,
   load: async () => {
-    const [a, c, l] = await Promise.all([import("./availability"), import("./changes"), import("./list-routes")]);
+    const [a, c, l, o] = await Promise.all([
+      import("./availability"),
+      import("./changes"),
+      import("./list-routes"),
+      import("./options"),
+    ]);
     // Literal sub-paths before the `{id}` routes.
     return {
       operations: [
         a.getSchoolRouteAvailabilityOperation,
+        o.listRouteOptionsOperation,
         a.getRouteAvailabilityByRouteOperation,
         a.listRouteAvailabilityHistoryOperation,
         a.listRouteAvailabilities,

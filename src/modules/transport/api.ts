@@ -4,7 +4,7 @@
  */
 export { permissions } from "./permissions";
 export { mayRide, type RiderDays, ridesOn, suspendedOn, whyNotRider } from "./riders";
-export { RouteRecord, RouteStop, routeResource } from "./route";
+export { parseStops, RouteRecord, RouteStop, routeResource, stopsOf } from "./route";
 export { schoolToday } from "./today";
 export { TransportRecord, vehicleResource } from "./vehicle";
 export { drivenBy, routeVisible } from "./visibility";
