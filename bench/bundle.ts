@@ -48,11 +48,12 @@ export const BUDGETS = {
    * format and Arabic shaper only) replaced our Latin-1-only writer, +131.8 KiB (440.3 -> 572.1 KiB,
    * 1,507,090 -> 1,954,053 B raw) with pdf-lib's standard fonts, PNG decoder and pako left out by
    * wrangler.toml's [alias] (src/lib/pdf-lib/; +248.6 KiB without), the fonts Workers Static Assets,
-   * not bundle bytes; 573 KiB since (2026-12-06). Size is the proxy; what the platform limits is start-up,
+   * not bundle bytes; 573 KiB since (2026-12-06), 574 KiB with the route options of a parent's child
+   * and the one date schema with its range (573.1 KiB measured at the merge). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 573 * 1024,
+  gzipBytes: 574 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420

@@ -11,8 +11,11 @@ import { analyse, type Finding, MAX_LINES, ROOT } from "../../scripts/architectu
 const report = analyse();
 const where = (items: Finding[]) => items.map((i) => `${i.file}:${i.line}  ${i.text}`);
 
-/** Type assertions src may keep, each with a one-line reason where it is written. */
-const MAX_ASSERTIONS = 20;
+/**
+ * Type assertions src may keep, each with a one-line reason where it is written (21: the PDF's
+ * fontkit 3 handed to pdf-lib, whose type describes its own fork's font, src/lib/pdf.ts).
+ */
+const MAX_ASSERTIONS = 21;
 
 describe("the code's shape", () => {
   it("writes no tenant condition outside the data layer (src/db)", () => {

@@ -39,12 +39,12 @@ import { permissions } from "./permissions";
 const Option = z
   .object({
     id: z.number().int().openapi({ example: 1, description: "The route" }),
-    name: z.string().openapi({ example: "North 1 home" }),
+    name: z.string().openapi({ example: "North 1 home", description: "The route's name" }),
     stops: z
       .array(
         z.object({
           id: z.number().int().openapi({ example: 1 }),
-          name: z.string().openapi({ example: "Maple & 3rd" }),
+          name: z.string().openapi({ example: "Maple & 3rd", description: "The stop's name" }),
           position: z.number().int().openapi({ example: 1, description: "1-based order on the route" }),
           time: z.string().openapi({ example: "15:10", description: "When the bus is there, HH:MM" }),
         }),
