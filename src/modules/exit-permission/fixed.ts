@@ -36,6 +36,7 @@ import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
 import { type Ask, evaluate, queueAsk, refusal } from "./service";
+import { RULES } from "./rules";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -129,17 +130,6 @@ const RouteChangeBody = z.strictObject({
 const AutoPickupBody = z.strictObject({ ...common, pickupParentId: Id.optional(), trustedPersonId: Id.optional() });
 type Body = z.output<typeof RouteChangeBody> & { pickupParentId?: number; trustedPersonId?: number };
 
-/** Rules that depend on one day (its date, seats) are checked when each day is generated. */
-const DAY_RULES = new Set([
-  "invalid-date",
-  "past-date",
-  "too-far",
-  "not-school-day",
-  "too-late",
-  "no-seat",
-  "route-not-running",
-]);
-
 /** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
 async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
   if (body.fromDate > body.untilDate) {
@@ -156,7 +146,8 @@ async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body:
   const { evaluated } = await evaluate(ctx, [probe]);
   const one = evaluated[0];
   if (!one) throw new Error("no evaluation");
-  const failures = one.verdict.failures.filter((f) => !DAY_RULES.has(f.code));
+  // Rules that depend on one day (its date, seats) are checked when each day is made.
+  const failures = one.verdict.failures.filter((f) => !RULES[f.code].perDay);
   if (failures.length > 0) throw refusal(failures);
   if (one.resolved.status === "awaiting_family") throw unprocessable(m`A fixed permission is for one's own children`);
   return {

@@ -14,7 +14,7 @@ import { ApiError } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
-import { decide, failure, type RuleFailure, shown, type Verdict } from "./rules";
+import { decide, failure, RULES, type RuleFailure, shown, type Verdict } from "./rules";
 import { type Ask, type Resolved, readSnapshot, resolve } from "./snapshot";
 
 export type { Ask };
@@ -34,22 +34,11 @@ export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch
   return { read, evaluated };
 }
 
-/** The request field a rule is about (a problem's `errors[].path`). */
-function fieldOf(code: string): string {
-  if (["invalid-date", "past-date", "too-far", "not-school-day", "too-late"].includes(code)) return "date";
-  if (code === "stop-not-on-route") return "stopId";
-  if (code === "trusted-address-not-approved") return "trustedAddressId";
-  if (code === "pickup-not-allowed") return "pickupParentId";
-  if (code === "trusted-person-not-approved") return "trustedPersonId";
-  if (code === "may-not-ask") return "studentId";
-  return "routeId";
-}
-
 /** The 422 that lists every failed rule (`failures`, and each as a field error). */
 export function refusal(failures: readonly RuleFailure[]): ApiError {
   const messages = failures.map((f) => f.message);
   return new ApiError(422, joinMessages(messages, "; "), {
-    errors: failures.map((f) => ({ path: fieldOf(f.code), message: f.message })),
+    errors: failures.map((f) => ({ path: RULES[f.code].field, message: f.message })),
     members: { failures },
   });
 }

@@ -1,0 +1,256 @@
+/**
+ * The afternoon holds: a decision stays true when the facts change (issue 30). Each transition
+ * decides again, as the one who causes it (confirm, edit, the family's acceptance, the fixed
+ * permission's days as its asker), and who may learn a child's name is the child's family, their
+ * delegates, staff, and a family whose request the child's family accepted.
+ */
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
+import { guardians, students } from "../src/db/schema/student";
+import { readJson } from "./fixture-kit";
+import { addRiderDays, makeGroup } from "./fixtures/afternoon";
+import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
+import { makeRoute } from "./fixtures/modules/route-availability";
+import { DEMO, makeTestApp, type TestApp } from "./helpers";
+
+const NORTH = 1;
+const P = "/api/v1/exit-permission";
+const t = makeTestApp();
+const office = (app: TestApp = t) => app.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+
+type Permission = {
+  id: number;
+  status: string;
+  studentId: number;
+  studentName: string | null;
+  parentId: number | null;
+  fixedId: number | null;
+  failures: { code: string; message: string }[] | null;
+  acceptedAt?: string | null;
+};
+type Problem = { status: number; failures?: { code: string; [k: string]: unknown }[] };
+type SummaryRow = {
+  studentId: number;
+  way: string;
+  permission: { id: number; collector: { kind: string; name: string } | null } | null;
+};
+
+const call = async (app: TestApp, method: string, path: string, token: string, body?: unknown) =>
+  app.request(path, { method, token, school: NORTH, body });
+
+/** A child who rides a bus home, their father as guardian, in a group of their own (for the summary). */
+async function riderFamily(app: TestApp = t) {
+  const route = await makeRoute(app, NORTH, { seats: 5, riders: [["Nico", "Holds"]] });
+  const [studentId] = route.studentIds;
+  if (studentId === undefined) throw new Error("no rider");
+  await app.db.update(students).set({ level: "elementary" }).where(eq(students.id, studentId));
+  await addRiderDays(app, route.routeId);
+  const father = await makeFamily(app, NORTH, { studentId });
+  const group = await makeGroup(app, NORTH, [studentId]);
+  const [link] = await app.db
+    .select({ id: guardians.id })
+    .from(guardians)
+    .where(and(eq(guardians.studentId, studentId), eq(guardians.parentId, father.parentId)));
+  if (!link) throw new Error("no guardian link");
+  return { route, studentId, father, group, linkId: link.id };
+}
+
+async function summaryRow(app: TestApp, group: number, date: string, studentId: number) {
+  const res = await app.request(`/api/v1/transportation-summary?date=${date}&group=${group}`, {
+    token: await office(app),
+    school: NORTH,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const page = await readJson<{ data: SummaryRow[] }>(res);
+  return page.data.find((r) => r.studentId === studentId);
+}
+
+async function finalStatus(app: TestApp, routeId: number, date: string, studentId: number) {
+  const res = await app.request(`/api/v1/route-availability-student/route/${routeId}/final-status?date=${date}`, {
+    token: await office(app),
+    school: NORTH,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const list = await readJson<{ students: { studentId: number; status: string }[] }>(res);
+  return list.students.find((s) => s.studentId === studentId)?.status;
+}
+
+const permissionRow = async (app: TestApp, id: number) =>
+  (await app.db.select().from(exitPermissions).where(eq(exitPermissions.id, id)))[0];
+
+async function askPickup(app: TestApp, family: Family, studentId: number, date: string) {
+  const res = await call(app, "POST", `${P}/auto-pickup`, await parentToken(app, family, NORTH), { studentId, date });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return readJson<Permission>(res);
+}
+
+const confirm = async (app: TestApp, id: number) =>
+  call(app, "PATCH", `${P}/${id}/confirm`, await office(app), { status: "confirmed" });
+
+const restrict = async (app: TestApp, linkId: number) =>
+  call(app, "PATCH", `/api/v1/student-guardian/${linkId}/restriction`, await office(app), {
+    restricted: true,
+    reason: "Court order 2026/118",
+  });
+
+describe("finding 1: a restriction leaves no pickup of the restricted guardian standing", () => {
+  it("a pending pickup: the restriction withdraws it, and confirming it is refused", async () => {
+    const { studentId, father, linkId } = await riderFamily();
+    const date = schoolDate(t);
+    const asked = await askPickup(t, father, studentId, date);
+    expect(asked.status).toBe("pending");
+    const restricted = await restrict(t, linkId);
+    expect(restricted.status, await restricted.clone().text()).toBe(200);
+    const confirmed = await confirm(t, asked.id);
+    expect(confirmed.status, await confirmed.clone().text()).toBe(409);
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.map((f) => f.code)).toEqual(["pickup-not-allowed", "may-not-ask"]);
+  });
+
+  it("a confirmed pickup: the summary, the driver's list and the pass no longer show it", async () => {
+    const { route, studentId, father, group, linkId } = await riderFamily();
+    const date = schoolDate(t);
+    const asked = await askPickup(t, father, studentId, date);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    const before = await summaryRow(t, group, date, studentId);
+    expect(before).toMatchObject({ way: "auto_pickup", permission: { collector: { kind: "guardian" } } });
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBe("away");
+
+    expect((await restrict(t, linkId)).status).toBe(200);
+    const after = await summaryRow(t, group, date, studentId);
+    expect(after).toMatchObject({ way: "route", permission: null });
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBe("riding");
+    const slug = (await permissionRow(t, asked.id))?.slug ?? "";
+    expect((await t.request(`${P}/public?slug=${slug}`)).status).toBe(404);
+  });
+
+  it("confirming runs the rules again: a restriction made behind the API's back still refuses it (422)", async () => {
+    const { studentId, father, linkId } = await riderFamily();
+    const asked = await askPickup(t, father, studentId, schoolDate(t));
+    await t.db.update(guardians).set({ restricted: true, restrictionReason: "Court order" }).where(eq(guardians.id, linkId));
+    const res = await confirm(t, asked.id);
+    expect(res.status, await res.clone().text()).toBe(422);
+    expect((await readJson<Problem>(res)).failures?.map((f) => f.code)).toContain("pickup-not-allowed");
+    expect((await permissionRow(t, asked.id))?.status).toBe("pending");
+  });
+});
+
+describe("finding 2: a guardian removed from the child no longer steers their pickup", () => {
+  it("removal withdraws the pickup; his change of date is then a 409", async () => {
+    const { studentId, father, linkId } = await riderFamily();
+    const asked = await askPickup(t, father, studentId, schoolDate(t));
+    const removed = await call(t, "DELETE", `/api/v1/student-guardian/${linkId}`, await office());
+    expect(removed.status, await removed.clone().text()).toBe(204);
+    const moved = await call(t, "PUT", `${P}/${asked.id}`, await parentToken(t, father, NORTH), {
+      date: schoolDate(t, 3),
+    });
+    expect(moved.status, await moved.clone().text()).toBe(409);
+    expect((await permissionRow(t, asked.id))?.status).toBe("withdrawn");
+  });
+});
+
+describe("finding 3: a change of a play date asks the other family again", () => {
+  it("the collector moves the date: the family's acceptance is cleared and the request awaits them again", async () => {
+    const child = await makeFamily(t, NORTH);
+    const friend = await makeFamily(t, NORTH);
+    const asked = await askPickup(t, friend, child.studentId, schoolDate(t));
+    expect(asked.status).toBe("awaiting_family");
+    const accepted = await call(t, "POST", `${P}/${asked.id}/respond`, await parentToken(t, child, NORTH), {
+      accept: true,
+    });
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    expect((await readJson<Permission>(accepted)).status).toBe("pending");
+    const moved = await call(t, "PUT", `${P}/${asked.id}`, await parentToken(t, friend, NORTH), {
+      date: schoolDate(t, 3),
+    });
+    expect(moved.status, await moved.clone().text()).toBe(204);
+    const row = await permissionRow(t, asked.id);
+    expect(row).toMatchObject({ status: "awaiting_family", acceptedAt: null, date: schoolDate(t, 3) });
+  });
+});
+
+describe("finding 4: who may learn a child's name", () => {
+  it("a request to collect another family's child answers without the child's name until that family accepts", async () => {
+    const child = await makeFamily(t, NORTH);
+    const friend = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    // The child's family has their own plans that day.
+    const own = await call(t, "POST", `${P}/absence`, await parentToken(t, child, NORTH), {
+      studentId: child.studentId,
+      date,
+      reason: "Dentist",
+    });
+    expect(own.status).toBe(201);
+    const friendToken = await parentToken(t, friend, NORTH);
+    const dry = await call(t, "POST", `${P}/dry-run`, friendToken, {
+      kind: "auto_pickup",
+      studentId: child.studentId,
+      date,
+    });
+    expect(dry.status).toBe(200);
+    expect((await readJson<{ others: unknown[] }>(dry)).others).toEqual([]);
+    const asked = await askPickup(t, friend, child.studentId, date);
+    expect(asked.studentName).toBeNull();
+    const read = await call(t, "GET", `${P}/${asked.id}`, friendToken);
+    expect((await readJson<Permission>(read)).studentName).toBeNull();
+    // The child's family sees their child's name, and their own plans in the dry-run.
+    const childToken = await parentToken(t, child, NORTH);
+    expect((await readJson<Permission>(await call(t, "GET", `${P}/${asked.id}`, childToken))).studentName).toBeTruthy();
+    const theirs = await call(t, "POST", `${P}/dry-run`, childToken, {
+      kind: "no_after_school",
+      studentId: child.studentId,
+      date,
+    });
+    expect((await readJson<{ others: unknown[] }>(theirs)).others).toHaveLength(2);
+    // Accepted: the collector learns whom they collect.
+    await call(t, "POST", `${P}/${asked.id}/respond`, childToken, { accept: true });
+    expect((await readJson<Permission>(await call(t, "GET", `${P}/${asked.id}`, friendToken))).studentName).toBeTruthy();
+  });
+});
+
+describe("finding 5: the days of a fixed permission are decided as its asker, never as the school", () => {
+  it("a one-day fixed pickup asked after the deadline waits for the office with its reason, in the parent's name", async () => {
+    const app = makeTestApp();
+    // Monday 23 November 2026, 15:00 in Mexico City: after the day's 14:30 dismissal.
+    app.clock.current = new Date("2026-11-23T21:00:00.000Z");
+    const family = await makeFamily(app, NORTH);
+    const res = await call(app, "POST", `${P}/fixed/auto-pickup`, await parentToken(app, family, NORTH), {
+      studentId: family.studentId,
+      weekdays: [1],
+      fromDate: "2026-11-23",
+      untilDate: "2026-11-23",
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const fixed = await readJson<{ id: number }>(res);
+    const days = await app.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed.id));
+    expect(days).toHaveLength(1);
+    expect(days[0]).toMatchObject({ status: "needs_review", parentId: family.parentId, askedAs: "guardian" });
+    expect(days[0]?.failures?.map((f) => f.code)).toEqual(["too-late"]);
+  });
+});
+
+describe("finding 10: a fixed permission's lineage", () => {
+  it("deleting a fixed permission keeps its days listed under it", async () => {
+    const family = await makeFamily(t, NORTH);
+    const token = await parentToken(t, family, NORTH);
+    const res = await call(t, "POST", `${P}/fixed/auto-pickup`, token, {
+      studentId: family.studentId,
+      weekdays: [1, 2, 3, 4, 5],
+      fromDate: schoolDate(t),
+      untilDate: "2027-06-30",
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { id } = await readJson<{ id: number }>(res);
+    const gone = await call(t, "DELETE", `${P}/fixed/auto-pickup/${id}`, token);
+    expect(gone.status).toBe(204);
+    const listed = await call(t, "GET", `${P}/fixed/generated?fixedId=${id}`, token);
+    expect(listed.status, await listed.clone().text()).toBe(200);
+    const days = await readJson<Permission[]>(listed);
+    expect(days.length).toBeGreaterThan(0);
+    expect(days.every((d) => d.fixedId === id && d.status === "cancelled")).toBe(true);
+    // The fixed permission itself is gone from its own routes.
+    expect((await call(t, "GET", `${P}/fixed/auto-pickup/${id}`, token)).status).toBe(404);
+  });
+});
