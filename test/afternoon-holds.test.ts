@@ -7,7 +7,12 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { exitPermissions } from "../src/db/schema/exit-permission";
+import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
+import { notifications } from "../src/db/schema/notification";
+import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
+import { routeAvailabilities } from "../src/db/schema/transport";
+import { trustedPeople } from "../src/db/schema/trusted-person";
 import { readJson } from "./fixture-kit";
 import { addRiderDays, makeGroup } from "./fixtures/afternoon";
 import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
@@ -107,6 +112,15 @@ describe("finding 1: a restriction leaves no pickup of the restricted guardian s
     const row = await permissionRow(t, asked.id);
     expect(row?.status).toBe("withdrawn");
     expect(row?.failures?.map((f) => f.code)).toEqual(["pickup-not-allowed", "may-not-ask"]);
+    expect(row?.failures?.[0]).toMatchObject({
+      message: `Parent ${father.parentId} may not pick the student up on ${schoolDate(t)}: restricted`,
+      date: schoolDate(t),
+      pickupParentId: father.parentId,
+      reason: "restricted",
+    });
+    expect(row?.failures?.[1]).toMatchObject({
+      message: "You may not ask changes for this student: restricted by the school",
+    });
   });
 
   it("a confirmed pickup: the summary, the driver's list and the pass no longer show it", async () => {
@@ -129,7 +143,10 @@ describe("finding 1: a restriction leaves no pickup of the restricted guardian s
   it("confirming runs the rules again: a restriction made behind the API's back still refuses it (422)", async () => {
     const { studentId, father, linkId } = await riderFamily();
     const asked = await askPickup(t, father, studentId, schoolDate(t));
-    await t.db.update(guardians).set({ restricted: true, restrictionReason: "Court order" }).where(eq(guardians.id, linkId));
+    await t.db
+      .update(guardians)
+      .set({ restricted: true, restrictionReason: "Court order" })
+      .where(eq(guardians.id, linkId));
     const res = await confirm(t, asked.id);
     expect(res.status, await res.clone().text()).toBe(422);
     expect((await readJson<Problem>(res)).failures?.map((f) => f.code)).toContain("pickup-not-allowed");
@@ -206,7 +223,9 @@ describe("finding 4: who may learn a child's name", () => {
     expect((await readJson<{ others: unknown[] }>(theirs)).others).toHaveLength(2);
     // Accepted: the collector learns whom they collect.
     await call(t, "POST", `${P}/${asked.id}/respond`, childToken, { accept: true });
-    expect((await readJson<Permission>(await call(t, "GET", `${P}/${asked.id}`, friendToken))).studentName).toBeTruthy();
+    expect(
+      (await readJson<Permission>(await call(t, "GET", `${P}/${asked.id}`, friendToken))).studentName,
+    ).toBeTruthy();
   });
 });
 
@@ -250,7 +269,231 @@ describe("finding 10: a fixed permission's lineage", () => {
     const days = await readJson<Permission[]>(listed);
     expect(days.length).toBeGreaterThan(0);
     expect(days.every((d) => d.fixedId === id && d.status === "cancelled")).toBe(true);
-    // The fixed permission itself is gone from its own routes.
-    expect((await call(t, "GET", `${P}/fixed/auto-pickup/${id}`, token)).status).toBe(404);
+    // The fixed permission itself is gone from its own list.
+    const fixedList = await readJson<{ data: { id: number }[] }>(
+      await call(t, "GET", `${P}/fixed/auto-pickup?pageSize=100`, token),
+    );
+    expect(fixedList.data.map((f) => f.id)).not.toContain(id);
   });
 });
+
+describe("every change of a fact decides again what stood on it", () => {
+  /** A rider's confirmed pickup by their father, shown by the summary and the driver's list. */
+  async function confirmedPickup(app: TestApp = t) {
+    const family = await riderFamily(app);
+    const date = schoolDate(app);
+    const asked = await askPickup(app, family.father, family.studentId, date);
+    expect((await confirm(app, asked.id)).status).toBe(200);
+    expect(await finalStatus(app, family.route.routeId, date, family.studentId)).toBe("away");
+    return { ...family, date, permissionId: asked.id };
+  }
+
+  /** The decision no longer shows: withdrawn with `code`, the child rides their bus again in the summary and the list. */
+  async function noLongerShown(
+    app: TestApp,
+    p: { permissionId: number; group: number; date: string; studentId: number; route: { routeId: number } },
+    code: string,
+  ) {
+    const row = await permissionRow(app, p.permissionId);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.map((f) => f.code)).toContain(code);
+    expect(await summaryRow(app, p.group, p.date, p.studentId)).toMatchObject({ way: "route", permission: null });
+    expect(await finalStatus(app, p.route.routeId, p.date, p.studentId)).toBe("riding");
+  }
+
+  it("a guardian restricted: the office and the family are told", async () => {
+    const p = await confirmedPickup();
+    expect((await restrict(t, p.linkId)).status).toBe(200);
+    await noLongerShown(t, p, "pickup-not-allowed");
+    const [told] = await t.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.aboutEntity, "exit-permission"), eq(notifications.aboutId, p.permissionId)));
+    expect(told).toMatchObject({ category: "afternoon" });
+    expect(told?.audience).toMatchObject({ guardiansOf: [p.studentId], roles: [2, 3] });
+    expect(told?.recipientCount).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a guardian restricted on other days only: the pickup stands", async () => {
+    const p = await confirmedPickup();
+    const later = await call(t, "PATCH", `/api/v1/student-guardian/${p.linkId}/restriction`, await office(), {
+      restricted: true,
+      reason: "From next month",
+      from: "2027-01-01",
+    });
+    expect(later.status).toBe(200);
+    expect((await permissionRow(t, p.permissionId))?.status).toBe("confirmed");
+  });
+
+  it("a guardian removed", async () => {
+    const p = await confirmedPickup();
+    expect((await call(t, "DELETE", `/api/v1/student-guardian/${p.linkId}`, await office())).status).toBe(204);
+    await noLongerShown(t, p, "pickup-not-allowed");
+  });
+
+  it("a guardian who may no longer pick up", async () => {
+    const p = await confirmedPickup();
+    const res = await call(t, "PUT", `/api/v1/student-guardian/${p.linkId}`, await office(), { canPickUp: false });
+    expect(res.status, await res.clone().text()).toBe(204);
+    await noLongerShown(t, p, "pickup-not-allowed");
+  });
+
+  it("a guardian who may no longer request changes: the requests they asked", async () => {
+    const family = await riderFamily();
+    const date = schoolDate(t);
+    const res = await call(t, "POST", `${P}/absence`, await parentToken(t, family.father, NORTH), {
+      studentId: family.studentId,
+      date,
+    });
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    const off = await call(t, "PUT", `/api/v1/student-guardian/${family.linkId}`, await office(), {
+      canRequestChanges: false,
+    });
+    expect(off.status).toBe(204);
+    await noLongerShown(t, { ...family, date, permissionId: asked.id }, "may-not-ask");
+  });
+
+  it("a trusted person withdrawn: the pickup, the summary, the list and the pass", async () => {
+    const family = await riderFamily();
+    const date = schoolDate(t);
+    const [person] = await t.db
+      .insert(trustedPeople)
+      .values({
+        schoolId: NORTH,
+        studentId: family.studentId,
+        name: "Tía Carmen",
+        relationship: "aunt",
+        phone: "+525512345678",
+        status: "approved",
+        decidedAt: "2026-11-01T00:00:00.000Z",
+      })
+      .returning({ id: trustedPeople.id });
+    const res = await call(t, "POST", `${P}/auto-pickup`, await parentToken(t, family.father, NORTH), {
+      studentId: family.studentId,
+      date,
+      trustedPersonId: person?.id,
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission & { slug: string }>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    expect((await t.request(`${P}/public?slug=${asked.slug}`)).status).toBe(200);
+    const gone = await call(t, "DELETE", `/api/v1/trusted-person/${person?.id}`, await office());
+    expect(gone.status, await gone.clone().text()).toBe(204);
+    await noLongerShown(t, { ...family, date, permissionId: asked.id }, "trusted-person-not-approved");
+    expect((await t.request(`${P}/public?slug=${asked.slug}`)).status).toBe(404);
+  });
+
+  it("a route's seats lowered below the joins taken: the latest confirmed lose theirs first", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const date = schoolDate(t);
+    const families = [await makeFamily(t, NORTH), await makeFamily(t, NORTH), await makeFamily(t, NORTH)];
+    const group = await makeGroup(
+      t,
+      NORTH,
+      families.map((f) => f.studentId),
+    );
+    const ids: number[] = [];
+    for (const f of families) {
+      const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, f, NORTH), {
+        studentId: f.studentId,
+        date,
+        routeId: bus.routeId,
+        stopId: bus.stopIds[0],
+      });
+      const asked = await readJson<Permission>(res);
+      t.clock.advance(60);
+      expect((await confirm(t, asked.id)).status).toBe(200);
+      ids.push(asked.id);
+    }
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, bus.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(3);
+    // Fewer seats than the joins: 422 only below what no permission holds (none here).
+    const lowered = await call(t, "PUT", `/api/v1/route-availability/${day?.id}`, await office(), { seats: 1 });
+    expect(lowered.status, await lowered.clone().text()).toBe(204);
+    const rows = await Promise.all(ids.map((id) => permissionRow(t, id)));
+    expect(rows.map((r) => r?.status)).toEqual(["confirmed", "withdrawn", "withdrawn"]);
+    expect(rows[2]?.failures?.[0]).toMatchObject({ code: "no-seat", routeId: bus.routeId, seats: 1 });
+    const [after] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(eq(routeAvailabilities.id, day?.id ?? 0));
+    expect(after?.taken).toBe(1);
+    const first = families[0]?.studentId ?? 0;
+    expect(await finalStatus(t, bus.routeId, date, first)).toBe("joining");
+    for (const f of families.slice(1)) {
+      expect(await finalStatus(t, bus.routeId, date, f.studentId)).toBeUndefined();
+      expect(await summaryRow(t, group, date, f.studentId)).toMatchObject({ way: "family", permission: null });
+    }
+  });
+
+  it("a holiday added: the day's decisions are withdrawn and the seat comes back", async () => {
+    const app = makeTestApp();
+    const bus = await makeRoute(app, NORTH, { seats: 3 });
+    const family = await makeFamily(app, NORTH);
+    const date = schoolDate(app, 10);
+    const res = await call(app, "POST", `${P}/route-change`, await parentToken(app, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(app, asked.id)).status).toBe(200);
+    const [year] = await app.db
+      .insert(schoolConfigurations)
+      .values({ schoolId: NORTH, name: "Holiday added", startDate: "2026-08-01", endDate: "2027-07-31" })
+      .returning({ id: schoolConfigurations.id });
+    const holiday = await call(app, "POST", "/api/v1/school-holiday-cycle", await office(app), {
+      schoolConfigurationId: year?.id,
+      startHolidays: `${date}T06:00:00.000Z`,
+      endHolidays: `${addDay(date)}T06:00:00.000Z`,
+    });
+    expect(holiday.status, await holiday.clone().text()).toBe(201);
+    const row = await permissionRow(app, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "not-school-day", reason: "holiday" });
+    const [day] = await app.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, bus.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(0);
+    await app.db.delete(schoolHolidayCycles).where(eq(schoolHolidayCycles.schoolConfigurationId, year?.id ?? 0));
+    await app.db.delete(schoolConfigurations).where(eq(schoolConfigurations.id, year?.id ?? 0));
+  });
+
+  it("a student deleted: their decisions are withdrawn and the seat comes back", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    expect(await finalStatus(t, bus.routeId, date, family.studentId)).toBe("joining");
+    const gone = await call(t, "DELETE", `/api/v1/student/${family.studentId}`, await office());
+    expect(gone.status, await gone.clone().text()).toBe(204);
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "student-removed" });
+    expect(await finalStatus(t, bus.routeId, date, family.studentId)).toBeUndefined();
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, bus.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(0);
+  });
+});
+
+const addDay = (date: string) => {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+};

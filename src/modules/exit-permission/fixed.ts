@@ -18,11 +18,11 @@ import {
   fixedExitPermissions,
 } from "../../db/schema/exit-permission";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
-import { and, asc, eq, gte, isNull, lt, or, type SQL, sql } from "../../db/sql";
+import { and, asc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
-import { badRequest, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, badRequest, notFound, unprocessable } from "../../lib/errors";
 import { withLanguage } from "../../lib/language";
 import { type Message, m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -35,8 +35,8 @@ import { moduleOn } from "../application-module/api";
 import { withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
-import { type Ask, evaluate, queueAsk, refusal } from "./service";
 import { RULES } from "./rules";
+import { type Ask, evaluate, queueAsk, refusal } from "./service";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -105,8 +105,9 @@ function fixedResource(kind: "route_change" | "auto_pickup", segment: string, na
       reason: row.reason,
       generatedUntil: row.generatedUntil,
     }),
-    // fixed_exit_permission_school_idx (school_id, kind, created_at)
-    visibleTo: (ctx) => and(eq(fixedExitPermissions.kind, kind), visibleFixed(ctx)),
+    // fixed_exit_permission_school_idx (school_id, kind, created_at); a deleted one is gone from its routes.
+    visibleTo: (ctx) =>
+      and(eq(fixedExitPermissions.kind, kind), isNull(fixedExitPermissions.deletedAt), visibleFixed(ctx)),
     context: actingContext,
   });
 }
@@ -215,10 +216,18 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
     await generateFor(ctx, [record.id]);
     return resource.find(ctx, record.id);
   });
-  const remove = resource.delete({
+  const removed = resource.delete({
     access: permissions.write,
     summary: `Delete a fixed ${kind.replace("_", " ")}; its permissions from today on are cancelled`,
-    before: (ctx, { id }) => withdrawGenerated(ctx, id),
+  });
+  // Deleted, it stays on record (deleted_at): the days it made keep their lineage (`fixedId`, and
+  // `GET /fixed/generated` still lists them) while those from today on are cancelled.
+  const remove = operation(removed.route, async (ctx: Ctx, { params }: { params: { id: number } }) => {
+    await resource.change(ctx, params.id, {
+      action: "delete",
+      set: { deletedAt: ctx.deps.clock.now().toISOString() },
+      before: withdrawGenerated(ctx, params.id),
+    });
   });
   return [list, create, remove];
 }
@@ -275,8 +284,12 @@ export const listGeneratedOperation = operation(generatedRoute, listGenerated);
 
 /**
  * Makes the permissions of fixed permissions `ids` (or every one still running) up to the school's
- * horizon, as the school's own asks (staff rules: the deadline does not apply to a day generated
- * ahead). Days that fail a rule are skipped. Answers how many were made.
+ * horizon, each day decided as its own ask by the fixed permission's asker (a parent's days are the
+ * parent's: the deadline holds and a guardian link that changed counts; the school's own are the
+ * school's). A day the rules pass is made `pending`, or `confirmed` once the school confirmed the
+ * pattern (or confirms automatically); a day they refuse is made `needs_review` with its failures,
+ * for the office; a day without school (a holiday, a weekend, no schedule) is not made. Answers how
+ * many were made.
  */
 export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<number> {
   const base = new Batch(ctx);
@@ -286,6 +299,8 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
   const due = base.read(
     FixedExitPermissions.select(ctx).where(
       ids ? inList(fixedExitPermissions.id, ids) : gte(fixedExitPermissions.untilDate, todayUtc(ctx)),
+      isNull(fixedExitPermissions.deletedAt),
+      ne(fixedExitPermissions.status, "rejected"),
     ),
   );
   const existing = base.read(
@@ -302,6 +317,8 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
   const weeks = results.get(config)[0]?.weeks ?? DEFAULT_WEEKS;
   const today = dateIn(timeZone, ctx.deps.clock.now());
   const made = new Set(results.get(existing).map((e) => `${e.fixedId}:${e.date}`));
+  // The job's own actor writes (audited as the job); the days are still asked as the fixed one's asker.
+  const job: Ctx = ctx.actor.type === "user" ? { ...ctx, actor: { type: "job", name: "fixed-exit-permissions" } } : ctx;
   let count = 0;
   for (const f of results.get(due)) {
     const horizon = [addDays(today, weeks * 7), f.untilDate].sort()[0] ?? f.untilDate;
@@ -310,26 +327,10 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
     const asks: Ask[] = [];
     for (let d = start; d <= horizon; d = addDays(d, 1)) {
       if ((f.weekdays & (1 << (isoWeekday(d) - 1))) === 0 || made.has(`${f.id}:${d}`)) continue;
-      asks.push({
-        studentId: f.studentId,
-        date: d,
-        kind: f.kind,
-        fixedId: f.id,
-        ...(f.routeId === null ? {} : { routeId: f.routeId }),
-        ...(f.stopId === null ? {} : { stopId: f.stopId }),
-        ...(f.trustedAddressId === null ? {} : { trustedAddressId: f.trustedAddressId }),
-        ...(f.pickupParentId === null ? {} : { pickupParentId: f.pickupParentId }),
-        ...(f.trustedPersonId === null ? {} : { trustedPersonId: f.trustedPersonId }),
-        ...(f.reason === null ? {} : { reason: f.reason }),
-      });
+      asks.push(dayOf(f, d));
     }
-    const job: Ctx = {
-      ...ctx,
-      can: () => true,
-      actor: ctx.actor.type === "user" ? { type: "job", name: "fixed-exit-permissions" } : ctx.actor,
-    };
-    const { evaluated } = asks.length ? await evaluate(job, asks) : { evaluated: [] };
-    const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
+    const evaluated = asks.length ? await evaluateDays(job, asks) : [];
+    if (evaluated === null) continue;
     const batch = new Batch(job);
     // The claim: a run that finds the horizon already reached (another run) matches nothing. A
     // bookkeeping mark of the job, not a change of the record: no audit row.
@@ -346,16 +347,50 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
         ),
       guard(job.deps.db),
     );
-    for (const r of passed)
-      queueAsk(job, batch, { ...r, status: r.status === "awaiting_family" ? "pending" : r.status });
+    let written = 0;
+    for (const { resolved: r, verdict } of evaluated) {
+      const failures = verdict.failures;
+      // No school that day: nobody goes home, there is nothing to decide.
+      if (failures.some((x) => x.code === "not-school-day")) continue;
+      const status = f.status === "confirmed" || r.status === "confirmed" ? "confirmed" : "pending";
+      queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined);
+      written++;
+    }
     try {
       await batch.commit();
-      count += passed.length;
+      count += written;
     } catch {
       // Claimed by another run, or a seat went meanwhile: the next run tries the days again.
     }
   }
   return count;
+}
+
+/** One day of a fixed permission as an ask of its recorded asker. */
+function dayOf(f: typeof fixedExitPermissions.$inferSelect, date: string): Ask {
+  return {
+    studentId: f.studentId,
+    date,
+    kind: f.kind,
+    fixedId: f.id,
+    as: { parentId: f.parentId, userId: f.askedBy },
+    ...(f.routeId === null ? {} : { routeId: f.routeId }),
+    ...(f.stopId === null ? {} : { stopId: f.stopId }),
+    ...(f.trustedAddressId === null ? {} : { trustedAddressId: f.trustedAddressId }),
+    ...(f.pickupParentId === null ? {} : { pickupParentId: f.pickupParentId }),
+    ...(f.trustedPersonId === null ? {} : { trustedPersonId: f.trustedPersonId }),
+    ...(f.reason === null ? {} : { reason: f.reason }),
+  };
+}
+
+/** The rules over a fixed permission's days; null when its student or a target is gone (a 404: no days). */
+async function evaluateDays(ctx: Ctx, asks: readonly Ask[]) {
+  try {
+    return (await evaluate(ctx, asks)).evaluated;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 /** The daily job: every school with fixed permissions still running. */

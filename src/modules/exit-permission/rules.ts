@@ -67,6 +67,8 @@ export type Asker =
   | { as: "staff" }
   /** A guardian of the student (themself, or the parent they are a valid delegate of). */
   | { as: "guardian"; link: Link }
+  /** A recorded asker (a fixed permission's) whose guardian link to the student is gone. */
+  | { as: "not-guardian"; parentId: number }
   /** A delegate of a guardian, outside the delegation's dates. */
   | { as: "delegate-outside"; validFrom: string; validUntil: string }
   /** A parent collecting another family's child (the child's guardian answers first). */
@@ -369,6 +371,8 @@ function askerRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
         validUntil: a.validUntil,
       }),
     );
+  } else if (a.as === "not-guardian") {
+    out.failures.push(failure("may-not-ask", { reason: m`no longer a guardian of this student` }));
   } else if (a.as === "guardian") {
     if (restrictedOn(a.link, ask.date))
       out.failures.push(failure("may-not-ask", { reason: m`restricted by the school` }));
