@@ -3217,6 +3217,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exit-permission/fixed/route-change/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Confirm or reject a fixed route change: decided once for every day it makes
+         * @description Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.
+         */
+        patch: operations["confirmFixedRouteChange"];
+        trace?: never;
+    };
     "/api/v1/exit-permission/fixed/auto-pickup": {
         parameters: {
             query?: never;
@@ -3250,6 +3270,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/auto-pickup/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Confirm or reject a fixed auto pickup: decided once for every day it makes
+         * @description Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.
+         */
+        patch: operations["confirmFixedAutoPickup"];
         trace?: never;
     };
     "/api/v1/exit-permission/fixed/generated": {
@@ -11666,6 +11706,17 @@ export interface components {
             reason: string | null;
             /** @description The last date permissions were made for */
             generatedUntil: string | null;
+            /**
+             * @description pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "rejected";
+            /** @description The user who confirmed or rejected it; null while pending */
+            decidedBy: number | null;
+            /** @description When the school confirmed or rejected it; null while pending */
+            decidedAt: string | null;
+            /** @description Why the school decided so, as it told the family; null if it gave none */
+            decisionReason: string | null;
         };
         FixedRouteChangeCreate: {
             /**
@@ -11699,6 +11750,19 @@ export interface components {
             stopId?: number;
             /** @description The trusted address's id */
             trustedAddressId?: number;
+        };
+        FixedRouteChangeConfirm: {
+            /**
+             * @description The school's decision
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "confirmed" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Every Tuesday with grandma, all term
+             */
+            reason?: string;
         };
         FixedAutoPickupPage: {
             /** @description The records of this page */
@@ -11768,6 +11832,17 @@ export interface components {
             reason: string | null;
             /** @description The last date permissions were made for */
             generatedUntil: string | null;
+            /**
+             * @description pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "rejected";
+            /** @description The user who confirmed or rejected it; null while pending */
+            decidedBy: number | null;
+            /** @description When the school confirmed or rejected it; null while pending */
+            decidedAt: string | null;
+            /** @description Why the school decided so, as it told the family; null if it gave none */
+            decisionReason: string | null;
         };
         FixedAutoPickupCreate: {
             /**
@@ -11799,6 +11874,19 @@ export interface components {
             pickupParentId?: number;
             /** @description The trusted person's id */
             trustedPersonId?: number;
+        };
+        FixedAutoPickupConfirm: {
+            /**
+             * @description The school's decision
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "confirmed" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Every Tuesday with grandma, all term
+             */
+            reason?: string;
         };
         InvitationListPage: {
             /** @description The records of this page */
@@ -58040,6 +58128,186 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    confirmFixedRouteChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedRouteChangeConfirm"];
+            };
+        };
+        responses: {
+            /** @description The fixed route change, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedRouteChange"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listFixedAutoPickups: {
         parameters: {
             query?: {
@@ -58447,6 +58715,186 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmFixedAutoPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAutoPickupConfirm"];
+            };
+        };
+        responses: {
+            /** @description The fixed auto pickup, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAutoPickup"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

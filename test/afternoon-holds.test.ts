@@ -497,3 +497,77 @@ const addDay = (date: string) => {
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
 };
+
+describe("a fixed permission is decided once", () => {
+  it("confirmed, its waiting days are confirmed where the rules pass and wait with reasons where not; later days too", async () => {
+    const app = makeTestApp();
+    const bus = await makeRoute(app, NORTH, { seats: 1 });
+    const family = await makeFamily(app, NORTH);
+    const token = await parentToken(app, family, NORTH);
+    const from = schoolDate(app);
+    const res = await call(app, "POST", `${P}/fixed/route-change`, token, {
+      studentId: family.studentId,
+      weekdays: [1, 2, 3, 4, 5],
+      fromDate: from,
+      untilDate: "2027-06-30",
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const fixed = await readJson<{ id: number; status: string }>(res);
+    expect(fixed.status).toBe("pending");
+    // Another child takes the only seat on the first day: that day cannot be confirmed.
+    const other = await makeFamily(app, NORTH);
+    const theirs = await call(app, "POST", `${P}/route-change`, await parentToken(app, other, NORTH), {
+      studentId: other.studentId,
+      date: from,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect((await confirm(app, (await readJson<Permission>(theirs)).id)).status).toBe(200);
+
+    const decided = await call(app, "PATCH", `${P}/fixed/route-change/${fixed.id}/confirm`, await office(app), {
+      status: "confirmed",
+    });
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    expect((await readJson<{ status: string }>(decided)).status).toBe("confirmed");
+    const days = await app.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed.id));
+    const first = days.find((d) => d.date === from);
+    expect(first).toMatchObject({ status: "needs_review" });
+    expect(first?.failures?.map((f) => f.code)).toEqual(["no-seat"]);
+    const rest = days.filter((d) => d.date !== from);
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.every((d) => d.status === "confirmed")).toBe(true);
+    // Decided once: a second decision is a 409.
+    const again = await call(app, "PATCH", `${P}/fixed/route-change/${fixed.id}/confirm`, await office(app), {
+      status: "rejected",
+    });
+    expect(again.status).toBe(409);
+    // Days made later by the daily job are confirmed as they are made.
+    app.clock.advance(7 * 86_400);
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await generateFixedExitPermissions(app.deps);
+    const later = await app.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed.id));
+    expect(later.length).toBeGreaterThan(days.length);
+    expect(later.filter((d) => !days.some((x) => x.id === d.id)).every((d) => d.status === "confirmed")).toBe(true);
+  });
+
+  it("rejected, its waiting days are rejected and it makes no more", async () => {
+    const family = await makeFamily(t, NORTH);
+    const res = await call(t, "POST", `${P}/fixed/auto-pickup`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      weekdays: [1, 2, 3, 4, 5],
+      fromDate: schoolDate(t),
+      untilDate: "2027-06-30",
+    });
+    const fixed = await readJson<{ id: number }>(res);
+    const decided = await call(t, "PATCH", `${P}/fixed/auto-pickup/${fixed.id}/confirm`, await office(), {
+      status: "rejected",
+      reason: "Grandma is not on the list",
+    });
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const days = await t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed.id));
+    expect(days.length).toBeGreaterThan(0);
+    expect(days.every((d) => d.status === "rejected")).toBe(true);
+  });
+});

@@ -14,6 +14,7 @@ import { Schools, schools } from "../../db/schema/core";
 import {
   ExitPermissions,
   exitPermissions,
+  FIXED_EXIT_PERMISSION_STATUSES,
   FixedExitPermissions,
   fixedExitPermissions,
 } from "../../db/schema/exit-permission";
@@ -33,6 +34,7 @@ import { daysOf, maskOf } from "../../lib/weekdays";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
 import { withdrawEffects } from "./effects";
+import { decideDays } from "./fixed-days";
 import { permissions } from "./permissions";
 import { actingContext, DateText, ExitPermissionRecord, exitPermission, ownStudents } from "./resource";
 import { RULES } from "./rules";
@@ -71,6 +73,13 @@ const FixedRecord = RecordBase.extend({
   parentId: z.number().int().nullable(),
   reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
   generatedUntil: z.string().nullable().openapi({ description: "The last date permissions were made for" }),
+  status: z.enum(FIXED_EXIT_PERMISSION_STATUSES).openapi({
+    description:
+      "pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)",
+  }),
+  decidedBy: z.number().int().nullable(),
+  decidedAt: z.string().nullable(),
+  decisionReason: z.string().nullable(),
 });
 
 /** Staff see every fixed permission; anyone else their children's. */
@@ -104,6 +113,10 @@ function fixedResource(kind: "route_change" | "auto_pickup", segment: string, na
       parentId: row.parentId,
       reason: row.reason,
       generatedUntil: row.generatedUntil,
+      status: row.status,
+      decidedBy: row.decidedBy,
+      decidedAt: row.decidedAt,
+      decisionReason: row.decisionReason,
     }),
     // fixed_exit_permission_school_idx (school_id, kind, created_at); a deleted one is gone from its routes.
     visibleTo: (ctx) =>
@@ -229,7 +242,42 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
       before: withdrawGenerated(ctx, params.id),
     });
   });
-  return [list, create, remove];
+  /** The days a decision of the pattern decides with it, prepared before its batch. */
+  const days = new WeakMap<Ctx, Statement[]>();
+  const decide = resource.action({
+    name: "confirm",
+    verb: "confirm",
+    access: permissions.review,
+    input: z.strictObject({
+      status: z.enum(["confirmed", "rejected"]).openapi({ example: "confirmed", description: "The school's decision" }),
+      reason: text({ max: 500 }).optional().openapi({ example: "Every Tuesday with grandma, all term" }),
+    }),
+    from: { column: fixedExitPermissions.status, states: ["pending"] },
+    summary: `Confirm or reject a fixed ${kind.replace("_", " ")}: decided once for every day it makes`,
+    description:
+      "Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, " +
+      "each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes " +
+      "later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.",
+    set: async (ctx, { id, body }) => {
+      const fixed = await FixedExitPermissions.select(ctx)
+        .where(
+          eq(fixedExitPermissions.id, id),
+          eq(fixedExitPermissions.kind, kind),
+          isNull(fixedExitPermissions.deletedAt),
+        )
+        .first();
+      // Not here, or decided already: the guarded change answers its 404 or 409 without the days.
+      if (fixed?.status === "pending") days.set(ctx, await decideDays(ctx, fixed, body.status));
+      return {
+        status: body.status,
+        decidedBy: ctx.userId,
+        decidedAt: ctx.deps.clock.now().toISOString(),
+        decisionReason: body.reason ?? null,
+      };
+    },
+    also: (ctx) => days.get(ctx) ?? [],
+  });
+  return [list, create, remove, decide];
 }
 
 export const fixedOperations = [
@@ -352,8 +400,10 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
       const failures = verdict.failures;
       // No school that day: nobody goes home, there is nothing to decide.
       if (failures.some((x) => x.code === "not-school-day")) continue;
-      const status = f.status === "confirmed" || r.status === "confirmed" ? "confirmed" : "pending";
-      queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined);
+      const byPattern = f.status === "confirmed";
+      const status = byPattern || r.status === "confirmed" ? "confirmed" : "pending";
+      const because = byPattern ? m`Confirmed with its fixed permission`.render() : undefined;
+      queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined, because);
       written++;
     }
     try {

@@ -70,7 +70,13 @@ export const stored = (f: RuleFailure): StoredFailure => ({ ...shown(f), code: f
  * Queues the writes of one ask that passed the rules (or, `review`, one the rules refused on its day:
  * it waits for the office with its failures); answers the slot that reads it back.
  */
-export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved, review?: readonly RuleFailure[]) {
+export function queueAsk(
+  ctx: Ctx,
+  batch: Batch,
+  r: Resolved,
+  review?: readonly RuleFailure[],
+  confirmedBecause?: string,
+) {
   const { ask } = r;
   const confirmed = !review && r.status === "confirmed";
   const invited = ask.invitationId !== undefined;
@@ -93,7 +99,7 @@ export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved, review?: readonly 
       ...(invited ? { acceptedBy: ctx.userId, acceptedAt: nowIso(ctx) } : {}),
       failures: review ? review.map(stored) : null,
       reason: ask.reason ?? null,
-      ...(confirmed ? autoDecision(ctx) : {}),
+      ...(confirmed ? { ...autoDecision(ctx), ...(confirmedBecause ? { decisionReason: confirmedBecause } : {}) } : {}),
       invitationId: ask.invitationId ?? null,
       fixedId: ask.fixedId ?? null,
       slug: randomToken(16),

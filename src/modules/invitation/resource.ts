@@ -8,12 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
-import {
-  INVITATION_KINDS,
-  INVITATION_PICKUPS,
-  Invitations,
-  invitations,
-} from "../../db/schema/invitation";
+import { INVITATION_KINDS, INVITATION_PICKUPS, Invitations, invitations } from "../../db/schema/invitation";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
