@@ -15229,10 +15229,17 @@ export interface components {
         /** @description The confirmed permission that changes a student's usual way home */
         PendingAuthorization: components["schemas"]["SummaryPermission"] & {
             /**
-             * @description awaiting_family: another family must answer first; pending: the school decides
+             * @description awaiting_family: another family must answer first; pending: the school decides; needs_review: a fixed permission's day the rules refused on that day (see failures)
              * @enum {string}
              */
-            status: "awaiting_family" | "pending";
+            status: "awaiting_family" | "pending" | "needs_review";
+            /** @description needs_review: the rules it fails, as written when the day was made; null otherwise */
+            failures: ({
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
             /** @description The school-local day it is for */
             date: string;
             /** @description The student it is for */

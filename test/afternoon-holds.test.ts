@@ -247,6 +247,20 @@ describe("finding 5: the days of a fixed permission are decided as its asker, ne
     expect(days).toHaveLength(1);
     expect(days[0]).toMatchObject({ status: "needs_review", parentId: family.parentId, askedAs: "guardian" });
     expect(days[0]?.failures?.map((f) => f.code)).toEqual(["too-late"]);
+    // It waits for the office in the day's pending list, with its reason.
+    const pending = await app.request("/api/v1/transportation-summary/pending?date=2026-11-23&pageSize=100", {
+      token: await office(app),
+      school: NORTH,
+    });
+    const waiting = await readJson<{ data: { id: number; status: string; failures: { code: string }[] | null }[] }>(
+      pending,
+    );
+    expect(waiting.data.find((p) => p.id === days[0]?.id)).toMatchObject({
+      status: "needs_review",
+      failures: [{ code: "too-late" }],
+    });
+    // The office may pass the deadline: confirming runs the rules as the school, and it holds.
+    expect((await confirm(app, days[0]?.id ?? 0)).status).toBe(200);
   });
 });
 
