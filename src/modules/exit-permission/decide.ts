@@ -1,17 +1,21 @@
 /**
- * Deciding and changing a permission:
+ * Deciding and changing a permission. Each is a decision made again through the same rules
+ * (`evaluate`), as the one who makes it, on the facts as they are now:
  *
- * - `PATCH /{id}/confirm {status, reason?}` (`exit-permission.review`): ONE guarded UPDATE from
- *   `pending` (two reviewers at once: one wins, the other 409). Confirming supersedes the student's
- *   earlier confirmed permission of the day and makes the day changes (a route change takes its seat
- *   with a guarded UPDATE: none left is a 422 `no-seat` and nothing is written), in the same batch.
+ * - `PATCH /{id}/confirm {status, reason?}` (`exit-permission.review`): from `pending` (or
+ *   `needs_review`), ONE guarded UPDATE from the state read (two reviewers at once: one wins, the
+ *   other 409). Confirming runs the rules again as the school (late and far ahead are its to pass;
+ *   a restriction never is: 422), supersedes the student's earlier confirmed permission of the day
+ *   and makes the day changes (a route change takes its seat with a guarded UPDATE: none left is a
+ *   422 `no-seat` and nothing is written), in the same batch.
  * - `POST /{id}/respond {accept, reason?}`: the child's guardian (or staff for them) answers a
  *   permission that names another family's collector (`awaiting_family`): declined it is
- *   `rejected`; accepted the rules run again and it becomes `pending` (or `confirmed` where the
- *   school confirms automatically).
- * - `PUT /{id}` (the asker, or staff): while pending (or awaiting the family), through the rules
- *   again; a decided one is a 409.
- * - `DELETE /{id}`: the asker cancels while pending (`cancelled`); staff may also withdraw a
+ *   `rejected`; accepted the rules run again as the family, the acceptance is recorded
+ *   (`acceptedAt`) and it becomes `pending` (or `confirmed` where the school confirms automatically).
+ * - `PUT /{id}` (the asker, or staff): while pending, awaiting the family or in review, through the
+ *   rules again as the one editing; a change of the date, collector or route clears the family's
+ *   acceptance (the family answers again); a decided one is a 409.
+ * - `DELETE /{id}`: the asker cancels while not decided (`cancelled`); staff may also withdraw a
  *   confirmed one: its day changes are withdrawn and the seat given back in the same batch.
  */
 import { z } from "@hono/zod-openapi";
