@@ -15235,7 +15235,12 @@ export interface components {
             status: "awaiting_family" | "pending" | "needs_review";
             /** @description needs_review: the rules it fails, as written when the day was made; null otherwise */
             failures: ({
+                /**
+                 * @description The rule, stable across versions
+                 * @example too-late
+                 */
                 code: string;
+                /** @description Why, as written when the day was made */
                 message: string;
             } & {
                 [key: string]: unknown;

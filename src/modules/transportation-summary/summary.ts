@@ -292,7 +292,12 @@ const PendingItem = PermissionRef.extend({
       "awaiting_family: another family must answer first; pending: the school decides; needs_review: a fixed permission's day the rules refused on that day (see failures)",
   }),
   failures: z
-    .array(z.looseObject({ code: z.string(), message: z.string() }))
+    .array(
+      z.looseObject({
+        code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions" }),
+        message: z.string().openapi({ description: "Why, as written when the day was made" }),
+      }),
+    )
     .nullable()
     .openapi({ description: "needs_review: the rules it fails, as written when the day was made; null otherwise" }),
   date: z.string().openapi({ description: "The school-local day it is for" }),
@@ -382,8 +387,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
     if (!permission) return [];
     return {
       ...permission,
-      status:
-        r.status === "awaiting_family" || r.status === "needs_review" ? r.status : ("pending" as const),
+      status: r.status === "awaiting_family" || r.status === "needs_review" ? r.status : ("pending" as const),
       failures: r.failures ?? null,
       date: r.date,
       student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName, level: r.level },
