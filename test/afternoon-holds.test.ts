@@ -11,7 +11,7 @@ import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { notifications } from "../src/db/schema/notification";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
-import { routeAvailabilities } from "../src/db/schema/transport";
+import { routeAvailabilities, routes } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { readJson } from "./fixture-kit";
 import { addRiderDays, makeGroup } from "./fixtures/afternoon";
@@ -477,6 +477,41 @@ describe("every change of a fact decides again what stood on it", () => {
     expect(day?.taken).toBe(0);
     await app.db.delete(schoolHolidayCycles).where(eq(schoolHolidayCycles.schoolConfigurationId, year?.id ?? 0));
     await app.db.delete(schoolConfigurations).where(eq(schoolConfigurations.id, year?.id ?? 0));
+  });
+
+  it("a student moved to a level the route does not serve: the route change is withdrawn, the seat comes back", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    await t.db
+      .update(routes)
+      .set({ levels: ["elementary"] })
+      .where(eq(routes.id, bus.routeId));
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    const movedUp = await call(t, "PUT", `/api/v1/student/${family.studentId}`, await office(), { level: "middle" });
+    expect(movedUp.status, await movedUp.clone().text()).toBe(204);
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({
+      code: "route-not-for-level",
+      levels: "elementary",
+      level: "middle",
+      routeId: bus.routeId,
+    });
+    expect(await finalStatus(t, bus.routeId, date, family.studentId)).toBeUndefined();
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, bus.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(0);
   });
 
   it("a student deleted: their decisions are withdrawn and the seat comes back", async () => {

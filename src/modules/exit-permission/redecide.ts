@@ -17,6 +17,7 @@
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions, OPEN_EXIT_PERMISSION_STATUSES } from "../../db/schema/exit-permission";
+import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Guardians, guardians } from "../../db/schema/student";
 import {
   RouteAvailabilities,
@@ -33,8 +34,9 @@ import { and, Column, desc, eq, gte, lte, or, SQL, type SQLWrapper, sql } from "
 import { inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
+import type { Level } from "../../lib/levels";
 import { Message, m, type Value } from "../../lib/message";
-import { addDays, dateIn } from "../../lib/zoned-time";
+import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { notify, type Sending } from "../notification/api";
 import { baseRiders } from "../route-availability/api";
 import { isHoliday } from "../school-schedule/api";
@@ -61,6 +63,8 @@ export type FactChange =
   | { fact: "holiday"; start: string; end: string }
   /** Students removed (soft-deleted): AFTER. */
   | { fact: "students"; studentIds: readonly number[] }
+  /** A student moved to another level (or to none): AFTER. */
+  | { fact: "level"; studentId: number; level: Level | null }
   /** A route's seats on a date set to `seats` (null: the vehicle's): AFTER. The latest confirmed lose theirs first. */
   | { fact: "seats"; routeId: number; date: string; seats: number | null };
 
@@ -150,6 +154,7 @@ function withdrawal(ctx: Ctx, today: string, scope: SQL, broken: readonly Broken
 /** A permission as the read before the change sees it (whom to tell, and whether anything breaks). */
 interface Candidate {
   id: number;
+  routeId: number | null;
   studentId: number;
   date: string;
   kind: string;
@@ -164,6 +169,7 @@ interface Candidate {
 
 const candidateFields = {
   id: E.id,
+  routeId: E.routeId,
   studentId: E.studentId,
   date: E.date,
   kind: E.kind,
@@ -445,8 +451,70 @@ const planSeats: Planner<"seats"> = async (ctx, { routeId, date, seats }) => {
   return { statements: withdrawal(ctx, today, scope, broken, why), withdrawn, why };
 };
 
+/**
+ * A student moved to another level: route changes to a route that does not serve it
+ * (`route-not-for-level`), and every permission on a weekday the level has no schedule (or with no
+ * level at all: `not-school-day`, `no-schedule`).
+ */
+const planLevel: Planner<"level"> = async (ctx, { studentId, level }) => {
+  const why = m`A student moved to another level`;
+  const batch = new Batch(ctx);
+  const school = schoolToday(ctx, batch);
+  const theirs = eq(E.studentId, studentId);
+  const reach = batch.read(candidates(ctx, addDays(dateIn("UTC", ctx.deps.clock.now()), -1), theirs));
+  const served = batch.read(
+    Routes.select(ctx, { id: routes.id, levels: routes.levels }).where(
+      sql`${routes.id} IN (${ExitPermissions.pick(ctx, E.routeId, theirs, eq(E.kind, "route_change"))})`,
+    ),
+  );
+  const days = batch.read(
+    SchoolSchedules.select(ctx, { weekday: schoolSchedules.weekday }).where(
+      level === null ? sql`0` : eq(schoolSchedules.level, level),
+    ),
+  );
+  const read = await batch.commit();
+  const today = dateIn(read.get(school)[0]?.timeZone ?? "UTC", ctx.deps.clock.now());
+  const weekdays = new Set(read.get(days).map((d) => d.weekday));
+  const notServing = new Set(
+    read
+      .get(served)
+      .filter((r) => r.levels.length > 0 && (level === null || !r.levels.includes(level)))
+      .map((r) => r.id),
+  );
+  const withdrawn = read
+    .get(reach)
+    .filter(
+      (c) =>
+        c.date >= today &&
+        (!weekdays.has(isoWeekday(c.date)) || (c.kind === "route_change" && notServing.has(c.routeId ?? 0))),
+    );
+  const route = Routes.alias("redecided_route");
+  const r = route.table;
+  const schedule = SchoolSchedules.alias("redecided_schedule");
+  const sch = schedule.table;
+  const weekdayOf = sql`(CAST(strftime('%w', ${E.date}) AS INTEGER) + 6) % 7 + 1`;
+  const broken: Broken[] = [
+    {
+      when: sql`(${E.kind} = 'route_change' AND EXISTS (SELECT 1 FROM ${route.from} WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId} AND json_array_length(${r.levels}) > 0 AND ${level === null ? sql`1` : sql`NOT EXISTS (SELECT 1 FROM json_each(${r.levels}) WHERE value = ${level})`}))`,
+      failure: failureJson("route-not-for-level", {
+        route: sql`(SELECT ${r.name} FROM ${route.from} WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId})`,
+        routeId: E.routeId,
+        levels: sql`(SELECT group_concat(value, ', ') FROM ${route.from}, json_each(${r.levels}) WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId})`,
+        level,
+      }),
+    },
+    {
+      when: sql`NOT EXISTS (SELECT 1 FROM ${schedule.from} WHERE ${schedule.scope(ctx)} AND ${level === null ? sql`0` : eq(sch.level, level)} AND ${sch.weekday} = ${weekdayOf})`,
+      failure: failureJson("not-school-day", { date: E.date, reason: "no-schedule", level }),
+    },
+  ];
+  return { statements: withdrawal(ctx, today, theirs, broken, why), withdrawn, why };
+};
+
 function planOf(ctx: Ctx, change: FactChange): Promise<Plan> {
   switch (change.fact) {
+    case "level":
+      return planLevel(ctx, change);
     case "guardian":
       return planGuardian(ctx, change);
     case "trusted-person":
