@@ -1247,7 +1247,7 @@ export interface paths {
         get: operations["getStudent"];
         /**
          * Update a student
-         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today.
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office.
          */
         put: operations["updateStudent"];
         post?: never;
