@@ -1247,7 +1247,7 @@ export interface paths {
         get: operations["getStudent"];
         /**
          * Update a student
-         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today.
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office.
          */
         put: operations["updateStudent"];
         post?: never;
@@ -1303,10 +1303,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change a guardian's relationship or capabilities */
+        /**
+         * Change a guardian's relationship or capabilities
+         * @description Taking away canPickUp or canRequestChanges withdraws, in the same write, the student's exit permissions from today on that stood on it (the guardian's pickups; the requests they asked), gives their seats back and tells the family and the office.
+         */
         put: operations["updateStudentGuardian"];
         post?: never;
-        /** Remove a guardian link (the parent stays a parent of the school) */
+        /**
+         * Remove a guardian link (the parent stays a parent of the school)
+         * @description The student's exit permissions from today on that stood on the link (the guardian's pickups; the requests they asked) are withdrawn in the same write, their seats given back, and the family and the office told.
+         */
         delete: operations["deleteStudentGuardian"];
         options?: never;
         head?: never;
@@ -1328,7 +1334,7 @@ export interface paths {
         head?: never;
         /**
          * Set or clear the school's restriction on a guardian (may not pick the student up)
-         * @description School admins only. Dates are inclusive; reversed dates are a 400; a document of another school is a 404. Audited.
+         * @description School admins only. Dates are inclusive; reversed dates are a 400; a document of another school is a 404. Audited. A restriction withdraws, in the same write, the student's exit permissions on the days it covers from today on that stood on the guardian (their pickups; the requests they asked), gives their seats back and tells the family and the office.
          */
         patch: operations["restrictStudentGuardian"];
         trace?: never;
@@ -1374,7 +1380,7 @@ export interface paths {
         post?: never;
         /**
          * Delete (withdraw) a trusted person
-         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration). The exit permissions that name it from today on are withdrawn in the same write (seats given back, the family and the office told).
          */
         delete: operations["deleteTrustedPerson"];
         options?: never;
@@ -1467,7 +1473,7 @@ export interface paths {
         post?: never;
         /**
          * Delete (withdraw) a trusted address
-         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration).
+         * @description In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the school lets them change the student's way home (422, as for a registration). The exit permissions that name it from today on are withdrawn in the same write (seats given back, the family and the office told).
          */
         delete: operations["deleteTrustedAddress"];
         options?: never;
@@ -2039,7 +2045,10 @@ export interface paths {
         /** List the current school's holiday cycles (paginated), in start order */
         get: operations["listSchoolHolidayCycles"];
         put?: never;
-        /** Create a holiday cycle in a school configuration of the current school */
+        /**
+         * Create a holiday cycle in a school configuration of the current school
+         * @description The exit permissions of the days it covers, from the school's today on, are withdrawn in the same write (seats given back, families and office told).
+         */
         post: operations["createSchoolHolidayCycle"];
         delete?: never;
         options?: never;
@@ -2056,7 +2065,10 @@ export interface paths {
         };
         /** Get a school holiday cycle by id */
         get: operations["getSchoolHolidayCycle"];
-        /** Update a school holiday cycle */
+        /**
+         * Update a school holiday cycle
+         * @description Moved, its new days are decided again: The exit permissions of the days it covers, from the school's today on, are withdrawn in the same write (seats given back, families and office told).
+         */
         put: operations["updateSchoolHolidayCycle"];
         post?: never;
         /** Delete a school holiday cycle */
@@ -2778,7 +2790,10 @@ export interface paths {
         };
         /** Get a route availability by id */
         get: operations["getRouteAvailability"];
-        /** Change a route's seats for a date (null resets to the vehicle's) */
+        /**
+         * Change a route's seats for a date (null resets to the vehicle's)
+         * @description Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told.
+         */
         put: operations["updateRouteAvailability"];
         post?: never;
         /** Delete a route's day (its seats go back to the vehicle's) */
@@ -3097,6 +3112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exit-permission/pass-revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The day's revoked pickup passes, signed with the passes' key (gate devices fetch it every few minutes)
+         * @description A pass verifies offline until its window ends; a decision withdrawn after the family showed it (a restriction, a trusted person withdrawn, the school's withdrawal, a later permission) is named here. Staff (exit-permission.manage) only.
+         */
+        get: operations["listPickupPassRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/exit-permission/type": {
         parameters: {
             query?: never;
@@ -3202,6 +3237,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exit-permission/fixed/route-change/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Confirm or reject a fixed route change: decided once for every day it makes
+         * @description Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.
+         */
+        patch: operations["confirmFixedRouteChange"];
+        trace?: never;
+    };
     "/api/v1/exit-permission/fixed/auto-pickup": {
         parameters: {
             query?: never;
@@ -3235,6 +3290,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exit-permission/fixed/auto-pickup/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Confirm or reject a fixed auto pickup: decided once for every day it makes
+         * @description Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.
+         */
+        patch: operations["confirmFixedAutoPickup"];
         trace?: never;
     };
     "/api/v1/exit-permission/fixed/generated": {
@@ -10907,10 +10982,10 @@ export interface components {
             /** @description The student's id */
             studentId: number;
             /**
-             * @description The student's first and last name
+             * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
              * @example Ana Gómez
              */
-            studentName: string;
+            studentName: string | null;
             /**
              * @description The school-local day it is for
              * @example 2026-11-27
@@ -10923,11 +10998,11 @@ export interface components {
              */
             kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
             /**
-             * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+             * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
              * @example pending
              * @enum {string}
              */
-            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
             /** @description Route change: the route the student takes home */
             routeId: number | null;
             /** @description The route's name */
@@ -10948,6 +11023,15 @@ export interface components {
             askedBy: number | null;
             /** @description The guardian profile the asker asked as; null when the school did */
             parentId: number | null;
+            /**
+             * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+             * @enum {string|null}
+             */
+            askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+            /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+            acceptedAt: string | null;
+            /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+            failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
             /** @description Why, as the family or the school wrote it */
             reason: string | null;
             /** @description The user who confirmed or rejected it; null while pending */
@@ -10964,6 +11048,17 @@ export interface components {
             invitationId: number | null;
             /** @description The public pass's key */
             slug: string;
+        };
+        ExitPermissionStoredFailure: {
+            /**
+             * @description The rule, stable across versions
+             * @example pickup-not-allowed
+             */
+            code: string;
+            /** @description Why, as written when it was decided (its language then) */
+            message: string;
+        } & {
+            [key: string]: unknown;
         };
         ExitPermissionCreated: {
             /**
@@ -10986,10 +11081,10 @@ export interface components {
             /** @description The student's id */
             studentId: number;
             /**
-             * @description The student's first and last name
+             * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
              * @example Ana Gómez
              */
-            studentName: string;
+            studentName: string | null;
             /**
              * @description The school-local day it is for
              * @example 2026-11-27
@@ -11002,11 +11097,11 @@ export interface components {
              */
             kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
             /**
-             * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+             * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
              * @example pending
              * @enum {string}
              */
-            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+            status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
             /** @description Route change: the route the student takes home */
             routeId: number | null;
             /** @description The route's name */
@@ -11027,6 +11122,15 @@ export interface components {
             askedBy: number | null;
             /** @description The guardian profile the asker asked as; null when the school did */
             parentId: number | null;
+            /**
+             * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+             * @enum {string|null}
+             */
+            askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+            /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+            acceptedAt: string | null;
+            /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+            failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
             /** @description Why, as the family or the school wrote it */
             reason: string | null;
             /** @description The user who confirmed or rejected it; null while pending */
@@ -11441,13 +11545,27 @@ export interface components {
                 /** @description How the person is related to the student */
                 relationship: string | null;
             };
-            /** @description The start of that school-local day (ISO 8601) */
+            /** @description The start of the day's dismissal window: an hour before the child's dismissal (ISO 8601) */
             validFrom: string;
-            /** @description The end of that school-local day (ISO 8601) */
+            /** @description The end of the dismissal window: an hour after the after-school program ends, or after dismissal without one (ISO 8601) */
             expiresAt: string;
             /** @description The school key that signed the pass */
             kid: string;
             /** @description A compact JWS (EdDSA): claims typ 'pickup-pass', school, date, child (first name), collector, nbf, exp, jti (the slug) */
+            token: string;
+        };
+        PickupPassRevocations: {
+            /** @description The school's id */
+            schoolId: number;
+            /** @description The school-local date the list is for */
+            date: string;
+            /** @description The passes (their jti: the slug) of that day no longer valid: auto pickups confirmed and then withdrawn, cancelled or superseded */
+            revoked: string[];
+            /** @description When the list was made (ISO 8601): a gate keeps the newest */
+            issuedAt: string;
+            /** @description The school key that signed it (the passes' key) */
+            kid: string;
+            /** @description The same list as a compact JWS (EdDSA, the passes' key): claims typ 'pass-revocations', school, date, revoked, iat, exp (the end of that school-local day). A gate verifies it like a pass and refuses a pass whose jti it names */
             token: string;
         };
         ExitPermissionByTypePage: {
@@ -11473,10 +11591,10 @@ export interface components {
                 /** @description The student's id */
                 studentId: number;
                 /**
-                 * @description The student's first and last name
+                 * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
                  * @example Ana Gómez
                  */
-                studentName: string;
+                studentName: string | null;
                 /**
                  * @description The school-local day it is for
                  * @example 2026-11-27
@@ -11489,11 +11607,11 @@ export interface components {
                  */
                 kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
                 /**
-                 * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+                 * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
                  * @example pending
                  * @enum {string}
                  */
-                status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                 /** @description Route change: the route the student takes home */
                 routeId: number | null;
                 /** @description The route's name */
@@ -11514,6 +11632,15 @@ export interface components {
                 askedBy: number | null;
                 /** @description The guardian profile the asker asked as; null when the school did */
                 parentId: number | null;
+                /**
+                 * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+                 * @enum {string|null}
+                 */
+                askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+                /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+                acceptedAt: string | null;
+                /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+                failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
                 /** @description Why, as the family or the school wrote it */
                 reason: string | null;
                 /** @description The user who confirmed or rejected it; null while pending */
@@ -11660,6 +11787,17 @@ export interface components {
             reason: string | null;
             /** @description The last date permissions were made for */
             generatedUntil: string | null;
+            /**
+             * @description pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "rejected";
+            /** @description The user who confirmed or rejected it; null while pending */
+            decidedBy: number | null;
+            /** @description When the school confirmed or rejected it; null while pending */
+            decidedAt: string | null;
+            /** @description Why the school decided so, as it told the family; null if it gave none */
+            decisionReason: string | null;
         };
         FixedRouteChangeCreate: {
             /**
@@ -11695,6 +11833,19 @@ export interface components {
             stopId?: number;
             /** @description The trusted address's id */
             trustedAddressId?: number;
+        };
+        FixedRouteChangeConfirm: {
+            /**
+             * @description The school's decision
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "confirmed" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Every Tuesday with grandma, all term
+             */
+            reason?: string;
         };
         FixedAutoPickupPage: {
             /** @description The records of this page */
@@ -11764,6 +11915,17 @@ export interface components {
             reason: string | null;
             /** @description The last date permissions were made for */
             generatedUntil: string | null;
+            /**
+             * @description pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "rejected";
+            /** @description The user who confirmed or rejected it; null while pending */
+            decidedBy: number | null;
+            /** @description When the school confirmed or rejected it; null while pending */
+            decidedAt: string | null;
+            /** @description Why the school decided so, as it told the family; null if it gave none */
+            decisionReason: string | null;
         };
         FixedAutoPickupCreate: {
             /**
@@ -11797,6 +11959,19 @@ export interface components {
             pickupParentId?: number;
             /** @description The trusted person's id */
             trustedPersonId?: number;
+        };
+        FixedAutoPickupConfirm: {
+            /**
+             * @description The school's decision
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "confirmed" | "rejected";
+            /**
+             * @description Text of 1 to 500 characters, without control or bidi formatting characters
+             * @example Every Tuesday with grandma, all term
+             */
+            reason?: string;
         };
         InvitationListPage: {
             /** @description The records of this page */
@@ -11856,11 +12031,11 @@ export interface components {
                  */
                 expiresAt: string | null;
                 /**
-                 * @description open (takes answers), closed or cancelled
+                 * @description open (takes answers), expired (open, but its expiresAt has passed: it takes no answers), closed or cancelled
                  * @example open
                  * @enum {string}
                  */
-                status: "open" | "closed" | "cancelled";
+                status: "open" | "expired" | "closed" | "cancelled";
                 /** @description The invited children and their answers */
                 counts: {
                     /**
@@ -11992,11 +12167,11 @@ export interface components {
              */
             expiresAt: string | null;
             /**
-             * @description open (takes answers), closed or cancelled
+             * @description open (takes answers), expired (open, but its expiresAt has passed: it takes no answers), closed or cancelled
              * @example open
              * @enum {string}
              */
-            status: "open" | "closed" | "cancelled";
+            status: "open" | "expired" | "closed" | "cancelled";
             /** @description The invited children and their answers */
             counts: {
                 /**
@@ -15143,10 +15318,22 @@ export interface components {
         /** @description The confirmed permission that changes a student's usual way home */
         PendingAuthorization: components["schemas"]["SummaryPermission"] & {
             /**
-             * @description awaiting_family: another family must answer first; pending: the school decides
+             * @description awaiting_family: another family must answer first; pending: the school decides; needs_review: a fixed permission's day the rules refused on that day (see failures)
              * @enum {string}
              */
-            status: "awaiting_family" | "pending";
+            status: "awaiting_family" | "pending" | "needs_review";
+            /** @description needs_review: the rules it fails, as written when the day was made; null otherwise */
+            failures: ({
+                /**
+                 * @description The rule, stable across versions
+                 * @example too-late
+                 */
+                code: string;
+                /** @description Why, as written when the day was made */
+                message: string;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
             /** @description The school-local day it is for */
             date: string;
             /** @description The student it is for */
@@ -54803,7 +54990,7 @@ export interface operations {
                 /** @description Only this kind */
                 kind?: "route_change" | "no_after_school" | "auto_pickup" | "absence";
                 /** @description Only this status */
-                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
             };
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
@@ -56022,7 +56209,7 @@ export interface operations {
                 /** @description Only dates on or before this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only permissions in this state */
-                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                 /** @description Only this student's permissions */
                 studentId?: number;
                 /** @description Only permissions of this kind */
@@ -56150,7 +56337,7 @@ export interface operations {
                 /** @description Only dates on or before this one (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 to?: string;
                 /** @description Only permissions in this state */
-                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                 /** @description Only this student's permissions */
                 studentId?: number;
             };
@@ -56515,6 +56702,137 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listPickupPassRevocations: {
+        parameters: {
+            query?: {
+                /** @description School-local date; default the school's today */
+                date?: string;
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked passes of the day, signed */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupPassRevocations"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "X-School-Id must be a positive integer",
+                     *       "instance": "/api/v1/exit-permission/pass-revocations",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "X-School-Id",
+                     *           "message": "Expected a positive integer"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/exit-permission/pass-revocations",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/exit-permission/pass-revocations",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/exit-permission/pass-revocations",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listExitPermissionsByType: {
         parameters: {
             query: {
@@ -56533,7 +56851,7 @@ export interface operations {
                 /** @description Only this student's permissions */
                 studentId?: number;
                 /** @description Only this status */
-                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                status?: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
             };
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
@@ -57155,10 +57473,10 @@ export interface operations {
                         /** @description The student's id */
                         studentId: number;
                         /**
-                         * @description The student's first and last name
+                         * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
                          * @example Ana Gómez
                          */
-                        studentName: string;
+                        studentName: string | null;
                         /**
                          * @description The school-local day it is for
                          * @example 2026-11-27
@@ -57171,11 +57489,11 @@ export interface operations {
                          */
                         kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
                         /**
-                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
                          * @example pending
                          * @enum {string}
                          */
-                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                         /** @description Route change: the route the student takes home */
                         routeId: number | null;
                         /** @description The route's name */
@@ -57196,6 +57514,15 @@ export interface operations {
                         askedBy: number | null;
                         /** @description The guardian profile the asker asked as; null when the school did */
                         parentId: number | null;
+                        /**
+                         * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+                         * @enum {string|null}
+                         */
+                        askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+                        /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+                        acceptedAt: string | null;
+                        /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+                        failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
                         /** @description Why, as the family or the school wrote it */
                         reason: string | null;
                         /** @description The user who confirmed or rejected it; null while pending */
@@ -57403,10 +57730,10 @@ export interface operations {
                         /** @description The student's id */
                         studentId: number;
                         /**
-                         * @description The student's first and last name
+                         * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
                          * @example Ana Gómez
                          */
-                        studentName: string;
+                        studentName: string | null;
                         /**
                          * @description The school-local day it is for
                          * @example 2026-11-27
@@ -57419,11 +57746,11 @@ export interface operations {
                          */
                         kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
                         /**
-                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
                          * @example pending
                          * @enum {string}
                          */
-                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                         /** @description Route change: the route the student takes home */
                         routeId: number | null;
                         /** @description The route's name */
@@ -57444,6 +57771,15 @@ export interface operations {
                         askedBy: number | null;
                         /** @description The guardian profile the asker asked as; null when the school did */
                         parentId: number | null;
+                        /**
+                         * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+                         * @enum {string|null}
+                         */
+                        askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+                        /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+                        acceptedAt: string | null;
+                        /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+                        failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
                         /** @description Why, as the family or the school wrote it */
                         reason: string | null;
                         /** @description The user who confirmed or rejected it; null while pending */
@@ -58019,6 +58355,186 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    confirmFixedRouteChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedRouteChangeConfirm"];
+            };
+        };
+        responses: {
+            /** @description The fixed route change, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedRouteChange"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/exit-permission/fixed/route-change/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listFixedAutoPickups: {
         parameters: {
             query?: {
@@ -58435,6 +58951,186 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    confirmFixedAutoPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAutoPickupConfirm"];
+            };
+        };
+        responses: {
+            /** @description The fixed auto pickup, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAutoPickup"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/exit-permission/fixed/auto-pickup/42/confirm",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listGeneratedExitPermissions: {
         parameters: {
             query: {
@@ -58481,10 +59177,10 @@ export interface operations {
                         /** @description The student's id */
                         studentId: number;
                         /**
-                         * @description The student's first and last name
+                         * @description The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)
                          * @example Ana Gómez
                          */
-                        studentName: string;
+                        studentName: string | null;
                         /**
                          * @description The school-local day it is for
                          * @example 2026-11-27
@@ -58497,11 +59193,11 @@ export interface operations {
                          */
                         kind: "route_change" | "no_after_school" | "auto_pickup" | "absence";
                         /**
-                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded
+                         * @description awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); withdrawn (a fact it stood on changed: see failures)
                          * @example pending
                          * @enum {string}
                          */
-                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded";
+                        status: "awaiting_family" | "pending" | "confirmed" | "rejected" | "cancelled" | "superseded" | "needs_review" | "withdrawn";
                         /** @description Route change: the route the student takes home */
                         routeId: number | null;
                         /** @description The route's name */
@@ -58522,6 +59218,15 @@ export interface operations {
                         askedBy: number | null;
                         /** @description The guardian profile the asker asked as; null when the school did */
                         parentId: number | null;
+                        /**
+                         * @description How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)
+                         * @enum {string|null}
+                         */
+                        askedAs: "school" | "guardian" | "collector" | "invitation" | null;
+                        /** @description When the child's family accepted another family's collector; null until then (an edit clears it) */
+                        acceptedAt: string | null;
+                        /** @description needs_review and withdrawn: the rules it fails (as written then); null otherwise */
+                        failures: components["schemas"]["ExitPermissionStoredFailure"][] | null;
                         /** @description Why, as the family or the school wrote it */
                         reason: string | null;
                         /** @description The user who confirmed or rejected it; null while pending */
@@ -58641,8 +59346,8 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description open, closed or cancelled */
-                status?: "open" | "closed" | "cancelled";
+                /** @description open, expired (open, past its expiresAt), closed or cancelled */
+                status?: "open" | "expired" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
                 /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
@@ -58784,8 +59489,8 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description open, closed or cancelled */
-                status?: "open" | "closed" | "cancelled";
+                /** @description open, expired (open, past its expiresAt), closed or cancelled */
+                status?: "open" | "expired" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
                 /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
@@ -58927,8 +59632,8 @@ export interface operations {
                 page?: number;
                 /** @description The list's; accepted and ignored (the file has every row) */
                 pageSize?: number;
-                /** @description open, closed or cancelled */
-                status?: "open" | "closed" | "cancelled";
+                /** @description open, expired (open, past its expiresAt), closed or cancelled */
+                status?: "open" | "expired" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
                 /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
@@ -59233,8 +59938,8 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 pageSize?: number;
-                /** @description open, closed or cancelled */
-                status?: "open" | "closed" | "cancelled";
+                /** @description open, expired (open, past its expiresAt), closed or cancelled */
+                status?: "open" | "expired" | "closed" | "cancelled";
                 /** @description go_home or general */
                 kind?: "go_home" | "general";
                 /** @description The day it is for (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
@@ -60082,11 +60787,11 @@ export interface operations {
                          */
                         expiresAt: string | null;
                         /**
-                         * @description open (takes answers), closed or cancelled
+                         * @description open (takes answers), expired (open, but its expiresAt has passed: it takes no answers), closed or cancelled
                          * @example open
                          * @enum {string}
                          */
-                        status: "open" | "closed" | "cancelled";
+                        status: "open" | "expired" | "closed" | "cancelled";
                         /** @description The invited children and their answers */
                         counts: {
                             /**

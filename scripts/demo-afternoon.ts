@@ -469,18 +469,22 @@ export function demoAfternoonSql(): string {
     `-- Northside's afternoons, ${WEEK[0]} to ${WEEK[4]}: ${plan.length} exit permissions ` +
       `(${plan.filter((p) => p.status === "pending").length} pending for ${TODAY}), one fixed weekly pickup, ` +
       `${changes.length} route-day changes of confirmed route changes.`,
-    "INSERT OR IGNORE INTO fixed_exit_permission (id, school_id, student_id, kind, weekdays, from_date, until_date, trusted_person_id, asked_by, parent_id, reason, generated_until, created_at, updated_at) VALUES",
-    `  (${FIXED_ID}, ${SCHOOL}, 2085, 'auto_pickup', ${0b01010}, '2026-11-03', '2027-06-29', 2005, 2063, ${parentOf(2063)}, ${q("Beatriz, the nanny, collects him on Tuesdays and Thursdays")}, ${q(WEEK[4])}, ${q(AT)}, ${q(AT)});`,
+    // The school confirmed the pattern once: each day it makes is confirmed when the rules pass that day.
+    "INSERT OR IGNORE INTO fixed_exit_permission (id, school_id, student_id, kind, weekdays, from_date, until_date, trusted_person_id, asked_by, parent_id, reason, generated_until, status, decided_by, decided_at, decision_reason, created_at, updated_at) VALUES",
+    `  (${FIXED_ID}, ${SCHOOL}, 2085, 'auto_pickup', ${0b01010}, '2026-11-03', '2027-06-29', 2005, 2063, ${parentOf(2063)}, ${q("Beatriz, the nanny, collects him on Tuesdays and Thursdays")}, ${q(WEEK[4])}, 'confirmed', ${ADMIN}, ${q(AT)}, ${q("Beatriz is an approved trusted person")}, ${q(AT)}, ${q(AT)});`,
     // The invitations first: a permission names the one that made it.
     ...invitationSql(plan),
-    "INSERT OR IGNORE INTO exit_permission (id, school_id, student_id, date, kind, status, route_id, stop_id, trusted_address_id, pickup_parent_id, trusted_person_id, asked_by, parent_id, reason, decided_by, decided_at, decision_reason, superseded_by, fixed_id, invitation_id, slug, created_at, updated_at) VALUES",
+    "INSERT OR IGNORE INTO exit_permission (id, school_id, student_id, date, kind, status, route_id, stop_id, trusted_address_id, pickup_parent_id, trusted_person_id, asked_by, parent_id, asked_as, accepted_by, accepted_at, reason, decided_by, decided_at, decision_reason, superseded_by, fixed_id, invitation_id, slug, created_at, updated_at) VALUES",
     `${plan
       .map((p, i) => {
         const decided = p.status === "confirmed" || p.status === "rejected" || p.status === "superseded";
         const at = p.at ? `${p.date}T${p.at.asked}` : askedAt(p.date, i);
         const decision = p.at ? `${p.date}T${p.at.decided}` : decidedAt(p.date);
         const updated = decided || p.status === "cancelled" ? decision : at;
-        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decision) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${num(p.invitationId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
+        // How the asker stood to the child: the school, a guardian, or the child's guardian accepting an invitation.
+        const askedAs = p.invitationId !== undefined ? "invitation" : p.asParentUser === null ? "school" : "guardian";
+        const accepted = p.invitationId !== undefined ? `${p.askedByUser}, ${q(at)}` : "NULL, NULL";
+        return `  (${p.id}, ${SCHOOL}, ${p.student}, ${q(p.date)}, '${p.kind}', '${p.status}', ${num(p.route)}, ${num(p.stop)}, ${num(p.trustedAddress)}, ${parentOf(p.pickupParentUser)}, ${num(p.trustedPerson)}, ${p.askedByUser}, ${parentOf(p.asParentUser)}, '${askedAs}', ${accepted}, ${q(p.reason)}, ${decided ? ADMIN : "NULL"}, ${decided ? q(decision) : "NULL"}, ${p.decisionReason ? q(p.decisionReason) : "NULL"}, ${num(p.supersededBy)}, ${num(p.fixedId)}, ${num(p.invitationId)}, ${q(slugOf(p.id))}, ${q(at)}, ${q(updated)})`;
       })
       .join(",\n")};`,
     "INSERT OR IGNORE INTO route_availability (id, school_id, route_id, date, seats, taken, version, created_at, updated_at) VALUES",

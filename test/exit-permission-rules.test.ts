@@ -4,7 +4,14 @@
  * on an early-release day.
  */
 import { describe, expect, it } from "vitest";
-import { changeDeadline, decide, isoWithOffset, type Link, type Snapshot } from "../src/modules/exit-permission/rules";
+import {
+  changeDeadline,
+  decide,
+  isoWithOffset,
+  type Link,
+  RULES,
+  type Snapshot,
+} from "../src/modules/exit-permission/rules";
 
 const link: Link = {
   parentId: 7,
@@ -206,5 +213,33 @@ describe("auto pickup", () => {
     expect(codes(invitedGuardian, "2026-11-25", "auto_pickup")).toEqual(["pickup-not-allowed"]);
     const person = snapshot({ trustedPerson: { id: 5, approved: false, ofStudent: true } });
     expect(codes(person, "2026-11-25", "auto_pickup")).toEqual(["trusted-person-not-approved"]);
+  });
+});
+
+describe("the rule table", () => {
+  it("declares every rule once: only the deadline and the weeks ahead are the office's to pass", () => {
+    const staff = Object.entries(RULES)
+      .filter(([, r]) => r.override === "staff")
+      .map(([code]) => code);
+    expect(staff.sort()).toEqual(["too-far", "too-late"]);
+    // The rules of when one asks are not made again after a fact changes; the others are.
+    const once = Object.entries(RULES)
+      .filter(([, r]) => !r.rechecked)
+      .map(([code]) => code);
+    expect(once.sort()).toEqual(["invalid-date", "past-date", "too-far", "too-late"]);
+    for (const [code, rule] of Object.entries(RULES)) {
+      expect(rule.field, code).toMatch(
+        /^(date|studentId|routeId|stopId|trustedAddressId|pickupParentId|trustedPersonId)$/,
+      );
+    }
+  });
+
+  it("a recorded asker whose guardian link is gone may not ask (a fixed permission's day)", () => {
+    const gone = snapshot({ asker: { as: "not-guardian", parentId: 7 } });
+    const [f] = decide({ date: "2026-11-25", kind: "absence" }, gone).failures;
+    expect(f).toMatchObject({ code: "may-not-ask" });
+    expect(f?.message.render("en")).toBe(
+      "You may not ask changes for this student: no longer a guardian of this student",
+    );
   });
 });

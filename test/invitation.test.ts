@@ -250,6 +250,25 @@ describe("answering", () => {
     expect((await respond(t2, inv2.id, b.token, { answer: "declined" })).status).toBe(409);
   });
 
+  it("shows an open invitation past its expiresAt as expired, in reads and in the status filter", async () => {
+    const t = makeTestApp();
+    const other = await family(t);
+    const inv = await invited(t, await parent(t), { studentIds: [other.child], expiresAt: "2026-12-01T00:00:00Z" });
+    expect(inv.status).toBe("open");
+    const listed = async (status: string) =>
+      (
+        (await (
+          await t.request(`${INV}?status=${status}&pageSize=100`, { token: await parent(t) })
+        ).json()) as Page<Invitation>
+      ).data.map((i) => i.id);
+    expect(await listed("open")).toContain(inv.id);
+    t.clock.current = new Date("2026-12-01T00:00:00.000Z");
+    const read = await t.request(`${INV}/${inv.id}`, { token: await parent(t) });
+    expect(((await read.json()) as Invitation).status).toBe("expired");
+    expect(await listed("expired")).toContain(inv.id);
+    expect(await listed("open")).not.toContain(inv.id);
+  });
+
   it("lets a restricted guardian decline, not accept; a guardian who may not request changes neither", async () => {
     const t = makeTestApp();
     const inviter = await family(t);

@@ -5,6 +5,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
 import { parents } from "../src/db/schema/parent";
 import { guardians, students } from "../src/db/schema/student";
 import { trustedPeople } from "../src/db/schema/trusted-person";
@@ -48,9 +49,10 @@ const pass = (slug: string) => t.request(`${E}/public?slug=${slug}`);
 async function pickup(options: { status?: "confirmed" | "pending" | "rejected"; date?: string } = {}) {
   const [kid] = await makeStudents(t, NORTH, [["Valentina", "Secreto"]]);
   if (kid === undefined) throw new Error("no student");
+  // An elementary child: Monday's dismissal at 14:30, after-school until 17:00 (the demo's schedule).
   await t.db
     .update(students)
-    .set({ photo: `${NORTH}/students/${kid}/photo` })
+    .set({ photo: `${NORTH}/students/${kid}/photo`, level: "elementary" })
     .where(eq(students.id, kid));
   const [person] = await t.db
     .insert(trustedPeople)
@@ -86,9 +88,10 @@ describe("the pickup pass", () => {
       firstName: "Valentina",
       date: TODAY,
       collector: { name: "Tía Carmen", kind: "trusted", relationship: "aunt" },
-      // The end of 23 November in Mexico City (UTC-6).
-      validFrom: "2026-11-23T06:00:00.000Z",
-      expiresAt: "2026-11-24T06:00:00.000Z",
+      // The dismissal window of 23 November in Mexico City (UTC-6): 13:30 (an hour before the
+      // 14:30 dismissal) to 18:00 (an hour after the after-school program ends at 17:00).
+      validFrom: "2026-11-23T19:30:00.000Z",
+      expiresAt: "2026-11-24T00:00:00.000Z",
     });
     expect(body.photoUrl).toContain(`${NORTH}/students/`);
     // Nothing of the family: no last name, no reason, no phone, no ids.
@@ -98,7 +101,8 @@ describe("the pickup pass", () => {
     const { jwk, kid } = await key();
     expect(body.kid).toBe(kid);
     expect(jwk).not.toHaveProperty("d");
-    const claims = await verifyPass(jwk, body.token, t.clock.now());
+    const atGate = new Date("2026-11-23T20:40:00.000Z");
+    const claims = await verifyPass(jwk, body.token, atGate);
     expect(claims).toMatchObject({
       typ: "pickup-pass",
       school: NORTH,
@@ -133,20 +137,25 @@ describe("the pickup pass", () => {
       .replace(/\+/g, "-")
       .replace(/\//g, "_")
       .replace(/=+$/, "");
-    expect(await verifyPass(jwk, `${h}.${forged}.${s}`, t.clock.now())).toBeNull();
+    const atGate = new Date("2026-11-23T20:40:00.000Z");
+    expect(await verifyPass(jwk, token, atGate)).not.toBeNull();
+    expect(await verifyPass(jwk, `${h}.${forged}.${s}`, atGate)).toBeNull();
     // Another character in the middle of the signature (never the same one).
     const sig = s ?? "";
     const mid = Math.floor(sig.length / 2);
     const flipped = `${sig.slice(0, mid)}${sig[mid] === "A" ? "B" : "A"}${sig.slice(mid + 1)}`;
-    expect(await verifyPass(jwk, `${h}.${p}.${flipped}`, t.clock.now())).toBeNull();
+    expect(await verifyPass(jwk, `${h}.${p}.${flipped}`, atGate)).toBeNull();
     // Another school's key does not verify North's pass.
     const southToken = await t.token(DEMO.southAdmin.id, { [SOUTH]: "all" });
     const south = await readJson<{ jwk: Jwk }>(await t.request(`${E}/pass-key`, { token: southToken, school: SOUTH }));
     expect(south.jwk.x).not.toBe(jwk.x);
-    expect(await verifyPass(south.jwk, token, t.clock.now())).toBeNull();
-    // After the end of the school-local day the token no longer verifies.
-    expect(await verifyPass(jwk, token, new Date("2026-11-24T06:00:00.000Z"))).toBeNull();
-    expect(await verifyPass(jwk, token, new Date("2026-11-24T05:59:00.000Z"))).not.toBeNull();
+    expect(await verifyPass(south.jwk, token, atGate)).toBeNull();
+    // Only within the day's dismissal window (13:30 to 18:00 in Mexico City): not in the morning,
+    // not in the evening.
+    expect(await verifyPass(jwk, token, new Date("2026-11-23T15:00:00.000Z"))).toBeNull();
+    expect(await verifyPass(jwk, token, new Date("2026-11-23T19:30:00.000Z"))).not.toBeNull();
+    expect(await verifyPass(jwk, token, new Date("2026-11-23T23:59:00.000Z"))).not.toBeNull();
+    expect(await verifyPass(jwk, token, new Date("2026-11-24T00:00:00.000Z"))).toBeNull();
   });
 
   it("is the same 404 for an unknown slug, a pending, rejected or past pickup, another kind", async () => {
@@ -186,6 +195,7 @@ describe("the pickup pass", () => {
     const [kid] = await makeStudents(t, NORTH, [["Mateo", "Guardado"]]);
     const [parent] = await t.db.select().from(parents).where(eq(parents.userId, DEMO.northParent.id));
     if (!parent || kid === undefined) throw new Error("no demo parent");
+    await t.db.update(students).set({ level: "elementary" }).where(eq(students.id, kid));
     await t.db.insert(guardians).values({ schoolId: NORTH, studentId: kid, parentId: parent.id });
     const byParent = await makePermission(t, {
       schoolId: NORTH,
@@ -203,6 +213,44 @@ describe("the pickup pass", () => {
       .set({ restricted: true, restrictionFrom: TODAY, restrictionUntil: TODAY })
       .where(and(eq(guardians.studentId, kid), eq(guardians.parentId, parent.id)));
     expect((await pass(byParent.slug)).status).toBe(404);
+  });
+
+  it("is no pass for a child without a schedule that day (no dismissal, no window), nor after the window", async () => {
+    const p = await pickup();
+    await t.db.update(students).set({ level: null }).where(eq(students.id, p.kid));
+    expect((await pass(p.slug)).status).toBe(404);
+    await t.db.update(students).set({ level: "elementary" }).where(eq(students.id, p.kid));
+    expect((await pass(p.slug)).status).toBe(200);
+    const evening = makeTestApp();
+    evening.clock.current = new Date("2026-11-24T00:00:00.000Z");
+    expect((await evening.request(`${E}/public?slug=${p.slug}`)).status).toBe(404);
+  });
+
+  it("lists the day's revoked passes, signed with the passes' key, for staff", async () => {
+    const kept = await pickup();
+    const revoked = await pickup();
+    const pending = await pickup({ status: "pending" });
+    await t.db.update(exitPermissions).set({ status: "withdrawn" }).where(eq(exitPermissions.id, revoked.id));
+    await t.db.update(exitPermissions).set({ status: "cancelled" }).where(eq(exitPermissions.id, pending.id));
+    const office = await t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
+    const res = await t.request(`${E}/pass-revocations?date=${TODAY}`, { token: office, school: NORTH });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const list = await readJson<{ date: string; revoked: string[]; kid: string; token: string }>(res);
+    expect(list.date).toBe(TODAY);
+    expect(list.revoked).toContain(revoked.slug);
+    // A pass never shown (pending, then cancelled) and one still valid are not named.
+    expect(list.revoked).not.toContain(pending.slug);
+    expect(list.revoked).not.toContain(kept.slug);
+    const { jwk, kid } = await key();
+    expect(list.kid).toBe(kid);
+    const claims = await verifyPass(jwk, list.token, t.clock.now());
+    expect(claims).toMatchObject({ typ: "pass-revocations", school: NORTH, date: TODAY });
+    expect(claims?.revoked).toEqual(list.revoked);
+    // Without a date: the school's today. A parent may not read it.
+    const today = await t.request(`${E}/pass-revocations`, { token: office, school: NORTH });
+    expect((await readJson<{ date: string }>(today)).date).toBe(TODAY);
+    const parentToken = await t.token(DEMO.northParent.id, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+    expect((await t.request(`${E}/pass-revocations`, { token: parentToken, school: NORTH })).status).toBe(403);
   });
 
   it("is the same 404 while the school has exit permissions switched off, and back once they are on", async () => {

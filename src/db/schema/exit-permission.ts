@@ -4,9 +4,13 @@
  * range and a scheduled job makes the concrete ones from it.
  *
  * States: `awaiting_family` (it names another family's child: their guardian answers first) ->
- * `pending` -> `confirmed` | `rejected`; `cancelled` by the asker while pending (or withdrawn with
- * its fixed one); `superseded` when a later one for the same student and date is confirmed (both
- * kept). At most one confirmed permission per student and date: a partial unique index.
+ * `pending` -> `confirmed` | `rejected`; `needs_review` (a day of a fixed permission the rules
+ * refused on that day: it waits for the office, with `failures`); `cancelled` by the asker while
+ * pending (or withdrawn with its fixed one, or by staff); `superseded` when a later one for the
+ * same student and date is confirmed (both kept); `withdrawn` when a fact it stood on changed (a
+ * guardian restricted or removed, a trusted person withdrawn, a holiday added, fewer seats, the
+ * student removed): `failures` says which rules it fails now. At most one confirmed permission per
+ * student and date: a partial unique index.
  */
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "../sql";
@@ -28,8 +32,28 @@ export const EXIT_PERMISSION_STATUSES = [
   "rejected",
   "cancelled",
   "superseded",
+  "needs_review",
+  "withdrawn",
 ] as const;
 export type ExitPermissionStatus = (typeof EXIT_PERMISSION_STATUSES)[number];
+/** The states in which a permission still stands or may still come to stand (a fact change decides them again). */
+export const OPEN_EXIT_PERMISSION_STATUSES = [
+  "awaiting_family",
+  "pending",
+  "needs_review",
+  "confirmed",
+] as const satisfies readonly ExitPermissionStatus[];
+/**
+ * How the asker stood to the student when they asked: the school (staff, or the school's own fixed
+ * permission), a guardian (themself or as a delegate: `parentId` is the guardian profile), a parent
+ * collecting another family's child (the family answers first), or the child's guardian answering
+ * an invitation (the inviting guardian collects).
+ */
+export const ASKED_AS = ["school", "guardian", "collector", "invitation"] as const;
+export type AskedAs = (typeof ASKED_AS)[number];
+/** A failed rule as stored with a permission the rules refuse now: its code, message (as written) and facts. */
+export type StoredFailure = { code: string; message: string; [fact: string]: unknown };
+export const FIXED_EXIT_PERMISSION_STATUSES = ["pending", "confirmed", "rejected"] as const;
 
 /**
  * Where the student goes instead, by kind: a route change names a route and stop (another route,
@@ -70,6 +94,16 @@ export const fixedExitPermissions = sqliteTable(
     ...asker(),
     /** The last date the job has made permissions for (null: none yet). */
     generatedUntil: text("generated_until"),
+    /**
+     * The school's decision on the pattern: once `confirmed`, each day it makes is confirmed when the
+     * rules pass on that day (else it waits for the office, `needs_review`); `rejected` makes none.
+     */
+    status: text("status", { enum: FIXED_EXIT_PERMISSION_STATUSES }).notNull().default("pending"),
+    decidedBy: integer("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: text("decided_at"),
+    decisionReason: text("decision_reason"),
+    /** Deleted: it makes no more days; the days it made stay listed under it (their lineage). */
+    deletedAt: text("deleted_at"),
   },
   (t) => [
     index("fixed_exit_permission_school_idx").on(t.schoolId, t.kind, t.createdAt),
@@ -102,6 +136,16 @@ export const exitPermissions = sqliteTable(
     fixedId: integer("fixed_id").references(() => fixedExitPermissions.id, { onDelete: "set null" }),
     /** The invitation whose acceptance made it (the invitation tables live with their module). */
     invitationId: integer("invitation_id"),
+    /** How the asker stood to the student when they asked (`ASKED_AS`); null on rows older than it. */
+    askedAs: text("asked_as", { enum: ASKED_AS }),
+    /**
+     * The child's family accepted another family's collector (`POST /{id}/respond`, or the answer to
+     * an invitation): who and when. An edit of the date, child, collector or route clears it.
+     */
+    acceptedBy: integer("accepted_by").references(() => users.id, { onDelete: "set null" }),
+    acceptedAt: text("accepted_at"),
+    /** The rules it failed (`needs_review`: on the day it was made; `withdrawn`: after a fact changed). */
+    failures: text("failures", { mode: "json" }).$type<StoredFailure[]>(),
     /** The public link's random part. */
     slug: text("slug").notNull(),
   },
@@ -117,7 +161,7 @@ export const exitPermissions = sqliteTable(
     // The day's authorizations waiting for a decision, oldest first (the summary's pending list).
     index("exit_permission_pending_idx")
       .on(t.schoolId, t.date, t.createdAt)
-      .where(sql`status IN ('pending', 'awaiting_family')`),
+      .where(sql`status IN ('pending', 'awaiting_family', 'needs_review')`),
     uniqueIndex("exit_permission_fixed_uq").on(t.fixedId, t.date),
     uniqueIndex("exit_permission_effective_uq").on(t.studentId, t.date).where(sql`status = 'confirmed'`),
     check(

@@ -132,7 +132,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     });
     const run = (ctx: Ctx, input: InputOf<typeof route>) =>
       core.find(ctx, input.params.id, core.parentOf(input.params));
-    return { ...serve(route, run), run };
+    return { ...serve(route, run), route, run };
   }
 
   /** `POST path`: creates a record in the current school (and parent), with its audit row. */
@@ -296,7 +296,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       // With an input schema the body is what it parsed; without one BodyOf<I> is undefined.
       return (spec.input ? input.body : undefined) as BodyOf<I>;
     }
-    return { ...serve(route, run), run };
+    return { ...serve(route, run), route, run };
   }
 
   return { get, create, update, delete: remove, action };

@@ -6,6 +6,7 @@
 import type { ExitPermissionKind, ExitPermissionStatus } from "../../db/schema/exit-permission";
 import type { Ctx } from "../../lib/context";
 import type { Message } from "../../lib/message";
+import type { FactChange, Redecision } from "./redecide";
 
 export interface ExitPermissionAsk {
   studentId: number;
@@ -53,4 +54,21 @@ export async function askExitPermissions(ctx: Ctx, asks: readonly ExitPermission
   });
 }
 
+export type { FactChange, LinkFacts, Redecision } from "./redecide";
 export { changeDeadline, isoWithOffset } from "./rules";
+
+/**
+ * A change of a fact decides again the permissions that stood on it: statements for the caller's
+ * own batch (placed where `FactChange` says) that withdraw, with their failures, the open
+ * permissions from the school's today on that the rules now refuse, give their seats back and tell
+ * the families and the office; `dispatch()` after the commit.
+ *
+ * @example
+ * const redecided = await redecide(ctx, { fact: "guardian", linkId, link: { restricted: true } });
+ * await new Batch(ctx).add(...change, ...redecided.statements).commit();
+ * await redecided.dispatch();
+ */
+export async function redecide(ctx: Ctx, change: FactChange): Promise<Redecision> {
+  const { redecide: run } = await import("./redecide");
+  return run(ctx, change);
+}

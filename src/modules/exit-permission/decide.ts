@@ -1,23 +1,26 @@
 /**
- * Deciding and changing a permission:
+ * Deciding and changing a permission. Each is a decision made again through the same rules
+ * (`evaluate`), as the one who makes it, on the facts as they are now:
  *
- * - `PATCH /{id}/confirm {status, reason?}` (`exit-permission.review`): ONE guarded UPDATE from
- *   `pending` (two reviewers at once: one wins, the other 409). Confirming supersedes the student's
- *   earlier confirmed permission of the day and makes the day changes (a route change takes its seat
- *   with a guarded UPDATE: none left is a 422 `no-seat` and nothing is written), in the same batch.
+ * - `PATCH /{id}/confirm {status, reason?}` (`exit-permission.review`): from `pending` (or
+ *   `needs_review`), ONE guarded UPDATE from the state read (two reviewers at once: one wins, the
+ *   other 409). Confirming runs the rules again as the school (late and far ahead are its to pass;
+ *   a restriction never is: 422), supersedes the student's earlier confirmed permission of the day
+ *   and makes the day changes (a route change takes its seat with a guarded UPDATE: none left is a
+ *   422 `no-seat` and nothing is written), in the same batch.
  * - `POST /{id}/respond {accept, reason?}`: the child's guardian (or staff for them) answers a
  *   permission that names another family's collector (`awaiting_family`): declined it is
- *   `rejected`; accepted the rules run again and it becomes `pending` (or `confirmed` where the
- *   school confirms automatically).
- * - `PUT /{id}` (the asker, or staff): while pending (or awaiting the family), through the rules
- *   again; a decided one is a 409.
- * - `DELETE /{id}`: the asker cancels while pending (`cancelled`); staff may also withdraw a
+ *   `rejected`; accepted the rules run again as the family, the acceptance is recorded
+ *   (`acceptedAt`) and it becomes `pending` (or `confirmed` where the school confirms automatically).
+ * - `PUT /{id}` (the asker, or staff): while pending, awaiting the family or in review, through the
+ *   rules again as the one editing; a change of the date, collector or route clears the family's
+ *   acceptance (the family answers again); a decided one is a 409.
+ * - `DELETE /{id}`: the asker cancels while not decided (`cancelled`); staff may also withdraw a
  *   confirmed one: its day changes are withdrawn and the seat given back in the same batch.
  */
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
-import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/transport";
 import { and, eq, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { Ctx } from "../../lib/context";
@@ -26,12 +29,11 @@ import { anyOf, type Message, m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { ridesOn } from "../transport/api";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, permissionDate, TOO_LATE } from "./resource";
 import { failure, type RuleFailure } from "./rules";
-import { type Ask, evaluate, refusal } from "./service";
+import { type Ask, effectOf, evaluate, refusal } from "./service";
 import { isStaff } from "./snapshot";
 
 const meta = {
@@ -41,58 +43,16 @@ const meta = {
   context: actingContext,
 };
 
-/** The permission as this caller sees it (404 otherwise), with what confirming it needs: one round trip. */
-async function readForDecision(ctx: Ctx, id: number) {
-  const batch = new Batch(ctx);
-  const row = batch.read(
-    ExitPermissions.select(ctx)
-      .where(eq(exitPermissions.id, id), exitPermission.scoped(ctx, undefined, "read"))
-      .limit(1),
-  );
-  const rides = batch.read(
-    RouteStudents.select(ctx, {
-      routeId: routeStudents.routeId,
-      direction: routeStudents.direction,
-      weekdays: routeStudents.weekdays,
-      suspendedFrom: routeStudents.suspendedFrom,
-      suspendedUntil: routeStudents.suspendedUntil,
-    }).where(
-      sql`${routeStudents.studentId} IN ${ExitPermissions.pick(ctx, exitPermissions.studentId, eq(exitPermissions.id, id))}`,
-    ),
-  );
-  const route = batch.read(
-    Routes.select(ctx, { id: routes.id, transportId: routes.transportId }).where(
-      sql`${routes.id} IN ${ExitPermissions.pick(ctx, exitPermissions.routeId, eq(exitPermissions.id, id))}`,
-    ),
-  );
-  const results = await batch.commit();
-  const [permission] = results.get(row);
+/** The permission as this caller sees it (404 otherwise): one round trip. */
+async function readPermission(ctx: Ctx, id: number) {
+  const permission = await ExitPermissions.select(ctx)
+    .where(eq(exitPermissions.id, id), exitPermission.scoped(ctx, undefined, "read"))
+    .first();
   if (!permission) throw notFound(m`Exit permission ${id} not found`);
-  const homeRoutes = results
-    .get(rides)
-    .filter((r) => r.direction === "home" && ridesOn(r, permission.date))
-    .map((r) => r.routeId);
-  const [target] = results.get(route);
-  const effect: Effect = {
-    studentId: permission.studentId,
-    date: permission.date,
-    kind: permission.kind,
-    reason: permission.reason,
-    target:
-      permission.kind === "route_change" && target
-        ? {
-            routeId: target.id,
-            stopId: permission.stopId,
-            transportId: target.transportId,
-            rides: homeRoutes.includes(target.id),
-          }
-        : null,
-    homeRoutes,
-  };
-  return { permission, effect };
+  return permission;
 }
 
-type Stored = Awaited<ReturnType<typeof readForDecision>>["permission"];
+type Stored = Awaited<ReturnType<typeof readPermission>>;
 
 /** The statements that make a permission confirmed: supersede the day's earlier one, then the guarded change and its day changes. */
 function confirming(ctx: Ctx, id: number, effect: Effect, change: Statement[]): Statement[] {
@@ -105,9 +65,9 @@ function confirming(ctx: Ctx, id: number, effect: Effect, change: Statement[]): 
 
 /**
  * Commits a decision's batch and reads the record back; a failed guard is a 409 when the
- * permission left `from` meanwhile, else the seat it needed went (`no-seat`, 422).
+ * permission left the state it was read in meanwhile, else the seat it needed went (`no-seat`, 422).
  */
-async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly string[], effect: Effect) {
+async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: string, effect?: Effect) {
   const after = batch.read(exitPermission.readOne(ctx, id));
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
@@ -117,7 +77,8 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: readonly
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
     if (!now) throw notFound(m`Exit permission ${id} not found`);
-    if (!from.includes(now.status)) throw conflict(m`Exit permission ${id} is ${now.status}; it was decided meanwhile`);
+    if (now.status !== from || !effect)
+      throw conflict(m`Exit permission ${id} is ${now.status}; it was decided meanwhile`);
     const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
@@ -139,6 +100,34 @@ const decision = (ctx: Ctx, reason: string | null) => ({
   decidedAt: ctx.deps.clock.now().toISOString(),
   decisionReason: reason,
 });
+
+/** The stored permission as an ask (the rules run on it again), with the family's stored consent. */
+const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
+  studentId: p.studentId,
+  date: p.date,
+  kind: p.kind,
+  ...(p.routeId === null ? {} : { routeId: p.routeId }),
+  ...(p.stopId === null ? {} : { stopId: p.stopId }),
+  ...(p.trustedAddressId === null ? {} : { trustedAddressId: p.trustedAddressId }),
+  ...(p.pickupParentId === null ? {} : { pickupParentId: p.pickupParentId }),
+  ...(p.trustedPersonId === null ? {} : { trustedPersonId: p.trustedPersonId }),
+  ...(p.reason === null ? {} : { reason: p.reason }),
+  ...(p.invitationId === null ? {} : { invitationId: p.invitationId }),
+  familyAccepted: p.acceptedAt !== null,
+  ...also,
+});
+
+/** The rules over one ask, as the caller: the resolved ask, or the 422 of every failed rule. */
+async function decideAgain(ctx: Ctx, ask: Ask) {
+  const { evaluated } = await evaluate(ctx, [ask]);
+  const [one] = evaluated;
+  if (!one) throw new Error("no evaluation");
+  if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
+  return one.resolved;
+}
+
+/** The states the office decides from: asked, or a fixed permission's day the rules refused on that day. */
+const DECIDABLE = ["pending", "needs_review"] as const;
 
 // --- confirm / reject -------------------------------------------------------------------------
 
@@ -177,14 +166,24 @@ const confirmRoute = defineRoute({
 
 export async function confirmExitPermission(ctx: Ctx, { params, body }: InputOf<typeof confirmRoute>) {
   const { id } = params;
-  const { permission, effect } = await readForDecision(ctx, id);
-  notIn(permission, ["pending"], m`a decision`);
-  const pending = eq(exitPermissions.status, "pending");
-  const set = { status: body.status, ...decision(ctx, body.reason ?? null) };
-  const action = body.status === "confirmed" ? "confirm" : "reject";
-  const change = ExitPermissions.updateOne(ctx, id, set, { action, where: pending });
-  const batch = new Batch(ctx).add(...(body.status === "confirmed" ? confirming(ctx, id, effect, change) : change));
-  return commitDecision(ctx, id, batch, ["pending"], effect);
+  const permission = await readPermission(ctx, id);
+  notIn(permission, DECIDABLE, m`a decision`);
+  const from = permission.status;
+  const guardState = eq(exitPermissions.status, from);
+  if (body.status === "rejected") {
+    const set = { status: "rejected" as const, ...decision(ctx, body.reason ?? null) };
+    const batch = new Batch(ctx).add(
+      ...ExitPermissions.updateOne(ctx, id, set, { action: "reject", where: guardState }),
+    );
+    return commitDecision(ctx, id, batch, from);
+  }
+  // Confirming is a decision like asking: the rules run again, as the school who confirms (late and
+  // far ahead are its to pass), on the facts as they are now.
+  const resolved = await decideAgain(ctx, askOf(permission));
+  const effect = effectOf(resolved);
+  const set = { status: "confirmed" as const, failures: null, ...decision(ctx, body.reason ?? null) };
+  const change = ExitPermissions.updateOne(ctx, id, set, { action: "confirm", where: guardState });
+  return commitDecision(ctx, id, new Batch(ctx).add(...confirming(ctx, id, effect, change)), from, effect);
 }
 export const confirmExitPermissionOperation = operation(confirmRoute, confirmExitPermission);
 
@@ -217,24 +216,9 @@ const respondRoute = defineRoute({
   responses: { 200: json(ExitPermissionRecord, "The permission after the answer") },
 });
 
-/** The stored permission as an ask (the rules run on it again). */
-const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
-  studentId: p.studentId,
-  date: p.date,
-  kind: p.kind,
-  ...(p.routeId === null ? {} : { routeId: p.routeId }),
-  ...(p.stopId === null ? {} : { stopId: p.stopId }),
-  ...(p.trustedAddressId === null ? {} : { trustedAddressId: p.trustedAddressId }),
-  ...(p.pickupParentId === null ? {} : { pickupParentId: p.pickupParentId }),
-  ...(p.trustedPersonId === null ? {} : { trustedPersonId: p.trustedPersonId }),
-  ...(p.reason === null ? {} : { reason: p.reason }),
-  ...(p.invitationId === null ? {} : { invitationId: p.invitationId }),
-  ...also,
-});
-
 export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
   const { id } = params;
-  const { permission, effect } = await readForDecision(ctx, id);
+  const permission = await readPermission(ctx, id);
   notIn(permission, ["awaiting_family"], m`an answer`);
   const awaiting = eq(exitPermissions.status, "awaiting_family");
   if (!body.accept) {
@@ -243,21 +227,26 @@ export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<
     const batch = new Batch(ctx).add(
       ...ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting }),
     );
-    return commitDecision(ctx, id, batch, ["awaiting_family"], effect);
+    return commitDecision(ctx, id, batch, "awaiting_family");
   }
+  // The family's acceptance is a decision: the rules run again, as the family who accepts.
   const { evaluated } = await evaluate(ctx, [askOf(permission, { familyAccepted: true })]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
   if (one.resolved.snapshot.asker.as === "collector") throw forbidden(m`Only the child's family answers this request`);
   if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
   const confirmed = one.resolved.status === "confirmed";
+  const at = ctx.deps.clock.now().toISOString();
   const set = {
     status: confirmed ? ("confirmed" as const) : ("pending" as const),
+    acceptedBy: ctx.userId,
+    acceptedAt: at,
     ...(confirmed ? decision(ctx, m`Confirmed automatically (the school's setting)`.render()) : {}),
   };
+  const effect = effectOf(one.resolved);
   const change = ExitPermissions.updateOne(ctx, id, set, { action: "respond", where: awaiting });
   const batch = new Batch(ctx).add(...(confirmed ? confirming(ctx, id, effect, change) : change));
-  return commitDecision(ctx, id, batch, ["awaiting_family"], effect);
+  return commitDecision(ctx, id, batch, "awaiting_family", effect);
 }
 export const respondExitPermissionOperation = operation(respondRoute, respondExitPermission);
 
@@ -301,30 +290,43 @@ const updateRoute = defineRoute({
 const isAsker = (ctx: Ctx, p: Stored) =>
   p.askedBy !== null && (p.askedBy === ctx.userId || (ctx.actingFor ?? []).includes(p.askedBy));
 
+/** The states an edit starts from: not decided yet (a fixed permission's refused day included). */
+const EDITABLE = ["pending", "awaiting_family", "needs_review"] as const;
+
 export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
   const { id } = params;
-  const { permission } = await readForDecision(ctx, id);
+  const permission = await readPermission(ctx, id);
   if (!isStaff(ctx) && !isAsker(ctx, permission))
     throw forbidden(m`Only who asked for exit permission ${id}, or the school, may change it`);
-  const open = ["pending", "awaiting_family"] as const;
-  notIn(permission, open, m`a change`);
+  notIn(permission, EDITABLE, m`a change`);
   const retarget = body.routeId !== undefined || body.stopId !== undefined || body.trustedAddressId !== undefined;
   const recollect = body.pickupParentId !== undefined || body.trustedPersonId !== undefined;
-  const base = askOf(permission);
+  const redated = body.date !== undefined && body.date !== permission.date;
+  // A change of the date, the collector or the route is another request: the family's consent to a
+  // collector who is no guardian (an answer, an invitation) does not carry over to it.
+  const reset = redated || retarget || recollect;
+  const { invitationId: _invitation, ...base } = askOf(permission);
   const ask: Ask = {
     ...base,
     ...(retarget ? { routeId: body.routeId, stopId: body.stopId, trustedAddressId: body.trustedAddressId } : {}),
     ...(recollect ? { pickupParentId: body.pickupParentId, trustedPersonId: body.trustedPersonId } : {}),
     ...(body.date === undefined ? {} : { date: body.date }),
     ...(body.reason === undefined ? {} : { reason: body.reason ?? undefined }),
-    // The collector the family accepted stays accepted (a guardian's own link still counts).
-    familyAccepted: !recollect && base.pickupParentId !== undefined,
+    ...(reset
+      ? { familyAccepted: false, awaitingFamily: true }
+      : permission.invitationId === null
+        ? {}
+        : { invitationId: permission.invitationId }),
   };
-  const { evaluated } = await evaluate(ctx, [ask]);
-  const [one] = evaluated;
-  if (!one) throw new Error("no evaluation");
-  if (one.verdict.failures.length > 0) throw refusal(one.verdict.failures);
-  const r = one.resolved;
+  // The edit is a decision: the rules run again, as the one who edits.
+  const r = await decideAgain(ctx, ask);
+  const at = ctx.deps.clock.now().toISOString();
+  const status =
+    r.status === "awaiting_family"
+      ? "awaiting_family"
+      : permission.status === "needs_review"
+        ? "pending"
+        : permission.status;
   const set = {
     date: ask.date,
     routeId: ask.kind === "route_change" ? (r.target?.routeId ?? null) : null,
@@ -333,12 +335,19 @@ export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<t
     pickupParentId: r.snapshot.pickup?.parentId ?? null,
     trustedPersonId: ask.trustedPersonId ?? null,
     reason: ask.reason ?? null,
+    status,
+    failures: null,
+    ...(reset
+      ? r.consentGiven
+        ? { acceptedBy: ctx.userId, acceptedAt: at }
+        : { acceptedBy: null, acceptedAt: null }
+      : {}),
   };
   const batch = new Batch(ctx).add(
-    ...ExitPermissions.updateOne(ctx, id, set, { where: inList(exitPermissions.status, [...open]) }),
+    ...ExitPermissions.updateOne(ctx, id, set, { where: eq(exitPermissions.status, permission.status) }),
   );
   await exitPermission.commit(ctx, id, batch, {
-    diagnose: { action: "a change", from: { column: exitPermissions.status, states: open } },
+    diagnose: { action: "a change", from: { column: exitPermissions.status, states: [permission.status] } },
   });
 }
 export const updateExitPermissionOperation = operation(updateRoute, updateExitPermission);
@@ -362,16 +371,14 @@ const deleteRoute = defineRoute({
 
 export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
   const { id } = params;
-  const { permission } = await readForDecision(ctx, id);
+  const permission = await readPermission(ctx, id);
   const staff = isStaff(ctx);
   if (!staff && !isAsker(ctx, permission))
     throw forbidden(m`Only who asked for exit permission ${id}, or the school, may cancel it`);
-  const states = staff ? ["awaiting_family", "pending", "confirmed"] : ["awaiting_family", "pending"];
+  const states = staff ? [...EDITABLE, "confirmed"] : EDITABLE;
   notIn(permission, states, m`cancelling`);
   const withdraw = permission.status === "confirmed";
-  const only: SQL = withdraw
-    ? eq(exitPermissions.status, "confirmed")
-    : inList(exitPermissions.status, ["awaiting_family", "pending"]);
+  const only: SQL = withdraw ? eq(exitPermissions.status, "confirmed") : inList(exitPermissions.status, EDITABLE);
   const batch = new Batch(ctx);
   if (withdraw) batch.add(...withdrawEffects(ctx, sql`(${id})`));
   batch.add(

@@ -182,10 +182,13 @@ export function withdrawEffects(ctx: Ctx, ids: SQL): Statement[] {
           FROM ${change.from} JOIN ${day.from} ON ${d.id} = ${c.routeAvailabilityId} AND ${day.scope(ctx)}
           WHERE ${change.scope(ctx)} AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`,
     ),
+    // One seat back per join withdrawn on the day (several permissions may be withdrawn at once).
     ...RouteAvailabilities.update(
       ctx,
       and(inList(routeAvailabilities.id, joinDays), gt(routeAvailabilities.taken, 0)),
-      { taken: sql`${routeAvailabilities.taken} - 1` },
+      {
+        taken: sql`max(0, ${routeAvailabilities.taken} - (SELECT count(*) FROM ${change.from} WHERE ${change.scope(ctx)} AND ${c.routeAvailabilityId} = ${routeAvailabilities.id} AND ${c.kind} = 'join' AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}))`,
+      },
       "free-seat",
     ),
     ...RouteAvailabilityStudents.delete(ctx, linked),

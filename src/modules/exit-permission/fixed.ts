@@ -14,15 +14,16 @@ import { Schools, schools } from "../../db/schema/core";
 import {
   ExitPermissions,
   exitPermissions,
+  FIXED_EXIT_PERMISSION_STATUSES,
   FixedExitPermissions,
   fixedExitPermissions,
 } from "../../db/schema/exit-permission";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
-import { and, asc, eq, gte, isNull, lt, or, type SQL, sql } from "../../db/sql";
+import { and, asc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
 import { type Ctx, jobCtx } from "../../lib/context";
-import { badRequest, notFound, unprocessable } from "../../lib/errors";
+import { ApiError, badRequest, notFound, unprocessable } from "../../lib/errors";
 import { withLanguage } from "../../lib/language";
 import { type Message, m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -33,8 +34,10 @@ import { daysOf, maskOf } from "../../lib/weekdays";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
 import { withdrawEffects } from "./effects";
+import { decideDays } from "./fixed-days";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, ownStudents, permissionDate } from "./resource";
+import { RULES } from "./rules";
 import { type Ask, evaluate, queueAsk, refusal } from "./service";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
@@ -70,6 +73,13 @@ const FixedRecord = RecordBase.extend({
   parentId: z.number().int().nullable(),
   reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
   generatedUntil: z.string().nullable().openapi({ description: "The last date permissions were made for" }),
+  status: z.enum(FIXED_EXIT_PERMISSION_STATUSES).openapi({
+    description:
+      "pending (its days wait for the office one by one), confirmed (each day it makes is confirmed when the rules pass on that day), rejected (it makes no more days)",
+  }),
+  decidedBy: z.number().int().nullable(),
+  decidedAt: z.string().nullable(),
+  decisionReason: z.string().nullable(),
 });
 
 /** Staff see every fixed permission; anyone else their children's. */
@@ -103,9 +113,14 @@ function fixedResource(kind: "route_change" | "auto_pickup", segment: string, na
       parentId: row.parentId,
       reason: row.reason,
       generatedUntil: row.generatedUntil,
+      status: row.status,
+      decidedBy: row.decidedBy,
+      decidedAt: row.decidedAt,
+      decisionReason: row.decisionReason,
     }),
-    // fixed_exit_permission_school_idx (school_id, kind, created_at)
-    visibleTo: (ctx) => and(eq(fixedExitPermissions.kind, kind), visibleFixed(ctx)),
+    // fixed_exit_permission_school_idx (school_id, kind, created_at); a deleted one is gone from its routes.
+    visibleTo: (ctx) =>
+      and(eq(fixedExitPermissions.kind, kind), isNull(fixedExitPermissions.deletedAt), visibleFixed(ctx)),
     context: actingContext,
   });
 }
@@ -129,17 +144,6 @@ const RouteChangeBody = z.strictObject({
 const AutoPickupBody = z.strictObject({ ...common, pickupParentId: Id.optional(), trustedPersonId: Id.optional() });
 type Body = z.output<typeof RouteChangeBody> & { pickupParentId?: number; trustedPersonId?: number };
 
-/** Rules that depend on one day (its date, seats) are checked when each day is generated. */
-const DAY_RULES = new Set([
-  "invalid-date",
-  "past-date",
-  "too-far",
-  "not-school-day",
-  "too-late",
-  "no-seat",
-  "route-not-running",
-]);
-
 /** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
 async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
   if (body.fromDate > body.untilDate) {
@@ -156,7 +160,8 @@ async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body:
   const { evaluated } = await evaluate(ctx, [probe]);
   const one = evaluated[0];
   if (!one) throw new Error("no evaluation");
-  const failures = one.verdict.failures.filter((f) => !DAY_RULES.has(f.code));
+  // Rules that depend on one day (its date, seats) are checked when each day is made.
+  const failures = one.verdict.failures.filter((f) => !RULES[f.code].perDay);
   if (failures.length > 0) throw refusal(failures);
   if (one.resolved.status === "awaiting_family") throw unprocessable(m`A fixed permission is for one's own children`);
   return {
@@ -224,12 +229,55 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
     await generateFor(ctx, [record.id]);
     return resource.find(ctx, record.id);
   });
-  const remove = resource.delete({
+  const removed = resource.delete({
     access: permissions.write,
     summary: `Delete a fixed ${kind.replace("_", " ")}; its permissions from today on are cancelled`,
-    before: (ctx, { id }) => withdrawGenerated(ctx, id),
   });
-  return [list, create, remove];
+  // Deleted, it stays on record (deleted_at): the days it made keep their lineage (`fixedId`, and
+  // `GET /fixed/generated` still lists them) while those from today on are cancelled.
+  const remove = operation(removed.route, async (ctx: Ctx, { params }: { params: { id: number } }) => {
+    await resource.change(ctx, params.id, {
+      action: "delete",
+      set: { deletedAt: ctx.deps.clock.now().toISOString() },
+      before: withdrawGenerated(ctx, params.id),
+    });
+  });
+  /** The days a decision of the pattern decides with it, prepared before its batch. */
+  const days = new WeakMap<Ctx, Statement[]>();
+  const decide = resource.action({
+    name: "confirm",
+    verb: "confirm",
+    access: permissions.review,
+    input: z.strictObject({
+      status: z.enum(["confirmed", "rejected"]).openapi({ example: "confirmed", description: "The school's decision" }),
+      reason: text({ max: 500 }).optional().openapi({ example: "Every Tuesday with grandma, all term" }),
+    }),
+    from: { column: fixedExitPermissions.status, states: ["pending"] },
+    summary: `Confirm or reject a fixed ${kind.replace("_", " ")}: decided once for every day it makes`,
+    description:
+      "Confirmed: the days it made that still wait (pending or needs_review, from today) are decided again as its asker, " +
+      "each confirmed when the rules pass on that day (else needs_review with its failures), and the days it makes " +
+      "later likewise. Rejected: its waiting days are rejected and it makes no more. Already decided: 409.",
+    set: async (ctx, { id, body }) => {
+      const fixed = await FixedExitPermissions.select(ctx)
+        .where(
+          eq(fixedExitPermissions.id, id),
+          eq(fixedExitPermissions.kind, kind),
+          isNull(fixedExitPermissions.deletedAt),
+        )
+        .first();
+      // Not here, or decided already: the guarded change answers its 404 or 409 without the days.
+      if (fixed?.status === "pending") days.set(ctx, await decideDays(ctx, fixed, body.status));
+      return {
+        status: body.status,
+        decidedBy: ctx.userId,
+        decidedAt: ctx.deps.clock.now().toISOString(),
+        decisionReason: body.reason ?? null,
+      };
+    },
+    also: (ctx) => days.get(ctx) ?? [],
+  });
+  return [list, create, remove, decide];
 }
 
 export const fixedOperations = [
@@ -284,8 +332,12 @@ export const listGeneratedOperation = operation(generatedRoute, listGenerated);
 
 /**
  * Makes the permissions of fixed permissions `ids` (or every one still running) up to the school's
- * horizon, as the school's own asks (staff rules: the deadline does not apply to a day generated
- * ahead). Days that fail a rule are skipped. Answers how many were made.
+ * horizon, each day decided as its own ask by the fixed permission's asker (a parent's days are the
+ * parent's: the deadline holds and a guardian link that changed counts; the school's own are the
+ * school's). A day the rules pass is made `pending`, or `confirmed` once the school confirmed the
+ * pattern (or confirms automatically); a day they refuse is made `needs_review` with its failures,
+ * for the office; a day without school (a holiday, a weekend, no schedule) is not made. Answers how
+ * many were made.
  */
 export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<number> {
   const base = new Batch(ctx);
@@ -295,6 +347,8 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
   const due = base.read(
     FixedExitPermissions.select(ctx).where(
       ids ? inList(fixedExitPermissions.id, ids) : gte(fixedExitPermissions.untilDate, todayUtc(ctx)),
+      isNull(fixedExitPermissions.deletedAt),
+      ne(fixedExitPermissions.status, "rejected"),
     ),
   );
   const existing = base.read(
@@ -311,6 +365,8 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
   const weeks = results.get(config)[0]?.weeks ?? DEFAULT_WEEKS;
   const today = dateIn(timeZone, ctx.deps.clock.now());
   const made = new Set(results.get(existing).map((e) => `${e.fixedId}:${e.date}`));
+  // The job's own actor writes (audited as the job); the days are still asked as the fixed one's asker.
+  const job: Ctx = ctx.actor.type === "user" ? { ...ctx, actor: { type: "job", name: "fixed-exit-permissions" } } : ctx;
   let count = 0;
   for (const f of results.get(due)) {
     const horizon = [addDays(today, weeks * 7), f.untilDate].sort()[0] ?? f.untilDate;
@@ -319,26 +375,10 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
     const asks: Ask[] = [];
     for (let d = start; d <= horizon; d = addDays(d, 1)) {
       if ((f.weekdays & (1 << (isoWeekday(d) - 1))) === 0 || made.has(`${f.id}:${d}`)) continue;
-      asks.push({
-        studentId: f.studentId,
-        date: d,
-        kind: f.kind,
-        fixedId: f.id,
-        ...(f.routeId === null ? {} : { routeId: f.routeId }),
-        ...(f.stopId === null ? {} : { stopId: f.stopId }),
-        ...(f.trustedAddressId === null ? {} : { trustedAddressId: f.trustedAddressId }),
-        ...(f.pickupParentId === null ? {} : { pickupParentId: f.pickupParentId }),
-        ...(f.trustedPersonId === null ? {} : { trustedPersonId: f.trustedPersonId }),
-        ...(f.reason === null ? {} : { reason: f.reason }),
-      });
+      asks.push(dayOf(f, d));
     }
-    const job: Ctx = {
-      ...ctx,
-      can: () => true,
-      actor: ctx.actor.type === "user" ? { type: "job", name: "fixed-exit-permissions" } : ctx.actor,
-    };
-    const { evaluated } = asks.length ? await evaluate(job, asks) : { evaluated: [] };
-    const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
+    const evaluated = asks.length ? await evaluateDays(job, asks) : [];
+    if (evaluated === null) continue;
     const batch = new Batch(job);
     // The claim: a run that finds the horizon already reached (another run) matches nothing. A
     // bookkeeping mark of the job, not a change of the record: no audit row.
@@ -355,16 +395,52 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
         ),
       guard(job.deps.db),
     );
-    for (const r of passed)
-      queueAsk(job, batch, { ...r, status: r.status === "awaiting_family" ? "pending" : r.status });
+    let written = 0;
+    for (const { resolved: r, verdict } of evaluated) {
+      const failures = verdict.failures;
+      // No school that day: nobody goes home, there is nothing to decide.
+      if (failures.some((x) => x.code === "not-school-day")) continue;
+      const byPattern = f.status === "confirmed";
+      const status = byPattern || r.status === "confirmed" ? "confirmed" : "pending";
+      const because = byPattern ? m`Confirmed with its fixed permission`.render() : undefined;
+      queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined, because);
+      written++;
+    }
     try {
       await batch.commit();
-      count += passed.length;
+      count += written;
     } catch {
       // Claimed by another run, or a seat went meanwhile: the next run tries the days again.
     }
   }
   return count;
+}
+
+/** One day of a fixed permission as an ask of its recorded asker. */
+function dayOf(f: typeof fixedExitPermissions.$inferSelect, date: string): Ask {
+  return {
+    studentId: f.studentId,
+    date,
+    kind: f.kind,
+    fixedId: f.id,
+    as: { parentId: f.parentId, userId: f.askedBy },
+    ...(f.routeId === null ? {} : { routeId: f.routeId }),
+    ...(f.stopId === null ? {} : { stopId: f.stopId }),
+    ...(f.trustedAddressId === null ? {} : { trustedAddressId: f.trustedAddressId }),
+    ...(f.pickupParentId === null ? {} : { pickupParentId: f.pickupParentId }),
+    ...(f.trustedPersonId === null ? {} : { trustedPersonId: f.trustedPersonId }),
+    ...(f.reason === null ? {} : { reason: f.reason }),
+  };
+}
+
+/** The rules over a fixed permission's days; null when its student or a target is gone (a 404: no days). */
+async function evaluateDays(ctx: Ctx, asks: readonly Ask[]) {
+  try {
+    return (await evaluate(ctx, asks)).evaluated;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 /** The daily job: every school with fixed permissions still running. */

@@ -27,7 +27,7 @@ export default defineModule({
       import("./pass"),
     ]);
     return {
-      // Literal sub-paths (`/download`, `/pass-key`, `/public`, `/type`) before `/{id}`.
+      // Literal sub-paths (`/download`, `/pass-key`, `/public`, `/pass-revocations`, `/type`) before `/{id}`.
       operations: [
         read.listExitPermissions,
         ask.createExitPermissionOperation,
@@ -40,6 +40,7 @@ export default defineModule({
         downloads.downloadRouteChangesOperation,
         pass.getPickupPassKeyOperation,
         pass.getPickupPassOperation,
+        pass.listPickupPassRevocationsOperation,
         read.listExitPermissionsByTypeOperation,
         read.getExitPermission,
         decide.updateExitPermissionOperation,

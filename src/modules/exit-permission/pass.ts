@@ -2,8 +2,11 @@
  * The pickup pass. The public link of a CONFIRMED auto pickup (`/api/v1/exit-permission/public?slug=`,
  * no sign-in) answers a minimal view for the gate: the child's first name, their photo (a presigned
  * GET of a few minutes) if any, the date, who collects them, and a pass: an Ed25519-signed token
- * (./pass-key.ts) valid from the start to the end of that school-local day, which a gate device
- * verifies offline with the school's public key (`GET /api/v1/exit-permission/pass-key`).
+ * (./pass-key.ts) valid only for that day's dismissal window (an hour before the child's dismissal
+ * to an hour after their after-school program ends, or after dismissal without one), which a gate
+ * device verifies offline with the school's public key (`GET /api/v1/exit-permission/pass-key`).
+ * Gate devices also fetch the day's revoked passes (`GET .../pass-revocations?date=`, signed with
+ * the same key), so a pass withdrawn after it was shown stops working within minutes.
  *
  * Anything else is a 404 that reveals nothing: an unknown slug, a permission not confirmed (pending,
  * rejected, cancelled, superseded), another kind, a day that has ended, a deleted student, or a
@@ -15,17 +18,19 @@ import { z } from "@hono/zod-openapi";
 import { Schools, schools, Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Parents, parents } from "../../db/schema/parent";
+import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
-import { eq, sql } from "../../db/sql";
+import { eq, isNotNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { endOfDay, zonedInstant } from "../../lib/zoned-time";
+import { addDays, calendarDate, dateIn, zonedInstant } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
+import { schoolZone } from "../school/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { kidOf, passKey, signPass } from "./pass-key";
 import { permissions } from "./permissions";
@@ -62,8 +67,13 @@ const PickupPass = z
         relationship: z.string().nullable(),
       })
       .openapi({ description: "Who collects the child" }),
-    validFrom: z.string().openapi({ description: "The start of that school-local day (ISO 8601)" }),
-    expiresAt: z.string().openapi({ description: "The end of that school-local day (ISO 8601)" }),
+    validFrom: z.string().openapi({
+      description: "The start of the day's dismissal window: an hour before the child's dismissal (ISO 8601)",
+    }),
+    expiresAt: z.string().openapi({
+      description:
+        "The end of the dismissal window: an hour after the after-school program ends, or after dismissal without one (ISO 8601)",
+    }),
     kid: z.string().openapi({ description: "The school key that signed the pass" }),
     token: z.string().openapi({
       description:
@@ -104,6 +114,8 @@ function passRow(ctx: Ctx, slug: string) {
       firstName: students.firstName,
       photo: students.photo,
       timeZone: schools.timeZone,
+      dismissal: schoolSchedules.dismissalTime,
+      afterSchoolEnd: schoolSchedules.afterSchoolEndTime,
       pickupParentId: parents.id,
       pickupFirstName: pickupName.firstName,
       pickupLastName: pickupName.lastName,
@@ -119,6 +131,12 @@ function passRow(ctx: Ctx, slug: string) {
         sql`${eq(students.id, exitPermissions.studentId)} AND ${Students.ofSchool(school)} AND ${students.deletedAt} IS NULL`,
       )
       .join(Schools, eq(schools.id, school))
+      // The child's level's schedule on the date's ISO weekday: the day's dismissal window.
+      .join(
+        joinTable(schoolSchedules),
+        sql`${eq(schoolSchedules.level, students.level)} AND ${schoolSchedules.weekday} = (CAST(strftime('%w', ${date}) AS INTEGER) + 6) % 7 + 1 AND ${SchoolSchedules.ofSchool(school)}`,
+        "left",
+      )
       .join(
         joinTable(parents),
         sql`${eq(parents.id, exitPermissions.pickupParentId)} AND ${Parents.ofSchool(school)}`,
@@ -143,6 +161,28 @@ function passRow(ctx: Ctx, slug: string) {
   );
 }
 
+/** How long before the dismissal a pass opens, and after the day's end (after-school, or dismissal) it closes. */
+export const PASS_OPENS_BEFORE_MINUTES = 60;
+export const PASS_CLOSES_AFTER_MINUTES = 60;
+
+/** A school-local `HH:mm` on `date` moved by `minutes` (across midnight too), as an instant. */
+function localInstant(date: string, time: string, minutes: number, timeZone: string): Date {
+  const [h = 0, m = 0] = time.split(":").map(Number);
+  const total = h * 60 + m + minutes;
+  const days = Math.floor(total / 1440);
+  const rest = total - days * 1440;
+  const hhmm = `${String(Math.floor(rest / 60)).padStart(2, "0")}:${String(rest % 60).padStart(2, "0")}`;
+  return zonedInstant(addDays(date, days), hhmm, timeZone);
+}
+
+/** The day's dismissal window of a pass: when a gate accepts it. */
+export function dismissalWindow(date: string, dismissal: string, afterSchoolEnd: string | null, timeZone: string) {
+  return {
+    validFrom: localInstant(date, dismissal, -PASS_OPENS_BEFORE_MINUTES, timeZone),
+    expiresAt: localInstant(date, afterSchoolEnd ?? dismissal, PASS_CLOSES_AFTER_MINUTES, timeZone),
+  };
+}
+
 /** The same 404 for every refusal: nothing tells a pending pass from an unknown link. */
 const noPass = () => notFound(m`Pickup pass not found`);
 
@@ -151,8 +191,9 @@ export async function getPickupPass(ctx: Ctx, { query: params }: InputOf<typeof 
   await limitPublicLookups(ctx, "pickup-pass", m`Too many pass lookups; try again later`);
   const row = await passRow(ctx, params.slug).first();
   if (row?.status !== "confirmed" || row.kind !== "auto_pickup") throw noPass();
-  const validFrom = zonedInstant(row.date, "00:00", row.timeZone);
-  const expiresAt = endOfDay(row.date, row.timeZone);
+  // No schedule for the child that day: no dismissal, no window (the rules never confirm such a day).
+  if (row.dismissal === null) throw noPass();
+  const { validFrom, expiresAt } = dismissalWindow(row.date, row.dismissal, row.afterSchoolEnd, row.timeZone);
   if (now.getTime() >= expiresAt.getTime()) throw noPass();
   const collector =
     row.pickupParentId !== null && row.guardianMay
@@ -226,3 +267,76 @@ export async function getPickupPassKey(ctx: Ctx) {
 }
 
 export const getPickupPassKeyOperation = operation(keyRoute, getPickupPassKey);
+
+// --- revocations ------------------------------------------------------------------------------
+
+const Revocations = z
+  .object({
+    schoolId: z.number().int(),
+    date: z.string().openapi({ description: "The school-local date the list is for" }),
+    revoked: z.array(z.string()).openapi({
+      description:
+        "The passes (their jti: the slug) of that day no longer valid: auto pickups confirmed and then withdrawn, cancelled or superseded",
+    }),
+    issuedAt: z.string().openapi({ description: "When the list was made (ISO 8601): a gate keeps the newest" }),
+    kid: z.string().openapi({ description: "The school key that signed it (the passes' key)" }),
+    token: z.string().openapi({
+      description:
+        "The same list as a compact JWS (EdDSA, the passes' key): claims typ 'pass-revocations', school, date, revoked, iat, exp (the end of that school-local day). A gate verifies it like a pass and refuses a pass whose jti it names",
+    }),
+  })
+  .openapi("PickupPassRevocations");
+
+const revocationsRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/exit-permission/pass-revocations",
+  tag: "Permissions and tasks",
+  operationId: "listPickupPassRevocations",
+  summary: "The day's revoked pickup passes, signed with the passes' key (gate devices fetch it every few minutes)",
+  description:
+    "A pass verifies offline until its window ends; a decision withdrawn after the family showed it (a restriction, a trusted person withdrawn, the school's withdrawal, a later permission) is named here. Staff (exit-permission.manage) only.",
+  access: permissions.manage,
+  module: "exit-permissions",
+  request: {
+    query: z.strictObject({
+      date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, zodMessage(m`Must be a date, YYYY-MM-DD`))
+        .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
+        .optional()
+        .openapi({ example: "2026-11-27", description: "School-local date; default the school's today" }),
+    }),
+  },
+  responses: { 200: json(Revocations, "The revoked passes of the day, signed") },
+});
+
+export async function listPickupPassRevocations(ctx: Ctx, { query }: InputOf<typeof revocationsRoute>) {
+  const school = schoolOf(ctx);
+  const now = ctx.deps.clock.now();
+  // The school's zone is kept per isolate (school/zone.ts): one D1 round trip, the list.
+  const timeZone = await schoolZone(ctx);
+  const date = query.date ?? dateIn(timeZone, now);
+  // exit_permission_date_idx (school_id, date, status): the states as constants, so the index serves them.
+  const rows = await ExitPermissions.select(ctx, { slug: exitPermissions.slug })
+    .where(
+      eq(exitPermissions.date, date),
+      sql`${exitPermissions.status} IN ('cancelled', 'superseded', 'withdrawn')`,
+      eq(exitPermissions.kind, "auto_pickup"),
+      isNotNull(exitPermissions.decidedAt),
+    )
+    .all();
+  const revoked = rows.map((r) => r.slug).sort();
+  const end = zonedInstant(addDays(date, 1), "00:00", timeZone);
+  const iat = Math.floor(now.getTime() / 1000);
+  const token = await signPass(ctx.deps.config.authSecret, school, {
+    typ: "pass-revocations",
+    school,
+    date,
+    revoked,
+    iat,
+    exp: Math.max(iat + 1, Math.floor(end.getTime() / 1000)),
+  });
+  return { schoolId: school, date, revoked, issuedAt: now.toISOString(), kid: kidOf(school), token };
+}
+
+export const listPickupPassRevocationsOperation = operation(revocationsRoute, listPickupPassRevocations);

@@ -8,6 +8,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import {
+  ASKED_AS,
   EXIT_PERMISSION_KINDS,
   EXIT_PERMISSION_STATUSES,
   ExitPermissions,
@@ -37,7 +38,9 @@ export const Kind = z.enum(EXIT_PERMISSION_KINDS).openapi({
 export const Status = z.enum(EXIT_PERMISSION_STATUSES).openapi({
   example: "pending",
   description:
-    "awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded",
+    "awaiting_family (another family must answer) -> pending -> confirmed or rejected; cancelled or superseded; " +
+    "needs_review (a fixed permission's day the rules refused on that day: the office decides, see failures); " +
+    "withdrawn (a fact it stood on changed: see failures)",
 });
 
 /** A refusal by the rules, as the exit permission routes show it (src/modules/exit-permission/service.ts `refusal`). */
@@ -69,9 +72,20 @@ export const permissionDate = (description = "The school-local date it is for") 
 
 const idOrNull = () => z.number().int().nullable();
 
+const StoredFailureSchema = z
+  .looseObject({
+    code: z.string().openapi({ example: "pickup-not-allowed", description: "The rule, stable across versions" }),
+    message: z.string().openapi({ description: "Why, as written when it was decided (its language then)" }),
+  })
+  .openapi("ExitPermissionStoredFailure");
+
 export const ExitPermissionRecord = RecordBase.extend({
   studentId: z.number().int(),
-  studentName: z.string().openapi({ example: "Ana Gómez" }),
+  studentName: z.string().nullable().openapi({
+    example: "Ana Gómez",
+    description:
+      "The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)",
+  }),
   date: z.string().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
   kind: Kind,
   status: Status,
@@ -85,6 +99,16 @@ export const ExitPermissionRecord = RecordBase.extend({
   trustedPersonName: z.string().nullable(),
   askedBy: idOrNull().openapi({ description: "The user who asked" }),
   parentId: idOrNull().openapi({ description: "The guardian profile the asker asked as; null when the school did" }),
+  askedAs: z.enum(ASKED_AS).nullable().openapi({
+    description:
+      "How the asker stood to the student: school, guardian (or their delegate), collector (another family's parent), invitation (the child's guardian accepting one)",
+  }),
+  acceptedAt: z.string().nullable().openapi({
+    description: "When the child's family accepted another family's collector; null until then (an edit clears it)",
+  }),
+  failures: z.array(StoredFailureSchema).nullable().openapi({
+    description: "needs_review and withdrawn: the rules it fails (as written then); null otherwise",
+  }),
   reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
   decidedBy: idOrNull(),
   decidedAt: z.string().nullable(),
@@ -108,6 +132,17 @@ export const ownStudents = (ctx: Ctx) =>
   Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(actedFor(parents.userId, actedUsers(ctx)));
+
+/**
+ * Who may learn a child's name from a permission: staff, the child's guardians and their delegates
+ * (they see it through `visible`), and a parent collecting another family's child only once that
+ * family accepted. The collector is the one caller who sees a permission of a child not theirs: the
+ * asker of a `collector` request not (or no longer) accepted.
+ */
+function learnsName(ctx: Ctx, row: { askedAs: string | null; acceptedAt: string | null; askedBy: number | null }) {
+  if (isStaff(ctx) || row.askedAs !== "collector" || row.acceptedAt !== null) return true;
+  return row.askedBy === null || !actedUsers(ctx).includes(row.askedBy);
+}
 
 /** What a caller sees: everything for staff; else their children's permissions and their own asks. */
 export function visible(ctx: Ctx): SQL | undefined {
@@ -145,6 +180,9 @@ export const exitPermission = defineResource({
       trustedPersonName: trustedPeople.name,
       askedBy: exitPermissions.askedBy,
       parentId: exitPermissions.parentId,
+      askedAs: exitPermissions.askedAs,
+      acceptedAt: exitPermissions.acceptedAt,
+      failures: exitPermissions.failures,
       reason: exitPermissions.reason,
       decidedBy: exitPermissions.decidedBy,
       decidedAt: exitPermissions.decidedAt,
@@ -161,7 +199,11 @@ export const exitPermission = defineResource({
         .join(RouteStops, eq(routeStops.id, exitPermissions.stopId), "left")
         .join(TrustedPeople, eq(trustedPeople.id, exitPermissions.trustedPersonId), "left"),
   },
-  toRecord: (_ctx, row) => ({ ...timestamps(row), ...row }),
+  toRecord: (ctx, row) => ({
+    ...timestamps(row),
+    ...row,
+    studentName: learnsName(ctx, row) ? row.studentName : null,
+  }),
   visibleTo: visible,
   context: actingContext,
   conflictMessage: m`The student already has a confirmed exit permission that day`,

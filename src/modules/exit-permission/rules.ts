@@ -10,11 +10,11 @@
  */
 import type { ExitPermissionKind } from "../../db/schema/exit-permission";
 import type { Level } from "../../lib/levels";
-import { Message, m, type Value, verbatim } from "../../lib/message";
+import { Message, m, type Value } from "../../lib/message";
 import { addDays, calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
 
 export interface RuleFailure {
-  code: string;
+  code: RuleCode;
   /** Rendered in the language of the answer (a message in a JSON body is). */
   message: Message;
   [fact: string]: unknown;
@@ -67,6 +67,8 @@ export type Asker =
   | { as: "staff" }
   /** A guardian of the student (themself, or the parent they are a valid delegate of). */
   | { as: "guardian"; link: Link }
+  /** A recorded asker (a fixed permission's) whose guardian link to the student is gone. */
+  | { as: "not-guardian"; parentId: number }
   /** A delegate of a guardian, outside the delegation's dates. */
   | { as: "delegate-outside"; validFrom: string; validUntil: string }
   /** A parent collecting another family's child (the child's guardian answers first). */
@@ -144,36 +146,168 @@ const NOT_SCHOOL_DAY: Record<string, Message> = {
   "no-schedule": m`no schedule for the student's level`,
 };
 
-/** Each rule's message, in English; the catalogue has its Spanish (src/lib/messages/es.json). */
-const MESSAGES: Record<string, Text> = {
-  "invalid-date": (f) => m`${v(f.date)} is not a calendar date`,
-  "past-date": (f) => m`${v(f.date)} has passed (the school's today is ${v(f.today)})`,
-  "too-far": (f) => m`${v(f.date)} is too far ahead: changes may be asked up to ${v(f.latest)}`,
-  "not-school-day": (f) => m`${v(f.date)} is not a school day (${NOT_SCHOOL_DAY[String(f.reason)] ?? v(f.reason)})`,
-  "too-late": (f) =>
-    m`Too late: changes for ${v(f.date)} had to arrive by ${v(f.deadline)} (dismissal ${v(f.dismissal)})`,
-  "route-not-running": (f) => m`Route ${v(f.route)} does not run on ${v(f.date)}`,
-  "route-not-home": (f) => m`Route ${v(f.route)} goes to school, not home`,
-  "route-not-for-level": (f) =>
-    f.level === null || f.level === undefined
-      ? m`Route ${v(f.route)} serves ${v(f.levels)}; the student is of no level`
-      : m`Route ${v(f.route)} serves ${v(f.levels)}; the student is ${v(f.level)}`,
-  "vehicle-out-of-service": (f) => m`The vehicle of route ${v(f.route)} is out of service`,
-  "stop-not-on-route": (f) => m`Stop ${v(f.stopId)} is not a stop of route ${v(f.route)}`,
-  "no-seat": (f) => m`No seat left on route ${v(f.route)} on ${v(f.date)} (${v(f.seats)} seats)`,
-  "trusted-address-not-approved": (f) =>
-    m`Trusted address ${v(f.trustedAddressId)} is not an approved address of this student`,
-  "pickup-not-allowed": (f) =>
-    m`Parent ${v(f.pickupParentId)} may not pick the student up on ${v(f.date)}: ${v(f.reason)}`,
-  "trusted-person-not-approved": (f) =>
-    m`Trusted person ${v(f.trustedPersonId)} is not an approved trusted person of this student`,
-  "may-not-ask": (f) => m`You may not ask changes for this student: ${v(f.reason)}`,
-};
+/** Who may pass a rule that fails: staff (it is then a warning they see), or nobody. */
+export type Override = "staff" | "never";
+
+/** Everything about one rule, declared once. */
+export interface Rule {
+  /** The request field it is about: a problem's `errors[].path`. */
+  field: "date" | "studentId" | "routeId" | "stopId" | "trustedAddressId" | "pickupParentId" | "trustedPersonId";
+  /**
+   * Whether only the day can tell (its date, its seats): a fixed permission is checked against the
+   * others once, on its first date, when it is made; every rule is checked again on each day made.
+   */
+  perDay: boolean;
+  /** Who may pass it: `staff` (a warning for them: the office records a phone call), or `never`. */
+  override: Override;
+  /**
+   * Whether a later change of a fact can make it fail for a permission already asked (a guardian
+   * restricted, a trusted person withdrawn, a holiday added): the rules about WHEN one asks (the
+   * deadline, the weeks ahead) are not made again.
+   */
+  rechecked: boolean;
+  /** Its message, in English, from the failure's facts; the catalogue has its Spanish. */
+  message: Text;
+}
+
+/**
+ * THE rule table: every rule of an exit permission, its code (the key: stable across versions and
+ * languages), its field, whether it is per day, who may override it, whether a change of a fact
+ * decides it again, and its message. `RuleCode` is its keys.
+ */
+export const RULES = {
+  "invalid-date": {
+    field: "date",
+    perDay: true,
+    override: "never",
+    rechecked: false,
+    message: (f) => m`${v(f.date)} is not a calendar date`,
+  },
+  "past-date": {
+    field: "date",
+    perDay: true,
+    override: "never",
+    rechecked: false,
+    message: (f) => m`${v(f.date)} has passed (the school's today is ${v(f.today)})`,
+  },
+  "too-far": {
+    field: "date",
+    perDay: true,
+    override: "staff",
+    rechecked: false,
+    message: (f) => m`${v(f.date)} is too far ahead: changes may be asked up to ${v(f.latest)}`,
+  },
+  "not-school-day": {
+    field: "date",
+    perDay: true,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`${v(f.date)} is not a school day (${NOT_SCHOOL_DAY[String(f.reason)] ?? v(f.reason)})`,
+  },
+  "too-late": {
+    field: "date",
+    perDay: true,
+    override: "staff",
+    rechecked: false,
+    message: (f) =>
+      m`Too late: changes for ${v(f.date)} had to arrive by ${v(f.deadline)} (dismissal ${v(f.dismissal)})`,
+  },
+  "route-not-running": {
+    field: "routeId",
+    perDay: true,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Route ${v(f.route)} does not run on ${v(f.date)}`,
+  },
+  "route-not-home": {
+    field: "routeId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Route ${v(f.route)} goes to school, not home`,
+  },
+  "route-not-for-level": {
+    field: "routeId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) =>
+      f.level === null || f.level === undefined
+        ? m`Route ${v(f.route)} serves ${v(f.levels)}; the student is of no level`
+        : m`Route ${v(f.route)} serves ${v(f.levels)}; the student is ${v(f.level)}`,
+  },
+  "vehicle-out-of-service": {
+    field: "routeId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`The vehicle of route ${v(f.route)} is out of service`,
+  },
+  "stop-not-on-route": {
+    field: "stopId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Stop ${v(f.stopId)} is not a stop of route ${v(f.route)}`,
+  },
+  "no-seat": {
+    field: "routeId",
+    perDay: true,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`No seat left on route ${v(f.route)} on ${v(f.date)} (${v(f.seats)} seats)`,
+  },
+  "trusted-address-not-approved": {
+    field: "trustedAddressId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Trusted address ${v(f.trustedAddressId)} is not an approved address of this student`,
+  },
+  "pickup-not-allowed": {
+    field: "pickupParentId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Parent ${v(f.pickupParentId)} may not pick the student up on ${v(f.date)}: ${v(f.reason)}`,
+  },
+  "trusted-person-not-approved": {
+    field: "trustedPersonId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Trusted person ${v(f.trustedPersonId)} is not an approved trusted person of this student`,
+  },
+  "may-not-ask": {
+    field: "studentId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`You may not ask changes for this student: ${v(f.reason)}`,
+  },
+  "student-removed": {
+    field: "studentId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Student ${v(f.studentId)} is no longer a student of the school`,
+  },
+} as const satisfies Record<string, Rule>;
+
+/** A rule's code: a key of the rule table. */
+export type RuleCode = keyof typeof RULES;
+
+/** Whether `code` names a rule (a stored failure's code read back). */
+export const isRuleCode = (code: string): code is RuleCode => Object.hasOwn(RULES, code);
 
 /** A failure with its message (written in the language of the answer). */
-export function failure(code: string, facts: Facts = {}): RuleFailure {
-  const message = MESSAGES[code]?.(facts) ?? verbatim(code);
-  return { code, message, ...facts };
+export function failure(code: RuleCode, facts: Facts = {}): RuleFailure {
+  return { code, message: RULES[code].message(facts), ...facts };
+}
+
+/** Where a failure goes for this asker: a warning when staff may pass the rule, else a failure. */
+function refuse(out: Verdict, staff: boolean, f: RuleFailure) {
+  (staff && RULES[f.code].override === "staff" ? out.warnings : out.failures).push(f);
 }
 
 /** A failure as an answer's schema shows it: its message (and its reason) written in the current language. */
@@ -208,7 +342,7 @@ function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
   if (date < s.today) out.failures.push(failure("past-date", { date, today: s.today }));
   const latest = addDays(s.today, s.permissionWeeksInAdvance * 7);
   out.latest = latest;
-  if (date > latest) (staff ? out.warnings : out.failures).push(failure("too-far", { date, latest }));
+  if (date > latest) refuse(out, staff, failure("too-far", { date, latest }));
   const weekday = isoWeekday(date);
   if (s.holiday) out.failures.push(failure("not-school-day", { date, reason: "holiday" }));
   else if (!s.schedule) {
@@ -220,9 +354,7 @@ function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
     out.deadline = deadline;
     out.dismissal = s.schedule.dismissal;
     if (date >= s.today && s.now.getTime() > Date.parse(deadline)) {
-      (staff ? out.warnings : out.failures).push(
-        failure("too-late", { date, deadline, dismissal: s.schedule.dismissal }),
-      );
+      refuse(out, staff, failure("too-late", { date, deadline, dismissal: s.schedule.dismissal }));
     }
   }
   return true;
@@ -239,6 +371,8 @@ function askerRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
         validUntil: a.validUntil,
       }),
     );
+  } else if (a.as === "not-guardian") {
+    out.failures.push(failure("may-not-ask", { reason: m`no longer a guardian of this student` }));
   } else if (a.as === "guardian") {
     if (restrictedOn(a.link, ask.date))
       out.failures.push(failure("may-not-ask", { reason: m`restricted by the school` }));

@@ -5,7 +5,7 @@
  * other modules (`askExitPermissions` in ./api.ts) all come here.
  */
 import { Batch } from "../../db/batch";
-import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import { ExitPermissions, exitPermissions, type StoredFailure } from "../../db/schema/exit-permission";
 import { eq } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Ctx } from "../../lib/context";
@@ -14,7 +14,7 @@ import { ApiError } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
-import { decide, failure, type RuleFailure, shown, type Verdict } from "./rules";
+import { decide, failure, RULES, type RuleFailure, shown, type Verdict } from "./rules";
 import { type Ask, type Resolved, readSnapshot, resolve } from "./snapshot";
 
 export type { Ask };
@@ -34,22 +34,11 @@ export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch
   return { read, evaluated };
 }
 
-/** The request field a rule is about (a problem's `errors[].path`). */
-function fieldOf(code: string): string {
-  if (["invalid-date", "past-date", "too-far", "not-school-day", "too-late"].includes(code)) return "date";
-  if (code === "stop-not-on-route") return "stopId";
-  if (code === "trusted-address-not-approved") return "trustedAddressId";
-  if (code === "pickup-not-allowed") return "pickupParentId";
-  if (code === "trusted-person-not-approved") return "trustedPersonId";
-  if (code === "may-not-ask") return "studentId";
-  return "routeId";
-}
-
 /** The 422 that lists every failed rule (`failures`, and each as a field error). */
 export function refusal(failures: readonly RuleFailure[]): ApiError {
   const messages = failures.map((f) => f.message);
   return new ApiError(422, joinMessages(messages, "; "), {
-    errors: failures.map((f) => ({ path: fieldOf(f.code), message: f.message })),
+    errors: failures.map((f) => ({ path: RULES[f.code].field, message: f.message })),
     members: { failures },
   });
 }
@@ -74,26 +63,43 @@ const autoDecision = (ctx: Ctx) => ({
   decisionReason: m`Confirmed automatically (the school's setting)`.render(),
 });
 
-/** Queues the writes of one ask that passed the rules; answers the slot that reads it back. */
-export function queueAsk(ctx: Ctx, batch: Batch, r: Resolved) {
+/** A failure as a permission stores it: its message written now, in the language of the request (or the school's, for a job). */
+export const stored = (f: RuleFailure): StoredFailure => ({ ...shown(f), code: f.code });
+
+/**
+ * Queues the writes of one ask that passed the rules (or, `review`, one the rules refused on its day:
+ * it waits for the office with its failures); answers the slot that reads it back.
+ */
+export function queueAsk(
+  ctx: Ctx,
+  batch: Batch,
+  r: Resolved,
+  review?: readonly RuleFailure[],
+  confirmedBecause?: string,
+) {
   const { ask } = r;
-  const confirmed = r.status === "confirmed";
+  const confirmed = !review && r.status === "confirmed";
+  const invited = ask.invitationId !== undefined;
   if (confirmed) batch.add(...supersede(ctx, r.student.id, ask.date, null));
   batch.add(
     ...ExitPermissions.insert(ctx, {
       studentId: r.student.id,
       date: ask.date,
       kind: ask.kind,
-      status: r.status,
+      status: review ? "needs_review" : r.status,
       routeId: ask.kind === "route_change" ? (r.target?.routeId ?? null) : null,
       stopId: ask.kind === "route_change" ? (r.target?.stopId ?? null) : null,
       trustedAddressId: ask.trustedAddressId ?? null,
       pickupParentId: r.snapshot.pickup?.parentId ?? null,
       trustedPersonId: ask.trustedPersonId ?? null,
-      askedBy: ctx.userId,
+      askedBy: r.askedBy,
       parentId: r.parentId,
+      askedAs: r.askedAs,
+      // An invitation's acceptance is the family's: the answering guardian asks it.
+      ...(invited ? { acceptedBy: ctx.userId, acceptedAt: nowIso(ctx) } : {}),
+      failures: review ? review.map(stored) : null,
       reason: ask.reason ?? null,
-      ...(confirmed ? autoDecision(ctx) : {}),
+      ...(confirmed ? { ...autoDecision(ctx), ...(confirmedBecause ? { decisionReason: confirmedBecause } : {}) } : {}),
       invitationId: ask.invitationId ?? null,
       fixedId: ask.fixedId ?? null,
       slug: randomToken(16),
@@ -161,7 +167,13 @@ export async function askOne(ctx: Ctx, ask: Ask) {
   const [written] = await writeAsks(ctx, [one.resolved]);
   if (!written) throw new Error("nothing written");
   if (!written.ok) throw refusal(written.failures);
-  return { ...written.record, warnings: one.verdict.warnings.map(shown), deadline: one.verdict.deadline };
+  // A collector who may not learn the child's name learns nothing of the child's day either.
+  const hidden = written.record.studentName === null;
+  return {
+    ...written.record,
+    warnings: one.verdict.warnings.map(shown),
+    deadline: hidden ? null : one.verdict.deadline,
+  };
 }
 
 /** The verdict on an ask without writing anything. */

@@ -10,7 +10,12 @@
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
-import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
+import {
+  type AskedAs,
+  ExitPermissions,
+  exitPermissions,
+  OPEN_EXIT_PERMISSION_STATUSES,
+} from "../../db/schema/exit-permission";
 import { Parents, parents } from "../../db/schema/parent";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
@@ -186,7 +191,7 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
       }).where(
         inList(exitPermissions.studentId, studentIds),
         inList(exitPermissions.date, dates),
-        inList(exitPermissions.status, ["awaiting_family", "pending", "confirmed"]),
+        inList(exitPermissions.status, OPEN_EXIT_PERMISSION_STATUSES),
       ),
     ),
   };
@@ -225,10 +230,21 @@ export type Read = Awaited<ReturnType<typeof readAll>>;
 
 /** An ask as this module makes it: an invited collector's family may have accepted already. */
 export type Ask = ExitPermissionAsk & {
-  /** The child's guardian accepted a collector of another family (the respond verb). */
+  /** The child's guardian accepted a collector of another family (the respond verb, or stored). */
   familyAccepted?: boolean;
+  /**
+   * An edit cleared the family's consent to a collector who is no guardian: the request waits for the
+   * family again (`awaiting_family`), unless the one editing is the child's guardian (their edit is
+   * the consent).
+   */
+  awaitingFamily?: boolean;
   /** The fixed permission a generated one comes from. */
   fixedId?: number;
+  /**
+   * Decide as this recorded asker rather than the caller (a fixed permission's days are its asker's,
+   * never the school's): their guardian profile (null: the school) and their user.
+   */
+  as?: { parentId: number | null; userId: number | null };
 };
 
 /** One ask resolved: what the rules need, and what a write needs beyond it. */
@@ -238,6 +254,12 @@ export interface Resolved {
   student: { id: number; name: string };
   /** The guardian profile the asker asks as (null: staff). */
   parentId: number | null;
+  /** The user who asks (the caller, or the recorded asker of `Ask.as`). */
+  askedBy: number | null;
+  /** How the asker stands to the student. */
+  askedAs: AskedAs;
+  /** The child's guardian edited a request of a collector who is no guardian: the edit is the family's consent. */
+  consentGiven: boolean;
   /** The status a permission asked now starts in. */
   status: "awaiting_family" | "pending" | "confirmed";
   /** The target route of a route change (its id, stop and day), when it has one. */
@@ -261,7 +283,14 @@ const toLink = (l: Read["links"][number]): Link => ({
 export const isStaff = (ctx: Ctx) => ctx.actor.type !== "user" || ctx.can(permissions.manage);
 
 /** Who asks, relative to `studentId`; undefined: the student is not the caller's (404). */
-function askerOf(ctx: Ctx, read: Read, ask: ExitPermissionAsk, today: string): Asker | undefined {
+function askerOf(ctx: Ctx, read: Read, ask: Ask, today: string): Asker | undefined {
+  if (ask.as !== undefined) {
+    // A recorded asker: the school, or the guardian profile they asked as (a link that is gone says so).
+    const { parentId } = ask.as;
+    if (parentId === null) return { as: "staff" };
+    const link = read.links.find((l) => l.studentId === ask.studentId && l.parentId === parentId);
+    return link ? { as: "guardian", link: toLink(link) } : { as: "not-guardian", parentId };
+  }
   if (isStaff(ctx)) return { as: "staff" };
   const links = read.links.filter((l) => l.studentId === ask.studentId);
   const ownLinks = links.filter((l) => l.userId === ctx.userId);
@@ -322,6 +351,8 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
     .map((r) => r.routeId);
   let target: Resolved["target"] = null;
   if (ask.kind === "route_change") target = routeTarget(read, ask, snapshot, homeRoutes);
+  let waits = false;
+  let consentGiven = false;
   if (ask.kind === "auto_pickup") {
     if (ask.trustedPersonId !== undefined) {
       const p = read.people.find((x) => x.id === ask.trustedPersonId);
@@ -334,35 +365,60 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
       if (ask.pickupParentId !== undefined && !read.pickupParents.some((p) => p.id === parentId))
         throw notFound(m`Parent ${parentId} not found`);
       const link = read.links.find((l) => l.studentId === student.id && l.parentId === parentId);
+      // A collector who is no guardian needs the family's consent: given (stored, the answer, an
+      // invitation), or given by this very edit when the child's guardian makes it; else, after an
+      // edit cleared it, the request waits for the family again.
+      const consent = ask.invitationId !== undefined || ask.familyAccepted === true;
+      const familyEdits = ask.awaitingFamily === true && asker.as === "guardian";
+      waits = ask.awaitingFamily === true && !familyEdits && link === undefined;
+      consentGiven = familyEdits && link === undefined;
       snapshot.pickup = {
         parentId,
         link: link && toLink(link),
-        invited: ask.invitationId !== undefined || ask.familyAccepted === true,
+        invited: consent || familyEdits || waits,
         self: parentId === read.me,
       };
     }
   }
   const year = read.years.find((y) => y.start <= ask.date && ask.date <= y.end);
-  const status = asker.as === "collector" ? "awaiting_family" : year?.auto ? "confirmed" : "pending";
+  const collecting = asker.as === "collector" && !ask.familyAccepted;
+  const status = collecting || waits ? "awaiting_family" : year?.auto ? "confirmed" : "pending";
   const parentId =
     asker.as === "guardian"
       ? asker.link.parentId
-      : asker.as === "collector"
+      : asker.as === "collector" || asker.as === "not-guardian"
         ? asker.parentId
         : asker.as === "invitation"
           ? read.me
           : null;
+  const askedAs: AskedAs =
+    ask.invitationId !== undefined
+      ? "invitation"
+      : asker.as === "staff"
+        ? "school"
+        : asker.as === "collector"
+          ? "collector"
+          : asker.as === "invitation"
+            ? "invitation"
+            : "guardian";
   return {
     ask,
     snapshot,
     student: { id: student.id, name: `${student.firstName} ${student.lastName}` },
     parentId,
+    askedBy: ask.as ? ask.as.userId : ctx.userId,
+    askedAs,
+    consentGiven,
     status,
     target,
     homeRoutes,
-    others: read.others
-      .filter((o) => o.studentId === student.id && o.date === ask.date)
-      .map((o) => ({ id: o.id, kind: o.kind, status: o.status })),
+    // A collector learns nothing of another family's plans: only the child's own family and staff do.
+    others:
+      asker.as === "collector"
+        ? []
+        : read.others
+            .filter((o) => o.studentId === student.id && o.date === ask.date)
+            .map((o) => ({ id: o.id, kind: o.kind, status: o.status })),
   };
 }
 

@@ -13,6 +13,8 @@ import { dateTime } from "../../lib/dates";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { operation } from "../../lib/route";
+import { type Redecision, redecide } from "../exit-permission/api";
 import { assertOrdered, orderedRangeUpdate, schoolConfigurationResource } from "../school-configuration/api";
 import { permissions } from "./permissions";
 
@@ -93,23 +95,55 @@ export const listSchoolHolidayCycles = holidayCycleResource.list({
 
 export const getSchoolHolidayCycle = holidayCycleResource.get({ access: permissions.read });
 
-export const createSchoolHolidayCycle = holidayCycleResource.create({
+/**
+ * What a holiday added (or moved) decided again about the exit permissions of its days: no school,
+ * nobody goes home a way the school decided (withdrawn in the same batch, seats given back, families
+ * and office told). Prepared before the write, added to its batch, dispatched after the commit.
+ */
+const redecided = new WeakMap<object, Redecision>();
+const holidayOn = async (ctx: Ctx, key: object, start: string, end: string) =>
+  redecided.set(key, await redecide(ctx, { fact: "holiday", start, end }));
+const HOLIDAY_EFFECT =
+  "The exit permissions of the days it covers, from the school's today on, are withdrawn in the same write (seats given back, families and office told).";
+
+const created = holidayCycleResource.create({
   access: permissions.write,
   input: Create,
   values: async (ctx, { body: input }) => {
     assertOrdered({ start: input.startHolidays, end: input.endHolidays }, "startHolidays", "endHolidays");
     // Another school's configuration answers 404 like a missing one.
     await schoolConfigurationResource.find(ctx, input.schoolConfigurationId);
+    await holidayOn(ctx, input, input.startHolidays, input.endHolidays);
     return input;
   },
+  also: (_ctx, { body }) => redecided.get(body)?.statements ?? [],
   errors: [404],
   summary: "Create a holiday cycle in a school configuration of the current school",
+  description: HOLIDAY_EFFECT,
+});
+export const createSchoolHolidayCycle = operation(created.route, async (ctx, input) => {
+  const record = await created.run(ctx, input);
+  await redecided.get(input.body)?.dispatch();
+  return record;
 });
 
-export const updateSchoolHolidayCycle = holidayCycleResource.update({
+const rangeOf = orderedRangeUpdate("startHolidays", "endHolidays", (ctx, id) => holidayCycleResource.find(ctx, id));
+const updated = holidayCycleResource.update({
   access: permissions.write,
   input: Update,
-  values: orderedRangeUpdate("startHolidays", "endHolidays", (ctx, id) => holidayCycleResource.find(ctx, id)),
+  description: `Moved, its new days are decided again: ${HOLIDAY_EFFECT}`,
+  values: async (ctx, input) => {
+    const range = await rangeOf(ctx, input);
+    if (range.startHolidays !== undefined && range.endHolidays !== undefined) {
+      await holidayOn(ctx, input.body, range.startHolidays, range.endHolidays);
+    }
+    return range;
+  },
+  also: (_ctx, { body }) => redecided.get(body)?.statements ?? [],
+});
+export const updateSchoolHolidayCycle = operation(updated.route, async (ctx, input) => {
+  await updated.run(ctx, input);
+  await redecided.get(input.body)?.dispatch();
 });
 
 export const deleteSchoolHolidayCycle = holidayCycleResource.delete({ access: permissions.write });

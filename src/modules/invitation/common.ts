@@ -14,7 +14,7 @@ import {
   ANSWERS,
   INVITATION_KINDS,
   INVITATION_PICKUPS,
-  INVITATION_STATUSES,
+  type INVITATION_STATUSES,
   InvitationStudentResponses,
   invitationStudentResponses,
   invitations,
@@ -92,6 +92,13 @@ export const Counts = z.object({
   pending: z.number().int().openapi({ example: 1, description: "Children not answered yet" }),
 });
 
+/**
+ * The statuses an invitation shows: its stored one, except that an open invitation past its
+ * `expiresAt` shows `expired` (computed on the clock when read: no sweep, so it is exact to the
+ * second and costs nothing; it takes no answers either way).
+ */
+export const SHOWN_INVITATION_STATUSES = ["open", "expired", "closed", "cancelled"] as const;
+
 export const InvitationRecord = RecordBase.extend({
   kind: z.enum(INVITATION_KINDS).openapi({
     example: "go_home",
@@ -112,9 +119,11 @@ export const InvitationRecord = RecordBase.extend({
   routeId: z.number().int().nullable(),
   stopId: z.number().int().nullable(),
   expiresAt: z.iso.datetime().nullable().openapi({ description: "No answer is taken after it (null: until closed)" }),
-  status: z
-    .enum(INVITATION_STATUSES)
-    .openapi({ example: "open", description: "open (takes answers), closed or cancelled" }),
+  status: z.enum(SHOWN_INVITATION_STATUSES).openapi({
+    example: "open",
+    description:
+      "open (takes answers), expired (open, but its expiresAt has passed: it takes no answers), closed or cancelled",
+  }),
   counts: Counts.openapi({ description: "The invited children and their answers" }),
 });
 export type InvitationRecordOf = z.output<typeof InvitationRecord>;
@@ -124,7 +133,13 @@ export const countsJson = sql<string>`(SELECT json_object('invited', count(*), '
 
 type InvitationRow = typeof invitations.$inferSelect & { counts: string };
 
-export function toInvitation(row: InvitationRow): InvitationRecordOf {
+/** The status an invitation shows at `now`. */
+export const shownStatus = (
+  row: { status: (typeof INVITATION_STATUSES)[number]; expiresAt: string | null },
+  now: Date,
+) => (row.status === "open" && row.expiresAt !== null && row.expiresAt <= now.toISOString() ? "expired" : row.status);
+
+export function toInvitation(row: InvitationRow, now: Date): InvitationRecordOf {
   const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
   return {
     ...timestamps(row),
@@ -138,7 +153,7 @@ export function toInvitation(row: InvitationRow): InvitationRecordOf {
     routeId: row.routeId,
     stopId: row.stopId,
     expiresAt: row.expiresAt,
-    status: row.status,
+    status: shownStatus(row, now),
     counts: counts.success ? counts.data : { invited: 0, accepted: 0, declined: 0, pending: 0 },
   };
 }

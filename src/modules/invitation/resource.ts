@@ -8,18 +8,12 @@ import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
-import {
-  INVITATION_KINDS,
-  INVITATION_PICKUPS,
-  INVITATION_STATUSES,
-  Invitations,
-  invitations,
-} from "../../db/schema/invitation";
+import { INVITATION_KINDS, INVITATION_PICKUPS, Invitations, invitations } from "../../db/schema/invitation";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { RouteStops, routeStops } from "../../db/schema/transport";
-import { and, desc, eq, gte, isNull, lte, sql } from "../../db/sql";
+import { and, desc, eq, gt, gte, isNull, lte, or, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
@@ -42,6 +36,7 @@ import {
   ownStudents,
   pageOfRows,
   receivedByMe,
+  SHOWN_INVITATION_STATUSES,
   toInvitation,
   visibleInvitation,
 } from "./common";
@@ -66,7 +61,7 @@ export const invitation = defineResource({
   data: Invitations,
   record: InvitationRecord,
   view: { fields: { ...columnsOf(invitations), counts: countsJson } },
-  toRecord: (_ctx, row) => toInvitation(row),
+  toRecord: (ctx, row) => toInvitation(row, ctx.deps.clock.now()),
   visibleTo: (ctx) => visibleInvitation(ctx),
   context: actingContext,
   conflictMessage: m`This child is already invited`,
@@ -76,8 +71,20 @@ export const invitation = defineResource({
 
 export const filters = {
   status: {
-    schema: z.enum(INVITATION_STATUSES).optional().openapi({ description: "open, closed or cancelled" }),
-    where: (_ctx: Ctx, v: (typeof INVITATION_STATUSES)[number]) => eq(invitations.status, v),
+    schema: z
+      .enum(SHOWN_INVITATION_STATUSES)
+      .optional()
+      .openapi({ description: "open, expired (open, past its expiresAt), closed or cancelled" }),
+    where: (ctx: Ctx, v: (typeof SHOWN_INVITATION_STATUSES)[number]) => {
+      const now = ctx.deps.clock.now().toISOString();
+      if (v === "expired") return and(eq(invitations.status, "open"), lte(invitations.expiresAt, now)) ?? sql`0`;
+      if (v === "open")
+        return (
+          and(eq(invitations.status, "open"), or(isNull(invitations.expiresAt), gt(invitations.expiresAt, now))) ??
+          sql`0`
+        );
+      return eq(invitations.status, v);
+    },
     example: "open",
   },
   kind: {
@@ -137,7 +144,7 @@ function mine(ctx: Ctx, query: z.output<typeof ListQuery>, which: "created" | "r
       order: INVITATION_ORDER,
     },
     query,
-    toInvitation,
+    (row) => toInvitation(row, ctx.deps.clock.now()),
   );
 }
 
@@ -195,8 +202,8 @@ export const exportInvitations = invitation.export({
     m`Pending`,
     m`Created at`,
   ],
-  cells: (_ctx, row) => {
-    const r = toInvitation(row);
+  cells: (ctx, row) => {
+    const r = toInvitation(row, ctx.deps.clock.now());
     return [
       r.id,
       r.kind,
@@ -382,7 +389,7 @@ export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof create
   const back = batch.read(invitation.readOne(ctx, Invitations.insertedId()));
   const [row] = (await batch.commit(invitation.messages)).get(back);
   if (!row) throw new Error("invitation: the created row was not read back");
-  return toInvitation(row);
+  return toInvitation(row, ctx.deps.clock.now());
 }
 export const createInvitationOperation = operation(created.route, createInvitation);
 

@@ -16,7 +16,7 @@ import {
   Transports,
   transports,
 } from "../../db/schema/transport";
-import { and, desc, eq, gte, lt, lte, sql } from "../../db/sql";
+import { and, desc, eq, gte, isNotNull, lt, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
@@ -27,6 +27,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
 import { addDays, isoWeekday } from "../../lib/zoned-time";
+import { redecide } from "../exit-permission/api";
 import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
   assertRuns,
@@ -169,24 +170,48 @@ const updateRoute = availability.update({
   errors: [422],
   examples: { 422: "30 seats are fewer than the 34 riders of North loop on 2027-03-01" },
   summary: "Change a route's seats for a date (null resets to the vehicle's)",
+  description:
+    "Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told.",
 });
 
-/** A guarded update: the seats are not below the day's riders when the write happens. */
+/**
+ * A guarded update: the seats are not below the day's own riders and the school's manual joins when
+ * the write happens. Below the riders and every join, the joins of confirmed exit permissions beyond
+ * the seats lose theirs, the latest confirmed first: those permissions are withdrawn in the same
+ * batch (their seats given back, families and office told: exit-permission `redecide`).
+ */
 export async function updateRouteAvailability(ctx: Ctx, { params, body }: InputOf<typeof updateRoute.route>) {
   const row = await availability.find(ctx, params.id);
   const seats = body.seats;
   const day = await routeDayOf(ctx, row.routeId, row.date);
-  if (seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, row.date));
+  const held = RouteAvailabilityStudents.select(ctx, { n: sql<number>`count(*)` }).where(
+    eq(routeAvailabilityStudents.routeAvailabilityId, params.id),
+    eq(routeAvailabilityStudents.kind, "join"),
+    eq(routeAvailabilityStudents.confirmed, true),
+    isNotNull(routeAvailabilityStudents.exitPermissionId),
+  );
+  const permitted = (await held.first())?.n ?? 0;
+  if (seats !== null && seats < day.riders - permitted) throw unprocessable(tooFew(day, seats, row.date));
   const enough =
     seats === null
       ? []
       : [
           {
-            when: sql`${seats} >= ${riders(ctx, routeAvailabilities.routeId, row.date)}`,
+            when: sql`${seats} >= ${riders(ctx, routeAvailabilities.routeId, row.date)} - (${held})`,
             message: tooFew(day, seats, row.date),
           },
         ];
-  await availability.change(ctx, params.id, { action: "update", set: { seats }, rules: enough });
+  const redecided =
+    seats !== null && seats < day.riders
+      ? await redecide(ctx, { fact: "seats", routeId: row.routeId, date: row.date, seats })
+      : undefined;
+  await availability.change(ctx, params.id, {
+    action: "update",
+    set: { seats },
+    rules: enough,
+    also: redecided?.statements ?? [],
+  });
+  await redecided?.dispatch();
 }
 export const updateRouteAvailabilityOperation = operation(updateRoute.route, updateRouteAvailability);
 

@@ -19,6 +19,7 @@ import { recordId } from "../../lib/params";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { type LinkFacts, type Redecision, redecide } from "../exit-permission/api";
 import { permissions } from "./permissions";
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
@@ -125,7 +126,18 @@ export async function addGuardianTo(ctx: Ctx, { params, body }: InputOf<typeof a
 
 export const addGuardian = operation(addRoute, addGuardianTo);
 
-export const updateGuardian = resource.update({
+/**
+ * What a change of a link decided again about the exit permissions standing on it (./exit-permission
+ * `redecide`), prepared before the change's batch and added to it; dispatched after the commit.
+ */
+const redecided = new WeakMap<object, Redecision>();
+
+/** Prepares the decision again when a link's change can break permissions (never when it only widens them). */
+async function prepare(ctx: Ctx, key: object, linkId: number, link: Partial<LinkFacts> | null) {
+  redecided.set(key, await redecide(ctx, { fact: "guardian", linkId, link }));
+}
+
+const updated = resource.update({
   access: permissions.write,
   input: z.object({
     relationship: Relationship.optional(),
@@ -134,11 +146,32 @@ export const updateGuardian = resource.update({
     receivesNotifications: Capabilities.receivesNotifications,
   }),
   summary: "Change a guardian's relationship or capabilities",
+  description:
+    "Taking away canPickUp or canRequestChanges withdraws, in the same write, the student's exit permissions from today on that stood on it (the guardian's pickups; the requests they asked), gives their seats back and tells the family and the office.",
+  values: async (ctx, { id, body }) => {
+    if (body.canPickUp === false || body.canRequestChanges === false) {
+      await prepare(ctx, body, id, { canPickUp: body.canPickUp, canRequestChanges: body.canRequestChanges });
+    }
+    return body;
+  },
+  also: (_ctx, { body }) => redecided.get(body)?.statements ?? [],
+});
+export const updateGuardian = operation(updated.route, async (ctx, input) => {
+  await updated.run(ctx, input);
+  await redecided.get(input.body)?.dispatch();
 });
 
-export const removeGuardian = resource.delete({
+const removed = resource.delete({
   access: permissions.write,
   summary: "Remove a guardian link (the parent stays a parent of the school)",
+  description:
+    "The student's exit permissions from today on that stood on the link (the guardian's pickups; the requests they asked) are withdrawn in the same write, their seats given back, and the family and the office told.",
+  check: (ctx, { id }) => prepare(ctx, ctx, id, null),
+  also: (ctx) => redecided.get(ctx)?.statements ?? [],
+});
+export const removeGuardian = operation(removed.route, async (ctx, input) => {
+  await removed.run(ctx, input);
+  await redecided.get(ctx)?.dispatch();
 });
 
 const RestrictionBody = z
@@ -163,15 +196,17 @@ const RestrictionBody = z
     }
   });
 
-export const restrictGuardian = resource.action({
+const restriction = resource.action({
   name: "restriction",
   verb: "restrict",
   access: permissions.restrict,
   input: RestrictionBody,
   summary: "Set or clear the school's restriction on a guardian (may not pick the student up)",
   description:
-    "School admins only. Dates are inclusive; reversed dates are a 400; a document of another school is a 404. Audited.",
-  set: async (ctx, { body: input }) => {
+    "School admins only. Dates are inclusive; reversed dates are a 400; a document of another school is a 404. Audited. " +
+    "A restriction withdraws, in the same write, the student's exit permissions on the days it covers from today on that stood on the guardian (their pickups; the requests they asked), gives their seats back and tells the family and the office.",
+  also: (ctx) => redecided.get(ctx)?.statements ?? [],
+  set: async (ctx, { id, body: input }) => {
     if (!input.restricted) {
       return {
         restricted: false,
@@ -186,12 +221,17 @@ export const restrictGuardian = resource.action({
       const doc = await Documents.find(ctx, input.documentId, { id: documents.id });
       if (!doc) throw notFound(m`Document ${input.documentId} not found`);
     }
+    const link = { restricted: true, restrictionFrom: input.from ?? null, restrictionUntil: input.until ?? null };
+    await prepare(ctx, ctx, id, link);
     return {
-      restricted: true,
+      ...link,
       restrictionReason: input.reason ?? null,
       restrictionDocumentId: input.documentId ?? null,
-      restrictionFrom: input.from ?? null,
-      restrictionUntil: input.until ?? null,
     };
   },
+});
+export const restrictGuardian = operation(restriction.route, async (ctx, input) => {
+  const record = await restriction.run(ctx, input);
+  await redecided.get(ctx)?.dispatch();
+  return record;
 });

@@ -13,6 +13,7 @@ import { m } from "../../lib/message";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
+import { redecide } from "../exit-permission/api";
 import { permissions } from "./permissions";
 import { resource } from "./resource";
 
@@ -32,8 +33,16 @@ const deleteRoute = defineRoute({
   responses: { 204: { description: "Deleted" } },
 });
 
+/**
+ * A removed student goes home no way the school decided: their exit permissions from today on are
+ * withdrawn in the same batch (seats given back, the family and the office told).
+ */
+const withdrawing = (ctx: Ctx, studentIds: readonly number[]) => redecide(ctx, { fact: "students", studentIds });
+
 export const deleteStudent = operation(deleteRoute, async (ctx, { params }) => {
-  await resource.commit(ctx, params.id, new Batch(ctx).add(...softDelete(ctx, params.id)));
+  const redecided = await withdrawing(ctx, [params.id]);
+  await resource.commit(ctx, params.id, new Batch(ctx).add(...softDelete(ctx, params.id), ...redecided.statements));
+  await redecided.dispatch();
   return undefined;
 });
 
@@ -59,8 +68,10 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     );
   const before = await missing();
   if (before.length) throw refuse(before);
+  const redecided = await withdrawing(ctx, ids);
   const batch = new Batch(ctx);
   for (const id of ids) batch.add(...softDelete(ctx, id));
+  batch.add(...redecided.statements);
   try {
     await batch.commit();
   } catch (err) {
@@ -68,6 +79,7 @@ export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
     if (gone.length) throw refuse(gone);
     throw err;
   }
+  await redecided.dispatch();
   return ids;
 }
 

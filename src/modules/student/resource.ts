@@ -18,8 +18,10 @@ import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from "../../lib/resource";
+import { operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
+import { type Redecision, redecide } from "../exit-permission/api";
 import { assertOffered } from "../school/api";
 import { permissions } from "./permissions";
 import { listVisibility, readerContext, visibleTo } from "./visibility";
@@ -211,7 +213,10 @@ export const createStudent = resource.create({
   examples: { 422: "The birth date 2031-05-14 is after today" },
 });
 
-export const updateStudent = resource.update({
+/** What a move to another level decided again about the student's exit permissions (prepared, then in the update's batch). */
+const moved = new WeakMap<object, Redecision>();
+
+const updated = resource.update({
   access: permissions.write,
   input: z.object({
     firstName: FirstName.optional(),
@@ -225,17 +230,27 @@ export const updateStudent = resource.update({
   values: async (ctx, { id, body }) => {
     await checkInput(ctx, body);
     if (typeof body.familyId === "number") await notInAnotherFamily(ctx, id, body.familyId);
+    if (body.level !== undefined)
+      moved.set(body, await redecide(ctx, { fact: "level", studentId: id, level: body.level }));
     return body;
   },
+  also: (_ctx, { body }) => moved.get(body)?.statements ?? [],
   description:
     "`familyId` puts the student in a family of this school (404 otherwise); a student already in another family " +
     "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a " +
-    "level the school does not offer or a birth date after today.",
+    "level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the " +
+    "student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, " +
+    "a day without school for it), gives their seats back and tells the family and the office.",
   errors: [422],
   examples: {
     409: "Student 42 is already in another family (7); a student in two families is not allowed: take them out of it first",
     422: "The school does not offer the level high; it offers preschool, elementary, middle",
   },
+});
+
+export const updateStudent = operation(updated.route, async (ctx, input) => {
+  await updated.run(ctx, input);
+  await moved.get(input.body)?.dispatch();
 });
 
 const DAY_MS = 24 * 3600 * 1000;

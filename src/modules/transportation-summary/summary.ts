@@ -285,9 +285,19 @@ const askerCopy = copyTable("asker_copy");
 const askerName = identity(askerUser.table, askerCopy.table);
 
 const PendingItem = PermissionRef.extend({
-  status: z
-    .enum(["awaiting_family", "pending"])
-    .openapi({ description: "awaiting_family: another family must answer first; pending: the school decides" }),
+  status: z.enum(["awaiting_family", "pending", "needs_review"]).openapi({
+    description:
+      "awaiting_family: another family must answer first; pending: the school decides; needs_review: a fixed permission's day the rules refused on that day (see failures)",
+  }),
+  failures: z
+    .array(
+      z.looseObject({
+        code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions" }),
+        message: z.string().openapi({ description: "Why, as written when the day was made" }),
+      }),
+    )
+    .nullable()
+    .openapi({ description: "needs_review: the rules it fails, as written when the day was made; null otherwise" }),
   date: z.string().openapi({ description: "The school-local day it is for" }),
   student: z
     .object({
@@ -329,7 +339,7 @@ const pendingRoute = defineRoute({
 });
 
 /** Waiting for a decision: the literal list names the partial index `exit_permission_pending_idx`. */
-const waiting = sql`${exitPermissions.status} IN ('pending', 'awaiting_family')`;
+const waiting = sql`${exitPermissions.status} IN ('pending', 'awaiting_family', 'needs_review')`;
 
 export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typeof pendingRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
@@ -342,6 +352,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
       ExitPermissions.select(ctx, {
         ...permissionDetail(),
         status: exitPermissions.status,
+        failures: exitPermissions.failures,
         date: exitPermissions.date,
         studentId: students.id,
         firstName: students.firstName,
@@ -374,7 +385,8 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
     if (!permission) return [];
     return {
       ...permission,
-      status: r.status === "awaiting_family" ? ("awaiting_family" as const) : ("pending" as const),
+      status: r.status === "awaiting_family" || r.status === "needs_review" ? r.status : ("pending" as const),
+      failures: r.failures ?? null,
       date: r.date,
       student: { id: r.studentId, firstName: r.firstName, lastName: r.lastName, level: r.level },
       askedBy:

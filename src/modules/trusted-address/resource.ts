@@ -20,6 +20,7 @@ const trusted = defineTrustedRequests({
   plural: "trustedAddresses",
   label: m`Trusted address`,
   pluralLabel: "trusted addresses",
+  fact: "trusted-address",
   path: "/api/v1/trusted-address",
   tag: "Transport",
   data: TrustedAddresses,

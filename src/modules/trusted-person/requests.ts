@@ -18,6 +18,8 @@ import type { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
 import type { Data, InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Ctx } from "../../lib/context";
 import { defineResource, RecordBase, type ResourceConfig, timestamps } from "../../lib/resource";
+import { operation } from "../../lib/route";
+import { type Redecision, redecide } from "../exit-permission/api";
 import {
   actingContext,
   DecisionBody,
@@ -83,6 +85,8 @@ export interface TrustedSpec<
   decision?: { fields: D; set: (input: z.output<z.ZodObject<D>>) => SetValues<T> };
   /** The plural in summaries: "trusted people". */
   pluralLabel: string;
+  /** The exit permissions' fact its withdrawal changes: the permissions that name it no longer hold. */
+  fact: "trusted-person" | "trusted-address";
 }
 
 /**
@@ -202,13 +206,21 @@ export function defineTrustedRequests<
     },
   });
 
-  const remove = resource.delete({
+  /** What a withdrawal decided again about the exit permissions naming it: prepared, then in its batch. */
+  const redecided = new WeakMap<Ctx, Redecision>();
+  const removed = resource.delete({
     access: permissions.write,
     summary: `Delete (withdraw) a ${singular}`,
     description:
       "In any state. Staff withdraw any; a parent (or their delegate) only one they registered (403) while the " +
-      "school lets them change the student's way home (422, as for a registration).",
-    check: (ctx, { id }) => mayAlter(ctx, request, id),
+      "school lets them change the student's way home (422, as for a registration). The exit permissions that " +
+      "name it from today on are withdrawn in the same write (seats given back, the family and the office told).",
+    check: async (ctx, { id }) => {
+      await mayAlter(ctx, request, id);
+      redecided.set(ctx, await redecide(ctx, { fact: spec.fact, id }));
+    },
+    // Before the delete: the permissions' reference to it is cleared with it.
+    before: (ctx) => redecided.get(ctx)?.statements ?? [],
     errors: [422],
     examples: {
       422: "Parent 7 may not authorise trusted people or addresses for student 42: this guardian may not request changes to the student's way home",
@@ -233,6 +245,11 @@ export function defineTrustedRequests<
     summary: `Approve or reject a pending ${singular} (update status)`,
     description:
       "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
+  });
+
+  const remove = operation(removed.route, async (ctx: Ctx, input: { params: { id: number } }) => {
+    await removed.run(ctx, input);
+    await redecided.get(ctx)?.dispatch();
   });
 
   const operations = [list, get, create, update, remove, decide];

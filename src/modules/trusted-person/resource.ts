@@ -32,6 +32,7 @@ const trusted = defineTrustedRequests({
   plural: "trustedPeople",
   label: m`Trusted person`,
   pluralLabel: "trusted people",
+  fact: "trusted-person",
   path: "/api/v1/trusted-person",
   tag: "People",
   data: TrustedPeople,
