@@ -10517,7 +10517,10 @@ export interface components {
              * @example 1
              */
             id: number;
-            /** @example North 1 home */
+            /**
+             * @description The route's name
+             * @example North 1 home
+             */
             name: string;
             /** @description The route's stops, in order */
             stops: {
@@ -10526,7 +10529,10 @@ export interface components {
                  * @example 1
                  */
                 id: number;
-                /** @example Maple & 3rd */
+                /**
+                 * @description The stop's name
+                 * @example Maple & 3rd
+                 */
                 name: string;
                 /**
                  * @description 1-based order on the route
