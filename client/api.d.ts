@@ -56711,7 +56711,7 @@ export interface operations {
     listPickupPassRevocations: {
         parameters: {
             query?: {
-                /** @description School-local date; default the school's today */
+                /** @description School-local date; default the school's today (YYYY-MM-DD, 2000-01-01 to 2099-12-31) */
                 date?: string;
             };
             header?: {

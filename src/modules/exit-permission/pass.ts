@@ -24,11 +24,12 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, isNotNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { type Ctx, schoolOf } from "../../lib/context";
+import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups } from "../../lib/rate-limit";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { addDays, calendarDate, dateIn, zonedInstant } from "../../lib/zoned-time";
+import { addDays, dateIn, zonedInstant } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
 import { schoolZone } from "../school/api";
 import { copyOf, copyTable, identity } from "../user/api";
@@ -299,12 +300,7 @@ const revocationsRoute = defineRoute({
   module: "exit-permissions",
   request: {
     query: z.strictObject({
-      date: z
-        .string()
-        .regex(/^\d{4}-\d{2}-\d{2}$/, zodMessage(m`Must be a date, YYYY-MM-DD`))
-        .refine((v) => calendarDate(v) !== undefined, zodMessage(m`Must be a calendar date, YYYY-MM-DD`))
-        .optional()
-        .openapi({ example: "2026-11-27", description: "School-local date; default the school's today" }),
+      date: schoolDate("School-local date; default the school's today", "2026-11-27").optional(),
     }),
   },
   responses: { 200: json(Revocations, "The revoked passes of the day, signed") },
