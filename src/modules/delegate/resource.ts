@@ -290,6 +290,7 @@ const updateRoute = defineRoute({
   summary: "Change a delegate's dates",
   access: permissions.write,
   audit: "delegate",
+  ifMatch: resource.ifMatch,
   errors: [409, 422],
   examples: {
     409: "This person is already a delegate of this parent",

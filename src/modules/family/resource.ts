@@ -117,6 +117,7 @@ const updateRoute = defineRoute({
   description: "A list given replaces the family's members of that kind (`[]` empties it); the rules of create apply.",
   access: permissions.write,
   audit: "family",
+  ifMatch: resource.ifMatch,
   errors: [409, 422],
   examples: {
     409: [

@@ -4,7 +4,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { Roles, roles } from "../../db/schema/core";
+import { Roles, roles, users } from "../../db/schema/core";
 import { eq } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
@@ -473,6 +473,8 @@ export const updateUser = operation(
     summary: "Update a person's name, email, language or status",
     access: user.write,
     audit: "user",
+    // The person as GET /user/{id} answers them; the writes guarded by the user row's updated_at.
+    ifMatch: { label: m`User`, read: (ctx, { id }) => getMember(ctx, id), table: users },
     errors: [409, 422],
     examples: {
       409: "Another user already has this value",
