@@ -57,7 +57,8 @@ const SCHOOL_HEADER = {
   description:
     "The current school. Required when the caller has roles in more than one school, and from super-admins on " +
     "school routes. A school that does not exist is a 404.",
-  schema: { type: "integer" as const, minimum: 1 },
+  // What src/middleware/current-school.ts accepts: 1 to 10 digits, no leading zero (else a 400).
+  schema: { type: "integer" as const, minimum: 1, maximum: 9_999_999_999 },
 };
 
 /** Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). */

@@ -94,10 +94,9 @@ const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as C;
 
 /** An update body must change something: `{}` is a 400, not a silent 204. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
-  return schema.refine(
-    (v) => Object.values(v).some((x) => x !== undefined),
-    zodMessage(m`Send at least one field to update`),
-  );
+  return schema
+    .refine((v) => Object.values(v).some((x) => x !== undefined), zodMessage(m`Send at least one field to update`))
+    .openapi({ minProperties: 1 });
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -50,8 +50,13 @@ const Record = RecordBase.extend({
   phone: z.string().openapi({
     description: `${MASKED_CONTACT}; shown to the delegate's parent, and with parent.contact`,
   }),
-  validFrom: Day,
-  validUntil: Day,
+  // What it answers (the input's Day is checked as a calendar date: the same values).
+  validFrom: z.iso
+    .date()
+    .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" }),
+  validUntil: z.iso
+    .date()
+    .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" }),
 });
 
 const parentUsers = Parents.alias("delegate_parent");

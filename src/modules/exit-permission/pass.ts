@@ -54,7 +54,7 @@ const PickupPass = z
   .object({
     firstName: z.string().openapi({ description: "The child's first name" }),
     photoUrl: z.string().nullable().openapi({ description: "A presigned GET of the child's photo (minutes), or null" }),
-    date: z.string().openapi({ description: "The school-local date the pass is for" }),
+    date: z.iso.date().openapi({ description: "The school-local date the pass is for" }),
     collector: z
       .object({
         name: z.string().openapi({ description: "The collector's name" }),
@@ -62,8 +62,8 @@ const PickupPass = z
         relationship: z.string().nullable(),
       })
       .openapi({ description: "Who collects the child" }),
-    validFrom: z.string().openapi({ description: "The start of that school-local day (ISO 8601)" }),
-    expiresAt: z.string().openapi({ description: "The end of that school-local day (ISO 8601)" }),
+    validFrom: z.iso.datetime().openapi({ description: "The start of that school-local day (an instant in UTC)" }),
+    expiresAt: z.iso.datetime().openapi({ description: "The end of that school-local day (an instant in UTC)" }),
     kid: z.string().openapi({ description: "The school key that signed the pass" }),
     token: z.string().openapi({
       description:

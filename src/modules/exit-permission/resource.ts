@@ -78,7 +78,7 @@ const idOrNull = () => z.number().int().nullable();
 export const ExitPermissionRecord = RecordBase.extend({
   studentId: z.number().int(),
   studentName: z.string().openapi({ example: "Ana Gómez" }),
-  date: z.string().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
+  date: z.iso.date().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
   kind: Kind,
   status: Status,
   routeId: idOrNull().openapi({ description: "Route change: the route the student takes home" }),

@@ -253,11 +253,10 @@ export const familyParentLimit = operation(parentLimitRoute, async (ctx, { param
 });
 
 const ValidateBody = z.strictObject({
-  ids: z
-    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-    .min(1)
-    .max(100)
-    .openapi({ example: [1, 2], description: "Family ids, at most 100" }),
+  ids: idList({ max: 100, what: "Family" }).openapi({
+    example: [1, 2],
+    description: "Family ids, at most 100, each once",
+  }),
 });
 
 const validateRoute = defineRoute({

@@ -123,7 +123,7 @@ const Counts = z
   .openapi("SummaryCounts");
 
 const Summary = pageOf(SummaryStudent, "TransportationSummaryPage").extend({
-  date: z.string().openapi({ description: "The school-local date summarised" }),
+  date: z.iso.date().openapi({ description: "The school-local date summarised" }),
   weekday: z.number().int(),
   schoolDay: z.boolean().openapi({ description: "false on a holiday or a weekday without school: nobody goes home" }),
   holiday: z.boolean().openapi({ description: "Whether the date is in one of the school's holiday cycles" }),
@@ -291,7 +291,7 @@ const PendingItem = PermissionRef.extend({
   status: z
     .enum(["awaiting_family", "pending"])
     .openapi({ description: "awaiting_family: another family must answer first; pending: the school decides" }),
-  date: z.string().openapi({ description: "The school-local day it is for" }),
+  date: z.iso.date().openapi({ description: "The school-local day it is for" }),
   student: z
     .object({
       id: z.number().int(),
