@@ -1302,7 +1302,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a guardian link by id (its ETag is what an update's If-Match names) */
+        get: operations["getStudentGuardian"];
         /** Change a guardian's relationship or capabilities */
         put: operations["updateStudentGuardian"];
         post?: never;
@@ -5211,11 +5212,13 @@ export interface components {
             /** @description The parent's last name */
             lastName: string;
             /**
+             * Format: date
              * @description The first day it holds (school-local)
              * @example 2026-11-23
              */
             validFrom: string;
             /**
+             * Format: date
              * @description The last day it holds (school-local)
              * @example 2026-11-30
              */
@@ -5434,7 +5437,13 @@ export interface components {
             role: number | string;
         };
         InviteUsers: {
-            /** @description Members of the school to text, 1 to 100 */
+            /**
+             * @description Members of the school to text, 1 to 100
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             userIds: number[];
         };
         PendingAssigned: {
@@ -5444,7 +5453,13 @@ export interface components {
             remaining: number;
         };
         AssignPendingToParents: {
-            /** @description Only these members, signed in or not (default: every pending member who has signed in) */
+            /**
+             * @description Only these members, signed in or not (default: every pending member who has signed in)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             userIds?: number[];
         };
         PushRoleSync: {
@@ -5522,7 +5537,13 @@ export interface components {
              * @enum {string}
              */
             language?: "es" | "en";
-            /** @description Roles to give here (default none: a pending member) */
+            /**
+             * @description Roles to give here (default none: a pending member)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             roleIds?: number[];
         };
         UserUpdate: {
@@ -5594,11 +5615,13 @@ export interface components {
                     /** @description The delegate's user id */
                     userId: number;
                     /**
+                     * Format: date
                      * @description The first day it holds (school-local)
                      * @example 2026-11-23
                      */
                     validFrom: string;
                     /**
+                     * Format: date
                      * @description The last day it holds (school-local)
                      * @example 2026-11-30
                      */
@@ -5613,11 +5636,13 @@ export interface components {
                     /** @description The delegate's user id */
                     userId: number;
                     /**
+                     * Format: date
                      * @description The first day it holds (school-local)
                      * @example 2026-11-23
                      */
                     validFrom: string;
                     /**
+                     * Format: date
                      * @description The last day it holds (school-local)
                      * @example 2026-11-30
                      */
@@ -6010,7 +6035,7 @@ export interface components {
             logo: string | null;
             /** @description The school's address (an address of the school) */
             addressId: number | null;
-            address: components["schemas"]["Address"];
+            address: components["schemas"]["Address"] | null;
         };
         /** @description A postal address of the school (its own, a trusted address, a stop) */
         Address: {
@@ -6052,7 +6077,7 @@ export interface components {
             latitude: number | null;
             /** @description Longitude in decimal degrees (WGS 84) */
             longitude: number | null;
-        } | null;
+        };
         SchoolCreate: {
             /**
              * @description Text of 1 to 200 characters, without control or bidi formatting characters
@@ -6961,11 +6986,13 @@ export interface components {
             /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own; shown to the delegate's parent, and with parent.contact */
             phone: string;
             /**
+             * Format: date
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
              */
             validFrom: string;
             /**
+             * Format: date
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
              */
@@ -7255,6 +7282,23 @@ export interface components {
              */
             id: number;
             /**
+             * Format: date-time
+             * @description When the record was created (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The student's id
+             * @example 1
+             */
+            studentId: number;
+            /**
              * @description The parent's id
              * @example 1
              */
@@ -7270,6 +7314,7 @@ export interface components {
             lastName: string;
             /**
              * @description How the person is related to the student
+             * @example mother
              * @enum {string}
              */
             relationship: "mother" | "father" | "guardian" | "grandparent" | "other";
@@ -7281,7 +7326,7 @@ export interface components {
             receivesNotifications: boolean;
             /** @description The school restricted this guardian (see restriction) */
             restricted: boolean;
-            /** @description Shown to holders of student.read; null to others or when not restricted */
+            /** @description Shown to holders of student.read or guardian.restrict; null to others or when not restricted */
             restriction: {
                 /** @description Why the school restricted them */
                 reason: string | null;
@@ -7290,16 +7335,40 @@ export interface components {
                 /**
                  * Format: date
                  * @description The first day it holds; null: from always
-                 * @example 2018-05-14
+                 * @example 2026-12-01
                  */
                 from: string | null;
                 /**
                  * Format: date
                  * @description The last day it holds; null: until lifted
-                 * @example 2018-05-14
+                 * @example 2026-12-01
                  */
                 until: string | null;
             } | null;
+            /**
+             * @deprecated
+             * @description Only in the answers of the guardian link's own operations, as `restriction.reason` (read that)
+             */
+            restrictionReason?: string | null;
+            /**
+             * @deprecated
+             * @description Only in the answers of the guardian link's own operations, as `restriction.documentId`
+             */
+            restrictionDocumentId?: number | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description Only in the answers of the guardian link's own operations, as `restriction.from`
+             * @example 2026-12-01
+             */
+            restrictionFrom?: string | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description Only in the answers of the guardian link's own operations, as `restriction.until`
+             * @example 2026-12-01
+             */
+            restrictionUntil?: string | null;
         };
         StudentTrustedPerson: {
             /** @description The record's id */
@@ -7969,7 +8038,7 @@ export interface components {
         };
         FamilyValidate: {
             /**
-             * @description Family ids, at most 100
+             * @description Family ids, at most 100, each once
              * @example [
              *       1,
              *       2
@@ -9157,6 +9226,7 @@ export interface components {
         };
         SchoolDay: {
             /**
+             * Format: date
              * @description The school-local day
              * @example 2026-11-27
              */
@@ -9737,7 +9807,7 @@ export interface components {
              */
             driverPhone?: string;
             /** @description A user of this school who drives it: given the driver role if they lack it */
-            driverUserId?: number;
+            driverUserId?: number | null;
             /**
              * @description Default active
              * @example active
@@ -9772,7 +9842,7 @@ export interface components {
              */
             driverPhone?: string;
             /** @description A user of this school who drives it: given the driver role if they lack it */
-            driverUserId?: number;
+            driverUserId?: number | null;
             /**
              * @description Default active
              * @example active
@@ -10063,7 +10133,8 @@ export interface components {
              *     ]
              */
             weekdays: number[];
-            stop: components["schemas"]["RouteStop"] & (Record<string, never> | null);
+            /** @description Where the child boards (to school) or leaves (home) */
+            stop: components["schemas"]["RouteStop"] | null;
             /** @description Every stop of the route, in order */
             stops: components["schemas"]["RouteStop"][];
             /** @description The vehicle that runs the route, and its driver */
@@ -10364,7 +10435,10 @@ export interface components {
             reason: string;
         };
         RouteAvailabilitySchoolDay: {
-            /** @description The school-local day */
+            /**
+             * Format: date
+             * @description The school-local day
+             */
             date: string;
             /** @description ISO weekday, 1 Monday .. 7 Sunday */
             weekday: number;
@@ -10418,7 +10492,10 @@ export interface components {
             routeName: string;
             /** @description Each day of the range, in order */
             days: {
-                /** @description The school-local day */
+                /**
+                 * Format: date
+                 * @description The school-local day
+                 */
                 date: string;
                 /** @description The route runs that day: one of its weekdays, a school day of its levels */
                 runs: boolean;
@@ -10464,6 +10541,7 @@ export interface components {
                  */
                 routeName: string;
                 /**
+                 * Format: date
                  * @description The school-local day
                  * @example 2027-03-01
                  */
@@ -10529,6 +10607,7 @@ export interface components {
              */
             routeName: string;
             /**
+             * Format: date
              * @description The school-local day
              * @example 2027-03-01
              */
@@ -10581,7 +10660,10 @@ export interface components {
             vehicle: string;
             /** @description The driver's name */
             driverName: string | null;
-            /** @description The school-local day */
+            /**
+             * Format: date
+             * @description The school-local day
+             */
             date: string;
             /** @description An ISO weekday, 1 (Monday) to 7 (Sunday) */
             weekday: number;
@@ -10699,6 +10781,7 @@ export interface components {
             /** @description The route's name */
             routeName: string;
             /**
+             * Format: date
              * @description The school-local day
              * @example 2027-03-01
              */
@@ -10844,6 +10927,7 @@ export interface components {
              */
             studentName: string;
             /**
+             * Format: date
              * @description The school-local day it is for
              * @example 2026-11-27
              */
@@ -10923,6 +11007,7 @@ export interface components {
              */
             studentName: string;
             /**
+             * Format: date
              * @description The school-local day it is for
              * @example 2026-11-27
              */
@@ -11347,7 +11432,10 @@ export interface components {
             firstName: string;
             /** @description A presigned GET of the child's photo (minutes), or null */
             photoUrl: string | null;
-            /** @description The school-local date the pass is for */
+            /**
+             * Format: date
+             * @description The school-local date the pass is for
+             */
             date: string;
             /** @description Who collects the child */
             collector: {
@@ -11361,9 +11449,15 @@ export interface components {
                 /** @description How the person is related to the student */
                 relationship: string | null;
             };
-            /** @description The start of that school-local day (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description The start of that school-local day (an instant in UTC)
+             */
             validFrom: string;
-            /** @description The end of that school-local day (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description The end of that school-local day (an instant in UTC)
+             */
             expiresAt: string;
             /** @description The school key that signed the pass */
             kid: string;
@@ -11398,6 +11492,7 @@ export interface components {
                  */
                 studentName: string;
                 /**
+                 * Format: date
                  * @description The school-local day it is for
                  * @example 2026-11-27
                  */
@@ -11557,9 +11652,15 @@ export interface components {
             kind: "route_change" | "auto_pickup";
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday) */
             weekdays: number[];
-            /** @description The first day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The first day it makes permissions for (school-local)
+             */
             fromDate: string;
-            /** @description The last day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The last day it makes permissions for (school-local)
+             */
             untilDate: string;
             /** @description The route's id */
             routeId: number | null;
@@ -11659,9 +11760,15 @@ export interface components {
             kind: "route_change" | "auto_pickup";
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday) */
             weekdays: number[];
-            /** @description The first day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The first day it makes permissions for (school-local)
+             */
             fromDate: string;
-            /** @description The last day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The last day it makes permissions for (school-local)
+             */
             untilDate: string;
             /** @description The route's id */
             routeId: number | null;
@@ -12430,20 +12537,74 @@ export interface components {
             /** @description true: read; false: unread again */
             read: boolean;
         };
-        /** @description Your notification preferences in the school (an emergency ignores them) */
-        MyNotificationPreference: components["schemas"]["NotificationPreference"] & {
-            /** @description The record's id */
-            id?: number | null;
+        /** @description Your notification preferences in the school, or the defaults (every channel on, no quiet hours) with id null */
+        MyNotificationPreference: {
+            /**
+             * @description The record's id; null while you have saved none (the defaults)
+             * @example 1
+             */
+            id: number | null;
             /**
              * Format: date-time
-             * @description When the record was created (UTC)
+             * @description When you first saved them (UTC); null: never
              */
-            createdAt?: string | null;
+            createdAt: string | null;
             /**
              * Format: date-time
-             * @description When the record last changed (UTC)
+             * @description When they last changed (UTC); null: never saved
              */
-            updatedAt?: string | null;
+            updatedAt: string | null;
+            /** @description Push and inbox, on or off, per category (an emergency has none: always both) */
+            categories: {
+                /** @description The afternoon: how children go home */
+                afternoon: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Tasks and appointments */
+                tasks: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Events and their reminders */
+                events: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Lost and found */
+                lostAndFound: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Anything else staff send */
+                general: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+            };
+            /** @description Pushes wait from start until end (past midnight allowed); null: no quiet hours */
+            quietHours: {
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
+                start: string;
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
+                end: string;
+            } | null;
         };
         /** @description Your notification preferences in the school (an emergency ignores them) */
         NotificationPreference: {
@@ -13774,7 +13935,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -13836,7 +13997,7 @@ export interface components {
              * @example application/pdf
              */
             contentType: string;
-        } | null;
+        };
         /** @description What anyone with the link may know of a task */
         PublicTask: {
             /** @description What families are asked to do */
@@ -13907,7 +14068,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -13932,10 +14093,12 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
         };
-        /** @description Whom it was sent to (task.manage only; null otherwise) */
+        /** @description Whom a task was sent to, as staff named them */
         TaskAudience: {
             /** @description These students' families (one copy per student) */
             studentIds: number[];
@@ -13947,8 +14110,8 @@ export interface components {
             roleIds: number[];
             /** @description These members, one by one */
             userIds: number[];
-        } | null;
-        /** @description The recipients' states (task.manage only; null otherwise) */
+        };
+        /** @description How many recipients are in each state */
         TaskCounts: {
             /**
              * @description Students' families and named users
@@ -13970,7 +14133,7 @@ export interface components {
              * @example 16
              */
             completed: number;
-        } | null;
+        };
         TaskCreate: {
             /**
              * @description Text of 1 to 200 characters, without control or bidi formatting characters
@@ -14060,7 +14223,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14085,8 +14248,10 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
             /** @description The caller's own copies of it (one per child it is about) */
             copies: components["schemas"]["TaskCopy"][];
         };
@@ -14139,7 +14304,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14164,8 +14329,10 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
             /** @description Every recipient and its state, families by student */
             recipients: components["schemas"]["TaskRecipient"][];
             /** @description Scheduled and sent reminders (POST /api/v1/pending-reminder) */
@@ -15058,7 +15225,10 @@ export interface components {
              * @enum {string}
              */
             status: "awaiting_family" | "pending";
-            /** @description The school-local day it is for */
+            /**
+             * Format: date
+             * @description The school-local day it is for
+             */
             date: string;
             /** @description The student it is for */
             student: {
@@ -15093,7 +15263,7 @@ export interface components {
                 at: string;
             } | null;
         };
-        /** @description A route change's route and stop */
+        /** @description A route home and the stop where the student leaves it */
         SummaryRoute: {
             /** @description The route's id */
             id: number;
@@ -15105,8 +15275,8 @@ export interface components {
             stopName: string | null;
             /** @description School-local HH:mm */
             stopTime: string | null;
-        } | null;
-        /** @description Who collects the child on an auto pickup */
+        };
+        /** @description Who collects a child on an auto pickup */
         PickupCollector: {
             /**
              * @description A guardian (parent) or an approved trusted person
@@ -15119,7 +15289,7 @@ export interface components {
             name: string;
             /** @description How the person is related to the student */
             relationship: string | null;
-        } | null;
+        };
         /** @description The confirmed permission that changes a student's usual way home */
         SummaryPermission: {
             /** @description The record's id */
@@ -15133,7 +15303,8 @@ export interface components {
             reason: string | null;
             /** @description The fixed (weekly) permission it was made from */
             fixedId: number | null;
-            route: components["schemas"]["SummaryRoute"];
+            /** @description A route change's route and stop */
+            route: components["schemas"]["SummaryRoute"] | null;
             /** @description A route change to a trusted address */
             trustedAddress: {
                 /** @description The trusted address's id */
@@ -15141,7 +15312,8 @@ export interface components {
                 /** @description The address, as one line */
                 address: string;
             } | null;
-            collector: components["schemas"]["PickupCollector"];
+            /** @description Who collects the child on an auto pickup */
+            collector: components["schemas"]["PickupCollector"] | null;
         };
         SummaryStudent: {
             /** @description The student's id */
@@ -15160,13 +15332,15 @@ export interface components {
              * @enum {string}
              */
             way: "route" | "family" | "route_change" | "auto_pickup" | "no_after_school" | "absence";
-            route: components["schemas"]["SummaryRoute"] & unknown;
+            /** @description The route they ride home that day, or null */
+            route: components["schemas"]["SummaryRoute"] | null;
             /** @description Their home route on that weekday, whether or not they ride it that day */
-            usualRoute: components["schemas"]["SummaryRoute"] & ({
+            usualRoute: (components["schemas"]["SummaryRoute"] & {
                 /** @description Whether their ride is suspended that day */
                 suspended: boolean;
-            } | null);
-            permission: components["schemas"]["SummaryPermission"] & (Record<string, never> | null);
+            }) | null;
+            /** @description The confirmed permission that changes the usual way */
+            permission: components["schemas"]["SummaryPermission"] | null;
             /** @description The level's dismissal that day, school-local HH:mm */
             dismissal: string | null;
         };
@@ -19378,6 +19552,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -19482,6 +19658,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/user/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "User 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/user/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -20514,7 +20709,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -21603,7 +21798,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -22803,7 +22998,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -24073,7 +24268,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -25330,7 +25525,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -26136,6 +26331,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -26240,6 +26437,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/school-administrator/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "School administrator 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/school-administrator/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -27061,6 +27277,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -27165,6 +27383,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Employee number E-042 is already used in this school",
+                     *       "instance": "/api/v1/teacher/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Teacher 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/teacher/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -27967,6 +28204,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -28071,6 +28310,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Employee number E-042 is already used in this school",
+                     *       "instance": "/api/v1/administrative-user/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Administrative user 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/administrative-user/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -28877,6 +29135,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -28981,6 +29241,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/parent/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Parent 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/parent/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -29635,6 +29914,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -29739,6 +30020,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "This person is already a delegate of this parent",
+                     *       "instance": "/api/v1/delegate/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Delegate 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/delegate/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -31065,7 +31365,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -31730,13 +32030,144 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getStudentGuardian: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guardian */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudentGuardian"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/student-guardian/abc",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission student.read in school 1",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     updateStudentGuardian: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -32715,7 +33146,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -34051,7 +34482,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -35539,6 +35970,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -35637,6 +36070,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Family 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/family/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -37093,7 +37545,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -38698,7 +39150,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -39487,7 +39939,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -41196,7 +41648,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -42002,7 +42454,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -42795,7 +43247,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -43720,7 +44172,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -44652,7 +45104,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -45411,7 +45863,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -46387,7 +46839,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -47166,7 +47618,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -49101,7 +49553,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -49997,7 +50449,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -51247,7 +51699,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -52707,7 +53159,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -53961,7 +54413,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -56572,6 +57024,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -56666,6 +57120,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Exit permission 42 is confirmed; a change needs it to be pending or awaiting_family",
+                     *       "instance": "/api/v1/exit-permission/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Exit permission 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/exit-permission/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -56945,6 +57418,7 @@ export interface operations {
                          */
                         studentName: string;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -57193,6 +57667,7 @@ export interface operations {
                          */
                         studentName: string;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -58271,6 +58746,7 @@ export interface operations {
                          */
                         studentName: string;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -59458,7 +59934,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -60919,7 +61395,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -62676,7 +63152,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -63547,7 +64023,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -66470,7 +66946,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -68657,7 +69133,7 @@ export interface operations {
                          * @example 2026-12-04
                          */
                         dueDate: string | null;
-                        attachment: components["schemas"]["TaskAttachment"];
+                        attachment: components["schemas"]["TaskAttachment"] | null;
                         /** @description Completed by booking an appointment of its session */
                         requiresAppointment: boolean;
                         /** @description Its appointment session, if any */
@@ -68682,8 +69158,10 @@ export interface operations {
                         slug: string;
                         /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
-                        audience: components["schemas"]["TaskAudience"];
-                        counts: components["schemas"]["TaskCounts"];
+                        /** @description Whom it was sent to (task.manage only; null otherwise) */
+                        audience: components["schemas"]["TaskAudience"] | null;
+                        /** @description The recipients' states (task.manage only; null otherwise) */
+                        counts: components["schemas"]["TaskCounts"] | null;
                     };
                 };
             };
@@ -68964,7 +69442,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -71302,7 +71780,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -72416,7 +72894,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -73446,6 +73924,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -73534,6 +74014,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Time slot 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/time-slot/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -74074,7 +74573,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransportationSummaryPage"] & {
-                        /** @description The school-local date summarised */
+                        /**
+                         * Format: date
+                         * @description The school-local date summarised
+                         */
                         date: string;
                         /** @description An ISO weekday, 1 (Monday) to 7 (Sunday) */
                         weekday: number;
@@ -74668,7 +75170,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -75880,7 +76382,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
