@@ -16,12 +16,12 @@
 import { createRoute, type RouteConfig, type z, z as zod } from "@hono/zod-openapi";
 import type { Context, Handler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { RecordTable } from "../db/table";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
-import { ApiError, errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
-import { answerTagged, etagMatches, etagOfJson, jsonBytes } from "./etag";
+import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
+import { answerTagged, jsonBytes } from "./etag";
+import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
 import { Message, m } from "./message";
 import { Listing, type Page } from "./pagination";
 
@@ -89,39 +89,6 @@ const ETAG_HEADER = {
     schema: { type: "string" as const },
   },
 };
-
-/** `If-Match` on an update: the ETag of the record as the client read it (src/lib/etag.ts). */
-export const IfMatchHeaders = zod.object({
-  "if-match": zod
-    .string()
-    .max(200)
-    .optional()
-    .openapi({
-      param: { name: "if-match", in: "header" },
-      description:
-        "The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 " +
-        "and changes nothing. `*` asks only that it exists.",
-      example: 'W/"3f9a1c07b2e4d865"',
-    }),
-});
-
-/**
- * What an update's `If-Match` is checked against, declared on its route (`ifMatch`): the record as
- * its GET answers it to this caller, whose ETag the header must name (else 412, before the verb
- * runs); and the table whose row it is, so every write batch of the request is guarded by the
- * `updated_at` read (a change in between is a 412 too, not a lost update: src/db/write.ts `commit`).
- */
-export interface IfMatch {
-  /** The record's name in the 412's detail (`` m`Route` ``). */
-  label: Message;
-  /** The record as `GET` of the same path answers it to this caller (a 404 when it is not there). */
-  read(ctx: Ctx, params: { id: number }): Promise<unknown>;
-  /**
-   * The table whose row `id` the record is, when its `updatedAt` is that row's: the writes are
-   * guarded by it. Without one the check is made when the request arrives only.
-   */
-  table?: RecordTable;
-}
 
 /** Whether a route answers an `ETag` and honours `If-None-Match`: a GET whose 200 is JSON. */
 export function answersETag(route: { method: string; responses?: RouteConfig["responses"] }): boolean {
@@ -262,9 +229,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
   }
   if (ifMatch && (route.request?.headers || !route.path.includes("{id}"))) {
-    throw new Error(
-      `${route.operationId}: If-Match is checked on a route of one record ({id}) without headers of its own`,
-    );
+    throw new Error(`${route.operationId}: If-Match is for a route of one record ({id}) without headers of its own`);
   }
   // If-Match: the header, its 412 and what it says (unless the operation says more).
   const examples: ProblemExamples = ifMatch
@@ -567,26 +532,6 @@ export function contextOf(c: Context<AppEnv>, route: ApiRoute): Promise<Ctx> | C
   return load ? load(ctx) : ctx;
 }
 
-/**
- * An update's `If-Match` (`IfMatch` on its route): the record now must have the ETag the header
- * names (`*`: any), else 412 and nothing runs. The context it answers carries the `updated_at` read,
- * so the verb's write batches are guarded by it (src/db/write.ts `commit`).
- */
-async function unchangedSince(ctx: Ctx, spec: IfMatch, params: unknown, header: string | undefined): Promise<Ctx> {
-  if (header === undefined) return ctx;
-  const id: unknown = typeof params === "object" && params !== null ? Reflect.get(params, "id") : undefined;
-  if (typeof id !== "number") throw new Error("If-Match on a route without a numeric {id}");
-  const current: unknown = await spec.read(ctx, { ...(params as object), id });
-  const message = say.changedSinceRead(spec.label, id);
-  if (!etagMatches(etagOfJson(current), header)) throw new ApiError(412, message);
-  if (!spec.table) return ctx;
-  const updatedAt: unknown =
-    typeof current === "object" && current !== null ? Reflect.get(current, "updatedAt") : undefined;
-  if (typeof updatedAt !== "string")
-    throw new Error(`${spec.label}: a record without updatedAt cannot guard its writes`);
-  return { ...ctx, unchanged: { table: spec.table, id, updatedAt, message, spent: false } };
-}
-
 type Validated = { out: { param: unknown; query: unknown; json: unknown; header: unknown } };
 
 /** What the route's validators parsed, as its verb takes it. */
@@ -635,10 +580,10 @@ export function serve<R extends ApiRoute>(
     handler: async (c: Context<AppEnv, string, Validated>) => {
       // The validators parsed each part with this route's own schemas: the verb's input type.
       const input = inputOf(c, route) as InputOf<R>;
-      const precondition = route[PRECONDITION];
       const ctx = await contextOf(c, route);
-      const checked = precondition
-        ? await unchangedSince(ctx, precondition, c.req.valid("param"), c.req.header("if-match"))
+      const ifMatch = route[PRECONDITION];
+      const checked = ifMatch
+        ? await unchangedSince(ctx, ifMatch, c.req.valid("param"), c.req.header("if-match"))
         : ctx;
       const answer: unknown = await verb(checked, input);
       if (answer instanceof Response) return etagged ? answerTagged(c, answer) : answer;

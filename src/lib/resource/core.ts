@@ -14,9 +14,10 @@ import { type CommitMessages, GuardFailed, guard, inList, type Statement } from 
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
 import { conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
+import type { IfMatch } from "../if-match";
 import { m } from "../message";
 import { recordId } from "../params";
-import type { ContextLoader, IfMatch, ProblemExamples, Tag } from "../route";
+import type { ContextLoader, ProblemExamples, Tag } from "../route";
 import { type Guards, IdParams, type ResourceConfig } from "./types";
 
 /** What each operation may say of itself beyond what the resource decides. */

@@ -13,8 +13,9 @@ import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
 import { notFound, say } from "../errors";
+import type { IfMatch } from "../if-match";
 import { type Message, m, zodMessage } from "../message";
-import { defineRoute, type IfMatch, type InputOf, json, jsonBody, noContent, serve } from "../route";
+import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
 import type { Meta, ResourceCore } from "./core";
 import type { Rule } from "./types";
 

@@ -33,19 +33,11 @@ import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import type { IfMatch } from "../../lib/if-match";
 import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
-import {
-  defineRoute,
-  type IfMatch,
-  type InputOf,
-  json,
-  jsonBody,
-  noContent,
-  operation,
-  type Tag,
-} from "../../lib/route";
+import { defineRoute, type InputOf, json, jsonBody, noContent, operation, type Tag } from "../../lib/route";
 import { searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import type { Cell } from "../../lib/xlsx";
