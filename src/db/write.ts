@@ -90,10 +90,11 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   try {
     if (!version) return await ctx.deps.db.batch(statements);
-    const [, ...results] = await ctx.deps.db.batch([stillAsRead(ctx.deps.db, version), ...statements]);
-    version.spent = true;
+    const guarded: [Statement, ...T] = [stillAsRead(ctx.deps.db, version), ...statements];
     // The results of `statements`, in their order: the guard's own is dropped.
-    return results as unknown as BatchResponse<T>;
+    const [, ...results] = await ctx.deps.db.batch(guarded);
+    version.spent = true;
+    return results;
   } catch (err) {
     if (isGuardFailure(err)) {
       if (version && (await changedSince(ctx.deps.db, version))) throw new ApiError(412, version.message);

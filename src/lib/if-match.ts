@@ -58,8 +58,10 @@ export async function unchangedSince(
 ): Promise<Ctx> {
   if (header === undefined) return ctx;
   const id: unknown = typeof params === "object" && params !== null ? Reflect.get(params, "id") : undefined;
-  if (typeof id !== "number") throw new Error("If-Match on a route without a numeric {id}");
-  const current: unknown = await spec.read(ctx, { ...(params as object), id });
+  if (typeof params !== "object" || params === null || typeof id !== "number") {
+    throw new Error("If-Match on a route without a numeric {id}");
+  }
+  const current: unknown = await spec.read(ctx, { ...params, id });
   const message = say.changedSinceRead(spec.label, id);
   if (!etagMatches(etagOfJson(current), header)) throw new ApiError(412, message);
   if (!spec.table) return ctx;
