@@ -43,11 +43,14 @@ export const BUDGETS = {
    * (every field's description and each operation's error examples in the route definitions) met
    * notifications, events, lost articles, tasks and appointments: 397.5 -> 437.5 KiB (1,464.9 KiB
    * raw), 440 KiB until drizzle's operators without its table scan (src/db/sql.ts) and page links
-   * without a URL parse took 1.5 KiB raw, 0.4 KiB gzip (440.3 KiB), 441 KiB since (2026-11-28). Size is the proxy; what the platform limits is start-up,
+   * without a URL parse took 1.5 KiB raw, 0.4 KiB gzip (440.3 KiB), 441 KiB until If-Match on every
+   * update (checked where routes are served, its write guard, ten more routes), the guardian link's
+   * answer with names and its GET, and the bounds the document now declares took 1.2 KiB gzip
+   * (441.5 KiB), 442 KiB since. Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 441 * 1024,
+  gzipBytes: 442 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420

@@ -7347,25 +7347,25 @@ export interface components {
             } | null;
             /**
              * @deprecated
-             * @description Only in the answers of the guardian link's own operations, as `restriction.reason` (read that)
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
              */
             restrictionReason?: string | null;
             /**
              * @deprecated
-             * @description Only in the answers of the guardian link's own operations, as `restriction.documentId`
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
              */
             restrictionDocumentId?: number | null;
             /**
              * Format: date
              * @deprecated
-             * @description Only in the answers of the guardian link's own operations, as `restriction.from`
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
              * @example 2026-12-01
              */
             restrictionFrom?: string | null;
             /**
              * Format: date
              * @deprecated
-             * @description Only in the answers of the guardian link's own operations, as `restriction.until`
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
              * @example 2026-12-01
              */
             restrictionUntil?: string | null;

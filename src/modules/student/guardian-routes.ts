@@ -33,6 +33,13 @@ const Day = z.iso.date().openapi({ example: "2026-12-01", description: "YYYY-MM-
  * own operations. The flat `restriction*` fields are what the link's operations answered before the
  * link had this shape (they answered its row): kept there, optional, for the clients that read them.
  */
+/** The flat restriction fields the link's operations answered before it had this shape. */
+const LEGACY = {
+  deprecated: true,
+  description:
+    "`restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers",
+};
+
 export const StudentGuardian = RecordBase.extend({
   id: z.number().int().min(1).openapi({ example: 1, description: "The guardian link's id" }),
   studentId: z.number().int().openapi({ example: 1 }),
@@ -56,22 +63,10 @@ export const StudentGuardian = RecordBase.extend({
     .openapi({
       description: "Shown to holders of student.read or guardian.restrict; null to others or when not restricted",
     }),
-  restrictionReason: z.string().nullable().optional().openapi({
-    deprecated: true,
-    description: "Only in the answers of the guardian link's own operations, as `restriction.reason` (read that)",
-  }),
-  restrictionDocumentId: z.number().int().nullable().optional().openapi({
-    deprecated: true,
-    description: "Only in the answers of the guardian link's own operations, as `restriction.documentId`",
-  }),
-  restrictionFrom: Day.nullable().optional().openapi({
-    deprecated: true,
-    description: "Only in the answers of the guardian link's own operations, as `restriction.from`",
-  }),
-  restrictionUntil: Day.nullable().optional().openapi({
-    deprecated: true,
-    description: "Only in the answers of the guardian link's own operations, as `restriction.until`",
-  }),
+  restrictionReason: z.string().nullable().optional().openapi(LEGACY),
+  restrictionDocumentId: z.number().int().nullable().optional().openapi(LEGACY),
+  restrictionFrom: Day.nullable().optional().openapi(LEGACY),
+  restrictionUntil: Day.nullable().optional().openapi(LEGACY),
 }).openapi("StudentGuardian");
 
 /** Whether this caller sees a guardian's restriction: staff who read students, or who set restrictions. */
