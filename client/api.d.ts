@@ -1302,7 +1302,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a guardian link by id (its ETag is what an update's If-Match names) */
+        get: operations["getStudentGuardian"];
         /**
          * Change a guardian's relationship or capabilities
          * @description Taking away canPickUp or canRequestChanges withdraws, in the same write, the student's exit permissions from today on that stood on it (the guardian's pickups; the requests they asked), gives their seats back and tells the family and the office.
@@ -5306,11 +5307,13 @@ export interface components {
             /** @description The parent's last name */
             lastName: string;
             /**
+             * Format: date
              * @description The first day it holds (school-local)
              * @example 2026-11-23
              */
             validFrom: string;
             /**
+             * Format: date
              * @description The last day it holds (school-local)
              * @example 2026-11-30
              */
@@ -5529,7 +5532,13 @@ export interface components {
             role: number | string;
         };
         InviteUsers: {
-            /** @description Members of the school to text, 1 to 100 */
+            /**
+             * @description Members of the school to text, 1 to 100
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             userIds: number[];
         };
         PendingAssigned: {
@@ -5539,7 +5548,13 @@ export interface components {
             remaining: number;
         };
         AssignPendingToParents: {
-            /** @description Only these members, signed in or not (default: every pending member who has signed in) */
+            /**
+             * @description Only these members, signed in or not (default: every pending member who has signed in)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             userIds?: number[];
         };
         PushRoleSync: {
@@ -5617,7 +5632,13 @@ export interface components {
              * @enum {string}
              */
             language?: "es" | "en";
-            /** @description Roles to give here (default none: a pending member) */
+            /**
+             * @description Roles to give here (default none: a pending member)
+             * @example [
+             *       3,
+             *       4
+             *     ]
+             */
             roleIds?: number[];
         };
         UserUpdate: {
@@ -5689,11 +5710,13 @@ export interface components {
                     /** @description The delegate's user id */
                     userId: number;
                     /**
+                     * Format: date
                      * @description The first day it holds (school-local)
                      * @example 2026-11-23
                      */
                     validFrom: string;
                     /**
+                     * Format: date
                      * @description The last day it holds (school-local)
                      * @example 2026-11-30
                      */
@@ -5708,11 +5731,13 @@ export interface components {
                     /** @description The delegate's user id */
                     userId: number;
                     /**
+                     * Format: date
                      * @description The first day it holds (school-local)
                      * @example 2026-11-23
                      */
                     validFrom: string;
                     /**
+                     * Format: date
                      * @description The last day it holds (school-local)
                      * @example 2026-11-30
                      */
@@ -6105,7 +6130,7 @@ export interface components {
             logo: string | null;
             /** @description The school's address (an address of the school) */
             addressId: number | null;
-            address: components["schemas"]["Address"];
+            address: components["schemas"]["Address"] | null;
         };
         /** @description A postal address of the school (its own, a trusted address, a stop) */
         Address: {
@@ -6147,7 +6172,7 @@ export interface components {
             latitude: number | null;
             /** @description Longitude in decimal degrees (WGS 84) */
             longitude: number | null;
-        } | null;
+        };
         SchoolCreate: {
             /**
              * @description Text of 1 to 200 characters, without control or bidi formatting characters
@@ -7056,11 +7081,13 @@ export interface components {
             /** @description Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own; shown to the delegate's parent, and with parent.contact */
             phone: string;
             /**
+             * Format: date
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
              */
             validFrom: string;
             /**
+             * Format: date
              * @description YYYY-MM-DD, inclusive, in the school's time zone
              * @example 2026-12-01
              */
@@ -7354,6 +7381,23 @@ export interface components {
              */
             id: number;
             /**
+             * Format: date-time
+             * @description When the record was created (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The student's id
+             * @example 1
+             */
+            studentId: number;
+            /**
              * @description The parent's id
              * @example 1
              */
@@ -7369,6 +7413,7 @@ export interface components {
             lastName: string;
             /**
              * @description How the person is related to the student
+             * @example mother
              * @enum {string}
              */
             relationship: "mother" | "father" | "guardian" | "grandparent" | "other";
@@ -7380,7 +7425,7 @@ export interface components {
             receivesNotifications: boolean;
             /** @description The school restricted this guardian (see restriction) */
             restricted: boolean;
-            /** @description Shown to holders of student.read; null to others or when not restricted */
+            /** @description Shown to holders of student.read or guardian.restrict; null to others or when not restricted */
             restriction: {
                 /** @description Why the school restricted them */
                 reason: string | null;
@@ -7389,16 +7434,40 @@ export interface components {
                 /**
                  * Format: date
                  * @description The first day it holds; null: from always
-                 * @example 2018-05-14
+                 * @example 2026-12-01
                  */
                 from: string | null;
                 /**
                  * Format: date
                  * @description The last day it holds; null: until lifted
-                 * @example 2018-05-14
+                 * @example 2026-12-01
                  */
                 until: string | null;
             } | null;
+            /**
+             * @deprecated
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
+             */
+            restrictionReason?: string | null;
+            /**
+             * @deprecated
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
+             */
+            restrictionDocumentId?: number | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
+             * @example 2026-12-01
+             */
+            restrictionFrom?: string | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description `restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers
+             * @example 2026-12-01
+             */
+            restrictionUntil?: string | null;
         };
         StudentTrustedPerson: {
             /** @description The record's id */
@@ -8068,7 +8137,7 @@ export interface components {
         };
         FamilyValidate: {
             /**
-             * @description Family ids, at most 100
+             * @description Family ids, at most 100, each once
              * @example [
              *       1,
              *       2
@@ -9256,6 +9325,7 @@ export interface components {
         };
         SchoolDay: {
             /**
+             * Format: date
              * @description The school-local day
              * @example 2026-11-27
              */
@@ -9836,7 +9906,7 @@ export interface components {
              */
             driverPhone?: string;
             /** @description A user of this school who drives it: given the driver role if they lack it */
-            driverUserId?: number;
+            driverUserId?: number | null;
             /**
              * @description Default active
              * @example active
@@ -9871,7 +9941,7 @@ export interface components {
              */
             driverPhone?: string;
             /** @description A user of this school who drives it: given the driver role if they lack it */
-            driverUserId?: number;
+            driverUserId?: number | null;
             /**
              * @description Default active
              * @example active
@@ -10162,7 +10232,8 @@ export interface components {
              *     ]
              */
             weekdays: number[];
-            stop: components["schemas"]["RouteStop"] & (Record<string, never> | null);
+            /** @description Where the child boards (to school) or leaves (home) */
+            stop: components["schemas"]["RouteStop"] | null;
             /** @description Every stop of the route, in order */
             stops: components["schemas"]["RouteStop"][];
             /** @description The vehicle that runs the route, and its driver */
@@ -10463,7 +10534,10 @@ export interface components {
             reason: string;
         };
         RouteAvailabilitySchoolDay: {
-            /** @description The school-local day */
+            /**
+             * Format: date
+             * @description The school-local day
+             */
             date: string;
             /** @description ISO weekday, 1 Monday .. 7 Sunday */
             weekday: number;
@@ -10565,7 +10639,10 @@ export interface components {
             routeName: string;
             /** @description Each day of the range, in order */
             days: {
-                /** @description The school-local day */
+                /**
+                 * Format: date
+                 * @description The school-local day
+                 */
                 date: string;
                 /** @description The route runs that day: one of its weekdays, a school day of its levels */
                 runs: boolean;
@@ -10611,6 +10688,7 @@ export interface components {
                  */
                 routeName: string;
                 /**
+                 * Format: date
                  * @description The school-local day
                  * @example 2027-03-01
                  */
@@ -10676,6 +10754,7 @@ export interface components {
              */
             routeName: string;
             /**
+             * Format: date
              * @description The school-local day
              * @example 2027-03-01
              */
@@ -10729,7 +10808,10 @@ export interface components {
             vehicle: string;
             /** @description The driver's name */
             driverName: string | null;
-            /** @description The school-local day */
+            /**
+             * Format: date
+             * @description The school-local day
+             */
             date: string;
             /** @description An ISO weekday, 1 (Monday) to 7 (Sunday) */
             weekday: number;
@@ -10847,6 +10929,7 @@ export interface components {
             /** @description The route's name */
             routeName: string;
             /**
+             * Format: date
              * @description The school-local day
              * @example 2027-03-01
              */
@@ -10993,6 +11076,7 @@ export interface components {
              */
             studentName: string | null;
             /**
+             * Format: date
              * @description The school-local day it is for
              * @example 2026-11-27
              */
@@ -11092,6 +11176,7 @@ export interface components {
              */
             studentName: string | null;
             /**
+             * Format: date
              * @description The school-local day it is for
              * @example 2026-11-27
              */
@@ -11537,7 +11622,10 @@ export interface components {
             firstName: string;
             /** @description A presigned GET of the child's photo (minutes), or null */
             photoUrl: string | null;
-            /** @description The school-local date the pass is for */
+            /**
+             * Format: date
+             * @description The school-local date the pass is for
+             */
             date: string;
             /** @description Who collects the child */
             collector: {
@@ -11551,9 +11639,15 @@ export interface components {
                 /** @description How the person is related to the student */
                 relationship: string | null;
             };
-            /** @description The start of the day's dismissal window: an hour before the child's dismissal (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description The start of the day's dismissal window: an hour before the child's dismissal (ISO 8601)
+             */
             validFrom: string;
-            /** @description The end of the dismissal window: an hour after the after-school program ends, or after dismissal without one (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description The end of the dismissal window: an hour after the after-school program ends, or after dismissal without one (ISO 8601)
+             */
             expiresAt: string;
             /** @description The school key that signed the pass */
             kid: string;
@@ -11602,6 +11696,7 @@ export interface components {
                  */
                 studentName: string | null;
                 /**
+                 * Format: date
                  * @description The school-local day it is for
                  * @example 2026-11-27
                  */
@@ -11771,9 +11866,15 @@ export interface components {
             kind: "route_change" | "auto_pickup";
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday) */
             weekdays: number[];
-            /** @description The first day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The first day it makes permissions for (school-local)
+             */
             fromDate: string;
-            /** @description The last day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The last day it makes permissions for (school-local)
+             */
             untilDate: string;
             /** @description The route's id */
             routeId: number | null;
@@ -11899,9 +12000,15 @@ export interface components {
             kind: "route_change" | "auto_pickup";
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday) */
             weekdays: number[];
-            /** @description The first day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The first day it makes permissions for (school-local)
+             */
             fromDate: string;
-            /** @description The last day it makes permissions for (school-local) */
+            /**
+             * Format: date
+             * @description The last day it makes permissions for (school-local)
+             */
             untilDate: string;
             /** @description The route's id */
             routeId: number | null;
@@ -12696,20 +12803,74 @@ export interface components {
             /** @description true: read; false: unread again */
             read: boolean;
         };
-        /** @description Your notification preferences in the school (an emergency ignores them) */
-        MyNotificationPreference: components["schemas"]["NotificationPreference"] & {
-            /** @description The record's id */
-            id?: number | null;
+        /** @description Your notification preferences in the school, or the defaults (every channel on, no quiet hours) with id null */
+        MyNotificationPreference: {
+            /**
+             * @description The record's id; null while you have saved none (the defaults)
+             * @example 1
+             */
+            id: number | null;
             /**
              * Format: date-time
-             * @description When the record was created (UTC)
+             * @description When you first saved them (UTC); null: never
              */
-            createdAt?: string | null;
+            createdAt: string | null;
             /**
              * Format: date-time
-             * @description When the record last changed (UTC)
+             * @description When they last changed (UTC); null: never saved
              */
-            updatedAt?: string | null;
+            updatedAt: string | null;
+            /** @description Push and inbox, on or off, per category (an emergency has none: always both) */
+            categories: {
+                /** @description The afternoon: how children go home */
+                afternoon: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Tasks and appointments */
+                tasks: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Events and their reminders */
+                events: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Lost and found */
+                lostAndFound: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+                /** @description Anything else staff send */
+                general: {
+                    /** @description Pushed to the user's devices */
+                    push: boolean;
+                    /** @description Kept in the user's inbox */
+                    inbox: boolean;
+                };
+            };
+            /** @description Pushes wait from start until end (past midnight allowed); null: no quiet hours */
+            quietHours: {
+                /**
+                 * @description When pushes start to wait: HH:mm, the school's time
+                 * @example 21:00
+                 */
+                start: string;
+                /**
+                 * @description When they go out: HH:mm, the school's time
+                 * @example 07:00
+                 */
+                end: string;
+            } | null;
         };
         /** @description Your notification preferences in the school (an emergency ignores them) */
         NotificationPreference: {
@@ -14044,7 +14205,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14106,7 +14267,7 @@ export interface components {
              * @example application/pdf
              */
             contentType: string;
-        } | null;
+        };
         /** @description What anyone with the link may know of a task */
         PublicTask: {
             /** @description What families are asked to do */
@@ -14177,7 +14338,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14202,10 +14363,12 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
         };
-        /** @description Whom it was sent to (task.manage only; null otherwise) */
+        /** @description Whom a task was sent to, as staff named them */
         TaskAudience: {
             /** @description These students' families (one copy per student) */
             studentIds: number[];
@@ -14217,8 +14380,8 @@ export interface components {
             roleIds: number[];
             /** @description These members, one by one */
             userIds: number[];
-        } | null;
-        /** @description The recipients' states (task.manage only; null otherwise) */
+        };
+        /** @description How many recipients are in each state */
         TaskCounts: {
             /**
              * @description Students' families and named users
@@ -14240,7 +14403,7 @@ export interface components {
              * @example 16
              */
             completed: number;
-        } | null;
+        };
         TaskCreate: {
             /**
              * @description Text of 1 to 200 characters, without control or bidi formatting characters
@@ -14330,7 +14493,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14355,8 +14518,10 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
             /** @description The caller's own copies of it (one per child it is about) */
             copies: components["schemas"]["TaskCopy"][];
         };
@@ -14409,7 +14574,7 @@ export interface components {
              * @example 2026-12-04
              */
             dueDate: string | null;
-            attachment: components["schemas"]["TaskAttachment"];
+            attachment: components["schemas"]["TaskAttachment"] | null;
             /** @description Completed by booking an appointment of its session */
             requiresAppointment: boolean;
             /** @description Its appointment session, if any */
@@ -14434,8 +14599,10 @@ export interface components {
             slug: string;
             /** @description The user who created it; null if that user's account was removed */
             createdBy: number | null;
-            audience: components["schemas"]["TaskAudience"];
-            counts: components["schemas"]["TaskCounts"];
+            /** @description Whom it was sent to (task.manage only; null otherwise) */
+            audience: components["schemas"]["TaskAudience"] | null;
+            /** @description The recipients' states (task.manage only; null otherwise) */
+            counts: components["schemas"]["TaskCounts"] | null;
             /** @description Every recipient and its state, families by student */
             recipients: components["schemas"]["TaskRecipient"][];
             /** @description Scheduled and sent reminders (POST /api/v1/pending-reminder) */
@@ -15340,7 +15507,10 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[] | null;
-            /** @description The school-local day it is for */
+            /**
+             * Format: date
+             * @description The school-local day it is for
+             */
             date: string;
             /** @description The student it is for */
             student: {
@@ -15375,7 +15545,7 @@ export interface components {
                 at: string;
             } | null;
         };
-        /** @description A route change's route and stop */
+        /** @description A route home and the stop where the student leaves it */
         SummaryRoute: {
             /** @description The route's id */
             id: number;
@@ -15387,8 +15557,8 @@ export interface components {
             stopName: string | null;
             /** @description School-local HH:mm */
             stopTime: string | null;
-        } | null;
-        /** @description Who collects the child on an auto pickup */
+        };
+        /** @description Who collects a child on an auto pickup */
         PickupCollector: {
             /**
              * @description A guardian (parent) or an approved trusted person
@@ -15401,7 +15571,7 @@ export interface components {
             name: string;
             /** @description How the person is related to the student */
             relationship: string | null;
-        } | null;
+        };
         /** @description The confirmed permission that changes a student's usual way home */
         SummaryPermission: {
             /** @description The record's id */
@@ -15415,7 +15585,8 @@ export interface components {
             reason: string | null;
             /** @description The fixed (weekly) permission it was made from */
             fixedId: number | null;
-            route: components["schemas"]["SummaryRoute"];
+            /** @description A route change's route and stop */
+            route: components["schemas"]["SummaryRoute"] | null;
             /** @description A route change to a trusted address */
             trustedAddress: {
                 /** @description The trusted address's id */
@@ -15423,7 +15594,8 @@ export interface components {
                 /** @description The address, as one line */
                 address: string;
             } | null;
-            collector: components["schemas"]["PickupCollector"];
+            /** @description Who collects the child on an auto pickup */
+            collector: components["schemas"]["PickupCollector"] | null;
         };
         SummaryStudent: {
             /** @description The student's id */
@@ -15442,13 +15614,15 @@ export interface components {
              * @enum {string}
              */
             way: "route" | "family" | "route_change" | "auto_pickup" | "no_after_school" | "absence";
-            route: components["schemas"]["SummaryRoute"] & unknown;
+            /** @description The route they ride home that day, or null */
+            route: components["schemas"]["SummaryRoute"] | null;
             /** @description Their home route on that weekday, whether or not they ride it that day */
-            usualRoute: components["schemas"]["SummaryRoute"] & ({
+            usualRoute: (components["schemas"]["SummaryRoute"] & {
                 /** @description Whether their ride is suspended that day */
                 suspended: boolean;
-            } | null);
-            permission: components["schemas"]["SummaryPermission"] & (Record<string, never> | null);
+            }) | null;
+            /** @description The confirmed permission that changes the usual way */
+            permission: components["schemas"]["SummaryPermission"] | null;
             /** @description The level's dismissal that day, school-local HH:mm */
             dismissal: string | null;
         };
@@ -19663,6 +19837,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -19767,6 +19943,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/user/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "User 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/user/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -20799,7 +20994,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -21888,7 +22083,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -23088,7 +23283,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -24358,7 +24553,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -25615,7 +25810,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -26421,6 +26616,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -26525,6 +26722,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/school-administrator/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "School administrator 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/school-administrator/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -27346,6 +27562,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -27450,6 +27668,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Employee number E-042 is already used in this school",
+                     *       "instance": "/api/v1/teacher/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Teacher 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/teacher/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -28252,6 +28489,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -28356,6 +28595,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Employee number E-042 is already used in this school",
+                     *       "instance": "/api/v1/administrative-user/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Administrative user 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/administrative-user/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -29162,6 +29420,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -29266,6 +29526,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Another user already has this value",
+                     *       "instance": "/api/v1/parent/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Parent 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/parent/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -29920,6 +30199,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -30024,6 +30305,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "This person is already a delegate of this parent",
+                     *       "instance": "/api/v1/delegate/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Delegate 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/delegate/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -31350,7 +31650,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -32015,13 +32315,144 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getStudentGuardian: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guardian */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudentGuardian"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/student-guardian/abc",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission student.read in school 1",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/student-guardian/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     updateStudentGuardian: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -33000,7 +33431,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -34336,7 +34767,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -35824,6 +36255,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -35922,6 +36355,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Family 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/family/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -37378,7 +37830,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -38983,7 +39435,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -39772,7 +40224,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -41481,7 +41933,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -42287,7 +42739,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -43080,7 +43532,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -44005,7 +44457,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -44937,7 +45389,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -45696,7 +46148,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -46672,7 +47124,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -47451,7 +47903,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -49386,7 +49838,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -50282,7 +50734,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -51532,7 +51984,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -53115,7 +53567,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -54369,7 +54821,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -57111,6 +57563,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -57205,6 +57659,25 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "Exit permission 42 is confirmed; a change needs it to be pending or awaiting_family",
+                     *       "instance": "/api/v1/exit-permission/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Exit permission 42 changed since it was read (If-Match); read it again and reapply the change",
                      *       "instance": "/api/v1/exit-permission/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
@@ -57484,6 +57957,7 @@ export interface operations {
                          */
                         studentName: string | null;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -57741,6 +58215,7 @@ export interface operations {
                          */
                         studentName: string | null;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -59188,6 +59663,7 @@ export interface operations {
                          */
                         studentName: string | null;
                         /**
+                         * Format: date
                          * @description The school-local day it is for
                          * @example 2026-11-27
                          */
@@ -60384,7 +60860,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -61845,7 +62321,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -63602,7 +64078,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -64473,7 +64949,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -67396,7 +67872,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -69583,7 +70059,7 @@ export interface operations {
                          * @example 2026-12-04
                          */
                         dueDate: string | null;
-                        attachment: components["schemas"]["TaskAttachment"];
+                        attachment: components["schemas"]["TaskAttachment"] | null;
                         /** @description Completed by booking an appointment of its session */
                         requiresAppointment: boolean;
                         /** @description Its appointment session, if any */
@@ -69608,8 +70084,10 @@ export interface operations {
                         slug: string;
                         /** @description The user who created it; null if that user's account was removed */
                         createdBy: number | null;
-                        audience: components["schemas"]["TaskAudience"];
-                        counts: components["schemas"]["TaskCounts"];
+                        /** @description Whom it was sent to (task.manage only; null otherwise) */
+                        audience: components["schemas"]["TaskAudience"] | null;
+                        /** @description The recipients' states (task.manage only; null otherwise) */
+                        counts: components["schemas"]["TaskCounts"] | null;
                     };
                 };
             };
@@ -69890,7 +70368,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -72228,7 +72706,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -73342,7 +73820,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -74372,6 +74850,8 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
             };
             path: {
                 /** @description Record id (integer, min 1) */
@@ -74460,6 +74940,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Time slot 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/time-slot/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -75000,7 +75499,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransportationSummaryPage"] & {
-                        /** @description The school-local date summarised */
+                        /**
+                         * Format: date
+                         * @description The school-local date summarised
+                         */
                         date: string;
                         /** @description An ISO weekday, 1 (Monday) to 7 (Sunday) */
                         weekday: number;
@@ -75594,7 +76096,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {
@@ -76806,7 +77308,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
                 "if-match"?: string;
             };
             path: {

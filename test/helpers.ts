@@ -11,6 +11,7 @@ import { logSms } from "../src/lib/sms";
 import { signAccessToken } from "../src/lib/tokens";
 import { permissionCatalogue } from "../src/modules";
 import { PushQueue } from "./push-queue";
+import { type AnswerDocument, assertAnswerShape } from "./response-schemas";
 
 /** Every permission name of the catalogue. */
 export const PERMISSION_NAMES = permissionCatalogue().map((p) => p.name);
@@ -114,7 +115,7 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
       }
     }
     const res = await app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
-    await assertDeclared(app, rest.method ?? "GET", path, res.status);
+    await assertDeclared(app, rest.method ?? "GET", path, res);
     return readable(res);
   }
 
@@ -212,25 +213,23 @@ export function countingTestApp() {
   };
 }
 
-type Spec = {
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
-};
+type Spec = AnswerDocument;
 type Template = { path: string; pattern: RegExp; operations: Spec["paths"][string] };
 
-// The OpenAPI document's path templates, built once per test file and set of routes (a test that
-// adds probe routes to its app gets a matcher that knows them).
-const matchers = new Map<string, Promise<Template[]>>();
+// The OpenAPI document and its path templates, built once per test file and set of routes (a test
+// that adds probe routes to its app gets a document that knows them).
+const documents = new Map<string, Promise<{ spec: Spec; templates: Template[] }>>();
 
-function templatesOf(app: ReturnType<typeof createApp>): Promise<Template[]> {
+function documentOf(app: ReturnType<typeof createApp>): Promise<{ spec: Spec; templates: Template[] }> {
   const key = app.openAPIRegistry.definitions
     .map((d) => (d.type === "route" ? `${d.route.method} ${d.route.path}` : ""))
     .join("\n");
-  let templates = matchers.get(key);
-  if (!templates) {
-    templates = (async () => {
+  let found = documents.get(key);
+  if (!found) {
+    found = (async () => {
       const res = await app.request("http://localhost/api/openapi.json", {}, env);
       const spec = (await res.json()) as Spec;
-      return Object.entries(spec.paths)
+      const templates = Object.entries(spec.paths)
         .map(([path, operations]) => ({
           path,
           operations,
@@ -238,36 +237,42 @@ function templatesOf(app: ReturnType<typeof createApp>): Promise<Template[]> {
           pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`),
         }))
         .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0));
+      return { spec, templates };
     })();
-    matchers.set(key, templates);
+    documents.set(key, found);
   }
-  return templates;
+  return found;
 }
 
 /**
- * Fails the test when a response's status is not one its OpenAPI operation declares: every
- * request a test makes checks the document. An unknown path is not checked (its 404 is the
- * app's); a known path with a method it does not serve must answer 405.
+ * Fails the test when a response is not what its OpenAPI operation declares: its status must be
+ * one the operation declares, and a 2xx JSON body must match the declared schema
+ * (test/response-schemas.ts). Every request a test makes checks the document. An unknown path is
+ * not checked (its 404 is the app's); a known path with a method it does not serve must answer 405.
  */
-async function assertDeclared(app: ReturnType<typeof createApp>, method: string, url: string, status: number) {
+async function assertDeclared(app: ReturnType<typeof createApp>, method: string, url: string, res: Response) {
+  const { status } = res;
   // OPTIONS is the CORS layer's (preflights, src/middleware/cors.ts), never an operation's.
   if (method.toUpperCase() === "OPTIONS") return;
   const path = url.split("?")[0] ?? url;
-  const templates = (await templatesOf(app)).filter((t) => t.pattern.test(path));
+  const { spec, templates: all } = await documentOf(app);
+  const templates = all.filter((t) => t.pattern.test(path));
   if (templates.length === 0) return;
   const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
   const template = templates.find((t) => Object.hasOwn(t.operations, verb));
   const operation = template?.operations[verb];
-  if (!operation) {
+  if (!template || !operation) {
     if (status !== 405) throw new Error(`${method} ${path}: no such operation, so 405 expected; got ${status}`);
     return;
   }
   const declared = Object.keys(operation.responses);
-  if (declared.includes(String(status)) || declared.includes("default")) return;
-  throw new Error(
-    `${method} ${path} answered ${status}, which ${operation.operationId} (${template?.path}) does not declare; ` +
-      `declared: ${declared.join(", ")}`,
-  );
+  if (!declared.includes(String(status)) && !declared.includes("default")) {
+    throw new Error(
+      `${method} ${path} answered ${status}, which ${operation.operationId} (${template.path}) does not declare; ` +
+        `declared: ${declared.join(", ")}`,
+    );
+  }
+  if (method.toUpperCase() !== "HEAD") await assertAnswerShape(spec, operation, template.path, verb, res);
 }
 
 /** The example problems an operation of the OpenAPI document shows for a status (one, or several named). */

@@ -36,12 +36,15 @@ export class Results {
 
 export class Batch {
   private readonly statements: Statement[] = [];
+  /** Whether it writes (a batch of reads alone is not guarded by an If-Match: src/db/write.ts). */
+  private writes = false;
 
   constructor(private readonly ctx: Ctx) {}
 
   /** Adds statements whose results nobody reads. */
   add(...statements: readonly Statement[]): this {
     this.statements.push(...statements);
+    if (statements.length > 0) this.writes = true;
     return this;
   }
 
@@ -54,6 +57,7 @@ export class Batch {
   /** Adds a write whose result is needed (its `returning` rows). */
   result<S extends Statement>(statement: S): Slot<ResultOf<S>> {
     this.statements.push(statement);
+    this.writes = true;
     return { index: this.statements.length - 1 };
   }
 
@@ -65,6 +69,7 @@ export class Batch {
   async commit(messages?: CommitMessages): Promise<Results> {
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
-    return new Results(await commit(this.ctx, [first, ...rest], messages));
+    const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
+    return new Results(await commit(ctx, [first, ...rest], messages));
   }
 }

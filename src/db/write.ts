@@ -9,8 +9,8 @@
 
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { integer, type SQLiteTable, sqliteTable } from "drizzle-orm/sqlite-core";
-import type { Ctx } from "../lib/context";
-import { conflict } from "../lib/errors";
+import type { Ctx, Unchanged } from "../lib/context";
+import { ApiError, conflict } from "../lib/errors";
 import { type Message, m } from "../lib/message";
 import type { Db } from "./client";
 import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql } from "./sql";
@@ -77,16 +77,29 @@ export interface CommitMessages {
   reference?: Message;
 }
 
-/** Runs the statements as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
+/**
+ * Runs the statements as one batch; constraint errors become 409s, a failed guard `GuardFailed`.
+ * In a request whose `If-Match` named a record (`ctx.unchanged`), the first batch to commit starts
+ * with a guard that its row's `updated_at` is still the one read: a change in between is a 412.
+ */
 export async function commit<T extends readonly [Statement, ...Statement[]]>(
   ctx: Ctx,
   statements: T,
   messages: CommitMessages = {},
 ): Promise<BatchResponse<T>> {
+  const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   try {
-    return await ctx.deps.db.batch(statements);
+    if (!version) return await ctx.deps.db.batch(statements);
+    const guarded: [Statement, ...T] = [stillAsRead(ctx.deps.db, version), ...statements];
+    // The results of `statements`, in their order: the guard's own is dropped.
+    const [, ...results] = await ctx.deps.db.batch(guarded);
+    version.spent = true;
+    return results;
   } catch (err) {
-    if (isGuardFailure(err)) throw new GuardFailed();
+    if (isGuardFailure(err)) {
+      if (version && (await changedSince(ctx.deps.db, version))) throw new ApiError(412, version.message);
+      throw new GuardFailed();
+    }
     if (isUniqueViolation(err)) throw conflict(messages.conflict ?? m`A record with these values already exists`);
     if (isForeignKeyViolation(err)) {
       throw conflict(
@@ -95,6 +108,27 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
     }
     throw err;
   }
+}
+
+/** Aborts the batch unless the row an `If-Match` named still has the `updated_at` it was read with. */
+function stillAsRead(db: Db, version: Unchanged): Statement {
+  const { table, id, updatedAt } = version;
+  return db
+    .insert(writeGuard)
+    .select(
+      sql`SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table.id} = ${id} AND ${table.updatedAt} = ${updatedAt})`,
+    );
+}
+
+/** Whether that row changed (or went) since it was read: why a guarded batch failed. */
+async function changedSince(db: Db, version: Unchanged): Promise<boolean> {
+  const { table, id, updatedAt } = version;
+  const rows = await db
+    .select({ one: sql<number>`1` })
+    .from(table)
+    .where(sql`${table.id} = ${id} AND ${table.updatedAt} = ${updatedAt}`)
+    .limit(1);
+  return rows.length === 0;
 }
 
 /** Aborts the batch when `condition` holds once the statements before it have run (a rule over many rows). */

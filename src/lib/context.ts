@@ -3,10 +3,26 @@
  * which dependencies. Routes, cron sweeps and queue consumers build one and call the same service
  * verbs with it; `tenant()` is the one function that scopes a query to the school.
  */
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { eq, type SQL } from "../db/sql";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
+import type { Message } from "./message";
+
+/**
+ * The record an update's `If-Match` named, as it was when the request checked it (src/lib/route.ts):
+ * each write batch of the request first checks that row's `updated_at` is still the one read, and
+ * is a 412 otherwise (src/db/write.ts `commit`). Spent by the first batch that commits.
+ */
+export interface Unchanged {
+  table: SQLiteTable & { id: SQLiteColumn; updatedAt: SQLiteColumn };
+  id: number;
+  updatedAt: string;
+  /** The 412's detail. */
+  message: Message;
+  /** Set once a write batch of the request committed: the request's own change is not a stale read. */
+  spent: boolean;
+}
 
 /** Who is calling, resolved once per request by the `authorize` middleware. */
 export interface Principal {
@@ -44,6 +60,8 @@ export interface Ctx {
    * valid delegate they are), when the route's context loader read them; else undefined.
    */
   actingFor?: readonly number[];
+  /** The record an update's `If-Match` named, when it named one (`Unchanged`). */
+  unchanged?: Unchanged;
 }
 
 export type AppEnv = {

@@ -15,7 +15,10 @@ export const integerString = (schema: z.ZodNumber) =>
 export const recordId = () => integerString(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
 
 /** A list filter naming a record by id (`?groupId=3`): plain digits, optional. */
-export const idFilter = (description: string) => recordId().optional().openapi({ description, type: "integer" });
+export const idFilter = (description: string) =>
+  // `type` is given because the preprocess hides the number from the generator, which then drops
+  // the bounds: they are given here too, as recordId checks them.
+  recordId().optional().openapi({ description, type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 /** A list of distinct record ids in a body: `min` to `max` of them (a bulk operation's input). */
 export const idList = ({ min = 1, max = 100, what = "Record" }: { min?: number; max?: number; what?: string } = {}) =>
@@ -24,7 +27,11 @@ export const idList = ({ min = 1, max = 100, what = "Record" }: { min?: number; 
     .min(min)
     .max(max)
     .refine((ids) => new Set(ids).size === ids.length, zodMessage(m`Each id at most once`))
-    .openapi({ example: [3, 4], description: `${what} ids of this school, ${min} to ${max}, each once` });
+    .openapi({
+      example: [3, 4],
+      description: `${what} ids of this school, ${min} to ${max}, each once`,
+      uniqueItems: true,
+    });
 
 /** The body of every "delete several": `{ ids }`, all or none. */
 export const DeleteMany = (what: string) => z.strictObject({ ids: idList({ what }) });

@@ -21,6 +21,7 @@ import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
 import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
+import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
 import { Message, m } from "./message";
 import { Listing, type Page } from "./pagination";
 
@@ -56,7 +57,8 @@ const SCHOOL_HEADER = {
   description:
     "The current school. Required when the caller has roles in more than one school, and from super-admins on " +
     "school routes. A school that does not exist is a 404.",
-  schema: { type: "integer" as const, minimum: 1 },
+  // What src/middleware/current-school.ts accepts: 1 to 10 digits, no leading zero (else a 400).
+  schema: { type: "integer" as const, minimum: 1, maximum: 9_999_999_999 },
 };
 
 /** Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). */
@@ -115,6 +117,7 @@ export interface RouteGuard {
 const GUARD = Symbol("guard");
 const CONTEXT = Symbol("context");
 const UNEXAMPLED = Symbol("unexampled");
+const PRECONDITION = Symbol("precondition");
 
 /** A route as `defineRoute` makes it. */
 export type ApiRoute = RouteConfig & Served;
@@ -125,6 +128,7 @@ interface Served {
   readonly [GUARD]: RouteGuard;
   readonly [CONTEXT]?: ContextLoader;
   readonly [UNEXAMPLED]: readonly ProblemStatus[];
+  readonly [PRECONDITION]?: IfMatch;
 }
 
 /** What `authorize` checks for a route. */
@@ -182,6 +186,11 @@ type RouteMeta = {
   context?: ContextLoader;
   /** Further machine-readable facts (`x-filters`, `x-sort`). */
   extensions?: Record<`x-${string}`, unknown>;
+  /**
+   * An update of the record `{id}` that honours `If-Match`: the route declares the header and its
+   * 412, and `serve` checks it before the verb runs (`IfMatch`).
+   */
+  ifMatch?: IfMatch;
 };
 
 type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operationId" | "summary">;
@@ -209,8 +218,9 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     context,
     extensions,
     responses,
-    examples = {},
+    examples: given = {},
     labels = {},
+    ifMatch,
     ...route
   } = config;
   const scope: Scope = declaredScope ?? "school";
@@ -218,15 +228,23 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     // No school is resolved for these: the module could not be checked, so refuse to pretend.
     throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
   }
-  const statuses = new Set<ProblemStatus>([...errors, 500]);
+  if (ifMatch && (route.request?.headers || !route.path.includes("{id}"))) {
+    throw new Error(`${route.operationId}: If-Match is for a route of one record ({id}) without headers of its own`);
+  }
+  // If-Match: the header, its 412 and what it says (unless the operation says more).
+  const examples: ProblemExamples = ifMatch
+    ? { 412: say.changedSinceRead(ifMatch.label, EXAMPLE_ID), ...given }
+    : given;
+  const statuses = new Set<ProblemStatus>([...errors, ...(ifMatch ? [412 as const] : []), 500]);
   // A database hiccup the data layer could not wait out; a route that answers 503 with a body of
   // its own (health's report) keeps it.
   if (database && !(responses && Object.hasOwn(responses, 503))) statuses.add(503);
   // Query strings are strict (docs/decisions.md): a signed-in route that takes none refuses any
   // (400), so a filter sent to a list that has none (`/group/mine?name=`) is not silently ignored.
   // Public routes (health, sign-in) stay lenient: monitors and probes may add cache-busting ones.
-  const request: RouteConfig["request"] =
+  const strictQuery: RouteConfig["request"] =
     access === "public" ? route.request : { ...route.request, query: route.request?.query ?? NO_QUERY };
+  const request: RouteConfig["request"] = ifMatch ? { ...strictQuery, headers: IfMatchHeaders } : strictQuery;
   if (request?.params || request?.query || request?.body || request?.headers) statuses.add(400);
   if (request?.body) statuses.add(413).add(415);
   if (request?.params) statuses.add(404);
@@ -278,7 +296,12 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   } as R & Pick<RouteConfig, "tags" | "security">);
   const own = new Set<ProblemStatus>([409, 422, 429]);
   const unexampled = errors.filter((s) => own.has(s) && !Object.hasOwn(examples, s));
-  return Object.assign(created, { [GUARD]: { access, scope, module }, [CONTEXT]: context, [UNEXAMPLED]: unexampled });
+  return Object.assign(created, {
+    [GUARD]: { access, scope, module },
+    [CONTEXT]: context,
+    [UNEXAMPLED]: unexampled,
+    [PRECONDITION]: ifMatch,
+  });
 }
 
 /** The school and the record id the document's examples name. */
@@ -557,7 +580,12 @@ export function serve<R extends ApiRoute>(
     handler: async (c: Context<AppEnv, string, Validated>) => {
       // The validators parsed each part with this route's own schemas: the verb's input type.
       const input = inputOf(c, route) as InputOf<R>;
-      const answer: unknown = await verb(await contextOf(c, route), input);
+      const ctx = await contextOf(c, route);
+      const ifMatch = route[PRECONDITION];
+      const checked = ifMatch
+        ? await unchangedSince(ctx, ifMatch, c.req.valid("param"), c.req.header("if-match"))
+        : ctx;
+      const answer: unknown = await verb(checked, input);
       if (answer instanceof Response) return etagged ? answerTagged(c, answer) : answer;
       const listing = answer instanceof Listing;
       if (status === 204 && !listing) return c.body(null, 204);

@@ -20,6 +20,7 @@ import type { AccessClaims } from "../lib/tokens";
 import { disabledModuleIds, moduleSetOf } from "../modules/application-module/api";
 import type { Access, Scope } from "./authorize";
 
+/** 1 to 10 digits, no leading zero: what the document's X-School-Id declares (minimum 1, maximum 9999999999). */
 const SCHOOL_ID = /^[1-9]\d{0,9}$/;
 
 const required = (detail: Message) =>

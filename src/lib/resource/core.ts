@@ -13,7 +13,8 @@ import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
 import { type Ctx, schoolOf } from "../context";
-import { ApiError, conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
+import { conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
+import type { IfMatch } from "../if-match";
 import { m } from "../message";
 import { recordId } from "../params";
 import type { ContextLoader, ProblemExamples, Tag } from "../route";
@@ -154,7 +155,6 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     }
     const failed = diagnose?.rules?.findIndex((_, i) => row[`rule${i}`] !== 1) ?? -1;
     const rule = failed >= 0 ? diagnose?.rules?.[failed] : undefined;
-    if (rule?.status === 412) throw new ApiError(412, rule.message);
     if (failed >= 0) throw unprocessable(rule?.message ?? m`Refused by a business rule`);
     // It matched now: it changed between the write and this read. The caller may retry.
     throw conflict(m`${label} ${id} changed while it was being written; try again`);
@@ -243,6 +243,16 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   }
 
   /**
+   * An update's `If-Match` (src/lib/route.ts `IfMatch`): the record as `get` answers it, its row's
+   * `updated_at` guarding the writes. An update of its own declares it: `ifMatch: resource.ifMatch`.
+   */
+  const ifMatch: IfMatch = {
+    label,
+    read: (ctx, params) => find(ctx, params.id, parentOf(params)),
+    table,
+  };
+
+  /**
    * What every operation's route says of itself: its tag, id, summary, access and scope, the
    * records its path names (for the 404's example) and what it answers for its own statuses
    * (the builder's own, then the operation's).
@@ -288,6 +298,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     readOne,
     change,
     changeAndRead,
+    ifMatch,
     about,
     otherState,
     /** A new batch for a verb of this resource. */

@@ -47,6 +47,8 @@ export function defineResource<T extends RecordTable, R extends z.ZodObject, V e
     /** A guarded change of one record (requeue, delete a draft): 404 / 409 / 422 when it matched nothing. */
     change: core.change,
     changeAndRead: core.changeAndRead,
+    /** `If-Match` for an update of its own (`defineRoute({ ifMatch: resource.ifMatch })`): checked against `find`. */
+    ifMatch: core.ifMatch,
     /** The 409 messages of its writes. */
     messages: core.messages,
   };

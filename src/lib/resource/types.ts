@@ -18,20 +18,6 @@ export const IdParams = z.object({
   id: recordId().openapi({ param: { name: "id", in: "path" }, example: 1, description: "Record id (integer, min 1)" }),
 });
 
-/** `If-Match` on an update: the ETag of the record as the client read it (src/lib/etag.ts). */
-export const IfMatchHeaders = z.object({
-  "if-match": z
-    .string()
-    .max(200)
-    .optional()
-    .openapi({
-      param: { name: "if-match", in: "header" },
-      description:
-        "The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing",
-      example: 'W/"3f9a1c07b2e4d865"',
-    }),
-});
-
 export const RecordBase = z.object({
   id: z.number().int().min(1).openapi({ example: 1, description: "The record's id" }),
   createdAt: z.iso
@@ -122,8 +108,6 @@ export type Join = <Row>(query: Query<Row>) => Query<Row>;
 export interface Rule {
   when: SQL;
   message: Message;
-  /** The refusal's status (default 422, a business rule; 412 for an If-Match precondition). */
-  status?: 412 | 422;
 }
 
 /** The conditions of a state change: allowed states (else 409) and business rules (else 422). */

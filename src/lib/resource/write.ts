@@ -7,17 +7,17 @@
 import type { z } from "@hono/zod-openapi";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Fields } from "../../db/query";
-import { type SQL, sql } from "../../db/sql";
+import type { SQL } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { Access } from "../access";
 import type { Ctx } from "../context";
-import { ApiError, notFound, say } from "../errors";
-import { etagMatches, etagOfJson } from "../etag";
+import { notFound, say } from "../errors";
+import type { IfMatch } from "../if-match";
 import { type Message, m, zodMessage } from "../message";
 import { defineRoute, type InputOf, json, jsonBody, noContent, serve } from "../route";
 import type { Meta, ResourceCore } from "./core";
-import { IfMatchHeaders, type Rule } from "./types";
+import type { Rule } from "./types";
 
 /** What a hook of a write is given: the record (an SQL expression for a create's new row) and the body. */
 export interface Written<I> {
@@ -49,6 +49,11 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
   conflict?: (input: { id: number }) => (state: string) => Message;
+  /**
+   * The record as the GET of its path answers it, when that GET is an operation of its own (a task
+   * with the caller's copies): what `If-Match` is checked against. Default: the resource's `get`.
+   */
+  read?: IfMatch["read"];
 }
 
 export interface DeleteSpec extends Meta {
@@ -90,10 +95,9 @@ const strict = <C extends z.ZodObject>(schema: C): C => schema.strict() as C;
 
 /** An update body must change something: `{}` is a 400, not a silent 204. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
-  return schema.refine(
-    (v) => Object.values(v).some((x) => x !== undefined),
-    zodMessage(m`Send at least one field to update`),
-  );
+  return schema
+    .refine((v) => Object.values(v).some((x) => x !== undefined), zodMessage(m`Send at least one field to update`))
+    .openapi({ minProperties: 1 });
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -165,57 +169,38 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
     return { ...serve(route, run), route, run };
   }
 
-  /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row. */
+  /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row; honours `If-Match`. */
   function update<U extends z.ZodObject>(spec: UpdateSpec<T, U>) {
     const route = defineRoute({
       method: "put",
       path: itemPath,
       ...core.about(spec, `update${Name}`, `Update a ${label}`, {
         409: spec.from ? wrongState(spec.from, "update", spec.conflict) : core.messages.conflict,
-        412: say.changedSinceRead(config.label, EXAMPLE_ID),
       }),
       audit: config.data.entity,
-      errors: [409, 412, ...(spec.errors ?? [])],
+      errors: [409, ...(spec.errors ?? [])],
+      // The record as its GET answers it; the writes guarded by its row's updated_at.
+      ifMatch: spec.read ? { ...core.ifMatch, read: spec.read } : core.ifMatch,
       request: {
         params: ItemParams,
-        headers: IfMatchHeaders,
         body: jsonBody(nonEmpty(strict(spec.input)), `${Name}Update`),
       },
       responses: { 204: noContent },
     });
 
-    async function run(
-      ctx: Ctx,
-      input: { params: { id: number }; body: z.output<U>; headers?: { "if-match"?: string } },
-    ): Promise<void> {
+    async function run(ctx: Ctx, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
-      const ifMatch = input.headers?.["if-match"];
-      const unchanged = ifMatch === undefined ? [] : [await unchangedSince(ctx, id, parentId, ifMatch)];
       const values = spec.values ? await spec.values(ctx, { id, body: input.body }) : input.body;
       if (spec.from) {
         const also = spec.also?.(ctx, { id, body: input.body });
-        const guards = { from: spec.from, conflict: spec.conflict?.({ id }), rules: unchanged };
+        const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
         return core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
       }
-      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId, unchanged[0]?.when));
+      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
       batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
-      await core.guarded(ctx, id, batch, { parentId, diagnose: { action: "update", rules: unchanged } });
-    }
-
-    /**
-     * `If-Match`: the record's answer now must have that ETag (else 412), and the write is guarded
-     * by the `updated_at` it was read with, so a change in between is a 412 too, not lost.
-     */
-    async function unchangedSince(ctx: Ctx, id: number, parentId: number | null, ifMatch: string): Promise<Rule> {
-      const current: unknown = await core.find(ctx, id, parentId);
-      const message = say.changedSinceRead(config.label, id);
-      if (!etagMatches(etagOfJson(current), ifMatch)) throw new ApiError(412, message);
-      if (typeof current !== "object" || current === null || !("updatedAt" in current)) {
-        throw new Error(`${config.name}: a record without updatedAt cannot be checked against If-Match`);
-      }
-      return { when: sql`${core.table.updatedAt} = ${current.updatedAt}`, message, status: 412 };
+      await core.guarded(ctx, id, batch, { parentId, diagnose: { action: "update" } });
     }
     return { ...serve(route, run), route, run };
   }

@@ -235,6 +235,7 @@ const updateRoute = defineRoute({
   tag: "Permissions and tasks",
   operationId: "updateTimeSlot",
   summary: "Change a time slot's times, teacher or capacity",
+  ifMatch: slot.ifMatch,
   description:
     "Times and teacher change only while nobody booked the slot (409); the capacity never drops below its bookings (422).",
   access: permissions.manage,

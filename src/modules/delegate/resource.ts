@@ -36,8 +36,9 @@ import { mayAssign } from "../role/api";
 import { addPerson, contactOf, FirstName, identity, LastName, MASKED_CONTACT, nameContains } from "../user/api";
 import { permissions } from "./permissions";
 
-const Day = z
-  .string()
+// What it answers (the input's dates are checked as calendar dates: the same values).
+const Day = z.iso
+  .date()
   .openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive, in the school's time zone" });
 const From = schoolDate("The first day the delegate acts (inclusive, in the school's time zone)");
 const Until = schoolDate("The last day the delegate acts (inclusive, in the school's time zone)");
@@ -291,6 +292,7 @@ const updateRoute = defineRoute({
   summary: "Change a delegate's dates",
   access: permissions.write,
   audit: "delegate",
+  ifMatch: resource.ifMatch,
   errors: [409, 422],
   examples: {
     409: "This person is already a delegate of this parent",

@@ -201,7 +201,7 @@ const audienceFields = {
     .max(LEVELS.length)
     .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
     .optional()
-    .openapi({ example: ["elementary"], description: "Levels the school offers" }),
+    .openapi({ uniqueItems: true, example: ["elementary"], description: "Levels the school offers" }),
   groupIds: idList({ max: MAX_GROUPS, what: "Group" }).optional(),
 };
 

@@ -277,6 +277,7 @@ const updateRoute = defineRoute({
   operationId: "updateExitPermission",
   summary: "Change a pending exit permission (the rules run again)",
   access: permissions.write,
+  ifMatch: exitPermission.ifMatch,
   errors: [409, 422],
   examples: {
     409: "Exit permission 42 is confirmed; a change needs it to be pending or awaiting_family",

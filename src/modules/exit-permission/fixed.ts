@@ -54,7 +54,7 @@ const Weekdays = z
   .min(1)
   .max(7)
   .refine((d) => new Set(d).size === d.length, zodMessage(m`Each weekday once`))
-  .openapi({ example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
+  .openapi({ uniqueItems: true, example: [1, 3], description: "ISO weekdays, 1 Monday .. 7 Sunday" });
 
 const FixedRecord = RecordBase.extend({
   studentId: z.number().int(),
@@ -62,8 +62,8 @@ const FixedRecord = RecordBase.extend({
     .enum(["route_change", "auto_pickup"])
     .openapi({ description: "What it makes each week: route changes or auto pickups" }),
   weekdays: z.array(z.number().int()),
-  fromDate: z.string().openapi({ description: "The first day it makes permissions for (school-local)" }),
-  untilDate: z.string().openapi({ description: "The last day it makes permissions for (school-local)" }),
+  fromDate: z.iso.date().openapi({ description: "The first day it makes permissions for (school-local)" }),
+  untilDate: z.iso.date().openapi({ description: "The last day it makes permissions for (school-local)" }),
   routeId: z.number().int().nullable(),
   stopId: z.number().int().nullable(),
   trustedAddressId: z.number().int().nullable(),

@@ -60,7 +60,7 @@ const PickupPass = z
   .object({
     firstName: z.string().openapi({ description: "The child's first name" }),
     photoUrl: z.string().nullable().openapi({ description: "A presigned GET of the child's photo (minutes), or null" }),
-    date: z.string().openapi({ description: "The school-local date the pass is for" }),
+    date: z.iso.date().openapi({ description: "The school-local date the pass is for" }),
     collector: z
       .object({
         name: z.string().openapi({ description: "The collector's name" }),
@@ -68,10 +68,10 @@ const PickupPass = z
         relationship: z.string().nullable(),
       })
       .openapi({ description: "Who collects the child" }),
-    validFrom: z.string().openapi({
+    validFrom: z.iso.datetime({ offset: true }).openapi({
       description: "The start of the day's dismissal window: an hour before the child's dismissal (ISO 8601)",
     }),
-    expiresAt: z.string().openapi({
+    expiresAt: z.iso.datetime({ offset: true }).openapi({
       description:
         "The end of the dismissal window: an hour after the after-school program ends, or after dismissal without one (ISO 8601)",
     }),

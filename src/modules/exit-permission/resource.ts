@@ -86,7 +86,7 @@ export const ExitPermissionRecord = RecordBase.extend({
     description:
       "The child's name; null for a parent collecting another family's child until that family accepts (who may learn a child's name: docs/domain.md)",
   }),
-  date: z.string().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
+  date: z.iso.date().openapi({ example: "2026-11-27", description: "The school-local day it is for" }),
   kind: Kind,
   status: Status,
   routeId: idOrNull().openapi({ description: "Route change: the route the student takes home" }),

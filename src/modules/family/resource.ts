@@ -117,6 +117,7 @@ const updateRoute = defineRoute({
   description: "A list given replaces the family's members of that kind (`[]` empties it); the rules of create apply.",
   access: permissions.write,
   audit: "family",
+  ifMatch: resource.ifMatch,
   errors: [409, 422],
   examples: {
     409: [
@@ -252,11 +253,10 @@ export const familyParentLimit = operation(parentLimitRoute, async (ctx, { param
 });
 
 const ValidateBody = z.strictObject({
-  ids: z
-    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-    .min(1)
-    .max(100)
-    .openapi({ example: [1, 2], description: "Family ids, at most 100" }),
+  ids: idList({ max: 100, what: "Family" }).openapi({
+    example: [1, 2],
+    description: "Family ids, at most 100, each once",
+  }),
 });
 
 const validateRoute = defineRoute({

@@ -25,7 +25,7 @@ import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
-import { recordId } from "../../lib/params";
+import { idFilter, recordId } from "../../lib/params";
 import { defineResource, type Filters } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { actedFor } from "../delegate/api";
@@ -148,17 +148,17 @@ export const studentResponse = defineResource({
 const Id = recordId();
 const filters = {
   invitationId: {
-    schema: Id.optional().openapi({ description: "An invitation id", type: "integer" }),
+    schema: idFilter("An invitation id"),
     where: (_ctx: Ctx, v: number) => eq(invitationStudentResponses.invitationId, v),
     example: "1",
   },
   responseId: {
-    schema: Id.optional().openapi({ description: "A family's response id", type: "integer" }),
+    schema: idFilter("A family's response id"),
     where: (_ctx: Ctx, v: number) => eq(invitationStudentResponses.responseId, v),
     example: "1",
   },
   studentId: {
-    schema: Id.optional().openapi({ description: "A student id", type: "integer" }),
+    schema: idFilter("A student id"),
     where: (_ctx: Ctx, v: number) => eq(invitationStudentResponses.studentId, v),
     example: "1",
   },

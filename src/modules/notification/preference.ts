@@ -150,6 +150,29 @@ const resource = defineResource({
   conflictMessage: m`You have notification preferences in this school already; update them`,
 });
 
+/**
+ * Your preferences, or the defaults while you have saved none: then `id`, `createdAt` and
+ * `updatedAt` are null (there is no record yet). Written out field by field, not as an extension of
+ * `NotificationPreference`: an extension is an `allOf` in the document, and an `allOf` cannot
+ * loosen the record's non-null `id` (both branches must hold).
+ */
+const MyNotificationPreference = z
+  .object({
+    id: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .openapi({ example: 1, description: "The record's id; null while you have saved none (the defaults)" }),
+    createdAt: z.iso.datetime().nullable().openapi({ description: "When you first saved them (UTC); null: never" }),
+    updatedAt: z.iso.datetime().nullable().openapi({ description: "When they last changed (UTC); null: never saved" }),
+    ...Settings,
+  })
+  .openapi("MyNotificationPreference", {
+    description:
+      "Your notification preferences in the school, or the defaults (every channel on, no quiet hours) with id null",
+  });
+
 const mineRoute = defineRoute({
   method: "get",
   path: "/api/v1/notification-preference/mine",
@@ -159,14 +182,7 @@ const mineRoute = defineRoute({
   access: "member",
   module: "notifications",
   responses: {
-    200: json(
-      NotificationPreference.extend({
-        id: z.number().int().nullable(),
-        createdAt: z.iso.datetime().nullable(),
-        updatedAt: z.iso.datetime().nullable(),
-      }).openapi("MyNotificationPreference"),
-      "Your preferences, or the defaults",
-    ),
+    200: json(MyNotificationPreference, "Your preferences, or the defaults"),
   },
 });
 

@@ -64,7 +64,11 @@ const SendBody = z
       .max(LEVELS.length)
       .refine((l) => new Set(l).size === l.length, zodMessage(m`Each level at most once`))
       .optional()
-      .openapi({ description: "The guardians of the school's students of these levels", example: ["elementary"] }),
+      .openapi({
+        uniqueItems: true,
+        description: "The guardians of the school's students of these levels",
+        example: ["elementary"],
+      }),
     guardiansOf: idList({ max: 1000, what: "Student" })
       .optional()
       .openapi({ description: "The guardians of these students" }),

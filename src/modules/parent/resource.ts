@@ -250,6 +250,7 @@ const updateRoute = defineRoute({
   summary: "Update a parent's relationship, name or email",
   access: permissions.write,
   audit: "parent",
+  ifMatch: resource.ifMatch,
   errors: [409],
   examples: { 409: "Another user already has this value" },
   request: { params: IdParams, body: jsonBody(UpdateBody, "ParentUpdate") },

@@ -16,7 +16,7 @@ import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
-import { idFilter, recordId } from "../../lib/params";
+import { idFilter, idList, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { giveRole, identity, takenRoleAudits } from "../user/api";
@@ -196,8 +196,8 @@ export async function removeMembership(ctx: Ctx, id: number): Promise<undefined>
 export const deleteRoleUser = operation(deleted.route, (ctx, { params }) => removeMembership(ctx, params.id));
 
 const RemoveQuery = z.strictObject({
-  userId: recordId().openapi({ type: "integer", example: 3 }),
-  roleId: recordId().openapi({ type: "integer", example: 4 }),
+  userId: recordId().openapi({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 3 }),
+  roleId: recordId().openapi({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 4 }),
 });
 
 const removeRoleFromUserRoute = defineRoute({
@@ -228,11 +228,10 @@ export const removeRoleFromUser = operation(removeRoleFromUserRoute, removeRole)
 
 const AssignMultipleBody = z.strictObject({
   userId: Id.openapi({ example: 3 }),
-  roleIds: z
-    .array(Id)
-    .min(1)
-    .max(20)
-    .openapi({ example: [3, 4], description: "The roles to give, 1 to 20 (those already held are kept)" }),
+  roleIds: idList({ max: 20, what: "Role" }).openapi({
+    example: [3, 4],
+    description: "The roles to give, 1 to 20 (those already held are kept)",
+  }),
 });
 
 const Assigned = z

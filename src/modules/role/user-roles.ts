@@ -13,6 +13,7 @@ import { GuardFailed, inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
+import { idList } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { giveRole, takenRoleAudits } from "../user/api";
@@ -21,11 +22,10 @@ import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
 
 const Body = z.strictObject({
-  roleIds: z
-    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-    .min(1)
-    .max(20)
-    .openapi({ description: "Every role the user is to hold in this school", example: [4] }),
+  roleIds: idList({ max: 20, what: "Role" }).openapi({
+    description: "Every role the user is to hold in this school",
+    example: [4],
+  }),
 });
 
 const Result = z

@@ -50,7 +50,7 @@ const Seats = z.number().int().min(0).max(MAX_SEATS);
 const Record = RecordBase.extend({
   routeId: z.number().int().openapi({ example: 1 }),
   routeName: z.string().openapi({ example: "North loop" }),
-  date: z.string().openapi({ example: "2027-03-01", description: "The school-local day" }),
+  date: z.iso.date().openapi({ example: "2027-03-01", description: "The school-local day" }),
   seats: z.number().int().nullable().openapi({ description: "The school's override for the day; null: the vehicle's" }),
   vehicleSeats: z.number().int().openapi({ example: 40 }),
   taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
@@ -262,7 +262,7 @@ const toDay = (d: RouteDay) => ({
 
 const SchoolDay = z
   .object({
-    date: z.string().openapi({ description: "The school-local day" }),
+    date: z.iso.date().openapi({ description: "The school-local day" }),
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
     holiday: z.boolean().openapi({ description: "A holiday cycle covers the date: no route runs" }),
     schoolDay: z.boolean().openapi({ description: "The school has school that day (for some level): routes may run" }),
@@ -322,7 +322,7 @@ const RouteRange = z
     days: z
       .array(
         z.object({
-          date: z.string().openapi({ description: "The school-local day" }),
+          date: z.iso.date().openapi({ description: "The school-local day" }),
           runs: z
             .boolean()
             .openapi({ description: "The route runs that day: one of its weekdays, a school day of its levels" }),

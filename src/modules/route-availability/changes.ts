@@ -41,7 +41,7 @@ const Record = RecordBase.extend({
   routeAvailabilityId: z.number().int(),
   routeId: z.number().int(),
   routeName: z.string(),
-  date: z.string().openapi({ example: "2027-03-01", description: "The school-local day" }),
+  date: z.iso.date().openapi({ example: "2027-03-01", description: "The school-local day" }),
   studentId: z.number().int(),
   studentName: z.string().openapi({ example: "Ana Gómez" }),
   kind: z

@@ -121,7 +121,7 @@ const FinalStatus = z
     direction: z.enum(["to_school", "home"]),
     vehicle: z.string().openapi({ description: "The vehicle's name" }),
     driverName: z.string().nullable(),
-    date: z.string().openapi({ description: "The school-local day" }),
+    date: z.iso.date().openapi({ description: "The school-local day" }),
     weekday: z.number().int(),
     runs: z.boolean().openapi({
       description:
@@ -162,13 +162,12 @@ const finalStatus = defineRoute({
     params: RouteParams,
     query: z.strictObject({
       ...DateQuery,
-      sinceVersion: z.coerce
-        .number()
-        .int()
-        .min(0)
-        .max(1_000_000)
-        .optional()
-        .openapi({ type: "integer", description: "Also answer what changed after this version" }),
+      sinceVersion: z.coerce.number().int().min(0).max(1_000_000).optional().openapi({
+        type: "integer",
+        minimum: 0,
+        maximum: 1_000_000,
+        description: "Also answer what changed after this version",
+      }),
       print: z
         .enum(["true", "false"])
         .optional()

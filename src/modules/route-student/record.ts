@@ -39,6 +39,7 @@ export const Weekdays = z
   .max(7)
   .refine((days) => new Set(days).size === days.length, zodMessage(m`Each weekday at most once`))
   .openapi({
+    uniqueItems: true,
     example: [1, 2, 3, 4, 5],
     description: "ISO weekdays (1 Monday .. 7 Sunday), each once, within the route's",
   });

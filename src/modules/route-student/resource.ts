@@ -33,7 +33,7 @@ import { schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
-import { Deleted, DeleteMany, integerString, recordId } from "../../lib/params";
+import { Deleted, DeleteMany, idFilter, integerString, recordId } from "../../lib/params";
 import { type Filter, filterConditions } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
@@ -58,24 +58,27 @@ const Id = recordId();
 
 export const filters = {
   route: {
-    schema: Id.optional().openapi({ description: "A route id: its riders", type: "integer" }),
+    schema: idFilter("A route id: its riders"),
     where: (_ctx, v) => eq(routeStudents.routeId, v),
     example: "1",
   } satisfies Filter<number>,
   student: {
-    schema: Id.optional().openapi({ description: "A student id: the routes they ride", type: "integer" }),
+    schema: idFilter("A student id: the routes they ride"),
     where: (_ctx, v) => eq(routeStudents.studentId, v),
     example: "1",
   } satisfies Filter<number>,
   stop: {
-    schema: Id.optional().openapi({ description: "A stop id: who boards or leaves there", type: "integer" }),
+    schema: idFilter("A stop id: who boards or leaves there"),
     where: (_ctx, v) => eq(routeStudents.stopId, v),
     example: "1",
   } satisfies Filter<number>,
   weekday: {
-    schema: integerString(z.number().int().min(1).max(7))
-      .optional()
-      .openapi({ description: "An ISO weekday (1 Monday .. 7 Sunday): who rides that day", type: "integer" }),
+    schema: integerString(z.number().int().min(1).max(7)).optional().openapi({
+      description: "An ISO weekday (1 Monday .. 7 Sunday): who rides that day",
+      type: "integer",
+      minimum: 1,
+      maximum: 7,
+    }),
     where: (_ctx, v) => sql`(${routeStudents.weekdays} & ${1 << (v - 1)}) <> 0`,
     example: "1",
   } satisfies Filter<number>,

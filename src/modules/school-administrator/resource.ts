@@ -221,6 +221,7 @@ const updateRoute = defineRoute({
   summary: "Update an administrator's name or email",
   access: role.write,
   audit: "school-administrator",
+  ifMatch: resource.ifMatch,
   errors: [409],
   examples: { 409: "Another user already has this value" },
   request: { params: IdParams, body: jsonBody(UpdateBody, "SchoolAdministratorUpdate") },

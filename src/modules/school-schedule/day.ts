@@ -24,7 +24,7 @@ const DEFAULT_TIME_LIMIT = 0;
 
 const SchoolDayAnswer = z
   .object({
-    date: z.string().openapi({ example: "2026-11-27", description: "The school-local day" }),
+    date: z.iso.date().openapi({ example: "2026-11-27", description: "The school-local day" }),
     level: Level,
     weekday: z.number().int().openapi({ description: "ISO weekday, 1 Monday .. 7 Sunday" }),
     timeZone: z.string().openapi({ example: "America/Mexico_City", description: "The school's IANA time zone" }),

@@ -27,7 +27,11 @@ export const LevelsInput = z
   .min(1)
   .max(LEVELS.length)
   .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
-  .openapi({ description: "The levels the school offers (at least one)", example: ["elementary", "middle"] });
+  .openapi({
+    uniqueItems: true,
+    description: "The levels the school offers (at least one)",
+    example: ["elementary", "middle"],
+  });
 
 /** The stored form: the levels in canonical order, whatever order the client sent. */
 export const storeLevels = (levels: readonly Level[]): Level[] => LEVELS.filter((l) => levels.includes(l));

@@ -14,6 +14,7 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { LANGUAGES } from "../../lib/language";
 import { m } from "../../lib/message";
+import { orNull } from "../../lib/nullable";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
@@ -44,7 +45,7 @@ export const SchoolRecord = RecordBase.extend({
     description: "Object key of the logo (PUT /api/v1/school/{id}/logo/signed-url gives URLs for it); null: none",
   }),
   addressId: z.number().int().nullable().openapi({ description: "The school's address (an address of the school)" }),
-  address: AddressRecord.nullable(),
+  address: orNull(AddressRecord),
 });
 
 export type School = z.infer<typeof SchoolRecord>;

@@ -13,37 +13,9 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
 import { columnsAs, contactOf, copyJoin, identity } from "../user/api";
-import { permissions } from "./permissions";
-import { Day, fields, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
+import { StudentGuardian, seesRestriction } from "./guardian-routes";
+import { fields, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
 import { ownChildField, readerContext } from "./visibility";
-
-const Guardian = z
-  .object({
-    id: z.number().int().openapi({ example: 1, description: "The guardian link's id" }),
-    parentId: z.number().int().openapi({ example: 1 }),
-    userId: z.number().int().openapi({ example: 4 }),
-    firstName: z.string(),
-    lastName: z.string(),
-    relationship: z.enum(["mother", "father", "guardian", "grandparent", "other"]),
-    canPickUp: z.boolean().openapi({ description: "May pick the student up" }),
-    canRequestChanges: z.boolean().openapi({ description: "May ask to change how the student goes home" }),
-    receivesNotifications: z.boolean().openapi({ description: "Gets the school's notifications about the student" }),
-    restricted: z.boolean().openapi({ description: "The school restricted this guardian (see restriction)" }),
-    restriction: z
-      .object({
-        reason: z.string().nullable().openapi({ description: "Why the school restricted them" }),
-        documentId: z
-          .number()
-          .int()
-          .nullable()
-          .openapi({ description: "A document behind it (a court order), if any" }),
-        from: Day.nullable().openapi({ description: "The first day it holds; null: from always" }),
-        until: Day.nullable().openapi({ description: "The last day it holds; null: until lifted" }),
-      })
-      .nullable()
-      .openapi({ description: "Shown to holders of student.read; null to others or when not restricted" }),
-  })
-  .openapi("StudentGuardian");
 
 const Detail = StudentRecord.extend({
   family: z
@@ -54,7 +26,9 @@ const Detail = StudentRecord.extend({
     })
     .nullable()
     .openapi({ description: "The student's family" }),
-  guardians: z.array(Guardian).openapi({ description: "The parents linked to the student, with what each may do" }),
+  guardians: z
+    .array(StudentGuardian)
+    .openapi({ description: "The parents linked to the student, with what each may do" }),
   trustedPeople: z
     .array(
       z
@@ -96,14 +70,22 @@ const detailFields = {
   family: sql<
     string | null
   >`(SELECT json_object('id', f.id, 'familyNumber', f.family_number, 'name', f.name) FROM family f WHERE f.id = "student"."family_id")`,
-  guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), g.schoolOf())} WHERE g.student_id = "student"."id")`,
+  guardians: sql<string>`(SELECT json_group_array(json_object('id', g.id, 'createdAt', g.created_at, 'updatedAt', g.updated_at, 'studentId', g.student_id, 'parentId', g.parent_id, 'userId', p.user_id, 'firstName', ${guardianName.firstName}, 'lastName', ${guardianName.lastName}, 'relationship', g.relationship, 'canPickUp', g.can_pick_up, 'canRequestChanges', g.can_request_changes, 'receivesNotifications', g.receives_notifications, 'restricted', g.restricted, 'reason', g.restriction_reason, 'documentId', g.restriction_document_id, 'from', g.restriction_from, 'until', g.restriction_until)) FROM guardian g INNER JOIN parent p ON p.id = g.parent_id INNER JOIN user u ON u.id = p.user_id ${copyJoin("gc", sql.raw("p.user_id"), g.schoolOf())} WHERE g.student_id = "student"."id")`,
   trustedPeople: trustedPeopleJson(students.id),
   trustedAddresses: trustedAddressesJson(students.id),
 };
 
 type GuardianJson = Omit<
-  z.infer<typeof Guardian>,
-  "restriction" | "canPickUp" | "canRequestChanges" | "receivesNotifications" | "restricted"
+  z.infer<typeof StudentGuardian>,
+  | "restriction"
+  | "canPickUp"
+  | "canRequestChanges"
+  | "receivesNotifications"
+  | "restricted"
+  | "restrictionReason"
+  | "restrictionDocumentId"
+  | "restrictionFrom"
+  | "restrictionUntil"
 > & {
   canPickUp: number;
   canRequestChanges: number;
@@ -121,12 +103,15 @@ export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeo
     .where(studentResource.scoped(ctx, eq(students.id, id), "read"))
     .first();
   if (!row) throw notFound(m`Student ${id} not found`);
-  const staff = ctx.can(permissions.read);
+  const staff = seesRestriction(ctx);
   // The sub-selects build these objects with exactly these keys.
   const guardianRows: GuardianJson[] = JSON.parse(row.guardians);
   const trustedPeople: ApprovedTrustedPerson[] = JSON.parse(row.trustedPeople);
   const guardianList = guardianRows.map((g) => ({
     id: g.id,
+    createdAt: g.createdAt,
+    updatedAt: g.updatedAt,
+    studentId: g.studentId,
     parentId: g.parentId,
     userId: g.userId,
     firstName: g.firstName,

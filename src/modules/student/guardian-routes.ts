@@ -7,9 +7,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
+import { columnsOf } from "../../db/query";
+import { Users, users } from "../../db/schema/core";
 import { Documents, documents } from "../../db/schema/document";
 import { Parents, parents } from "../../db/schema/parent";
-import { Guardians, Students, students } from "../../db/schema/student";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { SchoolPeople } from "../../db/schema/user";
 import { eq, isNull } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
@@ -20,25 +23,60 @@ import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/reso
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { type LinkFacts, type Redecision, redecide } from "../exit-permission/api";
+import { identity } from "../user/api";
 import { permissions } from "./permissions";
 
 const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
 const Relationship = z.enum(RELATIONSHIPS).openapi({ example: "mother" });
 const Day = z.iso.date().openapi({ example: "2026-12-01", description: "YYYY-MM-DD, inclusive" });
 
-const Record = RecordBase.extend({
+/**
+ * A guardian link as every operation answers it: the student detail's `guardians` and the link's
+ * own operations. The flat `restriction*` fields are what the link's operations answered before the
+ * link had this shape (they answered its row): kept there, optional, for the clients that read them.
+ */
+/** The flat restriction fields the link's operations answered before it had this shape. */
+const LEGACY = {
+  deprecated: true,
+  description:
+    "`restriction`'s field without the prefix (restrictionFrom: restriction.from), in the link's own answers",
+};
+
+export const StudentGuardian = RecordBase.extend({
+  id: z.number().int().min(1).openapi({ example: 1, description: "The guardian link's id" }),
   studentId: z.number().int().openapi({ example: 1 }),
   parentId: z.number().int().openapi({ example: 1 }),
+  userId: z.number().int().openapi({ example: 4 }),
+  firstName: z.string(),
+  lastName: z.string(),
   relationship: Relationship,
-  canPickUp: z.boolean(),
-  canRequestChanges: z.boolean(),
-  receivesNotifications: z.boolean(),
-  restricted: z.boolean(),
-  restrictionReason: z.string().nullable(),
-  restrictionDocumentId: z.number().int().nullable(),
-  restrictionFrom: Day.nullable(),
-  restrictionUntil: Day.nullable(),
-});
+  canPickUp: z.boolean().openapi({ description: "May pick the student up" }),
+  canRequestChanges: z.boolean().openapi({ description: "May ask to change how the student goes home" }),
+  receivesNotifications: z.boolean().openapi({ description: "Gets the school's notifications about the student" }),
+  restricted: z.boolean().openapi({ description: "The school restricted this guardian (see restriction)" }),
+  restriction: z
+    .object({
+      reason: z.string().nullable().openapi({ description: "Why the school restricted them" }),
+      documentId: z.number().int().nullable().openapi({ description: "A document behind it (a court order), if any" }),
+      from: Day.nullable().openapi({ description: "The first day it holds; null: from always" }),
+      until: Day.nullable().openapi({ description: "The last day it holds; null: until lifted" }),
+    })
+    .nullable()
+    .openapi({
+      description: "Shown to holders of student.read or guardian.restrict; null to others or when not restricted",
+    }),
+  restrictionReason: z.string().nullable().optional().openapi(LEGACY),
+  restrictionDocumentId: z.number().int().nullable().optional().openapi(LEGACY),
+  restrictionFrom: Day.nullable().optional().openapi(LEGACY),
+  restrictionUntil: Day.nullable().optional().openapi(LEGACY),
+}).openapi("StudentGuardian");
+
+/** Whether this caller sees a guardian's restriction: staff who read students, or who set restrictions. */
+export const seesRestriction = (ctx: Ctx) => ctx.can(permissions.read) || ctx.can(permissions.restrict);
+
+/** The guardian's name as this school knows it (src/modules/user/identity.ts). */
+const copy = SchoolPeople.alias("guardian_copy");
+const named = identity(users, copy.table);
 
 export const guardianResource = defineResource({
   name: "studentGuardian",
@@ -48,21 +86,43 @@ export const guardianResource = defineResource({
   tag: "People",
   scope: "school",
   data: Guardians,
-  record: Record,
-  toRecord: (_ctx, row) => ({
-    ...timestamps(row),
-    studentId: row.studentId,
-    parentId: row.parentId,
-    relationship: row.relationship,
-    canPickUp: row.canPickUp,
-    canRequestChanges: row.canRequestChanges,
-    receivesNotifications: row.receivesNotifications,
-    restricted: row.restricted,
-    restrictionReason: row.restrictionReason,
-    restrictionDocumentId: row.restrictionDocumentId,
-    restrictionFrom: row.restrictionFrom,
-    restrictionUntil: row.restrictionUntil,
-  }),
+  record: StudentGuardian,
+  view: {
+    fields: { ...columnsOf(guardians), userId: parents.userId, firstName: named.firstName, lastName: named.lastName },
+    join: (q) =>
+      q
+        .join(Parents, eq(parents.id, guardians.parentId))
+        .join(Users, eq(users.id, parents.userId))
+        .join(copy, eq(copy.table.userId, parents.userId), "left"),
+  },
+  toRecord: (ctx, row) => {
+    const shown = seesRestriction(ctx) && row.restricted;
+    return {
+      ...timestamps(row),
+      studentId: row.studentId,
+      parentId: row.parentId,
+      userId: row.userId,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      relationship: row.relationship,
+      canPickUp: row.canPickUp,
+      canRequestChanges: row.canRequestChanges,
+      receivesNotifications: row.receivesNotifications,
+      restricted: row.restricted,
+      restriction: shown
+        ? {
+            reason: row.restrictionReason,
+            documentId: row.restrictionDocumentId,
+            from: row.restrictionFrom,
+            until: row.restrictionUntil,
+          }
+        : null,
+      restrictionReason: shown ? row.restrictionReason : null,
+      restrictionDocumentId: shown ? row.restrictionDocumentId : null,
+      restrictionFrom: shown ? row.restrictionFrom : null,
+      restrictionUntil: shown ? row.restrictionUntil : null,
+    };
+  },
   conflictMessage: m`This parent is already a guardian of this student`,
 });
 const resource = guardianResource;
@@ -136,6 +196,11 @@ const redecided = new WeakMap<object, Redecision>();
 async function prepare(ctx: Ctx, key: object, linkId: number, link: Partial<LinkFacts> | null) {
   redecided.set(key, await redecide(ctx, { fact: "guardian", linkId, link }));
 }
+
+export const getGuardian = resource.get({
+  access: permissions.read,
+  summary: "Get a guardian link by id (its ETag is what an update's If-Match names)",
+});
 
 const updated = resource.update({
   access: permissions.write,

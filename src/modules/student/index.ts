@@ -27,6 +27,7 @@ export default defineModule({
         x.deleteStudent,
         x.restoreStudentOperation,
         g.addGuardian,
+        g.getGuardian,
         g.updateGuardian,
         g.removeGuardian,
         g.restrictGuardian,

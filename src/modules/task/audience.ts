@@ -44,7 +44,11 @@ export const audienceFields = {
     .max(LEVELS.length)
     .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
     .optional()
-    .openapi({ example: ["elementary"], description: "Levels: the families of their active students" }),
+    .openapi({
+      uniqueItems: true,
+      example: ["elementary"],
+      description: "Levels: the families of their active students",
+    }),
   roleIds: idList({ max: 20, what: "Role" })
     .optional()
     .openapi({ example: [4], description: "Roles: every holder in the school (each one a recipient)" }),

@@ -22,6 +22,7 @@ import { eq, lt, not, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
+import { orNull } from "../../lib/nullable";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { actedFor, actingFor } from "../delegate/api";
 import { permissions } from "./permissions";
@@ -125,7 +126,7 @@ export const TaskRecord = RecordBase.extend({
   title: z.string().openapi({ example: "Field trip permission slip", description: "What families are asked to do" }),
   description: z.string().nullable().openapi({ description: "The details, line breaks kept; null if none" }),
   dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
-  attachment: Attachment.nullable(),
+  attachment: orNull(Attachment),
   requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment of its session" }),
   sessionId: z.number().int().nullable().openapi({ description: "Its appointment session, if any" }),
   status: z.enum(TASK_STATUSES).openapi({
@@ -139,8 +140,8 @@ export const TaskRecord = RecordBase.extend({
   remindedAt: z.iso.datetime().nullable().openapi({ description: "When the last reminder was sent" }),
   slug: z.string().openapi({ description: "The public page's key: GET /api/v1/pending/public?slug=" }),
   createdBy: z.number().int().nullable(),
-  audience: Audience.nullable().openapi({ description: "Whom it was sent to (task.manage only; null otherwise)" }),
-  counts: Counts.nullable().openapi({ description: "The recipients' states (task.manage only; null otherwise)" }),
+  audience: orNull(Audience).openapi({ description: "Whom it was sent to (task.manage only; null otherwise)" }),
+  counts: orNull(Counts).openapi({ description: "The recipients' states (task.manage only; null otherwise)" }),
 });
 export type TaskRecordOf = z.output<typeof TaskRecord>;
 
@@ -192,7 +193,7 @@ export const CopyRecord = z
     title: z.string().openapi({ description: "The task's title" }),
     description: z.string().nullable().openapi({ description: "The task's details; null if none" }),
     dueDate: Day.nullable().openapi({ description: "School-local day it is due (null: none)" }),
-    attachment: Attachment.nullable(),
+    attachment: orNull(Attachment),
     requiresAppointment: z.boolean().openapi({ description: "Completed by booking an appointment of its session" }),
     sessionId: z.number().int().nullable().openapi({ description: "Its appointment session, if any" }),
     slug: z.string().openapi({ description: "The task's public page's key: GET /api/v1/pending/public?slug=" }),

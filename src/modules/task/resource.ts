@@ -280,6 +280,8 @@ export const createTaskOperation = operation(createRoute, createTask);
 
 export const updateTask = task.update({
   access: permissions.manage,
+  // If-Match names the ETag of GET /pending/{id}: the task with the caller's copies.
+  read: (ctx, { id }) => getTask(ctx, { params: { id } }),
   input: z.object({
     title: Title.optional(),
     description: Description.nullable().optional(),

@@ -28,7 +28,11 @@ const Subjects = z
   .array(Subject)
   .max(20)
   .refine((s) => new Set(s).size === s.length, zodMessage(m`Each subject once`))
-  .openapi({ description: "Up to 20 subjects of at most 50 characters, each once", example: ["Math", "Physics"] });
+  .openapi({
+    uniqueItems: true,
+    description: "Up to 20 subjects of at most 50 characters, each once",
+    example: ["Math", "Physics"],
+  });
 
 const Record = RecordBase.extend({
   ...PersonRecord,

@@ -33,6 +33,7 @@ import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import type { IfMatch } from "../../lib/if-match";
 import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
 import { type Filter, IdParams, nonEmpty } from "../../lib/resource";
@@ -216,6 +217,8 @@ export interface StaffResource<T extends ProfileTable, Row, Rec> {
   toRecord(ctx: Ctx, row: Row): Rec;
   scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
   writes: { update(ctx: Ctx, id: number, set: SetValues<T>): Statement[] };
+  /** What an update's If-Match is checked against (src/lib/route.ts). */
+  ifMatch: IfMatch;
 }
 
 /** 409 for a taken employee number, when that is what a unique index refused. */
@@ -469,6 +472,7 @@ export function staffOperations<T extends ProfileTable, Row, Rec, S extends z.Zo
     audit: spec.entity,
     errors: [409],
     examples: { 409: "Employee number E-042 is already used in this school" },
+    ifMatch: resource.ifMatch,
     request: { params: IdParams, body: jsonBody(UpdateBody, `${Name}Update`) },
     responses: { 204: noContent },
   });

@@ -17,6 +17,7 @@ import { RouteStudents, Routes, routeStudents, routes, Transports, transports } 
 import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
+import { orNull } from "../../lib/nullable";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
 import { daysOf } from "../../lib/weekdays";
@@ -52,7 +53,7 @@ const Ride = z
       })
       .openapi({ description: "The route the child rides" }),
     weekdays: z.array(Weekday).openapi({ description: "The weekdays the child rides it", example: [1, 3, 5] }),
-    stop: RouteStop.nullable().openapi({ description: "Where the child boards (to school) or leaves (home)" }),
+    stop: orNull(RouteStop).openapi({ description: "Where the child boards (to school) or leaves (home)" }),
     stops: z.array(RouteStop).openapi({ description: "Every stop of the route, in order" }),
     vehicle: z
       .object({

@@ -42,13 +42,21 @@ const Weekdays = z
   .min(1)
   .max(7)
   .refine((v) => new Set(v).size === v.length, zodMessage(m`Each weekday at most once`))
-  .openapi({ example: [1, 2, 3, 4, 5], description: "The ISO weekdays it runs (1 Monday .. 7 Sunday)" });
+  .openapi({
+    uniqueItems: true,
+    example: [1, 2, 3, 4, 5],
+    description: "The ISO weekdays it runs (1 Monday .. 7 Sunday)",
+  });
 
 const Levels = z
   .array(z.enum(LEVELS))
   .max(LEVELS.length)
   .refine((v) => new Set(v).size === v.length, zodMessage(m`Each level at most once`))
-  .openapi({ example: ["elementary"], description: "Levels of the school it serves; empty or absent: every level" });
+  .openapi({
+    uniqueItems: true,
+    example: ["elementary"],
+    description: "Levels of the school it serves; empty or absent: every level",
+  });
 
 const StopInput = z
   .strictObject({

@@ -32,7 +32,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
-import { idFilter } from "../../lib/params";
+import { idFilter, recordId } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { defineResource, type Filter, RecordBase, type Rule, timestamps } from "../../lib/resource";
 import { type InputOf, operation } from "../../lib/route";
@@ -125,7 +125,10 @@ const fields = {
   seats: Seats,
   driverName: text({ max: 100 }).nullable().optional().openapi({ example: "Dora Driver" }),
   driverPhone: Phone.nullable().optional(),
-  driverUserId: idFilter("A user of this school who drives it: given the driver role if they lack it").nullable(),
+  driverUserId: recordId()
+    .nullable()
+    .optional()
+    .openapi({ description: "A user of this school who drives it: given the driver role if they lack it" }),
   status: Status.optional().openapi({ description: "Default active" }),
 };
 

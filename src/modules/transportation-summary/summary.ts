@@ -18,6 +18,7 @@ import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
+import { orNull } from "../../lib/nullable";
 import { Listing, type PageInput, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -72,7 +73,7 @@ const PermissionRef = z
       .openapi({ description: "The permission's kind" }),
     reason: z.string().nullable().openapi({ description: "Why, as the family or the school wrote it" }),
     fixedId: z.number().int().nullable().openapi({ description: "The fixed (weekly) permission it was made from" }),
-    route: RouteStop.nullable().openapi({ description: "A route change's route and stop" }),
+    route: orNull(RouteStop).openapi({ description: "A route change's route and stop" }),
     trustedAddress: z
       .object({
         id: z.number().int().openapi({ description: "The trusted address's id" }),
@@ -80,7 +81,7 @@ const PermissionRef = z
       })
       .nullable()
       .openapi({ description: "A route change to a trusted address" }),
-    collector: Collector.nullable().openapi({ description: "Who collects the child on an auto pickup" }),
+    collector: orNull(Collector).openapi({ description: "Who collects the child on an auto pickup" }),
   })
   .openapi("SummaryPermission", { description: "The confirmed permission that changes a student's usual way home" });
 
@@ -94,13 +95,13 @@ const SummaryStudent = z
       description:
         "route: their usual home route; family: no route that day (collected by the family); else the confirmed permission's kind",
     }),
-    route: RouteStop.nullable().openapi({ description: "The route they ride home that day, or null" }),
-    usualRoute: RouteStop.extend({
-      suspended: z.boolean().openapi({ description: "Whether their ride is suspended that day" }),
-    })
-      .nullable()
-      .openapi({ description: "Their home route on that weekday, whether or not they ride it that day" }),
-    permission: PermissionRef.nullable().openapi({
+    route: orNull(RouteStop).openapi({ description: "The route they ride home that day, or null" }),
+    usualRoute: orNull(
+      RouteStop.extend({
+        suspended: z.boolean().openapi({ description: "Whether their ride is suspended that day" }),
+      }),
+    ).openapi({ description: "Their home route on that weekday, whether or not they ride it that day" }),
+    permission: orNull(PermissionRef).openapi({
       description: "The confirmed permission that changes the usual way",
     }),
     dismissal: z.string().nullable().openapi({ description: "The level's dismissal that day, school-local HH:mm" }),
@@ -120,7 +121,7 @@ const Counts = z
   .openapi("SummaryCounts");
 
 const Summary = pageOf(SummaryStudent, "TransportationSummaryPage").extend({
-  date: z.string().openapi({ description: "The school-local date summarised" }),
+  date: z.iso.date().openapi({ description: "The school-local date summarised" }),
   weekday: z.number().int(),
   schoolDay: z.boolean().openapi({ description: "false on a holiday or a weekday without school: nobody goes home" }),
   holiday: z.boolean().openapi({ description: "Whether the date is in one of the school's holiday cycles" }),
@@ -298,7 +299,7 @@ const PendingItem = PermissionRef.extend({
     )
     .nullable()
     .openapi({ description: "needs_review: the rules it fails, as written when the day was made; null otherwise" }),
-  date: z.string().openapi({ description: "The school-local day it is for" }),
+  date: z.iso.date().openapi({ description: "The school-local day it is for" }),
   student: z
     .object({
       id: z.number().int(),

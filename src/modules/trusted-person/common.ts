@@ -19,7 +19,7 @@ import { inList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
-import { recordId } from "../../lib/params";
+import { idFilter } from "../../lib/params";
 import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
@@ -214,7 +214,7 @@ export const notPending = (label: Message, id: number) => (state: string) =>
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn): Filter<number> => ({
-  schema: recordId().optional().openapi({ description: "A student id", type: "integer" }),
+  schema: idFilter("A student id"),
   where: (_ctx, v) => eq(column, v),
   example: "1",
 });

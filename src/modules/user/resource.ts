@@ -4,14 +4,14 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { Roles, roles } from "../../db/schema/core";
+import { Roles, roles, users } from "../../db/schema/core";
 import { eq } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
 import { notFound, say } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
-import { Deleted, DeleteMany } from "../../lib/params";
+import { Deleted, DeleteMany, idList } from "../../lib/params";
 import { Phone } from "../../lib/phone";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
@@ -254,7 +254,7 @@ export const getShareUrl = operation(
   (ctx) => shareLink(ctx),
 );
 
-const Ids = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_RECIPIENTS);
+const Ids = idList({ max: MAX_RECIPIENTS, what: "User" });
 
 export const deleteUsers = operation(
   defineRoute({
@@ -408,9 +408,7 @@ const CreateBody = z.strictObject({
   lastName: LastName.optional(),
   email: Email.nullable().optional(),
   language: Language.optional(),
-  roleIds: z
-    .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-    .max(10)
+  roleIds: idList({ min: 0, max: 10, what: "Role" })
     .optional()
     .openapi({ description: "Roles to give here (default none: a pending member)" }),
 });
@@ -473,6 +471,8 @@ export const updateUser = operation(
     summary: "Update a person's name, email, language or status",
     access: user.write,
     audit: "user",
+    // The person as GET /user/{id} answers them; the writes guarded by the user row's updated_at.
+    ifMatch: { label: m`User`, read: (ctx, { id }) => getMember(ctx, id), table: users },
     errors: [409, 422],
     examples: {
       409: "Another user already has this value",
@@ -514,8 +514,8 @@ const Delegation = z.object({
   id: z.number().int().openapi({ description: "The delegation's id" }),
   parentId: z.number().int().openapi({ description: "The parent profile the delegate acts for" }),
   userId: z.number().int().openapi({ description: "The delegate's user id" }),
-  validFrom: z.string().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
-  validUntil: z.string().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
+  validFrom: z.iso.date().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
+  validUntil: z.iso.date().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
 });
 
 const Profile = z

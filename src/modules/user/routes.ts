@@ -20,8 +20,8 @@ const ActsFor = z
     userId: z.number().int().openapi({ description: "The parent's user id" }),
     firstName: z.string().openapi({ description: "The parent's first name" }),
     lastName: z.string().openapi({ description: "The parent's last name" }),
-    validFrom: z.string().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
-    validUntil: z.string().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
+    validFrom: z.iso.date().openapi({ example: "2026-11-23", description: "The first day it holds (school-local)" }),
+    validUntil: z.iso.date().openapi({ example: "2026-11-30", description: "The last day it holds (school-local)" }),
   })
   .openapi("ActsFor");
 
