@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts"];
+const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts", "test/node/cors-browser.test.ts"];
 
 // wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
 // dev`; the tests pin their bindings below. Its warnings and errors still show.
