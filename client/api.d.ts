@@ -4935,7 +4935,17 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "error";
-            /** @description The dependencies that are up */
+            /**
+             * @description The dependencies that are up
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       },
+             *       "storage": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
             info: {
                 [key: string]: {
                     /**
@@ -4947,7 +4957,10 @@ export interface components {
                     message?: string;
                 };
             } | null;
-            /** @description The dependencies that are down */
+            /**
+             * @description The dependencies that are down (with why)
+             * @example {}
+             */
             error: {
                 [key: string]: {
                     /**
@@ -4959,7 +4972,17 @@ export interface components {
                     message?: string;
                 };
             } | null;
-            /** @description Every dependency, by name */
+            /**
+             * @description Every dependency, by name: `database` (D1 or libSQL), `storage` (R2)
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       },
+             *       "storage": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
             details: {
                 [key: string]: {
                     /**
@@ -10983,6 +11006,16 @@ export interface components {
              */
             deadline: string | null;
         };
+        /**
+         * @description A rule the ask did not pass: its code, why, and the facts behind it as further fields
+         * @example {
+         *       "code": "too-late",
+         *       "message": "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+         *       "date": "2026-11-27",
+         *       "deadline": "2026-11-27T13:00:00-06:00",
+         *       "dismissal": "15:00"
+         *     }
+         */
         ExitPermissionRuleFailure: {
             /**
              * @description The rule, stable across versions and languages
@@ -12110,6 +12143,16 @@ export interface components {
                 failures: components["schemas"]["InvitationRuleFailure"][] | null;
             }[];
         };
+        /**
+         * @description A rule the child's exit permission did not pass: its code, why, and the facts behind it as further fields
+         * @example {
+         *       "code": "too-late",
+         *       "message": "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+         *       "date": "2026-11-27",
+         *       "deadline": "2026-11-27T13:00:00-06:00",
+         *       "dismissal": "15:00"
+         *     }
+         */
         InvitationRuleFailure: {
             /** @description The rule that failed, stable across versions and languages */
             code: string;
@@ -15375,7 +15418,19 @@ export interface components {
              * @example update
              */
             action: string;
-            /** @description The fields that changed, with old and new values */
+            /**
+             * @description The fields that changed, by field name, with old and new values
+             * @example {
+             *       "name": {
+             *         "old": "Field trip form",
+             *         "new": "Field trip permission"
+             *       },
+             *       "dueDate": {
+             *         "old": null,
+             *         "new": "2026-12-04"
+             *       }
+             *     }
+             */
             changes: {
                 [key: string]: components["schemas"]["AuditChange"];
             };
@@ -15597,7 +15652,35 @@ export interface components {
             token: string | null;
             /** @description The topic a change was to (null: a message) */
             topic: string | null;
-            /** @description The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }` */
+            /**
+             * @description The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }`
+             * @example {
+             *       "message": {
+             *         "token": "fcm-token-of-the-device",
+             *         "notification": {
+             *           "title": "Route change confirmed",
+             *           "body": "Ana goes home on route North 2 today"
+             *         },
+             *         "data": {
+             *           "notificationId": "42",
+             *           "category": "transport"
+             *         },
+             *         "android": {
+             *           "priority": "NORMAL"
+             *         },
+             *         "apns": {
+             *           "headers": {
+             *             "apns-priority": "5"
+             *           },
+             *           "payload": {
+             *             "aps": {
+             *               "sound": "default"
+             *             }
+             *           }
+             *         }
+             *       }
+             *     }
+             */
             payload: {
                 [key: string]: unknown;
             };
@@ -15639,7 +15722,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -15706,7 +15789,7 @@ export interface operations {
                 version?: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -16541,7 +16624,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -16904,7 +16987,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -17040,7 +17123,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -17095,7 +17178,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -17244,7 +17327,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -18780,7 +18863,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -18922,7 +19005,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -19247,7 +19330,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -19728,7 +19811,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -20048,7 +20131,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -20383,7 +20466,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -20514,7 +20597,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -20866,7 +20949,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -21147,7 +21230,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -21472,7 +21555,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -21603,7 +21686,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -22337,7 +22420,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -22672,7 +22755,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -22803,7 +22886,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -23153,7 +23236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -23253,7 +23336,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -23607,7 +23690,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -23942,7 +24025,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -24073,7 +24156,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -24387,7 +24470,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -24864,7 +24947,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -25199,7 +25282,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -25330,7 +25413,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -25670,7 +25753,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -26005,7 +26088,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -26595,7 +26678,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -26930,7 +27013,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -27501,7 +27584,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -27836,7 +27919,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -28411,7 +28494,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -28746,7 +28829,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -29179,7 +29262,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -29504,7 +29587,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -30478,7 +30561,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -30803,7 +30886,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -30934,7 +31017,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -31065,7 +31148,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -31736,7 +31819,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -32259,7 +32342,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -32584,7 +32667,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -32715,7 +32798,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -33257,7 +33340,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -33595,7 +33678,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -33920,7 +34003,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -34051,7 +34134,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -34596,7 +34679,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -34727,7 +34810,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -35083,7 +35166,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -35408,7 +35491,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -35841,7 +35924,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -35972,7 +36055,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -36110,7 +36193,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -36637,7 +36720,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -36962,7 +37045,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -37093,7 +37176,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -37426,7 +37509,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -38232,7 +38315,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -38567,7 +38650,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -38698,7 +38781,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -39021,7 +39104,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -39356,7 +39439,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -39487,7 +39570,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -39808,7 +39891,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -40116,7 +40199,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -40254,7 +40337,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -40730,7 +40813,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -41065,7 +41148,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -41196,7 +41279,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -41536,7 +41619,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -41871,7 +41954,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -42002,7 +42085,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -42329,7 +42412,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -42664,7 +42747,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -42795,7 +42878,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -43118,7 +43201,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -43254,7 +43337,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -43589,7 +43672,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -43720,7 +43803,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -44043,7 +44126,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -44383,7 +44466,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -44521,7 +44604,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -44652,7 +44735,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -44975,7 +45058,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -45290,7 +45373,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -45411,7 +45494,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -45921,7 +46004,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -46256,7 +46339,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -46387,7 +46470,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -46710,7 +46793,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -47035,7 +47118,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -47166,7 +47249,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -48665,7 +48748,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -48980,7 +49063,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -49101,7 +49184,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -49440,7 +49523,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -49748,7 +49831,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -49876,7 +49959,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -49997,7 +50080,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -50678,7 +50761,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -50821,7 +50904,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -51126,7 +51209,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -51247,7 +51330,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -51860,7 +51943,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -51995,7 +52078,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -52142,7 +52225,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -52281,7 +52364,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -52586,7 +52669,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -52707,7 +52790,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -53164,7 +53247,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -53403,7 +53486,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -53535,7 +53618,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -53840,7 +53923,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -53961,7 +54044,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -54274,7 +54357,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -54593,7 +54676,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -56057,7 +56140,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -56185,7 +56268,7 @@ export interface operations {
                 slug: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -56323,7 +56406,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -56451,7 +56534,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -57399,7 +57482,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -57815,7 +57898,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -58229,7 +58312,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -58440,7 +58523,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -58583,7 +58666,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -59032,7 +59115,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -59337,7 +59420,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -59458,7 +59541,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -60061,7 +60144,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -60359,7 +60442,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -60493,7 +60576,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -60798,7 +60881,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -60919,7 +61002,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -61260,7 +61343,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -61698,7 +61781,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -62221,7 +62304,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -62555,7 +62638,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -62676,7 +62759,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -62971,7 +63054,7 @@ export interface operations {
                 slug: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -63111,7 +63194,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -63426,7 +63509,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -63547,7 +63630,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -64952,7 +65035,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -65257,7 +65340,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -65632,7 +65715,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -65759,7 +65842,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -65891,7 +65974,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -66034,7 +66117,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -66349,7 +66432,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -66470,7 +66553,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -68211,7 +68294,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -68340,7 +68423,7 @@ export interface operations {
                 slug: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -68480,7 +68563,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -68843,7 +68926,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -68964,7 +69047,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -69171,7 +69254,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -70866,7 +70949,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -71181,7 +71264,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -71302,7 +71385,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -71990,7 +72073,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -72295,7 +72378,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -72416,7 +72499,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -72741,7 +72824,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -73020,7 +73103,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -73325,7 +73408,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -73914,7 +73997,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -74057,7 +74140,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -74202,7 +74285,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -74537,7 +74620,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -74668,7 +74751,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -75016,7 +75099,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -75154,7 +75237,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -75294,7 +75377,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -75630,7 +75713,7 @@ export interface operations {
                 kind: "terms" | "privacy";
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -75749,7 +75832,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -75880,7 +75963,7 @@ export interface operations {
             header?: {
                 /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
                 "X-School-Id"?: number;
-                /** @description The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing */
+                /** @description The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed since, the update is a 412 and changes nothing */
                 "if-match"?: string;
             };
             path: {
@@ -76658,7 +76741,7 @@ export interface operations {
                 to: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -76746,7 +76829,7 @@ export interface operations {
                 topic?: string;
             };
             header?: {
-                /** @description The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body. */
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
                 "If-None-Match"?: string;
             };
             path?: never;

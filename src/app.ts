@@ -244,6 +244,10 @@ export function createApp(options: AppOptions) {
       title: "School API",
       baseUrl: `${DOCS_ASSETS}/${swaggerUiVersion}`,
       validatorUrl: "none",
+      // A filter box over the tags (300 operations), and a link per operation (`#/Tag/operationId`)
+      // that opens it.
+      filter: true,
+      deepLinking: true,
     }),
   );
 

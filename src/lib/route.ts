@@ -31,7 +31,14 @@ export const TAGS = [
   { name: "Schools", description: "Schools, configurations, schedules, holiday cycles" },
   { name: "Groups", description: "Classes and their members" },
   { name: "Transport", description: "Vehicles, routes, availability, rules and the daily summary" },
-  { name: "Permissions and tasks", description: "Access control, exit permissions, tasks, appointments" },
+  {
+    name: "Access control",
+    description: "The catalogue of permissions roles are made of (roles and who has them: People)",
+  },
+  {
+    name: "Permissions and tasks",
+    description: "Exit permissions (how a child goes home today), tasks for parents, appointments",
+  },
   { name: "Communication", description: "Notifications, device tokens, events, invitations, lost articles" },
   { name: "Documents", description: "Documents with signed URLs, legal documents, exports" },
   { name: "Operations", description: "Health, version, bulk processes, cron history" },
@@ -59,7 +66,12 @@ const SCHOOL_HEADER = {
   schema: { type: "integer" as const, minimum: 1 },
 };
 
-/** Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). */
+/**
+ * Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). No `example`, here or
+ * on the other request headers a client fills from what it holds (If-None-Match, If-Match): the
+ * docs page's "Try it out" pre-fills examples, and one fixed key sent with every write made each
+ * later write of that user a 422 for a day (test/openapi-examples.test.ts).
+ */
 const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",
   in: "header" as const,
@@ -69,7 +81,7 @@ const IDEMPOTENCY_HEADER = {
     "of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request " +
     "is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII " +
     "characters, e.g. a UUID.",
-  schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "5f0c7a52-3d1e-4b8e-9a55-0d2f4c1e7b21" },
+  schema: { type: "string" as const, minLength: 1, maxLength: 255 },
 };
 
 /** Cheap refreshes of a GET's JSON answer (src/lib/etag.ts). */
@@ -77,8 +89,10 @@ const IF_NONE_MATCH_HEADER = {
   name: "If-None-Match",
   in: "header" as const,
   required: false,
-  description: "The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body.",
-  schema: { type: "string" as const, example: 'W/"3f9a1c07b2e4d865"' },
+  description:
+    'The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer ' +
+    "is a 304 with no body.",
+  schema: { type: "string" as const },
 };
 
 const ETAG_HEADER = {
@@ -192,7 +206,7 @@ const NO_QUERY = zod.strictObject({});
 /**
  * @example
  * export const getPermission = defineRoute({
- *   method: "get", path: "/api/v1/permission/{id}", tag: "Permissions and tasks",
+ *   method: "get", path: "/api/v1/permission/{id}", tag: "Access control",
  *   operationId: "getPermission", summary: "Get a permission by id", access: permissions.read,
  *   request: { params: IdParams }, responses: { 200: json(PermissionSchema, "The permission") },
  * });

@@ -27,8 +27,9 @@ export const IfMatchHeaders = z.object({
     .openapi({
       param: { name: "if-match", in: "header" },
       description:
-        "The `ETag` of the record as you read it: when the record has changed since, the update is a 412 and changes nothing",
-      example: 'W/"3f9a1c07b2e4d865"',
+        'The `ETag` of the record as you read it (e.g. `W/"3f9a1c07b2e4d865"`): when the record has changed ' +
+        "since, the update is a 412 and changes nothing",
+      // No `example`: the docs page's "Try it out" would send it with every update (a 412).
     }),
 });
 
