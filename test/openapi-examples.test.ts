@@ -8,7 +8,9 @@
  *   date-time field is one;
  * - "Try it out" pre-fills a header parameter with its example: the headers a client fills from what
  *   it holds (`Idempotency-Key`, `If-Match`, `If-None-Match`) have none, so the page never sends one
- *   fixed key with every write (each later write of that user a 422 for a day) nor a stale tag.
+ *   fixed key with every write (each later write of that user a 422 for a day) nor a stale tag;
+ * - the access-control catalogue (`/api/v1/permission`) is a tag of its own, apart from the exit
+ *   permissions a parent asks for.
  */
 import { describe, expect, it } from "vitest";
 import { makeTestApp } from "./helpers";
@@ -30,6 +32,7 @@ type Media = { schema?: Schema; example?: unknown; examples?: unknown };
 type Parameter = { name: string; in: string; example?: unknown; examples?: unknown; schema?: Schema };
 type Operation = {
   operationId: string;
+  tags?: string[];
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, Media> };
   responses?: Record<string, { content?: Record<string, Media> }>;
@@ -149,5 +152,14 @@ describe("the document's examples, as the docs page uses them", () => {
     );
     expect(declared.length).toBeGreaterThan(100);
     expect(filled).toEqual([]);
+  });
+
+  it("group the permission catalogue apart from exit permissions", () => {
+    const tagsOf = (prefix: string) =>
+      new Set(
+        operations.filter(({ where }) => where.split(" ")[1]?.startsWith(prefix)).flatMap(({ op }) => op.tags ?? []),
+      );
+    expect([...tagsOf("/api/v1/permission")]).toEqual(["Access control"]);
+    expect(tagsOf("/api/v1/exit-permission").has("Access control")).toBe(false);
   });
 });
