@@ -19,7 +19,15 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
-import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
+import {
+  CONTENT_LANGUAGE,
+  errorResponses,
+  headerRef,
+  isProblemStatus,
+  type ProblemCase,
+  type ProblemStatus,
+  say,
+} from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
 import { Message, m } from "./message";
 import { Listing, type Page } from "./pagination";
@@ -94,6 +102,45 @@ const IF_NONE_MATCH_HEADER = {
     "is a 304 with no body.",
   schema: { type: "string" as const },
 };
+
+/**
+ * The language of the texts for people in an answer (src/lib/language.ts). Every operation takes it:
+ * declared once among the document's components (src/app.ts registers it) and referenced.
+ */
+export const ACCEPT_LANGUAGE = {
+  name: "Accept-Language",
+  in: "header" as const,
+  required: false,
+  description:
+    "The language of the texts for people in the answer (problems, labels, file names and headers): es or en, " +
+    "q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else " +
+    "English. `content-language` says which.",
+  schema: { type: "string" as const, maxLength: 200 },
+};
+
+/**
+ * A kept answer given again (src/middleware/idempotency.ts). Written out on each answer, not
+ * referenced: it is optional, and a typed client takes a referenced header as required.
+ */
+const REPLAYED_HEADER = {
+  "idempotent-replayed": {
+    description: "`true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again)",
+    required: false,
+    schema: { type: "string" as const, enum: ["true"] },
+  },
+};
+
+/** What a file download (an Excel export, a PDF) says of itself. */
+const FILE_HEADERS = { "content-disposition": headerRef("ContentDisposition"), ...CONTENT_LANGUAGE };
+
+/**
+ * Media types of the files the API writes in the request's language: an Excel file (src/lib/xlsx.ts's
+ * XLSX_TYPE, written out: that module brings the zip writer), a PDF.
+ */
+const LOCALISED_FILES = new Set([
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/pdf",
+]);
 
 const ETAG_HEADER = {
   ETag: {
@@ -255,7 +302,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   const sorted = [...statuses].sort((a, b) => a - b);
   const cacheable = answersETag({ method: route.method, responses });
   const ok = responses?.[200];
-  const cached =
+  const cached: NonNullable<RouteConfig["responses"]> =
     cacheable && ok && "content" in ok
       ? {
           200: { ...ok, headers: { ...ETAG_HEADER, ...("headers" in ok ? ok.headers : {}) } },
@@ -272,16 +319,20 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
       ...(access === "public" || access === "user" ? [] : [SCHOOL_HEADER]),
       ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
       ...(cacheable ? [IF_NONE_MATCH_HEADER] : []),
+      { $ref: "#/components/parameters/AcceptLanguage" },
     ],
-    responses: {
-      ...responses,
-      ...cached,
-      ...errorResponses(
-        sorted,
-        problemCases({ ...route, access, module, request, idempotent, examples, labels }),
-        route.path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
-      ),
-    },
+    responses: answerHeaders(
+      {
+        ...responses,
+        ...cached,
+        ...errorResponses(
+          sorted,
+          problemCases({ ...route, access, module, request, idempotent, examples, labels }),
+          route.path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
+        ),
+      },
+      idempotent,
+    ),
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
@@ -293,6 +344,27 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   const own = new Set<ProblemStatus>([409, 422, 429]);
   const unexampled = errors.filter((s) => own.has(s) && !Object.hasOwn(examples, s));
   return Object.assign(created, { [GUARD]: { access, scope, module }, [CONTEXT]: context, [UNEXAMPLED]: unexampled });
+}
+
+/**
+ * The headers an operation's answers carry beyond their own, declared so a typed client types them:
+ * a file's name and language; on a route that takes `Idempotency-Key`, `idempotent-replayed` on
+ * every answer that may be a kept one (all but those refused before the key is claimed: no or bad
+ * credentials, no permission, a body too large or not JSON, a rate limit). A problem's
+ * `content-language` comes with it (src/lib/errors.ts).
+ */
+function answerHeaders(responses: NonNullable<RouteConfig["responses"]>, idempotent: boolean) {
+  const beforeTheKey = new Set(["401", "403", "413", "415", "429"]);
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => {
+      if ("$ref" in answer) return [status, answer];
+      const file = Object.keys(answer.content ?? {}).some((type) => LOCALISED_FILES.has(type)) && status < "300";
+      const replay = idempotent && status < "500" && !beforeTheKey.has(status);
+      if (!file && !replay) return [status, answer];
+      const headers = { ...(file ? FILE_HEADERS : {}), ...(replay ? REPLAYED_HEADER : {}), ...answer.headers };
+      return [status, { ...answer, headers }];
+    }),
+  );
 }
 
 /** The school and the record id the document's examples name. */
