@@ -109,6 +109,22 @@ export class StartupFilter {
   }
 }
 
+/** The environment `wrangler dev` runs with, from the developer's. */
+export function serverEnv<E extends Record<string, string | undefined>>(env: E, tty: boolean) {
+  return {
+    // Miniflare fetches a sample `request.cf` from workers.cloudflare.com at start (cached 30 days);
+    // offline it prints a stack trace (`getaddrinfo ENOTFOUND`) for it. The API reads nothing of
+    // `cf`: the placeholder does (CLOUDFLARE_CF_FETCH_ENABLED=true fetches a real one).
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    ...env,
+    WRANGLER_SEND_METRICS: "false",
+    // "Ready on" is wrangler's info output: a WRANGLER_LOG of warn or less would hide it.
+    ...(["debug", "log", "info"].includes(env.WRANGLER_LOG ?? "log") ? {} : { WRANGLER_LOG: "log" }),
+    // Piped, wrangler would drop its colours: keep them for a terminal.
+    ...(tty ? { FORCE_COLOR: "1" } : {}),
+  };
+}
+
 /** Calls `each` with every complete line of a stream (and the rest when it ends). */
 function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
   let rest = "";
@@ -126,14 +142,7 @@ function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
 function serve(args: string[]) {
   const child = spawn(process.execPath, [WRANGLER, "dev", "--env", "dev", ...args, ...buildDefines(ROOT)], {
     cwd: ROOT,
-    // Piped, wrangler would drop its colours: keep them for a terminal. "Ready on" is its info
-    // output: a WRANGLER_LOG of warn or less would hide when the server is ready.
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      ...(["debug", "log", "info"].includes(process.env.WRANGLER_LOG ?? "log") ? {} : { WRANGLER_LOG: "log" }),
-      ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
-    },
+    env: serverEnv(process.env, !!process.stdout.isTTY),
     stdio: ["inherit", "pipe", "pipe"],
   });
   const filter = new StartupFilter();

@@ -74,7 +74,15 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
       cwd: ROOT,
       detached: true,
       // WRANGLER_LOG: "Ready on" is wrangler's info output (vitest.config.ts quiets it to warn).
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1", WRANGLER_LOG: "log" },
+      // No `request.cf` sample fetched from the internet (scripts/dev.ts says why).
+      env: {
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        CI: "1",
+        NO_COLOR: "1",
+        WRANGLER_LOG: "log",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
