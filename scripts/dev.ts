@@ -8,13 +8,15 @@
  * `npm run db:setup` runs the same steps without the server (`--setup-only`).
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { scriptStatements } from "../src/db/sql-script";
 import { buildDefines } from "./build-info";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+const SEED = "seed/demo.sql";
 const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0" };
 
 /** The demo's people, as the README's table names them. */
@@ -55,20 +57,23 @@ async function setup() {
   const migrated = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], "Migrating");
   // The names wrangler marks applied (each table it prints repeats them: count each once).
   const applied = new Set([...migrated.matchAll(/(\d{4}_[\w-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]));
-  console.log(
-    applied.size === 0
-      ? "Migrations: the local database is up to date"
-      : `Migrations: ${applied.size} applied to the local database`,
-  );
-  const seeded = await wrangler(
-    ["d1", "execute", "DB", "--local", "--env", "dev", "--file", "seed/demo.sql"],
-    "Loading the demo data",
-  );
-  const commands = /(\d+) commands? executed/.exec(seeded)?.[1];
-  console.log(
-    `Demo data ready${commands ? ` (${commands} statements, idempotent)` : ""}: two schools, their people and routes`,
-  );
+  console.log(migrationsLine(applied.size));
+  await wrangler(["d1", "execute", "DB", "--local", "--env", "dev", "--file", SEED], "Loading the demo data");
+  console.log(demoLine(scriptStatements(readFileSync(`${ROOT}${SEED}`, "utf8")).length));
 }
+
+/** What `npm run dev` says of the migrations (the README shows a first run's: test/node/readme.test.ts). */
+export const migrationsLine = (applied: number) =>
+  applied === 0
+    ? "Migrations: the local database is up to date"
+    : `Migrations: ${applied} applied to the local database`;
+
+/**
+ * What it says of the demo data: the seed's statements, counted as the tests and the docs page run
+ * them (src/db/sql-script.ts; wrangler's own count joins some).
+ */
+export const demoLine = (statements: number) =>
+  `Demo data ready (${statements} statements, idempotent): two schools, their people and routes`;
 
 /**
  * What of wrangler's start-up output misleads, and goes: the second build it always runs when its
@@ -109,6 +114,22 @@ export class StartupFilter {
   }
 }
 
+/** The environment `wrangler dev` runs with, from the developer's. */
+export function serverEnv<E extends Record<string, string | undefined>>(env: E, tty: boolean) {
+  return {
+    // Miniflare fetches a sample `request.cf` from workers.cloudflare.com at start (cached 30 days);
+    // offline it prints a stack trace (`getaddrinfo ENOTFOUND`) for it. The API reads nothing of
+    // `cf`: the placeholder does (CLOUDFLARE_CF_FETCH_ENABLED=true fetches a real one).
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    ...env,
+    WRANGLER_SEND_METRICS: "false",
+    // "Ready on" is wrangler's info output: a WRANGLER_LOG of warn or less would hide it.
+    ...(["debug", "log", "info"].includes(env.WRANGLER_LOG ?? "log") ? {} : { WRANGLER_LOG: "log" }),
+    // Piped, wrangler would drop its colours: keep them for a terminal.
+    ...(tty ? { FORCE_COLOR: "1" } : {}),
+  };
+}
+
 /** Calls `each` with every complete line of a stream (and the rest when it ends). */
 function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
   let rest = "";
@@ -126,14 +147,7 @@ function lines(stream: NodeJS.ReadableStream, each: (line: string) => void) {
 function serve(args: string[]) {
   const child = spawn(process.execPath, [WRANGLER, "dev", "--env", "dev", ...args, ...buildDefines(ROOT)], {
     cwd: ROOT,
-    // Piped, wrangler would drop its colours: keep them for a terminal. "Ready on" is its info
-    // output: a WRANGLER_LOG of warn or less would hide when the server is ready.
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      ...(["debug", "log", "info"].includes(process.env.WRANGLER_LOG ?? "log") ? {} : { WRANGLER_LOG: "log" }),
-      ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
-    },
+    env: serverEnv(process.env, !!process.stdout.isTTY),
     stdio: ["inherit", "pipe", "pipe"],
   });
   const filter = new StartupFilter();

@@ -16,7 +16,7 @@ import { getPath } from "hono/utils/url";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
-import { ApiError, problemResponse, UNAVAILABLE } from "./lib/errors";
+import { ApiError, HEADER_COMPONENTS, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
 import { m } from "./lib/message";
@@ -24,7 +24,7 @@ import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
-import { guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
+import { ACCEPT_LANGUAGE, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { s3Signer } from "./lib/s3";
@@ -203,6 +203,10 @@ export function createApp(options: AppOptions) {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);
   app.openAPIRegistry.registerComponent("responses", UNAVAILABLE.name, UNAVAILABLE.response());
+  app.openAPIRegistry.registerComponent("parameters", "AcceptLanguage", ACCEPT_LANGUAGE);
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) {
+    app.openAPIRegistry.registerComponent("headers", name, header);
+  }
   // Built once per isolate, on first request: generating it costs tens of milliseconds.
   let document: unknown;
   app.get("/api/openapi.json", async (c) => {
@@ -244,6 +248,10 @@ export function createApp(options: AppOptions) {
       title: "School API",
       baseUrl: `${DOCS_ASSETS}/${swaggerUiVersion}`,
       validatorUrl: "none",
+      // A filter box over the tags (300 operations), and a link per operation (`#/Tag/operationId`)
+      // that opens it.
+      filter: true,
+      deepLinking: true,
     }),
   );
 

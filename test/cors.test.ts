@@ -48,24 +48,36 @@ describe("CORS with CORS_ORIGINS", () => {
     expect(methods).toEqual(expect.arrayContaining(["GET", "POST", "PUT", "PATCH", "DELETE"]));
     const headers = res.headers.get("access-control-allow-headers")?.split(",");
     expect(headers).toEqual(
-      expect.arrayContaining(["authorization", "content-type", "x-school-id", "x-request-id", "idempotency-key"]),
+      expect.arrayContaining([
+        "authorization",
+        "content-type",
+        "x-school-id",
+        "x-request-id",
+        "idempotency-key",
+        "if-match",
+        "if-none-match",
+        "accept-language",
+      ]),
     );
     expect(res.headers.get("access-control-max-age")).toBe("7200");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
     expect(res.headers.get("vary")).toContain("Origin");
   });
 
-  it("lets an allowed origin read answers, errors included, the request id, retry-after, a replay's mark and rate limits", async () => {
+  it("lets an allowed origin read answers, errors included, and every header a client acts on: ETag, an export's name, rate limits, retry-after, a replay's mark, the request id", async () => {
     for (const origin of [ADMIN, "https://school.example.org"]) {
       const ok = await t.request("/api/health", { headers: { origin } });
       expect(ok.status).toBe(200);
       expect(ok.headers.get("access-control-allow-origin")).toBe(origin);
-      expect(ok.headers.get("access-control-expose-headers")?.split(",")).toEqual([
-        "x-request-id",
-        "retry-after",
+      expect(ok.headers.get("access-control-expose-headers")?.split(",").sort()).toEqual([
+        "content-disposition",
+        "content-language",
+        "etag",
         "idempotent-replayed",
         "ratelimit",
         "ratelimit-policy",
+        "retry-after",
+        "x-request-id",
       ]);
       expect(ok.headers.get("vary")).toContain("Origin");
     }

@@ -29,9 +29,21 @@ export function consumerFor(queue: string): Consumer | undefined {
 
 const RETRY_DELAYS = [10, 30, 120, 600];
 
+/**
+ * The queue a module consumes, by the name a deployment gave it: queues are the account's, so an
+ * environment beside production names its own after production's with its name added
+ * (`school-bulk-staging`, `school-bulk-staging-dlq` in wrangler.toml's [env.staging]).
+ */
+export function queueOf(name: string, environment: string): string {
+  const suffix = `-${environment}`;
+  if (name.endsWith(`${suffix}-dlq`)) return `${name.slice(0, -`${suffix}-dlq`.length)}-dlq`;
+  return name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
+}
+
 export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
-  if (batch.queue.endsWith("-dlq")) {
-    const record = deadLetterFor(batch.queue);
+  const queue = queueOf(batch.queue, deps.config.environment);
+  if (queue.endsWith("-dlq")) {
+    const record = deadLetterFor(queue);
     for (const message of batch.messages) {
       log.error("dead-lettered message", { queue: batch.queue, messageId: message.id, body: message.body });
       try {
@@ -48,7 +60,7 @@ export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Pro
     }
     return;
   }
-  const consume = consumerFor(batch.queue);
+  const consume = consumerFor(queue);
   for (const message of batch.messages) {
     if (!consume) {
       log.error("no consumer for this queue", { queue: batch.queue, messageId: message.id });

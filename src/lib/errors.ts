@@ -129,6 +129,30 @@ const DESCRIPTIONS: Record<ProblemStatus, string> = {
   503: "A dependency is failing: the database is briefly unavailable (`retry-after` says when to try again), or the SMS provider or the queue is down",
 };
 
+/**
+ * Response headers many answers carry, each declared once among the document's components
+ * (src/app.ts registers them) and referenced by every answer that carries it. Only headers always
+ * sent: a typed client (openapi-typescript) takes a referenced header as required.
+ */
+export const HEADER_COMPONENTS = {
+  ContentLanguage: {
+    description: "The language of the texts for people in this answer: es or en",
+    required: true,
+    schema: { type: "string" as const, enum: ["es", "en"] },
+  },
+  ContentDisposition: {
+    description: "`attachment` with the file's name, in the request's language (`filename*` when it is not ASCII)",
+    required: true,
+    schema: { type: "string" as const },
+  },
+};
+
+/** A reference to a header of `HEADER_COMPONENTS`. */
+export const headerRef = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/headers/${name}` });
+
+/** Every problem is written in the request's language (`problemResponse`), and says which. */
+export const CONTENT_LANGUAGE = { "content-language": headerRef("ContentLanguage") };
+
 /** Every 429 says when to come back; a 503 does when the database is what failed. */
 const RETRY_AFTER = {
   "retry-after": {
@@ -260,7 +284,10 @@ function errorResponse(s: ProblemStatus, cases?: readonly ProblemCase[], instanc
       : { example: problemOf(s, only ?? { ...EXAMPLES[s], instance: instance ?? EXAMPLES[s].instance }) };
   return {
     description: DESCRIPTIONS[s],
-    ...(s === 429 ? { headers: RETRY_AFTER } : s === 503 ? { headers: RETRY_AFTER_UNAVAILABLE } : {}),
+    headers: {
+      ...CONTENT_LANGUAGE,
+      ...(s === 429 ? RETRY_AFTER : s === 503 ? RETRY_AFTER_UNAVAILABLE : {}),
+    },
     content: { "application/problem+json": { schema: ProblemSchema, ...media } },
   };
 }

@@ -23,7 +23,7 @@ export const IfMatchHeaders = z.object({
       description:
         "The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 " +
         "and changes nothing. `*` asks only that it exists.",
-      example: 'W/"3f9a1c07b2e4d865"',
+      // No `example`: the docs page's "Try it out" would send it with every update (a 412).
     }),
 });
 

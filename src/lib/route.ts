@@ -19,7 +19,15 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, type Ctx, ctxOf } from "./context";
-import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
+import {
+  CONTENT_LANGUAGE,
+  errorResponses,
+  headerRef,
+  isProblemStatus,
+  type ProblemCase,
+  type ProblemStatus,
+  say,
+} from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
 import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
 import { Message, m } from "./message";
@@ -32,7 +40,14 @@ export const TAGS = [
   { name: "Schools", description: "Schools, configurations, schedules, holiday cycles" },
   { name: "Groups", description: "Classes and their members" },
   { name: "Transport", description: "Vehicles, routes, availability, rules and the daily summary" },
-  { name: "Permissions and tasks", description: "Access control, exit permissions, tasks, appointments" },
+  {
+    name: "Access control",
+    description: "The catalogue of permissions roles are made of (roles and who has them: People)",
+  },
+  {
+    name: "Permissions and tasks",
+    description: "Exit permissions (how a child goes home today), tasks for parents, appointments",
+  },
   { name: "Communication", description: "Notifications, device tokens, events, invitations, lost articles" },
   { name: "Documents", description: "Documents with signed URLs, legal documents, exports" },
   { name: "Operations", description: "Health, version, bulk processes, cron history" },
@@ -61,7 +76,12 @@ const SCHOOL_HEADER = {
   schema: { type: "integer" as const, minimum: 1, maximum: 9_999_999_999 },
 };
 
-/** Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). */
+/**
+ * Safe retries of a signed-in POST or PATCH (src/middleware/idempotency.ts). No `example`, here or
+ * on the other request headers a client fills from what it holds (If-None-Match, If-Match): the
+ * docs page's "Try it out" pre-fills examples, and one fixed key sent with every write made each
+ * later write of that user a 422 for a day (test/openapi-examples.test.ts).
+ */
 const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",
   in: "header" as const,
@@ -71,7 +91,7 @@ const IDEMPOTENCY_HEADER = {
     "of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request " +
     "is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII " +
     "characters, e.g. a UUID.",
-  schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "5f0c7a52-3d1e-4b8e-9a55-0d2f4c1e7b21" },
+  schema: { type: "string" as const, minLength: 1, maxLength: 255 },
 };
 
 /** Cheap refreshes of a GET's JSON answer (src/lib/etag.ts). */
@@ -79,9 +99,50 @@ const IF_NONE_MATCH_HEADER = {
   name: "If-None-Match",
   in: "header" as const,
   required: false,
-  description: "The `ETag` of an answer already held: when it is still current, the answer is a 304 with no body.",
-  schema: { type: "string" as const, example: 'W/"3f9a1c07b2e4d865"' },
+  description:
+    'The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer ' +
+    "is a 304 with no body.",
+  schema: { type: "string" as const },
 };
+
+/**
+ * The language of the texts for people in an answer (src/lib/language.ts). Every operation takes it:
+ * declared once among the document's components (src/app.ts registers it) and referenced.
+ */
+export const ACCEPT_LANGUAGE = {
+  name: "Accept-Language",
+  in: "header" as const,
+  required: false,
+  description:
+    "The language of the texts for people in the answer (problems, labels, file names and headers): es or en, " +
+    "q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else " +
+    "English. `content-language` says which.",
+  schema: { type: "string" as const, maxLength: 200 },
+};
+
+/**
+ * A kept answer given again (src/middleware/idempotency.ts). Written out on each answer, not
+ * referenced: it is optional, and a typed client takes a referenced header as required.
+ */
+const REPLAYED_HEADER = {
+  "idempotent-replayed": {
+    description: "`true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again)",
+    required: false,
+    schema: { type: "string" as const, enum: ["true"] },
+  },
+};
+
+/** What a file download (an Excel export, a PDF) says of itself. */
+const FILE_HEADERS = { "content-disposition": headerRef("ContentDisposition"), ...CONTENT_LANGUAGE };
+
+/**
+ * Media types of the files the API writes in the request's language: an Excel file (src/lib/xlsx.ts's
+ * XLSX_TYPE, written out: that module brings the zip writer), a PDF.
+ */
+const LOCALISED_FILES = new Set([
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/pdf",
+]);
 
 const ETAG_HEADER = {
   ETag: {
@@ -201,7 +262,7 @@ const NO_QUERY = zod.strictObject({});
 /**
  * @example
  * export const getPermission = defineRoute({
- *   method: "get", path: "/api/v1/permission/{id}", tag: "Permissions and tasks",
+ *   method: "get", path: "/api/v1/permission/{id}", tag: "Access control",
  *   operationId: "getPermission", summary: "Get a permission by id", access: permissions.read,
  *   request: { params: IdParams }, responses: { 200: json(PermissionSchema, "The permission") },
  * });
@@ -259,7 +320,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   const sorted = [...statuses].sort((a, b) => a - b);
   const cacheable = answersETag({ method: route.method, responses });
   const ok = responses?.[200];
-  const cached =
+  const cached: NonNullable<RouteConfig["responses"]> =
     cacheable && ok && "content" in ok
       ? {
           200: { ...ok, headers: { ...ETAG_HEADER, ...("headers" in ok ? ok.headers : {}) } },
@@ -276,16 +337,20 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
       ...(access === "public" || access === "user" ? [] : [SCHOOL_HEADER]),
       ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
       ...(cacheable ? [IF_NONE_MATCH_HEADER] : []),
+      { $ref: "#/components/parameters/AcceptLanguage" },
     ],
-    responses: {
-      ...responses,
-      ...cached,
-      ...errorResponses(
-        sorted,
-        problemCases({ ...route, access, module, request, idempotent, examples, labels }),
-        route.path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
-      ),
-    },
+    responses: answerHeaders(
+      {
+        ...responses,
+        ...cached,
+        ...errorResponses(
+          sorted,
+          problemCases({ ...route, access, module, request, idempotent, examples, labels }),
+          route.path.replace(/\{[^}]+\}/g, String(EXAMPLE_ID)),
+        ),
+      },
+      idempotent,
+    ),
     "x-access": accessName(access),
     "x-scope": access === "public" ? undefined : access === "user" ? declaredScope : scope,
     ...(audit ? { "x-audit": audit } : {}),
@@ -302,6 +367,27 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
     [UNEXAMPLED]: unexampled,
     [PRECONDITION]: ifMatch,
   });
+}
+
+/**
+ * The headers an operation's answers carry beyond their own, declared so a typed client types them:
+ * a file's name and language; on a route that takes `Idempotency-Key`, `idempotent-replayed` on
+ * every answer that may be a kept one (all but those refused before the key is claimed: no or bad
+ * credentials, no permission, a body too large or not JSON, a rate limit). A problem's
+ * `content-language` comes with it (src/lib/errors.ts).
+ */
+function answerHeaders(responses: NonNullable<RouteConfig["responses"]>, idempotent: boolean) {
+  const beforeTheKey = new Set(["401", "403", "413", "415", "429"]);
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => {
+      if ("$ref" in answer) return [status, answer];
+      const file = Object.keys(answer.content ?? {}).some((type) => LOCALISED_FILES.has(type)) && status < "300";
+      const replay = idempotent && status < "500" && !beforeTheKey.has(status);
+      if (!file && !replay) return [status, answer];
+      const headers = { ...(file ? FILE_HEADERS : {}), ...(replay ? REPLAYED_HEADER : {}), ...answer.headers };
+      return [status, { ...answer, headers }];
+    }),
+  );
 }
 
 /** The school and the record id the document's examples name. */

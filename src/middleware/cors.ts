@@ -13,8 +13,35 @@ import { m } from "../lib/message";
 
 export const CORS_POLICY = {
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-  allowHeaders: ["authorization", "content-type", "x-school-id", "x-request-id", "idempotency-key"],
-  exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed", "ratelimit", "ratelimit-policy"],
+  /**
+   * Every request header the API reads: a dashboard's preflight must allow each it sends (conditional
+   * reads and writes, retries, the language, the school).
+   */
+  allowHeaders: [
+    "authorization",
+    "content-type",
+    "x-school-id",
+    "x-request-id",
+    "idempotency-key",
+    "if-match",
+    "if-none-match",
+    "accept-language",
+  ],
+  /**
+   * Every response header a client acts on beyond the CORS-safelisted ones: the ETag it sends back as
+   * If-Match or If-None-Match, an export's file name, rate limits and when to retry, a replay's mark,
+   * the request id to quote to support, the language of the texts.
+   */
+  exposeHeaders: [
+    "etag",
+    "content-disposition",
+    "content-language",
+    "ratelimit",
+    "ratelimit-policy",
+    "retry-after",
+    "idempotent-replayed",
+    "x-request-id",
+  ],
   /** Seconds a browser may reuse a preflight (Chromium caps it at 7200). */
   maxAge: 7200,
 };

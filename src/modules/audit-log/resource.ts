@@ -101,7 +101,13 @@ const resource = defineResource({
     entity: z.string().openapi({ example: "document", description: "The kind of record that changed" }),
     recordId: z.number().int(),
     action: z.string().openapi({ example: "update", description: "create, update, delete or an action's name" }),
-    changes: z.record(z.string(), Change).openapi({ description: "The fields that changed, with old and new values" }),
+    changes: z.record(z.string(), Change).openapi({
+      description: "The fields that changed, by field name, with old and new values",
+      example: {
+        name: { old: "Field trip form", new: "Field trip permission" },
+        dueDate: { old: null, new: "2026-12-04" },
+      },
+    }),
     requestId: z.string().nullable(),
   }),
   // The acting user's name (as the row's school knows them: src/modules/user/identity.ts), joined:

@@ -61,9 +61,18 @@ const PushMessage = z
     id: z.number().int(),
     token: z.string().nullable().openapi({ description: "The device a message went to (null: a topic change)" }),
     topic: z.string().nullable().openapi({ description: "The topic a change was to (null: a message)" }),
-    payload: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: "The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }`" }),
+    payload: z.record(z.string(), z.unknown()).openapi({
+      description: "The FCM v1 message as FCM would get it, or the topic change `{ op, tokens }`",
+      example: {
+        message: {
+          token: "fcm-token-of-the-device",
+          notification: { title: "Route change confirmed", body: "Ana goes home on route North 2 today" },
+          data: { notificationId: "42", category: "transport" },
+          android: { priority: "NORMAL" },
+          apns: { headers: { "apns-priority": "5" }, payload: { aps: { sound: "default" } } },
+        },
+      },
+    }),
     createdAt: z.string(),
   })
   .openapi("PushOutboxMessage");

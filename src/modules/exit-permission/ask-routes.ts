@@ -74,12 +74,18 @@ const AnyKind = z.discriminatedUnion("kind", [
   z.strictObject({ kind: kindOf("absence", "does not come to school"), ...common }),
 ]);
 
+/** A failed rule with its facts, as the docs page shows one (not `additionalProp1`). */
+const RULE_FAILURE_EXAMPLE = TOO_LATE.members.failures[0];
+
 const Failure = z
   .looseObject({
     code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions and languages" }),
     message: z.string().openapi({ description: "Why, in the caller's language" }),
   })
-  .openapi("ExitPermissionRuleFailure");
+  .openapi("ExitPermissionRuleFailure", {
+    description: "A rule the ask did not pass: its code, why, and the facts behind it as further fields",
+    example: RULE_FAILURE_EXAMPLE,
+  });
 
 const Created = ExitPermissionRecord.extend({
   warnings: z

@@ -15,12 +15,23 @@ const Component = z.object({
   status: z.enum(["up", "down"]).openapi({ description: "up: it answered; down: it failed or timed out" }),
   message: z.string().optional().openapi({ description: "Why it is down (the failure's class only)" }),
 });
+const ALL_UP = { database: { status: "up" }, storage: { status: "up" } };
 const Report = z
   .object({
     status: z.enum(["ok", "error"]).openapi({ description: "ok when every dependency is up (200), else error (503)" }),
-    info: z.record(z.string(), Component).nullable().openapi({ description: "The dependencies that are up" }),
-    error: z.record(z.string(), Component).nullable().openapi({ description: "The dependencies that are down" }),
-    details: z.record(z.string(), Component).openapi({ description: "Every dependency, by name" }),
+    // Keyed by the dependency's name: examples name them (else the docs page shows `additionalProp1`).
+    info: z
+      .record(z.string(), Component)
+      .nullable()
+      .openapi({ description: "The dependencies that are up", example: ALL_UP }),
+    error: z
+      .record(z.string(), Component)
+      .nullable()
+      .openapi({ description: "The dependencies that are down (with why)", example: {} }),
+    details: z.record(z.string(), Component).openapi({
+      description: "Every dependency, by name: `database` (D1 or libSQL), `storage` (R2)",
+      example: ALL_UP,
+    }),
     build: z
       .object({
         commit: z.string().openapi({

@@ -175,7 +175,17 @@ export const Failure = z
     message: z.string().openapi({ description: "Why, in the caller's language" }),
   })
   .catchall(z.unknown())
-  .openapi("InvitationRuleFailure");
+  .openapi("InvitationRuleFailure", {
+    description:
+      "A rule the child's exit permission did not pass: its code, why, and the facts behind it as further fields",
+    example: {
+      code: "too-late",
+      message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+      date: "2026-11-27",
+      deadline: "2026-11-27T13:00:00-06:00",
+      dismissal: "15:00",
+    },
+  });
 
 export const StudentResponseRecord = RecordBase.extend({
   invitationId: z.number().int(),

@@ -37,7 +37,7 @@ const resource = defineResource({
   plural: "permissions",
   label: m`Permission`,
   path: "/api/v1/permission",
-  tag: "Permissions and tasks",
+  tag: "Access control",
   scope: "platform",
   data: Permissions,
   record: RecordBase.extend({
