@@ -4,10 +4,10 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 
-// The bundle's budgets and start-up timing run after everything else, alone: a loaded CPU would
-// skew the timing. The Chromium tests (docs page, CORS) run beside the others: nothing of theirs is
-// timed, and alone at the end they were the run's longest tail.
-const BUILD = ["test/node/bundle.test.ts"];
+// After everything else, one file at a time: the bundle's budgets and start-up timing (a loaded CPU
+// would skew it) and the Chromium tests (each starts wrangler dev and a browser; beside the workers
+// files they timed out on this 2-core machine).
+const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts", "test/node/cors-browser.test.ts"];
 
 // wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
 // dev`; the tests pin their bindings below. Its warnings and errors still show.
@@ -123,8 +123,8 @@ export default defineConfig(async () => {
           },
         },
         {
-          // The built Worker (bundle budgets, start-up): after the other projects and one file at a
-          // time, so the start-up timing does not share the CPUs with them.
+          // The built Worker (bundle budgets, start-up) and the Chromium tests: after the other
+          // projects and one file at a time.
           test: {
             name: "build",
             include: BUILD,

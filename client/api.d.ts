@@ -11690,7 +11690,10 @@ export interface components {
         PickupPassRevocations: {
             /** @description The school's id */
             schoolId: number;
-            /** @description The school-local date the list is for */
+            /**
+             * Format: date
+             * @description The school-local date the list is for
+             */
             date: string;
             /** @description The passes (their jti: the slug) of that day no longer valid: auto pickups confirmed and then withdrawn, cancelled or superseded */
             revoked: string[];

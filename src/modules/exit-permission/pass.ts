@@ -274,7 +274,7 @@ export const getPickupPassKeyOperation = operation(keyRoute, getPickupPassKey);
 const Revocations = z
   .object({
     schoolId: z.number().int(),
-    date: z.string().openapi({ description: "The school-local date the list is for" }),
+    date: z.iso.date().openapi({ description: "The school-local date the list is for" }),
     revoked: z.array(z.string()).openapi({
       description:
         "The passes (their jti: the slug) of that day no longer valid: auto pickups confirmed and then withdrawn, cancelled or superseded",

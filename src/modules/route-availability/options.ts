@@ -75,7 +75,13 @@ const optionsRoute = defineRoute({
   examples: { 404: "Student 42 not found" },
   request: {
     query: z.strictObject({
-      studentId: recordId().openapi({ example: 1, description: "The child", type: "integer" }),
+      studentId: recordId().openapi({
+        example: 1,
+        description: "The child",
+        type: "integer",
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+      }),
       date: schoolDate("The school-local day of the change", "2027-03-01"),
     }),
   },
