@@ -11162,6 +11162,16 @@ export interface components {
             /** @description The public pass's key */
             slug: string;
         };
+        /**
+         * @description A failed rule with its facts (which facts depends on the rule: docs/domain.md)
+         * @example {
+         *       "code": "pickup-not-allowed",
+         *       "message": "Parent 7 may not pick the student up on 2026-11-27: restricted",
+         *       "date": "2026-11-27",
+         *       "pickupParentId": 7,
+         *       "reason": "restricted"
+         *     }
+         */
         ExitPermissionStoredFailure: {
             /**
              * @description The rule, stable across versions

@@ -8,9 +8,10 @@ export function migrationStatements(script: string): string[] {
   return (
     script
       .split("--> statement-breakpoint")
-      .map((s) => s.trim())
-      // A chunk of only comments is no statement (D1 refuses it).
-      .filter((s) => s.replace(/^--.*$/gm, "").trim() !== "")
+      // Comment lines dropped: D1 refuses a chunk of only comments, and its parser read an
+      // apostrophe in a comment line before a statement as the start of a string.
+      .map((s) => s.replace(/^\s*--.*$/gm, "").trim())
+      .filter((s) => s !== "")
   );
 }
 

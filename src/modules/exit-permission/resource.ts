@@ -77,7 +77,16 @@ const StoredFailureSchema = z
     code: z.string().openapi({ example: "pickup-not-allowed", description: "The rule, stable across versions" }),
     message: z.string().openapi({ description: "Why, as written when it was decided (its language then)" }),
   })
-  .openapi("ExitPermissionStoredFailure");
+  .openapi("ExitPermissionStoredFailure", {
+    description: "A failed rule with its facts (which facts depends on the rule: docs/domain.md)",
+    example: {
+      code: "pickup-not-allowed",
+      message: "Parent 7 may not pick the student up on 2026-11-27: restricted",
+      date: "2026-11-27",
+      pickupParentId: 7,
+      reason: "restricted",
+    },
+  });
 
 export const ExitPermissionRecord = RecordBase.extend({
   studentId: z.number().int(),

@@ -292,10 +292,21 @@ const PendingItem = PermissionRef.extend({
   }),
   failures: z
     .array(
-      z.looseObject({
-        code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions" }),
-        message: z.string().openapi({ description: "Why, as written when the day was made" }),
-      }),
+      z
+        .looseObject({
+          code: z.string().openapi({ example: "too-late", description: "The rule, stable across versions" }),
+          message: z.string().openapi({ description: "Why, as written when the day was made" }),
+        })
+        .openapi({
+          description: "A failed rule with its facts (which facts depends on the rule: docs/domain.md)",
+          example: {
+            code: "too-late",
+            message: "Too late: changes for 2026-11-27 had to arrive by 2026-11-27T13:00:00-06:00 (dismissal 15:00)",
+            date: "2026-11-27",
+            deadline: "2026-11-27T13:00:00-06:00",
+            dismissal: "15:00",
+          },
+        }),
     )
     .nullable()
     .openapi({ description: "needs_review: the rules it fails, as written when the day was made; null otherwise" }),
