@@ -8,7 +8,7 @@ ALTER TABLE `fixed_exit_permission` ADD `status` text DEFAULT 'pending' NOT NULL
 ALTER TABLE `fixed_exit_permission` ADD `decided_by` integer REFERENCES `user`(`id`) ON DELETE set null;--> statement-breakpoint
 ALTER TABLE `fixed_exit_permission` ADD `decided_at` text;--> statement-breakpoint
 ALTER TABLE `fixed_exit_permission` ADD `decision_reason` text;--> statement-breakpoint
-ALTER TABLE `fixed_exit_permission` ADD `deleted_at` text;;--> statement-breakpoint
+ALTER TABLE `fixed_exit_permission` ADD `deleted_at` text;--> statement-breakpoint
 -- How each earlier permission was asked: the school's (no guardian profile), an invitation's, a
 -- collector's (a profile that is no guardian of the child), else a guardian's.
 UPDATE `exit_permission` SET `asked_as` = CASE
