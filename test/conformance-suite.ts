@@ -30,6 +30,7 @@ import { auditShapeProblems } from "./audit-shape";
 import { fixturePhone } from "./fixture-kit";
 import { callOperation as call, fixtureFor, operationRequest } from "./fixtures";
 import { allPages, documentedProblems, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
+import { openApiDocument } from "./openapi-document";
 
 type Operation = {
   operationId: string;
@@ -76,20 +77,8 @@ const UNKNOWN_ID = 987654321;
 const UNKNOWN_SCHOOL = 999;
 const ALL = PERMISSION_NAMES;
 
-const t0 = makeTestApp();
-const doc = (await (await t0.request("/api/openapi.json")).json()) as {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-};
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-);
+const { doc, operations, resolve } = await openApiDocument<Operation, Schema>();
 
-const resolve = (schema: Schema | undefined): Schema => {
-  let s = schema ?? {};
-  while (s.$ref) s = doc.components.schemas[s.$ref.split("/").at(-1) ?? ""] ?? {};
-  return s;
-};
 const bodySchema = (op: Operation) => resolve(op.requestBody?.content["application/json"]?.schema);
 
 /** Where a schema has arrays (`[]` steps into the items), and whether each declares `maxItems`. */

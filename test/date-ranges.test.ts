@@ -16,6 +16,7 @@ import { readJson } from "./fixture-kit";
 import { operationRequest } from "./fixtures";
 import { makeFamily, PARENT_PERMISSIONS } from "./fixtures/modules/exit-permission";
 import { makeTestApp, problem, type TestApp } from "./helpers";
+import { openApiDocument } from "./openapi-document";
 
 type Schema = {
   $ref?: string;
@@ -42,20 +43,8 @@ type Operation = {
 };
 
 const NORTH = 1;
-const t0 = makeTestApp();
-const doc = (await (await t0.request("/api/openapi.json")).json()) as {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-};
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-);
+const { operations, resolve } = await openApiDocument<Operation, Schema>();
 
-const resolve = (schema: Schema | undefined): Schema => {
-  let s = schema ?? {};
-  while (s.$ref) s = doc.components.schemas[s.$ref.split("/").at(-1) ?? ""] ?? {};
-  return s;
-};
 const branches = (s: Schema) => [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])];
 
 const FORMATS = ["date", "date-time", "local-date-time"] as const;

@@ -17,6 +17,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureFor, operationRequest } from "./fixtures";
 import { makeTestApp, problem, type TestApp } from "./helpers";
+import { openApiDocument } from "./openapi-document";
 
 type Schema = {
   $ref?: string;
@@ -47,21 +48,8 @@ const NORTH = 1;
 /** What src/middleware/current-school.ts accepts: 1 to 10 digits. */
 const MAX_SCHOOL_ID = 9_999_999_999;
 
-const t0 = makeTestApp();
-const doc = (await (await t0.request("/api/openapi.json")).json()) as {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-};
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-);
-
+const { doc, operations, resolve } = await openApiDocument<Operation, Schema>();
 const nameOf = (ref: string) => ref.split("/").at(-1) ?? "";
-const resolve = (schema: Schema | undefined): Schema => {
-  let s = schema ?? {};
-  while (s.$ref) s = doc.components.schemas[nameOf(s.$ref)] ?? {};
-  return s;
-};
 const types = (s: Schema) => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
 const isArray = (s: Schema) => types(s).includes("array") || s.items !== undefined;
 const bodyOf = (op: Operation) => op.requestBody?.content["application/json"]?.schema;
