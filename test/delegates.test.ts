@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { users } from "../src/db/schema/core";
 import { PermissionSet } from "../src/lib/access";
-import type { Ctx } from "../src/lib/context";
+import type { MemberCtx } from "../src/lib/context";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
 import { actingFor } from "../src/modules/delegate/acting";
@@ -328,7 +328,7 @@ describe("a delegate's rights", () => {
     });
     expect(off.status, await off.clone().text()).toBe(204);
     expect(grantsIn((await t.signIn(phone)).accessToken, NORTH)).toBeUndefined();
-    const ctx: Ctx = {
+    const ctx: MemberCtx = {
       deps: t.deps,
       actor: { type: "user", userId: d.userId },
       schoolId: NORTH,
@@ -350,7 +350,7 @@ describe("a delegate's rights", () => {
     const t = makeTestApp();
     const phone = newPhone();
     const d = await add(t, { parentId: DEMO_PARENT_ID, phone, firstName: "Primo", ...dates });
-    const ctx = (userId: number, schoolId = NORTH): Ctx => ({
+    const ctx = (userId: number, schoolId = NORTH): MemberCtx => ({
       deps: t.deps,
       actor: { type: "user", userId },
       schoolId,

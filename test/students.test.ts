@@ -11,7 +11,7 @@ import { students } from "../src/db/schema/student";
 import { teachers } from "../src/db/schema/teacher";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { withSearch } from "../src/db/search";
-import { ctxOf, jobCtx } from "../src/lib/context";
+import { jobCtx } from "../src/lib/context";
 import { readXlsx } from "../src/lib/xlsx";
 import { mayPickUp, pickUpDecision } from "../src/modules/student/guardianship";
 import { exportStudents } from "../src/modules/student/resource";
@@ -452,7 +452,7 @@ describe("mayPickUp", () => {
     const p = await parentIn(t);
     const other = await parentIn(t);
     await link(t, s.id, p.id);
-    const ctx = { ...ctxOf({ var: { deps: t.deps } }), schoolId: NORTH };
+    const ctx = jobCtx(t.deps, "test", NORTH);
     expect(await mayPickUp(ctx, { parentId: p.id, studentId: s.id, date: "2026-12-01" })).toEqual({ allowed: true });
     expect(await mayPickUp(ctx, { guardianUserId: p.userId, studentId: s.id, date: "2026-12-01" })).toEqual({
       allowed: true,

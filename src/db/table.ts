@@ -19,7 +19,7 @@
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type Ctx, schoolOf } from "../lib/context";
+import type { Ctx, SchoolCtx } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
@@ -78,7 +78,17 @@ const MAX_SCOPES = 256;
 
 const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 
-export class Data<T extends RecordTable> implements Source {
+/**
+ * The context a table's accessors take: a school's (`SchoolCtx`) for a table of school rows; any
+ * (`Ctx`) for a platform table (no `school_id`) or one of `school-or-platform` rows.
+ */
+export type CtxFor<T extends RecordTable, S> = S extends { tenancy: "school-or-platform" | "none" }
+  ? Ctx
+  : T extends { schoolId: SQLiteColumn }
+    ? SchoolCtx
+    : Ctx;
+
+export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source {
   readonly entity: string;
   readonly tenancy: Tenancy;
   readonly audit: AuditTarget;
@@ -108,7 +118,9 @@ export class Data<T extends RecordTable> implements Source {
     const column = this.schoolColumn;
     if (this.tenancy === "none" || !column) return undefined;
     if (this.tenancy === "school-or-platform" && ctx.schoolId === null && how === "read") return undefined;
-    const school = schoolOf(ctx);
+    const school = ctx.schoolId;
+    // The accessors take a `SchoolCtx`; a platform query may still join a school's table.
+    if (school === null) throw new Error("a school's rows read without a current school");
     // Shared rows (no school) count as school 0 for reads: an index on ifnull(school_id, 0) serves it.
     const shared = this.tenancy === "shared" && how === "read";
     const scopes = shared ? this.sharedScopes : this.scopes;
@@ -141,8 +153,8 @@ export class Data<T extends RecordTable> implements Source {
    * The rows of every school but the current one: for the few reads of whether a person is known
    * in another school (then a school's edit of them keeps to its own copy).
    */
-  elsewhere(ctx: Ctx): SQL {
-    return ne(this.schoolColumnOrThrow(), schoolOf(ctx));
+  elsewhere(ctx: SchoolCtx): SQL {
+    return ne(this.schoolColumnOrThrow(), ctx.schoolId);
   }
 
   /**
@@ -173,13 +185,13 @@ export class Data<T extends RecordTable> implements Source {
    * The current school as the `school_id` column of a set-based `INSERT ... SELECT` (what `insert`
    * writes itself for one row), under the column's name.
    */
-  insertedSchool(ctx: Ctx): SQL.Aliased<number> {
+  insertedSchool(ctx: SchoolCtx): SQL.Aliased<number> {
     const column = this.schoolColumnOrThrow();
-    return sql<number>`${schoolOf(ctx)}`.as(column.name);
+    return sql<number>`${ctx.schoolId}`.as(column.name);
   }
 
   /** The scope and the given conditions, ANDed. */
-  where(ctx: Ctx, ...conditions: (SQL | undefined)[]): SQL | undefined {
+  where(ctx: C, ...conditions: (SQL | undefined)[]): SQL | undefined {
     return and(this.scope(ctx, "write"), ...conditions);
   }
 
@@ -187,33 +199,33 @@ export class Data<T extends RecordTable> implements Source {
    * A read of this table's rows in the current school (every column, or `fields`). `write` reads
    * only the rows a write may touch (for a table with shared rows: not those).
    */
-  select(ctx: Ctx): Query<RowOf<ColumnsOf<T>>>;
-  select<F extends Fields>(ctx: Ctx, fields: F, how?: "read" | "write"): Query<RowOf<F>>;
-  select(ctx: Ctx, fields?: Fields, how: "read" | "write" = "read") {
+  select(ctx: C): Query<RowOf<ColumnsOf<T>>>;
+  select<F extends Fields>(ctx: C, fields: F, how?: "read" | "write"): Query<RowOf<F>>;
+  select(ctx: C, fields?: Fields, how: "read" | "write" = "read") {
     return query(ctx, how === "read" ? this : this.writable, fields ?? columnsOf(this.table));
   }
 
   /** This table as a source whose reads see only what a write may touch. */
   private get writable(): Source {
-    return { table: this.table, scope: (ctx) => this.scope(ctx, "write") };
+    return { table: this.table, scope: (ctx: Ctx) => this.scope(ctx, "write") };
   }
 
   /** The record `id` of the current school (every column, or `fields`), or undefined. */
-  find(ctx: Ctx, id: number): Promise<RowOf<ColumnsOf<T>> | undefined>;
-  find<F extends Fields>(ctx: Ctx, id: number, fields: F): Promise<RowOf<F> | undefined>;
-  find(ctx: Ctx, id: number, fields?: Fields) {
+  find(ctx: C, id: number): Promise<RowOf<ColumnsOf<T>> | undefined>;
+  find<F extends Fields>(ctx: C, id: number, fields: F): Promise<RowOf<F> | undefined>;
+  find(ctx: C, id: number, fields?: Fields) {
     return query(ctx, this, fields ?? columnsOf(this.table))
       .where(eq(this.table.id, id))
       .first();
   }
 
   /** `EXISTS (a row of this table in the current school meeting the conditions)`. */
-  exists(ctx: Ctx, ...conditions: (SQL | undefined)[]): SQL<boolean> {
+  exists(ctx: C, ...conditions: (SQL | undefined)[]): SQL<boolean> {
     return sql<boolean>`EXISTS ${this.select(ctx, { one: sql`1` }).where(...conditions)}`;
   }
 
   /** `(SELECT column FROM this table WHERE scope AND conditions)`: for `IN` and scalar subqueries. */
-  pick(ctx: Ctx, column: SQLiteColumn | SQL, ...conditions: (SQL | undefined)[]) {
+  pick(ctx: C, column: SQLiteColumn | SQL, ...conditions: (SQL | undefined)[]) {
     return this.select(ctx, { value: column }).where(...conditions);
   }
 
@@ -221,9 +233,9 @@ export class Data<T extends RecordTable> implements Source {
    * INSERT of one row in the current school (returning it) and its audit row; `changes` replaces
    * the audit row's changes (an SQL JSON object over the new row) when the record is more than its columns.
    */
-  insert(ctx: Ctx, values: InsertValues<T>, options: { changes?: SQL } = {}) {
+  insert(ctx: C, values: InsertValues<T>, options: { changes?: SQL } = {}) {
     const at = now(ctx);
-    const schoolId = this.tenancy === "none" ? null : schoolOf(ctx);
+    const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
     const row: T["$inferInsert"] = {
       ...values,
       createdAt: at,
@@ -244,7 +256,7 @@ export class Data<T extends RecordTable> implements Source {
   }
 
   /** Audit + UPDATE of this school's rows matching `where` (every row: one audit row each). */
-  update(ctx: Ctx, where: SQL | undefined, set: SetValues<T>, action = "update"): [Statement, Statement] {
+  update(ctx: C, where: SQL | undefined, set: SetValues<T>, action = "update"): [Statement, Statement] {
     const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
     const scoped = this.where(ctx, where);
     return [
@@ -254,13 +266,13 @@ export class Data<T extends RecordTable> implements Source {
   }
 
   /** Audit + DELETE of this school's rows matching `where`. */
-  delete(ctx: Ctx, where: SQL | undefined, action = "delete"): [Statement, Statement] {
+  delete(ctx: C, where: SQL | undefined, action = "delete"): [Statement, Statement] {
     const scoped = this.where(ctx, where);
     return [auditDelete(ctx, this.audit, scoped, action), ctx.deps.db.delete(this.table).where(scoped)];
   }
 
   /** Audit + UPDATE of the record `id` + a guard that aborts the batch when it matched nothing. */
-  updateOne(ctx: Ctx, id: number | SQL<number>, set: SetValues<T>, options: WriteOptions = {}): Statement[] {
+  updateOne(ctx: C, id: number | SQL<number>, set: SetValues<T>, options: WriteOptions = {}): Statement[] {
     const where = and(eq(this.table.id, id), options.where);
     if (options.changes) {
       const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
@@ -274,7 +286,7 @@ export class Data<T extends RecordTable> implements Source {
   }
 
   /** Audit + DELETE of the record `id` + a guard. */
-  deleteOne(ctx: Ctx, id: number | SQL<number>, options: WriteOptions = {}): Statement[] {
+  deleteOne(ctx: C, id: number | SQL<number>, options: WriteOptions = {}): Statement[] {
     return [...this.delete(ctx, and(eq(this.table.id, id), options.where), options.action), guard(ctx.deps.db)];
   }
 
@@ -283,12 +295,12 @@ export class Data<T extends RecordTable> implements Source {
    * other tables): one per row matching `where`, with `changes` an SQL JSON object. Place it
    * before the change.
    */
-  auditAction(ctx: Ctx, where: SQL | undefined, action: string, changes: SQL): Statement {
+  auditAction(ctx: C, where: SQL | undefined, action: string, changes: SQL): Statement {
     return auditAction(ctx, this.audit, this.where(ctx, where), action, changes);
   }
 
   /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
-  auditRemoved(ctx: Ctx, where: SQL | undefined, action = "delete"): Statement {
+  auditRemoved(ctx: C, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
   }
 
@@ -299,14 +311,14 @@ export class Data<T extends RecordTable> implements Source {
    * const f = Families.alias("f");
    * sql`... JOIN ${f.from} ON ${f.scope(ctx)} AND ${f.table.familyNumber} = j.value->>0`
    */
-  alias(name: string): Data<T> {
+  alias(name: string): Data<T, C> {
     // One accessor per name: an alias is a value, and its columns keep their rendered text
     // (src/db/query.ts) only while they are the same objects.
     let aliased = this.aliases.get(name);
     if (!aliased) {
       // What drizzle's `alias()` builds, kept as this table's type (its columns, under `name`).
       const renamed = new Proxy(this.table, new KeptAliasHandler<T>(name));
-      aliased = new Data(
+      aliased = new Data<T, C>(
         renamed,
         { entity: this.entity, tenancy: this.tenancy, secret: this.audit.secret },
         sql`${sql.identifier(getTableName(this.table))} ${sql.identifier(name)}`,
@@ -316,7 +328,7 @@ export class Data<T extends RecordTable> implements Source {
     return aliased;
   }
 
-  private readonly aliases = new Map<string, Data<T>>();
+  private readonly aliases = new Map<string, Data<T, C>>();
 
   /** The table as a FROM item of hand-written SQL (an alias with its table's name: `"family" "f"`). */
   get from(): SQL {
@@ -330,8 +342,8 @@ export class Data<T extends RecordTable> implements Source {
   }
 
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
-  as(entity: string): Data<T> {
-    return new Data(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
+  as(entity: string): Data<T, C> {
+    return new Data<T, C>(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
   }
 }
 
@@ -369,6 +381,9 @@ export function joinTable(table: SQLiteTable): Source {
 }
 
 /** The accessor of a table (see the file's comment). */
-export function dataTable<T extends RecordTable>(table: T, spec: DataSpec<T>): Data<T> {
+export function dataTable<T extends RecordTable, const S extends DataSpec<T>>(
+  table: T,
+  spec: S,
+): Data<T, CtxFor<T, S>> {
   return new Data(table, spec);
 }

@@ -40,13 +40,9 @@ export type Actor =
   | { type: "job"; name: string }
   | { type: "import"; bulkProcessId: number; userId: number | null };
 
-export interface Ctx {
+/** What every context carries, whoever acts. */
+interface CtxBase {
   deps: Deps;
-  actor: Actor;
-  /** The current school; null for platform work (the permission catalogue, cross-school sweeps). */
-  schoolId: number | null;
-  /** The signed-in user, or null for a job. */
-  userId: number | null;
   isSuperAdmin: boolean;
   /**
    * Whether the actor holds a permission in the current school. Jobs and imports run the school's
@@ -64,6 +60,60 @@ export interface Ctx {
   unchanged?: Unchanged;
 }
 
+/**
+ * A signed-in user's request. `S` is its school: a number on a school route (`authorize` resolved
+ * it), null on a route of the user's own or of the platform.
+ */
+export interface UserCtx<S extends number | null = number | null> extends CtxBase {
+  actor: { type: "user"; userId: number };
+  userId: number;
+  schoolId: S;
+}
+
+/** A scheduled job or queue consumer: in one school, or across schools (`S` null). */
+export interface JobCtx<S extends number | null = number | null> extends CtxBase {
+  actor: { type: "job"; name: string };
+  userId: null;
+  schoolId: S;
+}
+
+/** An import (a bulk process) run by the queue consumer in its school, for the user who started it. */
+export interface ImportCtx extends CtxBase {
+  actor: { type: "import"; bulkProcessId: number; userId: number | null };
+  userId: number | null;
+  schoolId: number;
+}
+
+/**
+ * A request nobody signed in to (a public route): no user; a school once the route resolved the
+ * record its link names (`{ ...ctx, schoolId: row.schoolId }`).
+ */
+export interface PublicCtx<S extends number | null = number | null> extends CtxBase {
+  actor: { type: "user"; userId: 0 };
+  userId: null;
+  schoolId: S;
+}
+
+/**
+ * The service context: any of the above. A verb says what it may assume by the type it takes:
+ * `SchoolCtx` (a school, whoever acts), `MemberCtx` (a signed-in user in a school), `UserCtx`
+ * (a signed-in user), `Ctx` (anyone, the school unknown). `defineRoute` types a route's verb from
+ * the access it declares (src/lib/route.ts `CtxOf`), so the compiler refuses the rest.
+ */
+export type Ctx = UserCtx | JobCtx | ImportCtx | PublicCtx;
+
+/** A context inside one school: a school route's, a per-school job's or an import's. */
+export type SchoolCtx = UserCtx<number> | JobCtx<number> | ImportCtx | PublicCtx<number>;
+
+/** A signed-in user in a school: what a school route's verb gets. */
+export type MemberCtx = UserCtx<number>;
+
+/** Whether a school context acts for a signed-in user (not a job or an import acting for the school). */
+export const isMember = (ctx: SchoolCtx): ctx is MemberCtx => ctx.userId !== null && ctx.actor.type === "user";
+
+/** The users a context acts for today: the caller and whom they are a delegate of; none for a job. */
+export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+
 export type AppEnv = {
   Bindings: Env;
   Variables: {
@@ -76,22 +126,26 @@ export type AppEnv = {
 /** The context of a request (after `authorize`; public routes have an anonymous principal). */
 export function ctxOf(c: { var: { deps: Deps; principal?: Principal; requestId?: string } }): Ctx {
   const { deps, principal, requestId } = c.var;
-  const userId = principal?.userId ?? null;
-  return {
-    deps,
-    actor: { type: "user", userId: userId ?? 0 },
-    schoolId: principal?.schoolId ?? null,
-    userId,
-    isSuperAdmin: principal?.isSuperAdmin ?? false,
-    can: (p) => principal?.can(p) ?? false,
-    requestId: requestId ?? null,
-  };
+  const base = { deps, requestId: requestId ?? null };
+  if (!principal)
+    return {
+      ...base,
+      actor: { type: "user", userId: 0 },
+      userId: null,
+      schoolId: null,
+      isSuperAdmin: false,
+      can: () => false,
+    };
+  const { userId, schoolId, isSuperAdmin } = principal;
+  return { ...base, actor: { type: "user", userId }, userId, schoolId, isSuperAdmin, can: (p) => principal.can(p) };
 }
 
 const everything = () => true;
 
 /** The context of a scheduled job: across schools unless `schoolId` is given. */
-export function jobCtx(deps: Deps, name: string, schoolId: number | null = null): Ctx {
+export function jobCtx(deps: Deps, name: string): JobCtx<null>;
+export function jobCtx(deps: Deps, name: string, schoolId: number): JobCtx<number>;
+export function jobCtx(deps: Deps, name: string, schoolId: number | null = null): JobCtx {
   return {
     deps,
     actor: { type: "job", name },
@@ -104,7 +158,7 @@ export function jobCtx(deps: Deps, name: string, schoolId: number | null = null)
 }
 
 /** The context of an import (a bulk process) run by the queue consumer in its school. */
-export function importCtx(deps: Deps, bulkProcessId: number, schoolId: number, userId: number | null): Ctx {
+export function importCtx(deps: Deps, bulkProcessId: number, schoolId: number, userId: number | null): ImportCtx {
   return {
     deps,
     actor: { type: "import", bulkProcessId, userId },
@@ -116,16 +170,7 @@ export function importCtx(deps: Deps, bulkProcessId: number, schoolId: number, u
   };
 }
 
-/**
- * The current school of school-scoped code. `authorize` always resolves one for a school route,
- * so a null here is a programming error (a platform route calling school code), not a user's.
- */
-export function schoolOf(ctx: { schoolId: number | null }): number {
-  if (ctx.schoolId === null) throw new Error("school-scoped code called without a current school");
-  return ctx.schoolId;
-}
-
 /** The condition that keeps a query inside the current school: the only hand-off of `school_id`. */
-export function tenant(ctx: { schoolId: number | null }, table: { schoolId: SQLiteColumn }): SQL {
-  return eq(table.schoolId, schoolOf(ctx));
+export function tenant(ctx: SchoolCtx, table: { schoolId: SQLiteColumn }): SQL {
+  return eq(table.schoolId, ctx.schoolId);
 }

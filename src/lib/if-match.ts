@@ -7,7 +7,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { RecordTable } from "../db/table";
-import type { Ctx } from "./context";
+import type { Ctx, SchoolCtx } from "./context";
 import { ApiError, say } from "./errors";
 import { etagMatches, etagOfJson } from "./etag";
 import type { Message } from "./message";
@@ -33,11 +33,11 @@ export const IfMatchHeaders = z.object({
  * runs); and the table whose row it is, so every write batch of the request is guarded by the
  * `updated_at` read (a change in between is a 412 too, not a lost update: src/db/write.ts `commit`).
  */
-export interface IfMatch {
+export interface IfMatch<X extends Ctx = SchoolCtx> {
   /** The record's name in the 412's detail (`` m`Route` ``). */
   label: Message;
   /** The record as `GET` of the same path answers it to this caller (a 404 when it is not there). */
-  read(ctx: Ctx, params: { id: number }): Promise<unknown>;
+  read(ctx: X, params: { id: number }): Promise<unknown>;
   /**
    * The table whose row `id` the record is, when its `updatedAt` is that row's: the writes are
    * guarded by it. Without one the check is made when the request arrives only.
@@ -50,12 +50,12 @@ export interface IfMatch {
  * names (`*`: any), else 412 and nothing runs. The context it answers carries the `updated_at` read,
  * so the verb's write batches are guarded by it (src/db/write.ts `commit`).
  */
-export async function unchangedSince(
-  ctx: Ctx,
-  spec: IfMatch,
+export async function unchangedSince<C extends Ctx>(
+  ctx: C,
+  spec: IfMatch<C>,
   params: unknown,
   header: string | undefined,
-): Promise<Ctx> {
+): Promise<C> {
   if (header === undefined) return ctx;
   const id: unknown = typeof params === "object" && params !== null ? Reflect.get(params, "id") : undefined;
   if (typeof params !== "object" || params === null || typeof id !== "number") {

@@ -18,7 +18,7 @@ import type { Context, Handler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
-import { type AppEnv, type Ctx, ctxOf } from "./context";
+import { type AppEnv, type Ctx, ctxOf, type MemberCtx, type PublicCtx, type UserCtx } from "./context";
 import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
 import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
@@ -43,7 +43,20 @@ export { ACCEPT_LANGUAGE, answersETag, SECURITY_SCHEMES, TAGS, type Tag, takesId
  * Prepares the service context of a request before its verb runs: what a route's readers need
  * read first (who a caller acts for). Declared on the route.
  */
-export type ContextLoader = (ctx: Ctx) => Promise<Ctx>;
+export type ContextLoader = (ctx: MemberCtx) => Promise<MemberCtx>;
+
+/**
+ * The context a route's verb gets, from the access the route declares: a public route's has no
+ * user; a `user` route's has a user and no school; a school route's has both (`authorize` resolved
+ * them before the verb runs); a platform route's has a user and the school when one was named.
+ */
+export type CtxOf<R> = R extends { access: "public" }
+  ? PublicCtx<null>
+  : R extends { access: "user" }
+    ? UserCtx<null>
+    : R extends { scope: "platform" }
+      ? UserCtx
+      : MemberCtx;
 
 /** Who may call a route, where, and behind which application module: what `authorize` checks. */
 export interface RouteGuard {
@@ -67,7 +80,7 @@ interface Served {
   readonly [GUARD]: RouteGuard;
   readonly [CONTEXT]?: ContextLoader;
   readonly [UNEXAMPLED]: readonly ProblemStatus[];
-  readonly [PRECONDITION]?: IfMatch;
+  readonly [PRECONDITION]?: IfMatch<never>;
 }
 
 /** What `authorize` checks for a route. */
@@ -129,7 +142,7 @@ type RouteMeta = {
    * An update of the record `{id}` that honours `If-Match`: the route declares the header and its
    * 412, and `serve` checks it before the verb runs (`IfMatch`).
    */
-  ifMatch?: IfMatch;
+  ifMatch?: IfMatch<never>;
 };
 
 type RouteInput = Omit<RouteConfig, "tags" | "security" | "middleware" | "operationId" | "summary">;
@@ -166,6 +179,9 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
   if (module && (access === "public" || access === "user")) {
     // No school is resolved for these: the module could not be checked, so refuse to pretend.
     throw new Error(`${route.operationId}: a route with module ${module} needs a school (not ${access} access)`);
+  }
+  if (context && (access === "public" || access === "user" || scope === "platform")) {
+    throw new Error(`${route.operationId}: a context loader is for school routes`);
   }
   if (ifMatch && (route.request?.headers || !route.path.includes("{id}"))) {
     throw new Error(`${route.operationId}: If-Match is for a route of one record ({id}) without headers of its own`);
@@ -474,7 +490,7 @@ export type OutputOf<R> = R extends { responses: infer Rs }
  * value cannot give (a header, another status the route declares).
  */
 export type Verb<R> = (
-  ctx: Ctx,
+  ctx: CtxOf<R>,
   input: InputOf<R>,
 ) =>
   | Promise<OutputOf<R> | Response | undefined>
@@ -490,10 +506,13 @@ export interface Operation {
 }
 
 /** The context a route's verb gets: the request's, prepared as the route declares. */
-export function contextOf(c: Context<AppEnv>, route: ApiRoute): Promise<Ctx> | Ctx {
-  const ctx = ctxOf(c);
+export function contextOf<R extends ApiRoute>(c: Context<AppEnv>, route: R): Promise<CtxOf<R>> | CtxOf<R> {
+  // `authorize` ran the route's declared access first: its user and school are the ones `CtxOf`
+  // names (test/conformance-suite.ts calls every route as each kind of caller).
+  const ctx = ctxOf(c) as CtxOf<R>;
   const load = route[CONTEXT];
-  return load ? load(ctx) : ctx;
+  // A loader is declared on school routes only (`defineRoute` refuses it elsewhere).
+  return load ? (load(ctx as MemberCtx) as Promise<CtxOf<R>>) : ctx;
 }
 
 type Validated = { out: { param: unknown; query: unknown; json: unknown; header: unknown } };
@@ -533,9 +552,9 @@ export function operation<R extends ApiRoute>(route: R, verb: Verb<R>): Operatio
  * answer is not checked against it (TypeScript cannot relate a generic record schema's output to
  * the route's response type; the builder's `toRecord` is typed against the record instead).
  */
-export function serve<R extends ApiRoute>(
+export function serve<R extends ApiRoute, C extends Ctx = CtxOf<R>>(
   route: R,
-  verb: (ctx: Ctx, input: InputOf<R>) => Promise<unknown> | unknown,
+  verb: (ctx: C, input: InputOf<R>) => Promise<unknown> | unknown,
 ): Operation {
   const status = successOf(route);
   const etagged = answersETag(route);
@@ -546,10 +565,14 @@ export function serve<R extends ApiRoute>(
       const input = inputOf(c, route) as InputOf<R>;
       const ctx = await contextOf(c, route);
       const ifMatch = route[PRECONDITION];
-      const checked = ifMatch
-        ? await unchangedSince(ctx, ifMatch, c.req.valid("param"), c.req.header("if-match"))
+      // The route's If-Match reads its record as the route's own verbs do: with the route's context.
+      const precondition = ifMatch as IfMatch<CtxOf<R>> | undefined;
+      const checked = precondition
+        ? await unchangedSince(ctx, precondition, c.req.valid("param"), c.req.header("if-match"))
         : ctx;
-      const answer: unknown = await verb(checked, input);
+      // The builder's context is its table's (`Data<T, C>`), the route's is its declared scope's:
+      // `defineResource` pairs a school table with school routes (src/lib/resource/core.ts).
+      const answer: unknown = await verb(checked as Ctx as C, input);
       if (answer instanceof Response) return etagged ? answerTagged(c, answer) : answer;
       const listing = answer instanceof Listing;
       if (status === 204 && !listing) return c.body(null, 204);

@@ -12,7 +12,7 @@ import { and, eq, type SQL, sql } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import { type CommitMessages, GuardFailed, guard, inList, type Statement } from "../../db/write";
 import type { Access } from "../access";
-import { type Ctx, schoolOf } from "../context";
+import type { Ctx } from "../context";
 import { conflict, notFound, type ProblemStatus, say, unprocessable } from "../errors";
 import type { IfMatch } from "../if-match";
 import { m } from "../message";
@@ -47,8 +47,8 @@ export interface Change<T extends RecordTable> extends Guards {
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function resourceCore<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
-  config: ResourceConfig<T, R, V>,
+export function resourceCore<T extends RecordTable, R extends z.ZodObject, V extends Fields, X extends Ctx>(
+  config: ResourceConfig<T, R, V, X>,
 ) {
   const { data, label, parent } = config;
   const table = data.table;
@@ -90,7 +90,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
    * given, is the visibility in place of the resource's (a list's own, for its query).
    */
   function scoped(
-    ctx: Ctx,
+    ctx: X,
     extra: SQL | undefined,
     access: "read" | "write",
     parentId: number | null = null,
@@ -104,20 +104,20 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   }
 
   /** The parent record in this school (an existence check inside a batch). */
-  const parentQuery = (ctx: Ctx, parentId: number) =>
+  const parentQuery = (ctx: X, parentId: number) =>
     parent?.data.select(ctx, { id: parent.data.table.id }).where(eq(parent.data.table.id, parentId)).limit(1);
 
   // Without a view, V is the table's columns (its default): the fields are those columns.
   const fields = (config.view?.fields ?? columnsOf(data.table)) as V;
   /** The read query of the resource (its view and joins), scoped to the school. */
-  function select(ctx: Ctx, how: "read" | "write" = "read"): Query<RowOf<V>> {
+  function select(ctx: X, how: "read" | "write" = "read"): Query<RowOf<V>> {
     const query = data.select(ctx, fields, how);
     return config.view?.join ? config.view.join(query) : query;
   }
-  const toRecord = (ctx: Ctx, row: RowOf<V>) => config.toRecord(ctx, row);
+  const toRecord = (ctx: X, row: RowOf<V>) => config.toRecord(ctx, row);
 
   /** Reads one record; 404 when it is not there for this caller. */
-  async function find(ctx: Ctx, id: number, parentId: number | null = null): Promise<z.output<R>> {
+  async function find(ctx: X, id: number, parentId: number | null = null): Promise<z.output<R>> {
     const row = await select(ctx)
       .where(scoped(ctx, eq(table.id, id), "read", parentId))
       .first();
@@ -127,7 +127,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
 
   /** Why a guarded write matched nothing: a missing parent or record (404), or its state / a rule. */
   async function refuse(
-    ctx: Ctx,
+    ctx: X,
     id: number,
     parentId: number | null,
     diagnose?: Guards & { action: string },
@@ -162,7 +162,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
 
   /** Commits a batch about record `id`; a failed guard becomes the 404 / 409 / 422 that explains it. */
   async function guarded(
-    ctx: Ctx,
+    ctx: X,
     id: number,
     batch: Batch,
     options: { parentId?: number | null; diagnose?: Guards & { action: string }; messages?: CommitMessages } = {},
@@ -181,16 +181,16 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
    */
   const writes = {
     /** INSERT (returning the row) + audit; the row gets the school, parent and timestamps. */
-    insert(ctx: Ctx, values: InsertValues<T>, parentId: number | null = null) {
+    insert(ctx: X, values: InsertValues<T>, parentId: number | null = null) {
       const withParent = parent && parentId !== null ? { ...values, [columnKey(parent.column)]: parentId } : values;
       return data.insert(ctx, withParent);
     },
     /** Audit + UPDATE of one record of this caller + guard (no row: the batch aborts). */
-    update(ctx: Ctx, id: number, set: SetValues<T>, action = "update", parentId: number | null = null, extra?: SQL) {
+    update(ctx: X, id: number, set: SetValues<T>, action = "update", parentId: number | null = null, extra?: SQL) {
       return data.updateOne(ctx, id, set, { action, where: scoped(ctx, extra, "write", parentId) });
     },
     /** Audit + DELETE of one record of this caller + guard. */
-    delete(ctx: Ctx, id: number, parentId: number | null = null, extra?: SQL) {
+    delete(ctx: X, id: number, parentId: number | null = null, extra?: SQL) {
       return data.deleteOne(ctx, id, { where: scoped(ctx, extra, "write", parentId) });
     },
   };
@@ -203,24 +203,24 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   }
 
   /** The record `id` as a read (`id` may be an inserted id): to read one back in a batch. */
-  const readOne = (ctx: Ctx, id: number | SQL<number>) => select(ctx).where(eq(table.id, id)).limit(1);
+  const readOne = (ctx: X, id: number | SQL<number>) => select(ctx).where(eq(table.id, id)).limit(1);
 
   /**
    * A guarded change of one record: one batch of the conditional UPDATE or DELETE (the record, in
    * an allowed state, meeting the rules), its audit row and `also`; when it matches nothing, one
    * read tells 404 from 409 from 422. With `readBack`, the record as it is after the change.
    */
-  async function change(ctx: Ctx, id: number, spec: Change<T>): Promise<void> {
+  async function change(ctx: X, id: number, spec: Change<T>): Promise<void> {
     await changed(ctx, id, spec, false);
   }
 
-  async function changeAndRead(ctx: Ctx, id: number, spec: Change<T>): Promise<z.output<R>> {
+  async function changeAndRead(ctx: X, id: number, spec: Change<T>): Promise<z.output<R>> {
     const record = await changed(ctx, id, spec, true);
     if (!record) throw notFound(m`${label} ${id} not found`);
     return record;
   }
 
-  async function changed(ctx: Ctx, id: number, spec: Change<T>, readBack: boolean) {
+  async function changed(ctx: X, id: number, spec: Change<T>, readBack: boolean) {
     const parentId = spec.parentId ?? null;
     const conds: (SQL | undefined)[] = (spec.rules ?? []).map((r) => r.when);
     if (spec.from) conds.push(inList(spec.from.column, spec.from.states));
@@ -246,7 +246,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
    * An update's `If-Match` (src/lib/route.ts `IfMatch`): the record as `get` answers it, its row's
    * `updated_at` guarding the writes. An update of its own declares it: `ifMatch: resource.ifMatch`.
    */
-  const ifMatch: IfMatch = {
+  const ifMatch: IfMatch<X> = {
     label,
     read: (ctx, params) => find(ctx, params.id, parentOf(params)),
     table,
@@ -302,14 +302,14 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     about,
     otherState,
     /** A new batch for a verb of this resource. */
-    batch: (ctx: Ctx) => new Batch(ctx),
+    batch: (ctx: X) => new Batch(ctx),
     /** The current school (a school-scoped resource always has one). */
-    school: (ctx: Ctx) => schoolOf(ctx),
+    school: (ctx: X) => ctx.schoolId,
     /** A guard statement: aborts the batch when the statement before it changed nothing. */
-    guard: (ctx: Ctx) => guard(ctx.deps.db),
+    guard: (ctx: X) => guard(ctx.deps.db),
   };
 }
 
-export type ResourceCore<T extends RecordTable, R extends z.ZodObject, V extends Fields> = ReturnType<
-  typeof resourceCore<T, R, V>
+export type ResourceCore<T extends RecordTable, R extends z.ZodObject, V extends Fields, X extends Ctx> = ReturnType<
+  typeof resourceCore<T, R, V, X>
 >;

@@ -15,14 +15,18 @@
 import type { z } from "@hono/zod-openapi";
 import type { ColumnsOf, Fields } from "../../db/query";
 import type { RecordTable } from "../../db/table";
+import type { Ctx, SchoolCtx } from "../context";
 import { resourceCore } from "./core";
 import { listBuilders } from "./list";
 import type { ResourceConfig } from "./types";
 import { writeBuilders } from "./write";
 
-export function defineResource<T extends RecordTable, R extends z.ZodObject, V extends Fields = ColumnsOf<T>>(
-  config: ResourceConfig<T, R, V>,
-) {
+export function defineResource<
+  T extends RecordTable,
+  R extends z.ZodObject,
+  V extends Fields = ColumnsOf<T>,
+  X extends Ctx = SchoolCtx,
+>(config: ResourceConfig<T, R, V, X>) {
   const core = resourceCore(config);
   return {
     ...listBuilders(core),

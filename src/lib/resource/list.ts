@@ -9,7 +9,7 @@ import { columnsOf, type Fields, type RowOf } from "../../db/query";
 import { and, type SQL } from "../../db/sql";
 import type { RecordTable } from "../../db/table";
 import type { Access } from "../access";
-import type { Ctx } from "../context";
+import type { Ctx, SchoolCtx } from "../context";
 import { notFound } from "../errors";
 import { Message, m } from "../message";
 import {
@@ -29,7 +29,7 @@ import { type Cell, XLSX_TYPE, xlsxResponse } from "../xlsx";
 import type { Meta, ResourceCore } from "./core";
 import type { Filters, Join } from "./types";
 
-export interface ListSpec<F extends Filters> extends Meta {
+export interface ListSpec<F extends Filters<X>, X extends Ctx = SchoolCtx> extends Meta {
   access: Access;
   filters?: F;
   /**
@@ -46,36 +46,36 @@ export interface ListSpec<F extends Filters> extends Meta {
    * The list's own visibility for the query it was given, in place of the resource's read
    * visibility (a list that shows other rows on request: the deleted ones to staff).
    */
-  visibleTo?: (ctx: Ctx, query: object) => SQL | undefined;
+  visibleTo?: (ctx: X, query: object) => SQL | undefined;
 }
 
 /** What an export takes of its list (`resource.list(...)` gives it): filters, sortable fields, default order. */
-export interface ListQuery {
-  filters: Filters;
+export interface ListQuery<X extends Ctx = SchoolCtx> {
+  filters: Filters<X>;
   sort?: Record<string, SQLiteColumn>;
   defaultOrder?: OrderKey[];
-  visibleTo?: (ctx: Ctx, query: object) => SQL | undefined;
+  visibleTo?: (ctx: X, query: object) => SQL | undefined;
 }
 
-export interface ExportSpec<V extends Fields, E extends Fields> extends Meta {
+export interface ExportSpec<V extends Fields, E extends Fields, X extends Ctx = SchoolCtx> extends Meta {
   access: Access;
   /** The list whose query the export takes: its filters and `sort` (paging accepted and ignored). */
-  list: ListQuery;
+  list: ListQuery<X>;
   /** The file's name (`` m`teachers.xlsx` ``), or the caller's (`` m`roles-school-${id}.xlsx` ``). */
-  filename: Message | ((ctx: Ctx) => Message);
+  filename: Message | ((ctx: X) => Message);
   /** The sheet's name and header row (in the request's language). */
   sheet: Message;
   columns: readonly Message[];
   /** The 200 response's description. */
   file: string;
   /** Fields the file adds to the resource's view (a family's name), for this caller, with their joins. */
-  extra?: { fields: (ctx: Ctx) => E; join?: Join };
+  extra?: { fields: (ctx: X) => E; join?: Join };
   /** One row of the sheet, as this caller may see it. */
-  cells: (ctx: Ctx, row: RowOf<V> & RowOf<E>) => Cell[];
+  cells: (ctx: X, row: RowOf<V> & RowOf<E>) => Cell[];
 }
 
 /** The conditions a list's filters add for `input` (the values the query schema parsed). */
-export function filterConditions(filters: Filters, input: object, ctx: Ctx): (SQL | undefined)[] {
+export function filterConditions<X extends Ctx>(filters: Filters<X>, input: object, ctx: X): (SQL | undefined)[] {
   return Object.entries(filters).flatMap(([key, filter]) => {
     const value: unknown = Reflect.get(input, key);
     return value === undefined ? [] : [filter.where(ctx, value)];
@@ -95,23 +95,23 @@ function sortOf(input: object): { column: SQLiteColumn; desc: boolean }[] | unde
   return Array.isArray(sort) ? sort : undefined;
 }
 
-const filterShape = <F extends Filters>(filters: F) =>
+const filterShape = <F extends Filters<never>>(filters: F) =>
   // Object.fromEntries forgets the keys; each one maps to its own filter's schema.
   Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema])) as { [K in keyof F]: F[K]["schema"] };
 
-export function listBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
-  core: ResourceCore<T, R, V>,
+export function listBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields, X extends Ctx>(
+  core: ResourceCore<T, R, V, X>,
 ) {
   const { config, table, Name, Names, record, ParentParams } = core;
   const createdOrder: OrderKey[] = [{ by: table.createdAt }, { by: table.id }];
-  const extensions = (filters: Filters, sort?: Record<string, SQLiteColumn>) => ({
+  const extensions = (filters: Filters<X>, sort?: Record<string, SQLiteColumn>) => ({
     "x-filters": Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.example])),
     "x-sort": Object.keys(sort ?? {}),
   });
 
   /** `GET path`: a page of records, filtered and sorted. */
-  function list<F extends Filters = Filters>(spec: ListSpec<F>) {
-    const filters: Filters = spec.filters ?? {};
+  function list<F extends Filters<X> = Filters<X>>(spec: ListSpec<F, X>) {
+    const filters: Filters<X> = spec.filters ?? {};
     // One strict object (not extend + strict: every schema made costs start-up time).
     const query = z.strictObject({
       ...PageQuery.shape,
@@ -129,7 +129,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       extensions: extensions(filters, spec.sort),
     });
 
-    async function run(ctx: Ctx, input: InputOf<typeof route>): Promise<Listing<z.output<R>>> {
+    async function run(ctx: X, input: InputOf<typeof route>): Promise<Listing<z.output<R>>> {
       const q = input.query;
       const parentId = core.parentOf(Reflect.get(input, "params"));
       const sort = sortOf(q);
@@ -174,7 +174,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
    * every row) and its visibility, and reads pages of 500 by keyset in the list's order (its
    * `defaultOrder`, or `createdAt, id`; ties on a `sort` field broken by id).
    */
-  function exportList<E extends Fields = Record<string, never>>(spec: ExportSpec<V, E>) {
+  function exportList<E extends Fields = Record<string, never>>(spec: ExportSpec<V, E, X>) {
     if (config.parent) throw new Error(`${config.name}: exports of nested resources are not supported`);
     const { filters, sort } = spec.list;
     const defaultOrder = spec.list.defaultOrder ?? createdOrder;
@@ -199,7 +199,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
     });
 
     /** The file's rows for `input` (the parsed query), page by page. */
-    async function* rows(ctx: Ctx, input: object, pageSize = 500): AsyncGenerator<Cell[]> {
+    async function* rows(ctx: X, input: object, pageSize = 500): AsyncGenerator<Cell[]> {
       const conds = filterConditions(filters, input, ctx);
       const own = spec.list.visibleTo ? { visible: spec.list.visibleTo(ctx, input) } : undefined;
       const sorted = sortOf(input);
@@ -226,14 +226,14 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
     }
 
     /** The download for this caller (a module that reads its caller its own way calls it). */
-    const respond = (ctx: Ctx, input: object): Response =>
+    const respond = (ctx: X, input: object): Response =>
       xlsxResponse(spec.filename instanceof Message ? spec.filename : spec.filename(ctx), {
         name: spec.sheet,
         columns: spec.columns,
         rows: rows(ctx, input),
       });
 
-    const run = (ctx: Ctx, input: InputOf<typeof route>) => respond(ctx, input.query);
+    const run = (ctx: X, input: InputOf<typeof route>) => respond(ctx, input.query);
     return { ...serve(route, run), run, rows, respond };
   }
 

@@ -9,7 +9,7 @@ import type { SQL } from "../../db/sql";
 import type { Data, RecordTable } from "../../db/table";
 import type { Scope } from "../access";
 import type { AppModuleKey } from "../app-modules";
-import type { Ctx } from "../context";
+import type { Ctx, SchoolCtx } from "../context";
 import type { Message } from "../message";
 import { recordId } from "../params";
 import type { ContextLoader, Tag } from "../route";
@@ -39,15 +39,15 @@ export const timestamps = (row: { id: number; createdAt: string; updatedAt: stri
  * A list filter: its query schema, the condition it adds, and a valid example value (the query
  * plan suite calls every list with every filter's example and checks an index serves it).
  */
-export interface Filter<V> {
+export interface Filter<V, X extends Ctx = SchoolCtx> {
   schema: z.ZodType<V | undefined>;
   /** (A method: a filter of any value type is one of `Filters`.) */
-  where(ctx: Ctx, value: V): SQL | undefined;
+  where(ctx: X, value: V): SQL | undefined;
   example: string;
 }
 
 /** A list's filters, keyed by query parameter. */
-export type Filters = Record<string, Filter<unknown>>;
+export type Filters<X extends Ctx = SchoolCtx> = Record<string, Filter<unknown, X>>;
 
 /** A nested resource's parent: `/api/v1/school-configuration/{schoolConfigurationId}/...`. */
 export interface Parent {
@@ -59,7 +59,12 @@ export interface Parent {
   column: SQLiteColumn;
 }
 
-export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V extends Fields> {
+export interface ResourceConfig<
+  T extends RecordTable,
+  R extends z.ZodObject,
+  V extends Fields,
+  X extends Ctx = SchoolCtx,
+> {
   /** Singular and plural in camelCase: they make the operationIds (`listDocuments`, `getDocument`). */
   name: string;
   plural: string;
@@ -78,7 +83,7 @@ export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V 
    */
   module?: AppModuleKey;
   /** The table's accessor (src/db/table.ts): its tenancy and audit entity. */
-  data: Data<T>;
+  data: Data<T, X>;
   /** The returned record (registered as a named OpenAPI schema). */
   record: R;
   /**
@@ -87,13 +92,13 @@ export interface ResourceConfig<T extends RecordTable, R extends z.ZodObject, V 
    */
   view?: { fields: V; join?: Join };
   /** The record of a row, as this caller may see it (e.g. a secret shown to its owner only). */
-  toRecord: (ctx: Ctx, row: NoInfer<RowOf<V>>) => z.output<R>;
+  toRecord: (ctx: X, row: NoInfer<RowOf<V>>) => z.output<R>;
   /**
    * A condition every read (list, get) and write (update, delete, action) adds for this caller,
    * e.g. a user's own rows only. Required for a `school`-scoped table that has no school of its
    * own: it is then what keeps the school's rows apart.
    */
-  visibleTo?: (ctx: Ctx, access: "read" | "write") => SQL | undefined;
+  visibleTo?: (ctx: X, access: "read" | "write") => SQL | undefined;
   /** The 409 message when a unique index refuses a write. */
   conflictMessage?: Message;
   parent?: Parent;

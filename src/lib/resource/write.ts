@@ -11,7 +11,7 @@ import type { SQL } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { Access } from "../access";
-import type { Ctx } from "../context";
+import type { Ctx, SchoolCtx } from "../context";
 import { notFound, say } from "../errors";
 import type { IfMatch } from "../if-match";
 import { type Message, m, zodMessage } from "../message";
@@ -25,26 +25,26 @@ export interface Written<I> {
   body: I;
 }
 
-export interface CreateSpec<T extends RecordTable, C extends z.ZodObject> extends Meta {
+export interface CreateSpec<T extends RecordTable, C extends z.ZodObject, X extends Ctx = SchoolCtx> extends Meta {
   access: Access;
   input: C;
   /** Maps the body to column values (checks references, derives fields). Default: the body. */
   values?: (
-    ctx: Ctx,
+    ctx: X,
     input: { body: z.output<C>; parentId: number | null },
   ) => InsertValues<T> | Promise<InsertValues<T>>;
   /** Further statements of the same batch; `id` is the new row's id (an SQL expression). */
-  also?: (ctx: Ctx, input: Written<z.output<C>>) => Statement[];
+  also?: (ctx: X, input: Written<z.output<C>>) => Statement[];
 }
 
-export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extends Meta {
+export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject, X extends Ctx = SchoolCtx> extends Meta {
   access: Access;
   input: U;
   /** Maps the body to column values. Default: the body. */
-  values?: (ctx: Ctx, input: { id: number; body: z.output<U> }) => SetValues<T> | Promise<SetValues<T>>;
-  also?: (ctx: Ctx, input: Written<z.output<U>>) => Statement[];
+  values?: (ctx: X, input: { id: number; body: z.output<U> }) => SetValues<T> | Promise<SetValues<T>>;
+  also?: (ctx: X, input: Written<z.output<U>>) => Statement[];
   /** Refuses an update before it happens (throw an ApiError): who may change this record. */
-  check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
+  check?: (ctx: X, input: { id: number }) => void | Promise<void>;
   /** The states the record may be in to be updated (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
@@ -53,16 +53,16 @@ export interface UpdateSpec<T extends RecordTable, U extends z.ZodObject> extend
    * The record as the GET of its path answers it, when that GET is an operation of its own (a task
    * with the caller's copies): what `If-Match` is checked against. Default: the resource's `get`.
    */
-  read?: IfMatch["read"];
+  read?: IfMatch<X>["read"];
 }
 
-export interface DeleteSpec extends Meta {
+export interface DeleteSpec<X extends Ctx = SchoolCtx> extends Meta {
   access: Access;
   /** Refuses a delete before it happens (throw an ApiError). */
-  check?: (ctx: Ctx, input: { id: number }) => void | Promise<void>;
+  check?: (ctx: X, input: { id: number }) => void | Promise<void>;
   /** Statements that must see the record before it goes (what it leaves behind elsewhere; not with `from`). */
-  before?: (ctx: Ctx, input: { id: number }) => Statement[];
-  also?: (ctx: Ctx, input: Written<undefined>) => Statement[];
+  before?: (ctx: X, input: { id: number }) => Statement[];
+  also?: (ctx: X, input: Written<undefined>) => Statement[];
   /** The states the record may be in to be deleted (else 409), as for an action. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** The 409's detail for the state the record is in. */
@@ -71,7 +71,8 @@ export interface DeleteSpec extends Meta {
 
 type BodyOf<I> = I extends z.ZodObject ? z.output<I> : undefined;
 
-export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undefined> extends Meta {
+export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undefined, X extends Ctx = SchoolCtx>
+  extends Meta {
   /** The action's name: its path segment (`confirm` -> `/{id}/confirm`) and audit action. */
   name: string;
   /** The operationId's verb: `confirm` -> `confirmExitPermission`. Default: `name` in camelCase. */
@@ -82,12 +83,12 @@ export interface ActionSpec<T extends RecordTable, I extends z.ZodObject | undef
   /** The states the record may be in (its status column and the allowed values), else 409. */
   from?: { column: SQLiteColumn; states: readonly string[] };
   /** Business rules over the row, else 422. */
-  rules?: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => Rule[];
+  rules?: (ctx: X, input: { id: number; body: BodyOf<I> }) => Rule[];
   /** The 409's detail for the state the record is in (default: names the states the action needs). */
   conflict?: (input: { id: number }) => (state: string) => Message;
   /** The change. */
-  set: (ctx: Ctx, input: { id: number; body: BodyOf<I> }) => SetValues<T> | Promise<SetValues<T>>;
-  also?: (ctx: Ctx, input: Written<BodyOf<I>>) => Statement[];
+  set: (ctx: X, input: { id: number; body: BodyOf<I> }) => SetValues<T> | Promise<SetValues<T>>;
+  also?: (ctx: X, input: Written<BodyOf<I>>) => Statement[];
 }
 
 /** Unknown fields are refused; typed as the given object (a generic `.strict()` loses its shape). */
@@ -105,8 +106,8 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const EXAMPLE_ID = 42;
 const camel = (s: string) => s.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase());
 
-export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields>(
-  core: ResourceCore<T, R, V>,
+export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V extends Fields, X extends Ctx>(
+  core: ResourceCore<T, R, V, X>,
 ) {
   const { config, Name, record, ItemParams, ParentParams } = core;
   const label = config.label.toString().toLowerCase();
@@ -134,13 +135,12 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       request: { params: ItemParams },
       responses: { 200: json(record, `The ${label}`) },
     });
-    const run = (ctx: Ctx, input: InputOf<typeof route>) =>
-      core.find(ctx, input.params.id, core.parentOf(input.params));
+    const run = (ctx: X, input: InputOf<typeof route>) => core.find(ctx, input.params.id, core.parentOf(input.params));
     return { ...serve(route, run), route, run };
   }
 
   /** `POST path`: creates a record in the current school (and parent), with its audit row. */
-  function create<C extends z.ZodObject>(spec: CreateSpec<T, C>) {
+  function create<C extends z.ZodObject>(spec: CreateSpec<T, C, X>) {
     const body = jsonBody(strict(spec.input), `${Name}Create`);
     const route = defineRoute({
       method: "post",
@@ -152,7 +152,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       responses: { 201: json(record, `The created ${label}`) },
     });
 
-    async function run(ctx: Ctx, input: { body: z.output<C>; params?: object }): Promise<z.output<R>> {
+    async function run(ctx: X, input: { body: z.output<C>; params?: object }): Promise<z.output<R>> {
       const parentId = core.parentOf(input.params);
       if (parentId !== null && !(await core.parentQuery(ctx, parentId)?.first())) {
         throw notFound(m`${config.parent?.label ?? m`Parent`} ${parentId} not found`);
@@ -170,7 +170,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
   }
 
   /** `PUT path/{id}`: updates the sent fields (an empty body is a 400), with its audit row; honours `If-Match`. */
-  function update<U extends z.ZodObject>(spec: UpdateSpec<T, U>) {
+  function update<U extends z.ZodObject>(spec: UpdateSpec<T, U, X>) {
     const route = defineRoute({
       method: "put",
       path: itemPath,
@@ -188,7 +188,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       responses: { 204: noContent },
     });
 
-    async function run(ctx: Ctx, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
+    async function run(ctx: X, input: { params: { id: number }; body: z.output<U> }): Promise<void> {
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
@@ -206,7 +206,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
   }
 
   /** `DELETE path/{id}`, with its audit row (the record's last values). */
-  function remove(spec: DeleteSpec) {
+  function remove(spec: DeleteSpec<X>) {
     const route = defineRoute({
       method: "delete",
       path: itemPath,
@@ -219,7 +219,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       responses: { 204: noContent },
     });
 
-    async function run(ctx: Ctx, input: { params: { id: number } }): Promise<void> {
+    async function run(ctx: X, input: { params: { id: number } }): Promise<void> {
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
@@ -243,7 +243,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
    * in an allowed state, and meets the rules) with its audit row and `also` statements in one
    * batch; when it matches nothing, one read tells 404 from 409 (state) from 422 (rule).
    */
-  function action<I extends z.ZodObject | undefined = undefined>(spec: ActionSpec<T, I>) {
+  function action<I extends z.ZodObject | undefined = undefined>(spec: ActionSpec<T, I, X>) {
     const verb = spec.verb ?? camel(spec.name);
     const route = defineRoute({
       method: spec.method ?? "patch",
@@ -262,7 +262,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       responses: { 200: json(record, `The ${label}, changed`) },
     });
 
-    async function run(ctx: Ctx, input: { params: { id: number }; body?: unknown }): Promise<z.output<R>> {
+    async function run(ctx: X, input: { params: { id: number }; body?: unknown }): Promise<z.output<R>> {
       const { id } = input.params;
       const given = { id, body: bodyOf(input) };
       return core.changeAndRead(ctx, id, {

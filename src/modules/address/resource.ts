@@ -9,7 +9,7 @@ import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { eq, notExists, type SQL } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, IdParams } from "../../lib/resource";
@@ -104,11 +104,11 @@ const deleteRoute = defineRoute({
 });
 
 /** Not the address a school points at (school_address_idx: one lookup). */
-const unused = (ctx: Ctx): SQL =>
+const unused = (ctx: SchoolCtx): SQL =>
   notExists(Schools.select(ctx, { id: schools.id }).where(eq(schools.addressId, addresses.id)));
 
 /** Deletes an address of the school unless it is the school's address (409), in one batch. */
-export async function removeAddress(ctx: Ctx, { params: { id } }: InputOf<typeof deleteRoute>) {
+export async function removeAddress(ctx: SchoolCtx, { params: { id } }: InputOf<typeof deleteRoute>) {
   try {
     await new Batch(ctx).add(...addressResource.writes.delete(ctx, id, null, unused(ctx))).commit();
   } catch (err) {

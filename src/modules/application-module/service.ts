@@ -19,7 +19,7 @@ import {
 import { Schools, schools } from "../../db/schema/core";
 import { and, asc, eq, ne, notExists, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { Listing, type PageInput } from "../../lib/pagination";
@@ -74,7 +74,7 @@ export const toSchoolModule = (row: SchoolRow) => ({
  * A page of the catalogue with the current school's state of each module, by key; `enabled`
  * keeps the enabled (true) or disabled (false) ones. One round trip.
  */
-export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?: boolean }) {
+export async function listSchoolModules(ctx: SchoolCtx, input: PageInput & { enabled?: boolean }) {
   const where = input.enabled === undefined ? undefined : eq(enabledExpr, input.enabled ? 1 : 0);
   const batch = new Batch(ctx);
   const rows = batch.read(
@@ -95,7 +95,7 @@ export async function listSchoolModules(ctx: Ctx, input: PageInput & { enabled?:
 }
 
 /** Whether the current school has the module `key` enabled; 404 for a key the catalogue lacks. */
-export async function moduleStatus(ctx: Ctx, key: string) {
+export async function moduleStatus(ctx: SchoolCtx, key: string) {
   const row = await withState(ApplicationModules.select(ctx, { key: am.key, enabled: enabledExpr }))
     .where(eq(am.key, key))
     .first();
@@ -109,9 +109,9 @@ export async function moduleStatus(ctx: Ctx, key: string) {
  * missing). Idempotent: `INSERT ... SELECT ... ON CONFLICT DO NOTHING`, so concurrent calls
  * create each row once.
  */
-export function initializeStatements(ctx: Ctx) {
+export function initializeStatements(ctx: SchoolCtx) {
   const { db } = ctx.deps;
-  const schoolId = schoolOf(ctx);
+  const schoolId = ctx.schoolId;
   const now = ctx.deps.clock.now().toISOString();
   const lacking = notExists(SchoolModules.select(ctx, { one: sql`1` }).where(eq(s.moduleId, am.id)));
   const missingKeys = db.select({ key: am.key }).from(am).where(lacking).orderBy(asc(am.key));
@@ -149,8 +149,8 @@ export function initializeStatements(ctx: Ctx) {
  * is a 404, as for any record). Answers the keys whose state this call created (none when the
  * school was initialised already).
  */
-export async function initializeModules(ctx: Ctx, id: number) {
-  if (id !== schoolOf(ctx)) throw notFound(m`School ${id} not found`);
+export async function initializeModules(ctx: SchoolCtx, id: number) {
+  if (id !== ctx.schoolId) throw notFound(m`School ${id} not found`);
   const [audit, insert] = initializeStatements(ctx);
   const batch = new Batch(ctx).add(audit);
   const inserted = batch.result(insert);
@@ -173,7 +173,7 @@ export async function initializeModules(ctx: Ctx, id: number) {
  * row (action `enable` / `disable`); the school's missing rows are initialised in the same batch.
  * Authorization reads the new state from tokens issued after it (at most 10 minutes later).
  */
-export async function setModules(ctx: Ctx, wanted: readonly { key: string; enabled: boolean }[]) {
+export async function setModules(ctx: SchoolCtx, wanted: readonly { key: string; enabled: boolean }[]) {
   const keys = [...new Set(wanted.map((w) => w.key))];
   const found = await ApplicationModules.select(ctx, { id: am.id, key: am.key }).where(inList(am.key, keys)).all();
   const idOf = new Map(found.map((row) => [row.key, row.id]));

@@ -28,7 +28,7 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { TaskRecipients, taskRecipients } from "../../db/schema/task";
 import { and, eq, gt, isNull, or, type SQL, sql } from "../../db/sql";
 import { abortIf, columnList, GuardFailed, guard, guardCount } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idFilter, idList } from "../../lib/params";
@@ -87,7 +87,7 @@ const toAppointment = (row: AppointmentRow): z.output<typeof AppointmentRecord> 
 });
 
 /** Appointments with their slots, as the caller may read them. */
-const withSlots = (ctx: Ctx) =>
+const withSlots = (ctx: SchoolCtx) =>
   Appointments.select(ctx, appointmentFields).join(TimeSlots, eq(timeSlots.id, appointments.slotId));
 
 export const appointment = defineResource({
@@ -195,7 +195,7 @@ function slotIn(ids: readonly number[]): SQL {
 }
 
 /** What a booking reads, in ONE round trip. */
-async function bookingSnapshot(ctx: Ctx, slotIds: number[], studentId: number) {
+async function bookingSnapshot(ctx: SchoolCtx, slotIds: number[], studentId: number) {
   const now = ctx.deps.clock.now();
   const batch = new Batch(ctx);
   const slots = batch.read(
@@ -237,7 +237,7 @@ async function bookingSnapshot(ctx: Ctx, slotIds: number[], studentId: number) {
   const manager = ctx.can(permissions.manage);
   const delegations = !manager && ctx.userId !== null ? batch.read(delegationsHere(ctx, ctx.userId, now)) : undefined;
   const school = batch.read(
-    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))),
+    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)),
   );
   // The school's holidays from yesterday on (a school has few): the slots' days are checked against them.
   const cycles = batch.read(
@@ -291,7 +291,7 @@ function visitOf(snapshot: Snapshot, slotIds: number[]): SlotRow[] {
  * acted when a family member did (they have the answer).
  */
 function familyNotice(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   title: { en: string; es: string },
   slot: { title: string; date: string; start: string },
   child: { id: number; firstName: string },
@@ -312,7 +312,7 @@ function familyNotice(
   );
 }
 
-export async function createAppointment(ctx: Ctx, { params, body }: InputOf<typeof bookRoute>) {
+export async function createAppointment(ctx: SchoolCtx, { params, body }: InputOf<typeof bookRoute>) {
   const slotIds = [params.id, ...(body.alsoSlotIds ?? []).filter((id) => id !== params.id)];
   const snapshot = await bookingSnapshot(ctx, slotIds, body.studentId);
   const slots = visitOf(snapshot, slotIds);
@@ -382,7 +382,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
       sql`SELECT ${columnList(appointments, {
         createdAt: at,
         updatedAt: at,
-        schoolId: schoolOf(ctx),
+        schoolId: ctx.schoolId,
         slotId: sql`j.value`,
         sessionId: first.sessionId,
         studentId: student.id,
@@ -433,7 +433,7 @@ export async function createAppointment(ctx: Ctx, { params, body }: InputOf<type
 
 /** Why a booking's guarded write matched nothing (a third read, only then): the slot filled up, or the family's bookings. */
 async function refuseBooking(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   ids: number[],
   sessionId: number,
   family: ReturnType<typeof and>,
@@ -500,7 +500,7 @@ const cancelRoute = defineRoute({
   responses: { 200: json(Booking, "The appointment, cancelled") },
 });
 
-export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof cancelRoute>) {
+export async function cancelAppointment(ctx: SchoolCtx, { params }: InputOf<typeof cancelRoute>) {
   const read = new Batch(ctx);
   const found = read.read(
     withSlots(ctx)
@@ -517,7 +517,7 @@ export async function cancelAppointment(ctx: Ctx, { params }: InputOf<typeof can
       .where(eq(appointments.id, params.id), visibleAppointment(ctx)),
   );
   const school = read.read(
-    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))),
+    Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)),
   );
   // The visit's live slots (index appointment_visit_idx), whose places the cancellation gives back.
   const visitSlots = read.read(

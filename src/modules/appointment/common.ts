@@ -24,29 +24,26 @@ import { TaskInbox, taskInbox } from "../../db/schema/task";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import { actedUsers, type SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { RecordBase } from "../../lib/resource";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { copyJoin } from "../user/api";
 import { permissions } from "./permissions";
 
 /** The context loader of routes that read the caller's children: whom a non-manager acts for. */
-export async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
+export const actingContext = actingLoader(permissions.manage);
 
-export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+export { actedUsers };
 
 /** The caller's teacher profile ids in the school (none for anyone else), as a sub-select. */
-const ownTeacherIds = (ctx: Ctx) => Teachers.pick(ctx, teachers.id, eq(teachers.userId, ctx.userId ?? 0));
+const ownTeacherIds = (ctx: SchoolCtx) => Teachers.pick(ctx, teachers.id, eq(teachers.userId, ctx.userId ?? 0));
 
 /**
  * A session the caller sees: staff every one, drafts too; anyone else a published one whose task
  * reached them (or the parent they act for: `actingContext`), or in which they have slots.
  */
-export const visibleSession = (ctx: Ctx): SQL | undefined =>
+export const visibleSession = (ctx: SchoolCtx): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
     : and(
@@ -58,19 +55,19 @@ export const visibleSession = (ctx: Ctx): SQL | undefined =>
       );
 
 /** A day or slot of a session the caller sees (`sessionColumn`: the row's session). */
-export const inVisibleSession = (ctx: Ctx, sessionColumn: SQLWrapper): SQL | undefined =>
+export const inVisibleSession = (ctx: SchoolCtx, sessionColumn: SQLWrapper): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
     : Sessions.exists(ctx, sql`${sessions.id} = ${sessionColumn}`, visibleSession(ctx));
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
-export const ownStudents = (ctx: Ctx) =>
+export const ownStudents = (ctx: SchoolCtx) =>
   Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(actedFor(parents.userId, actedUsers(ctx)));
 
 /** Appointments the caller sees: staff all; families their children's and those they booked; teachers those in their slots. */
-export const visibleAppointment = (ctx: Ctx): SQL | undefined =>
+export const visibleAppointment = (ctx: SchoolCtx): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
     : or(

@@ -22,7 +22,7 @@ import {
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, gt, ne, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { addIssue, m } from "../../lib/message";
@@ -130,7 +130,7 @@ export const getSessionDay = day.get({ access: permissions.read });
  * A day's checks, in one round trip: its session is the school's (404), its date is neither past
  * nor a holiday (422), its teachers are the school's (404).
  */
-async function checked(ctx: Ctx, sessionId: number, date: string | undefined, windows: Window[] | undefined) {
+async function checked(ctx: SchoolCtx, sessionId: number, date: string | undefined, windows: Window[] | undefined) {
   const batch = new Batch(ctx);
   const found = batch.read(Sessions.select(ctx, { id: sessions.id }).where(eq(sessions.id, sessionId)));
   const school = date ? calendarReads(ctx, batch, date) : undefined;
@@ -187,7 +187,7 @@ export const createSessionDay = day.create({
 });
 
 /** Whether day `id` has booked slots (one read). */
-async function hasBookings(ctx: Ctx, id: number): Promise<boolean> {
+async function hasBookings(ctx: SchoolCtx, id: number): Promise<boolean> {
   const booked = await TimeSlots.select(ctx, { id: timeSlots.id })
     .where(eq(timeSlots.dayId, id), gt(timeSlots.booked, 0))
     .first();
@@ -195,7 +195,7 @@ async function hasBookings(ctx: Ctx, id: number): Promise<boolean> {
 }
 
 /** Aborts the batch when day `id` has a booked slot (a booking that came in after the check). */
-const abortIfBooked = (ctx: Ctx, id: number, moved?: string) =>
+const abortIfBooked = (ctx: SchoolCtx, id: number, moved?: string) =>
   abortIf(
     ctx.deps.db,
     TimeSlots.exists(

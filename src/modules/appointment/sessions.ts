@@ -20,7 +20,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { Tasks, tasks } from "../../db/schema/task";
 import { and, eq, lte, sql } from "../../db/sql";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
@@ -211,7 +211,7 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function deleteSession(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
+export async function deleteSession(ctx: SchoolCtx, { params }: InputOf<typeof deleteRoute>) {
   try {
     await new Batch(ctx).add(...Sessions.deleteOne(ctx, params.id, { where: noBookings })).commit();
   } catch (err) {
@@ -251,7 +251,7 @@ const deletePendingRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function deletePendingSession(ctx: Ctx, { body }: InputOf<typeof deletePendingRoute>) {
+export async function deletePendingSession(ctx: SchoolCtx, { body }: InputOf<typeof deletePendingRoute>) {
   const batch = new Batch(ctx);
   const t = batch.read(Tasks.select(ctx, { status: tasks.status }).where(eq(tasks.id, body.taskId)));
   const s = batch.read(
@@ -335,7 +335,7 @@ const slotsRoute = defineRoute({
   responses: { 200: json(Generated, "What changed") },
 });
 
-export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typeof slotsRoute>) {
+export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: InputOf<typeof slotsRoute>) {
   const read = new Batch(ctx);
   const s = read.read(Sessions.select(ctx).where(eq(sessions.id, params.id)));
   const days = read.read(
@@ -356,7 +356,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
       booked: timeSlots.booked,
     }).where(eq(timeSlots.sessionId, params.id)),
   );
-  const school = read.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+  const school = read.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)));
   const results = await read.commit();
   const [found] = results.get(s);
   if (!found) throw notFound(m`Session ${params.id} not found`);
@@ -407,7 +407,7 @@ export async function updateSessionSlots(ctx: Ctx, { params, body }: InputOf<typ
         sql`SELECT ${columnList(timeSlots, {
           createdAt: now,
           updatedAt: now,
-          schoolId: schoolOf(ctx),
+          schoolId: ctx.schoolId,
           sessionId: params.id,
           dayId: sql`j.value->>0`,
           teacherId: sql`j.value->>1`,
@@ -481,7 +481,7 @@ const publishRoute = defineRoute({
   responses: { 200: json(SessionRecord, "The session, published") },
 });
 
-export async function publishSession(ctx: Ctx, { params }: InputOf<typeof publishRoute>) {
+export async function publishSession(ctx: SchoolCtx, { params }: InputOf<typeof publishRoute>) {
   const now = ctx.deps.clock.now().toISOString();
   const read = new Batch(ctx);
   const s = read.read(

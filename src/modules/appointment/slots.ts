@@ -12,7 +12,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, lte, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
@@ -83,7 +83,7 @@ const filters = {
       description:
         "true: bookable now (places left, and it has not started: a booking is refused from its start on); false: full or started",
     }),
-    where: (ctx: Ctx, v: "true" | "false") => {
+    where: (ctx: SchoolCtx, v: "true" | "false") => {
       // Stored instants are ISO strings in UTC (`...Z`), which order as the instants do.
       const now = ctx.deps.clock.now().toISOString();
       return v === "true"
@@ -108,14 +108,14 @@ export const listTimeSlots = slot.list({
 export const getTimeSlot = slot.get({ access: permissions.read });
 
 /** The instants of `start`-`end` on the day `dayId`, and the school's zone (one round trip): 404 for another school's day. */
-async function onDay(ctx: Ctx, dayId: number, teacherId: number | null | undefined) {
+async function onDay(ctx: SchoolCtx, dayId: number, teacherId: number | null | undefined) {
   const batch = new Batch(ctx);
   const d = batch.read(
     SessionDays.select(ctx, { sessionId: sessionDays.sessionId, date: sessionDays.date, capacity: sessions.capacity })
       .join(Sessions, eq(sessions.id, sessionDays.sessionId))
       .where(eq(sessionDays.id, dayId)),
   );
-  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)));
   const teacher = teacherId
     ? batch.read(Teachers.select(ctx, { id: teachers.id }).where(eq(teachers.id, teacherId)))
     : undefined;
@@ -144,7 +144,7 @@ function timesOf(date: string, start: string, end: string, timeZone: string) {
 
 /** A slot of the same teacher that overlaps on the same day (one read), as a 422. */
 async function refuseOverlap(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   dayId: number,
   teacherId: number | null,
   times: { startsAt: string; endsAt: string },
@@ -265,7 +265,7 @@ const updateRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function updateTimeSlot(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
+export async function updateTimeSlot(ctx: SchoolCtx, { params, body }: InputOf<typeof updateRoute>) {
   const current = await TimeSlots.find(ctx, params.id);
   if (!current) throw notFound(m`Time slot ${params.id} not found`);
   const moves = body.start !== undefined || body.end !== undefined || body.teacherId !== undefined;
@@ -311,7 +311,7 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function deleteTimeSlot(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
+export async function deleteTimeSlot(ctx: SchoolCtx, { params }: InputOf<typeof deleteRoute>) {
   try {
     await new Batch(ctx).add(...TimeSlots.deleteOne(ctx, params.id, { where: eq(timeSlots.booked, 0) })).commit();
   } catch (err) {

@@ -10,7 +10,7 @@ import { RoleUsers, roleUsers, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolPeople } from "../../db/schema/user";
 import { eq, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 
 /** A new person of an import: phone, first and last name, then optionally email and language. */
@@ -21,7 +21,7 @@ const m = SchoolUsers.alias("m");
 const c = SchoolPeople.alias("c");
 const ru = RoleUsers.alias("ru");
 
-export function batchWrites(ctx: Ctx, processId: number, now: string) {
+export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
   const { db } = ctx.deps;
   const school = ctx.schoolId ?? 0;
   // Drizzle's INSERT ... SELECT names every column of audit_log in declaration order (id first).

@@ -29,7 +29,7 @@ import { Documents, documents } from "../../db/schema/document";
 import { queueReceipts } from "../../db/schema/jobs";
 import { and, eq, or, sql } from "../../db/sql";
 import { unavailable } from "../../db/transient";
-import { type Ctx, importCtx } from "../../lib/context";
+import { importCtx, type SchoolCtx } from "../../lib/context";
 import { type Language, withLanguage } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
 import { type Message, m } from "../../lib/message";
@@ -114,7 +114,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
   await withLanguage(process.language, () => run(ctx, message.id, process, files[0]?.slug));
 };
 
-async function run(ctx: Ctx, messageId: string, process: Claimed, slug: string | undefined) {
+async function run(ctx: SchoolCtx, messageId: string, process: Claimed, slug: string | undefined) {
   const bulkProcessId = process.id;
   let result: Outcome;
   try {
@@ -137,7 +137,7 @@ type Outcome = { errors: RowError[]; fatal: boolean; totalRows?: number; process
 const fileError = (message: Message): Outcome => ({ errors: [{ row: 0, message }], fatal: true });
 
 /** Checks the uploaded file, then imports it. */
-async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): Promise<Outcome> {
+async function runImport(ctx: SchoolCtx, process: Claimed, slug: string | undefined): Promise<Outcome> {
   const { deps } = ctx;
   if (slug === undefined) return fileError(m`Document ${process.documentId} not found`);
   // R2 has no POST-policy uploads: the object may never have been uploaded under its key.
@@ -171,7 +171,7 @@ async function runImport(ctx: Ctx, process: Claimed, slug: string | undefined): 
 }
 
 /** processing -> completed (the file was read; refused rows listed) or failed. */
-async function finish(ctx: Ctx, process: Claimed, result: Outcome) {
+async function finish(ctx: SchoolCtx, process: Claimed, result: Outcome) {
   const now = ctx.deps.clock.now().toISOString();
   const { errors, fatal, totalRows, processedRows } = result;
   const failed = fatal || (errors.length > 0 && processedRows === 0);

@@ -25,7 +25,7 @@ import { guardians, Students, students } from "../../db/schema/student";
 import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { dateOutOfRange, isSchoolDate } from "../../lib/dates";
 import { fold } from "../../lib/fold";
 import { LEVELS, type Level } from "../../lib/levels";
@@ -262,7 +262,7 @@ type ParentValues = [string, string, string, Relationship | null];
 type Values = [string, string, string, string, string, Level | null, string | null, ParentValues[]];
 
 /** Imports a families file for the process in `ctx` (an import context). */
-export async function importFamilies(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
+export async function importFamilies(ctx: SchoolCtx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
   const idNumbers = new Set<string>();
   /**
    * The family (number) each parent phone joined in an earlier row of the file. Numbers are
@@ -341,7 +341,7 @@ const StudentsRead = z.array(z.tuple([z.string(), z.string().nullable()]));
 type State = { parentFamily: Map<string, string>; familyParents: Map<string, Set<string>> };
 
 async function writeBatch(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   processId: number,
   batch: Ready<Values>[],
   addError: (e: FieldError) => void,

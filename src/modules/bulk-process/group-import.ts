@@ -15,7 +15,7 @@ import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
 import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import type { Level } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -120,7 +120,7 @@ type GroupRow = z.infer<typeof GroupRow>;
 type Values = [string, Level, string, number | null, string[], string[]];
 
 /** Imports a groups file for the process in `ctx` (an import context). */
-export async function importGroups(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
+export async function importGroups(ctx: SchoolCtx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
   const seen = new Set<string>();
   return importSheet<Field, GroupRow, Values>(bytes, {
     columns: GROUP_COLUMNS,
@@ -158,7 +158,7 @@ const xStudent = Students.alias("x");
 const Names = z.array(z.string());
 
 async function writeBatch(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   processId: number,
   batch: Ready<Values>[],
   addError: (e: FieldError) => void,

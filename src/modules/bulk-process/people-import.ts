@@ -29,7 +29,7 @@ import { Users, users } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
@@ -167,7 +167,7 @@ type PeopleReady = Ready<Values>;
 
 /** Imports the spreadsheet `bytes` as `entity` for the process in `ctx` (an import context). */
 export async function importPeople(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   processId: number,
   entity: ImportEntity,
   bytes: Uint8Array,
@@ -221,7 +221,7 @@ const PROFILES = {
 
 /** Writes one batch of valid rows; returns how many were written, reports the refused ones. */
 async function writeBatch(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   processId: number,
   spec: PeopleImport,
   batch: PeopleReady[],

@@ -29,7 +29,7 @@ import {
 import { asc, eq, isNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
@@ -74,7 +74,7 @@ type RouteStudentRow = z.infer<typeof RouteStudentRow>;
 type Values = [string, string, string, number[]];
 
 /** Imports a route students file for the process in `ctx` (an import context). */
-export async function importRouteStudents(ctx: Ctx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
+export async function importRouteStudents(ctx: SchoolCtx, processId: number, bytes: Uint8Array): Promise<ImportResult> {
   const seen = new Set<string>();
   return importSheet<Field, RouteStudentRow, Values>(bytes, {
     columns: ROUTE_STUDENT_COLUMNS,
@@ -98,7 +98,7 @@ export async function importRouteStudents(ctx: Ctx, processId: number, bytes: Ui
 }
 
 /** One read: the routes, their stops, the students and the days those students already ride. */
-async function lookUp(ctx: Ctx, batch: Ready<Values>[]) {
+async function lookUp(ctx: SchoolCtx, batch: Ready<Values>[]) {
   const names = [...new Set(batch.map((r) => fold(r.values[0])))];
   const idNumbers = [...new Set(batch.map((r) => r.values[2]))];
   const named = Routes.pick(ctx, routes.id, inList(routes.nameSearch, names));
@@ -273,7 +273,7 @@ function check(known: Awaited<ReturnType<typeof lookUp>>, batch: Ready<Values>[]
 const rs = RouteStudents.alias("rs");
 
 async function writeBatch(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   processId: number,
   batch: Ready<Values>[],
   addError: (e: FieldError) => void,

@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { BUILTIN_ROLES, type BuiltinRole, type PermissionDef } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
@@ -43,7 +43,7 @@ const isPeopleImport = (entity: Entity): entity is Entity & keyof typeof IMPORTS
  * give the role it gives (src/modules/role/grants.ts): the consumer runs later as the import, with
  * every permission, so this is where the caller's rights are checked.
  */
-async function mayImport(ctx: Ctx, entity: Entity) {
+async function mayImport(ctx: SchoolCtx, entity: Entity) {
   const needed = WRITES[entity];
   if (needed && !ctx.can(needed)) {
     throw forbidden(m`Importing ${entity} needs permission ${needed.name} in school ${ctx.schoolId}`);
@@ -82,7 +82,7 @@ export const create = bulkProcessResource.create({
 });
 
 /** Inserts first, then sends: if the send fails, `enqueue` marks the row failed and answers 503. */
-export async function startBulkProcess(ctx: Ctx, { body }: InputOf<typeof create.route>) {
+export async function startBulkProcess(ctx: SchoolCtx, { body }: InputOf<typeof create.route>) {
   const created = await create.run(ctx, { body });
   await enqueue(ctx, created.id);
   return created;
@@ -101,7 +101,7 @@ const update = bulkProcessResource.update({
 });
 
 /** Queues a failed process again: it starts again, so the caller needs the rights its starter needed. */
-export async function queueAgain(ctx: Ctx, { params }: InputOf<typeof update.route>): Promise<undefined> {
+export async function queueAgain(ctx: SchoolCtx, { params }: InputOf<typeof update.route>): Promise<undefined> {
   const { id } = params;
   await mayImport(ctx, (await bulkProcessResource.find(ctx, id)).entity);
   await requeue(ctx, id);

@@ -11,7 +11,7 @@ import { queueReceipts } from "../../db/schema/jobs";
 import { and, eq, lt, sql } from "../../db/sql";
 import { commit } from "../../db/write";
 import type { Deps } from "../../deps";
-import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
+import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import type { Language } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
@@ -38,8 +38,8 @@ export const storedErrors = (errors: readonly RowError[]) => errors.map((e) => (
  * Sends the process to the bulk queue. The row is written first, so a failed send leaves it
  * `failed` with the reason (never a `queued` row no consumer will ever see) and answers 503.
  */
-export async function enqueue(ctx: Ctx, id: number): Promise<void> {
-  const schoolId = schoolOf(ctx);
+export async function enqueue(ctx: SchoolCtx, id: number): Promise<void> {
+  const schoolId = ctx.schoolId;
   try {
     await ctx.deps.queues.bulk.send({ bulkProcessId: id, schoolId } satisfies BulkMessage);
   } catch (err) {
@@ -67,7 +67,7 @@ export async function enqueue(ctx: Ctx, id: number): Promise<void> {
 }
 
 /** Queues a failed process again: only from `failed`, guarded by the conditional update. */
-export async function requeue(ctx: Ctx, id: number): Promise<void> {
+export async function requeue(ctx: SchoolCtx, id: number): Promise<void> {
   await bulkProcessResource.change(ctx, id, {
     action: "requeue",
     set: { status: "queued", errors: [], totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
@@ -78,7 +78,7 @@ export async function requeue(ctx: Ctx, id: number): Promise<void> {
 }
 
 /** Deletes a process unless the consumer is running it right now. */
-export async function remove(ctx: Ctx, id: number): Promise<void> {
+export async function remove(ctx: SchoolCtx, id: number): Promise<void> {
   await bulkProcessResource.change(ctx, id, {
     action: "delete",
     remove: true,

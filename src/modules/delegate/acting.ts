@@ -10,8 +10,8 @@ import { Parents, parents } from "../../db/schema/parent";
 import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
-import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import { BUILTIN_ROLES, type PermissionDef } from "../../lib/access";
+import type { MemberCtx, SchoolCtx } from "../../lib/context";
 import { dateIn } from "../../lib/zoned-time";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -84,7 +84,7 @@ export function delegatedMemberships<L extends string>(
  * whose valid delegate they are. Parent-scoped visibility (a family's children and records) is
  * `inList(<the record's parent user>, await actingFor(ctx))`. One D1 call.
  */
-export async function actingFor(ctx: Ctx): Promise<number[]> {
+export async function actingFor(ctx: SchoolCtx): Promise<number[]> {
   const self = ctx.userId;
   if (self === null) return [];
   const now = ctx.deps.clock.now();
@@ -92,10 +92,19 @@ export async function actingFor(ctx: Ctx): Promise<number[]> {
 }
 
 /**
+ * The context loader of the routes whose records a caller without `seeAll` sees through their
+ * children: whom they act for today (one D1 call), in `ctx.actingFor` (`actedUsers` reads it).
+ */
+export const actingLoader =
+  (seeAll: PermissionDef) =>
+  async (ctx: MemberCtx): Promise<MemberCtx> =>
+    ctx.can(seeAll) ? ctx : { ...ctx, actingFor: await actingFor(ctx) };
+
+/**
  * The read behind `actingFor`, for a caller that puts it in a batch of its own: `self`'s
  * delegations in the current school that may be valid at `now`, each with the school's time zone.
  */
-export function delegationsHere(ctx: Ctx, self: number, now: Date) {
+export function delegationsHere(ctx: SchoolCtx, self: number, now: Date) {
   return Delegates.select(ctx, {
     parentUserId: parents.userId,
     timeZone: schools.timeZone,
@@ -104,7 +113,7 @@ export function delegationsHere(ctx: Ctx, self: number, now: Date) {
   })
     .join(Parents, eq(parents.id, delegates.parentId))
     .join(Users, eq(users.id, parents.userId))
-    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .join(Schools, eq(schools.id, ctx.schoolId))
     .where(delegationsAround(self, now));
 }
 

@@ -6,6 +6,7 @@ export {
   actedFor,
   actedForBy,
   actingFor,
+  actingLoader,
   delegatedMemberships,
   delegationsAround,
   delegationsHere,

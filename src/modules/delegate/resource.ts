@@ -22,7 +22,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { SchoolPeople } from "../../db/schema/user";
 import { eq, type SQL, sql } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { badRequest, unprocessable } from "../../lib/errors";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -76,7 +76,7 @@ const fields = {
 };
 
 /** The delegates of the caller's own parent profile, for a caller who does not manage every parent. */
-const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
+const visibleTo = (ctx: SchoolCtx, access: "read" | "write"): SQL | undefined =>
   ctx.can(access === "read" ? parentPermissions.read : parentPermissions.write)
     ? undefined
     : sql`${delegates.parentId} IN ${Parents.pick(ctx, parents.id, eq(parents.userId, ctx.userId ?? 0))}`;
@@ -129,7 +129,7 @@ const filters = {
   } satisfies Filter<number>,
   name: {
     schema: searchTerm("Part of the delegate's first or last name"),
-    where: (ctx: Ctx, term: string) => nameContains(delegates.userId, schoolOf(ctx), term),
+    where: (ctx: SchoolCtx, term: string) => nameContains(delegates.userId, ctx.schoolId, term),
     example: "Rosa",
   } satisfies Filter<string>,
 };
@@ -167,13 +167,13 @@ const CreateBody = z
 const DAY_MS = 24 * 3600 * 1000;
 
 /** A delegate acts with the parent role's permissions: giving, changing or taking that needs them all. */
-const mayDelegate = (ctx: Ctx, verb: Message) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
+const mayDelegate = (ctx: SchoolCtx, verb: Message) => mayAssign(ctx, [BUILTIN_ROLES.parent.id], verb);
 
 /**
  * A delegation that ended before today would never let anyone act: 422. Today is UTC's, a day
  * earlier: every school's date is within a day of it, so no school's today is refused.
  */
-function notOver(ctx: Ctx, validUntil: string) {
+function notOver(ctx: SchoolCtx, validUntil: string) {
   const earliest = new Date(ctx.deps.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
   if (validUntil < earliest)
     throw unprocessable(m`validUntil ${validUntil} has passed: the delegation would never start`);
@@ -185,7 +185,7 @@ function notOver(ctx: Ctx, validUntil: string) {
  * new), the delegate row with its audit row, the record read back; the same person twice for one
  * parent is the unique index's 409, also when two requests race.
  */
-export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>) {
+export async function createDelegate(ctx: SchoolCtx, input: z.infer<typeof CreateBody>) {
   notOver(ctx, input.validUntil);
   await mayDelegate(ctx, m`delegate`);
   const manager = ctx.can(parentPermissions.write);
@@ -202,7 +202,7 @@ export async function createDelegate(ctx: Ctx, input: z.infer<typeof CreateBody>
   const { userId, statements } = await addPerson(ctx, input);
   if (userId === parent.userId) throw unprocessable(m`A parent cannot be their own delegate`);
   const at = ctx.deps.clock.now().toISOString();
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   // A new person's id is known only inside the batch (an SQL expression), which the accessor's
   // typed insert does not take: the row and its audit row are written here.
   const row = {
@@ -265,7 +265,7 @@ const UpdateBody = nonEmpty(z.strictObject({ validFrom: From.optional(), validUn
  * against the other as stored, and the UPDATE is guarded by the same condition, so a concurrent
  * change of the other date cannot leave them reversed (that is a 422: read again and retry).
  */
-export async function updateDelegate(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+export async function updateDelegate(ctx: SchoolCtx, id: number, input: z.infer<typeof UpdateBody>) {
   await mayDelegate(ctx, m`delegate`);
   const current = await resource.find(ctx, id);
   const from = input.validFrom ?? current.validFrom;

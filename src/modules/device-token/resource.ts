@@ -18,7 +18,7 @@ import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
 import { eq } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -43,7 +43,7 @@ export const mask = (token: string) => `…${token.slice(-4)}`;
  * among them, as a member). One indexed condition either way, so the list reads
  * `device_token_user_idx` in order instead of sorting the school's tokens.
  */
-function visibleTo(ctx: Ctx, access: "read" | "write") {
+function visibleTo(ctx: SchoolCtx, access: "read" | "write") {
   const own = eq(deviceTokens.userId, ctx.userId ?? 0);
   if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
   return inList(deviceTokens.userId, RoleUsers.pick(ctx, roleUsers.userId));
@@ -111,7 +111,7 @@ const registerRoute = defineRoute({
  * Registers the caller's device: a new value is created; a value the caller holds gets its
  * platform updated; a value another user holds moves to the caller (audited as a transfer).
  */
-export async function registerDeviceToken(ctx: Ctx, { body }: InputOf<typeof registerRoute>) {
+export async function registerDeviceToken(ctx: SchoolCtx, { body }: InputOf<typeof registerRoute>) {
   const userId = ctx.userId ?? 0;
   const held = await DeviceTokens.select(ctx).where(eq(deviceTokens.token, body.token)).first();
   const batch = new Batch(ctx);

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { Documents, documents } from "../../db/schema/document";
 import { eq } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
@@ -58,7 +58,7 @@ const SignedDocument = DocumentRecord.extend(signedUrlFields(SIGNED_URL_SECONDS,
  * updates its name, entity and content type (each with its audit row); for a download reads it.
  * Then signs.
  */
-export async function signDocumentUrl(ctx: Ctx, { params, body }: InputOf<typeof route>) {
+export async function signDocumentUrl(ctx: SchoolCtx, { params, body }: InputOf<typeof route>) {
   const { clock, signer } = ctx.deps;
   // The route declares document.read (enough for GET); an upload also needs document.write.
   if (body.method === "PUT" && !ctx.can(permissions.write)) {

@@ -8,7 +8,7 @@ import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { EventReminders, Events, eventReminders, events } from "../../db/schema/event";
 import { eq, gt, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups, PUBLIC_LOOKUPS_PER_MINUTE } from "../../lib/rate-limit";
@@ -23,7 +23,7 @@ import { permissions } from "./permissions";
 import { event } from "./resource";
 
 /** The event as its staff reader sees it, and the teachers its audience reaches, in one round trip. */
-async function withTeachers(ctx: Ctx, id: number) {
+async function withTeachers(ctx: SchoolCtx, id: number) {
   const batch = new Batch(ctx);
   const row = batch.read(event.select(ctx).where(eq(events.id, id)));
   const teachers = batch.read(teachersOfEvent(ctx, id));
@@ -53,7 +53,7 @@ const remindRoute = defineRoute({
   responses: { 200: json(EventRecord, "The event, reminded") },
 });
 
-export async function remindEvent(ctx: Ctx, { params }: InputOf<typeof remindRoute>) {
+export async function remindEvent(ctx: SchoolCtx, { params }: InputOf<typeof remindRoute>) {
   const { record, teacherUsers } = await withTeachers(ctx, params.id);
   const now = ctx.deps.clock.now().toISOString();
   const sending = notify(ctx, {
@@ -102,7 +102,7 @@ const deleteRoute = defineRoute({
   responses: { 200: json(EventRecord, "The event, cancelled") },
 });
 
-export async function deleteEventWithReason(ctx: Ctx, { params, body }: InputOf<typeof deleteRoute>) {
+export async function deleteEventWithReason(ctx: SchoolCtx, { params, body }: InputOf<typeof deleteRoute>) {
   const { record, teacherUsers } = await withTeachers(ctx, params.id);
   const now = ctx.deps.clock.now().toISOString();
   const sending = notify(ctx, {
@@ -170,7 +170,7 @@ const signedUrlRoute = defineRoute({
   responses: { 200: json(ImageUrl, "The image's key and its presigned URL") },
 });
 
-export async function createEventSignedUrl(ctx: Ctx, { params, body }: InputOf<typeof signedUrlRoute>) {
+export async function createEventSignedUrl(ctx: SchoolCtx, { params, body }: InputOf<typeof signedUrlRoute>) {
   const { id } = params;
   let key: string;
   if (body.method === "PUT") {
@@ -178,7 +178,7 @@ export async function createEventSignedUrl(ctx: Ctx, { params, body }: InputOf<t
       throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "image/png";
-    key = `${schoolOf(ctx)}/events/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
+    key = `${ctx.schoolId}/events/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
     await event.commit(ctx, id, new Batch(ctx).add(...event.writes.update(ctx, id, { image: key }, "image")));
   } else {
     const found = await event.find(ctx, id);

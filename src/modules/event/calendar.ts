@@ -25,7 +25,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { asc, eq, gte, isNull, lt, lte, or, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { randomToken, timingSafeEqual } from "../../lib/crypto";
 import { ApiError, forbidden, invalidBody, notFound, say, unprocessable } from "../../lib/errors";
 import { type CalendarEvent, calendarText } from "../../lib/ical";
@@ -80,7 +80,7 @@ const FeedRecord = RecordBase.extend({
   createdBy: z.number().int().nullable(),
 });
 
-function toFeed(ctx: Ctx, row: typeof calendarFeeds.$inferSelect) {
+function toFeed(ctx: SchoolCtx, row: typeof calendarFeeds.$inferSelect) {
   // The token's characters (digits, base64url and a dot) need no escaping in a query.
   const path = `${FEED_PATH}?token=${tokenOf(ctx.deps.config.authSecret, row)}`;
   const origin = currentRequest()?.origin ?? "";
@@ -98,7 +98,7 @@ function toFeed(ctx: Ctx, row: typeof calendarFeeds.$inferSelect) {
 }
 
 /** The families of the caller's parent profile here. */
-const ownFamilies = (ctx: Ctx) => Parents.pick(ctx, parents.familyId, eq(parents.userId, ctx.userId ?? 0));
+const ownFamilies = (ctx: SchoolCtx) => Parents.pick(ctx, parents.familyId, eq(parents.userId, ctx.userId ?? 0));
 
 export const calendarFeed = defineResource({
   name: "calendarFeed",
@@ -146,7 +146,10 @@ export const createCalendarFeedOperation = calendarFeed.create({
 });
 
 /** Whose feed a create makes, read in one round trip: the caller's language and family, the family named. */
-async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?: number; language?: "es" | "en" }) {
+async function feedValues(
+  ctx: SchoolCtx,
+  body: { kind: "school" | "family"; familyId?: number; language?: "es" | "en" },
+) {
   const staff = ctx.can(permissions.manage);
   const self = ctx.userId ?? 0;
   const batch = new Batch(ctx);
@@ -159,7 +162,7 @@ async function feedValues(ctx: Ctx, body: { kind: "school" | "family"; familyId?
   const r = await batch.commit();
   let familyId: number | null = null;
   if (body.kind === "school") {
-    if (!staff) throw forbidden(say.missingPermission(permissions.manage.name, schoolOf(ctx)));
+    if (!staff) throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     if (body.familyId !== undefined) {
       throw invalidBody([{ path: "familyId", message: m`Only for a family's feed (kind family)` }]);
     }
@@ -285,7 +288,7 @@ export async function getCalendarFeedFile(ctx: Ctx, { query }: InputOf<typeof fe
   if (!limited.allowed) throw tooMany(limited.retryAfter, eventSays.tooManyFeedFetches);
 
   // The feed's school is the current school of what follows: its accessors scope every read to it.
-  const here: Ctx = { ...ctx, schoolId: row.schoolId };
+  const here: SchoolCtx = { ...ctx, schoolId: row.schoolId };
   const from = new Date(now.getTime() - FEED_BACK_DAYS * 86_400_000).toISOString();
   const to = new Date(now.getTime() + FEED_AHEAD_DAYS * 86_400_000).toISOString();
   const batch = new Batch(here);
@@ -367,7 +370,7 @@ export const getCalendarFeedFileOperation = operation(feedRoute, getCalendarFeed
  * The events a feed shows: the school's feed the events for the whole school; a family's also those
  * for the levels and groups of its active children.
  */
-function audienceOf(ctx: Ctx, familyId: number | null): SQL | undefined {
+function audienceOf(ctx: SchoolCtx, familyId: number | null): SQL | undefined {
   const whole = eq(events.forSchool, true);
   if (familyId === null) return whole;
   const kids = Students.pick(

@@ -26,7 +26,7 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { inList, jsonValues } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
@@ -166,7 +166,7 @@ export const eventSays = {
  * valid today somewhere (`delegationsAround`: a superset by a day at most, which the list checks
  * against the exact one in the same round trip; docs/domain.md#events).
  */
-export function actingUsers(ctx: Ctx, exact?: readonly number[]): SQL {
+export function actingUsers(ctx: SchoolCtx, exact?: readonly number[]): SQL {
   const known = exact ?? ctx.actingFor;
   if (known) return jsonValues(known);
   const self = ctx.userId ?? 0;
@@ -179,7 +179,7 @@ export function actingUsers(ctx: Ctx, exact?: readonly number[]): SQL {
 }
 
 /** The active, not deleted students of the users `who` (a guardian's children), as a sub-select of ids. */
-function childrenOf(ctx: Ctx, who: SQL) {
+function childrenOf(ctx: SchoolCtx, who: SQL) {
   return Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .join(Students, eq(students.id, guardians.studentId))
@@ -187,7 +187,7 @@ function childrenOf(ctx: Ctx, who: SQL) {
 }
 
 /** The groups the caller teaches (through their teacher profile here), as a sub-select of ids. */
-function taughtGroups(ctx: Ctx) {
+function taughtGroups(ctx: SchoolCtx) {
   return GroupTeachers.select(ctx, { id: groupTeachers.groupId })
     .join(Teachers, eq(teachers.id, groupTeachers.teacherId))
     .where(eq(teachers.userId, ctx.userId ?? 0));
@@ -197,7 +197,7 @@ function taughtGroups(ctx: Ctx) {
  * Whether the event row is for the caller: for the whole school, or for a level or group of theirs.
  * `event.manage` sees every event (undefined: no condition).
  */
-export function visibleEvent(ctx: Ctx, exact?: readonly number[]): SQL | undefined {
+export function visibleEvent(ctx: SchoolCtx, exact?: readonly number[]): SQL | undefined {
   if (ctx.can(permissions.manage)) return undefined;
   const kids = childrenOf(ctx, actingUsers(ctx, exact));
   const taught = taughtGroups(ctx);
@@ -222,7 +222,7 @@ export interface AudienceOf {
 }
 
 /** The teachers (their users) of the audience's groups and of the groups at its levels: they see the event too. */
-export function teachersOf(ctx: Ctx, audience: AudienceOf) {
+export function teachersOf(ctx: SchoolCtx, audience: AudienceOf) {
   return Teachers.select(ctx, { userId: teachers.userId })
     .join(GroupTeachers, eq(groupTeachers.teacherId, teachers.id))
     .join(Groups, eq(groups.id, groupTeachers.groupId))
@@ -231,7 +231,7 @@ export function teachersOf(ctx: Ctx, audience: AudienceOf) {
 }
 
 /** The teachers (their users) an event's audience reaches, read by its id. */
-export function teachersOfEvent(ctx: Ctx, id: number) {
+export function teachersOfEvent(ctx: SchoolCtx, id: number) {
   return Teachers.select(ctx, { userId: teachers.userId })
     .join(GroupTeachers, eq(groupTeachers.teacherId, teachers.id))
     .join(Groups, eq(groups.id, groupTeachers.groupId))

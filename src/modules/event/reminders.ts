@@ -22,7 +22,7 @@ import { Notifications, notifications } from "../../db/schema/notification";
 import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
-import { type Ctx, jobCtx } from "../../lib/context";
+import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -77,7 +77,7 @@ export const eventReminder = defineResource({
 const MAX_MINUTES = 30 * 24 * 60;
 
 /** The reminder's values: the event is scheduled and the reminder's instant is still ahead. */
-async function reminderValues(ctx: Ctx, body: { eventId: number; minutesBefore: number }) {
+async function reminderValues(ctx: SchoolCtx, body: { eventId: number; minutesBefore: number }) {
   const row = await Events.select(ctx, { status: events.status, startsAt: events.startsAt })
     .where(eq(events.id, body.eventId))
     .first();
@@ -166,7 +166,7 @@ export async function sendDueEventReminders(deps: Deps): Promise<string> {
 }
 
 /** One reminder: read its event and whom it reaches, then claim it and send, in one batch. */
-async function sendOne(ctx: Ctx, id: number, eventId: number): Promise<"sent" | "skipped" | "taken"> {
+async function sendOne(ctx: SchoolCtx, id: number, eventId: number): Promise<"sent" | "skipped" | "taken"> {
   const read = new Batch(ctx);
   const row = read.read(event.select(ctx).where(eq(events.id, eventId)));
   const teachers = read.read(teachersOfEvent(ctx, eventId));

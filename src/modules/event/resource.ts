@@ -19,7 +19,7 @@ import {
 import { Groups, groups } from "../../db/schema/group";
 import { and, eq, gte, lt, type SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { schoolDate, schoolDateTime } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
@@ -32,7 +32,7 @@ import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { paragraphs, text } from "../../lib/text";
 import { addDays, zonedInstant } from "../../lib/zoned-time";
-import { actedForBy, actingFor, delegationsHere } from "../delegate/api";
+import { actedForBy, actingLoader, delegationsHere } from "../delegate/api";
 import { notify, type Sending } from "../notification/api";
 import { notOfferedMessage, readLevels } from "../school/api";
 import {
@@ -51,10 +51,7 @@ import {
 import { permissions } from "./permissions";
 
 /** Whom a caller who does not manage events acts for (exact), for the reads of one event. */
-async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
+const actingContext = actingLoader(permissions.manage);
 
 export const event = defineResource({
   name: "event",
@@ -93,13 +90,13 @@ export const filters = {
   },
   level: {
     schema: z.enum(LEVELS).optional().openapi({ description: "Events for this level" }),
-    where: (ctx: Ctx, v: Level) =>
+    where: (ctx: SchoolCtx, v: Level) =>
       EventAudiences.exists(ctx, eq(eventAudiences.eventId, events.id), eq(eventAudiences.level, v)),
     example: "elementary",
   },
   groupId: {
     schema: idFilter("Events for this group"),
-    where: (ctx: Ctx, v: number) =>
+    where: (ctx: SchoolCtx, v: number) =>
       EventAudiences.exists(ctx, eq(eventAudiences.eventId, events.id), eq(eventAudiences.groupId, v)),
     example: "1",
   },
@@ -151,7 +148,7 @@ const listRoute = defineRoute({
  * (the first or last day of a delegation, near midnight), the page is read again with the exact
  * list (a second round trip, rare).
  */
-export async function listEvents(ctx: Ctx, { query }: InputOf<typeof listRoute>) {
+export async function listEvents(ctx: SchoolCtx, { query }: InputOf<typeof listRoute>) {
   const order = query.sort ? sortOrder(query.sort, events.id) : START_ORDER;
   const filtered = filterConditions(filters, query, ctx);
   const read = async (visible: ReturnType<typeof visibleEvent>, extra?: Batch) => {
@@ -269,10 +266,10 @@ export const instantOf = (local: string, timeZone: string) => {
  * What a write reads first, in one round trip: the school's zone and levels, the named groups (of
  * this school: another school's is a 404), and the teachers of the audience (they are told too).
  */
-async function prepare(ctx: Ctx, audience: AudienceOf | undefined) {
+async function prepare(ctx: SchoolCtx, audience: AudienceOf | undefined) {
   const batch = new Batch(ctx);
   const school = batch.read(
-    Schools.select(ctx, { timeZone: schools.timeZone, levels: schools.levels }).where(eq(schools.id, schoolOf(ctx))),
+    Schools.select(ctx, { timeZone: schools.timeZone, levels: schools.levels }).where(eq(schools.id, ctx.schoolId)),
   );
   const found = audience?.groupIds.length
     ? batch.read(Groups.select(ctx, { id: groups.id }).where(inList(groups.id, [...audience.groupIds])))
@@ -280,7 +277,7 @@ async function prepare(ctx: Ctx, audience: AudienceOf | undefined) {
   const teachers = audience && !audience.forSchool ? batch.read(teachersOf(ctx, audience)) : undefined;
   const r = await batch.commit();
   const row = r.get(school)[0];
-  if (!row) throw notFound(m`School ${schoolOf(ctx)} not found`);
+  if (!row) throw notFound(m`School ${ctx.schoolId} not found`);
   if (audience && found) {
     const ids = new Set(r.get(found).map((g) => g.id));
     const missing = audience.groupIds.filter((id) => !ids.has(id));
@@ -300,9 +297,9 @@ async function prepare(ctx: Ctx, audience: AudienceOf | undefined) {
 }
 
 /** The audience rows of event `id` (an inserted id in a create), each with its audit row. */
-function audienceRows(ctx: Ctx, id: number | SQL<number>, audience: AudienceOf): Statement[] {
+function audienceRows(ctx: SchoolCtx, id: number | SQL<number>, audience: AudienceOf): Statement[] {
   if (audience.forSchool) return [];
-  const schoolId = schoolOf(ctx);
+  const schoolId = ctx.schoolId;
   const at = ctx.deps.clock.now().toISOString();
   const rows = [
     ...audience.levels.map((level) => ({ eventId: id, level, groupId: null })),
@@ -315,7 +312,7 @@ function audienceRows(ctx: Ctx, id: number | SQL<number>, audience: AudienceOf):
   ]);
 }
 
-export async function createEvent(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function createEvent(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   const audience = audienceOfBody(body);
   const read = await prepare(ctx, audience);
   const startsAt = instantOf(body.start, read.timeZone);

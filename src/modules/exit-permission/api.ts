@@ -4,7 +4,7 @@
  * deadline of a day's changes (`changeDeadline`) is the rules' own, for the school-schedule day.
  */
 import type { ExitPermissionKind, ExitPermissionStatus } from "../../db/schema/exit-permission";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import type { Message } from "../../lib/message";
 import type { FactChange, Redecision } from "./redecide";
 
@@ -40,7 +40,7 @@ export type AskResult = { ok: true; id: number; status: ExitPermissionStatus } |
  * are written (with their audit rows, seats taken for confirmed route changes) in one batch.
  * Ids that are not this school's, or a student who is not the caller's, throw the 404.
  */
-export async function askExitPermissions(ctx: Ctx, asks: readonly ExitPermissionAsk[]): Promise<AskResult[]> {
+export async function askExitPermissions(ctx: SchoolCtx, asks: readonly ExitPermissionAsk[]): Promise<AskResult[]> {
   const { evaluate, writeAsks } = await import("./service");
   const { evaluated } = await evaluate(ctx, asks);
   const passed = evaluated.filter((e) => e.verdict.failures.length === 0).map((e) => e.resolved);
@@ -68,7 +68,7 @@ export { changeDeadline, isoWithOffset } from "./rules";
  * await new Batch(ctx).add(...change, ...redecided.statements).commit();
  * await redecided.dispatch();
  */
-export async function redecide(ctx: Ctx, change: FactChange): Promise<Redecision> {
+export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Redecision> {
   const { redecide: run } = await import("./redecide");
   return run(ctx, change);
 }

@@ -4,7 +4,7 @@
  * same verdict, nothing written). At most two D1 round trips: the snapshot, then one batch.
  */
 import { z } from "@hono/zod-openapi";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -122,7 +122,7 @@ const createAny = defineRoute({
   responses: { 201: json(Created, "The permission asked") },
 });
 
-export const createExitPermission = (ctx: Ctx, { body }: InputOf<typeof createAny>) => askOne(ctx, body);
+export const createExitPermission = (ctx: SchoolCtx, { body }: InputOf<typeof createAny>) => askOne(ctx, body);
 export const createExitPermissionOperation = operation(createAny, createExitPermission);
 
 /** The route of one kind: its body without `kind`. */
@@ -167,7 +167,7 @@ const absence = kindRoute("absence", "createAbsenceExitPermission", "Report an a
 
 const as =
   (kind: Ask["kind"]) =>
-  (ctx: Ctx, { body }: { body: Omit<Ask, "kind"> }) =>
+  (ctx: SchoolCtx, { body }: { body: Omit<Ask, "kind"> }) =>
     askOne(ctx, { ...body, kind });
 
 export const createRouteChangeOperation = operation(routeChange, as("route_change"));
@@ -222,5 +222,5 @@ const dryRunRoute = defineRoute({
   extensions: { "x-read-only": true },
 });
 
-export const dryRunExitPermission = (ctx: Ctx, { body }: InputOf<typeof dryRunRoute>) => dryRun(ctx, body);
+export const dryRunExitPermission = (ctx: SchoolCtx, { body }: InputOf<typeof dryRunRoute>) => dryRun(ctx, body);
 export const dryRunExitPermissionOperation = operation(dryRunRoute, dryRunExitPermission);

@@ -23,7 +23,7 @@ import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { and, eq, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
 import { anyOf, type Message, m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
@@ -44,7 +44,7 @@ const meta = {
 };
 
 /** The permission as this caller sees it (404 otherwise): one round trip. */
-async function readPermission(ctx: Ctx, id: number) {
+async function readPermission(ctx: SchoolCtx, id: number) {
   const permission = await ExitPermissions.select(ctx)
     .where(eq(exitPermissions.id, id), exitPermission.scoped(ctx, undefined, "read"))
     .first();
@@ -55,7 +55,7 @@ async function readPermission(ctx: Ctx, id: number) {
 type Stored = Awaited<ReturnType<typeof readPermission>>;
 
 /** The statements that make a permission confirmed: supersede the day's earlier one, then the guarded change and its day changes. */
-function confirming(ctx: Ctx, id: number, effect: Effect, change: Statement[]): Statement[] {
+function confirming(ctx: SchoolCtx, id: number, effect: Effect, change: Statement[]): Statement[] {
   return [
     ...supersede(ctx, effect.studentId, effect.date, id),
     ...change,
@@ -67,7 +67,7 @@ function confirming(ctx: Ctx, id: number, effect: Effect, change: Statement[]): 
  * Commits a decision's batch and reads the record back; a failed guard is a 409 when the
  * permission left the state it was read in meanwhile, else the seat it needed went (`no-seat`, 422).
  */
-async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: string, effect?: Effect) {
+async function commitDecision(ctx: SchoolCtx, id: number, batch: Batch, from: string, effect?: Effect) {
   const after = batch.read(exitPermission.readOne(ctx, id));
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
@@ -95,7 +95,7 @@ const notIn = (p: Stored, states: readonly string[], what: Message) => {
 };
 
 /** Who decided, when, and why: a reason the service writes is kept in the language of the request that decided. */
-const decision = (ctx: Ctx, reason: string | null) => ({
+const decision = (ctx: SchoolCtx, reason: string | null) => ({
   decidedBy: ctx.userId,
   decidedAt: ctx.deps.clock.now().toISOString(),
   decisionReason: reason,
@@ -118,7 +118,7 @@ const askOf = (p: Stored, also: Partial<Ask> = {}): Ask => ({
 });
 
 /** The rules over one ask, as the caller: the resolved ask, or the 422 of every failed rule. */
-async function decideAgain(ctx: Ctx, ask: Ask) {
+async function decideAgain(ctx: SchoolCtx, ask: Ask) {
   const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
@@ -164,7 +164,7 @@ const confirmRoute = defineRoute({
   responses: { 200: json(ExitPermissionRecord, "The permission, decided") },
 });
 
-export async function confirmExitPermission(ctx: Ctx, { params, body }: InputOf<typeof confirmRoute>) {
+export async function confirmExitPermission(ctx: SchoolCtx, { params, body }: InputOf<typeof confirmRoute>) {
   const { id } = params;
   const permission = await readPermission(ctx, id);
   notIn(permission, DECIDABLE, m`a decision`);
@@ -216,7 +216,7 @@ const respondRoute = defineRoute({
   responses: { 200: json(ExitPermissionRecord, "The permission after the answer") },
 });
 
-export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
+export async function respondExitPermission(ctx: SchoolCtx, { params, body }: InputOf<typeof respondRoute>) {
   const { id } = params;
   const permission = await readPermission(ctx, id);
   notIn(permission, ["awaiting_family"], m`an answer`);
@@ -251,7 +251,7 @@ export async function respondExitPermission(ctx: Ctx, { params, body }: InputOf<
 export const respondExitPermissionOperation = operation(respondRoute, respondExitPermission);
 
 /** A guardian of the child (or a valid delegate of one) answers; the collector does not. */
-async function mustBeFamily(ctx: Ctx, p: Stored) {
+async function mustBeFamily(ctx: SchoolCtx, p: Stored) {
   const { evaluated } = await evaluate(ctx, [askOf(p, { familyAccepted: true })]);
   if (evaluated[0]?.resolved.snapshot.asker.as !== "guardian")
     throw forbidden(m`Only the child's family answers this request`);
@@ -288,13 +288,13 @@ const updateRoute = defineRoute({
 });
 
 /** Whether the caller asked it (themself, or a parent they act for asked it). */
-const isAsker = (ctx: Ctx, p: Stored) =>
+const isAsker = (ctx: SchoolCtx, p: Stored) =>
   p.askedBy !== null && (p.askedBy === ctx.userId || (ctx.actingFor ?? []).includes(p.askedBy));
 
 /** The states an edit starts from: not decided yet (a fixed permission's refused day included). */
 const EDITABLE = ["pending", "awaiting_family", "needs_review"] as const;
 
-export async function updateExitPermission(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
+export async function updateExitPermission(ctx: SchoolCtx, { params, body }: InputOf<typeof updateRoute>) {
   const { id } = params;
   const permission = await readPermission(ctx, id);
   if (!isStaff(ctx) && !isAsker(ctx, permission))
@@ -370,7 +370,7 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
+export async function deleteExitPermission(ctx: SchoolCtx, { params }: InputOf<typeof deleteRoute>) {
   const { id } = params;
   const permission = await readPermission(ctx, id);
   const staff = isStaff(ctx);

@@ -22,7 +22,7 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } from "../../db/schema/transport";
 import { eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { badRequest } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
@@ -30,7 +30,7 @@ import { keyFields, keysetRows, type OrderKey, orderTerms } from "../../lib/pagi
 import { idFilter } from "../../lib/params";
 import { defineRoute, type InputOf, operation } from "../../lib/route";
 import { type Cell, XLSX_TYPE, xlsxResponse } from "../../lib/xlsx";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { addressLine, collectorOf, permissionDetail, withTargets } from "../transportation-summary/api";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
@@ -55,16 +55,13 @@ const File = (description: string) => ({
 });
 
 /** For a caller who does not manage every permission: whom they act for (one D1 call), in `ctx.actingFor`. */
-async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
+const actingContext = actingLoader(permissions.manage);
 
 /**
  * The permissions the caller may download: all for `exit-permission.manage`, else their children's.
  * The unary + keeps the student out of the index choice: the date order's index serves the read.
  */
-function visible(ctx: Ctx): SQL | undefined {
+function visible(ctx: SchoolCtx): SQL | undefined {
   if (ctx.can(permissions.manage)) return undefined;
   const users = ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
   const own = Guardians.select(ctx, { id: guardians.studentId })
@@ -109,7 +106,7 @@ type Row = RowOf<ReturnType<typeof fieldsOf>>;
 type Query = { date?: string; from?: string; to?: string; kind?: string; status?: string; studentId?: number };
 
 /** The rows of a download, page by page in the date order. */
-async function* rowsOf(ctx: Ctx, q: Query): AsyncGenerator<Row> {
+async function* rowsOf(ctx: SchoolCtx, q: Query): AsyncGenerator<Row> {
   const conditions: (SQL | undefined)[] = [
     visible(ctx),
     q.date === undefined ? undefined : eq(exitPermissions.date, q.date),
@@ -129,7 +126,7 @@ async function* rowsOf(ctx: Ctx, q: Query): AsyncGenerator<Row> {
       ExitPermissions.select(ctx, fieldsOf())
         .join(Students, eq(students.id, exitPermissions.studentId))
         .join(askerUser, eq(askerUser.table.id, exitPermissions.askedBy), "left")
-        .join(askerCopy, copyOf(askerCopy, askerUser.table.id, schoolOf(ctx)), "left")
+        .join(askerCopy, copyOf(askerCopy, askerUser.table.id, ctx.schoolId), "left")
         .join(
           days,
           sql`${routeStudentDays.studentId} = ${exitPermissions.studentId} AND ${routeStudentDays.direction} = 'home' AND ${routeStudentDays.weekday} = ${weekday}`,
@@ -195,7 +192,7 @@ const COLUMNS = [
   m`Fixed permission`,
 ];
 
-async function* cells(ctx: Ctx, q: Query): AsyncGenerator<Cell[]> {
+async function* cells(ctx: SchoolCtx, q: Query): AsyncGenerator<Cell[]> {
   for await (const r of rowsOf(ctx, q)) {
     yield [
       r.permissionId,
@@ -265,7 +262,7 @@ const ROUTE_CHANGE_COLUMNS = [
   m`Decided at`,
 ];
 
-async function* routeChangeCells(ctx: Ctx, q: Query): AsyncGenerator<Cell[]> {
+async function* routeChangeCells(ctx: SchoolCtx, q: Query): AsyncGenerator<Cell[]> {
   for await (const r of rowsOf(ctx, { ...q, kind: "route_change" })) {
     yield [
       r.permissionId,

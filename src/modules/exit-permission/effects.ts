@@ -27,24 +27,24 @@ import {
 } from "../../db/schema/transport";
 import { and, eq, gt, ne, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { baseRiders, listChange, nextVersion, stampVersion } from "../route-availability/api";
 
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /** The id of a route's day row as a scalar subquery (made earlier in the batch by `ensureDay`). */
-export const dayOf = (ctx: Ctx, routeId: number, date: string): SQL<number> =>
+export const dayOf = (ctx: SchoolCtx, routeId: number, date: string): SQL<number> =>
   sql<number>`(${RouteAvailabilities.pick(ctx, routeAvailabilities.id, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))})`;
 
 /** The day row of a route on a date, made when missing (two at once make one: the unique index). */
-const ensureDay = (ctx: Ctx, routeId: number, date: string): Statement =>
+const ensureDay = (ctx: SchoolCtx, routeId: number, date: string): Statement =>
   ctx.deps.db
     .insert(routeAvailabilities)
-    .values({ schoolId: schoolOf(ctx), routeId, date, createdAt: now(ctx), updatedAt: now(ctx) })
+    .values({ schoolId: ctx.schoolId, routeId, date, createdAt: now(ctx), updatedAt: now(ctx) })
     .onConflictDoNothing();
 
 /** Takes a seat on the day: one conditional UPDATE and the guard that aborts the batch without one. */
-function takeSeat(ctx: Ctx, routeId: number, transportId: number, date: string): Statement[] {
+function takeSeat(ctx: SchoolCtx, routeId: number, transportId: number, date: string): Statement[] {
   const day = dayOf(ctx, routeId, date);
   const vehicleSeats = sql`(${Transports.pick(ctx, transports.seats, eq(transports.id, transportId))})`;
   const left = sql`coalesce(${routeAvailabilities.seats}, ${vehicleSeats}) - ${baseRiders(ctx, routeAvailabilities.routeId, date)} - ${routeAvailabilities.taken} > 0`;
@@ -61,7 +61,7 @@ function takeSeat(ctx: Ctx, routeId: number, transportId: number, date: string):
 
 /** One day's change linked to the permission, with its audit row, version and list record. */
 function addChange(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   c: {
     permission: SQL<number>;
     routeId: number;
@@ -87,8 +87,8 @@ function addChange(
     ...nextVersion(ctx, day),
     ctx.deps.db
       .insert(routeAvailabilityStudents)
-      .values({ ...values, schoolId: schoolOf(ctx), createdAt: at, updatedAt: at }),
-    auditCreate(ctx, RouteAvailabilityStudents.audit, values, schoolOf(ctx)),
+      .values({ ...values, schoolId: ctx.schoolId, createdAt: at, updatedAt: at }),
+    auditCreate(ctx, RouteAvailabilityStudents.audit, values, ctx.schoolId),
     stampVersion(ctx, RouteAvailabilityStudents.insertedId(), day),
     listChange(ctx, day, c.studentId, c.kind === "join" ? "added" : "away", c.reason),
   ];
@@ -110,7 +110,7 @@ export interface Effect {
  * The day changes of a permission becoming confirmed (`permission`: its id, or the id inserted
  * earlier in the batch). The seat, when one is taken, is guarded: no seat aborts the batch.
  */
-export function confirmEffects(ctx: Ctx, permission: SQL<number>, e: Effect): Statement[] {
+export function confirmEffects(ctx: SchoolCtx, permission: SQL<number>, e: Effect): Statement[] {
   if (e.kind === "no_after_school") return [];
   if (e.kind === "route_change" && e.target?.rides) return [];
   const out: Statement[] = [];
@@ -153,7 +153,7 @@ export function confirmEffects(ctx: Ctx, permission: SQL<number>, e: Effect): St
  * where it was downloaded, a list record per change (`removed` for a join, `back` for an away), the
  * seats joins took given back, the changes deleted (audited).
  */
-export function withdrawEffects(ctx: Ctx, ids: SQL): Statement[] {
+export function withdrawEffects(ctx: SchoolCtx, ids: SQL): Statement[] {
   const linked = inList(routeAvailabilityStudents.exitPermissionId, ids);
   const days = RouteAvailabilityStudents.pick(ctx, routeAvailabilityStudents.routeAvailabilityId, linked);
   const joinDays = RouteAvailabilityStudents.pick(
@@ -196,7 +196,7 @@ export function withdrawEffects(ctx: Ctx, ids: SQL): Statement[] {
 }
 
 /** The student's confirmed permission of the day other than `except`, as a subquery of ids. */
-const confirmedOf = (ctx: Ctx, studentId: number, date: string, except?: SQL<number> | number) =>
+const confirmedOf = (ctx: SchoolCtx, studentId: number, date: string, except?: SQL<number> | number) =>
   ExitPermissions.pick(
     ctx,
     exitPermissions.id,
@@ -212,7 +212,7 @@ const confirmedOf = (ctx: Ctx, studentId: number, date: string, except?: SQL<num
  * one is inserted). Placed before the new one becomes confirmed (the partial unique index allows
  * one confirmed per student and day).
  */
-export function supersede(ctx: Ctx, studentId: number, date: string, by: number | null): Statement[] {
+export function supersede(ctx: SchoolCtx, studentId: number, date: string, by: number | null): Statement[] {
   const earlier = confirmedOf(ctx, studentId, date, by ?? undefined);
   return [
     ...withdrawEffects(ctx, sql`${earlier}`),
@@ -231,7 +231,7 @@ export function supersede(ctx: Ctx, studentId: number, date: string, by: number 
 }
 
 /** Names the permission inserted earlier in the batch on those it superseded in the same batch. */
-export function linkSuperseded(ctx: Ctx, studentId: number, date: string, by: SQL<number>): Statement {
+export function linkSuperseded(ctx: SchoolCtx, studentId: number, date: string, by: SQL<number>): Statement {
   return ctx.deps.db
     .update(exitPermissions)
     .set({ supersededBy: by })

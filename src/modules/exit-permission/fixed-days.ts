@@ -8,7 +8,7 @@
 import { ExitPermissions, exitPermissions, type fixedExitPermissions } from "../../db/schema/exit-permission";
 import { and, eq, gte, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { m } from "../../lib/message";
 import { dateIn } from "../../lib/zoned-time";
 import { schoolZone } from "../school/api";
@@ -21,7 +21,11 @@ type Fixed = typeof fixedExitPermissions.$inferSelect;
 const WAITING = ["pending", "needs_review"] as const;
 
 /** The statements that decide the waiting days of `fixed` from the school's today on. */
-export async function decideDays(ctx: Ctx, fixed: Fixed, decision: "confirmed" | "rejected"): Promise<Statement[]> {
+export async function decideDays(
+  ctx: SchoolCtx,
+  fixed: Fixed,
+  decision: "confirmed" | "rejected",
+): Promise<Statement[]> {
   const today = dateIn(await schoolZone(ctx), ctx.deps.clock.now());
   const at = ctx.deps.clock.now().toISOString();
   const waiting = [

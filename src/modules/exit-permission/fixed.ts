@@ -22,7 +22,7 @@ import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/
 import { and, asc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
-import { type Ctx, jobCtx } from "../../lib/context";
+import { type Ctx, jobCtx, type SchoolCtx } from "../../lib/context";
 import { ApiError, badRequest, notFound, unprocessable } from "../../lib/errors";
 import { withLanguage } from "../../lib/language";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -83,7 +83,7 @@ const FixedRecord = RecordBase.extend({
 });
 
 /** Staff see every fixed permission; anyone else their children's. */
-const visibleFixed = (ctx: Ctx): SQL | undefined =>
+const visibleFixed = (ctx: SchoolCtx): SQL | undefined =>
   isStaff(ctx) ? undefined : inList(fixedExitPermissions.studentId, ownStudents(ctx));
 
 function fixedResource(kind: "route_change" | "auto_pickup", segment: string, name: string, label: Message) {
@@ -145,7 +145,7 @@ const AutoPickupBody = z.strictObject({ ...common, pickupParentId: Id.optional()
 type Body = z.output<typeof RouteChangeBody> & { pickupParentId?: number; trustedPersonId?: number };
 
 /** Checks a fixed permission's student, targets and asker as a probe ask on its first date; answers its columns. */
-async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body: Body) {
+async function fixedValues(ctx: SchoolCtx, kind: "route_change" | "auto_pickup", body: Body) {
   if (body.fromDate > body.untilDate) {
     throw badRequest(m`untilDate is before fromDate`, [{ path: "untilDate", message: m`Must not be before fromDate` }]);
   }
@@ -181,10 +181,10 @@ async function fixedValues(ctx: Ctx, kind: "route_change" | "auto_pickup", body:
   };
 }
 
-const todayUtc = (ctx: Ctx) => ctx.deps.clock.now().toISOString().slice(0, 10);
+const todayUtc = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString().slice(0, 10);
 
 /** Cancels the generated permissions of fixed permission `id` from today on, giving their seats back. */
-function withdrawGenerated(ctx: Ctx, id: number): Statement[] {
+function withdrawGenerated(ctx: SchoolCtx, id: number): Statement[] {
   const future = and(
     eq(exitPermissions.fixedId, id),
     gte(exitPermissions.date, todayUtc(ctx)),
@@ -224,7 +224,7 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
     },
     values: (ctx, { body: b }) => fixedValues(ctx, kind, b),
   });
-  const create = operation(created.route, async (ctx: Ctx, input: { body: z.output<B> }) => {
+  const create = operation(created.route, async (ctx: SchoolCtx, input: { body: z.output<B> }) => {
     const record = await created.run(ctx, input);
     await generateFor(ctx, [record.id]);
     return resource.find(ctx, record.id);
@@ -235,7 +235,7 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
   });
   // Deleted, it stays on record (deleted_at): the days it made keep their lineage (`fixedId`, and
   // `GET /fixed/generated` still lists them) while those from today on are cancelled.
-  const remove = operation(removed.route, async (ctx: Ctx, { params }: { params: { id: number } }) => {
+  const remove = operation(removed.route, async (ctx: SchoolCtx, { params }: { params: { id: number } }) => {
     await resource.change(ctx, params.id, {
       action: "delete",
       set: { deletedAt: ctx.deps.clock.now().toISOString() },
@@ -306,7 +306,7 @@ const generatedRoute = defineRoute({
   responses: { 200: json(z.array(ExitPermissionRecord), "Its permissions, by date") },
 });
 
-export async function listGenerated(ctx: Ctx, { query }: InputOf<typeof generatedRoute>) {
+export async function listGenerated(ctx: SchoolCtx, { query }: InputOf<typeof generatedRoute>) {
   const params = { id: query.fixedId };
   const batch = new Batch(ctx);
   const fixed = batch.read(
@@ -339,7 +339,7 @@ export const listGeneratedOperation = operation(generatedRoute, listGenerated);
  * for the office; a day without school (a holiday, a weekend, no schedule) is not made. Answers how
  * many were made.
  */
-export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<number> {
+export async function generateFor(ctx: SchoolCtx, ids?: readonly number[]): Promise<number> {
   const base = new Batch(ctx);
   const school = base.read(
     Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId ?? 0)),
@@ -366,7 +366,8 @@ export async function generateFor(ctx: Ctx, ids?: readonly number[]): Promise<nu
   const today = dateIn(timeZone, ctx.deps.clock.now());
   const made = new Set(results.get(existing).map((e) => `${e.fixedId}:${e.date}`));
   // The job's own actor writes (audited as the job); the days are still asked as the fixed one's asker.
-  const job: Ctx = ctx.actor.type === "user" ? { ...ctx, actor: { type: "job", name: "fixed-exit-permissions" } } : ctx;
+  const job: SchoolCtx =
+    ctx.actor.type === "user" ? { ...ctx, actor: { type: "job", name: "fixed-exit-permissions" }, userId: null } : ctx;
   let count = 0;
   for (const f of results.get(due)) {
     const horizon = [addDays(today, weeks * 7), f.untilDate].sort()[0] ?? f.untilDate;
@@ -434,7 +435,7 @@ function dayOf(f: typeof fixedExitPermissions.$inferSelect, date: string): Ask {
 }
 
 /** The rules over a fixed permission's days; null when its student or a target is gone (a 404: no days). */
-async function evaluateDays(ctx: Ctx, asks: readonly Ask[]) {
+async function evaluateDays(ctx: SchoolCtx, asks: readonly Ask[]) {
   try {
     return (await evaluate(ctx, asks)).evaluated;
   } catch (err) {

@@ -23,7 +23,7 @@ import { Guardians, guardians, Students, students } from "../../db/schema/studen
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, isNotNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
@@ -261,8 +261,8 @@ const keyRoute = defineRoute({
   },
 });
 
-export async function getPickupPassKey(ctx: Ctx) {
-  const school = schoolOf(ctx);
+export async function getPickupPassKey(ctx: SchoolCtx) {
+  const school = ctx.schoolId;
   const key = await passKey(ctx.deps.config.authSecret, school);
   return { schoolId: school, kid: key.kid, alg: "EdDSA" as const, jwk: key.jwk };
 }
@@ -306,8 +306,8 @@ const revocationsRoute = defineRoute({
   responses: { 200: json(Revocations, "The revoked passes of the day, signed") },
 });
 
-export async function listPickupPassRevocations(ctx: Ctx, { query }: InputOf<typeof revocationsRoute>) {
-  const school = schoolOf(ctx);
+export async function listPickupPassRevocations(ctx: SchoolCtx, { query }: InputOf<typeof revocationsRoute>) {
+  const school = ctx.schoolId;
   const now = ctx.deps.clock.now();
   // The school's zone is kept per isolate (school/zone.ts): one D1 round trip, the list.
   const timeZone = await schoolZone(ctx);

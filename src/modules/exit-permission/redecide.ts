@@ -33,7 +33,7 @@ import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { and, Column, desc, eq, gte, lte, or, SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import type { Level } from "../../lib/levels";
 import { Message, m, type Value } from "../../lib/message";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
@@ -82,7 +82,7 @@ const link = Guardians.alias("redecided_link");
 const g = link.table;
 
 /** The link of the permission's student and the parent in `parent` (a column of the permission). */
-const linkOf = (ctx: Ctx, parent: SQLWrapper, ...more: SQL[]) =>
+const linkOf = (ctx: SchoolCtx, parent: SQLWrapper, ...more: SQL[]) =>
   sql`SELECT 1 FROM ${link.from} WHERE ${link.scope(ctx)} AND ${g.studentId} = ${E.studentId} AND ${g.parentId} = ${parent}${sql.join(
     more.map((c) => sql` AND ${c}`),
     sql``,
@@ -128,7 +128,7 @@ interface Broken {
  * UPDATE per rule (a statement binds at most 100 values): the first that a permission breaks
  * withdraws it, each later one adds its failure to the one this batch just withdrew.
  */
-function withdrawal(ctx: Ctx, today: string, scope: SQL, broken: readonly Broken[], why: Message): Statement[] {
+function withdrawal(ctx: SchoolCtx, today: string, scope: SQL, broken: readonly Broken[], why: Message): Statement[] {
   const at = ctx.deps.clock.now().toISOString();
   const justWithdrawn = and(eq(E.status, "withdrawn"), eq(E.decidedAt, at), eq(E.decisionReason, why.render()));
   const open = or(inList(E.status, OPEN_EXIT_PERMISSION_STATUSES), justWithdrawn);
@@ -183,7 +183,7 @@ const candidateFields = {
 };
 
 /** The open permissions from the school's today on, of `scope`. */
-const candidates = (ctx: Ctx, today: SQL | string, scope: SQL) =>
+const candidates = (ctx: SchoolCtx, today: SQL | string, scope: SQL) =>
   ExitPermissions.select(ctx, candidateFields).where(
     scope,
     inList(E.status, OPEN_EXIT_PERMISSION_STATUSES),
@@ -191,7 +191,7 @@ const candidates = (ctx: Ctx, today: SQL | string, scope: SQL) =>
   );
 
 /** Tells the families (guardians of the students, and whoever asked) and the office, once, when anything broke. */
-function tell(ctx: Ctx, withdrawn: readonly Candidate[], what: Message): Sending | undefined {
+function tell(ctx: SchoolCtx, withdrawn: readonly Candidate[], what: Message): Sending | undefined {
   const [first] = withdrawn;
   if (!first) return undefined;
   const dates = [...new Set(withdrawn.map((c) => c.date))].sort().join(", ");
@@ -210,15 +210,11 @@ function tell(ctx: Ctx, withdrawn: readonly Candidate[], what: Message): Sending
   });
 }
 
-const schoolToday = (ctx: Ctx, batch: Batch) =>
-  batch.read(
-    Schools.select(ctx, { timeZone: schools.timeZone })
-      .where(eq(schools.id, schoolOf(ctx)))
-      .limit(1),
-  );
+const schoolToday = (ctx: SchoolCtx, batch: Batch) =>
+  batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)).limit(1));
 
 /** The decision again after `change`: statements for the caller's batch, and the notification. */
-export async function redecide(ctx: Ctx, change: FactChange): Promise<Redecision> {
+export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Redecision> {
   const plan = await planOf(ctx, change);
   const sending = plan.withdrawn.length > 0 ? tell(ctx, plan.withdrawn, plan.why) : undefined;
   return {
@@ -234,7 +230,10 @@ interface Plan {
   why: Message;
 }
 
-type Planner<F extends FactChange["fact"]> = (ctx: Ctx, change: Extract<FactChange, { fact: F }>) => Promise<Plan>;
+type Planner<F extends FactChange["fact"]> = (
+  ctx: SchoolCtx,
+  change: Extract<FactChange, { fact: F }>,
+) => Promise<Plan>;
 
 /** Whether a link (after the change) restricts `date`. */
 const restricts = (l: LinkFacts, date: string) =>
@@ -318,7 +317,7 @@ const planGuardian: Planner<"guardian"> = async (ctx, change) => {
 
 /** A permission that names a trusted person or address about to be withdrawn (placed BEFORE the delete). */
 async function planNamed(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   code: "trusted-person-not-approved" | "trusted-address-not-approved",
   named: SQL,
   fact: Record<string, number>,
@@ -511,7 +510,7 @@ const planLevel: Planner<"level"> = async (ctx, { studentId, level }) => {
   return { statements: withdrawal(ctx, today, theirs, broken, why), withdrawn, why };
 };
 
-function planOf(ctx: Ctx, change: FactChange): Promise<Plan> {
+function planOf(ctx: SchoolCtx, change: FactChange): Promise<Plan> {
   switch (change.fact) {
     case "level":
       return planLevel(ctx, change);

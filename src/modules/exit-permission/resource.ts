@@ -20,14 +20,14 @@ import { RouteStops, Routes, routeStops, routes } from "../../db/schema/transpor
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import { actedUsers, type Ctx, type SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { permissions } from "./permissions";
 import { isStaff } from "./snapshot";
 
@@ -129,15 +129,10 @@ export const ExitPermissionRecord = RecordBase.extend({
 });
 
 /** The context loader: for a caller who does not see every permission, whom they act for (one D1 call). */
-export async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (isStaff(ctx) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
-
-const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+export const actingContext = actingLoader(permissions.manage);
 
 /** The students the caller is a guardian of (or a valid delegate of a guardian of), as a sub-select. */
-export const ownStudents = (ctx: Ctx) =>
+export const ownStudents = (ctx: SchoolCtx) =>
   Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(actedFor(parents.userId, actedUsers(ctx)));
@@ -148,13 +143,16 @@ export const ownStudents = (ctx: Ctx) =>
  * family accepted. The collector is the one caller who sees a permission of a child not theirs: the
  * asker of a `collector` request not (or no longer) accepted.
  */
-function learnsName(ctx: Ctx, row: { askedAs: string | null; acceptedAt: string | null; askedBy: number | null }) {
+function learnsName(
+  ctx: SchoolCtx,
+  row: { askedAs: string | null; acceptedAt: string | null; askedBy: number | null },
+) {
   if (isStaff(ctx) || row.askedAs !== "collector" || row.acceptedAt !== null) return true;
   return row.askedBy === null || !actedUsers(ctx).includes(row.askedBy);
 }
 
 /** What a caller sees: everything for staff; else their children's permissions and their own asks. */
-export function visible(ctx: Ctx): SQL | undefined {
+export function visible(ctx: SchoolCtx): SQL | undefined {
   if (isStaff(ctx)) return undefined;
   return sql`(${inList(exitPermissions.studentId, ownStudents(ctx))} OR ${exitPermissions.askedBy} = ${ctx.userId ?? 0})`;
 }
@@ -289,7 +287,7 @@ const byTypeRoute = defineRoute({
   // No x-filters: the list's own filters (the same query) are checked through GET /exit-permission.
 });
 
-export function listExitPermissionsByType(ctx: Ctx, { query }: InputOf<typeof byTypeRoute>) {
+export function listExitPermissionsByType(ctx: SchoolCtx, { query }: InputOf<typeof byTypeRoute>) {
   return listExitPermissions.run(ctx, { query });
 }
 export const listExitPermissionsByTypeOperation = operation(byTypeRoute, listExitPermissionsByType);

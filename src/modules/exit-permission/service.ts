@@ -8,7 +8,7 @@ import { Batch } from "../../db/batch";
 import { ExitPermissions, exitPermissions, type StoredFailure } from "../../db/schema/exit-permission";
 import { eq } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
@@ -25,7 +25,7 @@ export interface Evaluated {
 }
 
 /** The snapshot and every rule over each ask: one round trip. */
-export async function evaluate(ctx: Ctx, asks: readonly Ask[], extra?: (b: Batch) => void) {
+export async function evaluate(ctx: SchoolCtx, asks: readonly Ask[], extra?: (b: Batch) => void) {
   const read = await readSnapshot(ctx, asks, extra);
   const evaluated = asks.map((ask): Evaluated => {
     const resolved = resolve(ctx, read, ask);
@@ -53,10 +53,10 @@ export const effectOf = (r: Resolved): Effect => ({
   homeRoutes: r.homeRoutes,
 });
 
-const nowIso = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const nowIso = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /** The decision columns of a permission confirmed as it is asked (the school's setting). */
-const autoDecision = (ctx: Ctx) => ({
+const autoDecision = (ctx: SchoolCtx) => ({
   decidedBy: ctx.userId,
   decidedAt: nowIso(ctx),
   // Kept as text, in the language of the request (or the school's, for the daily job) that decided.
@@ -71,7 +71,7 @@ export const stored = (f: RuleFailure): StoredFailure => ({ ...shown(f), code: f
  * it waits for the office with its failures); answers the slot that reads it back.
  */
 export function queueAsk(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   batch: Batch,
   r: Resolved,
   review?: readonly RuleFailure[],
@@ -132,7 +132,7 @@ export type Written = Awaited<ReturnType<typeof exitPermission.find>>;
  * each is written in a batch of its own so the others still pass.
  */
 export async function writeAsks(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   passed: readonly Resolved[],
 ): Promise<({ ok: true; record: Written } | { ok: false; failures: RuleFailure[] })[]> {
   if (passed.length === 0) return [];
@@ -159,7 +159,7 @@ export async function writeAsks(
 }
 
 /** One ask through the rules and, when it passes, written: the record (201), or the 422 of every failed rule. */
-export async function askOne(ctx: Ctx, ask: Ask) {
+export async function askOne(ctx: SchoolCtx, ask: Ask) {
   const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
@@ -177,7 +177,7 @@ export async function askOne(ctx: Ctx, ask: Ask) {
 }
 
 /** The verdict on an ask without writing anything. */
-export async function dryRun(ctx: Ctx, ask: Ask) {
+export async function dryRun(ctx: SchoolCtx, ask: Ask) {
   const { evaluated } = await evaluate(ctx, [ask]);
   const [one] = evaluated;
   if (!one) throw new Error("no evaluation");
@@ -198,7 +198,7 @@ export async function dryRun(ctx: Ctx, ask: Ask) {
 }
 
 /** A permission's row as the rules need it again (respond, update). */
-export async function storedRow(ctx: Ctx, id: number) {
+export async function storedRow(ctx: SchoolCtx, id: number) {
   const row = await ExitPermissions.select(ctx).where(eq(exitPermissions.id, id)).first();
   return row;
 }

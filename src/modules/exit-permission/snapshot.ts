@@ -36,7 +36,7 @@ import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-addr
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
 import { m } from "../../lib/message";
@@ -61,7 +61,7 @@ const realDates = (asks: readonly ExitPermissionAsk[]) =>
   unique(asks.map((a) => a.date)).filter((d) => calendarDate(d));
 
 /** The reads, queued on one batch. */
-function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
+function queue(ctx: SchoolCtx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
   const dates = realDates(asks);
   const sorted = [...dates].sort();
   const first = sorted[0] ?? "2000-01-01";
@@ -198,7 +198,7 @@ function queue(ctx: Ctx, batch: Batch, asks: readonly ExitPermissionAsk[]) {
 }
 
 /** The batch's answer, as plain rows. */
-async function readAll(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
+async function readAll(ctx: SchoolCtx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
   const batch = new Batch(ctx);
   const q = queue(ctx, batch, asks);
   extra?.(batch);
@@ -280,10 +280,10 @@ const toLink = (l: Read["links"][number]): Link => ({
 });
 
 /** Whether the caller acts for the school (staff, or a job). */
-export const isStaff = (ctx: Ctx) => ctx.actor.type !== "user" || ctx.can(permissions.manage);
+export const isStaff = (ctx: SchoolCtx) => ctx.actor.type !== "user" || ctx.can(permissions.manage);
 
 /** Who asks, relative to `studentId`; undefined: the student is not the caller's (404). */
-function askerOf(ctx: Ctx, read: Read, ask: Ask, today: string): Asker | undefined {
+function askerOf(ctx: SchoolCtx, read: Read, ask: Ask, today: string): Asker | undefined {
   if (ask.as !== undefined) {
     // A recorded asker: the school, or the guardian profile they asked as (a link that is gone says so).
     const { parentId } = ask.as;
@@ -323,7 +323,7 @@ const isRestricted = (l: Link, date: string) =>
   (l.restrictionUntil === null || date <= l.restrictionUntil);
 
 /** Turns an ask into the rules' snapshot; throws the 404 of an id that is not this school's or not the caller's. */
-export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
+export function resolve(ctx: SchoolCtx, read: Read, ask: Ask): Resolved {
   const now = ctx.deps.clock.now();
   const timeZone = read.school.timeZone;
   const today = dateIn(timeZone, now);
@@ -460,6 +460,6 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
 }
 
 /** Reads the snapshot of `asks` (one round trip; `extra` adds the caller's own reads to the batch). */
-export async function readSnapshot(ctx: Ctx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
+export async function readSnapshot(ctx: SchoolCtx, asks: readonly ExitPermissionAsk[], extra?: (b: Batch) => void) {
   return readAll(ctx, asks, extra);
 }

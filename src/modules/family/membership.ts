@@ -16,7 +16,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { and, eq, isNull, not, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guardCount, inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { DEFAULT_PARENT_LIMIT, parentCount, parentLimit, familyResource as resource } from "./record";
@@ -33,7 +33,7 @@ type Plan = {
  * hear: the family (404), an id not of this school (404, as if absent), a member of another
  * family (409), the parent limit (422). `familyId` null: a family being created.
  */
-async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: boolean): Promise<Plan> {
+async function plan(ctx: SchoolCtx, familyId: number | null, input: Members, replace: boolean): Promise<Plan> {
   const parentIds = input.parentIds ?? [];
   const studentIds = input.studentIds ?? [];
   const batch = new Batch(ctx);
@@ -86,7 +86,7 @@ async function plan(ctx: Ctx, familyId: number | null, input: Members, replace: 
  * within the limit; a guard aborts the batch unless all of them joined.
  */
 function membershipStatements(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   familyId: number | SQL<number>,
   input: Members,
   planned: Plan,
@@ -136,7 +136,7 @@ function membershipStatements(
 
 /** Commits a family's batch; a membership guard that failed is diagnosed again (a concurrent change won). */
 async function commitFamily(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   familyId: number | null,
   input: Members,
   replace: boolean,
@@ -155,7 +155,7 @@ const noneJoin: Plan = { newParents: [], newStudents: [] };
 
 /** Creates a family with its first members, in one batch with the audit rows and the record read back. */
 export async function createFamily(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   input: { familyNumber: string; name: string } & Members,
 ): Promise<z.output<typeof resource.record>> {
   const members = { parentIds: input.parentIds, studentIds: input.studentIds };
@@ -176,7 +176,7 @@ export async function createFamily(
  * batch: the family's guarded update first (a family gone meanwhile is a 404 and changes nothing).
  */
 export async function updateFamily(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   id: number,
   input: { familyNumber?: string; name?: string } & Members,
 ): Promise<void> {
@@ -195,7 +195,7 @@ export async function updateFamily(
  * Deletes a family; its members stay, in no family (their `family_id` set to null, audited as
  * parent and student updates), in one batch whose family delete is guarded (absent: 404).
  */
-export async function removeFamily(ctx: Ctx, id: number): Promise<void> {
+export async function removeFamily(ctx: SchoolCtx, id: number): Promise<void> {
   const batch = new Batch(ctx)
     .add(...Parents.update(ctx, eq(parents.familyId, id), { familyId: null }))
     .add(...Students.update(ctx, eq(students.familyId, id), { familyId: null }))
@@ -207,7 +207,7 @@ export async function removeFamily(ctx: Ctx, id: number): Promise<void> {
  * Adds parents to a family without touching the others (for imports): one conditional UPDATE whose
  * WHERE holds the family's count against the limit, so concurrent additions never exceed it.
  */
-export async function addFamilyParents(ctx: Ctx, familyId: number, parentIds: number[]): Promise<void> {
+export async function addFamilyParents(ctx: SchoolCtx, familyId: number, parentIds: number[]): Promise<void> {
   const members = { parentIds };
   const planned = await plan(ctx, familyId, members, false);
   const batch = new Batch(ctx)

@@ -13,11 +13,11 @@ import { Parents, parents } from "../../db/schema/parent";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
 import { asc, desc, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { actingFor } from "../delegate/api";
+import { actingLoader } from "../delegate/api";
 import { columnsAs, copyJoin, identity } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -89,19 +89,17 @@ const fields = {
 };
 
 /** The families of the parents the caller acts for (in the current school). */
-function ownFamilies(ctx: Ctx): SQL {
+function ownFamilies(ctx: SchoolCtx): SQL {
   const users = ctx.actingFor ?? (ctx.userId !== null ? [ctx.userId] : []);
   if (!users.length) return sql`0`;
   return inList(families.id, Parents.pick(ctx, parents.familyId, inList(parents.userId, users)));
 }
 
-const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
+const visibleTo = (ctx: SchoolCtx, access: "read" | "write"): SQL | undefined =>
   access === "write" || ctx.can(permissions.readAll) ? undefined : ownFamilies(ctx);
 
 /** Reads who the caller acts for when their visibility depends on it (not for holders of read-all). */
-export async function withActing(ctx: Ctx): Promise<Ctx> {
-  return ctx.can(permissions.readAll) ? ctx : { ...ctx, actingFor: await actingFor(ctx) };
-}
+export const withActing = actingLoader(permissions.readAll);
 
 export const familyResource = defineResource({
   name: "family",
@@ -133,7 +131,7 @@ export const familyResource = defineResource({
 });
 
 /** The parent limit of the school year in effect today: the latest begun, else the first to come, else 2. */
-export function parentLimit(ctx: Ctx): SQL<number> {
+export function parentLimit(ctx: SchoolCtx): SQL<number> {
   const today = ctx.deps.clock.now().toISOString().slice(0, 10);
   const c = schoolConfigurations;
   const limit = (order: SQL, when?: SQL) =>

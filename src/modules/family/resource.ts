@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { Families, families } from "../../db/schema/family";
 import { eq } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { fold } from "../../lib/fold";
 import { m } from "../../lib/message";
@@ -171,7 +171,7 @@ const NumberQuery = z.strictObject({
 });
 
 /** The family with this number (whatever its case or accents), if the caller may see it. */
-const byNumber = (ctx: Ctx, familyNumber: string) =>
+const byNumber = (ctx: SchoolCtx, familyNumber: string) =>
   resource.scoped(ctx, eq(families.familyNumberSearch, fold(familyNumber)), "read");
 
 const membersRoute = defineRoute({
@@ -189,7 +189,7 @@ const membersRoute = defineRoute({
 });
 
 /** A family by its number, with its members. */
-export async function familyByNumber(ctx: Ctx, { query }: InputOf<typeof membersRoute>) {
+export async function familyByNumber(ctx: SchoolCtx, { query }: InputOf<typeof membersRoute>) {
   const row = await resource.select(ctx).where(byNumber(ctx, query.familyNumber)).first();
   if (!row) throw notFound(m`Family ${query.familyNumber} not found`);
   return resource.toRecord(ctx, row);

@@ -13,7 +13,7 @@ import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
 import { and, eq, isNull, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
@@ -28,7 +28,7 @@ const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** An id filter in plain digits ("1e3", "0x10", "1.0" are 400s, as for path ids). */
 
 /** The group is one of this school's, else 404. */
-async function groupHere(ctx: Ctx, groupId: number) {
+async function groupHere(ctx: SchoolCtx, groupId: number) {
   const row = await Groups.find(ctx, groupId, { id: groups.id });
   if (!row) throw notFound(m`Group ${groupId} not found`);
 }
@@ -103,7 +103,7 @@ export const listGroupTeachers = groupTeacherResource.list({
 export const getGroupTeacher = groupTeacherResource.get({ access: permissions.read });
 
 /** The teacher profile is this school's and not removed, else 404. */
-async function teacherHere(ctx: Ctx, teacherId: number) {
+async function teacherHere(ctx: SchoolCtx, teacherId: number) {
   const row = await Teachers.select(ctx, { id: teachers.id })
     .where(eq(teachers.id, teacherId), notRemoved(teachers))
     .first();
@@ -198,7 +198,7 @@ export const listGroupStudents = groupStudentResource.list({
 export const getGroupStudent = groupStudentResource.get({ access: permissions.read });
 
 /** The student is this school's and not deleted, else 404. */
-async function studentHere(ctx: Ctx, studentId: number) {
+async function studentHere(ctx: SchoolCtx, studentId: number) {
   const row = await Students.select(ctx, { id: students.id })
     .where(eq(students.id, studentId), isNull(students.deletedAt))
     .first();

@@ -11,7 +11,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
 import { and, asc, eq, getTableName, isNull, type SQL, sql } from "../../db/sql";
 import { guard, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
@@ -46,7 +46,7 @@ const Participants = z
 const participantCopy = SchoolPeople.alias("participant_copy");
 const participantName = identity(users, participantCopy.table);
 
-export async function participants(ctx: Ctx, id: number) {
+export async function participants(ctx: SchoolCtx, id: number) {
   const batch = new Batch(ctx);
   const group = batch.read(
     Groups.select(ctx, { id: groups.id })
@@ -152,7 +152,7 @@ const justInserted = (table: typeof groupTeachers | typeof groupStudents, id: nu
  * students not deleted), else 404 naming them; ones already in the group stay as they are. One
  * batch: the group's audit row (guarded: no group here, nothing happens), the new rows and theirs.
  */
-export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsInput) {
+export async function addParticipants(ctx: SchoolCtx, id: number, input: ParticipantsInput) {
   const teacherIds = input.teacherIds ?? [];
   const studentIds = input.studentIds ?? [];
   const reads = new Batch(ctx);
@@ -216,7 +216,7 @@ export async function addParticipants(ctx: Ctx, id: number, input: ParticipantsI
  * Removes teachers and students from a group (ids not in the group are ignored). One batch: the
  * group's audit row (guarded), each removed row's audit row, the deletes.
  */
-export async function removeParticipants(ctx: Ctx, id: number, input: ParticipantsInput) {
+export async function removeParticipants(ctx: SchoolCtx, id: number, input: ParticipantsInput) {
   const batch = new Batch(ctx).add(
     Groups.auditAction(ctx, eq(groups.id, id), "remove-participants", changes(id, input, false)),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.

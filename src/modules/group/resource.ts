@@ -10,7 +10,7 @@ import { Delegates } from "../../db/schema/delegate";
 import { Groups, groups } from "../../db/schema/group";
 import { asc, eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { Deleted, DeleteMany, idFilter } from "../../lib/params";
@@ -133,7 +133,7 @@ const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * decides, in the school's time zone). One D1 call: the delegations (UTC today ±1 day) and the
  * groups linked through any of them, whose link is then checked in the school's time zone.
  */
-export async function myGroups(ctx: Ctx) {
+export async function myGroups(ctx: SchoolCtx) {
   const self = ctx.userId ?? 0;
   const now = ctx.deps.clock.now();
   const from = utcDate(now.getTime() + DAY_MS);
@@ -188,7 +188,7 @@ export const listMyGroups = operation(
 );
 
 /** The groups the caller teaches (none when they have no teacher profile here). */
-export async function myTeacherGroups(ctx: Ctx) {
+export async function myTeacherGroups(ctx: SchoolCtx) {
   const rows = await Groups.select(ctx, fields)
     .where(teaches(ctx, groups.id))
     .orderBy(asc(groups.createdAt), asc(groups.id))
@@ -215,7 +215,7 @@ export const listMyTeacherGroups = operation(
 
 // ---- Delete several ----------------------------------------------------------------------------
 
-export async function deleteGroups(ctx: Ctx, ids: number[]) {
+export async function deleteGroups(ctx: SchoolCtx, ids: number[]) {
   const listed = inList(groups.id, ids);
   const found = await Groups.select(ctx, { id: groups.id }, "write").where(listed).all();
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
@@ -269,7 +269,7 @@ const ImageUrl = z
   })
   .openapi("GroupImageUrl");
 
-export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof ImageUrlBody>) {
+export async function imageUrl(ctx: SchoolCtx, id: number, input: z.infer<typeof ImageUrlBody>) {
   const now = ctx.deps.clock.now();
   let key: string;
   if (input.method === "PUT") {
@@ -277,7 +277,7 @@ export async function imageUrl(ctx: Ctx, id: number, input: z.infer<typeof Image
       throw new ApiError(403, say.missingPermission(permissions.write.name, ctx.schoolId));
     }
     const contentType = input.contentType ?? "image/png";
-    key = `${schoolOf(ctx)}/groups/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
+    key = `${ctx.schoolId}/groups/${id}/image-${crypto.randomUUID()}.${IMAGE_TYPES[contentType]}`;
     await resource.commit(ctx, id, new Batch(ctx).add(...resource.writes.update(ctx, id, { image: key }, "image")));
   } else {
     // Whoever sees the group: staff and its teachers through the resource, a parent (or delegate)

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { SchoolConfigurations } from "../../db/schema/school-configuration";
 import { eq, gte, lte } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { dateTime } from "../../lib/dates";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -101,7 +101,7 @@ export const getSchoolHolidayCycle = holidayCycleResource.get({ access: permissi
  * and office told). Prepared before the write, added to its batch, dispatched after the commit.
  */
 const redecided = new WeakMap<object, Redecision>();
-const holidayOn = async (ctx: Ctx, key: object, start: string, end: string) =>
+const holidayOn = async (ctx: SchoolCtx, key: object, start: string, end: string) =>
   redecided.set(key, await redecide(ctx, { fact: "holiday", start, end }));
 const HOLIDAY_EFFECT =
   "The exit permissions of the days it covers, from the school's today on, are withdrawn in the same write (seats given back, families and office told).";

@@ -21,7 +21,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { and, eq, gt, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { idList, recordId } from "../../lib/params";
@@ -81,7 +81,7 @@ const answerFields = {
  * links that let them (one D1 call): a guardian (or their delegate) their own children, through each
  * of their links; `invitation.manage` (the school records a family's answer) every invited child.
  */
-async function answerable(ctx: Ctx, target: Target) {
+async function answerable(ctx: SchoolCtx, target: Target) {
   if (ctx.can(permissions.manage)) {
     const rows = await InvitationStudentResponses.select(ctx, answerFields)
       .join(Invitations, eq(invitations.id, invitationStudentResponses.invitationId))
@@ -121,7 +121,7 @@ function barred(link: Row, answer: AnswerInput["answer"]): Message | null {
 }
 
 /** The condition of every answer's UPDATE: the invitation is open and not expired, now. */
-const stillOpen = (ctx: Ctx, invitationId: number) =>
+const stillOpen = (ctx: SchoolCtx, invitationId: number) =>
   Invitations.exists(
     ctx,
     eq(invitations.id, invitationId),
@@ -134,7 +134,7 @@ const stillOpen = (ctx: Ctx, invitationId: number) =>
  * only children not answered yet (else 409); else a change of an answer. Answers the children's rows.
  */
 export async function giveAnswers(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   target: Target,
   input: AnswerInput,
   mode: "first" | "change",
@@ -216,7 +216,7 @@ export async function giveAnswers(
 }
 
 /** The guarded answers (one batch), then for a go-home acceptance the exit permissions and their record. */
-async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: AnswerInput["answer"], now: string) {
+async function answerAll(ctx: SchoolCtx, invitation: Row, changing: Row[], answer: AnswerInput["answer"], now: string) {
   const open = stillOpen(ctx, invitation.invitationId);
   const batch = new Batch(ctx);
   for (const c of changing) {
@@ -317,7 +317,7 @@ async function answerAll(ctx: Ctx, invitation: Row, changing: Row[], answer: Ans
 }
 
 /** Student response rows as records (one D1 call). */
-export async function readRows(ctx: Ctx, condition: SQL): Promise<StudentResponse[]> {
+export async function readRows(ctx: SchoolCtx, condition: SQL): Promise<StudentResponse[]> {
   const rows = await InvitationStudentResponses.select(ctx).where(condition).all();
   return rows.map(toStudentResponse);
 }
@@ -388,7 +388,7 @@ const respondRoute = defineRoute({
   request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationAnswer") },
   responses: { 200: json(Answered, "The answered children's rows") },
 });
-export async function respondToInvitation(ctx: Ctx, { params, body }: InputOf<typeof respondRoute>) {
+export async function respondToInvitation(ctx: SchoolCtx, { params, body }: InputOf<typeof respondRoute>) {
   return { data: await giveAnswers(ctx, { invitationId: params.id }, body, "first") };
 }
 export const respondOperation = operation(respondRoute, respondToInvitation);
@@ -425,7 +425,7 @@ const updateResponseRoute = defineRoute({
   request: { params: IdParams, body: jsonBody(AnswerBody, "InvitationResponseUpdate") },
   responses: { 204: noContent },
 });
-export async function updateInvitationResponse(ctx: Ctx, { params, body }: InputOf<typeof updateResponseRoute>) {
+export async function updateInvitationResponse(ctx: SchoolCtx, { params, body }: InputOf<typeof updateResponseRoute>) {
   await giveAnswers(ctx, { invitationId: params.id }, body, "change");
 }
 export const updateResponseOperation = operation(updateResponseRoute, updateInvitationResponse);

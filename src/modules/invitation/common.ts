@@ -24,33 +24,29 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { eq, or, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import { actedUsers, type SchoolCtx } from "../../lib/context";
 import { Listing, type OrderKey, orderTerms, type PageInput } from "../../lib/pagination";
 import { RecordBase, timestamps } from "../../lib/resource";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { permissions } from "./permissions";
 
 /** The context loader of every invitation route: whom a caller who does not manage invitations acts for. */
-export async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
+export const actingContext = actingLoader(permissions.manage);
 
-/** The users the caller acts for: those `actingContext` read, else the caller alone. */
-export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+export { actedUsers };
 
 /**
  * `column` is one of the users the caller acts for: one user (the usual case) is an equality, which an
  * index serves with no list to walk.
  */
-export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
+export function byActed(ctx: SchoolCtx, column: SQLiteColumn): SQL {
   const users = actedUsers(ctx);
   const [only] = users;
   return users.length === 1 && only !== undefined ? eq(column, only) : actedFor(column, users);
 }
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
-export function ownStudents(ctx: Ctx) {
+export function ownStudents(ctx: SchoolCtx) {
   return Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(byActed(ctx, parents.userId));
@@ -61,7 +57,7 @@ export function ownStudents(ctx: Ctx) {
  * parent they are a valid delegate of. One user (the usual case) is an equality, which the owner
  * index serves in the lists' order.
  */
-export function createdByMe(ctx: Ctx): SQL {
+export function createdByMe(ctx: SchoolCtx): SQL {
   const users = actedUsers(ctx);
   const [only] = users;
   return users.length === 1 && only !== undefined
@@ -70,7 +66,7 @@ export function createdByMe(ctx: Ctx): SQL {
 }
 
 /** Invitations that invite a child of the caller's (a recipient). */
-export const receivedByMe = (ctx: Ctx): SQL =>
+export const receivedByMe = (ctx: SchoolCtx): SQL =>
   InvitationStudentResponses.exists(
     ctx,
     eq(invitationStudentResponses.invitationId, invitations.id),
@@ -78,7 +74,7 @@ export const receivedByMe = (ctx: Ctx): SQL =>
   );
 
 /** Who sees an invitation: `invitation.manage` every one; anyone else the ones they created or received. */
-export const visibleInvitation = (ctx: Ctx): SQL | undefined =>
+export const visibleInvitation = (ctx: SchoolCtx): SQL | undefined =>
   ctx.can(permissions.manage) ? undefined : or(createdByMe(ctx), receivedByMe(ctx));
 
 // ---- Records ------------------------------------------------------------------------------------
@@ -220,7 +216,7 @@ export const Answer = z
  * there for the caller.
  */
 export async function pageOfRows<Row, T>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   query: {
     rows: Query<Row>;
     total: Query<{ n: number }>;

@@ -11,7 +11,7 @@ import {
 } from "../../db/schema/invitation";
 import { type SQL, sql } from "../../db/sql";
 import { insertedId, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 
 /** Invited children, and the family answer row they join when it already exists. */
 export interface Invited {
@@ -28,13 +28,13 @@ const childCreated = sql`json_object('invitationId', json_object('old', NULL, 'n
  * just wrote): the families' answer rows they need, then theirs, each with its audit rows.
  */
 export function inviteStatements(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   invitationId: number | SQL<number>,
   children: readonly Invited[],
 ): Statement[] {
   const db = ctx.deps.db;
   const at = ctx.deps.clock.now().toISOString();
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   // New family rows, in order: a child's `g` is the index of its family's new row.
   const families: (number | null)[] = [];
   const keys = new Map<string, number>();

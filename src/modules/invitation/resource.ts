@@ -15,7 +15,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { RouteStops, routeStops } from "../../db/schema/transport";
 import { and, desc, eq, gt, gte, isNull, lte, or, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -75,7 +75,7 @@ export const filters = {
       .enum(SHOWN_INVITATION_STATUSES)
       .optional()
       .openapi({ description: "open, expired (open, past its expiresAt), closed or cancelled" }),
-    where: (ctx: Ctx, v: (typeof SHOWN_INVITATION_STATUSES)[number]) => {
+    where: (ctx: SchoolCtx, v: (typeof SHOWN_INVITATION_STATUSES)[number]) => {
       const now = ctx.deps.clock.now().toISOString();
       if (v === "expired") return and(eq(invitations.status, "open"), lte(invitations.expiresAt, now)) ?? sql`0`;
       if (v === "open")
@@ -131,7 +131,7 @@ const ListQuery = z.strictObject({
 });
 
 /** A list of invitations of a verb of its own: `mine` (created or received) with the list's filters. */
-function mine(ctx: Ctx, query: z.output<typeof ListQuery>, which: "created" | "received") {
+function mine(ctx: SchoolCtx, query: z.output<typeof ListQuery>, which: "created" | "received") {
   const where = and(
     which === "created" ? createdByMe(ctx) : receivedByMe(ctx),
     ...filterConditions(filters, query, ctx),
@@ -269,9 +269,9 @@ const created = invitation.create({
 });
 
 /** What a create reads first, in one round trip. */
-async function inviter(ctx: Ctx, studentIds: readonly number[]) {
+async function inviter(ctx: SchoolCtx, studentIds: readonly number[]) {
   const batch = new Batch(ctx);
-  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)));
   const profile = batch.read(
     Parents.select(ctx, { id: parents.id, userId: parents.userId, familyId: parents.familyId })
       .where(actedFor(parents.userId, actedUsers(ctx)))
@@ -301,7 +301,7 @@ async function inviter(ctx: Ctx, studentIds: readonly number[]) {
 }
 
 /** The expiry to store: the given one (after now, not after the day's end), else the day's end. */
-export function expiry(ctx: Ctx, date: string, timeZone: string, given: string | undefined | null): string {
+export function expiry(ctx: SchoolCtx, date: string, timeZone: string, given: string | undefined | null): string {
   const end = endOfDay(date, timeZone);
   if (given === undefined || given === null) return end.toISOString();
   const at = new Date(given);
@@ -312,7 +312,7 @@ export function expiry(ctx: Ctx, date: string, timeZone: string, given: string |
   return at.toISOString();
 }
 
-export async function createInvitation(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function createInvitation(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   const goHome = body.kind === "go_home";
   if (!goHome && (body.pickup || body.routeId || body.stopId)) {
     throw unprocessable(m`pickup, routeId and stopId are for go_home invitations only`);
@@ -396,7 +396,7 @@ export const createInvitationOperation = operation(created.route, createInvitati
 // ---- Change, withdraw, close --------------------------------------------------------------------
 
 /** The invitation as the caller sees it (else 404), and whether it is theirs to change (else 403). */
-export async function mayChange(ctx: Ctx, id: number) {
+export async function mayChange(ctx: SchoolCtx, id: number) {
   const row = await Invitations.select(ctx, {
     date: invitations.date,
     kind: invitations.kind,
@@ -405,7 +405,7 @@ export async function mayChange(ctx: Ctx, id: number) {
     mine: ctx.can(permissions.manage) ? sql<number>`1` : sql<number>`CASE WHEN ${createdByMe(ctx)} THEN 1 ELSE 0 END`,
     timeZone: schools.timeZone,
   })
-    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .join(Schools, eq(schools.id, ctx.schoolId))
     .where(eq(invitations.id, id), visibleInvitation(ctx))
     .first();
   if (!row) throw notFound(m`Invitation ${id} not found`);
@@ -483,7 +483,7 @@ const statusRoute = defineRoute({
   responses: { 200: json(InvitationRecord, "The invitation, changed") },
 });
 
-export async function changeInvitationStatus(ctx: Ctx, { params, body }: InputOf<typeof statusRoute>) {
+export async function changeInvitationStatus(ctx: SchoolCtx, { params, body }: InputOf<typeof statusRoute>) {
   await mayChange(ctx, params.id);
   const changed = await invitation.changeAndRead(ctx, params.id, {
     action: "status",

@@ -21,7 +21,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, isNull, type SQL, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
@@ -47,7 +47,7 @@ import { permissions } from "./permissions";
 import { mayChange } from "./resource";
 
 /** Who sees a family's answer: `invitation.manage`, the invitation's creator, a guardian of a child in it. */
-const visibleResponse = (ctx: Ctx): SQL | undefined =>
+const visibleResponse = (ctx: SchoolCtx): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
     : sql`(${Invitations.exists(ctx, eq(invitations.id, invitationResponses.invitationId), createdByMe(ctx))} OR ${InvitationStudentResponses.exists(
@@ -57,7 +57,7 @@ const visibleResponse = (ctx: Ctx): SQL | undefined =>
       )})`;
 
 /** Who sees a child's answer: `invitation.manage`, the invitation's creator, a guardian of the child. */
-const visibleStudentResponse = (ctx: Ctx): SQL | undefined =>
+const visibleStudentResponse = (ctx: SchoolCtx): SQL | undefined =>
   ctx.can(permissions.manage)
     ? undefined
     : sql`(${Invitations.exists(ctx, eq(invitations.id, invitationStudentResponses.invitationId), createdByMe(ctx))} OR ${invitationStudentResponses.studentId} IN ${ownStudents(ctx)})`;
@@ -93,7 +93,7 @@ const responsesRoute = defineRoute({
   },
 });
 
-export async function listInvitationResponses(ctx: Ctx, { params, query }: InputOf<typeof responsesRoute>) {
+export async function listInvitationResponses(ctx: SchoolCtx, { params, query }: InputOf<typeof responsesRoute>) {
   const where = and(
     eq(invitationResponses.invitationId, params.id),
     query.status ? eq(invitationResponses.status, query.status) : undefined,
@@ -197,7 +197,10 @@ const byResponseRoute = defineRoute({
   responses: { 200: json(pageOf(StudentResponseRecord, "InvitationStudentResponseListPage"), "A page of answers") },
 });
 
-export async function listStudentResponsesOfResponse(ctx: Ctx, { params, query }: InputOf<typeof byResponseRoute>) {
+export async function listStudentResponsesOfResponse(
+  ctx: SchoolCtx,
+  { params, query }: InputOf<typeof byResponseRoute>,
+) {
   const where = and(
     eq(invitationStudentResponses.responseId, params.responseId),
     query.answer ? eq(invitationStudentResponses.answer, query.answer) : undefined,
@@ -240,7 +243,7 @@ const createStudentResponse = studentResponse.create({
   examples: { 422: "Student 7: a guardian invites other families' children, not their own" },
 });
 
-export async function addInvitedChild(ctx: Ctx, { body }: InputOf<typeof createStudentResponse.route>) {
+export async function addInvitedChild(ctx: SchoolCtx, { body }: InputOf<typeof createStudentResponse.route>) {
   const invitation = await mayChange(ctx, body.invitationId);
   if (invitation.status !== "open")
     throw conflict(m`Invitation ${body.invitationId} is ${invitation.status}; only an open invitation can be changed`);
@@ -317,7 +320,7 @@ const updateStudentResponse = studentResponse.update({
   },
 });
 
-export async function answerForChild(ctx: Ctx, { params, body }: InputOf<typeof updateStudentResponse.route>) {
+export async function answerForChild(ctx: SchoolCtx, { params, body }: InputOf<typeof updateStudentResponse.route>) {
   await giveAnswers(ctx, { studentResponseId: params.id }, { answer: body.answer }, "change");
 }
 export const updateStudentResponseOperation = operation(updateStudentResponse.route, answerForChild);
@@ -332,7 +335,7 @@ const deleteStudentResponse = studentResponse.delete({
   examples: { 409: "The child of invitation student response 42 answered (accepted); the answer stays on record" },
 });
 
-export async function withdrawInvitedChild(ctx: Ctx, { params }: InputOf<typeof deleteStudentResponse.route>) {
+export async function withdrawInvitedChild(ctx: SchoolCtx, { params }: InputOf<typeof deleteStudentResponse.route>) {
   const { id } = params;
   const row = await InvitationStudentResponses.select(ctx, {
     invitationId: invitationStudentResponses.invitationId,

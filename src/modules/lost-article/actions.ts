@@ -13,7 +13,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians } from "../../db/schema/student";
 import { and, eq, lte } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, forbidden, notFound, say } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
@@ -35,7 +35,7 @@ const refusing =
     says(id, state);
 
 /** The scheduled reminders of an article, skipped: it left the states they were for. */
-const skipReminders = (ctx: Ctx, id: number) =>
+const skipReminders = (ctx: SchoolCtx, id: number) =>
   LostArticleReminders.update(
     ctx,
     and(eq(lostArticleReminders.lostArticleId, id), eq(lostArticleReminders.status, "scheduled")),
@@ -57,7 +57,7 @@ const ClaimBody = z
  * The child is the caller's, or the child of a parent they act for today as a delegate, as
  * everywhere a parent acts (else 404: another family's child is not there for them).
  */
-async function ownChild(ctx: Ctx, studentId: number | undefined) {
+async function ownChild(ctx: SchoolCtx, studentId: number | undefined) {
   if (studentId === undefined) return;
   const row = await Guardians.select(ctx, { id: guardians.id })
     .join(Parents, eq(parents.id, guardians.parentId))
@@ -155,7 +155,7 @@ const donateRoute = defineRoute({
   responses: { 200: json(LostArticleRecord, "The article, donated") },
 });
 
-export async function donateLostArticle(ctx: Ctx, { params }: InputOf<typeof donateRoute>) {
+export async function donateLostArticle(ctx: SchoolCtx, { params }: InputOf<typeof donateRoute>) {
   const now = ctx.deps.clock.now();
   // The school's zone is kept a minute per isolate (src/modules/school/zone.ts).
   const today = dateIn(await schoolZone(ctx), now);
@@ -202,7 +202,7 @@ const remindRoute = defineRoute({
   responses: { 200: json(LostArticleRecord, "The article, its claimant reminded") },
 });
 
-export async function remindLostArticle(ctx: Ctx, { params }: InputOf<typeof remindRoute>) {
+export async function remindLostArticle(ctx: SchoolCtx, { params }: InputOf<typeof remindRoute>) {
   const article = await lostArticle.find(ctx, params.id);
   const now = ctx.deps.clock.now().toISOString();
   const sending =
@@ -272,7 +272,7 @@ const signedUrlRoute = defineRoute({
   responses: { 200: json(PhotoUrl, "The photo's key and its presigned URL") },
 });
 
-export async function createLostArticleSignedUrl(ctx: Ctx, { params, body }: InputOf<typeof signedUrlRoute>) {
+export async function createLostArticleSignedUrl(ctx: SchoolCtx, { params, body }: InputOf<typeof signedUrlRoute>) {
   const { id } = params;
   let key: string;
   if (body.method === "PUT") {
@@ -280,7 +280,7 @@ export async function createLostArticleSignedUrl(ctx: Ctx, { params, body }: Inp
       throw forbidden(say.missingPermission(permissions.manage.name, ctx.schoolId));
     }
     const contentType = body.contentType ?? "image/jpeg";
-    key = `${schoolOf(ctx)}/lost-articles/${id}/photo-${crypto.randomUUID()}.${PHOTO_TYPES[contentType]}`;
+    key = `${ctx.schoolId}/lost-articles/${id}/photo-${crypto.randomUUID()}.${PHOTO_TYPES[contentType]}`;
     await lostArticle.commit(
       ctx,
       id,

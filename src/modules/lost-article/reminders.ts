@@ -24,7 +24,7 @@ import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, jobCtx, schoolOf } from "../../lib/context";
+import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -99,7 +99,7 @@ export const createLostArticleReminderOperation = lostArticleReminder.create({
         eq(lostArticles.id, body.lostArticleId),
       ),
     );
-    const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+    const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)));
     const r = await batch.commit();
     const row = r.get(article)[0];
     if (!row) throw notFound(m`Lost article ${body.lostArticleId} not found`);
@@ -197,7 +197,7 @@ function unclaimedNotice(article: { name: string; donateAfter: string; foundPlac
   };
 }
 
-async function sendOne(ctx: Ctx, id: number, articleId: number): Promise<"sent" | "skipped" | "taken"> {
+async function sendOne(ctx: SchoolCtx, id: number, articleId: number): Promise<"sent" | "skipped" | "taken"> {
   const article = await LostArticles.select(ctx, {
     name: lostArticles.name,
     status: lostArticles.status,

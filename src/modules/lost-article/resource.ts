@@ -24,7 +24,7 @@ import {
 } from "../../db/schema/lost-article";
 import { desc, eq, gte, lte, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
@@ -254,7 +254,7 @@ type ArticleRow = typeof lostArticles.$inferSelect & { reminders: string };
 
 const Reminders = z.array(ReminderSummary);
 
-export function toArticle(ctx: Ctx, row: ArticleRow): LostArticleRecordOf {
+export function toArticle(ctx: SchoolCtx, row: ArticleRow): LostArticleRecordOf {
   const staff = ctx.can(permissions.manage);
   const mine = row.claimedBy !== null && row.claimedBy === ctx.userId;
   const theirs = staff || mine;
@@ -388,10 +388,8 @@ const Description = paragraphs({ max: 2000 }).openapi({ example: "Size 8, name t
 const Place = text({ max: 200 }).openapi({ example: "Gym" });
 
 /** The school's zone (and today in it), in one indexed read. */
-export async function schoolToday(ctx: Ctx) {
-  const row = await Schools.select(ctx, { timeZone: schools.timeZone })
-    .where(eq(schools.id, schoolOf(ctx)))
-    .first();
+export async function schoolToday(ctx: SchoolCtx) {
+  const row = await Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)).first();
   const timeZone = row?.timeZone ?? "UTC";
   return { timeZone, today: dateIn(timeZone, ctx.deps.clock.now()) };
 }
@@ -487,7 +485,7 @@ const updated = lostArticle.update({
         }).where(eq(lostArticleReminders.lostArticleId, id), eq(lostArticleReminders.status, "scheduled")),
       );
       const school = batch.read(
-        Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))),
+        Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)),
       );
       const r = await batch.commit();
       const current = r.get(row)[0];

@@ -17,10 +17,10 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { and, eq, isNull, ne, not, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 
 /** The users an audience names in the current school, possibly more than once (SELECTs of `userId`). */
-function named(ctx: Ctx, audience: Audience): SQL[] {
+function named(ctx: SchoolCtx, audience: Audience): SQL[] {
   const members = RoleUsers.select(ctx, { userId: roleUsers.userId });
   // Guardians of students: their parent rows name the users.
   const guardiansOf = (...conditions: SQL[]) =>
@@ -46,7 +46,7 @@ function named(ctx: Ctx, audience: Audience): SQL[] {
 }
 
 /** `SELECT DISTINCT user_id`: each user the audience reaches once, active or invited, ascending. */
-export function recipientsOf(ctx: Ctx, audience: Audience): SQL {
+export function recipientsOf(ctx: SchoolCtx, audience: Audience): SQL {
   const parts = named(ctx, audience);
   // An audience naming nobody (an empty list) reaches nobody.
   const union = parts.length > 0 ? sql.join(parts, sql` UNION ALL `) : sql`SELECT NULL AS "userId" WHERE 0`;
@@ -55,6 +55,6 @@ export function recipientsOf(ctx: Ctx, audience: Audience): SQL {
 }
 
 /** How many users the audience reaches (a scalar subquery). */
-export function countOf(ctx: Ctx, audience: Audience): SQL<number> {
+export function countOf(ctx: SchoolCtx, audience: Audience): SQL<number> {
   return sql<number>`(SELECT count(*) FROM (${recipientsOf(ctx, audience)}))`;
 }

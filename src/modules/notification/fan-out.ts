@@ -35,7 +35,7 @@ import {
 import { and, asc, eq, gt, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import { APP_MODULES } from "../../lib/app-modules";
-import { jobCtx, schoolOf } from "../../lib/context";
+import { jobCtx } from "../../lib/context";
 import { log } from "../../lib/log";
 import { nextInstant, timeIn } from "../../lib/zoned-time";
 import { disabledModuleIds } from "../application-module/api";
@@ -124,7 +124,7 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
     db
       .insert(notificationRecipients)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, ${id}, r.user_id, ${inbox}, NULL, NULL
+        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, ${id}, r.user_id, ${inbox}, NULL, NULL
           FROM (${recipientsOf(ctx, audience)}) r ${prefJoin}
           WHERE r.user_id > ${message.after} ORDER BY r.user_id LIMIT ${CHUNK}`,
       )
@@ -215,7 +215,7 @@ function pushRows(
   return ctx.deps.db
     .insert(notificationPushes)
     .select(
-      sql`SELECT NULL, ${n.at}, ${n.at}, ${schoolOf(ctx)}, ${n.id}, ${ct.id}, ${deviceTokens.id}, 'pending', ${dueAt}, 0, NULL, NULL, NULL
+      sql`SELECT NULL, ${n.at}, ${n.at}, ${ctx.schoolId}, ${n.id}, ${ct.id}, ${deviceTokens.id}, 'pending', ${dueAt}, 0, NULL, NULL, NULL
         FROM ${copy.from}
         INNER JOIN ${deviceTokens} ON ${deviceTokens.userId} = ${ct.userId}
         LEFT JOIN ${pref.from} ON ${pref.scope(ctx)} AND ${pt.userId} = ${ct.userId}

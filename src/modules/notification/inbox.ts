@@ -27,7 +27,7 @@ import {
 } from "../../db/schema/notification";
 import { and, desc, eq, isNull, type SQL, sql } from "../../db/sql";
 import { guard, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { languageOf } from "../../lib/language";
 import { m } from "../../lib/message";
@@ -77,10 +77,10 @@ export const InboxNotification = RecordBase.extend({
 type InboxNotification = z.output<typeof InboxNotification>;
 
 /** The caller's copies in their inbox. */
-const mine = (ctx: Ctx) => and(eq(copy.userId, ctx.userId ?? 0), eq(copy.inInbox, true));
+const mine = (ctx: SchoolCtx) => and(eq(copy.userId, ctx.userId ?? 0), eq(copy.inInbox, true));
 
 /** The caller's copies, with their notification and the caller's language. */
-const inbox = (ctx: Ctx) =>
+const inbox = (ctx: SchoolCtx) =>
   NotificationRecipients.select(ctx, {
     id: notifications.id,
     createdAt: notifications.createdAt,
@@ -101,7 +101,7 @@ const inbox = (ctx: Ctx) =>
 
 type Row = Omit<Awaited<ReturnType<ReturnType<typeof inbox>["all"]>>[number], "language"> & { language: string | null };
 
-function toRecord(ctx: Ctx, row: Row): InboxNotification {
+function toRecord(ctx: SchoolCtx, row: Row): InboxNotification {
   const language = languageOf(ctx, row.language);
   return {
     id: row.id,
@@ -136,7 +136,7 @@ const listRoute = defineRoute({
 });
 
 /** A page of the caller's inbox and its count: one round trip (notification_recipient_inbox_idx). */
-export async function listNotifications(ctx: Ctx, { query }: InputOf<typeof listRoute>) {
+export async function listNotifications(ctx: SchoolCtx, { query }: InputOf<typeof listRoute>) {
   const filters = [
     query.unread === undefined
       ? undefined
@@ -172,7 +172,7 @@ const getRoute = defineRoute({
   responses: { 200: json(InboxNotification, "The notification") },
 });
 
-async function findMine(ctx: Ctx, id: number): Promise<InboxNotification> {
+async function findMine(ctx: SchoolCtx, id: number): Promise<InboxNotification> {
   const row = await inbox(ctx).where(eq(copy.notificationId, id)).first();
   if (!row) throw notFound(m`Notification ${id} not found`);
   return toRecord(ctx, row);
@@ -182,7 +182,7 @@ async function findMine(ctx: Ctx, id: number): Promise<InboxNotification> {
  * The caller's notification; a super-admin (platform support) also reads any of the school's,
  * as sent (unread, unless they have a copy of their own). Nobody else reads another's.
  */
-export async function getNotification(ctx: Ctx, { params }: InputOf<typeof getRoute>) {
+export async function getNotification(ctx: SchoolCtx, { params }: InputOf<typeof getRoute>) {
   if (!ctx.isSuperAdmin) return findMine(ctx, params.id);
   const batch = new Batch(ctx);
   const own = batch.read(inbox(ctx).where(eq(copy.notificationId, params.id)).limit(1));
@@ -200,7 +200,7 @@ export async function getNotification(ctx: Ctx, { params }: InputOf<typeof getRo
  * change of each notification: one audit row per copy changed, read from it before the change.
  */
 function changeCopy(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   id: number | "all",
   set: { readAt?: SQL | null; inInbox?: false; deletedAt?: string },
   action: string,
@@ -262,9 +262,9 @@ const updateRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-const readAtNow = (ctx: Ctx) => sql`ifnull(${copy.readAt}, ${ctx.deps.clock.now().toISOString()})`;
+const readAtNow = (ctx: SchoolCtx) => sql`ifnull(${copy.readAt}, ${ctx.deps.clock.now().toISOString()})`;
 
-export async function updateNotification(ctx: Ctx, { params, body }: InputOf<typeof updateRoute>) {
+export async function updateNotification(ctx: SchoolCtx, { params, body }: InputOf<typeof updateRoute>) {
   const set = { readAt: body.read ? readAtNow(ctx) : null };
   // A PUT answers 204 whether or not the state changed: marking a read notification read is a no-op.
   await commitGuarded(ctx, params.id, changeCopy(ctx, params.id, set, "update"));
@@ -281,7 +281,7 @@ const readRoute = defineRoute({
   responses: { 200: json(InboxNotification, "The notification, read") },
 });
 
-export async function markNotificationRead(ctx: Ctx, { params }: InputOf<typeof readRoute>) {
+export async function markNotificationRead(ctx: SchoolCtx, { params }: InputOf<typeof readRoute>) {
   await commitGuarded(ctx, params.id, changeCopy(ctx, params.id, { readAt: readAtNow(ctx) }, "read"));
   return findMine(ctx, params.id);
 }
@@ -297,9 +297,9 @@ const deleteRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-const removal = (ctx: Ctx) => ({ inInbox: false as const, deletedAt: ctx.deps.clock.now().toISOString() });
+const removal = (ctx: SchoolCtx) => ({ inInbox: false as const, deletedAt: ctx.deps.clock.now().toISOString() });
 
-export async function deleteNotification(ctx: Ctx, { params }: InputOf<typeof deleteRoute>) {
+export async function deleteNotification(ctx: SchoolCtx, { params }: InputOf<typeof deleteRoute>) {
   await commitGuarded(ctx, params.id, changeCopy(ctx, params.id, removal(ctx), "delete"));
 }
 
@@ -313,12 +313,12 @@ const deleteAllRoute = defineRoute({
   responses: { 204: noContent },
 });
 
-export async function deleteAllNotifications(ctx: Ctx) {
+export async function deleteAllNotifications(ctx: SchoolCtx) {
   await new Batch(ctx).add(...changeCopy(ctx, "all", removal(ctx), "delete")).commit();
 }
 
 /** Commits a change of one copy; a copy that is not the caller's (or not there) is a 404. */
-async function commitGuarded(ctx: Ctx, id: number, statements: ReturnType<typeof changeCopy>) {
+async function commitGuarded(ctx: SchoolCtx, id: number, statements: ReturnType<typeof changeCopy>) {
   const { GuardFailed } = await import("../../db/write");
   try {
     await new Batch(ctx).add(...statements, guard(ctx.deps.db)).commit();

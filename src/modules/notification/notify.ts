@@ -22,7 +22,7 @@ import {
 } from "../../db/schema/notification";
 import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
 import { countOf } from "./audience";
 import { PUSH_QUEUE, type PushMessage } from "./queue";
@@ -61,8 +61,8 @@ const both = (text: Localized | string): Localized => (typeof text === "string" 
  * await new Batch(ctx).add(...Events.insert(ctx, values), ...sending.statements).commit();
  * await sending.dispatch();
  */
-export function notify(ctx: Ctx, notice: Notice): Sending {
-  const schoolId = schoolOf(ctx);
+export function notify(ctx: SchoolCtx, notice: Notice): Sending {
+  const schoolId = ctx.schoolId;
   const key = crypto.randomUUID();
   const at = ctx.deps.clock.now().toISOString();
   const values = {

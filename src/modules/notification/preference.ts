@@ -15,7 +15,7 @@ import { Batch } from "../../db/batch";
 import { NotificationPreferences, notificationPreferences } from "../../db/schema/notification";
 import { and, eq } from "../../db/sql";
 import type { InsertValues } from "../../db/table";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -132,7 +132,7 @@ function valuesOf(body: PreferenceInput): Partial<InsertValues<Prefs>> {
   return values;
 }
 
-const own = (ctx: Ctx) => eq(p.userId, ctx.userId ?? 0);
+const own = (ctx: SchoolCtx) => eq(p.userId, ctx.userId ?? 0);
 
 const resource = defineResource({
   name: "notificationPreference",
@@ -192,7 +192,7 @@ const DEFAULTS = {
   quietHours: null,
 };
 
-export async function getMyNotificationPreference(ctx: Ctx) {
+export async function getMyNotificationPreference(ctx: SchoolCtx) {
   const row = await NotificationPreferences.select(ctx).where(own(ctx)).first();
   return row ? toRecord(ctx, row) : { id: null, createdAt: null, updatedAt: null, ...DEFAULTS };
 }
@@ -214,7 +214,7 @@ const saveRoute = defineRoute({
 });
 
 /** Creates the caller's preferences or changes the fields sent (a concurrent create: changed). */
-export async function saveNotificationPreference(ctx: Ctx, { body }: InputOf<typeof saveRoute>) {
+export async function saveNotificationPreference(ctx: SchoolCtx, { body }: InputOf<typeof saveRoute>) {
   const values = valuesOf(body);
   for (let attempt = 0; ; attempt++) {
     const held = await NotificationPreferences.select(ctx, { id: p.id }).where(own(ctx)).first();

@@ -25,7 +25,7 @@ import { pushSubscriptions } from "../../db/schema/notification";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { and, eq, isNull, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { errorFields, log } from "../../lib/log";
 import { m } from "../../lib/message";
@@ -46,7 +46,7 @@ function unavailable(err: unknown) {
 }
 
 /** Subscribes or unsubscribes `tokens` in calls of `PER_CALL`; answers the tokens the provider refused. */
-async function change(ctx: Ctx, op: "subscribe" | "unsubscribe", topic: string, tokens: readonly string[]) {
+async function change(ctx: SchoolCtx, op: "subscribe" | "unsubscribe", topic: string, tokens: readonly string[]) {
   const refused: string[] = [];
   try {
     for (let i = 0; i < tokens.length; i += PER_CALL) {
@@ -89,8 +89,8 @@ const syncRoute = defineRoute({
   responses: { 200: json(Synced, "The topic, synced") },
 });
 
-export async function syncPushProviderRole(ctx: Ctx, { body }: InputOf<typeof syncRoute>) {
-  const school = schoolOf(ctx);
+export async function syncPushProviderRole(ctx: SchoolCtx, { body }: InputOf<typeof syncRoute>) {
+  const school = ctx.schoolId;
   const role = await Roles.select(ctx, { id: roles.id }).where(eq(roles.id, body.roleId)).first();
   if (!role) throw notFound(m`Role ${body.roleId} not found`);
   const topic = roleTopic(school, role.id);
@@ -195,8 +195,8 @@ const cleanRoute = defineRoute({
 /** `school-<id>` and `school-<id>-role-<r>` of school `id`, parsed from a topic name. */
 const schoolOfTopic = sql<number>`CAST(substr(${pushSubscriptions.topic}, 8) AS INTEGER)`;
 
-export async function cleanPushProviderTenants(ctx: Ctx) {
-  const school = schoolOf(ctx);
+export async function cleanPushProviderTenants(ctx: SchoolCtx) {
+  const school = ctx.schoolId;
   // This school's topics, and the topics of schools that are gone.
   const ours = sql`(${pushSubscriptions.topic} = ${schoolTopic(school)} OR ${pushSubscriptions.topic} LIKE ${`${schoolTopic(school)}-role-%`})`;
   const gone = sql`NOT EXISTS (SELECT 1 FROM ${schools} WHERE ${schools.id} = ${schoolOfTopic})`;
@@ -258,7 +258,7 @@ const userRoute = defineRoute({
   responses: { 200: json(ProviderUser, "The member's devices and their topics") },
 });
 
-export async function getPushProviderUser(ctx: Ctx, { params }: InputOf<typeof userRoute>) {
+export async function getPushProviderUser(ctx: SchoolCtx, { params }: InputOf<typeof userRoute>) {
   const batch = new Batch(ctx);
   const member = batch.read(
     SchoolUsers.select(ctx, { userId: schoolUsers.userId })

@@ -16,7 +16,7 @@ import { type Audience, Notifications, notifications } from "../../db/schema/not
 import { Students, students } from "../../db/schema/student";
 import { eq, isNull, type SQL, sql } from "../../db/sql";
 import { jsonValues } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { type Message as MessageText, m, zodMessage } from "../../lib/message";
@@ -130,7 +130,7 @@ const firstUnknown = (ids: readonly number[], known: { getSQL(): SQL }) =>
   sql<number | null>`(SELECT min(value) FROM ${jsonValues(ids)} WHERE value NOT IN ${known})`;
 
 /** 404 naming the first group, role, student or member of the audience the school does not have. */
-async function checkAudience(ctx: Ctx, audience: Audience) {
+async function checkAudience(ctx: SchoolCtx, audience: Audience) {
   const checks: [string, readonly number[] | undefined, { getSQL(): SQL }, (id: number) => MessageText][] = [
     ["Group", audience.groups, Groups.pick(ctx, groups.id), (id) => m`Group ${id} not found`],
     ["Role", audience.roles, Roles.pick(ctx, roles.id), (id) => m`Role ${id} not found`],
@@ -146,9 +146,7 @@ async function checkAudience(ctx: Ctx, audience: Audience) {
   if (asked.length === 0) return;
   const fields = Object.fromEntries(asked.map(([what, ids, known]) => [what, firstUnknown(ids ?? [], known)]));
   // One row (the current school's) carrying every check: one round trip.
-  const found = await Schools.select(ctx, fields)
-    .where(eq(schools.id, schoolOf(ctx)))
-    .first();
+  const found = await Schools.select(ctx, fields).where(eq(schools.id, ctx.schoolId)).first();
   for (const [what, , , notFoundMessage] of asked) {
     const missing = found?.[what];
     if (missing !== null && missing !== undefined) throw notFound(notFoundMessage(Number(missing)));
@@ -156,7 +154,7 @@ async function checkAudience(ctx: Ctx, audience: Audience) {
 }
 
 /** Sends `message` to `audience` (checked first): the notification as sent. */
-async function send(ctx: Ctx, message: Message, audience: Audience) {
+async function send(ctx: SchoolCtx, message: Message, audience: Audience) {
   await checkAudience(ctx, audience);
   const sending = notify(ctx, { ...message, audience });
   const batch = new Batch(ctx).add(...sending.statements);
@@ -191,7 +189,7 @@ const sendRoute = defineRoute({
   responses: { 201: json(SentNotification, "The notification, sent to this many people") },
 });
 
-export async function sendNotification(ctx: Ctx, { body }: InputOf<typeof sendRoute>) {
+export async function sendNotification(ctx: SchoolCtx, { body }: InputOf<typeof sendRoute>) {
   const { users, roles, groups, levels, guardiansOf, school, ...message } = body;
   const audience: Audience = Object.fromEntries(
     Object.entries({ users, roles, groups, levels, guardiansOf, school }).filter(([, v]) => v !== undefined),
@@ -214,7 +212,7 @@ const groupSendRoute = defineRoute({
   responses: { 201: json(SentNotification, "The notification, sent to this many people") },
 });
 
-export async function sendGroupNotification(ctx: Ctx, { params, body }: InputOf<typeof groupSendRoute>) {
+export async function sendGroupNotification(ctx: SchoolCtx, { params, body }: InputOf<typeof groupSendRoute>) {
   // Staff reach every group; a teacher, the groups they teach (another is a 404, as they cannot see it).
   const visible = ctx.can(permissions.send) ? undefined : teaches(ctx, groups.id);
   const group = await Groups.select(ctx, { id: groups.id }).where(eq(groups.id, params.id), visible).first();

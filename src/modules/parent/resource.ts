@@ -24,7 +24,7 @@ import { SchoolPeople } from "../../db/schema/user";
 import { and, eq, type SQL, sql } from "../../db/sql";
 import { guard } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
@@ -70,7 +70,7 @@ const Record = RecordBase.extend({
 }).openapi({ description: "`id` is the parent profile's; `userId` the person's" });
 
 /** A parent's phone and email as this caller may see them: `parent.contact` shows them as `user.contact` does. */
-const parentContact = (ctx: Ctx, userId: number, contact: { phone: string; email: string | null }) =>
+const parentContact = (ctx: SchoolCtx, userId: number, contact: { phone: string; email: string | null }) =>
   contactOf(ctx, userId, contact, ctx.can(permissions.contact));
 
 /** The school's copy of the parent's identity, when it has one (src/modules/user/identity.ts). */
@@ -92,7 +92,7 @@ const fields = {
 };
 
 /** Own profile only, for a caller without `parent.read` (reads) or `parent.write` (writes). */
-const visibleTo = (ctx: Ctx, access: "read" | "write"): SQL | undefined =>
+const visibleTo = (ctx: SchoolCtx, access: "read" | "write"): SQL | undefined =>
   ctx.can(access === "read" ? permissions.read : permissions.write) ? undefined : eq(parents.userId, ctx.userId ?? 0);
 
 export const parentResource = defineResource({
@@ -131,7 +131,7 @@ const person = (cond: SQL | undefined): SQL =>
 const filters = {
   name: {
     schema: searchTerm("Part of the first or last name"),
-    where: (ctx: Ctx, term: string) => nameContains(parents.userId, schoolOf(ctx), term),
+    where: (ctx: SchoolCtx, term: string) => nameContains(parents.userId, ctx.schoolId, term),
     example: "Paula",
   } satisfies Filter<string>,
   relationship: {
@@ -182,7 +182,7 @@ const CreateBody = z.strictObject({
  * two requests race), the profile the trigger made given its relationship, the audit rows, and the
  * record read back.
  */
-export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) {
+export async function createParent(ctx: SchoolCtx, input: z.infer<typeof CreateBody>) {
   // A parent here already is the membership's unique index: 409.
   const { userId, statements } = await addPerson(ctx, input, { roles: ["parent"], held: "conflict" });
   const profile = eq(parents.userId, userId);
@@ -190,7 +190,7 @@ export async function createParent(ctx: Ctx, input: z.infer<typeof CreateBody>) 
     ...statements,
     // The role's trigger made the profile: its relationship completes it, audited as its creation.
     ctx.deps.db.update(parents).set({ relationship: input.relationship }).where(Parents.where(ctx, profile)),
-    auditCreate(ctx, Parents.audit, { userId, relationship: input.relationship }, schoolOf(ctx)),
+    auditCreate(ctx, Parents.audit, { userId, relationship: input.relationship }, ctx.schoolId),
   );
   const created = batch.read(resource.readOne(ctx, sql<number>`${Parents.pick(ctx, parents.id, profile)}`));
   const [row] = (await batch.commit(resource.messages)).get(created);
@@ -232,7 +232,7 @@ const UpdateBody = nonEmpty(
  * they belong to), in one batch: the profile's guarded update first, so a parent removed meanwhile
  * is a 404 and changes nothing.
  */
-export async function updateParent(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+export async function updateParent(ctx: SchoolCtx, id: number, input: z.infer<typeof UpdateBody>) {
   const { relationship, ...personal } = input;
   const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, relationship ? { relationship } : {}));
   if (Object.values(personal).some((v) => v !== undefined)) {
@@ -269,7 +269,7 @@ export const updateParentOperation = operation(
  * of migration 0017 deletes the profile, whose delegates cascade. One batch with the audit rows of
  * the profile, the membership and each delegate; a profile already gone is a 404.
  */
-export async function removeParent(ctx: Ctx, id: number) {
+export async function removeParent(ctx: SchoolCtx, id: number) {
   const profile = Parents.where(ctx, resource.scoped(ctx, eq(parents.id, id), "write"));
   await mayTake(ctx, [PARENT_ROLE], sql`SELECT ${parents.userId} FROM ${parents} WHERE ${profile}`);
   const membership = and(
@@ -336,14 +336,14 @@ export const exportParents = resource.export({
 export const exportRows = exportParents.rows;
 
 /** The parent profile of the caller in the current school, or undefined. */
-export function ownParent(ctx: Ctx) {
+export function ownParent(ctx: SchoolCtx) {
   return Parents.select(ctx, { id: parents.id, userId: parents.userId })
     .where(eq(parents.userId, ctx.userId ?? 0))
     .first();
 }
 
 /** A parent of this school by id (404 otherwise), as a delegate's parent. */
-export async function parentOf(ctx: Ctx, id: number, onlyOwn: boolean) {
+export async function parentOf(ctx: SchoolCtx, id: number, onlyOwn: boolean) {
   const row = await Parents.select(ctx, { id: parents.id, userId: parents.userId })
     .where(eq(parents.id, id), onlyOwn ? eq(parents.userId, ctx.userId ?? 0) : undefined)
     .first();

@@ -41,7 +41,7 @@ import {
   type PermissionDef,
   permissionCatalogue,
 } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { forbidden, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 
@@ -52,7 +52,7 @@ export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
 export const givableRole = ne(roles.id, SUPER_ADMIN_ROLE);
 
 /** A role the current school may give: a built-in one (not super-admin) or one of its own. */
-export const usableRole = (ctx: Ctx) => and(givableRole, Roles.scope(ctx, "read"));
+export const usableRole = (ctx: SchoolCtx) => and(givableRole, Roles.scope(ctx, "read"));
 export interface Granted {
   id: number;
   name: string;
@@ -64,7 +64,7 @@ const builtIn = (id: number): PermissionDef | undefined => permissionCatalogue()
 export const isPlatform = (id: number) => (builtIn(id)?.grants.length ?? 1) === 0;
 
 /** Refuses permissions a custom role may not hold (422) or the caller may not grant (403). */
-export function mayGrant(ctx: Ctx, granted: readonly Granted[]): void {
+export function mayGrant(ctx: SchoolCtx, granted: readonly Granted[]): void {
   const platform = granted.find((p) => isPlatform(p.id));
   if (platform) {
     throw unprocessable(m`Permission ${platform.name} is a platform permission and cannot be in a school's role`);
@@ -76,14 +76,14 @@ export function mayGrant(ctx: Ctx, granted: readonly Granted[]): void {
  * Whether the caller holds a permission here, as every rule of this file counts it: custom
  * permissions (ids from 1000) gate no route, so anyone holds them; super-admins hold everything.
  */
-function holds(ctx: Ctx, permissionId: number): boolean {
+function holds(ctx: SchoolCtx, permissionId: number): boolean {
   if (ctx.isSuperAdmin || permissionId >= FIRST_CUSTOM_PERMISSION_ID) return true;
   const def = builtIn(permissionId);
   return def !== undefined && ctx.can(def);
 }
 
 /** Refuses when the caller lacks one of the permissions (403 naming the first). */
-function mayHold(ctx: Ctx, granted: readonly Granted[], verb: Message): void {
+function mayHold(ctx: SchoolCtx, granted: readonly Granted[], verb: Message): void {
   const lacking = granted.find((p) => !holds(ctx, p.id));
   if (lacking) {
     throw forbidden(m`You cannot ${verb} permission ${lacking.name}: you do not hold it in school ${ctx.schoolId}`);
@@ -95,7 +95,7 @@ function mayHold(ctx: Ctx, granted: readonly Granted[], verb: Message): void {
  * always (403), any role with a permission the caller does not hold (403 naming it and the role).
  * A built-in role's permissions are the catalogue's (no query); custom roles' are read in one query.
  */
-export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb: Message = m`assign`): Promise<void> {
+export async function mayAssign(ctx: SchoolCtx, roleIds: readonly number[], verb: Message = m`assign`): Promise<void> {
   await judge(ctx, [assigning(ctx, roleIds, verb)]);
 }
 
@@ -108,7 +108,7 @@ export async function mayAssign(ctx: Ctx, roleIds: readonly number[], verb: Mess
  * One round trip for all of them; people who are not members here hold nothing here (the route's
  * own 404 follows).
  */
-export async function mayActOn(ctx: Ctx, people: People, action: Message = m`change`): Promise<void> {
+export async function mayActOn(ctx: SchoolCtx, people: People, action: Message = m`change`): Promise<void> {
   await judge(ctx, [actingOn(ctx, people, action)]);
 }
 
@@ -120,7 +120,7 @@ export type People = readonly number[] | SQL;
  * read in one round trip.
  */
 export async function mayTake(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   roleIds: readonly number[],
   people: People,
   verb: Message = m`remove`,
@@ -134,7 +134,7 @@ type Check = (batch: Batch) => (results: Results) => void;
 const decided: Check = () => () => {};
 
 /** Runs the checks' reads in one round trip (one batch), then judges in order. */
-async function judge(ctx: Ctx, checks: Check[]): Promise<void> {
+async function judge(ctx: SchoolCtx, checks: Check[]): Promise<void> {
   const batch = new Batch(ctx);
   const decisions = checks.map((check) => check(batch));
   const results = await batch.commit();
@@ -147,7 +147,7 @@ const builtInKey = (roleId: number): BuiltinRole | undefined => {
 };
 const isBuiltin = (key: string): key is BuiltinRole => key in BUILTIN_ROLES;
 
-function assigning(ctx: Ctx, roleIds: readonly number[], verb: Message): Check {
+function assigning(ctx: SchoolCtx, roleIds: readonly number[], verb: Message): Check {
   if (roleIds.includes(SUPER_ADMIN_ROLE)) {
     throw forbidden(m`The super-admin role cannot be assigned or removed through the API`);
   }
@@ -184,7 +184,7 @@ function assigning(ctx: Ctx, roleIds: readonly number[], verb: Message): Check {
   };
 }
 
-function actingOn(ctx: Ctx, people: People, action: Message): Check {
+function actingOn(ctx: SchoolCtx, people: People, action: Message): Check {
   if (ctx.isSuperAdmin) return decided;
   let among: (column: typeof roleUsers.userId | typeof users.id) => SQL;
   if (isSubquery(people)) {

@@ -20,7 +20,7 @@ import {
 } from "../../db/schema/core";
 import { asc, eq, or, type SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
@@ -117,7 +117,7 @@ export const getRole = resource.get({ access: access.read, summary: "Get a role 
 const AllRoles = z.array(resource.record).openapi("RoleList");
 
 /** Every role the school may give, unpaginated (for pickers): at most the 5 built-ins and its own. */
-export async function allRoles(ctx: Ctx) {
+export async function allRoles(ctx: SchoolCtx) {
   const rows = await resource.select(ctx).where(givableRole).orderBy(asc(roleOwner), asc(roles.id)).all();
   return rows.map((row) => resource.toRecord(ctx, row));
 }
@@ -148,7 +148,7 @@ const PermissionRefs = z
   .openapi({ description: "The permissions it grants, by id or name (the whole set)", example: ["student.read"] });
 
 /** Resolves permission ids and names against the catalogue (built-in and custom); unknown ones: 422. */
-async function resolvePermissions(ctx: Ctx, refs: readonly (number | string)[]): Promise<Granted[]> {
+async function resolvePermissions(ctx: SchoolCtx, refs: readonly (number | string)[]): Promise<Granted[]> {
   if (refs.length === 0) return [];
   const ids = refs.filter((r): r is number => typeof r === "number");
   const names = refs.filter((r): r is string => typeof r === "string");
@@ -177,13 +177,13 @@ function refuseBuiltinName(name: string) {
 const namesJson = (granted: readonly Granted[]) => JSON.stringify(granted.map((p) => p.name).sort());
 
 /** Replaces the role's permissions (delete, then insert from one JSON parameter). */
-function setPermissions(ctx: Ctx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement[] {
+function setPermissions(ctx: SchoolCtx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement[] {
   const { db } = ctx.deps;
   return [db.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId)), grantPermissions(ctx, roleId, granted)];
 }
 
 /** Gives the role the permissions, from one JSON parameter. */
-function grantPermissions(ctx: Ctx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement {
+function grantPermissions(ctx: SchoolCtx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement {
   const ids = JSON.stringify(granted.map((p) => p.id));
   return ctx.deps.db.insert(rolePermissions).select(sql`SELECT ${roleId}, value FROM json_each(${ids})`);
 }
@@ -200,7 +200,7 @@ const created = resource.create({
 });
 
 /** Creates a custom role with its permissions in one batch (the audit row lists them by name). */
-export async function createRole(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function createRole(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   refuseBuiltinName(body.name);
   const granted = await resolvePermissions(ctx, body.permissions);
   mayGrant(ctx, granted);
@@ -218,7 +218,7 @@ export async function createRole(ctx: Ctx, { body }: InputOf<typeof created.rout
 export const createRoleOperation = operation(created.route, createRole);
 
 /** Refuses writes to a built-in role (422); another school's role or an unknown one is a 404. */
-async function customRole(ctx: Ctx, id: number) {
+async function customRole(ctx: SchoolCtx, id: number) {
   const record = await resource.find(ctx, id);
   if (record.builtIn) throw unprocessable(m`Role ${id} (${record.name}) is built in and cannot be changed or deleted`);
   return record;
@@ -235,7 +235,7 @@ const updated = resource.update({
   examples: { 422: "Role 4 (Teacher) is built in and cannot be changed or deleted" },
 });
 
-export async function updateRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
+export async function updateRole(ctx: SchoolCtx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
   const { id } = params;
   const before = await customRole(ctx, id);
   // Managing a role needs what it grants now (no stripping a role one could not have made).
@@ -280,7 +280,7 @@ const deleted = resource.delete({
  * Deletes a custom role no one holds. The "no one holds it" check is part of the DELETE's
  * condition, so a membership given meanwhile makes it a 409 rather than a silent cascade.
  */
-export async function deleteRole(ctx: Ctx, { params }: InputOf<typeof deleted.route>): Promise<undefined> {
+export async function deleteRole(ctx: SchoolCtx, { params }: InputOf<typeof deleted.route>): Promise<undefined> {
   const { id } = params;
   const before = await customRole(ctx, id);
   mayGrant(ctx, before.permissions);

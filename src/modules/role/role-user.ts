@@ -13,7 +13,7 @@ import { Roles, RoleUsers, roles, roleUsers, Schools, schools, Users, users } fr
 import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { eq, isNull, ne, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idFilter, idList, recordId } from "../../lib/params";
@@ -94,7 +94,7 @@ export const listRoleUsers = resource.list({
 export const getRoleUser = resource.get({ access: access.read });
 
 /** The user is one of the school's people (a school_user row not deleted), else 404. */
-export async function member(ctx: Ctx, userId: number) {
+export async function member(ctx: SchoolCtx, userId: number) {
   const row = await SchoolUsers.select(ctx, { id: schoolUsers.id })
     .where(eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt))
     .first();
@@ -102,7 +102,7 @@ export async function member(ctx: Ctx, userId: number) {
 }
 
 /** The roles the school may give (built-in or its own) among `ids`; a missing one is a 404. */
-export async function givable(ctx: Ctx, ids: readonly number[]) {
+export async function givable(ctx: SchoolCtx, ids: readonly number[]) {
   const found = await Roles.select(ctx, { id: roles.id }).where(inList(roles.id, ids)).all();
   const missing = ids.find((id) => !found.some((r) => r.id === id));
   if (missing !== undefined) throw notFound(m`Role ${missing} not found`);
@@ -111,7 +111,7 @@ export async function givable(ctx: Ctx, ids: readonly number[]) {
 const others = RoleUsers.alias("other_admin");
 
 /** The row is not the school's last school-admin membership (for the WHERE of a DELETE or UPDATE). */
-export function notLastAdmin(ctx: Ctx): Rule {
+export function notLastAdmin(ctx: SchoolCtx): Rule {
   const another = others.exists(
     ctx,
     eq(others.table.roleId, SCHOOL_ADMIN_ROLE),
@@ -133,7 +133,7 @@ const created = resource.create({
   errors: [403],
 });
 
-export async function assignRole(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function assignRole(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   await Promise.all([member(ctx, body.userId), givable(ctx, [body.roleId])]);
   await mayAssign(ctx, [body.roleId]);
   const batch = new Batch(ctx).add(...resource.writes.insert(ctx, body));
@@ -156,7 +156,7 @@ const updated = resource.update({
   examples: { 422: "This is the school's last school admin; give the role to someone else first" },
 });
 
-export async function changeRole(ctx: Ctx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
+export async function changeRole(ctx: SchoolCtx, { params, body }: InputOf<typeof updated.route>): Promise<undefined> {
   const { id } = params;
   const before = await resource.find(ctx, id);
   await givable(ctx, [body.roleId]);
@@ -182,7 +182,7 @@ const deleted = resource.delete({
 });
 
 /** Removes a membership, guarded by the last-admin rule inside the DELETE's condition. */
-export async function removeMembership(ctx: Ctx, id: number): Promise<undefined> {
+export async function removeMembership(ctx: SchoolCtx, id: number): Promise<undefined> {
   const before = await resource.find(ctx, id);
   await mayTake(ctx, [before.roleId], [before.userId], m`remove`);
   await resource.change(ctx, id, {
@@ -215,7 +215,10 @@ const removeRoleFromUserRoute = defineRoute({
 });
 
 /** Takes the role `roleId` from the user `userId` (404 if they do not hold it here). */
-export async function removeRole(ctx: Ctx, { query }: InputOf<typeof removeRoleFromUserRoute>): Promise<undefined> {
+export async function removeRole(
+  ctx: SchoolCtx,
+  { query }: InputOf<typeof removeRoleFromUserRoute>,
+): Promise<undefined> {
   const { userId, roleId } = query;
   const row = await RoleUsers.select(ctx, { id: roleUsers.id })
     .where(eq(roleUsers.userId, userId), eq(roleUsers.roleId, roleId))
@@ -260,7 +263,7 @@ const assignMultipleRoute = defineRoute({
  * for the new ones). After each insert and its audit row, `changes()` is the audit row's count,
  * which is 1 exactly when the membership was new: the batch itself says which were added.
  */
-export async function assignRoles(ctx: Ctx, { body }: InputOf<typeof assignMultipleRoute>) {
+export async function assignRoles(ctx: SchoolCtx, { body }: InputOf<typeof assignMultipleRoute>) {
   const { userId } = body;
   const ids = [...new Set(body.roleIds)];
   await Promise.all([member(ctx, userId), givable(ctx, ids)]);
@@ -268,7 +271,7 @@ export async function assignRoles(ctx: Ctx, { body }: InputOf<typeof assignMulti
   const batch = new Batch(ctx);
   const written = ids.map((roleId) => {
     batch.add(...giveRole(ctx, userId, roleId));
-    return batch.read(Schools.select(ctx, { added: sql<number>`changes()` }).where(eq(schools.id, schoolOf(ctx))));
+    return batch.read(Schools.select(ctx, { added: sql<number>`changes()` }).where(eq(schools.id, ctx.schoolId)));
   });
   const results = await batch.commit();
   const added: number[] = [];

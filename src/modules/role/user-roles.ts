@@ -10,7 +10,7 @@ import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
 import { eq, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
@@ -66,7 +66,7 @@ const route = defineRoute({
   responses: { 200: json(Result, "The user's roles in this school now, and what changed") },
 });
 
-export async function setUserRoles(ctx: Ctx, { params, body }: InputOf<typeof route>) {
+export async function setUserRoles(ctx: SchoolCtx, { params, body }: InputOf<typeof route>) {
   const userId = params.id;
   const wanted = [...new Set(body.roleIds)];
   await Promise.all([member(ctx, userId), givable(ctx, wanted)]);

@@ -17,7 +17,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { and, desc, eq, gte, isNotNull, lt, lte, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -126,7 +126,7 @@ export const listRouteAvailabilities = availability.list({
 export const getRouteAvailability = availability.get({ access: permissions.read });
 
 /** The route's day on `date` (404 unknown here, 422 when it does not run), read in one batch. */
-async function routeDayOf(ctx: Ctx, routeId: number, date: string): Promise<RouteDay> {
+async function routeDayOf(ctx: SchoolCtx, routeId: number, date: string): Promise<RouteDay> {
   const read = await withSchoolDay(ctx, date, (b) => b.read(routeDays(ctx, date, eq(routes.id, routeId))));
   const [day] = read.results.get(read.slots);
   if (!day) throw notFound(m`Route ${routeId} not found`);
@@ -180,7 +180,7 @@ const updateRoute = availability.update({
  * the seats lose theirs, the latest confirmed first: those permissions are withdrawn in the same
  * batch (their seats given back, families and office told: exit-permission `redecide`).
  */
-export async function updateRouteAvailability(ctx: Ctx, { params, body }: InputOf<typeof updateRoute.route>) {
+export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: InputOf<typeof updateRoute.route>) {
   const row = await availability.find(ctx, params.id);
   const seats = body.seats;
   const day = await routeDayOf(ctx, row.routeId, row.date);
@@ -292,7 +292,7 @@ const schoolRoute = defineRoute({
 });
 
 /** The school's running routes on a date; a holiday lists none. One round trip (the school's zone, for today, is kept per isolate). */
-export async function getSchoolRouteAvailability(ctx: Ctx, { query }: InputOf<typeof schoolRoute>) {
+export async function getSchoolRouteAvailability(ctx: SchoolCtx, { query }: InputOf<typeof schoolRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await withSchoolDay(ctx, date, (b) =>
     b.read(routeDays(ctx, date, runsOnWeekday(routes.weekdays, date))),
@@ -357,7 +357,7 @@ const byRoute = defineRoute({
 });
 
 /** The dates asked for: one date, or a range of at most MAX_RANGE_DAYS. */
-async function datesOf(ctx: Ctx, q: { date?: string; from?: string; to?: string }): Promise<string[]> {
+async function datesOf(ctx: SchoolCtx, q: { date?: string; from?: string; to?: string }): Promise<string[]> {
   if (q.from || q.to) {
     if (!q.from || !q.to || q.date) throw unprocessable(m`Give \`from\` and \`to\` together, without \`date\``);
     const dates: string[] = [];
@@ -371,7 +371,7 @@ async function datesOf(ctx: Ctx, q: { date?: string; from?: string; to?: string 
   return [q.date ?? (await schoolToday(ctx))];
 }
 
-export async function getRouteAvailabilityByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
+export async function getRouteAvailabilityByRoute(ctx: SchoolCtx, { params, query }: InputOf<typeof byRoute>) {
   const dates = await datesOf(ctx, query);
   const first = dates[0] ?? "";
   const last = dates[dates.length - 1] ?? first;
@@ -405,7 +405,7 @@ const historyRoute = defineRoute({
   responses: { 200: json(History, "A page of past days") },
 });
 
-export async function listRouteAvailabilityHistory(ctx: Ctx, { query }: InputOf<typeof historyRoute>) {
+export async function listRouteAvailabilityHistory(ctx: SchoolCtx, { query }: InputOf<typeof historyRoute>) {
   const today = await schoolToday(ctx);
   const where = [
     lt(routeAvailabilities.date, today),

@@ -24,7 +24,7 @@ import {
 } from "../../db/schema/transport";
 import { and, eq, gt, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guard, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -99,19 +99,19 @@ export const changes = defineResource({
 });
 
 /** Changes of the route days meeting `where` (a subquery of day ids: the count reads no join). */
-const ofDays = (ctx: Ctx, where: SQL) =>
+const ofDays = (ctx: SchoolCtx, where: SQL) =>
   inList(routeAvailabilityStudents.routeAvailabilityId, RouteAvailabilities.pick(ctx, routeAvailabilities.id, where));
 
 const filters = {
   // route_availability_uq (route_id, date), then the day's changes
   routeId: {
     schema: idFilter("Only this route's changes"),
-    where: (ctx: Ctx, v: number) => ofDays(ctx, eq(routeAvailabilities.routeId, v)),
+    where: (ctx: SchoolCtx, v: number) => ofDays(ctx, eq(routeAvailabilities.routeId, v)),
     example: "1",
   },
   date: {
     schema: schoolDate("Only this date's changes", "2027-03-01").optional(),
-    where: (ctx: Ctx, v: string) => ofDays(ctx, eq(routeAvailabilities.date, v)),
+    where: (ctx: SchoolCtx, v: string) => ofDays(ctx, eq(routeAvailabilities.date, v)),
     example: "2027-03-01",
   },
   // route_availability_student_student_idx
@@ -160,7 +160,7 @@ const createRoute = changes.create({
 });
 
 /** What a change needs read first, in one batch: the route's day, the student, the stop, whether they ride. */
-async function readForChange(ctx: Ctx, routeId: number, date: string, studentId: number, stopId?: number) {
+async function readForChange(ctx: SchoolCtx, routeId: number, date: string, studentId: number, stopId?: number) {
   const read = await withSchoolDay(ctx, date, (b) => ({
     day: b.read(routeDays(ctx, date, eq(routes.id, routeId))),
     student: b.read(
@@ -197,7 +197,7 @@ async function readForChange(ctx: Ctx, routeId: number, date: string, studentId:
 }
 
 /** The seat a confirmed join takes: one conditional UPDATE of the day's row, and its guard. */
-export function takeSeat(ctx: Ctx, day: RouteDay, dayId: number, date: string) {
+export function takeSeat(ctx: SchoolCtx, day: RouteDay, dayId: number, date: string) {
   const vehicleSeats = sql`(${Transports.pick(ctx, transports.seats, eq(transports.id, day.transportId))})`;
   const left = sql`coalesce(${routeAvailabilities.seats}, ${vehicleSeats}) - ${baseRiders(ctx, routeAvailabilities.routeId, date)} - ${routeAvailabilities.taken} > 0`;
   return [
@@ -211,10 +211,10 @@ export function takeSeat(ctx: Ctx, day: RouteDay, dayId: number, date: string) {
   ];
 }
 
-const guardSeat = (ctx: Ctx) => guard(ctx.deps.db);
+const guardSeat = (ctx: SchoolCtx) => guard(ctx.deps.db);
 
 /** Frees a seat a join took. */
-export const freeSeat = (ctx: Ctx, dayId: number) =>
+export const freeSeat = (ctx: SchoolCtx, dayId: number) =>
   RouteAvailabilities.update(
     ctx,
     and(eq(routeAvailabilities.id, dayId), gt(routeAvailabilities.taken, 0)),
@@ -224,7 +224,7 @@ export const freeSeat = (ctx: Ctx, dayId: number) =>
 
 const noSeats = (day: RouteDay, date: string) => conflict(m`No seats left on ${day.routeName} on ${date}`);
 
-export async function createRouteAvailabilityStudent(ctx: Ctx, { body }: InputOf<typeof createRoute.route>) {
+export async function createRouteAvailabilityStudent(ctx: SchoolCtx, { body }: InputOf<typeof createRoute.route>) {
   const { routeId, date, studentId, kind } = body;
   const { day, student, stop, rides, levels } = await readForChange(ctx, routeId, date, studentId, body.stopId);
   if (kind === "join") {
@@ -281,7 +281,10 @@ const updateRoute = changes.update({
   summary: "Change a day's change: its reason, a join's stop, whether it is confirmed",
 });
 
-export async function updateRouteAvailabilityStudent(ctx: Ctx, { params, body }: InputOf<typeof updateRoute.route>) {
+export async function updateRouteAvailabilityStudent(
+  ctx: SchoolCtx,
+  { params, body }: InputOf<typeof updateRoute.route>,
+) {
   const row = await changes.find(ctx, params.id);
   const { day, stop } = await readForChange(ctx, row.routeId, row.date, row.studentId, body.stopId);
   if (body.stopId !== undefined) {
@@ -327,7 +330,7 @@ const deleteRoute = changes.delete({
   summary: "Delete a day's change (a confirmed join gives its seat back)",
 });
 
-export async function deleteRouteAvailabilityStudent(ctx: Ctx, { params }: InputOf<typeof deleteRoute.route>) {
+export async function deleteRouteAvailabilityStudent(ctx: SchoolCtx, { params }: InputOf<typeof deleteRoute.route>) {
   const row = await changes.find(ctx, params.id);
   const batch = new Batch(ctx);
   batch.add(...nextVersion(ctx, row.routeAvailabilityId));

@@ -12,7 +12,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { isoWeekday } from "../../lib/zoned-time";
@@ -37,7 +37,7 @@ export const runsOnWeekday = (weekdays: SQLWrapper, date: DateRef) => sql`(${wee
  * The routes a caller reads, by the transport module's one rule (`routeVisible`): every route of
  * the school, but for a driver only the routes of the vehicles they drive.
  */
-export function drivenBy(ctx: Ctx, route: SQLWrapper): SQL | undefined {
+export function drivenBy(ctx: SchoolCtx, route: SQLWrapper): SQL | undefined {
   const visible = routeVisible(ctx, routes.transportId);
   return visible ? sql`${route} IN ${Routes.pick(ctx, routes.id, visible)}` : undefined;
 }
@@ -46,7 +46,7 @@ export function drivenBy(ctx: Ctx, route: SQLWrapper): SQL | undefined {
  * The number of route students of `route` riding on `date` before the day's joins: weekday bit
  * set, not suspended, no confirmed `away` change. A correlated count (route_student_route_idx).
  */
-export function baseRiders(ctx: Ctx, route: SQLiteColumn | number, date: DateRef): SQL<number> {
+export function baseRiders(ctx: SchoolCtx, route: SQLiteColumn | number, date: DateRef): SQL<number> {
   const day = RouteAvailabilities.alias("away_day");
   const change = RouteAvailabilityStudents.alias("away_change");
   const away = sql`EXISTS (SELECT 1 FROM ${change.from} JOIN ${day.from} ON ${day.table.id} = ${change.table.routeAvailabilityId} AND ${day.scope(ctx)}
@@ -65,11 +65,11 @@ export function riding(rs: typeof routeStudents, date: DateRef): SQL {
 }
 
 /** Riders of `route` on `date` given the day's row (left-joined): base riders plus confirmed joins. */
-export const riders = (ctx: Ctx, route: SQLiteColumn | number, date: DateRef): SQL<number> =>
+export const riders = (ctx: SchoolCtx, route: SQLiteColumn | number, date: DateRef): SQL<number> =>
   sql<number>`(${baseRiders(ctx, route, date)} + coalesce(${routeAvailabilities.taken}, 0))`;
 
 /** The fields of a route's day, over routes joined to their vehicle and (left) the day's row. */
-export function dayFields(ctx: Ctx, date: string) {
+export function dayFields(ctx: SchoolCtx, date: string) {
   return {
     routeId: routes.id,
     routeName: routes.name,
@@ -90,7 +90,7 @@ export function dayFields(ctx: Ctx, date: string) {
 }
 
 /** Routes with their vehicle and the day's row on `date` (left), as the caller may read them. */
-export function routeDays(ctx: Ctx, date: string, ...where: (SQL | undefined)[]) {
+export function routeDays(ctx: SchoolCtx, date: string, ...where: (SQL | undefined)[]) {
   return Routes.select(ctx, dayFields(ctx, date))
     .join(Transports, eq(transports.id, routes.transportId))
     .join(
@@ -113,18 +113,18 @@ export function seatsOf(day: Pick<RouteDay, "vehicleSeats" | "override" | "rider
  * Reads the school's calendar for `first`..`last` with the caller's reads, in one batch; answers
  * the school, its calendar and the results.
  */
-export async function withSchoolDays<T>(ctx: Ctx, first: string, last: string, reads: (batch: Batch) => T) {
+export async function withSchoolDays<T>(ctx: SchoolCtx, first: string, last: string, reads: (batch: Batch) => T) {
   const batch = new Batch(ctx);
   const day = calendarReads(ctx, batch, first, last);
   const slots = reads(batch);
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
+  if (!school) throw notFound(m`School ${ctx.schoolId} not found`);
   return { school, calendar, results, slots };
 }
 
 /** `withSchoolDays` for one date, with the school's day off that date (any level), if any. */
-export async function withSchoolDay<T>(ctx: Ctx, date: string, reads: (batch: Batch) => T) {
+export async function withSchoolDay<T>(ctx: SchoolCtx, date: string, reads: (batch: Batch) => T) {
   const read = await withSchoolDays(ctx, date, date, reads);
   return { ...read, off: dayOff(date, read.calendar) };
 }

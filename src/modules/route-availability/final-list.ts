@@ -23,7 +23,7 @@ import {
 } from "../../db/schema/transport";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, or, type SQLWrapper, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { compareText } from "../../lib/text";
 import { isoWeekday } from "../../lib/zoned-time";
 import { calendarOf, calendarReads, dayOff, type RouteOff, routeOff } from "../school-schedule/api";
@@ -77,7 +77,7 @@ type Which = { routeId: number } | { running: true };
 
 /** Reads the final lists in one batch (a download first marks them printed, in the same batch). */
 export async function readFinalLists(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   which: Which,
   date: string,
   options: { print?: boolean; since?: number } = {},
@@ -153,7 +153,7 @@ export async function readFinalLists(
     })
       .join(Parents, eq(parents.id, guardians.parentId))
       .join(Users, eq(users.id, parents.userId))
-      .join(copy, copyOf(copy, users.id, schoolOf(ctx)), "left")
+      .join(copy, copyOf(copy, users.id, ctx.schoolId), "left")
       .where(
         onList(guardians.studentId),
         eq(guardians.canPickUp, true),

@@ -1,3 +1,4 @@
+import type { SchoolCtx } from "../../lib/context";
 /**
  * The final lists as a PDF: one section per route (a new page each), the school's name (and its
  * logo, a JPEG or a PNG; another format is left out) on every page, the date as the school writes
@@ -7,7 +8,6 @@
  * (src/lib/pdf.ts picks the fonts).
  */
 
-import type { Ctx } from "../../lib/context";
 import { currentLanguage, type Language } from "../../lib/language";
 import { type Message, m } from "../../lib/message";
 import { A4, PdfDocument, type PdfPage, type Weight } from "../../lib/pdf";
@@ -48,13 +48,13 @@ export const longDate = (date: string, language: Language = "en") =>
   );
 
 /** Now, on the school's clocks: "1 Mar 2027, 07:15". */
-const localNow = (ctx: Ctx, timeZone: string, language: Language) =>
+const localNow = (ctx: SchoolCtx, timeZone: string, language: Language) =>
   new Intl.DateTimeFormat(LOCALES[language], { dateStyle: "medium", timeStyle: "short", timeZone }).format(
     ctx.deps.clock.now(),
   );
 
 /** The school's logo file (from object storage); the document embeds it when it is a JPEG or a PNG. */
-async function logoOf(ctx: Ctx, school: School) {
+async function logoOf(ctx: SchoolCtx, school: School) {
   if (!school.logo) return undefined;
   try {
     const object = await ctx.deps.storage.get(school.logo);
@@ -77,7 +77,13 @@ interface Texts {
 }
 
 /** The PDF of `lists` (an empty set prints one page saying so). */
-export async function listsPdf(ctx: Ctx, school: School, date: string, lists: readonly FinalList[], empty: Message) {
+export async function listsPdf(
+  ctx: SchoolCtx,
+  school: School,
+  date: string,
+  lists: readonly FinalList[],
+  empty: Message,
+) {
   const language = currentLanguage();
   const say = (message: Message) => message.render(language);
   const pdf = await PdfDocument.create(ctx.deps.assets, {

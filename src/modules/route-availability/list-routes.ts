@@ -13,7 +13,7 @@ import {
   routes,
 } from "../../db/schema/transport";
 import { desc, eq } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m, verbatim } from "../../lib/message";
@@ -59,7 +59,7 @@ const byRoute = defineRoute({
  * they do not drive) is a 404, as it is on the route's other operations. One batch: the route, the
  * page and its count.
  */
-export async function listRouteAvailabilityStudentsByRoute(ctx: Ctx, { params, query }: InputOf<typeof byRoute>) {
+export async function listRouteAvailabilityStudentsByRoute(ctx: SchoolCtx, { params, query }: InputOf<typeof byRoute>) {
   const where = [
     eq(routeAvailabilities.routeId, params.routeId),
     query.date === undefined ? undefined : eq(routeAvailabilities.date, query.date),
@@ -177,7 +177,7 @@ const finalStatus = defineRoute({
   responses: { 200: json(FinalStatus, "The route's final list") },
 });
 
-export async function getRouteFinalStatus(ctx: Ctx, { params, query }: InputOf<typeof finalStatus>) {
+export async function getRouteFinalStatus(ctx: SchoolCtx, { params, query }: InputOf<typeof finalStatus>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { routeId: params.routeId }, date, {
     print: query.print === "true",
@@ -206,7 +206,7 @@ const routePdf = defineRoute({
   responses: { 200: { description: "The PDF", content: PDF } },
 });
 
-export async function downloadRouteFinalStatusPdf(ctx: Ctx, { params, query }: InputOf<typeof routePdf>) {
+export async function downloadRouteFinalStatusPdf(ctx: SchoolCtx, { params, query }: InputOf<typeof routePdf>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { routeId: params.routeId }, date, { print: true });
   const [list] = read.lists;
@@ -230,7 +230,7 @@ const allPdf = defineRoute({
   responses: { 200: { description: "The PDF", content: PDF } },
 });
 
-export async function downloadAllRoutesFinalStatusPdf(ctx: Ctx, { query }: InputOf<typeof allPdf>) {
+export async function downloadAllRoutesFinalStatusPdf(ctx: SchoolCtx, { query }: InputOf<typeof allPdf>) {
   const date = query.date ?? (await schoolToday(ctx));
   const read = await readFinalLists(ctx, { running: true }, date, { print: true });
   const empty =

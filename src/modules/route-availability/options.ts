@@ -23,7 +23,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { eq, isNull, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -88,7 +88,7 @@ const optionsRoute = defineRoute({
   responses: { 200: json(z.array(Option), "The routes, by name") },
 });
 
-export async function listRouteOptions(ctx: Ctx, { query }: InputOf<typeof optionsRoute>) {
+export async function listRouteOptions(ctx: SchoolCtx, { query }: InputOf<typeof optionsRoute>) {
   const { studentId, date } = query;
   const self = ctx.userId ?? 0;
   const now = ctx.deps.clock.now();

@@ -17,22 +17,22 @@ import {
 import { and, eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { weekdayBit } from "./day";
 
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The id of the route's day row on `date`, made when missing (an upsert: two first changes of a
  * day at once make one row). The route was read in this school before.
  */
-export async function dayRow(ctx: Ctx, routeId: number, date: string): Promise<number> {
+export async function dayRow(ctx: SchoolCtx, routeId: number, date: string): Promise<number> {
   const at = now(ctx);
   const batch = new Batch(ctx);
   const upsert = batch.result(
     ctx.deps.db
       .insert(routeAvailabilities)
-      .values({ schoolId: schoolOf(ctx), routeId, date, createdAt: at, updatedAt: at })
+      .values({ schoolId: ctx.schoolId, routeId, date, createdAt: at, updatedAt: at })
       .onConflictDoUpdate({
         target: [routeAvailabilities.routeId, routeAvailabilities.date],
         // A no-op that lets RETURNING answer the existing row.
@@ -47,11 +47,11 @@ export async function dayRow(ctx: Ctx, routeId: number, date: string): Promise<n
 }
 
 /** The day's version as a scalar subquery. */
-const versionOf = (ctx: Ctx, dayId: number | SQL<number>) =>
+const versionOf = (ctx: SchoolCtx, dayId: number | SQL<number>) =>
   sql<number>`(${RouteAvailabilities.select(ctx, { v: routeAvailabilities.version }).where(eq(routeAvailabilities.id, dayId))})`;
 
 /** Starts version n+1 when version n was downloaded (nothing otherwise): the first statement of a change's batch. */
-export function nextVersion(ctx: Ctx, dayId: number | SQL<number>): Statement[] {
+export function nextVersion(ctx: SchoolCtx, dayId: number | SQL<number>): Statement[] {
   return RouteAvailabilities.update(
     ctx,
     and(eq(routeAvailabilities.id, dayId), sql`${routeAvailabilities.printedVersion} = ${routeAvailabilities.version}`),
@@ -61,7 +61,7 @@ export function nextVersion(ctx: Ctx, dayId: number | SQL<number>): Statement[] 
 }
 
 /** Sets the version a change first appears in (derived, so not audited apart from the change). */
-export function stampVersion(ctx: Ctx, id: SQL<number>, dayId: number | SQL<number>): Statement {
+export function stampVersion(ctx: SchoolCtx, id: SQL<number>, dayId: number | SQL<number>): Statement {
   return ctx.deps.db
     .update(routeAvailabilityStudents)
     .set({ version: versionOf(ctx, dayId) })
@@ -72,14 +72,14 @@ export type ListChangeKind = "added" | "removed" | "stop" | "away" | "back" | "s
 
 /** A `route_list_change` row at the day's current version. */
 export function listChange(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   dayId: number | SQL<number>,
   studentId: number | null,
   change: ListChangeKind,
   detail: string | null,
 ): Statement {
   return ctx.deps.db.insert(routeListChanges).values({
-    schoolId: schoolOf(ctx),
+    schoolId: ctx.schoolId,
     routeAvailabilityId: dayId,
     version: versionOf(ctx, dayId),
     studentId,
@@ -90,7 +90,7 @@ export function listChange(
 }
 
 /** The changes of a day after version `since` (route_list_change_idx), the day read in this school. */
-export function changesSince(ctx: Ctx, routeId: number, date: string, since: number) {
+export function changesSince(ctx: SchoolCtx, routeId: number, date: string, since: number) {
   const day = RouteAvailabilities.pick(
     ctx,
     routeAvailabilities.id,
@@ -113,13 +113,13 @@ export function changesSince(ctx: Ctx, routeId: number, date: string, since: num
  * rows (made when missing) record the version downloaded. A bookkeeping mark, not a change of the
  * list: no audit row.
  */
-export function markPrinted(ctx: Ctx, routeSet: SQLWrapper, date: string): Statement[] {
+export function markPrinted(ctx: SchoolCtx, routeSet: SQLWrapper, date: string): Statement[] {
   const at = now(ctx);
   return [
     ctx.deps.db
       .insert(routeAvailabilities)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, r.value, ${date}, NULL, 0, 1, NULL, NULL FROM ${routeSet} AS r WHERE true`,
+        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, r.value, ${date}, NULL, 0, 1, NULL, NULL FROM ${routeSet} AS r WHERE true`,
       )
       .onConflictDoNothing(),
     ctx.deps.db
@@ -144,7 +144,7 @@ export function markPrinted(ctx: Ctx, routeSet: SQLWrapper, date: string): State
  * statements before the change when it removes riders, after it when it adds them.
  */
 export function ridersChanged(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   riders: SQLWrapper,
   change: ListChangeKind,
   detail: string | null,

@@ -19,7 +19,7 @@ import {
 } from "../../db/schema/transport";
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -114,14 +114,14 @@ export const fields = {
  * a driver the routes of the vehicles they drive, everyone else every route). The riders of
  * deleted students are kept (a restore brings them back) but not shown.
  */
-export function riderVisible(ctx: Ctx, access: "read" | "write"): SQL | undefined {
+export function riderVisible(ctx: SchoolCtx, access: "read" | "write"): SQL | undefined {
   const live = Students.exists(ctx, eq(students.id, routeStudents.studentId), isNull(students.deletedAt));
   const route = access === "read" ? visibleRoutes(ctx) : undefined;
   return route ? and(live, inList(routeStudents.routeId, route)) : live;
 }
 
 /** The ids of the routes the caller sees, or undefined when they see every route. */
-export function visibleRoutes(ctx: Ctx) {
+export function visibleRoutes(ctx: SchoolCtx) {
   const visible = routeVisible(ctx, routes.transportId);
   return visible ? Routes.pick(ctx, routes.id, visible) : undefined;
 }
@@ -173,7 +173,7 @@ export const resource = defineResource({
  * weekday it rides): the unique index (student, direction, weekday) refuses a second route on a
  * day, which aborts the batch they are in. `id` may be the id a batch just inserted.
  */
-export function dayRows(ctx: Ctx, id: number | SQL<number>) {
+export function dayRows(ctx: SchoolCtx, id: number | SQL<number>) {
   const rs = RouteStudents.alias("rs");
   const t = rs.table;
   return ctx.deps.db.insert(routeStudentDays).select(
@@ -184,21 +184,21 @@ export function dayRows(ctx: Ctx, id: number | SQL<number>) {
 }
 
 /** Removes the `route_student_day` rows of riders of this school (before writing them anew). */
-export function removeDayRows(ctx: Ctx, where: SQL) {
+export function removeDayRows(ctx: SchoolCtx, where: SQL) {
   return ctx.deps.db
     .delete(routeStudentDays)
     .where(inList(routeStudentDays.routeStudentId, RouteStudents.pick(ctx, routeStudents.id, where)));
 }
 
 /** The riders of a route on each weekday (`w.value` of the `json_each` of weekdays around it). */
-const ridersOn = (ctx: Ctx, routeId: number | SQLWrapper) =>
+const ridersOn = (ctx: SchoolCtx, routeId: number | SQLWrapper) =>
   RouteStudents.select(ctx, { n: sql<number>`count(*)` }).where(
     eq(routeStudents.routeId, routeId),
     sql`((${routeStudents.weekdays} >> (w.value - 1)) & 1) = 1`,
   );
 
 /** The seats of a route's vehicle. */
-const seatsOf = (ctx: Ctx, routeId: number | SQLWrapper) =>
+const seatsOf = (ctx: SchoolCtx, routeId: number | SQLWrapper) =>
   Routes.select(ctx, { seats: transports.seats })
     .join(Transports, eq(transports.id, routes.transportId))
     .where(eq(routes.id, routeId));
@@ -208,14 +208,14 @@ const seatsOf = (ctx: Ctx, routeId: number | SQLWrapper) =>
  * has seats: the rule the vehicle's seats keep (never fewer seats than a day's riders), checked by
  * the same batch that adds riders, so two admins filling the last seat at once cannot both win.
  */
-export const seatsHold = (ctx: Ctx, routeId: number | SQLWrapper) =>
+export const seatsHold = (ctx: SchoolCtx, routeId: number | SQLWrapper) =>
   abortIf(
     ctx.deps.db,
     sql`EXISTS (SELECT 1 FROM json_each(${"[1,2,3,4,5,6,7]"}) w WHERE ${ridersOn(ctx, routeId)} > ${seatsOf(ctx, routeId)})`,
   );
 
 /** The weekdays (of `days`) on which the route has no seat left, with its seats: why `seatsHold` refused. */
-export async function fullDays(ctx: Ctx, routeId: number, days: readonly number[]) {
+export async function fullDays(ctx: SchoolCtx, routeId: number, days: readonly number[]) {
   const [route] = await seatsOf(ctx, routeId).select({ seats: transports.seats, name: routes.name }).all();
   if (!route) return undefined;
   const counts = await RouteStudents.select(ctx, { weekdays: routeStudents.weekdays })
@@ -226,5 +226,5 @@ export async function fullDays(ctx: Ctx, routeId: number, days: readonly number[
 }
 
 /** The rider `id` as a subquery (what a change does to the lists already made reads it). */
-export const rider = (ctx: Ctx, id: number | SQL<number>) =>
+export const rider = (ctx: SchoolCtx, id: number | SQL<number>) =>
   RouteStudents.pick(ctx, routeStudents.id, eq(routeStudents.id, id));

@@ -28,7 +28,7 @@ import {
 import { and, asc, eq, isNotNull, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guardCount, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
@@ -160,7 +160,7 @@ const byRoute = defineRoute({
 });
 
 /** A route's riders in stop order, then by name: one round trip (the page, its total and the route). */
-export async function listByRoute(ctx: Ctx, { query }: InputOf<typeof byRoute>) {
+export async function listByRoute(ctx: SchoolCtx, { query }: InputOf<typeof byRoute>) {
   const { routeId } = query;
   const where = resource.scoped(
     ctx,
@@ -198,7 +198,7 @@ const StopRef = BodyId.openapi({ example: 1, description: "A stop of that route"
 const StudentRef = BodyId.openapi({ example: 1, description: "An active student of this school" });
 
 /** What a write needs to know about the route, stop and student it names, read in one round trip. */
-async function references(ctx: Ctx, ids: { routeId: number; stopId: number; studentId: number }) {
+async function references(ctx: SchoolCtx, ids: { routeId: number; stopId: number; studentId: number }) {
   const batch = new Batch(ctx);
   const route = batch.read(
     Routes.select(ctx, {
@@ -255,7 +255,7 @@ function checkRefs(refs: Refs, ids: { routeId: number; stopId: number; studentId
  * on some of these weekdays in this direction (named, with its id), or this route itself.
  */
 async function whyTaken(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   rider: { studentId: number; routeId: number; direction: RouteDirection; days: number[]; self?: number },
   name: string,
 ): Promise<ApiError | undefined> {
@@ -301,7 +301,7 @@ async function whyTaken(
  * one), a full route (`seatsHold`) with the weekdays without a seat left.
  */
 async function naming<T>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   write: () => Promise<T>,
   why: () => Promise<ApiError | undefined>,
   seats: () => Promise<{ routeId: number; days: readonly number[] }>,
@@ -387,7 +387,7 @@ export const createRouteStudent = operation(created.route, async (ctx, input) =>
 });
 
 /** The rider as a write sees it, with its route's weekdays: 404 when it is not this caller's to change. */
-async function riderForWrite(ctx: Ctx, id: number) {
+async function riderForWrite(ctx: SchoolCtx, id: number) {
   const row = await resource
     .select(ctx, "write")
     .where(resource.scoped(ctx, eq(routeStudents.id, id), "write"))
@@ -481,7 +481,7 @@ export const deleteRouteStudent = resource.delete({
  * Deletes the riders all at once, or none: ids that are not riders of this school are a 404 naming
  * them. One batch: the DELETE, then a guard that aborts it unless every id was deleted.
  */
-export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
+export async function deleteMany(ctx: SchoolCtx, ids: number[]): Promise<number[]> {
   const where: SQL | undefined = and(inList(routeStudents.id, ids), riderVisible(ctx, "write"));
   const batch = new Batch(ctx).add(
     ...ridersChanged(ctx, RouteStudents.pick(ctx, routeStudents.id, where), "removed", null),

@@ -9,7 +9,7 @@ import { Batch } from "../../db/batch";
 import { routeStudents } from "../../db/schema/transport";
 import { eq, isNotNull } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
@@ -50,7 +50,7 @@ const suspendRoute = defineRoute({
   responses: { 200: json(resource.record, "The rider, suspended") },
 });
 
-export async function suspend(ctx: Ctx, { params, body }: InputOf<typeof suspendRoute>) {
+export async function suspend(ctx: SchoolCtx, { params, body }: InputOf<typeof suspendRoute>) {
   const today = await schoolToday(ctx);
   if (body.until < today) throw unprocessable(m`The suspension would end on ${body.until}, before today (${today})`);
   return resource.changeAndRead(ctx, params.id, {
@@ -80,7 +80,7 @@ const cancelRoute = defineRoute({
 });
 
 /** Clears the suspension: one guarded UPDATE (only a suspended rider), its audit row, the rider read back. */
-export async function cancelSuspension(ctx: Ctx, { params }: InputOf<typeof cancelRoute>) {
+export async function cancelSuspension(ctx: SchoolCtx, { params }: InputOf<typeof cancelRoute>) {
   const { id } = params;
   const batch = new Batch(ctx).add(
     // Read while the suspension's dates are still on the rider: those days' lists record them back.

@@ -14,7 +14,7 @@ import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople } from "../../db/schema/user";
 import { eq, type SQL, sql } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Phone } from "../../lib/phone";
@@ -96,7 +96,7 @@ export const schoolAdministratorResource = defineResource({
 const resource = schoolAdministratorResource;
 
 /** A person's name, as this school knows them, matches (a correlated lookup: the count query has no join). */
-const nameMatches = (ctx: Ctx, term: string): SQL => nameContains(roleUsers.userId, schoolOf(ctx), term);
+const nameMatches = (ctx: SchoolCtx, term: string): SQL => nameContains(roleUsers.userId, ctx.schoolId, term);
 
 export const listSchoolAdministrators = resource.list({
   access: user.read,
@@ -141,7 +141,7 @@ export type CreateInput = z.infer<typeof CreateBody>;
  * for an unknown number, the invited user with its own), then the record read back. A user who is
  * already an administrator here is a 409, also when two requests race (the unique membership).
  */
-export async function createAdministrator(ctx: Ctx, input: CreateInput) {
+export async function createAdministrator(ctx: SchoolCtx, input: CreateInput) {
   const batch = new Batch(ctx);
   const held = { held: "conflict", entity: "school-administrator" } as const;
   if (input.userId !== undefined) {
@@ -207,7 +207,7 @@ const UpdateBody = nonEmpty(
  * batch: the membership is touched first, guarded, so a membership removed meanwhile is a 404 and
  * changes nothing. Two audit rows: the administrator's and the user's (with the old and new values).
  */
-export async function updateAdministrator(ctx: Ctx, id: number, input: z.infer<typeof UpdateBody>) {
+export async function updateAdministrator(ctx: SchoolCtx, id: number, input: z.infer<typeof UpdateBody>) {
   const { userId } = await resource.find(ctx, id);
   const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}), ...(await personEdit(ctx, userId, input)));
   await resource.commit(ctx, id, batch);
@@ -242,7 +242,7 @@ const others = RoleUsers.alias("other_admin");
  * (422). The count is part of the DELETE's condition, so two admins removing each other at once
  * cannot leave the school with none: one of them is refused.
  */
-export async function removeAdministrator(ctx: Ctx, id: number) {
+export async function removeAdministrator(ctx: SchoolCtx, id: number) {
   // The administrator is read by the check's own query (one round trip); an unknown id is the DELETE's 404.
   const membership = RoleUsers.where(ctx, eq(roleUsers.id, id), eq(roleUsers.roleId, SCHOOL_ADMIN));
   await mayTake(ctx, [SCHOOL_ADMIN], sql`SELECT ${roleUsers.userId} FROM ${roleUsers} WHERE ${membership}`);

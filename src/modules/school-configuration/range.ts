@@ -3,7 +3,7 @@
  * compare as text: `YYYY-MM-DD` and UTC `toISOString()` (what src/lib/dates.ts's `dateTime`
  * answers) sort in time order.
  */
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { m } from "../../lib/message";
 
@@ -46,10 +46,10 @@ export async function updatedRange(
 export function orderedRangeUpdate<S extends string, E extends string>(
   startField: S,
   endField: E,
-  stored: (ctx: Ctx, id: number) => Promise<Record<S | E, string>>,
+  stored: (ctx: SchoolCtx, id: number) => Promise<Record<S | E, string>>,
 ) {
   return async <I extends Partial<Record<S | E, string>>>(
-    ctx: Ctx,
+    ctx: SchoolCtx,
     { id, body: input }: { id: number; body: I },
   ): Promise<I> => {
     const range = await updatedRange(

@@ -18,7 +18,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { SchoolHolidayCycles, schoolHolidayCycles } from "../../db/schema/holiday-cycle";
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { eq, gt, lt } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import type { Level } from "../../lib/levels";
 import { keptFor } from "../../lib/memo";
 import { type Message, m } from "../../lib/message";
@@ -75,10 +75,10 @@ export interface School {
  * their own): the school (name, zone, logo), its holiday cycles that may cover those dates in any
  * zone, and its schedules (at most 4 levels x 7 weekdays).
  */
-export function calendarReads(ctx: Ctx, batch: Batch, first: string, last = first) {
+export function calendarReads(ctx: SchoolCtx, batch: Batch, first: string, last = first) {
   const school = batch.read(
     Schools.select(ctx, { name: schools.name, timeZone: schools.timeZone, logo: schools.logo })
-      .where(eq(schools.id, schoolOf(ctx)))
+      .where(eq(schools.id, ctx.schoolId))
       .limit(1),
   );
   // A UTC window a day wider each side than any zone's day: school_holiday_cycle_school_idx.

@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/schedule-configuration";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -77,7 +77,7 @@ function usual(dismissals: readonly string[]): string | null {
   return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1))[0]?.[0] ?? null;
 }
 
-export async function getSchoolDay(ctx: Ctx, { query }: InputOf<typeof route>) {
+export async function getSchoolDay(ctx: SchoolCtx, { query }: InputOf<typeof route>) {
   const { date, level } = query;
   const batch = new Batch(ctx);
   const day = calendarReads(ctx, batch, date);

@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { eq } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { type FieldError, invalidBody } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { integerString } from "../../lib/params";
@@ -135,7 +135,7 @@ export const createSchoolSchedule = scheduleResource.create({
 });
 
 /** The times an update leaves: the sent ones over the stored ones, checked, all three written. */
-async function updatedTimes(input: Partial<Times>, ctx: Ctx, id: number): Promise<Times | undefined> {
+async function updatedTimes(input: Partial<Times>, ctx: SchoolCtx, id: number): Promise<Times | undefined> {
   const sent = [input.entryTime, input.dismissalTime, input.afterSchoolEndTime];
   if (sent.every((v) => v === undefined)) return undefined;
   const stored = sent.some((v) => v === undefined) ? await scheduleResource.find(ctx, id) : undefined;

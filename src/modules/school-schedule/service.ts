@@ -8,7 +8,7 @@ import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import { type Level, SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { eq } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { isoWeekday, zonedInstant } from "../../lib/zoned-time";
@@ -38,9 +38,9 @@ export interface ScheduleOn {
  * times into instants, so 15:00 in New York is 19:00Z in October and 20:00Z in November. One round
  * trip: the school's zone and the schedule in one batch.
  */
-export async function scheduleOn(ctx: Ctx, level: Level, date: string): Promise<ScheduleOn | null> {
+export async function scheduleOn(ctx: SchoolCtx, level: Level, date: string): Promise<ScheduleOn | null> {
   const weekday = isoWeekday(date);
-  const schoolId = schoolOf(ctx);
+  const schoolId = ctx.schoolId;
   const batch = new Batch(ctx);
   const zone = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolId)).limit(1));
   const schedule = batch.read(

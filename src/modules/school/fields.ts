@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { Schools, schools } from "../../db/schema/core";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -139,8 +139,8 @@ export const notOfferedMessage = (level: Level, offered: readonly Level[]) =>
     : m`The school does not offer the level ${level}; it offers none yet`;
 
 /** The level is one the current school offers, else 422 (one indexed read of the school). */
-export async function assertOffered(ctx: Ctx, level: Level) {
-  const row = await Schools.find(ctx, schoolOf(ctx), { levels: schools.levels });
+export async function assertOffered(ctx: SchoolCtx, level: Level) {
+  const row = await Schools.find(ctx, ctx.schoolId, { levels: schools.levels });
   const levels = readLevels(row?.levels ?? []);
   if (!levels.includes(level)) throw unprocessable(notOfferedMessage(level, levels));
 }

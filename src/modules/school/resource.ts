@@ -10,7 +10,7 @@ import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { eq, type SQL, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { LANGUAGES } from "../../lib/language";
 import { m } from "../../lib/message";
@@ -79,7 +79,8 @@ export function toSchool(row: SchoolRow): School {
 /** Holders of school.write reach every school; everyone else the school they act in. */
 export function visibleSchools(ctx: Ctx): SQL | undefined {
   if (ctx.can(permissions.write)) return undefined;
-  return eq(schools.id, schoolOf(ctx));
+  // A platform route resolves the school a member acts in; without one they see none.
+  return ctx.schoolId === null ? sql`0` : eq(schools.id, ctx.schoolId);
 }
 
 export const schoolResource = defineResource({

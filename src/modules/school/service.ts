@@ -14,7 +14,7 @@ import { Routes } from "../../db/schema/transport";
 import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { type Level, LOGO_TYPES, type LogoType, levelInfo, readLevels } from "./fields";
@@ -25,8 +25,8 @@ import { schoolResource } from "./resource";
 export const LOGO_URL_SECONDS = 5 * 60;
 
 /** The levels of the school the caller acts in. */
-export async function currentLevels(ctx: Ctx) {
-  const row = await Schools.find(ctx, schoolOf(ctx), { levels: schools.levels });
+export async function currentLevels(ctx: SchoolCtx) {
+  const row = await Schools.find(ctx, ctx.schoolId, { levels: schools.levels });
   if (!row) throw notFound(m`School ${ctx.schoolId ?? undefined} not found`);
   return levelInfo(readLevels(row.levels));
 }
@@ -40,7 +40,7 @@ export async function currentLevels(ctx: Ctx) {
 export async function statistics(ctx: Ctx, id: number) {
   // The counts are of school `id` (the accessors scope them to it); the first read checks the
   // caller reaches it, and if not, the counts are thrown away unread.
-  const target: Ctx = { ...ctx, schoolId: id };
+  const target: SchoolCtx = { ...ctx, schoolId: id };
   const batch = new Batch(ctx);
   const reached = batch.read(
     Schools.select(ctx, { id: schools.id })

@@ -6,15 +6,15 @@
  */
 import { Schools, schools } from "../../db/schema/core";
 import { eq } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 
 const KEEP_MS = 60_000;
 const kept = new Map<number, { zone: string; until: number }>();
 
-export async function schoolZone(ctx: Ctx): Promise<string> {
-  const id = schoolOf(ctx);
+export async function schoolZone(ctx: SchoolCtx): Promise<string> {
+  const id = ctx.schoolId;
   const now = ctx.deps.clock.now().getTime();
   const hit = kept.get(id);
   if (hit && hit.until > now) return hit.zone;

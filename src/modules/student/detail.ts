@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { Guardians, Students, students } from "../../db/schema/student";
 import { eq, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
@@ -98,7 +98,7 @@ type GuardianJson = Omit<
 };
 
 /** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
-export async function studentDetail(ctx: Ctx, id: number): Promise<z.infer<typeof Detail>> {
+export async function studentDetail(ctx: SchoolCtx, id: number): Promise<z.infer<typeof Detail>> {
   const row = await Students.select(ctx, { ...detailFields, ownChild: ownChildField(ctx) })
     .where(studentResource.scoped(ctx, eq(students.id, id), "read"))
     .first();

@@ -14,7 +14,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { SchoolPeople } from "../../db/schema/user";
 import { eq, isNull } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { badRequest, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -72,7 +72,7 @@ export const StudentGuardian = RecordBase.extend({
 }).openapi("StudentGuardian");
 
 /** Whether this caller sees a guardian's restriction: staff who read students, or who set restrictions. */
-export const seesRestriction = (ctx: Ctx) => ctx.can(permissions.read) || ctx.can(permissions.restrict);
+export const seesRestriction = (ctx: SchoolCtx) => ctx.can(permissions.read) || ctx.can(permissions.restrict);
 
 /** The guardian's name as this school knows it (src/modules/user/identity.ts). */
 const copy = SchoolPeople.alias("guardian_copy");
@@ -154,7 +154,7 @@ const addRoute = defineRoute({
 });
 
 /** Links a parent of this school to a student of this school (404 for either elsewhere; 409 if linked). */
-export async function addGuardianTo(ctx: Ctx, { params, body }: InputOf<typeof addRoute>) {
+export async function addGuardianTo(ctx: SchoolCtx, { params, body }: InputOf<typeof addRoute>) {
   const studentId = params.id;
   const reads = new Batch(ctx);
   const student = reads.read(
@@ -193,7 +193,7 @@ export const addGuardian = operation(addRoute, addGuardianTo);
 const redecided = new WeakMap<object, Redecision>();
 
 /** Prepares the decision again when a link's change can break permissions (never when it only widens them). */
-async function prepare(ctx: Ctx, key: object, linkId: number, link: Partial<LinkFacts> | null) {
+async function prepare(ctx: SchoolCtx, key: object, linkId: number, link: Partial<LinkFacts> | null) {
   redecided.set(key, await redecide(ctx, { fact: "guardian", linkId, link }));
 }
 

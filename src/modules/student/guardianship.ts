@@ -9,7 +9,7 @@
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { eq, isNull, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { m } from "../../lib/message";
 
 export type PickUp =
@@ -56,7 +56,7 @@ export type Who = { parentId: number } | { guardianUserId: number };
  * local date, `dateIn(timeZone, now)` for today)? One D1 call: the student (this school, not
  * deleted) left-joined to the guardian link of that parent.
  */
-export async function mayPickUp(ctx: Ctx, input: Who & { studentId: number; date: string }): Promise<PickUp> {
+export async function mayPickUp(ctx: SchoolCtx, input: Who & { studentId: number; date: string }): Promise<PickUp> {
   // By user: the guardian whose parent profile (in this school) is that user's.
   const parent =
     "parentId" in input ? input.parentId : Parents.pick(ctx, parents.id, eq(parents.userId, input.guardianUserId));

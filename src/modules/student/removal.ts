@@ -7,7 +7,7 @@ import { Batch } from "../../db/batch";
 import { Students, students } from "../../db/schema/student";
 import { eq, isNotNull, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { Deleted, DeleteMany } from "../../lib/params";
@@ -18,7 +18,7 @@ import { permissions } from "./permissions";
 import { resource } from "./resource";
 
 /** The soft delete of one student: `deleted_at` set (audited as a delete); records naming them keep it. */
-const softDelete = (ctx: Ctx, id: number) =>
+const softDelete = (ctx: SchoolCtx, id: number) =>
   resource.writes.update(ctx, id, { deletedAt: ctx.deps.clock.now().toISOString() }, "delete");
 
 const deleteRoute = defineRoute({
@@ -37,7 +37,7 @@ const deleteRoute = defineRoute({
  * A removed student goes home no way the school decided: their exit permissions from today on are
  * withdrawn in the same batch (seats given back, the family and the office told).
  */
-const withdrawing = (ctx: Ctx, studentIds: readonly number[]) => redecide(ctx, { fact: "students", studentIds });
+const withdrawing = (ctx: SchoolCtx, studentIds: readonly number[]) => redecide(ctx, { fact: "students", studentIds });
 
 export const deleteStudent = operation(deleteRoute, async (ctx, { params }) => {
   const redecided = await withdrawing(ctx, [params.id]);
@@ -51,7 +51,7 @@ export const deleteStudent = operation(deleteRoute, async (ctx, { params }) => {
  * this school are a 404 naming them. One read, then one batch whose guards abort it if any of
  * them was deleted meanwhile (then the read again names them).
  */
-export async function deleteMany(ctx: Ctx, ids: number[]): Promise<number[]> {
+export async function deleteMany(ctx: SchoolCtx, ids: number[]): Promise<number[]> {
   const missing = async () => {
     const rows = await Students.select(ctx, { id: students.id }, "write")
       .where(resource.scoped(ctx, inList(students.id, ids), "write"))
@@ -117,7 +117,7 @@ const other = Students.alias("o");
  * not deleted (409), or its id number now held by a student not deleted (409 naming them: two live
  * students never share one).
  */
-async function restoreRefusal(ctx: Ctx, id: number): Promise<ApiError | undefined> {
+async function restoreRefusal(ctx: SchoolCtx, id: number): Promise<ApiError | undefined> {
   const o = other.table;
   const row = await Students.select(ctx, {
     deletedAt: students.deletedAt,
@@ -140,7 +140,7 @@ async function restoreRefusal(ctx: Ctx, id: number): Promise<ApiError | undefine
 }
 
 /** Restores a deleted student: `deleted_at` cleared (audited as `restore`). */
-export async function restoreStudent(ctx: Ctx, id: number) {
+export async function restoreStudent(ctx: SchoolCtx, id: number) {
   const refused = await restoreRefusal(ctx, id);
   if (refused) throw refused;
   const batch = new Batch(ctx).add(

@@ -11,7 +11,7 @@ import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, routeStudents } from "../../db/schema/transport";
 import { eq, isNotNull, isNull, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
@@ -185,7 +185,7 @@ const LastName = text({ max: 100 }).openapi({ example: "Parent" });
 const IdNumber = text({ max: 50 }).openapi({ example: "S-0042", description: "Unique in the school (409 if taken)" });
 
 /** A family of this school, else 404 (another school's family does not exist here). */
-async function checkFamily(ctx: Ctx, familyId: number | null | undefined) {
+async function checkFamily(ctx: SchoolCtx, familyId: number | null | undefined) {
   if (familyId === null || familyId === undefined) return;
   const found = await Families.find(ctx, familyId, { id: families.id });
   if (!found) throw notFound(m`Family ${familyId} not found`);
@@ -260,7 +260,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * the birth date not after today (422; a day's grace for the time zones ahead of UTC).
  */
 async function checkInput(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   input: { familyId?: number | null; level?: (typeof LEVELS)[number] | null; birthDate?: string | null },
 ) {
   const latest = new Date(ctx.deps.clock.now().getTime() + DAY_MS).toISOString().slice(0, 10);
@@ -271,7 +271,7 @@ async function checkInput(
 }
 
 /** A student joining `familyId` must be in no family (or already in that one), else 409 as the families module says. */
-async function notInAnotherFamily(ctx: Ctx, id: number, familyId: number) {
+async function notInAnotherFamily(ctx: SchoolCtx, id: number, familyId: number) {
   const row = await Students.select(ctx, { familyId: students.familyId }, "write")
     .where(resource.scoped(ctx, eq(students.id, id), "write"))
     .first();
@@ -323,4 +323,4 @@ export const exportStudents = resource.export({
   file: "An .xlsx workbook with one sheet, Students",
 });
 /** A student of this school the caller may write (404 otherwise), for the guardian routes. */
-export const findStudent = (ctx: Ctx, id: number) => resource.find(ctx, id);
+export const findStudent = (ctx: SchoolCtx, id: number) => resource.find(ctx, id);

@@ -16,45 +16,42 @@ import { Guardians, guardians, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { and, eq, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { Ctx } from "../../lib/context";
-import { actingFor } from "../delegate/api";
+import { actedUsers, type SchoolCtx } from "../../lib/context";
+import { actingLoader } from "../delegate/api";
 import { permissions } from "./permissions";
 
 /** The context of a read: with the users the caller acts for when it needs them (not for staff). */
-export async function readerContext(ctx: Ctx): Promise<Ctx> {
-  return ctx.can(permissions.read) ? ctx : { ...ctx, actingFor: await actingFor(ctx) };
-}
+export const readerContext = actingLoader(permissions.read);
 
-/** The users a caller acts for: what `readerContext` read, else themself. */
-const actorsOf = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId !== null ? [ctx.userId] : []);
+const actorsOf = actedUsers;
 
 /** Students one of `userIds` is a guardian of. */
-const guardedBy = (ctx: Ctx, userIds: readonly number[]): SQL =>
+const guardedBy = (ctx: SchoolCtx, userIds: readonly number[]): SQL =>
   sql`EXISTS ${Guardians.select(ctx, { one: sql`1` })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(eq(guardians.studentId, students.id), inList(parents.userId, userIds))}`;
 
 /** Students of the family of one of `userIds` (a parent profile in this school). */
-const inFamilyOf = (ctx: Ctx, userIds: readonly number[]): SQL =>
+const inFamilyOf = (ctx: SchoolCtx, userIds: readonly number[]): SQL =>
   inList(
     students.familyId,
     Parents.pick(ctx, parents.familyId, inList(parents.userId, userIds), isNotNull(parents.familyId)),
   );
 
 /** Students of a group `userId` teaches in this school. */
-const taughtBy = (ctx: Ctx, userId: number): SQL =>
+const taughtBy = (ctx: SchoolCtx, userId: number): SQL =>
   sql`EXISTS ${GroupStudents.select(ctx, { one: sql`1` })
     .join(GroupTeachers, eq(groupTeachers.groupId, groupStudents.groupId))
     .join(Teachers, eq(teachers.id, groupTeachers.teacherId))
     .where(eq(groupStudents.studentId, students.id), eq(teachers.userId, userId))}`;
 
 /** 1 when the student of the outer query is the caller's own child: a guardian of, or in the family of, someone they act for. */
-export function ownChildField(ctx: Ctx): SQL<number> {
+export function ownChildField(ctx: SchoolCtx): SQL<number> {
   const ids = actorsOf(ctx);
   return sql<number>`CASE WHEN ${guardedBy(ctx, ids)} OR ${inFamilyOf(ctx, ids)} THEN 1 ELSE 0 END`;
 }
 
-export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
+export function visibleTo(ctx: SchoolCtx, access: "read" | "write"): SQL | undefined {
   const present = isNull(students.deletedAt);
   // Writes need student.write (the routes say so): the school's students, not deleted.
   if (access === "write" || ctx.can(permissions.read)) return present;
@@ -68,7 +65,7 @@ export function visibleTo(ctx: Ctx, access: "read" | "write"): SQL | undefined {
  * reach the school's deleted students too (the filter then keeps only them). Anyone else's
  * `deleted=true` finds nobody: their reads still exclude deleted students.
  */
-export function listVisibility(ctx: Ctx, query: object): SQL | undefined {
+export function listVisibility(ctx: SchoolCtx, query: object): SQL | undefined {
   if (Reflect.get(query, "deleted") === "true" && ctx.can(permissions.read)) return undefined;
   return visibleTo(ctx, "read");
 }

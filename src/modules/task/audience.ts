@@ -19,7 +19,7 @@ import { type TaskAudience, TaskRecipients, taskInbox, taskRecipients, taskTarge
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { columnList, inList, insertedId, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -88,9 +88,9 @@ export interface Resolved {
  * Who the audience reaches, in one round trip: every id named must be of this school (a 404 naming
  * the missing ones), and it must reach someone (422).
  */
-export async function resolveAudience(ctx: Ctx, a: TaskAudience): Promise<Resolved> {
+export async function resolveAudience(ctx: SchoolCtx, a: TaskAudience): Promise<Resolved> {
   const batch = new Batch(ctx);
-  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, schoolOf(ctx))));
+  const school = batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)));
   const bySource: SQL[] = [];
   if (a.studentIds.length) bySource.push(inList(students.id, a.studentIds));
   const active: SQL[] = [];
@@ -176,14 +176,14 @@ const recipientCreated = sql`json_object('taskId', json_object('old', NULL, 'new
  * its targets (what the lists filter by), its recipients with their audit rows, their inbox rows.
  */
 export function sendStatements(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   taskId: number | SQL<number>,
   a: TaskAudience,
   resolved: Resolved,
 ): Statement[] {
   const db = ctx.deps.db;
   const at = ctx.deps.clock.now().toISOString();
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   const targets: [string, number | null, string | null][] = [
     ...a.studentIds.map((id): [string, number, null] => ["student", id, null]),
     ...a.groupIds.map((id): [string, number, null] => ["group", id, null]),
@@ -241,7 +241,11 @@ export function sendStatements(
  * student recipient, and each named user. Rows that exist are kept: a reminder calls it again to
  * reach guardians added since the task was sent.
  */
-export function deliver(ctx: Ctx, taskId: number | SQL<number>, options: { pendingOnly?: boolean } = {}): Statement {
+export function deliver(
+  ctx: SchoolCtx,
+  taskId: number | SQL<number>,
+  options: { pendingOnly?: boolean } = {},
+): Statement {
   const at = ctx.deps.clock.now().toISOString();
   const r = TaskRecipients.alias("r");
   const g = Guardians.alias("g");
@@ -250,7 +254,7 @@ export function deliver(ctx: Ctx, taskId: number | SQL<number>, options: { pendi
     columnList(taskInbox, {
       createdAt: at,
       updatedAt: at,
-      schoolId: schoolOf(ctx),
+      schoolId: ctx.schoolId,
       taskId: sql`${r.table.taskId}`,
       recipientId: sql`${r.table.id}`,
       userId: user,
@@ -294,7 +298,7 @@ export interface Told {
 }
 
 /** Sends `notices` through the notification module's verb (`notify`), together. */
-export function notifyAll(ctx: Ctx, notices: readonly Notice[]): Told {
+export function notifyAll(ctx: SchoolCtx, notices: readonly Notice[]): Told {
   const sendings = notices.map((n) => notify(ctx, n));
   return {
     statements: sendings.flatMap((s) => s.statements),
@@ -305,7 +309,7 @@ export function notifyAll(ctx: Ctx, notices: readonly Notice[]): Told {
 }
 
 /** The recipients of a task (those not completed, with `pending`), as the students and users they are. */
-export function recipientsOf(ctx: Ctx, taskId: number, pending = false) {
+export function recipientsOf(ctx: SchoolCtx, taskId: number, pending = false) {
   return TaskRecipients.select(ctx, { studentId: taskRecipients.studentId, userId: taskRecipients.userId }).where(
     eq(taskRecipients.taskId, taskId),
     pending ? sql`${taskRecipients.status} <> 'completed'` : undefined,

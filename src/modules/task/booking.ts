@@ -6,10 +6,10 @@
 import { TaskRecipients, Tasks, taskRecipients, tasks } from "../../db/schema/task";
 import { and, eq, ne, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 
 /** Sends task `taskId` if it is held (a draft): published now. A published task is left as it is. */
-export function publishHeld(ctx: Ctx, taskId: number): Statement[] {
+export function publishHeld(ctx: SchoolCtx, taskId: number): Statement[] {
   const now = ctx.deps.clock.now().toISOString();
   return Tasks.update(
     ctx,
@@ -24,7 +24,7 @@ export function publishHeld(ctx: Ctx, taskId: number): Statement[] {
  * `taskId` (not already completed), by the booker, for the parent a delegate acts for.
  */
 export function bookingCompletes(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   input: { taskId: number; studentId: number; appointmentId: number | SQL<number>; completedFor: number | null },
 ): Statement[] {
   const now = ctx.deps.clock.now().toISOString();
@@ -49,7 +49,7 @@ export function bookingCompletes(
 }
 
 /** Cancelling appointments reverts the completions their bookings made (back to viewed). */
-export function bookingsCancelled(ctx: Ctx, appointmentIds: readonly number[] | SQLWrapper): Statement[] {
+export function bookingsCancelled(ctx: SchoolCtx, appointmentIds: readonly number[] | SQLWrapper): Statement[] {
   return TaskRecipients.update(
     ctx,
     and(inList(taskRecipients.appointmentId, appointmentIds), eq(taskRecipients.status, "completed")),

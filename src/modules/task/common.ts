@@ -19,36 +19,33 @@ import {
   tasks,
 } from "../../db/schema/task";
 import { eq, lt, not, type SQL, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import { actedUsers, type SchoolCtx } from "../../lib/context";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { orNull } from "../../lib/nullable";
 import { RecordBase, timestamps } from "../../lib/resource";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { permissions } from "./permissions";
 
 /** The context loader of the task routes: whom a caller who does not manage tasks acts for. */
-export async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
+export const actingContext = actingLoader(permissions.manage);
 
-/** The users the caller acts for: those `actingContext` read, else the caller alone. */
-export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+export { actedUsers };
 
 /** `column` is one of the users the caller acts for: one user (the usual case) is an equality an index seeks. */
-export function byActed(ctx: Ctx, column: SQLiteColumn): SQL {
+export function byActed(ctx: SchoolCtx, column: SQLiteColumn): SQL {
   const users = actedUsers(ctx);
   const [only] = users;
   return users.length === 1 && only !== undefined ? eq(column, only) : actedFor(column, users);
 }
 
 /** A published task that reached the caller (or the parent they act for). */
-export const receivedTask = (ctx: Ctx): SQL =>
+export const receivedTask = (ctx: SchoolCtx): SQL =>
   sql`${eq(tasks.status, "published")} AND ${TaskInbox.exists(ctx, eq(taskInbox.taskId, tasks.id), byActed(ctx, taskInbox.userId))}`;
 
 /** Who sees a task: staff every one; anyone else the published ones that reached them. */
-export const visibleTask = (ctx: Ctx): SQL | undefined => (ctx.can(permissions.manage) ? undefined : receivedTask(ctx));
+export const visibleTask = (ctx: SchoolCtx): SQL | undefined =>
+  ctx.can(permissions.manage) ? undefined : receivedTask(ctx);
 
 // ---- What the operations refuse with -----------------------------------------------------------
 
@@ -152,7 +149,7 @@ type TaskRow = typeof tasks.$inferSelect & { sessionId: number | null; counts: s
 
 const noCounts = { recipients: 0, new: 0, viewed: 0, completed: 0 };
 
-export function toTask(ctx: Ctx, row: TaskRow): TaskRecordOf {
+export function toTask(ctx: SchoolCtx, row: TaskRow): TaskRecordOf {
   const staff = ctx.can(permissions.manage);
   const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
   return {
@@ -265,7 +262,7 @@ const sameCopy = TaskInbox.alias("same_copy");
  * task. One row per copy: a delegate acting for both guardians of a child reaches each copy through
  * two inbox rows, and sees the first.
  */
-export const copies = (ctx: Ctx) => {
+export const copies = (ctx: SchoolCtx) => {
   const users = actedUsers(ctx);
   const firstOfCopy =
     users.length > 1

@@ -15,7 +15,7 @@ import { Students, students } from "../../db/schema/student";
 import { TaskInbox, TaskRecipients, Tasks, taskInbox, taskRecipients, tasks } from "../../db/schema/task";
 import { and, desc, eq, gte, lte, ne, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, type ProblemCase, type ProblemStatus, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
@@ -105,7 +105,7 @@ const mineRoute = defineRoute({
   },
 });
 
-export async function listMyTasks(ctx: Ctx, { query }: InputOf<typeof mineRoute>) {
+export async function listMyTasks(ctx: SchoolCtx, { query }: InputOf<typeof mineRoute>) {
   // The caller's inbox rows in index order (task_inbox_user_idx); the other filters are checked along it.
   const where = and(eq(taskInbox.archived, query.archived === "true"), ...filterConditions(mineFilters, query, ctx));
   const batch = new Batch(ctx);
@@ -130,7 +130,7 @@ const ActionQuery = z.strictObject({
 });
 
 /** One copy as the caller sees it, whoever's it is (staff acting on a family's): recipient, task, the caller's inbox row. */
-function oneCopy(ctx: Ctx, recipientId: number) {
+function oneCopy(ctx: SchoolCtx, recipientId: number) {
   return TaskRecipients.select(ctx, {
     ...copyFields,
     inboxId: sql<number | null>`${taskInbox.id}`,
@@ -145,7 +145,7 @@ function oneCopy(ctx: Ctx, recipientId: number) {
     .limit(1);
 }
 
-const readOne = async (ctx: Ctx, batch: Batch, recipientId: number): Promise<Copy> => {
+const readOne = async (ctx: SchoolCtx, batch: Batch, recipientId: number): Promise<Copy> => {
   const slot = batch.read(oneCopy(ctx, recipientId));
   const [row] = (await batch.commit()).get(slot);
   if (!row) throw notFound(m`Task copy ${recipientId} not found`);
@@ -164,7 +164,7 @@ interface Target {
 }
 
 /** The copy of task `taskId` the caller acts on (one read): theirs, their child's, or with task.manage anyone's. */
-async function targetOf(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>): Promise<Target> {
+async function targetOf(ctx: SchoolCtx, taskId: number, query: z.output<typeof ActionQuery>): Promise<Target> {
   const batch = new Batch(ctx);
   const fields = {
     recipientId: taskRecipients.id,
@@ -233,11 +233,11 @@ async function targetOf(ctx: Ctx, taskId: number, query: z.output<typeof ActionQ
 type Action = "viewed" | "complete" | "revert-completion" | "archive" | "unarchive";
 
 /** Who a completion counts for: the parent a delegate acts through (null when the caller completes as themself, or staff). */
-const completedFor = (ctx: Ctx, t: Target) =>
+const completedFor = (ctx: SchoolCtx, t: Target) =>
   t.through.length === 0 || t.through.includes(ctx.userId ?? 0) ? null : (t.through[0] ?? null);
 
 /** The verb of every copy action: one read to find the copy, then one batch (the change, its audit rows, the copy read back). */
-export async function actOnCopy(ctx: Ctx, taskId: number, query: z.output<typeof ActionQuery>, action: Action) {
+export async function actOnCopy(ctx: SchoolCtx, taskId: number, query: z.output<typeof ActionQuery>, action: Action) {
   const t = await targetOf(ctx, taskId, query);
   const now = ctx.deps.clock.now().toISOString();
   const me = ctx.userId;

@@ -19,7 +19,7 @@ import {
 } from "../../db/schema/task";
 import { and, asc, eq, type SQL, sql } from "../../db/sql";
 import { GuardFailed, guard, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { limitPublicLookups, PUBLIC_LOOKUPS_PER_MINUTE } from "../../lib/rate-limit";
@@ -114,12 +114,12 @@ const detailRoute = defineRoute({
 });
 
 /** "First Last" of user `userId` as this school knows them (its own copy, else the user row). */
-const nameOf = (ctx: Ctx, userId: unknown) =>
+const nameOf = (ctx: SchoolCtx, userId: unknown) =>
   sql<
     string | null
-  >`(SELECT trim(coalesce(c.first_name, u.first_name) || ' ' || coalesce(c.last_name, u.last_name)) FROM "user" u ${copyJoin("c", sql`u.id`, schoolOf(ctx))} WHERE u.id = ${userId})`;
+  >`(SELECT trim(coalesce(c.first_name, u.first_name) || ' ' || coalesce(c.last_name, u.last_name)) FROM "user" u ${copyJoin("c", sql`u.id`, ctx.schoolId)} WHERE u.id = ${userId})`;
 
-export async function getTaskDetail(ctx: Ctx, { params }: InputOf<typeof detailRoute>) {
+export async function getTaskDetail(ctx: SchoolCtx, { params }: InputOf<typeof detailRoute>) {
   const batch = new Batch(ctx);
   const row = batch.read(task.select(ctx).where(eq(tasks.id, params.id)).limit(1));
   const recipients = batch.read(
@@ -194,7 +194,7 @@ export const getTaskDetailOperation = operation(detailRoute, getTaskDetail);
  * reminding, for the route and for the scheduled reminders' sweep.
  */
 export function reminderOf(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   t: { id: number; title: string },
   who: ReturnType<typeof whoOf>,
 ): { statements: Statement[]; sending: Told } {
@@ -251,7 +251,7 @@ const remindRoute = defineRoute({
   responses: { 200: json(Reminded, "How many recipients were reminded") },
 });
 
-export async function sendTaskReminder(ctx: Ctx, { params }: InputOf<typeof remindRoute>) {
+export async function sendTaskReminder(ctx: SchoolCtx, { params }: InputOf<typeof remindRoute>) {
   const batch = new Batch(ctx);
   const row = batch.read(
     Tasks.select(ctx, { id: tasks.id, title: tasks.title, status: tasks.status }).where(eq(tasks.id, params.id)),
@@ -304,7 +304,7 @@ const deleteRoute = defineRoute({
 });
 
 /** The statements deleting task `id` (one audit row, with the reason), guarded: it was there (and met `where`). */
-export function deleteStatements(ctx: Ctx, id: number, reason: string | null, where?: SQL): Statement[] {
+export function deleteStatements(ctx: SchoolCtx, id: number, reason: string | null, where?: SQL): Statement[] {
   return [
     Tasks.auditAction(
       ctx,
@@ -317,7 +317,7 @@ export function deleteStatements(ctx: Ctx, id: number, reason: string | null, wh
   ];
 }
 
-export async function deleteTaskWithReason(ctx: Ctx, { params, body }: InputOf<typeof deleteRoute>) {
+export async function deleteTaskWithReason(ctx: SchoolCtx, { params, body }: InputOf<typeof deleteRoute>) {
   const batch = new Batch(ctx);
   const row = batch.read(
     Tasks.select(ctx, { id: tasks.id, title: tasks.title, status: tasks.status }).where(eq(tasks.id, params.id)),
@@ -433,7 +433,7 @@ const signedUrlRoute = defineRoute({
   responses: { 200: json(AttachmentUrl, "The attachment and its presigned URL") },
 });
 
-export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<typeof signedUrlRoute>) {
+export async function createTaskSignedUrl(ctx: SchoolCtx, { params, body }: InputOf<typeof signedUrlRoute>) {
   const now = ctx.deps.clock.now();
   let key: string;
   let attachment: { name: string; contentType: string };
@@ -443,7 +443,7 @@ export async function createTaskSignedUrl(ctx: Ctx, { params, body }: InputOf<ty
     }
     const contentType = body.contentType ?? "application/pdf";
     attachment = { name: body.name ?? "attachment", contentType };
-    key = `${schoolOf(ctx)}/tasks/${params.id}/${crypto.randomUUID()}.${EXTENSIONS[contentType]}`;
+    key = `${ctx.schoolId}/tasks/${params.id}/${crypto.randomUUID()}.${EXTENSIONS[contentType]}`;
     await task.commit(
       ctx,
       params.id,

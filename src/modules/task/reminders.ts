@@ -14,7 +14,7 @@ import { REMINDER_STATUSES, TaskReminders, Tasks, taskReminders, tasks } from ".
 import { and, asc, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
-import { type Ctx, jobCtx } from "../../lib/context";
+import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { dateTime } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -128,7 +128,7 @@ export async function sendDueReminders(deps: Deps): Promise<string> {
 }
 
 /** One reminder: read its task and who has not completed it, then claim it and send, in one batch. */
-async function sendOne(ctx: Ctx, id: number, taskId: number): Promise<boolean> {
+async function sendOne(ctx: SchoolCtx, id: number, taskId: number): Promise<boolean> {
   const read = new Batch(ctx);
   const row = read.read(
     Tasks.select(ctx, { id: tasks.id, title: tasks.title, status: tasks.status }).where(eq(tasks.id, taskId)),

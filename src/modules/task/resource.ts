@@ -9,7 +9,7 @@ import { columnsOf } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
 import { TASK_STATUSES, Tasks, TaskTargets, taskInbox, tasks, taskTargets } from "../../db/schema/task";
 import { eq, gte, lte, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { schoolDate } from "../../lib/dates";
 import { notFound, unprocessable } from "../../lib/errors";
@@ -69,10 +69,8 @@ export const task = defineResource({
 });
 
 /** The school's "today" (its time zone). */
-export async function schoolToday(ctx: Ctx): Promise<string> {
-  const school = await Schools.select(ctx, { timeZone: schools.timeZone })
-    .where(eq(schools.id, schoolOf(ctx)))
-    .first();
+export async function schoolToday(ctx: SchoolCtx): Promise<string> {
+  const school = await Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)).first();
   return dateIn(school?.timeZone ?? "UTC", ctx.deps.clock.now());
 }
 
@@ -96,7 +94,7 @@ export const filters = {
   },
   group: {
     schema: idFilter("Sent to this group"),
-    where: (ctx: Ctx, v: number) =>
+    where: (ctx: SchoolCtx, v: number) =>
       TaskTargets.exists(
         ctx,
         eq(taskTargets.taskId, tasks.id),
@@ -107,7 +105,7 @@ export const filters = {
   },
   level: {
     schema: z.enum(LEVELS).optional().openapi({ description: "Sent to this level" }),
-    where: (ctx: Ctx, v: string) =>
+    where: (ctx: SchoolCtx, v: string) =>
       TaskTargets.exists(
         ctx,
         eq(taskTargets.taskId, tasks.id),
@@ -162,7 +160,7 @@ const getRoute = defineRoute({
   responses: { 200: json(TaskWithCopies, "The task") },
 });
 
-export async function getTask(ctx: Ctx, { params }: InputOf<typeof getRoute>) {
+export async function getTask(ctx: SchoolCtx, { params }: InputOf<typeof getRoute>) {
   const batch = new Batch(ctx);
   const row = batch.read(task.select(ctx).where(eq(tasks.id, params.id), visibleTask(ctx)).limit(1));
   const mine = batch.read(copies(ctx).where(eq(taskInbox.taskId, params.id)).orderBy(sql`${taskInbox.id} asc`));
@@ -229,7 +227,7 @@ const createRoute = defineRoute({
   responses: { 201: json(TaskRecord, "The task, sent (or held for its session)") },
 });
 
-export async function createTask(ctx: Ctx, { body }: InputOf<typeof createRoute>) {
+export async function createTask(ctx: SchoolCtx, { body }: InputOf<typeof createRoute>) {
   const audience = audienceOf(body);
   const resolved = await resolveAudience(ctx, audience);
   if (body.dueDate !== undefined) {

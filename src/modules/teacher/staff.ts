@@ -31,7 +31,7 @@ import { and, eq, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import type { Data, RecordTable, SetValues } from "../../db/table";
 import { GuardFailed, guard, inList, type Statement } from "../../db/write";
 import { type Access, BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import type { IfMatch } from "../../lib/if-match";
 import { type Message, m } from "../../lib/message";
@@ -100,7 +100,7 @@ export interface PersonRow {
  * The record's person part, in the record's order (the profile's fields follow); phone and email as
  * this caller may see them (src/modules/user/contact.ts).
  */
-export const personRecord = (ctx: Ctx, row: PersonRow) => ({
+export const personRecord = (ctx: SchoolCtx, row: PersonRow) => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
@@ -137,7 +137,7 @@ export const joinPerson =
  * its staff any more. A correlated lookup by the unique (school, user) index; the count query,
  * which has no join, uses it as is.
  */
-export const notRemovedHere = (ctx: Ctx, table: ProfileTable): SQL =>
+export const notRemovedHere = (ctx: SchoolCtx, table: ProfileTable): SQL =>
   sql`NOT ${SchoolUsers.exists(ctx, eq(schoolUsers.userId, table.userId), isNotNull(schoolUsers.deletedAt))}`;
 
 /** `notRemovedHere` correlated on the profile's own school, for a query that has no context at hand. */
@@ -151,7 +151,7 @@ export function personFilters(table: ProfileTable) {
   return {
     name: {
       schema: searchTerm("Part of the first or last name"),
-      where: (ctx: Ctx, term: string) => nameContains(table.userId, schoolOf(ctx), term),
+      where: (ctx: SchoolCtx, term: string) => nameContains(table.userId, ctx.schoolId, term),
       example: "Ana",
     } satisfies Filter<string>,
     status: {
@@ -212,17 +212,17 @@ export interface PersonInput {
 export interface StaffResource<T extends ProfileTable, Row, Rec> {
   config: { name: string; label: Message; path: string; tag: Tag; data: Data<T> };
   record: z.ZodType<Rec>;
-  find(ctx: Ctx, id: number): Promise<{ userId: number }>;
-  readOne(ctx: Ctx, id: number | SQL<number>): Query<Row>;
-  toRecord(ctx: Ctx, row: Row): Rec;
-  scoped(ctx: Ctx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
-  writes: { update(ctx: Ctx, id: number, set: SetValues<T>): Statement[] };
+  find(ctx: SchoolCtx, id: number): Promise<{ userId: number }>;
+  readOne(ctx: SchoolCtx, id: number | SQL<number>): Query<Row>;
+  toRecord(ctx: SchoolCtx, row: Row): Rec;
+  scoped(ctx: SchoolCtx, extra: SQL | undefined, access: "read" | "write"): SQL | undefined;
+  writes: { update(ctx: SchoolCtx, id: number, set: SetValues<T>): Statement[] };
   /** What an update's If-Match is checked against (src/lib/route.ts). */
   ifMatch: IfMatch;
 }
 
 /** 409 for a taken employee number, when that is what a unique index refused. */
-async function employeeNumberTaken<T extends ProfileTable>(ctx: Ctx, data: Data<T>, employeeNumber: unknown) {
+async function employeeNumberTaken<T extends ProfileTable>(ctx: SchoolCtx, data: Data<T>, employeeNumber: unknown) {
   if (typeof employeeNumber !== "string" || !employeeNumber) return;
   const taken = await data
     .select(ctx, { id: data.table.id })
@@ -236,7 +236,7 @@ async function employeeNumberTaken<T extends ProfileTable>(ctx: Ctx, data: Data<
  * `profile` is the profile's own column values.
  */
 export async function createStaff<T extends ProfileTable, Row, Rec>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   resource: StaffResource<T, Row, Rec>,
   role: "teacher" | "staff",
   input: PersonInput,
@@ -285,7 +285,7 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
       .update(table)
       .set(withSearch(table, { ...profile, updatedAt: at }))
       .where(data.where(ctx, eq(table.id, profileId))),
-    auditCreate(ctx, data.audit, { userId, ...profile }, schoolOf(ctx)),
+    auditCreate(ctx, data.audit, { userId, ...profile }, ctx.schoolId),
   );
   const created = batch.read(resource.readOne(ctx, profileId));
   let row: Row | undefined;
@@ -305,7 +305,7 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
  * the profile's guarded UPDATE first (removed meanwhile: 404, nothing changed), then the user's.
  */
 export async function updateStaff<T extends ProfileTable, Row, Rec>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   resource: StaffResource<T, Row, Rec>,
   id: number,
   person: { firstName?: string; lastName?: string; email?: string | null },
@@ -336,7 +336,7 @@ export async function updateStaff<T extends ProfileTable, Row, Rec>(
  * membership of the school stay. Audited as the profile's delete and the role assignment's.
  */
 export async function removeStaff<T extends ProfileTable, Row, Rec>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   resource: StaffResource<T, Row, Rec>,
   id: number,
   role: "teacher" | "staff",

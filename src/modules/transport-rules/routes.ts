@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { TransportationRules, transportationRules } from "../../db/schema/transport-rules";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource } from "../../lib/resource";
@@ -70,13 +70,13 @@ const replaceRoute = defineRoute({
 });
 
 /** The school's rules, or an empty text if none was written yet. */
-export async function readRules(ctx: Ctx) {
+export async function readRules(ctx: SchoolCtx) {
   const row = await TransportationRules.select(ctx).first();
   return { content: row?.content ?? "", updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null };
 }
 
 /** Replaces the school's rules (created on the first write), with its audit row. */
-export async function replaceRules(ctx: Ctx, content: string) {
+export async function replaceRules(ctx: SchoolCtx, content: string) {
   const bytes = new TextEncoder().encode(content).length;
   if (bytes > MAX_CONTENT_BYTES) {
     throw new ApiError(413, m`content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are allowed`);

@@ -15,7 +15,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
 import { eq, gte, isNull, lte, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { orNull } from "../../lib/nullable";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -115,7 +115,7 @@ const route = defineRoute({
 
 const delegateAlias = Delegates.alias("d");
 
-export async function familyRoutes(ctx: Ctx, { query }: InputOf<typeof route>) {
+export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof route>) {
   const self = ctx.userId ?? 0;
   const now = ctx.deps.clock.now();
   const d = delegateAlias.table;

@@ -24,7 +24,7 @@ import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-addr
 import { and, eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
@@ -194,7 +194,7 @@ interface Wanted {
 }
 
 /** Everything a write checks, read in one round trip. */
-async function readChecks(ctx: Ctx, want: Wanted) {
+async function readChecks(ctx: SchoolCtx, want: Wanted) {
   const batch = new Batch(ctx);
   const trustedIds = (want.stops ?? []).flatMap((s) => (s.trustedAddressId ? [s.trustedAddressId] : []));
   const vehicle =
@@ -211,11 +211,7 @@ async function readChecks(ctx: Ctx, want: Wanted) {
             .limit(1),
         );
   const school = want.levels?.length
-    ? batch.read(
-        Schools.select(ctx, { levels: schools.levels })
-          .where(eq(schools.id, schoolOf(ctx)))
-          .limit(1),
-      )
+    ? batch.read(Schools.select(ctx, { levels: schools.levels }).where(eq(schools.id, ctx.schoolId)).limit(1))
     : undefined;
   const trusted = trustedIds.length
     ? batch.read(
@@ -312,7 +308,7 @@ function refuse(
   }
 }
 
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /** The audit changes of a stop written by a set-based insert: its columns as new values. */
 const stopCreated = sql`json_object('routeId', json_object('old', NULL, 'new', ${routeStops.routeId}), 'position', json_object('old', NULL, 'new', ${routeStops.position}), 'name', json_object('old', NULL, 'new', ${routeStops.name}), 'time', json_object('old', NULL, 'new', ${routeStops.time}), 'address', json_object('old', NULL, 'new', ${routeStops.address}), 'trustedAddressId', json_object('old', NULL, 'new', ${routeStops.trustedAddressId}))`;
@@ -322,7 +318,7 @@ const stopCreated = sql`json_object('routeId', json_object('old', NULL, 'new', $
  * statement over a JSON parameter, and their audit rows.
  */
 function insertStops(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   routeId: number | SQL<number>,
   stops: { stop: StopIn; position: number }[],
 ): Statement[] {
@@ -342,7 +338,7 @@ function insertStops(
     db
       .insert(routeStops)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, ${routeId}, j.value->>'position', j.value->>'name', j.value->>'time', j.value->>'address', j.value->>'trustedAddressId' FROM json_each(${rows}) j`,
+        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, ${routeId}, j.value->>'position', j.value->>'name', j.value->>'time', j.value->>'address', j.value->>'trustedAddressId' FROM json_each(${rows}) j`,
       ),
     // The rows the insert just wrote take the last ids (AUTOINCREMENT).
     RouteStops.auditAction(ctx, sql`${routeStops.id} > ${insertedId(routeStops)} - changes()`, "create", stopCreated),
@@ -354,7 +350,7 @@ function insertStops(
  * changed (positions go negative first, so the unique position never clashes midway), new ones
  * inserted; each stop's change audited.
  */
-function replaceStops(ctx: Ctx, routeId: number, stops: readonly StopIn[]): Statement[] {
+function replaceStops(ctx: SchoolCtx, routeId: number, stops: readonly StopIn[]): Statement[] {
   const kept = stops.flatMap((s, i) => (s.id === undefined ? [] : [{ id: s.id, stop: s, position: i + 1 }]));
   const keptIds = kept.map((k) => k.id);
   const ofRoute = eq(routeStops.routeId, routeId);
@@ -385,7 +381,7 @@ function replaceStops(ctx: Ctx, routeId: number, stops: readonly StopIn[]): Stat
  * service meanwhile (its own UPDATE refuses a vehicle that serves a route) cannot end up serving
  * this one. A no-op UPDATE (status kept) counts the row it matched; nothing is audited.
  */
-function stillActive(ctx: Ctx, id: number): Statement[] {
+function stillActive(ctx: SchoolCtx, id: number): Statement[] {
   return [
     ctx.deps.db
       .update(transports)
@@ -396,7 +392,7 @@ function stillActive(ctx: Ctx, id: number): Statement[] {
 }
 
 /** Creates the route and its stops: one batch. */
-export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function createRoute(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   refuse(body, await readChecks(ctx, body));
   const levels = LEVELS.filter((l) => body.levels?.includes(l));
   const id = routeResource.data.insertedId();
@@ -431,7 +427,7 @@ export async function createRoute(ctx: Ctx, { body }: InputOf<typeof created.rou
 export const createRouteOperation = operation(created.route, createRoute);
 
 /** Updates the route and replaces its stops when sent: one batch. */
-export async function updateRoute(ctx: Ctx, { params, body }: InputOf<typeof updated.route>) {
+export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<typeof updated.route>) {
   const { id } = params;
   const before = await routeResource.find(ctx, id);
   const want = {
@@ -486,7 +482,7 @@ const deleted = defineRoute({
  * Deletes a route no student rides: the check names how many do, and the DELETE's own condition
  * refuses a rider added meanwhile. Its stops' audit rows are written before the cascade removes them.
  */
-export async function deleteRoute(ctx: Ctx, { params }: InputOf<typeof deleted>) {
+export async function deleteRoute(ctx: SchoolCtx, { params }: InputOf<typeof deleted>) {
   const { id } = params;
   const record = await routeResource.find(ctx, id);
   if (record.studentCount > 0) {

@@ -29,7 +29,7 @@ import { asc, desc, eq, gte, isNull, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
 import { idFilter, recordId } from "../../lib/params";
@@ -140,7 +140,7 @@ const DRIVER_DOC =
  * The driver's user: one of this school's people (404 otherwise), given the `driver` role here if
  * they do not hold it (the escalation rule applies), as statements for the write's batch.
  */
-async function driverStatements(ctx: Ctx, userId: number | null | undefined): Promise<Statement[]> {
+async function driverStatements(ctx: SchoolCtx, userId: number | null | undefined): Promise<Statement[]> {
   if (userId === undefined || userId === null) return [];
   await mayAssign(ctx, [BUILTIN_ROLES.driver.id]);
   const member = await SchoolUsers.select(ctx, { id: schoolUsers.id })
@@ -159,7 +159,7 @@ const created = vehicleResource.create({
 });
 
 /** Creates the vehicle and, for a driver user, their role: one batch. */
-export async function createTransport(ctx: Ctx, { body }: InputOf<typeof created.route>) {
+export async function createTransport(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {
   const also = await driverStatements(ctx, body.driverUserId);
   const batch = new Batch(ctx).add(...vehicleResource.writes.insert(ctx, body)).add(...also);
   const read = batch.read(vehicleResource.readOne(ctx, Transports.insertedId()));
@@ -208,7 +208,7 @@ interface DayLoad {
  * aside), and on each date from `since` with a seats row of its own (that weekday's riders plus
  * the seats taken by changes). One round trip.
  */
-async function loads(ctx: Ctx, id: number, since: string): Promise<DayLoad[]> {
+async function loads(ctx: SchoolCtx, id: number, since: string): Promise<DayLoad[]> {
   const days = joinTable(routeStudentDays);
   const perWeekday = RouteStudents.select(ctx, {
     routeId: routes.id,
@@ -270,7 +270,7 @@ function tooFewSeats(name: string, seats: number, over: DayLoad[]) {
  * No route of the vehicle being updated carries more than `seats` riders on a weekday: the
  * UPDATE's own condition (a rider added meanwhile refuses it).
  */
-function seatsHold(ctx: Ctx, id: number, seats: number): SQL {
+function seatsHold(ctx: SchoolCtx, id: number, seats: number): SQL {
   const days = joinTable(routeStudentDays);
   const counts = RouteStudents.select(ctx, { n: sql<number>`count(*)` })
     .join(Routes, eq(routes.id, routeStudents.routeId))
@@ -281,9 +281,10 @@ function seatsHold(ctx: Ctx, id: number, seats: number): SQL {
 }
 
 /** The routes the vehicle serves (a sub-select over `route`). */
-const servedBy = (ctx: Ctx, id: number) => Routes.select(ctx, { name: routes.name }).where(eq(routes.transportId, id));
+const servedBy = (ctx: SchoolCtx, id: number) =>
+  Routes.select(ctx, { name: routes.name }).where(eq(routes.transportId, id));
 
-export async function updateTransport(ctx: Ctx, { params, body }: InputOf<typeof updated.route>) {
+export async function updateTransport(ctx: SchoolCtx, { params, body }: InputOf<typeof updated.route>) {
   const { id } = params;
   const before = await vehicleResource.find(ctx, id);
   const rules: Rule[] = [];

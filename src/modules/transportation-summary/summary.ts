@@ -13,7 +13,7 @@ import { GroupStudents, groupStudents } from "../../db/schema/group";
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Students, students } from "../../db/schema/student";
 import { and, asc, eq, type SQL, sql } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { notFound } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
@@ -175,7 +175,7 @@ class SummaryListing<T> extends Listing<T> {
  * weekday (a school without schedules, or a student without a level: every one). Both subqueries
  * are uncorrelated: SQLite runs each once per statement.
  */
-function atSchool(ctx: Ctx, weekday: number): SQL {
+function atSchool(ctx: SchoolCtx, weekday: number): SQL {
   const levels = SchoolSchedules.pick(ctx, schoolSchedules.level, eq(schoolSchedules.weekday, weekday));
   const any = SchoolSchedules.exists(ctx);
   return sql`(+${students.level} IS NULL OR +${students.level} IN ${levels} OR NOT ${any})`;
@@ -190,7 +190,7 @@ const zeroCounts = (): Record<Way, number> => ({
   absence: 0,
 });
 
-export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<typeof summaryRoute>) {
+export async function getTransportationSummary(ctx: SchoolCtx, { query }: InputOf<typeof summaryRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const weekday = isoWeekday(date);
   const filters: (SQL | undefined)[] = [
@@ -219,7 +219,7 @@ export async function getTransportationSummary(ctx: Ctx, { query }: InputOf<type
       : { each: batch.read(studentDays(ctx, date, countFields(date)).where(...filters)) };
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
+  if (!school) throw notFound(m`School ${ctx.schoolId} not found`);
   // The school's calendar (any level): a holiday, a weekend, or a weekday no schedule names is no school.
   const off = dayOff(date, calendar);
   const holiday = off === "holiday";
@@ -353,7 +353,7 @@ const pendingRoute = defineRoute({
 /** Waiting for a decision: the literal list names the partial index `exit_permission_pending_idx`. */
 const waiting = sql`${exitPermissions.status} IN ('pending', 'awaiting_family', 'needs_review')`;
 
-export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typeof pendingRoute>) {
+export async function listPendingAuthorizations(ctx: SchoolCtx, { query }: InputOf<typeof pendingRoute>) {
   const date = query.date ?? (await schoolToday(ctx));
   const where = and(eq(exitPermissions.date, date), waiting);
   const batch = new Batch(ctx);
@@ -378,7 +378,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
       })
         .join(Students, eq(students.id, exitPermissions.studentId))
         .join(askerUser, eq(askerUser.table.id, exitPermissions.askedBy), "left")
-        .join(askerCopy, copyOf(askerCopy, askerUser.table.id, schoolOf(ctx)), "left"),
+        .join(askerCopy, copyOf(askerCopy, askerUser.table.id, ctx.schoolId), "left"),
     )
       .where(where, sql`${students.deletedAt} IS NULL`)
       .orderBy(asc(exitPermissions.createdAt), asc(exitPermissions.id))
@@ -388,7 +388,7 @@ export async function listPendingAuthorizations(ctx: Ctx, { query }: InputOf<typ
   const total = batch.read(ExitPermissions.select(ctx).where(where).count());
   const results = await batch.commit();
   const { school, calendar } = calendarOf(results, day);
-  if (!school) throw notFound(m`School ${schoolOf(ctx)} not found`);
+  if (!school) throw notFound(m`School ${ctx.schoolId} not found`);
   const weekday = isoWeekday(date);
   const dismissal = new Map(calendar.schedules.filter((s) => s.weekday === weekday).map((s) => [s.level, s.dismissal]));
   const data = results.get(rows).flatMap((r) => {

@@ -13,7 +13,7 @@ import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permissio
 import { Students, students } from "../../db/schema/student";
 import { RouteStudents, Routes, routeStudents, routes } from "../../db/schema/transport";
 import { eq, type SQL, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { isoWeekday } from "../../lib/zoned-time";
 import type { Way } from "./ways";
 
@@ -27,7 +27,7 @@ function ridersOn(date: string): SQL {
 }
 
 /** The three reads of the totals, in the caller's batch; `filters` are conditions on `student`. */
-export function readTotals(ctx: Ctx, batch: Batch, date: string, filters: readonly (SQL | undefined)[]) {
+export function readTotals(ctx: SchoolCtx, batch: Batch, date: string, filters: readonly (SQL | undefined)[]) {
   const bit = 1 << (isoWeekday(date) - 1);
   const students_ = batch.read(Students.select(ctx, { n: sql<number>`count(*)` }).where(activeStudent(), ...filters));
   const riding = RouteStudents.select(ctx, { one: sql`1` })

@@ -19,7 +19,7 @@ import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-addr
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { isoWeekday } from "../../lib/zoned-time";
 import { copyOf, copyTable, identity } from "../user/api";
 
@@ -63,7 +63,7 @@ export function countFields(date: string) {
  * stop) and their confirmed permission of `date`. The permission's join names `status =
  * 'confirmed'` as a literal so the partial unique index (student, date) serves it.
  */
-export function studentDays<F extends Fields>(ctx: Ctx, date: string, fields: F): Query<RowOf<F>> {
+export function studentDays<F extends Fields>(ctx: SchoolCtx, date: string, fields: F): Query<RowOf<F>> {
   const weekday = isoWeekday(date);
   const bit = 1 << (weekday - 1);
   return Students.select(ctx, fields)
@@ -136,14 +136,14 @@ export function withUsualStop<R>(q: Query<R>): Query<R> {
 }
 
 /** The permission's targets, left-joined by primary key. */
-export function withTargets<R>(ctx: Ctx, q: Query<R>): Query<R> {
+export function withTargets<R>(ctx: SchoolCtx, q: Query<R>): Query<R> {
   return q
     .join(toRoute, eq(toRoute.table.id, exitPermissions.routeId), "left")
     .join(toStop, eq(toStop.table.id, exitPermissions.stopId), "left")
     .join(TrustedAddresses, eq(trustedAddresses.id, exitPermissions.trustedAddressId), "left")
     .join(Parents, eq(parents.id, exitPermissions.pickupParentId), "left")
     .join(Users, eq(users.id, parents.userId), "left")
-    .join(pickupCopy, copyOf(pickupCopy, users.id, schoolOf(ctx)), "left")
+    .join(pickupCopy, copyOf(pickupCopy, users.id, ctx.schoolId), "left")
     .join(TrustedPeople, eq(trustedPeople.id, exitPermissions.trustedPersonId), "left");
 }
 

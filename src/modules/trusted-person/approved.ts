@@ -7,10 +7,10 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { asc, eq, getTableName, type SQL, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 
 /** The approved trusted people of a student, by name. Index: trusted_person_student_idx. */
-export function approvedTrustedPeople(ctx: Ctx, studentId: number) {
+export function approvedTrustedPeople(ctx: SchoolCtx, studentId: number) {
   return TrustedPeople.select(ctx, {
     id: trustedPeople.id,
     name: trustedPeople.name,
@@ -24,7 +24,7 @@ export function approvedTrustedPeople(ctx: Ctx, studentId: number) {
 }
 
 /** The approved trusted addresses of a student, oldest first. Index: trusted_address_student_idx. */
-export function approvedTrustedAddresses(ctx: Ctx, studentId: number) {
+export function approvedTrustedAddresses(ctx: SchoolCtx, studentId: number) {
   return TrustedAddresses.select(ctx, {
     id: trustedAddresses.id,
     street: trustedAddresses.street,

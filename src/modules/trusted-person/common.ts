@@ -16,30 +16,24 @@ import { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
 import { desc, eq, isNull, type SQL, sql } from "../../db/sql";
 import type { Data, RecordTable } from "../../db/table";
 import { inList } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import { actedUsers, type SchoolCtx } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { idFilter } from "../../lib/params";
 import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
-import { actedFor, actingFor } from "../delegate/api";
+import { actedFor, actingLoader } from "../delegate/api";
 import { permissions } from "./permissions";
 
 /**
  * The context loader of every trusted route: for a caller who does not manage every record, whom
  * they act for (one D1 call), in `ctx.actingFor`.
  */
-export async function actingContext(ctx: Ctx): Promise<Ctx> {
-  if (ctx.can(permissions.manage) || ctx.userId === null) return ctx;
-  return { ...ctx, actingFor: await actingFor(ctx) };
-}
-
-/** The user ids whose children the caller sees: those `actingContext` read, else the caller alone. */
-const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
+export const actingContext = actingLoader(permissions.manage);
 
 /** The students the caller is a guardian of (or a delegate of a guardian of), as a sub-select. */
-export function ownStudents(ctx: Ctx) {
+export function ownStudents(ctx: SchoolCtx) {
   return Guardians.select(ctx, { id: guardians.studentId })
     .join(Parents, eq(parents.id, guardians.parentId))
     .where(actedFor(parents.userId, actedUsers(ctx)));
@@ -48,7 +42,7 @@ export function ownStudents(ctx: Ctx) {
 /** The resources' `visibleTo`: everything for `trusted.manage`, else one's own children's. */
 export const visibleThrough =
   (studentId: SQLiteColumn) =>
-  (ctx: Ctx): SQL | undefined =>
+  (ctx: SchoolCtx): SQL | undefined =>
     ctx.can(permissions.manage) ? undefined : inList(studentId, ownStudents(ctx));
 
 /** What of a guardian link decides whether its parent may authorise trusted people and addresses. */
@@ -88,7 +82,7 @@ const barredProblem = (link: GuardianRights & { parentId: number }, studentId: n
  *   (another, such as the child's other parent, is a 403: a parent registers in their own name).
  *   That guardian must not be `barred` (422).
  */
-export async function registrant(ctx: Ctx, studentId: number, parentId?: number): Promise<number | null> {
+export async function registrant(ctx: SchoolCtx, studentId: number, parentId?: number): Promise<number | null> {
   const student = [eq(students.id, studentId), isNull(students.deletedAt)];
   if (ctx.can(permissions.manage)) {
     const row = await Students.select(ctx, { id: students.id, guardian: guardians.parentId })
@@ -111,7 +105,7 @@ export async function registrant(ctx: Ctx, studentId: number, parentId?: number)
     .join(Parents, eq(parents.id, guardians.parentId))
     .join(Students, eq(students.id, guardians.studentId))
     // The student is of the current school: its time zone.
-    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .join(Schools, eq(schools.id, ctx.schoolId))
     .where(...student, eq(guardians.studentId, studentId), actedFor(parents.userId, ids))
     // The caller's own profile first, then a parent they act for.
     .orderBy(desc(sql`${parents.userId} = ${ctx.userId ?? 0}`))
@@ -140,7 +134,7 @@ export type RequestTable = RecordTable & Record<"studentId" | "parentId", SQLite
  * zone; none for staff.
  */
 export async function mayAlter<T extends RequestTable>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   request: { data: Data<T>; label: Message },
   id: number,
 ) {
@@ -158,7 +152,7 @@ export async function mayAlter<T extends RequestTable>(
       timeZone: schools.timeZone,
     })
     // The request is of the current school: its time zone.
-    .join(Schools, eq(schools.id, schoolOf(ctx)))
+    .join(Schools, eq(schools.id, ctx.schoolId))
     .leftJoin(Guardians, sql`${eq(guardians.studentId, table.studentId)} AND ${eq(guardians.parentId, table.parentId)}`)
     .leftJoin(Parents, eq(parents.id, guardians.parentId))
     .where(eq(table.id, id), visibleThrough(table.studentId)(ctx))
@@ -201,7 +195,7 @@ export const DecisionBody = z.object({
 });
 
 /** The columns a decision sets: the status, who, when and why. */
-export const decided = (ctx: Ctx, input: z.output<typeof DecisionBody>) => ({
+export const decided = (ctx: SchoolCtx, input: z.output<typeof DecisionBody>) => ({
   status: input.status,
   decidedBy: ctx.userId,
   decidedAt: ctx.deps.clock.now().toISOString(),

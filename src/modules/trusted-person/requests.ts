@@ -16,7 +16,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ColumnsOf, RowOf } from "../../db/query";
 import type { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
 import type { Data, InsertValues, RecordTable, SetValues } from "../../db/table";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { defineResource, RecordBase, type ResourceConfig, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
 import { type Redecision, redecide } from "../exit-permission/api";
@@ -76,7 +76,7 @@ export interface TrustedSpec<
   /** The record's own fields (between `parentId` and the decision). */
   fields: F;
   /** The record's own fields of a row, as this caller may see them. */
-  toRecord: (ctx: Ctx, row: T["$inferSelect"]) => z.output<z.ZodObject<F>>;
+  toRecord: (ctx: SchoolCtx, row: T["$inferSelect"]) => z.output<z.ZodObject<F>>;
   /** The create body's own fields (after `studentId`, `parentId`): they are the columns they name. */
   create: C;
   /** The update body (every field optional): the columns it names. */
@@ -183,7 +183,7 @@ export function defineTrustedRequests<
    * state in the UPDATE's condition (else 409): a module's own changes (the image upload) go
    * through the same rule as the update.
    */
-  async function alter(ctx: Ctx, id: number, action: string, set: SetValues<T>) {
+  async function alter(ctx: SchoolCtx, id: number, action: string, set: SetValues<T>) {
     await mayAlter(ctx, request, id);
     await resource.change(ctx, id, { action, set, from: pending, conflict: notPending(label, id) });
   }
@@ -247,7 +247,7 @@ export function defineTrustedRequests<
       "Records who decided, when and why. A request already decided is a 409; of two racing decisions one wins.",
   });
 
-  const remove = operation(removed.route, async (ctx: Ctx, input: { params: { id: number } }) => {
+  const remove = operation(removed.route, async (ctx: SchoolCtx, input: { params: { id: number } }) => {
     await removed.run(ctx, input);
     await redecided.get(ctx)?.dispatch();
   });

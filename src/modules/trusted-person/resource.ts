@@ -9,7 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq } from "../../db/sql";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { Phone } from "../../lib/phone";
@@ -98,8 +98,8 @@ export const imageKey = (schoolId: number, id: number, kind: (typeof IMAGE_KINDS
  * Records the image's key on a pending trusted person (a change like an update: who may, with its
  * audit row) and answers a presigned PUT for it.
  */
-export async function signUpload(ctx: Ctx, id: number, input: z.output<typeof UploadBody>) {
-  const key = imageKey(schoolOf(ctx), id, input.kind);
+export async function signUpload(ctx: SchoolCtx, id: number, input: z.output<typeof UploadBody>) {
+  const key = imageKey(ctx.schoolId, id, input.kind);
   await trusted.alter(ctx, id, "upload", input.kind === "photo" ? { photo: key } : { idDocument: key });
   const signed = await ctx.deps.signer.sign({
     key,
@@ -146,7 +146,7 @@ const Images = z
   .openapi("TrustedPersonImages");
 
 /** Presigned GETs of a visible trusted person's images. */
-export async function signDownloads(ctx: Ctx, id: number) {
+export async function signDownloads(ctx: SchoolCtx, id: number) {
   const person = await TrustedPeople.select(ctx, { photo: trustedPeople.photo, idDocument: trustedPeople.idDocument })
     .where(resource.scoped(ctx, eq(trustedPeople.id, id), "read"))
     .first();

@@ -8,7 +8,7 @@
  * Always shown: one's own, and what a route's own rule adds (`also`): a parent's own children's
  * trusted people, a delegate's parent (and `parent.contact` for parents and delegates, as before).
  */
-import type { Ctx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { permissions } from "./permissions";
 
 const DOT = "•";
@@ -30,12 +30,12 @@ export const MASKED_CONTACT =
   "Masked (+15•••••••03, a•••@example.com) without user.contact, unless it is the caller's own";
 
 /** The caller sees this person's contact: with `user.contact`, their own, or by the route's own rule. */
-export const seesContact = (ctx: Ctx, userId: number | null, also = false): boolean =>
+export const seesContact = (ctx: SchoolCtx, userId: number | null, also = false): boolean =>
   also || ctx.can(permissions.contact) || (userId !== null && ctx.userId === userId);
 
 /** A person's phone and email (either may be absent) as this caller may see them. */
 export function contactOf<T extends { phone?: string | null; email?: string | null }>(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   userId: number | null,
   contact: T,
   also = false,

@@ -21,7 +21,7 @@ import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/s
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { matches } from "../../lib/search";
 
@@ -95,7 +95,7 @@ export interface IdentityEdit {
   email?: string | null;
 }
 
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The school's copy of a person it adds by a phone that already belongs to `userId`: what the
@@ -103,8 +103,8 @@ const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
  * member here, or a copy). Audited as the user's `copy` when written. Place it before the role or
  * membership that makes them a member here.
  */
-export function copyOnAdd(ctx: Ctx, userId: number, person: IdentityEdit): Statement[] {
-  const school = schoolOf(ctx);
+export function copyOnAdd(ctx: SchoolCtx, userId: number, person: IdentityEdit): Statement[] {
+  const school = ctx.schoolId;
   const at = now(ctx);
   const firstName = person.firstName ?? "";
   const lastName = person.lastName ?? "";
@@ -128,19 +128,19 @@ export function copyOnAdd(ctx: Ctx, userId: number, person: IdentityEdit): State
 }
 
 /** A live membership of the person in another school than the current one. */
-export const memberElsewhere = (ctx: Ctx, userId: number) =>
+export const memberElsewhere = (ctx: SchoolCtx, userId: number) =>
   sql`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${eq(schoolUsers.userId, userId)} AND ${SchoolUsers.elsewhere(ctx)} AND ${isNull(schoolUsers.deletedAt)})`;
 
 /** A delegation of the person in another school than the current one. */
-const delegateElsewhere = (ctx: Ctx, userId: number) =>
+const delegateElsewhere = (ctx: SchoolCtx, userId: number) =>
   sql`EXISTS (SELECT 1 FROM ${delegates} WHERE ${eq(delegates.userId, userId)} AND ${Delegates.elsewhere(ctx)})`;
 
 /** Another school knows the person: a live membership or a delegation there. */
-const knownElsewhere = (ctx: Ctx, userId: number) =>
+const knownElsewhere = (ctx: SchoolCtx, userId: number) =>
   sql`${memberElsewhere(ctx, userId)} OR ${delegateElsewhere(ctx, userId)}`;
 
 /** Whether the school holds a copy of the person, and whether another school knows them (a live membership or a delegation there). */
-async function standing(ctx: Ctx, userId: number) {
+async function standing(ctx: SchoolCtx, userId: number) {
   const [row] = await ctx.deps.db
     .select({
       own: sql<number>`${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}`,
@@ -151,7 +151,7 @@ async function standing(ctx: Ctx, userId: number) {
 }
 
 /** The same "known elsewhere" as `standing`, as a condition for the user row's guarded UPDATE. */
-const knownOnlyHere = (ctx: Ctx, userId: number) =>
+const knownOnlyHere = (ctx: SchoolCtx, userId: number) =>
   sql`NOT ${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}
     AND NOT ${memberElsewhere(ctx, userId)}
     AND NOT ${delegateElsewhere(ctx, userId)}`;
@@ -166,7 +166,7 @@ const knownOnlyHere = (ctx: Ctx, userId: number) =>
  * (language, status) with their own audit.
  */
 export async function editPerson(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   userId: number,
   edit: IdentityEdit,
   where?: SQL,
@@ -193,8 +193,8 @@ export async function editPerson(
  * The school's copy written from what the school sees now (its copy, or the user row) with the edit
  * applied, audited as the user's update with the old and new values as the school sees them.
  */
-function copyEdit(ctx: Ctx, userId: number, edit: IdentityEdit, where?: SQL): Statement[] {
-  const school = schoolOf(ctx);
+function copyEdit(ctx: SchoolCtx, userId: number, edit: IdentityEdit, where?: SQL): Statement[] {
+  const school = ctx.schoolId;
   const at = now(ctx);
   const copy = columnsAs("edited_copy");
   const user = columnsAs("user");

@@ -15,7 +15,7 @@ import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/s
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { and, asc, eq, isNull, lte, or, sql } from "../../db/sql";
 import { commit, inList, type Statement } from "../../db/write";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { languageFrom } from "../../lib/language";
 import { m } from "../../lib/message";
@@ -42,9 +42,9 @@ export interface InviteResult {
 const Invites = Users.as("user-invite");
 
 /** The link to join a school in the app. */
-export const shareUrl = (ctx: Ctx) => {
+export const shareUrl = (ctx: SchoolCtx) => {
   const url = new URL(ctx.deps.config.appShareUrl);
-  url.searchParams.set("school", String(schoolOf(ctx)));
+  url.searchParams.set("school", String(ctx.schoolId));
   return url.toString();
 };
 
@@ -55,13 +55,9 @@ export const shareText = (school: string, url: string) => m`Join ${school} in th
  * The link to join the current school and a message to share it with, in the request's language
  * (src/lib/language.ts: the caller's own without Accept-Language): the school's name in one read.
  */
-export async function shareLink(ctx: Ctx) {
+export async function shareLink(ctx: SchoolCtx) {
   const { db } = ctx.deps;
-  const [school] = await db
-    .select({ name: schools.name })
-    .from(schools)
-    .where(eq(schools.id, schoolOf(ctx)))
-    .limit(1);
+  const [school] = await db.select({ name: schools.name }).from(schools).where(eq(schools.id, ctx.schoolId)).limit(1);
   const url = shareUrl(ctx);
   return { url, text: shareText(school?.name ?? "", url).render() };
 }
@@ -71,10 +67,10 @@ export const inviteText = (school: string, url: string) =>
   m`${school} invites you to its app. Sign in with this phone number: ${url}`;
 
 /** Counts the request against the school's limit: 429 with retry-after when it is used up. */
-async function limit(ctx: Ctx) {
+async function limit(ctx: SchoolCtx) {
   const { allowed, retryAfter } = await hit(
     ctx.deps.db,
-    `user-invite:${schoolOf(ctx)}`,
+    `user-invite:${ctx.schoolId}`,
     INVITE_REQUESTS_PER_HOUR,
     3600,
     ctx.deps.clock.now(),
@@ -98,7 +94,12 @@ interface Candidate {
  * Claims and texts `candidates` (members of the school), after `before` (statements that make them
  * members). One batch: before, the audit rows, the claim; then the texts.
  */
-async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [], remaining = 0): Promise<InviteResult> {
+async function send(
+  ctx: SchoolCtx,
+  candidates: Candidate[],
+  before: Statement[] = [],
+  remaining = 0,
+): Promise<InviteResult> {
   const { db, clock } = ctx.deps;
   const at = clock.now();
   const cutoff = new Date(at.getTime() - INVITE_COOLDOWN_SECONDS * 1000).toISOString();
@@ -135,11 +136,7 @@ async function send(ctx: Ctx, candidates: Candidate[], before: Statement[] = [],
       .where(claimable)
       .returning({ userId: schoolUsers.userId }),
   );
-  const school = batch.read(
-    Schools.select(ctx, { name: schools.name })
-      .where(eq(schools.id, schoolOf(ctx)))
-      .limit(1),
-  );
+  const school = batch.read(Schools.select(ctx, { name: schools.name }).where(eq(schools.id, ctx.schoolId)).limit(1));
   const results = await batch.commit();
   const claimed = new Set(results.get(claim).map((r) => r.userId));
   const name = results.get(school)[0]?.name ?? "";
@@ -173,7 +170,7 @@ const candidateFields = {
  * Invites people by phone to join the school: unknown numbers become invited users, everyone
  * becomes a member (with no role yet: "pending"; see assignPendingToParents) and is texted.
  */
-export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promise<InviteResult> {
+export async function inviteToSchool(ctx: SchoolCtx, phones: readonly string[]): Promise<InviteResult> {
   await limit(ctx);
   const { db } = ctx.deps;
   const unique = [...new Set(phones)];
@@ -220,7 +217,7 @@ export async function inviteToSchool(ctx: Ctx, phones: readonly string[]): Promi
  * Invites the members holding `roleId` who have never signed in (status invited), those texted
  * longest ago (or never) first, MAX_RECIPIENTS at a time (`remaining` says how many wait).
  */
-export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteResult> {
+export async function inviteInactive(ctx: SchoolCtx, roleId: number): Promise<InviteResult> {
   // A role this school does not have (unknown, another school's, super-admin) is a 404, not "nobody".
   await checkRoles(ctx, [roleId]);
   await limit(ctx);
@@ -242,7 +239,7 @@ export async function inviteInactive(ctx: Ctx, roleId: number): Promise<InviteRe
 }
 
 /** Invites specific members of the school (an id that is not one: 404 naming it, nobody texted). */
-export async function inviteUsers(ctx: Ctx, userIds: readonly number[]): Promise<InviteResult> {
+export async function inviteUsers(ctx: SchoolCtx, userIds: readonly number[]): Promise<InviteResult> {
   await limit(ctx);
   const ids = [...new Set(userIds)];
   const rows = await SchoolUsers.select(ctx, candidateFields)

@@ -9,7 +9,7 @@ import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
 import { identity, nameContains as nameOfPerson } from "./identity";
@@ -70,10 +70,10 @@ export const RoleName = z
   );
 
 /** Live memberships of the current school. */
-export const live = (ctx: Ctx) => SchoolUsers.where(ctx, isNull(schoolUsers.deletedAt));
+export const live = (ctx: SchoolCtx) => SchoolUsers.where(ctx, isNull(schoolUsers.deletedAt));
 
 /** The person holds `roleId` in the school (served by role_user_uq: user, school, role). */
-export const holdsRole = (ctx: Ctx, roleId: number): SQL =>
+export const holdsRole = (ctx: SchoolCtx, roleId: number): SQL =>
   RoleUsers.exists(ctx, eq(roleUsers.userId, schoolUsers.userId), eq(roleUsers.roleId, roleId));
 
 /** A condition on the member's user row, by primary key (the count query has no join). */
@@ -82,14 +82,14 @@ const onUser = (cond: SQL | undefined): SQL =>
 
 export const hasStatus = (status: "invited" | "active" | "inactive") => onUser(eq(users.status, status));
 /** The term in the member's name as this school knows them (./identity.ts). */
-export const nameContains = (ctx: Ctx, term: string) => nameOfPerson(schoolUsers.userId, schoolOf(ctx), term);
+export const nameContains = (ctx: SchoolCtx, term: string) => nameOfPerson(schoolUsers.userId, ctx.schoolId, term);
 
 /** This school's copy of the member's identity, when it has one (./identity.ts). */
 const copy = SchoolPeople.alias("member_copy");
 const person = identity(users, copy.table);
 
 /** A member's fields, each under its own key (the query aliases them). */
-const fieldsOf = (ctx: Ctx) => ({
+const fieldsOf = (ctx: SchoolCtx) => ({
   id: users.id,
   phone: users.phone,
   firstName: person.firstName,
@@ -108,7 +108,7 @@ const fieldsOf = (ctx: Ctx) => ({
 });
 
 /** The members query (callers add where, order, limit). */
-export const selectMembers = (ctx: Ctx) =>
+export const selectMembers = (ctx: SchoolCtx) =>
   SchoolUsers.select(ctx, fieldsOf(ctx))
     .join(Users, eq(users.id, schoolUsers.userId))
     .join(copy, eq(copy.table.userId, schoolUsers.userId), "left");
@@ -119,7 +119,7 @@ type Row = ReturnType<typeof selectMembers>["_row"];
 const RolesJson = z.array(RoleRef);
 
 /** The member as this caller may see them: phone and email masked without `user.contact` (./contact.ts). */
-export function toMember(row: Row, ctx: Ctx): MemberRecord {
+export function toMember(row: Row, ctx: SchoolCtx): MemberRecord {
   return {
     ...row,
     ...contactOf(ctx, row.id, { phone: row.phone, email: row.email }),
@@ -128,11 +128,11 @@ export function toMember(row: Row, ctx: Ctx): MemberRecord {
 }
 
 /** One member of the current school. */
-export const memberQuery = (ctx: Ctx, userId: number | SQL<number>) =>
+export const memberQuery = (ctx: SchoolCtx, userId: number | SQL<number>) =>
   selectMembers(ctx).where(isNull(schoolUsers.deletedAt), eq(schoolUsers.userId, userId)).limit(1);
 
 /** The user ids among `ids` that are live members of the current school. */
-export async function membersAmong(ctx: Ctx, ids: readonly number[]): Promise<Set<number>> {
+export async function membersAmong(ctx: SchoolCtx, ids: readonly number[]): Promise<Set<number>> {
   const rows = await SchoolUsers.select(ctx, { userId: schoolUsers.userId })
     .where(isNull(schoolUsers.deletedAt), inList(schoolUsers.userId, ids))
     .all();

@@ -13,7 +13,7 @@ import { teachers } from "../../db/schema/teacher";
 import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { text } from "../../lib/text";
 import { userAudit } from "./identity";
 import { type Added, addPeople, giveRoles, idOf, knownPeople, type Person } from "./person";
@@ -29,7 +29,7 @@ export const roleUserAudit = { entity: "role-user", table: roleUsers };
  * Finds or invites the person and gives them `role` in the current school, with no escalation
  * check (the caller checked): `addPeople` of ./person.ts for one person.
  */
-export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number): Promise<Added> {
+export async function enrol(ctx: SchoolCtx, person: Person, role: BuiltinRole | number): Promise<Added> {
   const known = await knownPeople(ctx, [person.phone]);
   const k = known.get(person.phone);
   return {
@@ -43,7 +43,7 @@ export async function enrol(ctx: Ctx, person: Person, role: BuiltinRole | number
  * Gives a user a role in the current school, unless they hold it already (then nothing is written,
  * the audit row included): `giveRoles` of ./person.ts for one user.
  */
-export function giveRole(ctx: Ctx, userId: number | SQL<number>, role: BuiltinRole | number): Statement[] {
+export function giveRole(ctx: SchoolCtx, userId: number | SQL<number>, role: BuiltinRole | number): Statement[] {
   return giveRoles(ctx, eq(users.id, userId), [role]);
 }
 

@@ -24,7 +24,7 @@ import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/s
 import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { currentSchoolLanguage } from "../../lib/language";
 import { mayActOn, mayAssign } from "../role/api";
@@ -68,13 +68,13 @@ const justInserted = (table: typeof users | typeof roleUsers | typeof schoolPeop
   sql`${table.id} > ${insertedId(table)} - changes()`;
 
 const roleIdOf = (role: BuiltinRole | number) => (typeof role === "number" ? role : BUILTIN_ROLES[role].id);
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
+const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The users of these numbers (deleted ones too) and whether they hold `role` here: one query, to
  * run alone (`knownPeople`) or in the caller's read batch.
  */
-export function peopleByPhone(ctx: Ctx, phones: readonly string[], role?: BuiltinRole | number) {
+export function peopleByPhone(ctx: SchoolCtx, phones: readonly string[], role?: BuiltinRole | number) {
   const roleId = role === undefined ? undefined : roleIdOf(role);
   return Users.select(ctx, {
     phone: users.phone,
@@ -95,7 +95,7 @@ export function knownBy(rows: readonly { phone: string; id: number; deleted: num
 }
 
 /** The users of these numbers, read once. */
-export async function knownPeople(ctx: Ctx, phones: readonly string[], role?: BuiltinRole | number) {
+export async function knownPeople(ctx: SchoolCtx, phones: readonly string[], role?: BuiltinRole | number) {
   return knownBy(await peopleByPhone(ctx, phones, role).all());
 }
 
@@ -106,14 +106,14 @@ export async function knownPeople(ctx: Ctx, phones: readonly string[], role?: Bu
  * INSERT meets the unique index (409) unless `taken: "skip"`.
  */
 export function addPeople(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   people: readonly Person[],
   known: ReadonlyMap<string, Known>,
   options: AddOptions = {},
 ) {
   const { db } = ctx.deps;
   const at = now(ctx);
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   const invite: Statement[] = [];
   const live = people.flatMap((p) => {
     const k = known.get(p.phone);
@@ -220,7 +220,7 @@ export function addPeople(
  * the `user` table; a `json_each` joined to it gives them in its order).
  */
 export function giveRoles(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   who: SQL | undefined,
   roles: readonly (BuiltinRole | number)[],
   { held = "keep", entity }: Pick<AddOptions, "held" | "entity"> = {},
@@ -229,7 +229,7 @@ export function giveRoles(
   const { db } = ctx.deps;
   const memberships = entity ? RoleUsers.as(entity) : RoleUsers;
   const at = now(ctx);
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   return roles.flatMap((role) => {
     const roleId = roleIdOf(role);
     const insert = db
@@ -273,7 +273,7 @@ export interface Added {
  * Adds one person by phone with `options.roles` (checked by the escalation rule first): one read,
  * then the statements for the caller's batch.
  */
-export async function addPerson(ctx: Ctx, person: Person, options: AddOptions = {}): Promise<Added> {
+export async function addPerson(ctx: SchoolCtx, person: Person, options: AddOptions = {}): Promise<Added> {
   const roles = options.roles ?? [];
   if (roles.length) await mayAssign(ctx, roles.map(roleIdOf));
   const known = await knownPeople(ctx, [person.phone]);
@@ -287,7 +287,7 @@ export async function addPerson(ctx: Ctx, person: Person, options: AddOptions = 
  * statements for the caller's batch. None when the body sends no person field.
  */
 export async function personEdit(
-  ctx: Ctx,
+  ctx: SchoolCtx,
   userId: number,
   person: { firstName?: string; lastName?: string; email?: string | null },
 ): Promise<Statement[]> {

@@ -1,3 +1,4 @@
+import type { SchoolCtx } from "../../lib/context";
 /**
  * `/api/v1/user`: the current school's people (docs/domain.md, "Users"). Literal sub-paths are
  * registered before the `{id}` routes (src/modules/user/index.ts keeps that order).
@@ -7,7 +8,6 @@ import { z } from "@hono/zod-openapi";
 import { Roles, roles, users } from "../../db/schema/core";
 import { eq } from "../../db/sql";
 import { BUILTIN_ROLES } from "../../lib/access";
-import type { Ctx } from "../../lib/context";
 import { notFound, say } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { PageQuery, pageOf } from "../../lib/pagination";
@@ -59,7 +59,7 @@ const ListQuery = z.strictObject({
   }),
   ...Filters,
 });
-const filtersOf = (ctx: Ctx, q: { status?: "invited" | "active" | "inactive"; name?: string }) => [
+const filtersOf = (ctx: SchoolCtx, q: { status?: "invited" | "active" | "inactive"; name?: string }) => [
   q.status ? hasStatus(q.status) : undefined,
   q.name ? nameContains(ctx, q.name) : undefined,
 ];

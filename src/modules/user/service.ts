@@ -20,7 +20,7 @@ import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { type Ctx, schoolOf } from "../../lib/context";
+import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
@@ -44,7 +44,7 @@ export interface ListInput {
 }
 
 /** A page of the school's people, newest first, with the total: one round trip. */
-export async function listMembers(ctx: Ctx, input: ListInput): Promise<Listing<MemberRecord>> {
+export async function listMembers(ctx: SchoolCtx, input: ListInput): Promise<Listing<MemberRecord>> {
   const where = and(live(ctx), ...input.where);
   const batch = new Batch(ctx);
   const rows = batch.read(
@@ -64,14 +64,14 @@ export async function listMembers(ctx: Ctx, input: ListInput): Promise<Listing<M
   );
 }
 
-export async function getMember(ctx: Ctx, id: number): Promise<MemberRecord> {
+export async function getMember(ctx: SchoolCtx, id: number): Promise<MemberRecord> {
   const row = await memberQuery(ctx, id).first();
   if (!row) throw notFound(m`User ${id} not found`);
   return toMember(row, ctx);
 }
 
 /** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
-export async function checkRoles(ctx: Ctx, ids: readonly number[]) {
+export async function checkRoles(ctx: SchoolCtx, ids: readonly number[]) {
   if (ids.length === 0) return;
   const found = await ctx.deps.db
     .select({ id: roles.id })
@@ -101,11 +101,15 @@ export interface CreateInput {
  * The membership row of a person in the current school: written, or restored when the school had
  * removed them. A live membership is left alone (changes() = 0), which the caller guards.
  */
-export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invitedAt?: string } = {}): Statement {
+export function joinSchool(
+  ctx: SchoolCtx,
+  userId: number | SQL<number>,
+  extra: { invitedAt?: string } = {},
+): Statement {
   const at = now(ctx);
   return ctx.deps.db
     .insert(schoolUsers)
-    .values({ schoolId: schoolOf(ctx), userId, createdAt: at, updatedAt: at, ...extra })
+    .values({ schoolId: ctx.schoolId, userId, createdAt: at, updatedAt: at, ...extra })
     .onConflictDoUpdate({
       target: SchoolUsers.schoolKey(schoolUsers.userId),
       set: { deletedAt: null, updatedAt: at, ...extra },
@@ -119,7 +123,7 @@ export function joinSchool(ctx: Ctx, userId: number | SQL<number>, extra: { invi
  * is not this school's to see or change). Already a member here: 409, also when two requests race. `roleIds` obey the same
  * escalation rules as role memberships (403 for a role granting a permission the caller lacks).
  */
-export async function createMember(ctx: Ctx, input: CreateInput): Promise<MemberRecord> {
+export async function createMember(ctx: SchoolCtx, input: CreateInput): Promise<MemberRecord> {
   const roleIds = [...new Set(input.roleIds ?? [])];
   await checkRoles(ctx, roleIds);
   // The escalation rules of role memberships: user.write alone gives no role one could not grant.
@@ -127,7 +131,7 @@ export async function createMember(ctx: Ctx, input: CreateInput): Promise<Member
   const batch = new Batch(ctx).add(...invite);
   if (!invited) {
     // A known person joins: the school is what changes for them (as `remove` records it leaving).
-    const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${schoolOf(ctx)}))`;
+    const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${ctx.schoolId}))`;
     batch.add(Users.auditAction(ctx, eq(users.id, userId), "join", joined));
   }
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
@@ -157,7 +161,7 @@ export interface UpdateInput {
   status?: "active" | "inactive";
 }
 
-const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
+const isMemberHere = (ctx: SchoolCtx, userId: number | SQL | SQLiteColumn) =>
   SchoolUsers.exists(ctx, sql`${schoolUsers.userId} = ${userId}`, isNull(schoolUsers.deletedAt));
 
 /**
@@ -170,7 +174,7 @@ const isMemberHere = (ctx: Ctx, userId: number | SQL | SQLiteColumn) =>
  * ends their sessions. Someone who holds more than the caller here is refused (403), whatever the
  * change.
  */
-export async function updateMember(ctx: Ctx, id: number, input: UpdateInput) {
+export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInput) {
   const { db } = ctx.deps;
   await mayActOn(ctx, [id]);
   const { status, language, ...person } = input;
@@ -242,7 +246,7 @@ export async function updateMyself(
  * The school keeps an administrator: none of `ids` is an administrator here, or one who is not
  * among them remains.
  */
-function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
+function keepsAnAdmin(ctx: SchoolCtx, ids: readonly number[]): SQL {
   const admins = (inIds: boolean) =>
     RoleUsers.exists(
       ctx,
@@ -260,7 +264,7 @@ function keepsAnAdmin(ctx: Ctx, ids: readonly number[]): SQL {
  * is `DELETE /api/v1/user/me`), someone who holds more than the caller here (403), the school's
  * last administrator (422).
  */
-export async function removeMembers(ctx: Ctx, requested: readonly number[]): Promise<number[]> {
+export async function removeMembers(ctx: SchoolCtx, requested: readonly number[]): Promise<number[]> {
   const { db } = ctx.deps;
   const ids = [...new Set(requested)];
   if (ctx.userId !== null && ids.includes(ctx.userId)) {
@@ -278,7 +282,7 @@ export async function removeMembers(ctx: Ctx, requested: readonly number[]): Pro
   await mayActOn(ctx, ids, m`remove`);
 
   const at = now(ctx);
-  const school = schoolOf(ctx);
+  const school = ctx.schoolId;
   const lastAdmin = m`This would leave the school without an administrator; give another user the school-admin role first`;
   const keeps = keepsAnAdmin(ctx, ids);
   const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
@@ -399,7 +403,7 @@ export async function deleteMyAccount(ctx: Ctx) {
 // Permissions and profile
 
 /** The caller's roles in the current school (their permissions come from the token). */
-export async function myRoles(ctx: Ctx) {
+export async function myRoles(ctx: SchoolCtx) {
   // The membership (this school's) names the role: the role needs no condition of its own.
   return RoleUsers.select(ctx, { id: roles.id, key: roles.key, name: roles.name })
     .join(joinTable(roles), eq(roles.id, roleUsers.roleId))
@@ -417,7 +421,7 @@ const delegationFields = {
 };
 
 /** A member's profile in the current school: the person, their role profiles and delegations, in one batch. */
-export async function profileOf(ctx: Ctx, id: number) {
+export async function profileOf(ctx: SchoolCtx, id: number) {
   const batch = new Batch(ctx);
   const member = batch.read(memberQuery(ctx, id));
   const teacher = batch.read(Teachers.select(ctx).where(eq(teachers.userId, id)).limit(1));
@@ -460,7 +464,7 @@ export const MAX_ASSIGNED = 200;
  * `only`: just these members, signed in or not: staff chose them (each must be a member here: 404
  * naming the others). Giving the parent role needs every permission it grants (403).
  */
-export async function assignPendingToParents(ctx: Ctx, only?: readonly number[]) {
+export async function assignPendingToParents(ctx: SchoolCtx, only?: readonly number[]) {
   await mayAssign(ctx, [BUILTIN_ROLES.parent.id]);
   if (only?.length) {
     const members = await membersAmong(ctx, only);
