@@ -97,6 +97,8 @@ export interface Snapshot {
   today: string;
   holiday: boolean;
   level: Level | null;
+  /** The student asked for, when the snapshot knows it: not active (inactive, graduated) is refused. */
+  student?: { id: number; active: boolean };
   /** The level's schedule on the date's weekday (school-local `HH:mm`), or null. */
   schedule: { entry: string; dismissal: string } | null;
   permissionTimeLimit: number;
@@ -285,6 +287,13 @@ export const RULES = {
     rechecked: true,
     message: (f) => m`You may not ask changes for this student: ${v(f.reason)}`,
   },
+  "student-not-active": {
+    field: "studentId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Student ${v(f.studentId)} is not an active student of the school`,
+  },
   "student-removed": {
     field: "studentId",
     perDay: false,
@@ -347,7 +356,9 @@ function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
   if (s.holiday) out.failures.push(failure("not-school-day", { date, reason: "holiday" }));
   else if (!s.schedule) {
     const reason = weekday >= 6 ? "weekend" : "no-schedule";
-    out.failures.push(failure("not-school-day", { date, reason, level: s.level }));
+    // A collector of another family's child learns nothing of the child, its level neither.
+    const level = s.asker.as === "collector" ? {} : { level: s.level };
+    out.failures.push(failure("not-school-day", { date, reason, ...level }));
   }
   if (s.schedule) {
     const deadline = changeDeadline(date, s.schedule.dismissal, s.timeZone, s.permissionTimeLimit);
@@ -418,6 +429,7 @@ function pickupRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
 export function decide(ask: RuleAsk, s: Snapshot): Verdict {
   const out: Verdict = { failures: [], warnings: [], deadline: null, dismissal: null, latest: null };
   const real = dateRules(ask, s, out);
+  if (s.student && !s.student.active) out.failures.push(failure("student-not-active", { studentId: s.student.id }));
   askerRules(ask, s, out);
   if (real && ask.kind === "route_change") routeRules(ask, s, out);
   if (ask.kind === "auto_pickup") pickupRules(ask, s, out);

@@ -341,6 +341,7 @@ export function resolve(ctx: Ctx, read: Read, ask: Ask): Resolved {
     today,
     holiday: real && isHoliday(ask.date, timeZone, read.cycles),
     level,
+    student: { id: student.id, active: student.status === "active" },
     schedule: sched ? { entry: sched.entry, dismissal: sched.dismissal } : null,
     permissionTimeLimit: read.config?.limit ?? DEFAULT_TIME_LIMIT,
     permissionWeeksInAdvance: read.config?.weeks ?? DEFAULT_WEEKS,
