@@ -1247,7 +1247,7 @@ export interface paths {
         get: operations["getStudent"];
         /**
          * Update a student
-         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office.
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office. A `status` other than active withdraws every exit permission of the student from today on the same way (`student-not-active`).
          */
         put: operations["updateStudent"];
         post?: never;
@@ -2177,10 +2177,16 @@ export interface paths {
         };
         /** Get a school schedule by id */
         get: operations["getSchoolSchedule"];
-        /** Update a schedule (another level and weekday that already has one is a 409) */
+        /**
+         * Update a schedule (another level and weekday that already has one is a 409)
+         * @description Moved to another level or weekday: The exit permissions from the school's today on of the level's students on the weekday it leaves are withdrawn in the same write (no school that day for them: seats given back, families and office told).
+         */
         put: operations["updateSchoolSchedule"];
         post?: never;
-        /** Delete a school schedule */
+        /**
+         * Delete a school schedule
+         * @description The exit permissions from the school's today on of the level's students on the weekday it leaves are withdrawn in the same write (no school that day for them: seats given back, families and office told).
+         */
         delete: operations["deleteSchoolSchedule"];
         options?: never;
         head?: never;
@@ -2530,7 +2536,7 @@ export interface paths {
         get: operations["getRoute"];
         /**
          * Update a route; `stops` replaces its stops
-         * @description `stops` replaces the list: a stop sent with its `id` is kept (its riders stay), one without is new, one left out is removed; removing a stop that students board or leave at is a 409 naming how many, an id that is not a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); a new vehicle must be in service and seat the route's busiest weekday (422).
+         * @description `stops` replaces the list: a stop sent with its `id` is kept (its riders stay), one without is new, one left out is removed; removing a stop that students board or leave at is a 409 naming how many, an id that is not a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); a new vehicle must be in service and seat the route's busiest weekday (422). Fewer weekdays or levels withdraw, in the same write, the route changes to it from today on that no longer hold (a day it no longer runs, a student of a level it no longer serves): their seats come back, the families and the office are told.
          */
         put: operations["updateRoute"];
         post?: never;
