@@ -6,7 +6,7 @@ import { Batch } from "../../db/batch";
 import { ExitPermissions } from "../../db/schema/exit-permission";
 import { SchoolSchedules } from "../../db/schema/school-schedule";
 import { Students, students } from "../../db/schema/student";
-import { Routes, routes } from "../../db/schema/transport";
+import { RouteAvailabilities, Routes, routeAvailabilities, routes } from "../../db/schema/transport";
 import { and, type Column, eq, type SQL, sql } from "../../db/sql";
 import { m } from "../../lib/message";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
@@ -118,4 +118,23 @@ export const planStudentStatus: Planner<"student-status"> = async (ctx, { studen
     },
   ];
   return { statements: withdrawal(ctx, today, theirs, broken, why), withdrawn, why };
+};
+
+/** A route cancelled on a date: the route changes to it that day (`route-cancelled`). */
+export const planRouteDay: Planner<"route-day"> = async (ctx, { routeId, date }) => {
+  const why = m`The school cancelled a route for a day`;
+  const scope = and(eq(E.kind, "route_change"), eq(E.routeId, routeId), eq(E.date, date)) ?? sql`0`;
+  const batch = new Batch(ctx);
+  const school = schoolToday(ctx, batch);
+  const reach = batch.read(candidates(ctx, date, scope));
+  const route = batch.read(Routes.select(ctx, { name: routes.name }).where(eq(routes.id, routeId)).limit(1));
+  const read = await batch.commit();
+  const today = dateIn(read.get(school)[0]?.timeZone ?? "UTC", ctx.deps.clock.now());
+  const name = read.get(route)[0]?.name;
+  if (name === undefined || date < today) return { statements: [], withdrawn: [], why };
+  const cancelled = sql`(${RouteAvailabilities.pick(ctx, routeAvailabilities.cancelled, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))}) = 1`;
+  const broken: Broken[] = [
+    { when: cancelled, failure: failureJson("route-cancelled", { route: name, routeId, date }) },
+  ];
+  return { statements: withdrawal(ctx, today, scope, broken, why), withdrawn: read.get(reach), why };
 };

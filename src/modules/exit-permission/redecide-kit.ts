@@ -47,6 +47,8 @@ export type FactChange =
     }
   /** A level's schedule on an ISO weekday removed (or moved to another level or weekday): AFTER. */
   | { fact: "schedule"; level: Level; weekday: number }
+  /** A route cancelled on a date: AFTER. */
+  | { fact: "route-day"; routeId: number; date: string }
   /** A student no longer active (inactive, graduated): AFTER. */
   | { fact: "student-status"; studentId: number };
 

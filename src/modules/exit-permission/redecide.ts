@@ -38,7 +38,7 @@ import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { notify, type Sending } from "../notification/api";
 import { baseRiders } from "../route-availability/api";
 import { isHoliday } from "../school-schedule/api";
-import { planRoute, planSchedule, planStudentStatus } from "./redecide-facts";
+import { planRoute, planRouteDay, planSchedule, planStudentStatus } from "./redecide-facts";
 import {
   type Broken,
   type Candidate,
@@ -381,6 +381,8 @@ function planOf(ctx: Ctx, change: FactChange): Promise<Plan> {
       return planRoute(ctx, change);
     case "schedule":
       return planSchedule(ctx, change);
+    case "route-day":
+      return planRouteDay(ctx, change);
     case "student-status":
       return planStudentStatus(ctx, change);
     case "level":

@@ -83,6 +83,8 @@ export interface RouteFacts {
   weekdays: number;
   levels: readonly Level[];
   vehicleActive: boolean;
+  /** The school cancelled the route that day. */
+  cancelled?: boolean;
   seats: number;
   available: number;
   /** Whether the student already rides this route that day (a stop change, not a seat). */
@@ -220,6 +222,13 @@ export const RULES = {
     override: "never",
     rechecked: true,
     message: (f) => m`Route ${v(f.route)} does not run on ${v(f.date)}`,
+  },
+  "route-cancelled": {
+    field: "routeId",
+    perDay: true,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Route ${v(f.route)} is cancelled on ${v(f.date)}`,
   },
   "route-not-home": {
     field: "routeId",
@@ -401,6 +410,7 @@ function routeRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
   const facts = { route: r.name, routeId: r.id, date: ask.date };
   if (calendarDate(ask.date) && (r.weekdays & (1 << (isoWeekday(ask.date) - 1))) === 0)
     out.failures.push(failure("route-not-running", facts));
+  else if (r.cancelled) out.failures.push(failure("route-cancelled", facts));
   if (r.direction !== "home") out.failures.push(failure("route-not-home", facts));
   if (r.levels.length > 0 && (s.level === null || !r.levels.includes(s.level)))
     out.failures.push(failure("route-not-for-level", { ...facts, levels: r.levels.join(", "), level: s.level }));

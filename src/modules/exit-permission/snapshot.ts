@@ -452,6 +452,7 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
     weekdays: day.weekdays,
     levels: day.levels,
     vehicleActive: day.vehicleStatus === "active",
+    cancelled: day.cancelled,
     seats,
     available,
     rides,

@@ -82,6 +82,8 @@ export function dayFields(ctx: Ctx, date: string) {
     driverName: transports.driverName,
     availabilityId: routeAvailabilities.id,
     override: routeAvailabilities.seats,
+    /** The school cancelled the route that day. */
+    cancelled: sql<boolean>`coalesce(${routeAvailabilities.cancelled}, 0)`.mapWith((v) => Boolean(Number(v))),
     taken: sql<number>`coalesce(${routeAvailabilities.taken}, 0)`,
     version: sql<number>`coalesce(${routeAvailabilities.version}, 1)`,
     printedVersion: routeAvailabilities.printedVersion,
