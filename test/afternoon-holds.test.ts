@@ -762,6 +762,75 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
     expect((await readJson<Problem>(again)).failures?.map((f) => f.code)).toContain("student-not-active");
   });
 
+  it("a route cancelled for a day (POST): the route changes to it that day are withdrawn (route-cancelled)", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t, 3);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect(asked.status).toBe("pending");
+    const cancel = await call(t, "POST", "/api/v1/route-availability", await office(), {
+      routeId: bus.routeId,
+      date,
+      cancelled: true,
+    });
+    expect(cancel.status, await cancel.clone().text()).toBe(201);
+    expect(await readJson<{ cancelled: boolean }>(cancel)).toMatchObject({ cancelled: true });
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "route-cancelled", routeId: bus.routeId, date });
+  });
+
+  it("a route cancelled for a day (PUT): the confirmed route change loses its seat, a new one is refused, the riders show it", async () => {
+    const rider = await riderFamily();
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: rider.route.routeId,
+      stopId: rider.route.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    expect(await finalStatus(t, rider.route.routeId, date, family.studentId)).toBe("joining");
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, rider.route.routeId), eq(routeAvailabilities.date, date)));
+    const before = await summaryRow(t, rider.group, date, rider.studentId);
+    expect(before).toMatchObject({ way: "route", usualRoute: { cancelled: false } });
+    const cancel = await call(t, "PUT", `/api/v1/route-availability/${day?.id}`, await office(), { cancelled: true });
+    expect(cancel.status, await cancel.clone().text()).toBe(204);
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "route-cancelled" });
+    expect(await finalStatus(t, rider.route.routeId, date, family.studentId)).toBeUndefined();
+    const [after] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(eq(routeAvailabilities.id, day?.id ?? 0));
+    expect(after).toMatchObject({ taken: 0, cancelled: true });
+    const again = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: rider.route.routeId,
+      stopId: rider.route.stopIds[0],
+    });
+    expect(again.status).toBe(422);
+    expect((await readJson<Problem>(again)).failures?.map((f) => f.code)).toContain("route-cancelled");
+    // The office sees the rider's home route is cancelled that day.
+    const shown = await summaryRow(t, rider.group, date, rider.studentId);
+    expect(shown).toMatchObject({ usualRoute: { id: rider.route.routeId, cancelled: true } });
+  });
+
   it("a collector refused for a day without school learns nothing of the child: no level in the failure", async () => {
     const child = await makeFamily(t, NORTH, { level: "middle" });
     const friend = await makeFamily(t, NORTH);
