@@ -826,7 +826,14 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
     });
     expect(again.status).toBe(422);
     expect((await readJson<Problem>(again)).failures?.map((f) => f.code)).toContain("route-cancelled");
-    // The office sees the rider's home route is cancelled that day.
+    // The driver's list says so; the office sees the rider's home route is cancelled that day.
+    const list = await call(
+      t,
+      "GET",
+      `/api/v1/route-availability-student/route/${rider.route.routeId}/final-status?date=${date}`,
+      await office(),
+    );
+    expect(await readJson<{ cancelled: boolean }>(list)).toMatchObject({ cancelled: true });
     const shown = await summaryRow(t, rider.group, date, rider.studentId);
     expect(shown).toMatchObject({ usualRoute: { id: rider.route.routeId, cancelled: true } });
   });

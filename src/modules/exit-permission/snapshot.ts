@@ -452,7 +452,7 @@ function routeTarget(read: Read, ask: ExitPermissionAsk, snapshot: Snapshot, hom
     weekdays: day.weekdays,
     levels: day.levels,
     vehicleActive: day.vehicleStatus === "active",
-    cancelled: day.cancelled,
+    cancelled: Boolean(day.cancelled),
     seats,
     available,
     rides,

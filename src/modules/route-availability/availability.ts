@@ -149,7 +149,7 @@ const tooFew = (day: RouteDay, seats: number, date: string) =>
  */
 const cancelling = new WeakMap<object, Redecision>();
 const CANCELLED =
-  "`cancelled: true` cancels the route that day: the exit permissions that change a student to it that day are withdrawn in the same write (`route-cancelled`), their seats given back, their families and the office told; no route change to it is accepted; its own riders are shown in the transportation summary as riding a cancelled route (`routeCancelled`), for the office to arrange their way home.";
+  "`cancelled: true` cancels the route that day: the exit permissions that change a student to it that day are withdrawn in the same write (`route-cancelled`), their seats given back, their families and the office told; no route change to it is accepted; its own riders are shown in the transportation summary with their home route cancelled (`usualRoute.cancelled`), and the driver's list and its PDF say the route is cancelled, for the office to arrange their way home.";
 
 const created = availability.create({
   access: permissions.write,
@@ -292,7 +292,7 @@ const toDay = (d: RouteDay) => ({
   vehicleSeats: d.vehicleSeats,
   availabilityId: d.availabilityId,
   override: d.override,
-  cancelled: d.cancelled,
+  cancelled: Boolean(d.cancelled),
   taken: d.taken,
   riders: d.riders,
   version: d.version,

@@ -83,7 +83,7 @@ export function dayFields(ctx: Ctx, date: string) {
     availabilityId: routeAvailabilities.id,
     override: routeAvailabilities.seats,
     /** The school cancelled the route that day. */
-    cancelled: sql<boolean>`coalesce(${routeAvailabilities.cancelled}, 0)`.mapWith((v) => Boolean(Number(v))),
+    cancelled: sql<number>`coalesce(${routeAvailabilities.cancelled}, 0)`,
     taken: sql<number>`coalesce(${routeAvailabilities.taken}, 0)`,
     version: sql<number>`coalesce(${routeAvailabilities.version}, 1)`,
     printedVersion: routeAvailabilities.printedVersion,

@@ -119,7 +119,7 @@ export function markPrinted(ctx: Ctx, routeSet: SQLWrapper, date: string): State
     ctx.deps.db
       .insert(routeAvailabilities)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, r.value, ${date}, NULL, 0, 1, NULL, NULL FROM ${routeSet} AS r WHERE true`,
+        sql`SELECT NULL, ${at}, ${at}, ${schoolOf(ctx)}, r.value, ${date}, NULL, 0, 1, NULL, NULL, 0 FROM ${routeSet} AS r WHERE true`,
       )
       .onConflictDoNothing(),
     ctx.deps.db
