@@ -36,7 +36,12 @@ const DAYS: Day[] = [
   { name: "a Monday morning", now: "2026-12-07T15:00:00.000Z", north: "2026-12-07", south: "2026-12-07" },
   // 15:30 in Mexico City: the invitations of the next days are still open, the day's deadline gone.
   { name: "a Friday afternoon", now: "2026-12-11T21:30:00.000Z", north: "2026-12-11", south: "2026-12-11" },
-  { name: "a Sunday (the demo's day is Monday)", now: "2026-12-13T18:00:00.000Z", north: "2026-12-14", south: "2026-12-14" },
+  {
+    name: "a Sunday (the demo's day is Monday)",
+    now: "2026-12-13T18:00:00.000Z",
+    north: "2026-12-14",
+    south: "2026-12-14",
+  },
   {
     name: "a holiday of the demo calendar (the demo's day is the next school day)",
     now: "2027-01-11T16:00:00.000Z",
@@ -45,7 +50,12 @@ const DAYS: Day[] = [
     holidays: true,
   },
   // New York springs forward at 02:00 on Sunday 14 March 2027 (Mexico City keeps its hour).
-  { name: "the day New York springs forward", now: "2027-03-14T16:00:00.000Z", north: "2027-03-15", south: "2027-03-15" },
+  {
+    name: "the day New York springs forward",
+    now: "2027-03-14T16:00:00.000Z",
+    north: "2027-03-15",
+    south: "2027-03-15",
+  },
   { name: "the Monday after it", now: "2027-03-15T15:00:00.000Z", north: "2027-03-15", south: "2027-03-15" },
   { name: "the day New York falls back", now: "2027-11-07T16:00:00.000Z", north: "2027-11-08", south: "2027-11-08" },
   { name: "a year after the anchor", now: "2027-11-24T16:00:00.000Z", north: "2027-11-24", south: "2027-11-24" },
@@ -89,7 +99,10 @@ async function walk(day: Day) {
   expect(refused.data.map((p) => p.decisionReason?.slice(0, 8))).toContain("Too late");
 
   // The meetings task is to do, not overdue; next week's meetings have free slots, and one is booked.
-  const tasks = await get<Page<{ title: string; dueDate: string | null }>>("/api/v1/pending/mine?status=pending", parent);
+  const tasks = await get<Page<{ title: string; dueDate: string | null }>>(
+    "/api/v1/pending/mine?status=pending",
+    parent,
+  );
   const meetings = tasks.data.find((c) => c.title.startsWith("Parent-teacher meetings"));
   expect(meetings?.dueDate).toBeDefined();
   expect((meetings?.dueDate ?? "") >= today).toBe(true);
@@ -131,19 +144,28 @@ async function walk(day: Day) {
     [admin, 1, NORTH],
     [southAdmin, 2, SOUTH],
   ] as const) {
-    const years = await get<Page<{ startDate: string; endDate: string }>>("/api/v1/school-configuration", token, school);
+    const years = await get<Page<{ startDate: string; endDate: string }>>(
+      "/api/v1/school-configuration",
+      token,
+      school,
+    );
     const own = dateIn(zone, now);
     expect(years.data.some((y) => y.startDate <= own && own <= y.endDate)).toBe(true);
   }
 
   // Wall clocks kept in each school's zone: the seed's 12:00Z of 1 August 2026 was 06:00 in Mexico
   // City and 08:00 in New York (daylight time); moved by whole weeks into winter, it reads the same.
-  const created = await env.DB.prepare("SELECT id, created_at FROM school ORDER BY id").all<{ id: number; created_at: string }>();
+  const created = await env.DB.prepare("SELECT id, created_at FROM school ORDER BY id").all<{
+    id: number;
+    created_at: string;
+  }>();
   const [north, south] = created.results;
   expect(timeIn(NORTH, new Date(north?.created_at ?? ""))).toBe("06:00");
   expect(timeIn(SOUTH, new Date(south?.created_at ?? ""))).toBe("08:00");
   // The seed's guarded updates still found their rows (they compare updated_at, moved alike).
-  const address = await env.DB.prepare("SELECT count(*) AS n FROM school WHERE address_id IS NOT NULL").first<{ n: number }>();
+  const address = await env.DB.prepare("SELECT count(*) AS n FROM school WHERE address_id IS NOT NULL").first<{
+    n: number;
+  }>();
   expect(address?.n).toBe(2);
 }
 

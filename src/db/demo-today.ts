@@ -22,7 +22,9 @@
  *   the invitations of the next days are open. The rows a fixed (weekly) permission made keep their
  *   weekdays (whole weeks). An instant there moves with the day its UTC date names (the seed asks
  *   "the evening before" at 19:00 in Mexico City, 01:00Z of the day).
- * Rows of no school (users, legal documents) move by the first school's weeks, in UTC.
+ * Rows of no school (users, legal documents) move by the first school's weeks, in UTC. A school
+ * year's name (`'2026-2027'`) follows its dates when they move by a year or more; other text (the
+ * festival's slug, "el viernes" in an invitation) stays as written.
  */
 import { addDays, dateIn, isoWeekday, timeIn, zonedInstant } from "../lib/zoned-time";
 
@@ -46,6 +48,8 @@ export interface DemoDay {
   weeks: number;
 }
 
+/** A school year's name. */
+const YEARS = /^(\d{4})-(\d{4})$/;
 const LITERAL = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(?::(\d{2}(?:\.\d{3})?)Z)?)?$/;
 
 /** Days from `a` to `b` (`YYYY-MM-DD`). */
@@ -60,17 +64,19 @@ interface Part {
   start: number;
   end: number;
   table: string;
-  /** The statement's columns and the row's values (as written), for a VALUES row; empty otherwise. */
+  /** The statement's columns and where the row's values lie (start, end of each), for a VALUES row. */
   columns: string[];
-  values: string[];
+  bounds: number[];
   /** The school named in the statement's text (`school_id = N`), for other shapes. */
   statementSchool?: number;
   afternoon: boolean;
 }
 
-const valueOf = (part: Part | undefined, column: string) => {
+/** The text of a row's value (as written, trimmed), read when asked. */
+const cell = (sql: string, part: Part | undefined, column: string) => {
   const k = part?.columns.indexOf(column) ?? -1;
-  return k < 0 ? undefined : part?.values[k];
+  if (part === undefined || k < 0 || 2 * k + 1 >= part.bounds.length) return undefined;
+  return sql.slice(part.bounds[2 * k], part.bounds[2 * k + 1]).trim();
 };
 
 const QUOTE = 39; // '
@@ -97,7 +103,7 @@ function scan(sql: string): { literals: number[]; parts: Part[] } {
   let columns: string[] = [];
   let rowStart = -1;
   let valueStart = -1;
-  let rowValues: string[] = [];
+  let bounds: number[] = [];
   let inValues = false;
   const closeStatement = (end: number) => {
     if (statementStart >= 0 && !inValues) {
@@ -110,7 +116,7 @@ function scan(sql: string): { literals: number[]; parts: Part[] } {
         end,
         table: name,
         columns: [],
-        values: [],
+        bounds: [],
         ...(named ? { statementSchool: Number(named[1]) } : {}),
         afternoon,
       });
@@ -183,16 +189,16 @@ function scan(sql: string): { literals: number[]; parts: Part[] } {
       if (inValues && depth === 1) {
         rowStart = i;
         valueStart = i + 1;
-        rowValues = [];
+        bounds = [];
       }
     } else if (c === CLOSE) {
       if (inValues && depth === 1) {
-        rowValues.push(sql.slice(valueStart, i).trim());
-        parts.push({ start: rowStart, end: i + 1, table, columns, values: rowValues, afternoon });
+        bounds.push(valueStart, i);
+        parts.push({ start: rowStart, end: i + 1, table, columns, bounds, afternoon });
       }
       depth--;
     } else if (c === COMMA && inValues && depth === 1) {
-      rowValues.push(sql.slice(valueStart, i).trim());
+      bounds.push(valueStart, i);
       valueStart = i + 1;
     }
     i++;
@@ -204,17 +210,17 @@ function scan(sql: string): { literals: number[]; parts: Part[] } {
 const unquote = (text: string) => (text.startsWith("'") ? text.slice(1, -1).replaceAll("''", "'") : text);
 
 /** Each school's zone and its holiday cycles, read from the seed. */
-function calendars(parts: Part[]) {
+function calendars(sql: string, parts: Part[]) {
   const zones = new Map<number, string>();
   const holidays = new Map<number, [string, string][]>();
   for (const p of parts) {
-    const zone = p.table === "school" ? valueOf(p, "time_zone") : undefined;
-    if (zone !== undefined) zones.set(Number(valueOf(p, "id")), unquote(zone));
-    const from = p.table === "school_holiday_cycle" ? valueOf(p, "start_holidays") : undefined;
+    const zone = p.table === "school" ? cell(sql, p, "time_zone") : undefined;
+    if (zone !== undefined) zones.set(Number(cell(sql, p, "id")), unquote(zone));
+    const from = p.table === "school_holiday_cycle" ? cell(sql, p, "start_holidays") : undefined;
     if (from !== undefined) {
-      const school = Number(valueOf(p, "school_id"));
+      const school = Number(cell(sql, p, "school_id"));
       const list = holidays.get(school) ?? [];
-      list.push([unquote(from), unquote(valueOf(p, "end_holidays") ?? "")]);
+      list.push([unquote(from), unquote(cell(sql, p, "end_holidays") ?? "")]);
       holidays.set(school, list);
     }
   }
@@ -255,14 +261,14 @@ function demoDayOf(school: number, timeZone: string, now: Date, holidays: [strin
 
 /** Where each school's demo lands for `now` (the schools and zones of `seed`). */
 export function demoDays(seed: string, now: Date): DemoDay[] {
-  const { zones, holidays } = calendars(scan(seed).parts);
+  const { zones, holidays } = calendars(seed, scan(seed).parts);
   return [...zones].map(([school, zone]) => demoDayOf(school, zone, now, holidays.get(school) ?? []));
 }
 
 /** `seed` (seed/demo.sql as written) with its dates moved so the demo lives in the week of `now`. */
 export function demoSeedFor(seed: string, now: Date): string {
   const { literals, parts } = scan(seed);
-  const { zones, holidays } = calendars(parts);
+  const { zones, holidays } = calendars(seed, parts);
   const days = new Map<number, DemoDay>();
   for (const [school, zone] of zones) days.set(school, demoDayOf(school, zone, now, holidays.get(school) ?? []));
   const main = days.get(MAIN_SCHOOL) ?? days.values().next().value;
@@ -270,17 +276,17 @@ export function demoSeedFor(seed: string, now: Date): string {
 
   /** How a row's dates move: its school's zone and weeks, and (afternoon rows) the days around its demo day. */
   const ruleOf = (part: Part | undefined) => {
-    const named = valueOf(part, "school_id");
+    const named = cell(seed, part, "school_id");
     const school =
       part === undefined
         ? undefined
         : named !== undefined && /^\d+$/.test(named)
           ? Number(named)
-          : part.table === "school" && valueOf(part, "id") !== undefined
-            ? Number(valueOf(part, "id"))
+          : part.table === "school" && cell(seed, part, "id") !== undefined
+            ? Number(cell(seed, part, "id"))
             : part.statementSchool;
     const day = school === undefined ? undefined : days.get(school);
-    const fixed = part?.table === "fixed_exit_permission" || (valueOf(part, "fixed_id") ?? "NULL") !== "NULL";
+    const fixed = part?.table === "fixed_exit_permission" || (cell(seed, part, "fixed_id") ?? "NULL") !== "NULL";
     const around = day !== undefined && part?.afternoon === true && !fixed;
     return {
       timeZone: day?.timeZone ?? "UTC",
@@ -304,13 +310,25 @@ export function demoSeedFor(seed: string, now: Date): string {
   for (let l = 0; l < literals.length; l += 2) {
     const start = literals[l] ?? 0;
     const end = literals[l + 1] ?? 0;
-    const m = LITERAL.exec(seed.slice(start + 1, end - 1));
-    if (!m) continue;
+    const content = seed.slice(start + 1, end - 1);
+    const m = LITERAL.exec(content);
+    const years = m ? null : YEARS.exec(content);
+    if (!m && !years) continue;
     while (p < parts.length && (parts[p]?.end ?? 0) <= start) p++;
     const part = parts[p] && (parts[p]?.start ?? 0) <= start ? parts[p] : undefined;
     if (part !== rulePart || l === 0) {
       rulePart = part;
       rule = ruleOf(part);
+    }
+    if (!m) {
+      // A school year's name ('2026-2027') follows the year its dates moved to.
+      const by = Math.round((7 * rule.weeks) / 365.2425);
+      const [first, second] = [Number(years?.[1]), Number(years?.[2])];
+      if (by !== 0 && second === first + 1) {
+        out.push(seed.slice(at, start + 1), `${first + by}-${second + by}`);
+        at = end - 1;
+      }
+      continue;
     }
     const [, date = "", time, seconds] = m;
     const shift = 7 * rule.weeks + rule.extra(date);
