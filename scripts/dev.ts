@@ -5,7 +5,8 @@
  * the demo phones; wrangler's own tables and JSON results only when a step fails. Arguments reach
  * wrangler dev (`npm run dev -- --port 9000`, `-- --test-scheduled`).
  *
- * `npm run db:setup` runs the same steps without the server (`--setup-only`).
+ * `npm run db:setup` runs the same steps without the server (`--setup-only`); `npm run -s demo-day`
+ * prints the demo's day the local database holds (`--demo-day`).
  */
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -230,8 +231,18 @@ function serve(args: string[]) {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
 
+/** `npm run -s demo-day`: Northside's demo day in the local database (as recorded), else today's. */
+export function demoDayOfDatabase(recorded: DemoDay[] | undefined, now: Date): string {
+  const days = recorded ?? demoDays(readFileSync(`${ROOT}${SEED}`, "utf8"), now);
+  return days.find((d) => d.school === 1)?.day ?? days[0]?.day ?? "";
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
+  if (args.includes("--demo-day")) {
+    console.log(demoDayOfDatabase(seededFor(), new Date()));
+    process.exit(0);
+  }
   await setup();
   if (!args.includes("--setup-only")) serve(args);
 }
