@@ -1,5 +1,7 @@
 -- Demo data for local development and tests. Idempotent: fixed ids, fixed timestamps and
 -- INSERT OR IGNORE, so running it twice changes nothing. Sign in as any of these numbers through the dev outbox.
+-- Written for its anchor week (the demo's day is Wednesday 25 November 2026, the tests' week): npm run dev and
+-- npm run db:reset load it moved to today in each school's zone (src/db/demo-today.ts; docs/decisions.md).
 -- Searched columns carry their search copy (`*_search`: lower case, no accents; src/lib/fold.ts).
 -- Northside speaks Spanish, Southside English (a request without Accept-Language, from a token that names no
 -- user language, is answered in its school's language: docs/domain.md#languages).
