@@ -173,11 +173,15 @@ function scan(sql: string): { literals: number[]; parts: Part[] } {
         continue;
       }
     }
-    if (c === NEWLINE && sql.charCodeAt(i + 1) === DASH && sql.charCodeAt(i + 2) === DASH) {
-      // A comment line inside a statement.
-      const eol = sql.indexOf("\n", i + 1);
-      i = eol < 0 ? n : eol;
-      continue;
+    if (c === NEWLINE) {
+      // A comment line inside a statement (indented or not).
+      let j = i + 1;
+      while (sql.charCodeAt(j) === 32 || sql.charCodeAt(j) === 9) j++;
+      if (sql.charCodeAt(j) === DASH && sql.charCodeAt(j + 1) === DASH) {
+        const eol = sql.indexOf("\n", j);
+        i = eol < 0 ? n : eol;
+        continue;
+      }
     }
     if (c === SEMICOLON && depth === 0) {
       closeStatement(i);
