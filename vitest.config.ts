@@ -74,6 +74,8 @@ export default defineConfig(async () => {
                   S3_SECRET_ACCESS_KEY: "S3RVER",
                   TEST_MIGRATIONS: migrations,
                   TEST_SEED: seed,
+                  // An instant (2027-03-15T16:00:00Z): every file's demo seeded for its day (test/setup.ts).
+                  DEMO_TODAY: process.env.DEMO_TODAY ?? "",
                   TEST_SAMPLE_TEACHERS: sampleTeachers,
                   // The model of the afternoon's runs and seed (test/afternoon-model.test.ts; npm run test:model).
                   MODEL_RUNS: process.env.MODEL_RUNS ?? "",

@@ -1247,7 +1247,7 @@ export interface paths {
         get: operations["getStudent"];
         /**
          * Update a student
-         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office.
+         * @description `familyId` puts the student in a family of this school (404 otherwise); a student already in another family is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, a day without school for it), gives their seats back and tells the family and the office. A `status` other than active withdraws every exit permission of the student from today on the same way (`student-not-active`).
          */
         put: operations["updateStudent"];
         post?: never;
@@ -2177,10 +2177,16 @@ export interface paths {
         };
         /** Get a school schedule by id */
         get: operations["getSchoolSchedule"];
-        /** Update a schedule (another level and weekday that already has one is a 409) */
+        /**
+         * Update a schedule (another level and weekday that already has one is a 409)
+         * @description Moved to another level or weekday: The exit permissions from the school's today on of the level's students on the weekday it leaves are withdrawn in the same write (no school that day for them: seats given back, families and office told).
+         */
         put: operations["updateSchoolSchedule"];
         post?: never;
-        /** Delete a school schedule */
+        /**
+         * Delete a school schedule
+         * @description The exit permissions from the school's today on of the level's students on the weekday it leaves are withdrawn in the same write (no school that day for them: seats given back, families and office told).
+         */
         delete: operations["deleteSchoolSchedule"];
         options?: never;
         head?: never;
@@ -2530,7 +2536,7 @@ export interface paths {
         get: operations["getRoute"];
         /**
          * Update a route; `stops` replaces its stops
-         * @description `stops` replaces the list: a stop sent with its `id` is kept (its riders stay), one without is new, one left out is removed; removing a stop that students board or leave at is a 409 naming how many, an id that is not a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); a new vehicle must be in service and seat the route's busiest weekday (422).
+         * @description `stops` replaces the list: a stop sent with its `id` is kept (its riders stay), one without is new, one left out is removed; removing a stop that students board or leave at is a 409 naming how many, an id that is not a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); a new vehicle must be in service and seat the route's busiest weekday (422). Fewer weekdays or levels withdraw, in the same write, the route changes to it from today on that no longer hold (a day it no longer runs, a student of a level it no longer serves): their seats come back, the families and the office are told.
          */
         put: operations["updateRoute"];
         post?: never;
@@ -2774,7 +2780,10 @@ export interface paths {
         /** List the routes' days with an override or changes (paginated), in date order */
         get: operations["listRouteAvailabilities"];
         put?: never;
-        /** Set a route's seats for a date (an override of the vehicle's) */
+        /**
+         * Set a route's seats for a date (an override of the vehicle's), or cancel it that day
+         * @description `cancelled: true` cancels the route that day: the exit permissions that change a student to it that day are withdrawn in the same write (`route-cancelled`), their seats given back, their families and the office told; no route change to it is accepted; its own riders are shown in the transportation summary with their home route cancelled (`usualRoute.cancelled`), and the driver's list and its PDF say the route is cancelled, for the office to arrange their way home.
+         */
         post: operations["createRouteAvailability"];
         delete?: never;
         options?: never;
@@ -2792,8 +2801,8 @@ export interface paths {
         /** Get a route availability by id */
         get: operations["getRouteAvailability"];
         /**
-         * Change a route's seats for a date (null resets to the vehicle's)
-         * @description Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told.
+         * Change a route's seats for a date (null resets to the vehicle's), or cancel it that day
+         * @description Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told. `cancelled: true` cancels the route that day: the exit permissions that change a student to it that day are withdrawn in the same write (`route-cancelled`), their seats given back, their families and the office told; no route change to it is accepted; its own riders are shown in the transportation summary with their home route cancelled (`usualRoute.cancelled`), and the driver's list and its PDF say the route is cancelled, for the office to arrange their way home.
          */
         put: operations["updateRouteAvailability"];
         post?: never;
@@ -10596,6 +10605,8 @@ export interface components {
             availabilityId: number | null;
             /** @description The school's seats for the day; null: none */
             override: number | null;
+            /** @description The school cancelled the route that day */
+            cancelled: boolean;
             /** @description The override, or the vehicle's seats */
             seats: number;
             /** @description Riders that day, joining students included */
@@ -10718,6 +10729,8 @@ export interface components {
                 date: string;
                 /** @description The school's override for the day; null: the vehicle's */
                 seats: number | null;
+                /** @description The school cancelled the route that day: nobody joins it (route changes to it were withdrawn), its riders go home another way */
+                cancelled: boolean;
                 /**
                  * @description Seats of the route's vehicle
                  * @example 40
@@ -10784,6 +10797,8 @@ export interface components {
             date: string;
             /** @description The school's override for the day; null: the vehicle's */
             seats: number | null;
+            /** @description The school cancelled the route that day: nobody joins it (route changes to it were withdrawn), its riders go home another way */
+            cancelled: boolean;
             /**
              * @description Seats of the route's vehicle
              * @example 40
@@ -10812,10 +10827,14 @@ export interface components {
             date: string;
             /** @description The day's seats; omitted or null: the vehicle's */
             seats?: number | null;
+            /** @description The route does not run that day (default false) */
+            cancelled?: boolean;
         };
         RouteAvailabilityUpdate: {
             /** @description The day's seats; null: back to the vehicle's */
-            seats: number | null;
+            seats?: number | null;
+            /** @description The route does not run that day; false: it runs again */
+            cancelled?: boolean;
         };
         RouteFinalStatus: {
             /** @description The route's id */
@@ -10840,6 +10859,8 @@ export interface components {
             weekday: number;
             /** @description False on a day that is not a school day of the route's levels, or not one of its weekdays (then no students) */
             runs: boolean;
+            /** @description The school cancelled the route that day: it does not run; its riders are listed for the office to arrange their way home */
+            cancelled: boolean;
             /** @description A holiday cycle covers the date */
             holiday: boolean;
             /**
@@ -15676,6 +15697,8 @@ export interface components {
             usualRoute: (components["schemas"]["SummaryRoute"] & {
                 /** @description Whether their ride is suspended that day */
                 suspended: boolean;
+                /** @description The school cancelled the route that day (route availability `cancelled`): it does not run, the office arranges their way home */
+                cancelled: boolean;
             }) | null;
             /** @description The confirmed permission that changes the usual way */
             permission: components["schemas"]["SummaryPermission"] | null;

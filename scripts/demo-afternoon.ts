@@ -8,8 +8,9 @@
  * pending for Wednesday 25 November, and three invitations: the demo parent's "Daniel goes home with
  * us on Friday" (accepted: it made Daniel's pickup), a go-home invitation another family declined, and
  * a teacher's invitation to the preschool science fair still awaiting answers. A request that came too
- * late: the family called at 14:40 on Thursday; the office recorded it and refused it (in the app the
- * rules refuse it with `too-late` and nothing is written).
+ * late: on Wednesday (the demo's day) a family called at 14:40, after the day's 13:00 deadline; the
+ * office recorded it and refused it (in the app the rules refuse it with `too-late` and nothing is
+ * written). The demo's day and its week move with today (src/db/demo-today.ts).
  *
  *   npx tsx scripts/demo-afternoon.ts          # rewrites the block in seed/demo.sql
  *   npx tsx scripts/demo-afternoon.ts --check  # exits 1 if the committed block differs
@@ -357,12 +358,13 @@ export function demoAfternoonPlan(): DemoPermission[] {
     reason: "Invitation accepted: goes home with Paloma's family",
     invitationId: GO_HOME_ACCEPTED,
   });
-  // Too late: the family called at 14:40 on Thursday, after that day's 13:00 deadline. In the app
-  // the rules refuse it (422 too-late) and nothing is written; the office, which may record a late
-  // call, wrote it down and refused it, so the family's record shows why.
+  // Too late: on the demo's day (today) the family of the girl refused on Tuesday for want of a
+  // seat called at 14:40, after the day's 13:00 deadline. In the app the rules refuse it (422
+  // too-late) and nothing is written; the office, which may record a late call, wrote it down and
+  // refused it, so the family's record shows why.
   p.push({
-    student: 2047,
-    date: THU,
+    student: 2030,
+    date: TODAY,
     kind: "route_change",
     status: "rejected",
     route: 2004,
@@ -370,7 +372,7 @@ export function demoAfternoonPlan(): DemoPermission[] {
     askedByUser: ADMIN,
     asParentUser: null,
     reason: "Called at 14:40: goes to a friend's house on Bus 2",
-    decisionReason: "Too late: asked after today's deadline (13:00); the bus lists were already final",
+    decisionReason: "Too late: asked after the day's deadline; the bus lists were already final",
     at: { asked: "20:40:00.000Z", decided: "20:45:00.000Z" },
   });
   const out = p.map((x, i) => ({ ...x, id: 2001 + i }));

@@ -5,18 +5,25 @@
  * the demo phones; wrangler's own tables and JSON results only when a step fails. Arguments reach
  * wrangler dev (`npm run dev -- --port 9000`, `-- --test-scheduled`).
  *
- * `npm run db:setup` runs the same steps without the server (`--setup-only`).
+ * `npm run db:setup` runs the same steps without the server (`--setup-only`); `npm run -s demo-day`
+ * prints the demo's day the local database holds (`--demo-day`).
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { type DemoDay, demoDays, demoSeedFor } from "../src/db/demo-today";
 import { scriptStatements } from "../src/db/sql-script";
 import { buildDefines } from "./build-info";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
 const SEED = "seed/demo.sql";
+/** The seed moved to this week (src/db/demo-today.ts): what wrangler loads. */
+const SEED_TODAY = ".wrangler/demo-today.sql";
+/** Which day the local database's demo was seeded for (deleted with it by `npm run db:reset`). */
+const SEEDED_FOR = ".wrangler/state/v3/d1/demo-day.json";
 const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0" };
 
 /** The demo's people, as the README's table names them. */
@@ -54,12 +61,54 @@ async function setup() {
     console.log("Created .dev.vars from .dev.vars.example (local development secrets)");
   }
   console.log("Preparing the local database: migrations, then the demo data...");
+  const fresh = !existsSync(`${ROOT}${dirname(SEEDED_FOR)}`);
   const migrated = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], "Migrating");
   // The names wrangler marks applied (each table it prints repeats them: count each once).
   const applied = new Set([...migrated.matchAll(/(\d{4}_[\w-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]));
   console.log(migrationsLine(applied.size));
-  await wrangler(["d1", "execute", "DB", "--local", "--env", "dev", "--file", SEED], "Loading the demo data");
-  console.log(demoLine(scriptStatements(readFileSync(`${ROOT}${SEED}`, "utf8")).length));
+  // The demo lives in this week, in each school's zone: the seed as written is the anchor week's.
+  const seed = readFileSync(`${ROOT}${SEED}`, "utf8");
+  const now = new Date();
+  mkdirSync(`${ROOT}.wrangler`, { recursive: true });
+  writeFileSync(`${ROOT}${SEED_TODAY}`, demoSeedFor(seed, now));
+  await wrangler(["d1", "execute", "DB", "--local", "--env", "dev", "--file", SEED_TODAY], "Loading the demo data");
+  console.log(demoLine(scriptStatements(seed).length));
+  const days = demoDays(seed, now);
+  // A database seeded before keeps its rows (INSERT OR IGNORE): say so when they are another day's.
+  if (fresh) writeFileSync(`${ROOT}${SEEDED_FOR}`, `${JSON.stringify({ days })}\n`);
+  console.log(demoDayLine(days, fresh ? days : seededFor()));
+}
+
+/** The demo days the local database was seeded for, if this script recorded them. */
+function seededFor(): DemoDay[] | undefined {
+  try {
+    const { days } = JSON.parse(readFileSync(`${ROOT}${SEEDED_FOR}`, "utf8"));
+    return Array.isArray(days) ? days : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const named = (days: DemoDay[]) => {
+  const [first] = days;
+  const label = (d: DemoDay) => `${WEEKDAYS[(new Date(`${d.day}T00:00:00Z`).getUTCDay() + 6) % 7]} ${d.day}`;
+  return first && days.every((d) => d.day === first.day)
+    ? label(first)
+    : days.map((d) => `${label(d)} in school ${d.school}`).join(", ");
+};
+
+/**
+ * What it says of the demo's day (src/db/demo-today.ts: today if a school day, else the next one,
+ * in each school's zone), and, when the local database holds the demo of another day (the seed
+ * never overwrites a row) or of a day not recorded (seeded before this script recorded it), how to
+ * move it to today.
+ */
+export function demoDayLine(days: DemoDay[], seeded: DemoDay[] | undefined): string {
+  const line = `Demo day: ${named(days)} (this afternoon's asks are pending; next week has the meetings)`;
+  if (seeded && named(seeded) === named(days)) return line;
+  const kept = seeded ? `of ${named(seeded)}` : "of its first run";
+  return `${line}\n  The local database keeps the demo ${kept} (the seed never overwrites): \`npm run db:reset\` moves it to today.`;
 }
 
 /** What `npm run dev` says of the migrations (the README shows a first run's: test/node/readme.test.ts). */
@@ -182,8 +231,18 @@ function serve(args: string[]) {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
 
+/** `npm run -s demo-day`: Northside's demo day in the local database (as recorded), else today's. */
+export function demoDayOfDatabase(recorded: DemoDay[] | undefined, now: Date): string {
+  const days = recorded ?? demoDays(readFileSync(`${ROOT}${SEED}`, "utf8"), now);
+  return days.find((d) => d.school === 1)?.day ?? days[0]?.day ?? "";
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
+  if (args.includes("--demo-day")) {
+    console.log(demoDayOfDatabase(seededFor(), new Date()));
+    process.exit(0);
+  }
   await setup();
   if (!args.includes("--setup-only")) serve(args);
 }

@@ -1,5 +1,7 @@
 -- Demo data for local development and tests. Idempotent: fixed ids, fixed timestamps and
 -- INSERT OR IGNORE, so running it twice changes nothing. Sign in as any of these numbers through the dev outbox.
+-- Written for its anchor week (the demo's day is Wednesday 25 November 2026, the tests' week): npm run dev and
+-- npm run db:reset load it moved to today in each school's zone (src/db/demo-today.ts; docs/decisions.md).
 -- Searched columns carry their search copy (`*_search`: lower case, no accents; src/lib/fold.ts).
 -- Northside speaks Spanish, Southside English (a request without Accept-Language, from a token that names no
 -- user language, is answered in its school's language: docs/domain.md#languages).
@@ -5471,7 +5473,7 @@ INSERT OR IGNORE INTO exit_permission (id, school_id, student_id, date, kind, st
   (2020, 1, 2085, '2026-11-24', 'auto_pickup', 'confirmed', NULL, NULL, NULL, NULL, 2005, 2063, (SELECT id FROM parent WHERE school_id = 1 AND user_id = 2063), 'guardian', NULL, NULL, 'Beatriz, the nanny, collects him on Tuesdays and Thursdays', 2, '2026-11-24T15:00:00.000Z', NULL, NULL, 2001, NULL, 'demo15673ed755e1e79d496d737a195f', '2026-11-24T01:19:00.000Z', '2026-11-24T15:00:00.000Z'),
   (2021, 1, 2085, '2026-11-26', 'auto_pickup', 'confirmed', NULL, NULL, NULL, NULL, 2005, 2063, (SELECT id FROM parent WHERE school_id = 1 AND user_id = 2063), 'guardian', NULL, NULL, 'Beatriz, the nanny, collects him on Tuesdays and Thursdays', 2, '2026-11-26T15:00:00.000Z', NULL, NULL, 2001, NULL, 'demof61d1b1c4f8df350ba3a166a4935', '2026-11-26T01:20:00.000Z', '2026-11-26T15:00:00.000Z'),
   (2022, 1, 2014, '2026-11-27', 'auto_pickup', 'confirmed', NULL, NULL, NULL, (SELECT id FROM parent WHERE school_id = 1 AND user_id = 4), NULL, 1022, (SELECT id FROM parent WHERE school_id = 1 AND user_id = 1022), 'invitation', 1022, '2026-11-27T01:21:00.000Z', 'Invitation accepted: goes home with Paloma''s family', 2, '2026-11-27T15:00:00.000Z', NULL, NULL, NULL, 2001, 'demo04529216532e720bd3b75b97468b', '2026-11-27T01:21:00.000Z', '2026-11-27T15:00:00.000Z'),
-  (2023, 1, 2047, '2026-11-26', 'route_change', 'rejected', 2004, 2018, NULL, NULL, NULL, 2, NULL, 'school', NULL, NULL, 'Called at 14:40: goes to a friend''s house on Bus 2', 2, '2026-11-26T20:45:00.000Z', 'Too late: asked after today''s deadline (13:00); the bus lists were already final', NULL, NULL, NULL, 'demoe82e7646774c999b917b717ccfc8', '2026-11-26T20:40:00.000Z', '2026-11-26T20:45:00.000Z');
+  (2023, 1, 2030, '2026-11-25', 'route_change', 'rejected', 2004, 2018, NULL, NULL, NULL, 2, NULL, 'school', NULL, NULL, 'Called at 14:40: goes to a friend''s house on Bus 2', 2, '2026-11-25T20:45:00.000Z', 'Too late: asked after the day''s deadline; the bus lists were already final', NULL, NULL, NULL, 'demoe82e7646774c999b917b717ccfc8', '2026-11-25T20:40:00.000Z', '2026-11-25T20:45:00.000Z');
 INSERT OR IGNORE INTO route_availability (id, school_id, route_id, date, seats, taken, version, created_at, updated_at) VALUES
   (2001, 1, 2002, '2026-11-23', NULL, 0, 1, '2026-11-23T15:00:00.000Z', '2026-11-23T15:00:00.000Z'),
   (2002, 1, 2004, '2026-11-23', NULL, 0, 1, '2026-11-23T15:00:00.000Z', '2026-11-23T15:00:00.000Z'),

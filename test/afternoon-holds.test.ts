@@ -10,6 +10,7 @@ import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { notifications } from "../src/db/schema/notification";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
+import { schoolSchedules } from "../src/db/schema/school-schedule";
 import { guardians, students } from "../src/db/schema/student";
 import { routeAvailabilities, routes } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
@@ -618,5 +619,241 @@ describe("a fixed permission is decided once", () => {
     const days = await t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed.id));
     expect(days.length).toBeGreaterThan(0);
     expect(days.every((d) => d.status === "rejected")).toBe(true);
+  });
+});
+
+describe("the frame of the day changes: routes, schedules, a student's status (issue 30, the rest)", () => {
+  /** A confirmed route change of a new family's child of `level` onto a new bus, `ahead` days on. */
+  async function confirmedRouteChange(level: "elementary" | "preschool" = "elementary", ahead = 2) {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const family = await makeFamily(t, NORTH, { level });
+    const date = schoolDate(t, ahead);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    expect(await finalStatus(t, bus.routeId, date, family.studentId)).toBe("joining");
+    return { bus, family, date, permissionId: asked.id };
+  }
+
+  /** Withdrawn with `code` first, off the driver's list, its seat back. */
+  async function withdrawnWith(p: Awaited<ReturnType<typeof confirmedRouteChange>>, code: string) {
+    const row = await permissionRow(t, p.permissionId);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code });
+    expect(await finalStatus(t, p.bus.routeId, p.date, p.family.studentId)).toBeUndefined();
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, p.bus.routeId), eq(routeAvailabilities.date, p.date)));
+    expect(day?.taken).toBe(0);
+    return row;
+  }
+
+  const isoWeekdayOf = (date: string) => ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
+
+  it("a route no longer running on the day's weekday: the route change to it is withdrawn (route-not-running)", async () => {
+    const p = await confirmedRouteChange();
+    const weekday = isoWeekdayOf(p.date);
+    const weekdays = [1, 2, 3, 4, 5].filter((d) => d !== weekday);
+    const put = await call(t, "PUT", `/api/v1/route/${p.bus.routeId}`, await office(), { weekdays });
+    expect(put.status, await put.clone().text()).toBe(204);
+    const row = await withdrawnWith(p, "route-not-running");
+    expect(row?.failures?.[0]).toMatchObject({ routeId: p.bus.routeId, date: p.date });
+    const [told] = await t.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.aboutEntity, "exit-permission"), eq(notifications.aboutId, p.permissionId)));
+    expect(told?.audience).toMatchObject({ guardiansOf: [p.family.studentId], roles: [2, 3] });
+  });
+
+  it("a route no longer serving the student's level: the route change to it is withdrawn (route-not-for-level)", async () => {
+    const p = await confirmedRouteChange();
+    const put = await call(t, "PUT", `/api/v1/route/${p.bus.routeId}`, await office(), { levels: ["middle"] });
+    expect(put.status, await put.clone().text()).toBe(204);
+    const row = await withdrawnWith(p, "route-not-for-level");
+    expect(row?.failures?.[0]).toMatchObject({ levels: "middle", level: "elementary" });
+  });
+
+  it("a route's other changes (its name, a weekday added) leave the route change standing", async () => {
+    const p = await confirmedRouteChange();
+    const put = await call(t, "PUT", `/api/v1/route/${p.bus.routeId}`, await office(), {
+      name: `Renamed ${p.bus.routeId}`,
+      weekdays: [1, 2, 3, 4, 5, 6],
+    });
+    expect(put.status, await put.clone().text()).toBe(204);
+    expect((await permissionRow(t, p.permissionId))?.status).toBe("confirmed");
+  });
+
+  it("a level's schedule removed from the day's weekday: its permissions that weekday are withdrawn (not-school-day)", async () => {
+    const p = await confirmedRouteChange("preschool");
+    const weekday = isoWeekdayOf(p.date);
+    const [schedule] = await t.db
+      .select()
+      .from(schoolSchedules)
+      .where(
+        and(
+          eq(schoolSchedules.schoolId, NORTH),
+          eq(schoolSchedules.level, "preschool"),
+          eq(schoolSchedules.weekday, weekday),
+        ),
+      );
+    if (!schedule) throw new Error("no preschool schedule that weekday");
+    try {
+      const gone = await call(t, "DELETE", `/api/v1/school-schedule/${schedule.id}`, await office());
+      expect(gone.status, await gone.clone().text()).toBe(204);
+      const row = await withdrawnWith(p, "not-school-day");
+      expect(row?.failures?.[0]).toMatchObject({ reason: "no-schedule", level: "preschool", date: p.date });
+    } finally {
+      await t.db.insert(schoolSchedules).values(schedule).onConflictDoNothing();
+    }
+  });
+
+  it("a level's schedule moved to another weekday: the same", async () => {
+    const p = await confirmedRouteChange("preschool");
+    const weekday = isoWeekdayOf(p.date);
+    const [schedule] = await t.db
+      .select()
+      .from(schoolSchedules)
+      .where(
+        and(
+          eq(schoolSchedules.schoolId, NORTH),
+          eq(schoolSchedules.level, "preschool"),
+          eq(schoolSchedules.weekday, weekday),
+        ),
+      );
+    if (!schedule) throw new Error("no preschool schedule that weekday");
+    const free = [6, 7].find((d) => d !== weekday) ?? 7;
+    await t.db
+      .delete(schoolSchedules)
+      .where(
+        and(
+          eq(schoolSchedules.schoolId, NORTH),
+          eq(schoolSchedules.level, "preschool"),
+          eq(schoolSchedules.weekday, free),
+        ),
+      );
+    try {
+      const moved = await call(t, "PUT", `/api/v1/school-schedule/${schedule.id}`, await office(), { weekday: free });
+      expect(moved.status, await moved.clone().text()).toBe(204);
+      await withdrawnWith(p, "not-school-day");
+    } finally {
+      await t.db.update(schoolSchedules).set({ weekday }).where(eq(schoolSchedules.id, schedule.id));
+    }
+  });
+
+  it("a student made inactive: their permissions are withdrawn (student-not-active), and a new ask is refused", async () => {
+    const p = await confirmedRouteChange();
+    const put = await call(t, "PUT", `/api/v1/student/${p.family.studentId}`, await office(), { status: "inactive" });
+    expect(put.status, await put.clone().text()).toBe(204);
+    await withdrawnWith(p, "student-not-active");
+    const again = await call(t, "POST", `${P}/route-change`, await parentToken(t, p.family, NORTH), {
+      studentId: p.family.studentId,
+      date: p.date,
+      routeId: p.bus.routeId,
+      stopId: p.bus.stopIds[0],
+    });
+    expect(again.status).toBe(422);
+    expect((await readJson<Problem>(again)).failures?.map((f) => f.code)).toContain("student-not-active");
+  });
+
+  it("a route cancelled for a day (POST): the route changes to it that day are withdrawn (route-cancelled)", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t, 3);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect(asked.status).toBe("pending");
+    const cancel = await call(t, "POST", "/api/v1/route-availability", await office(), {
+      routeId: bus.routeId,
+      date,
+      cancelled: true,
+    });
+    expect(cancel.status, await cancel.clone().text()).toBe(201);
+    expect(await readJson<{ cancelled: boolean }>(cancel)).toMatchObject({ cancelled: true });
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "route-cancelled", routeId: bus.routeId, date });
+  });
+
+  it("a route cancelled for a day (PUT): the confirmed route change loses its seat, a new one is refused, the riders show it", async () => {
+    const rider = await riderFamily();
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: rider.route.routeId,
+      stopId: rider.route.stopIds[0],
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const asked = await readJson<Permission>(res);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    expect(await finalStatus(t, rider.route.routeId, date, family.studentId)).toBe("joining");
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, rider.route.routeId), eq(routeAvailabilities.date, date)));
+    const before = await summaryRow(t, rider.group, date, rider.studentId);
+    expect(before).toMatchObject({ way: "route", usualRoute: { cancelled: false } });
+    const cancel = await call(t, "PUT", `/api/v1/route-availability/${day?.id}`, await office(), { cancelled: true });
+    expect(cancel.status, await cancel.clone().text()).toBe(204);
+    const row = await permissionRow(t, asked.id);
+    expect(row?.status).toBe("withdrawn");
+    expect(row?.failures?.[0]).toMatchObject({ code: "route-cancelled" });
+    expect(await finalStatus(t, rider.route.routeId, date, family.studentId)).toBeUndefined();
+    const [after] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(eq(routeAvailabilities.id, day?.id ?? 0));
+    expect(after).toMatchObject({ taken: 0, cancelled: true });
+    const again = await call(t, "POST", `${P}/route-change`, await parentToken(t, family, NORTH), {
+      studentId: family.studentId,
+      date,
+      routeId: rider.route.routeId,
+      stopId: rider.route.stopIds[0],
+    });
+    expect(again.status).toBe(422);
+    expect((await readJson<Problem>(again)).failures?.map((f) => f.code)).toContain("route-cancelled");
+    // The driver's list says so; the office sees the rider's home route is cancelled that day.
+    const list = await call(
+      t,
+      "GET",
+      `/api/v1/route-availability-student/route/${rider.route.routeId}/final-status?date=${date}`,
+      await office(),
+    );
+    expect(await readJson<{ cancelled: boolean }>(list)).toMatchObject({ cancelled: true });
+    const shown = await summaryRow(t, rider.group, date, rider.studentId);
+    expect(shown).toMatchObject({ usualRoute: { id: rider.route.routeId, cancelled: true } });
+  });
+
+  it("a collector refused for a day without school learns nothing of the child: no level in the failure", async () => {
+    const child = await makeFamily(t, NORTH, { level: "middle" });
+    const friend = await makeFamily(t, NORTH);
+    const d = new Date(`${schoolDate(t)}T00:00:00Z`);
+    while (d.getUTCDay() !== 6) d.setUTCDate(d.getUTCDate() + 1);
+    const saturday = d.toISOString().slice(0, 10);
+    for (const path of ["auto-pickup", "dry-run"]) {
+      const res = await call(t, "POST", `${P}/${path}`, await parentToken(t, friend, NORTH), {
+        ...(path === "dry-run" ? { kind: "auto_pickup" } : {}),
+        studentId: child.studentId,
+        date: saturday,
+      });
+      const text = await res.clone().text();
+      expect(text).toContain("not-school-day");
+      expect(text).not.toContain("middle");
+      expect(text).not.toContain('"level"');
+    }
   });
 });

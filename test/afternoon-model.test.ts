@@ -1,7 +1,7 @@
 /**
  * A model of the day (issue 30): random sequences of what families and the office do in an
  * afternoon (asks, edits, confirmations, cancellations, restrictions, guardians removed, trusted
- * people withdrawn, seats changed, holidays added), run against the real API and D1 by fast-check's
+ * people withdrawn, seats changed, holidays added, the route cancelled for a day), run against the real API and D1 by fast-check's
  * model-based testing. The in-test model holds the facts (who is a guardian, who is restricted,
  * which trusted person stands, the seats of each day, the holidays); after every step the
  * invariants of docs/domain.md ("Invariants of the afternoon") are checked over what the API and the
@@ -56,6 +56,8 @@ interface Model {
   /** The school's seats of the route per date (none: the vehicle's). */
   seats: Map<string, number>;
   holidays: Set<string>;
+  /** The days the school cancelled the route. */
+  cancelled: Set<string>;
   permissions: { id: number; userId: number }[];
   /** What the API took that the model says it should have refused. */
   wrong: string[];
@@ -121,6 +123,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
       trusted: person ? [{ id: person.id, studentId: rider, name: trustedName, withdrawn: false }] : [],
       seats: new Map(),
       holidays: new Set(),
+      cancelled: new Set(),
       permissions: [],
       wrong: [],
     },
@@ -323,7 +326,8 @@ class Seats extends Step {
     expect(made.status, await made.clone().text()).toBeLessThan(500);
     let ok = made.status === 201;
     if (made.status === 409) {
-      const list = await t.request(`/api/v1/route-availability/route/${world.routeId}?from=${date}&to=${date}`, {
+      // The day's own row (the list of days with one: the by-route view answers `days`, not rows).
+      const list = await t.request(`/api/v1/route-availability?routeId=${world.routeId}&from=${date}&to=${date}`, {
         token,
         school: NORTH,
       });
@@ -376,6 +380,46 @@ class Holiday extends Step {
   }
 }
 
+/** The school cancels the route on one of the days (a new day row, or the day's own). */
+class Cancel extends Step {
+  constructor(readonly day: number) {
+    super();
+  }
+  async run(m: Model, { world }: Real) {
+    const date = world.dates[this.day % world.dates.length] ?? "";
+    const token = await office();
+    const made = await t.request("/api/v1/route-availability", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { routeId: world.routeId, date, cancelled: true },
+    });
+    expect(made.status, await made.clone().text()).toBeLessThan(500);
+    let ok = made.status === 201;
+    if (made.status === 409) {
+      const list = await t.request(`/api/v1/route-availability?routeId=${world.routeId}&from=${date}&to=${date}`, {
+        token,
+        school: NORTH,
+      });
+      const [day] = (await readJson<{ data: { id: number }[] }>(list)).data;
+      if (day) {
+        const put = await t.request(`/api/v1/route-availability/${day.id}`, {
+          method: "PUT",
+          token,
+          school: NORTH,
+          body: { cancelled: true },
+        });
+        expect(put.status, await put.clone().text()).toBeLessThan(500);
+        ok = put.status === 204;
+      }
+    }
+    if (ok) m.cancelled.add(date);
+  }
+  toString() {
+    return `CancelRoute(day ${this.day})`;
+  }
+}
+
 /** The holidays the runs added: removed before the next run, whose days are the same dates. */
 const holidayIds: number[] = [];
 
@@ -394,6 +438,10 @@ async function invariants(m: Model, { world }: Real) {
       const n = today.filter((r) => r.studentId === kid).length;
       if (n > 1) problems.push(`student ${kid} has ${n} effective permissions on ${date}`);
     }
+    // No route change to the route holds on a day it is cancelled.
+    const onCancelled = today.filter((r) => r.kind === "route_change" && r.routeId === world.routeId);
+    if (m.cancelled.has(date) && onCancelled.length > 0)
+      problems.push(`${onCancelled.length} effective route change(s) to the route cancelled on ${date}`);
     // No permission holds on a holiday.
     if (m.holidays.has(date) && today.length > 0)
       problems.push(`${today.length} effective permission(s) on the holiday ${date}`);
@@ -497,6 +545,7 @@ const steps = [
   fc.constant(new Withdraw()),
   fc.tuple(fc.nat(1), fc.integer({ min: 1, max: VEHICLE_SEATS })).map(([day, seats]) => new Seats(day, seats)),
   fc.nat(1).map((day) => new Holiday(day)),
+  fc.nat(1).map((day) => new Cancel(day)),
 ].map((arb) => arb.map(checked));
 
 describe("a model of the afternoon", () => {

@@ -6,6 +6,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       TEST_SEED: string;
+      /** An instant: every file's seed moved to its day (test/setup.ts); empty: the seed's anchor week. */
+      DEMO_TODAY: string;
       /** docs/samples/teachers.xlsx, base64 (vitest.config.ts). */
       TEST_SAMPLE_TEACHERS: string;
       MODEL_RUNS: string;

@@ -1,12 +1,16 @@
 // Runs before each test file. Files share a workerd process (vitest's `isolate: false`: a process
 // per file cost ~5 s of CPU each), so each file first gets fresh storage of its own here: every
 // table dropped, the real migrations applied, then the demo seed; the documents bucket emptied.
+// The seed is written for its anchor week (the tests' clock, test/helpers.ts); `DEMO_TODAY=<instant>
+// npx vitest run ...` seeds every file for that day instead (src/db/demo-today.ts), to see which
+// tests lean on the anchor's dates.
 // After the file, every search copy must be the fold of its column (test/search-copies.ts).
-import { applyD1Migrations, env } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { afterAll, expect, vi } from "vitest";
-import { scriptStatements } from "../src/db/sql-script";
+import { demoSeedFor } from "../src/db/demo-today";
+import { freshStorage } from "./fresh-storage";
 
-await freshStorage();
+await freshStorage(env.DEMO_TODAY ? demoSeedFor(env.TEST_SEED, new Date(env.DEMO_TODAY)) : env.TEST_SEED);
 
 // Imported when the file ends, not here: a test file that mocks a module of the data layer
 // (test/render-walk.test.ts) must be the first to load it.
@@ -15,44 +19,3 @@ afterAll(async () => {
   const { staleSearchCopies } = await import("./search-copies");
   expect(await staleSearchCopies(), "search copies that are not the fold of their column").toEqual([]);
 });
-
-/** The database and bucket as a new deployment has them, whatever the file before this one left. */
-async function freshStorage() {
-  const own = `name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`;
-  const [objects, references] = await env.DB.batch<{ type: string; name: string; parent: string | null }>([
-    env.DB.prepare(`SELECT type, name, NULL AS parent FROM sqlite_master WHERE type IN ('view', 'trigger') AND ${own}`),
-    env.DB.prepare(
-      `SELECT 'table' AS type, m.name, f."table" AS parent
-       FROM sqlite_master m LEFT JOIN pragma_foreign_key_list(m.name) f
-       WHERE m.type = 'table' AND ${own}`,
-    ),
-  ]);
-  const drops = (objects?.results ?? []).map((o) => `DROP ${o.type.toUpperCase()} "${o.name}"`);
-  // Tables after every table that refers to them: a table's implicit DELETE checks its children.
-  const parents = new Map<string, Set<string>>();
-  for (const r of references?.results ?? []) {
-    const set = parents.get(r.name) ?? new Set<string>();
-    if (r.parent !== null && r.parent !== r.name) set.add(r.parent);
-    parents.set(r.name, set);
-  }
-  const dropped = new Set<string>();
-  while (dropped.size < parents.size) {
-    const leaves = [...parents.keys()].filter(
-      (t) => !dropped.has(t) && ![...parents].some(([c, ps]) => !dropped.has(c) && c !== t && ps.has(t)),
-    );
-    if (leaves.length === 0) throw new Error("a cycle of foreign keys among the tables");
-    for (const t of leaves) {
-      drops.push(`DROP TABLE "${t}"`);
-      dropped.add(t);
-    }
-  }
-  if (drops.length > 0) await env.DB.batch(drops.map((d) => env.DB.prepare(d)));
-  await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
-  await env.DB.batch(scriptStatements(env.TEST_SEED).map((s) => env.DB.prepare(s)));
-  for (let cursor: string | undefined, more = true; more; ) {
-    const page = await env.DOCUMENTS.list(cursor ? { cursor } : {});
-    if (page.objects.length > 0) await env.DOCUMENTS.delete(page.objects.map((o) => o.key));
-    more = page.truncated;
-    cursor = page.truncated ? page.cursor : undefined;
-  }
-}

@@ -1,7 +1,8 @@
 /**
  * The README tells the truth: its sample outputs are what the project prints today (the migrations
- * `npm run dev` applies to a new database and the demo data's statements, as scripts/dev.ts says
- * them; the health report's and `npm run deploy:libsql`'s migration level), and its commands that
+ * `npm run dev` applies to a new database, the demo data's statements and its day, as scripts/dev.ts
+ * says them; the health report's and `npm run deploy:libsql`'s migration level), its demo data names
+ * no fixed day but the seed's anchor (the demo moves to today: src/db/demo-today.ts), and its commands that
  * call the dev server follow its port: `${API_URL:-http://localhost:8787}` (as `npm run token`
  * does), never a fixed `localhost:8787`.
  */
@@ -9,7 +10,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../bench/bundle";
-import { demoLine, migrationsLine } from "../../scripts/dev";
+import { demoDayLine, demoLine, migrationsLine } from "../../scripts/dev";
+import { DEMO_ANCHOR } from "../../src/db/demo-today";
 import { scriptStatements } from "../../src/db/sql-script";
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -30,6 +32,25 @@ describe("the README's sample outputs", () => {
     expect(migrations.length).toBeGreaterThan(50);
     expect(readme).toContain(migrationsLine(migrations.length));
     expect(readme).toContain(demoLine(statements));
+  });
+
+  it("npm run dev's demo day: the line scripts/dev.ts prints, a weekday that is the date's", () => {
+    const shown = /^Demo day: \w+ (\d{4}-\d{2}-\d{2}) .*$/m.exec(readme);
+    expect(shown).not.toBeNull();
+    const day = shown?.[1] ?? "";
+    const days = [1, 2].map((school) => ({ school, timeZone: "UTC", today: day, day, weeks: 0 }));
+    expect(shown?.[0]).toBe(demoDayLine(days, days));
+  });
+
+  it("the demo data names no fixed day but the seed's anchor: the demo lives in the current week", () => {
+    const start = readme.indexOf("## Demo data");
+    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+    expect(section).toContain(`Wednesday 25 November 2026`);
+    expect(DEMO_ANCHOR).toBe("2026-11-25");
+    const rest = section.replace("Wednesday 25 November 2026", "");
+    const months = "January|February|March|April|May|June|July|August|September|October|November|December";
+    expect(rest.match(new RegExp(`\\b\\d{1,2} (${months})\\b|\\b(${months}) \\d{1,2}\\b`, "g")) ?? []).toEqual([]);
+    expect(rest.match(/\b20\d\d-\d\d-\d\d\b/g) ?? []).toEqual([]);
   });
 
   it("the health report and deploy:libsql: the migration level of a database that has them all", () => {

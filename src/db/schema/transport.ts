@@ -173,6 +173,8 @@ export const routeAvailabilities = sqliteTable(
     version: integer("version").notNull().default(1),
     printedVersion: integer("printed_version"),
     printedAt: text("printed_at"),
+    /** The school cancelled the route that day: it does not run; no one joins it, its riders go home another way. */
+    cancelled: integer("cancelled", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("route_availability_uq").on(t.routeId, t.date),

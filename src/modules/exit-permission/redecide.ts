@@ -15,8 +15,7 @@
  * and the batch is decided by the UPDATE all the same.
  */
 import { Batch } from "../../db/batch";
-import { Schools, schools } from "../../db/schema/core";
-import { ExitPermissions, exitPermissions, OPEN_EXIT_PERMISSION_STATUSES } from "../../db/schema/exit-permission";
+import { ExitPermissions } from "../../db/schema/exit-permission";
 import { SchoolSchedules, schoolSchedules } from "../../db/schema/school-schedule";
 import { Guardians, guardians } from "../../db/schema/student";
 import {
@@ -30,54 +29,33 @@ import {
 } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
-import { and, Column, desc, eq, gte, lte, or, SQL, type SQLWrapper, sql } from "../../db/sql";
-import { inList, type Statement } from "../../db/write";
+import { and, desc, eq, lte, type SQL, type SQLWrapper, sql } from "../../db/sql";
+import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
-import type { Level } from "../../lib/levels";
-import { Message, m, type Value } from "../../lib/message";
+import { type Message, m } from "../../lib/message";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { notify, type Sending } from "../notification/api";
 import { baseRiders } from "../route-availability/api";
 import { isHoliday } from "../school-schedule/api";
-import { withdrawEffects } from "./effects";
-import { RULES, type RuleCode } from "./rules";
+import { planRoute, planRouteDay, planSchedule, planStudentStatus } from "./redecide-facts";
+import {
+  type Broken,
+  type Candidate,
+  candidates,
+  E,
+  type FactChange,
+  failureJson,
+  type LinkFacts,
+  type Plan,
+  type Planner,
+  type Redecision,
+  schoolToday,
+  withdrawal,
+} from "./redecide-kit";
 
-/** A guardian link's facts as the rules read them. */
-export interface LinkFacts {
-  canPickUp: boolean;
-  canRequestChanges: boolean;
-  restricted: boolean;
-  restrictionFrom: string | null;
-  restrictionUntil: string | null;
-}
+export type { FactChange, LinkFacts, Redecision } from "./redecide-kit";
 
-/** What changed. Each says where its statements go in the caller's batch. */
-export type FactChange =
-  /** AFTER the link's change (or its removal: `link: null`); `link` gives the new values the change sets. */
-  | { fact: "guardian"; linkId: number; link: Partial<LinkFacts> | null }
-  /** BEFORE its deletion (the permission's reference is set to null with it). */
-  | { fact: "trusted-person"; id: number }
-  | { fact: "trusted-address"; id: number }
-  /** A holiday cycle between two instants (added, or moved there): AFTER it is written. */
-  | { fact: "holiday"; start: string; end: string }
-  /** Students removed (soft-deleted): AFTER. */
-  | { fact: "students"; studentIds: readonly number[] }
-  /** A student moved to another level (or to none): AFTER. */
-  | { fact: "level"; studentId: number; level: Level | null }
-  /** A route's seats on a date set to `seats` (null: the vehicle's): AFTER. The latest confirmed lose theirs first. */
-  | { fact: "seats"; routeId: number; date: string; seats: number | null };
-
-export interface Redecision {
-  /** For the caller's batch, where `FactChange` says. */
-  statements: Statement[];
-  /** How many permissions the read found no longer holding (the notification's). */
-  withdrawn: number;
-  /** After the batch committed: enqueues the notification. Never rejects. */
-  dispatch(): Promise<void>;
-}
-
-const E = exitPermissions;
 const link = Guardians.alias("redecided_link");
 const g = link.table;
 
@@ -90,105 +68,6 @@ const linkOf = (ctx: SchoolCtx, parent: SQLWrapper, ...more: SQL[]) =>
 
 /** The link restricts the permission's date (bounds inclusive, open when null). */
 const restrictedOnDate = sql`(${g.restricted} = 1 AND (${g.restrictionFrom} IS NULL OR ${g.restrictionFrom} <= ${E.date}) AND (${g.restrictionUntil} IS NULL OR ${g.restrictionUntil} >= ${E.date}))`;
-
-/**
- * A failed rule as a JSON object in SQL, `{code, message, ...facts}`: facts given as SQL (the
- * permission's date, a link's end) are read per row, and put into the message written now in the
- * request's language (a placeholder replaced in SQL).
- */
-function failureJson(code: RuleCode, facts: Record<string, Value | SQL | Column>): SQL {
-  const shown: Record<string, unknown> = {};
-  const marks: [string, SQL | Column][] = [];
-  for (const [key, value] of Object.entries(facts)) {
-    if (value instanceof SQL || value instanceof Column) {
-      const mark = `\u0001${key}\u0001`;
-      marks.push([mark, value]);
-      shown[key] = mark;
-    } else shown[key] = value;
-  }
-  let text = sql`${RULES[code].message(shown).render()}`;
-  for (const [mark, value] of marks) text = sql`replace(${text}, ${mark}, coalesce(${value}, ''))`;
-  const pairs = Object.entries(facts).map(([key, value]) =>
-    value instanceof SQL || value instanceof Column
-      ? sql`, ${key}, ${value}`
-      : sql`, ${key}, ${value instanceof Message ? value.render() : (value ?? null)}`,
-  );
-  return sql`json_object('code', ${code}, 'message', ${text}${sql.join(pairs, sql``)})`;
-}
-
-/** A rule the change may break: when it fails (SQL over the permission) and its failure. */
-interface Broken {
-  when: SQL;
-  failure: SQL;
-}
-
-/**
- * The withdrawal: the open permissions of `scope` from `today` on that break a rule become
- * `withdrawn` with every failure (audited), then their day changes go and seats come back. One
- * UPDATE per rule (a statement binds at most 100 values): the first that a permission breaks
- * withdraws it, each later one adds its failure to the one this batch just withdrew.
- */
-function withdrawal(ctx: SchoolCtx, today: string, scope: SQL, broken: readonly Broken[], why: Message): Statement[] {
-  const at = ctx.deps.clock.now().toISOString();
-  const justWithdrawn = and(eq(E.status, "withdrawn"), eq(E.decidedAt, at), eq(E.decisionReason, why.render()));
-  const open = or(inList(E.status, OPEN_EXIT_PERMISSION_STATUSES), justWithdrawn);
-  const updates = broken.flatMap((b) =>
-    ExitPermissions.update(
-      ctx,
-      and(scope, gte(E.date, today), open, b.when),
-      {
-        status: "withdrawn",
-        failures: sql`json_insert(CASE WHEN ${E.status} = 'withdrawn' THEN ${E.failures} ELSE '[]' END, '$[#]', json(${b.failure}))`,
-        decidedBy: ctx.userId,
-        decidedAt: at,
-        decisionReason: why.render(),
-      },
-      "withdraw",
-    ),
-  );
-  // Those withdrawn from today on whose day changes are still there: the ones just withdrawn.
-  const withdrawn = ExitPermissions.pick(ctx, E.id, eq(E.status, "withdrawn"), gte(E.date, today));
-  return [...updates, ...withdrawEffects(ctx, sql`${withdrawn}`)];
-}
-
-/** A permission as the read before the change sees it (whom to tell, and whether anything breaks). */
-interface Candidate {
-  id: number;
-  routeId: number | null;
-  studentId: number;
-  date: string;
-  kind: string;
-  status: string;
-  askedBy: number | null;
-  parentId: number | null;
-  pickupParentId: number | null;
-  askedAs: string | null;
-  acceptedAt: string | null;
-  invitationId: number | null;
-}
-
-const candidateFields = {
-  id: E.id,
-  routeId: E.routeId,
-  studentId: E.studentId,
-  date: E.date,
-  kind: E.kind,
-  status: E.status,
-  askedBy: E.askedBy,
-  parentId: E.parentId,
-  pickupParentId: E.pickupParentId,
-  askedAs: E.askedAs,
-  acceptedAt: E.acceptedAt,
-  invitationId: E.invitationId,
-};
-
-/** The open permissions from the school's today on, of `scope`. */
-const candidates = (ctx: SchoolCtx, today: SQL | string, scope: SQL) =>
-  ExitPermissions.select(ctx, candidateFields).where(
-    scope,
-    inList(E.status, OPEN_EXIT_PERMISSION_STATUSES),
-    gte(E.date, today),
-  );
 
 /** Tells the families (guardians of the students, and whoever asked) and the office, once, when anything broke. */
 function tell(ctx: SchoolCtx, withdrawn: readonly Candidate[], what: Message): Sending | undefined {
@@ -210,9 +89,6 @@ function tell(ctx: SchoolCtx, withdrawn: readonly Candidate[], what: Message): S
   });
 }
 
-const schoolToday = (ctx: SchoolCtx, batch: Batch) =>
-  batch.read(Schools.select(ctx, { timeZone: schools.timeZone }).where(eq(schools.id, ctx.schoolId)).limit(1));
-
 /** The decision again after `change`: statements for the caller's batch, and the notification. */
 export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Redecision> {
   const plan = await planOf(ctx, change);
@@ -223,17 +99,6 @@ export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Rede
     dispatch: async () => sending?.dispatch(),
   };
 }
-
-interface Plan {
-  statements: Statement[];
-  withdrawn: Candidate[];
-  why: Message;
-}
-
-type Planner<F extends FactChange["fact"]> = (
-  ctx: SchoolCtx,
-  change: Extract<FactChange, { fact: F }>,
-) => Promise<Plan>;
 
 /** Whether a link (after the change) restricts `date`. */
 const restricts = (l: LinkFacts, date: string) =>
@@ -512,6 +377,14 @@ const planLevel: Planner<"level"> = async (ctx, { studentId, level }) => {
 
 function planOf(ctx: SchoolCtx, change: FactChange): Promise<Plan> {
   switch (change.fact) {
+    case "route":
+      return planRoute(ctx, change);
+    case "schedule":
+      return planSchedule(ctx, change);
+    case "route-day":
+      return planRouteDay(ctx, change);
+    case "student-status":
+      return planStudentStatus(ctx, change);
     case "level":
       return planLevel(ctx, change);
     case "guardian":

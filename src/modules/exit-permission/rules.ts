@@ -83,6 +83,8 @@ export interface RouteFacts {
   weekdays: number;
   levels: readonly Level[];
   vehicleActive: boolean;
+  /** The school cancelled the route that day. */
+  cancelled?: boolean;
   seats: number;
   available: number;
   /** Whether the student already rides this route that day (a stop change, not a seat). */
@@ -97,6 +99,8 @@ export interface Snapshot {
   today: string;
   holiday: boolean;
   level: Level | null;
+  /** The student asked for, when the snapshot knows it: not active (inactive, graduated) is refused. */
+  student?: { id: number; active: boolean };
   /** The level's schedule on the date's weekday (school-local `HH:mm`), or null. */
   schedule: { entry: string; dismissal: string } | null;
   permissionTimeLimit: number;
@@ -219,6 +223,13 @@ export const RULES = {
     rechecked: true,
     message: (f) => m`Route ${v(f.route)} does not run on ${v(f.date)}`,
   },
+  "route-cancelled": {
+    field: "routeId",
+    perDay: true,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Route ${v(f.route)} is cancelled on ${v(f.date)}`,
+  },
   "route-not-home": {
     field: "routeId",
     perDay: false,
@@ -285,6 +296,13 @@ export const RULES = {
     rechecked: true,
     message: (f) => m`You may not ask changes for this student: ${v(f.reason)}`,
   },
+  "student-not-active": {
+    field: "studentId",
+    perDay: false,
+    override: "never",
+    rechecked: true,
+    message: (f) => m`Student ${v(f.studentId)} is not an active student of the school`,
+  },
   "student-removed": {
     field: "studentId",
     perDay: false,
@@ -347,7 +365,9 @@ function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
   if (s.holiday) out.failures.push(failure("not-school-day", { date, reason: "holiday" }));
   else if (!s.schedule) {
     const reason = weekday >= 6 ? "weekend" : "no-schedule";
-    out.failures.push(failure("not-school-day", { date, reason, level: s.level }));
+    // A collector of another family's child learns nothing of the child, its level neither.
+    const level = s.asker.as === "collector" ? {} : { level: s.level };
+    out.failures.push(failure("not-school-day", { date, reason, ...level }));
   }
   if (s.schedule) {
     const deadline = changeDeadline(date, s.schedule.dismissal, s.timeZone, s.permissionTimeLimit);
@@ -390,6 +410,7 @@ function routeRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
   const facts = { route: r.name, routeId: r.id, date: ask.date };
   if (calendarDate(ask.date) && (r.weekdays & (1 << (isoWeekday(ask.date) - 1))) === 0)
     out.failures.push(failure("route-not-running", facts));
+  else if (r.cancelled) out.failures.push(failure("route-cancelled", facts));
   if (r.direction !== "home") out.failures.push(failure("route-not-home", facts));
   if (r.levels.length > 0 && (s.level === null || !r.levels.includes(s.level)))
     out.failures.push(failure("route-not-for-level", { ...facts, levels: r.levels.join(", "), level: s.level }));
@@ -418,6 +439,7 @@ function pickupRules(ask: RuleAsk, s: Snapshot, out: Verdict) {
 export function decide(ask: RuleAsk, s: Snapshot): Verdict {
   const out: Verdict = { failures: [], warnings: [], deadline: null, dismissal: null, latest: null };
   const real = dateRules(ask, s, out);
+  if (s.student && !s.student.active) out.failures.push(failure("student-not-active", { studentId: s.student.id }));
   askerRules(ask, s, out);
   if (real && ask.kind === "route_change") routeRules(ask, s, out);
   if (ask.kind === "auto_pickup") pickupRules(ask, s, out);

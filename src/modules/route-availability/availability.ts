@@ -27,7 +27,7 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
 import { addDays, isoWeekday } from "../../lib/zoned-time";
-import { redecide } from "../exit-permission/api";
+import { type Redecision, redecide } from "../exit-permission/api";
 import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
   assertRuns,
@@ -52,6 +52,10 @@ const Record = RecordBase.extend({
   routeName: z.string().openapi({ example: "North loop" }),
   date: z.iso.date().openapi({ example: "2027-03-01", description: "The school-local day" }),
   seats: z.number().int().nullable().openapi({ description: "The school's override for the day; null: the vehicle's" }),
+  cancelled: z.boolean().openapi({
+    description:
+      "The school cancelled the route that day: nobody joins it (route changes to it were withdrawn), its riders go home another way",
+  }),
   vehicleSeats: z.number().int().openapi({ example: 40 }),
   taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
   version: z.number().int().openapi({ description: "The day's final list version" }),
@@ -78,6 +82,7 @@ export const availability = defineResource({
       routeName: routes.name,
       date: routeAvailabilities.date,
       seats: routeAvailabilities.seats,
+      cancelled: routeAvailabilities.cancelled,
       vehicleSeats: transports.seats,
       taken: routeAvailabilities.taken,
       version: routeAvailabilities.version,
@@ -137,13 +142,24 @@ async function routeDayOf(ctx: SchoolCtx, routeId: number, date: string): Promis
 const tooFew = (day: RouteDay, seats: number, date: string) =>
   m`${seats} seats are fewer than the ${day.riders} riders of ${day.routeName} on ${date}`;
 
-export const createRouteAvailability = availability.create({
+/**
+ * A route cancelled for a day: the route changes to it that day are withdrawn in the same batch
+ * (their seats given back, families and office told: exit-permission `redecide`). Prepared before
+ * the write, dispatched after the commit.
+ */
+const cancelling = new WeakMap<object, Redecision>();
+const CANCELLED =
+  "`cancelled: true` cancels the route that day: the exit permissions that change a student to it that day are withdrawn in the same write (`route-cancelled`), their seats given back, their families and the office told; no route change to it is accepted; its own riders are shown in the transportation summary with their home route cancelled (`usualRoute.cancelled`), and the driver's list and its PDF say the route is cancelled, for the office to arrange their way home.";
+
+const created = availability.create({
   access: permissions.write,
   input: z.object({
     routeId: recordId().openapi({ example: 1 }),
     date: schoolDate("The day the seats are for", "2027-03-01"),
     seats: Seats.nullable().optional().openapi({ description: "The day's seats; omitted or null: the vehicle's" }),
+    cancelled: z.boolean().optional().openapi({ description: "The route does not run that day (default false)" }),
   }),
+  description: CANCELLED,
   errors: [422],
   examples: {
     422: [
@@ -158,20 +174,31 @@ export const createRouteAvailability = availability.create({
   values: async (ctx, { body }) => {
     const day = await routeDayOf(ctx, body.routeId, body.date);
     const seats = body.seats ?? null;
-    if (seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, body.date));
-    return { routeId: body.routeId, date: body.date, seats };
+    const cancelled = body.cancelled ?? false;
+    if (!cancelled && seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, body.date));
+    if (cancelled)
+      cancelling.set(body, await redecide(ctx, { fact: "route-day", routeId: body.routeId, date: body.date }));
+    return { routeId: body.routeId, date: body.date, seats, cancelled };
   },
-  summary: "Set a route's seats for a date (an override of the vehicle's)",
+  also: (_ctx, { body }) => cancelling.get(body)?.statements ?? [],
+  summary: "Set a route's seats for a date (an override of the vehicle's), or cancel it that day",
+});
+export const createRouteAvailability = operation(created.route, async (ctx, input) => {
+  const record = await created.run(ctx, input);
+  await cancelling.get(input.body)?.dispatch();
+  return record;
 });
 
 const updateRoute = availability.update({
   access: permissions.write,
-  input: z.object({ seats: Seats.nullable().openapi({ description: "The day's seats; null: back to the vehicle's" }) }),
+  input: z.object({
+    seats: Seats.nullable().optional().openapi({ description: "The day's seats; null: back to the vehicle's" }),
+    cancelled: z.boolean().optional().openapi({ description: "The route does not run that day; false: it runs again" }),
+  }),
   errors: [422],
   examples: { 422: "30 seats are fewer than the 34 riders of North loop on 2027-03-01" },
-  summary: "Change a route's seats for a date (null resets to the vehicle's)",
-  description:
-    "Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told.",
+  summary: "Change a route's seats for a date (null resets to the vehicle's), or cancel it that day",
+  description: `Seats below the day's riders and manual joins are a 422. Below the joins of confirmed exit permissions, those beyond the seats lose theirs, the latest confirmed first: withdrawn in the same write, their families and the office told. ${CANCELLED}`,
 });
 
 /**
@@ -182,8 +209,18 @@ const updateRoute = availability.update({
  */
 export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: InputOf<typeof updateRoute.route>) {
   const row = await availability.find(ctx, params.id);
-  const seats = body.seats;
   const day = await routeDayOf(ctx, row.routeId, row.date);
+  if (body.cancelled === true && !row.cancelled) {
+    const redecided = await redecide(ctx, { fact: "route-day", routeId: row.routeId, date: row.date });
+    await availability.change(ctx, params.id, {
+      action: "update",
+      set: { cancelled: true, ...(body.seats === undefined ? {} : { seats: body.seats }) },
+      also: redecided.statements,
+    });
+    await redecided.dispatch();
+    return;
+  }
+  const seats = body.seats === undefined ? row.seats : body.seats;
   const held = RouteAvailabilityStudents.select(ctx, { n: sql<number>`count(*)` }).where(
     eq(routeAvailabilityStudents.routeAvailabilityId, params.id),
     eq(routeAvailabilityStudents.kind, "join"),
@@ -207,7 +244,7 @@ export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: 
       : undefined;
   await availability.change(ctx, params.id, {
     action: "update",
-    set: { seats },
+    set: { seats, ...(body.cancelled === undefined ? {} : { cancelled: body.cancelled }) },
     rules: enough,
     also: redecided?.statements ?? [],
   });
@@ -238,6 +275,7 @@ const DayOfRoute = z
     vehicleSeats: z.number().int(),
     availabilityId: z.number().int().nullable().openapi({ description: "The day's row, when it has one" }),
     override: z.number().int().nullable().openapi({ description: "The school's seats for the day; null: none" }),
+    cancelled: z.boolean().openapi({ description: "The school cancelled the route that day" }),
     seats: z.number().int().openapi({ description: "The override, or the vehicle's seats" }),
     riders: z.number().int().openapi({ description: "Riders that day, joining students included" }),
     taken: z.number().int().openapi({ description: "Seats taken by students joining for the day" }),
@@ -254,6 +292,7 @@ const toDay = (d: RouteDay) => ({
   vehicleSeats: d.vehicleSeats,
   availabilityId: d.availabilityId,
   override: d.override,
+  cancelled: Boolean(d.cancelled),
   taken: d.taken,
   riders: d.riders,
   version: d.version,

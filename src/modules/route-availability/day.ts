@@ -82,6 +82,8 @@ export function dayFields(ctx: SchoolCtx, date: string) {
     driverName: transports.driverName,
     availabilityId: routeAvailabilities.id,
     override: routeAvailabilities.seats,
+    /** The school cancelled the route that day. */
+    cancelled: sql<number>`coalesce(${routeAvailabilities.cancelled}, 0)`,
     taken: sql<number>`coalesce(${routeAvailabilities.taken}, 0)`,
     version: sql<number>`coalesce(${routeAvailabilities.version}, 1)`,
     printedVersion: routeAvailabilities.printedVersion,

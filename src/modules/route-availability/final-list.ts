@@ -61,6 +61,8 @@ export interface FinalList {
   date: string;
   weekday: number;
   runs: boolean;
+  /** The school cancelled the route that day (its riders go home another way). */
+  cancelled: boolean;
   holiday: boolean;
   /** Why it does not run, or null. */
   reason: RouteOff | null;
@@ -274,6 +276,7 @@ function listOf(
     date,
     weekday: isoWeekday(date),
     runs,
+    cancelled: Boolean(day.cancelled),
     holiday: why === "holiday",
     reason: why,
     version: day.version,

@@ -94,6 +94,7 @@ export async function listsPdf(
   const heading = say(m`Final route lists · ${longDate(date, language)}`);
   const about = (list: FinalList) =>
     [
+      list.cancelled ? m`CANCELLED by the school this day` : undefined,
       list.direction === "home" ? m`Home` : m`To school`,
       m`Vehicle ${list.vehicle}`,
       list.driverName ? m`Driver ${list.driverName}` : undefined,

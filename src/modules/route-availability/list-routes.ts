@@ -127,6 +127,10 @@ const FinalStatus = z
       description:
         "False on a day that is not a school day of the route's levels, or not one of its weekdays (then no students)",
     }),
+    cancelled: z.boolean().openapi({
+      description:
+        "The school cancelled the route that day: it does not run; its riders are listed for the office to arrange their way home",
+    }),
     holiday: z.boolean().openapi({ description: "A holiday cycle covers the date" }),
     reason: RouteOffReason,
     version: z.number().int().openapi({ description: "The list's version: it grows with each change after a print" }),

@@ -119,7 +119,7 @@ export function markPrinted(ctx: SchoolCtx, routeSet: SQLWrapper, date: string):
     ctx.deps.db
       .insert(routeAvailabilities)
       .select(
-        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, r.value, ${date}, NULL, 0, 1, NULL, NULL FROM ${routeSet} AS r WHERE true`,
+        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, r.value, ${date}, NULL, 0, 1, NULL, NULL, 0 FROM ${routeSet} AS r WHERE true`,
       )
       .onConflictDoNothing(),
     ctx.deps.db

@@ -13,6 +13,8 @@ import { type FieldError, invalidBody } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { operation } from "../../lib/route";
+import { type Redecision, redecide } from "../exit-permission/api";
 import { LevelSchema } from "../school/api";
 import { permissions } from "./permissions";
 
@@ -149,7 +151,25 @@ async function updatedTimes(input: Partial<Times>, ctx: SchoolCtx, id: number): 
   return times;
 }
 
-export const updateSchoolSchedule = scheduleResource.update({
+/**
+ * What a level's schedule removed from a weekday (deleted, or moved to another level or weekday)
+ * decided again: that level's exit permissions on that weekday, from the school's today on, no
+ * longer on a school day (exit-permission `redecide`). Prepared before the write, added to its
+ * batch, dispatched after the commit.
+ */
+const redecided = new WeakMap<object, Redecision>();
+const SCHEDULE_EFFECT =
+  "The exit permissions from the school's today on of the level's students on the weekday it leaves are withdrawn in the same write (no school that day for them: seats given back, families and office told).";
+
+/** Prepares the decision again when the schedule at `id` leaves its level and weekday. */
+async function leaving(ctx: SchoolCtx, key: object, id: number, to?: { level?: string; weekday?: number }) {
+  const was = await scheduleResource.find(ctx, id);
+  const moved =
+    to === undefined || (to.level ?? was.level) !== was.level || (to.weekday ?? was.weekday) !== was.weekday;
+  if (moved) redecided.set(key, await redecide(ctx, { fact: "schedule", level: was.level, weekday: was.weekday }));
+}
+
+const updated = scheduleResource.update({
   access: permissions.write,
   input: z.object({
     level: Level.optional(),
@@ -159,8 +179,26 @@ export const updateSchoolSchedule = scheduleResource.update({
     afterSchoolEndTime: AfterSchoolEnd.optional(),
   }),
   // The three times are written together, so a concurrent update cannot leave them out of order.
-  values: async (ctx, { id, body: input }) => ({ ...input, ...(await updatedTimes(input, ctx, id)) }),
+  values: async (ctx, { id, body: input }) => {
+    if (input.level !== undefined || input.weekday !== undefined) await leaving(ctx, input, id, input);
+    return { ...input, ...(await updatedTimes(input, ctx, id)) };
+  },
+  also: (_ctx, { body }) => redecided.get(body)?.statements ?? [],
   summary: "Update a schedule (another level and weekday that already has one is a 409)",
+  description: `Moved to another level or weekday: ${SCHEDULE_EFFECT}`,
+});
+export const updateSchoolSchedule = operation(updated.route, async (ctx, input) => {
+  await updated.run(ctx, input);
+  await redecided.get(input.body)?.dispatch();
 });
 
-export const deleteSchoolSchedule = scheduleResource.delete({ access: permissions.write });
+const removed = scheduleResource.delete({
+  access: permissions.write,
+  description: SCHEDULE_EFFECT,
+  check: (ctx, { id }) => leaving(ctx, ctx, id),
+  also: (ctx) => redecided.get(ctx)?.statements ?? [],
+});
+export const deleteSchoolSchedule = operation(removed.route, async (ctx, input) => {
+  await removed.run(ctx, input);
+  await redecided.get(ctx)?.dispatch();
+});

@@ -213,8 +213,11 @@ export const createStudent = resource.create({
   examples: { 422: "The birth date 2031-05-14 is after today" },
 });
 
-/** What a move to another level decided again about the student's exit permissions (prepared, then in the update's batch). */
-const moved = new WeakMap<object, Redecision>();
+/**
+ * What a move to another level, or a status other than active, decided again about the student's
+ * exit permissions (prepared, then in the update's batch).
+ */
+const moved = new WeakMap<object, Redecision[]>();
 
 const updated = resource.update({
   access: permissions.write,
@@ -230,17 +233,21 @@ const updated = resource.update({
   values: async (ctx, { id, body }) => {
     await checkInput(ctx, body);
     if (typeof body.familyId === "number") await notInAnotherFamily(ctx, id, body.familyId);
-    if (body.level !== undefined)
-      moved.set(body, await redecide(ctx, { fact: "level", studentId: id, level: body.level }));
+    const again: Redecision[] = [];
+    if (body.level !== undefined) again.push(await redecide(ctx, { fact: "level", studentId: id, level: body.level }));
+    if (body.status !== undefined && body.status !== "active")
+      again.push(await redecide(ctx, { fact: "student-status", studentId: id }));
+    moved.set(body, again);
     return body;
   },
-  also: (_ctx, { body }) => moved.get(body)?.statements ?? [],
+  also: (_ctx, { body }) => moved.get(body)?.flatMap((r) => r.statements) ?? [],
   description:
     "`familyId` puts the student in a family of this school (404 otherwise); a student already in another family " +
     "is a 409 (a student is in one family: set `familyId` to null first, so a move is never silent). 422 for a " +
     "level the school does not offer or a birth date after today. A new `level` withdraws, in the same write, the " +
     "student's exit permissions from today on that the rules refuse at that level (a route that does not serve it, " +
-    "a day without school for it), gives their seats back and tells the family and the office.",
+    "a day without school for it), gives their seats back and tells the family and the office. A `status` other " +
+    "than active withdraws every exit permission of the student from today on the same way (`student-not-active`).",
   errors: [422],
   examples: {
     409: "Student 42 is already in another family (7); a student in two families is not allowed: take them out of it first",
@@ -250,7 +257,7 @@ const updated = resource.update({
 
 export const updateStudent = operation(updated.route, async (ctx, input) => {
   await updated.run(ctx, input);
-  await moved.get(input.body)?.dispatch();
+  for (const r of moved.get(input.body) ?? []) await r.dispatch();
 });
 
 const DAY_MS = 24 * 3600 * 1000;

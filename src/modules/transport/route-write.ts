@@ -31,6 +31,7 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { maskOf, weekdayName } from "../../lib/weekdays";
+import { redecide } from "../exit-permission/api";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
 import { Direction, routeResource, Time, Weekday } from "./route";
@@ -151,7 +152,9 @@ const updated = routeResource.update({
     "`stops` replaces the list: a stop sent with its `id` is kept (its riders stay), one without is new, one left " +
     "out is removed; removing a stop that students board or leave at is a 409 naming how many, an id that is not " +
     "a stop of the route a 422. A route with riders cannot change direction, nor drop a weekday they ride (409); " +
-    "a new vehicle must be in service and seat the route's busiest weekday (422).",
+    "a new vehicle must be in service and seat the route's busiest weekday (422). Fewer weekdays or levels withdraw, in " +
+    "the same write, the route changes to it from today on that no longer hold (a day it no longer runs, a student of " +
+    "a level it no longer serves): their seats come back, the families and the office are told.",
   errors: [404, 422],
   examples: {
     422: [
@@ -443,16 +446,35 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
     weekdays: body.weekdays ? maskOf(body.weekdays) : undefined,
     levels: body.levels ? LEVELS.filter((l) => body.levels?.includes(l)) : undefined,
   };
+  // Fewer weekdays or levels, or another direction: the route changes to it that no longer hold go,
+  // in the same batch (exit-permission `redecide`).
+  const narrowed =
+    (body.weekdays !== undefined && before.weekdays.some((d) => !body.weekdays?.includes(d))) ||
+    (body.levels !== undefined &&
+      body.levels.length > 0 &&
+      (before.levels.length === 0 || before.levels.some((l) => !body.levels?.includes(l)))) ||
+    (body.direction !== undefined && body.direction !== before.direction);
+  const redecided = narrowed
+    ? await redecide(ctx, {
+        fact: "route",
+        routeId: id,
+        weekdays: body.weekdays ?? before.weekdays,
+        levels: set.levels ?? before.levels,
+        direction: body.direction ?? before.direction,
+      })
+    : undefined;
   const batch = new Batch(ctx)
     .add(...routeResource.writes.update(ctx, id, set))
     .add(...(body.stops ? replaceStops(ctx, id, body.stops) : []))
-    .add(...(want.transportId === undefined ? [] : stillActive(ctx, want.transportId)));
+    .add(...(want.transportId === undefined ? [] : stillActive(ctx, want.transportId)))
+    .add(...(redecided?.statements ?? []));
   await routeResource.commit(ctx, id, batch, {
     messages: {
       ...routeResource.messages,
       reference: m`Route ${id} changed while it was being written (a stop got riders); try again`,
     },
   });
+  await redecided?.dispatch();
 }
 
 export const updateRouteOperation = operation(updated.route, updateRoute);

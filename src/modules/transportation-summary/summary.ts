@@ -99,6 +99,10 @@ const SummaryStudent = z
     usualRoute: orNull(
       RouteStop.extend({
         suspended: z.boolean().openapi({ description: "Whether their ride is suspended that day" }),
+        cancelled: z.boolean().openapi({
+          description:
+            "The school cancelled the route that day (route availability `cancelled`): it does not run, the office arranges their way home",
+        }),
       }),
     ).openapi({ description: "Their home route on that weekday, whether or not they ride it that day" }),
     permission: orNull(PermissionRef).openapi({
@@ -206,7 +210,7 @@ export async function getTransportationSummary(ctx: SchoolCtx, { query }: InputO
   const batch = new Batch(ctx);
   const day = calendarReads(ctx, batch, date);
   const page = batch.read(
-    withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(date))))
+    withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(ctx, date))))
       .where(...filters, query.way === undefined ? undefined : sql`${way} = ${query.way}`)
       .orderBy(asc(students.lastName), asc(students.id))
       .limit(query.pageSize)
@@ -255,7 +259,7 @@ export async function getTransportationSummary(ctx: SchoolCtx, { query }: InputO
       level: r.level,
       way: r.way,
       route,
-      usualRoute: usual ? { ...usual, suspended: Boolean(r.suspended) } : null,
+      usualRoute: usual ? { ...usual, suspended: Boolean(r.suspended), cancelled: Boolean(r.cancelled) } : null,
       permission,
       dismissal: (r.level && dismissal.get(r.level)) ?? null,
     };

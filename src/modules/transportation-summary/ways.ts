@@ -14,7 +14,15 @@ import { Users, users } from "../../db/schema/core";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
-import { RouteStops, RouteStudents, Routes, routeStudentDays, routeStudents } from "../../db/schema/transport";
+import {
+  RouteAvailabilities,
+  RouteStops,
+  RouteStudents,
+  Routes,
+  routeAvailabilities,
+  routeStudentDays,
+  routeStudents,
+} from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
 import { TrustedPeople, trustedPeople } from "../../db/schema/trusted-person";
 import { eq, type SQL, sql } from "../../db/sql";
@@ -87,7 +95,7 @@ export function studentDays<F extends Fields>(ctx: SchoolCtx, date: string, fiel
 }
 
 /** What a page of the summary shows of each student, beyond the way: the routes, stops and people it names. */
-export function dayDetail(date: string) {
+export function dayDetail(ctx: SchoolCtx, date: string) {
   return {
     studentId: students.id,
     firstName: students.firstName,
@@ -100,6 +108,8 @@ export function dayDetail(date: string) {
     usualStopName: usualStop.table.name,
     usualStopTime: usualStop.table.time,
     suspended: sql<number>`${usualRoute.table.id} IS NOT NULL AND ${suspendedOn(date)}`,
+    /** The school cancelled the home route that day (`route_availability.cancelled`). */
+    cancelled: sql<number>`${RouteAvailabilities.exists(ctx, eq(routeAvailabilities.routeId, usualRoute.table.id), eq(routeAvailabilities.date, date), eq(routeAvailabilities.cancelled, true))}`,
     ...permissionDetail(),
   };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `route_availability` ADD `cancelled` integer DEFAULT false NOT NULL;

@@ -1,0 +1,48 @@
+/**
+ * Fresh storage for a test file (test/setup.ts), or for a test that wants the demo seeded again
+ * (test/demo-today.test.ts seeds it for several days): every table dropped, the real migrations
+ * applied, then `seed`; the documents bucket emptied.
+ */
+import { applyD1Migrations, env } from "cloudflare:test";
+import { scriptStatements } from "../src/db/sql-script";
+
+/** The database and bucket as a new deployment has them, whatever the file before this one left. */
+export async function freshStorage(seed: string) {
+  const own = `name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`;
+  const [objects, references] = await env.DB.batch<{ type: string; name: string; parent: string | null }>([
+    env.DB.prepare(`SELECT type, name, NULL AS parent FROM sqlite_master WHERE type IN ('view', 'trigger') AND ${own}`),
+    env.DB.prepare(
+      `SELECT 'table' AS type, m.name, f."table" AS parent
+       FROM sqlite_master m LEFT JOIN pragma_foreign_key_list(m.name) f
+       WHERE m.type = 'table' AND ${own}`,
+    ),
+  ]);
+  const drops = (objects?.results ?? []).map((o) => `DROP ${o.type.toUpperCase()} "${o.name}"`);
+  // Tables after every table that refers to them: a table's implicit DELETE checks its children.
+  const parents = new Map<string, Set<string>>();
+  for (const r of references?.results ?? []) {
+    const set = parents.get(r.name) ?? new Set<string>();
+    if (r.parent !== null && r.parent !== r.name) set.add(r.parent);
+    parents.set(r.name, set);
+  }
+  const dropped = new Set<string>();
+  while (dropped.size < parents.size) {
+    const leaves = [...parents.keys()].filter(
+      (t) => !dropped.has(t) && ![...parents].some(([c, ps]) => !dropped.has(c) && c !== t && ps.has(t)),
+    );
+    if (leaves.length === 0) throw new Error("a cycle of foreign keys among the tables");
+    for (const t of leaves) {
+      drops.push(`DROP TABLE "${t}"`);
+      dropped.add(t);
+    }
+  }
+  if (drops.length > 0) await env.DB.batch(drops.map((d) => env.DB.prepare(d)));
+  await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+  await env.DB.batch(scriptStatements(seed).map((s) => env.DB.prepare(s)));
+  for (let cursor: string | undefined, more = true; more; ) {
+    const page = await env.DOCUMENTS.list(cursor ? { cursor } : {});
+    if (page.objects.length > 0) await env.DOCUMENTS.delete(page.objects.map((o) => o.key));
+    more = page.truncated;
+    cursor = page.truncated ? page.cursor : undefined;
+  }
+}
