@@ -18,7 +18,7 @@ import type { Context, Handler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
-import { type AppEnv, type Ctx, ctxOf, type MemberCtx, type PublicCtx, type UserCtx } from "./context";
+import { type AppEnv, ctxOf, type MemberCtx, type PublicCtx, type UserCtx } from "./context";
 import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
 import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
@@ -552,12 +552,15 @@ export function operation<R extends ApiRoute>(route: R, verb: Verb<R>): Operatio
  * answer is not checked against it (TypeScript cannot relate a generic record schema's output to
  * the route's response type; the builder's `toRecord` is typed against the record instead).
  */
-export function serve<R extends ApiRoute, C extends Ctx = CtxOf<R>>(
+export function serve<R extends ApiRoute>(
   route: R,
-  verb: (ctx: C, input: InputOf<R>) => Promise<unknown> | unknown,
+  verb: (ctx: never, input: InputOf<R>) => Promise<unknown> | unknown,
 ): Operation {
   const status = successOf(route);
   const etagged = answersETag(route);
+  // A resource builder's verbs take its table's context (`Data<T, C>`: `SchoolCtx` or `Ctx`), which
+  // the context of its routes' declared scope is (`defineResource` pairs school tables with school routes).
+  const run = verb as (ctx: CtxOf<R>, input: InputOf<R>) => unknown;
   return {
     route,
     handler: async (c: Context<AppEnv, string, Validated>) => {
@@ -570,9 +573,7 @@ export function serve<R extends ApiRoute, C extends Ctx = CtxOf<R>>(
       const checked = precondition
         ? await unchangedSince(ctx, precondition, c.req.valid("param"), c.req.header("if-match"))
         : ctx;
-      // The builder's context is its table's (`Data<T, C>`), the route's is its declared scope's:
-      // `defineResource` pairs a school table with school routes (src/lib/resource/core.ts).
-      const answer: unknown = await verb(checked as Ctx as C, input);
+      const answer: unknown = await run(checked, input);
       if (answer instanceof Response) return etagged ? answerTagged(c, answer) : answer;
       const listing = answer instanceof Listing;
       if (status === 204 && !listing) return c.body(null, 204);
